@@ -1,0 +1,5 @@
+module github.com/jigkit/jig
+
+go 1.26.8
+
+require github.com/Masterminds/semver/v3 v3.5.0

@@ -1,0 +1,41 @@
+// Package registry is the pure core of jig: the identifier grammar, the
+// registry manifest ([Manifest]), presets ([Preset]), the project file
+// ([Project], jig.json), version lists, file-path safety rules, the embedded
+// JSON Schemas and the merge strategies used when a registry's files meet
+// files that already exist in a project.
+//
+// It depends on the standard library and small pure libraries only, so it can
+// be imported by servers, clients and build tooling alike.
+//
+// # Identifiers
+//
+// A registry identifier has the form
+//
+//	[@namespace/]path/to/name[@version][:ts|:js]
+//
+// and is parsed by [ParseID]:
+//
+//   - namespace: "@" followed by lowercase letters, digits, "-" and "_",
+//     starting and ending with a letter or digit
+//     (^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$). Input is lowercased first.
+//     When omitted the namespace is [DefaultNamespace] ("@main").
+//   - path: one or more segments separated by "/", each lowercase kebab case
+//     (^[a-z0-9]+(?:-[a-z0-9]+)*$). Empty segments are not allowed.
+//   - version: a full SemVer 2.0 version after the last "@" of the path part
+//     (pre-release and build metadata allowed; no ranges or tags).
+//   - language: a trailing ":ts" or ":js".
+//
+// The canonical key of an identifier is "@namespace/path" ([ID.Key]); it is
+// what deduplication and conflict checks compare. An identifier in the
+// [PresetNamespace] ("@presets") names a preset: one segment, no version and
+// no language suffix.
+//
+// # File paths
+//
+// Paths of files inside a registry package (files[].path, custom merge
+// scripts, the files/ URL suffix) follow [ValidFilePath]: relative POSIX
+// paths, an optional leading "./", segments of [A-Za-z0-9._@+-], no "." or
+// ".." segments and no empty segments. Project targets (files[].target) are
+// checked by [CleanTarget], which refuses absolute paths and anything that
+// would leave the project directory.
+package registry

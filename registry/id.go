@@ -1,0 +1,201 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// DefaultNamespace is the namespace of an identifier that names none.
+const DefaultNamespace = "@main"
+
+// PresetNamespace is the namespace whose identifiers name presets.
+const PresetNamespace = "@presets"
+
+// ErrInvalidID is wrapped by every error [ParseID] returns.
+var ErrInvalidID = errors.New("invalid registry identifier")
+
+var (
+	namespaceRE = regexp.MustCompile(`^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$`)
+	segmentRE   = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	// semverRE is the official SemVer 2.0 regular expression.
+	semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+)
+
+// ValidNamespace reports whether ns is a namespace such as "@main": "@"
+// followed by lowercase letters, digits, "-" or "_", starting and ending with
+// a letter or digit.
+func ValidNamespace(ns string) bool { return namespaceRE.MatchString(ns) }
+
+// ValidSegment reports whether s is one lowercase kebab-case path segment.
+func ValidSegment(s string) bool { return segmentRE.MatchString(s) }
+
+// ValidVersion reports whether v is a full SemVer 2.0 version (no leading
+// "v", no ranges).
+func ValidVersion(v string) bool { return semverRE.MatchString(v) }
+
+// ValidPath reports whether p is one or more valid segments joined by "/".
+func ValidPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, s := range strings.Split(p, "/") {
+		if !ValidSegment(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// Language is the language variant of a registry: [LangTS] or [LangJS]. The
+// zero value means "not specified".
+type Language string
+
+// The languages a registry can be applied in.
+const (
+	LangTS Language = "ts"
+	LangJS Language = "js"
+)
+
+// ID is a parsed registry identifier. The zero value is not a valid ID; use
+// [ParseID].
+type ID struct {
+	// Namespace is the namespace including its "@", e.g. "@main".
+	Namespace string
+	// Path is the registry path within the namespace, e.g. "quality/eslint".
+	Path string
+	// Version is the pinned SemVer version, or "" for the latest one.
+	Version string
+	// Language is the requested language variant, or "" for the default.
+	Language Language
+}
+
+// IDError is the error [ParseID] returns; it names the part that is wrong.
+type IDError struct {
+	Input  string // the identifier as given
+	Part   string // "namespace", "path", "version", "language" or "identifier"
+	Reason string // what is wrong with it and what is expected
+}
+
+func (e *IDError) Error() string {
+	return fmt.Sprintf("invalid registry identifier %q: %s: %s", e.Input, e.Part, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidID) true.
+func (e *IDError) Unwrap() error { return ErrInvalidID }
+
+// ParseID parses an identifier of the form
+// [@namespace/]path/to/name[@version][:ts|:js]. The namespace is lowercased and
+// defaults to [DefaultNamespace]. The error is an [*IDError] naming the part
+// that is wrong.
+func ParseID(s string) (ID, error) {
+	in := s
+	s = strings.TrimSpace(s)
+	fail := func(part, reason string) (ID, error) {
+		return ID{}, &IDError{Input: in, Part: part, Reason: reason}
+	}
+	if s == "" {
+		return fail("identifier", "it is empty; expected [@namespace/]path[@version][:ts|:js]")
+	}
+	var id ID
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		switch Language(s[i+1:]) {
+		case LangTS, LangJS:
+			id.Language = Language(s[i+1:])
+			s = s[:i]
+		default:
+			return fail("language", fmt.Sprintf("%q is not a language suffix; use :ts or :js", s[i:]))
+		}
+	}
+	if strings.HasPrefix(s, "@") {
+		slash := strings.IndexByte(s, '/')
+		if slash < 0 {
+			return fail("namespace", "a namespace must be followed by / and a registry path, e.g. @main/quality/eslint")
+		}
+		id.Namespace = strings.ToLower(s[:slash])
+		if !ValidNamespace(id.Namespace) {
+			return fail("namespace", fmt.Sprintf("%q must be @ followed by lowercase letters, digits, - or _ (e.g. @main)", s[:slash]))
+		}
+		s = s[slash+1:]
+	} else {
+		id.Namespace = DefaultNamespace
+	}
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		id.Version = s[at+1:]
+		s = s[:at]
+		if id.Version == "" {
+			return fail("version", "the version after @ is empty; give a full version such as 1.0.0")
+		}
+		if !ValidVersion(id.Version) {
+			return fail("version", fmt.Sprintf("%q is not a full SemVer version (e.g. 1.0.0); ranges and tags are not allowed", id.Version))
+		}
+	}
+	if s == "" {
+		return fail("path", "the registry path is empty; expected something like quality/eslint")
+	}
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		seg = strings.ToLower(strings.TrimSpace(seg))
+		if seg == "" {
+			return fail("path", "the path has an empty segment (// or a leading or trailing /)")
+		}
+		if !ValidSegment(seg) {
+			return fail("path", fmt.Sprintf("segment %q must be lowercase kebab case ([a-z0-9] words joined by -)", seg))
+		}
+		segs[i] = seg
+	}
+	id.Path = strings.Join(segs, "/")
+	if id.Namespace == PresetNamespace {
+		if len(segs) != 1 {
+			return fail("path", "a preset name is one segment, e.g. @presets/node")
+		}
+		if id.Version != "" || id.Language != "" {
+			return fail("identifier", "a preset takes no @version or :language suffix")
+		}
+	}
+	return id, nil
+}
+
+// MustParseID is like [ParseID] but panics on error. It is meant for
+// constants in tests and examples.
+func MustParseID(s string) ID {
+	id, err := ParseID(s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// IsPreset reports whether the identifier names a preset.
+func (id ID) IsPreset() bool { return id.Namespace == PresetNamespace }
+
+// Key returns the canonical key "@namespace/path", used for deduplication
+// and conflict checks. Version and language are not part of it.
+func (id ID) Key() string { return id.Namespace + "/" + id.Path }
+
+// Segments returns the path split on "/".
+func (id ID) Segments() []string { return strings.Split(id.Path, "/") }
+
+// Name returns the last path segment.
+func (id ID) Name() string {
+	if i := strings.LastIndexByte(id.Path, '/'); i >= 0 {
+		return id.Path[i+1:]
+	}
+	return id.Path
+}
+
+// String returns the full canonical form "@ns/path[@version][:lang]".
+func (id ID) String() string {
+	s := id.Key()
+	if id.Version != "" {
+		s += "@" + id.Version
+	}
+	if id.Language != "" {
+		s += ":" + string(id.Language)
+	}
+	return s
+}
+
+// WithVersion returns a copy of id pinned to version v.
+func (id ID) WithVersion(v string) ID { id.Version = v; return id }

@@ -1,0 +1,261 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Type is a registry's type, e.g. [TypeRuntime].
+type Type string
+
+// The registry types the schema allows. Their suggested priorities are 1 to 6
+// in this order.
+const (
+	TypeRuntime   Type = "registry:runtime"
+	TypeFramework Type = "registry:framework"
+	TypeBuild     Type = "registry:build"
+	TypeFeature   Type = "registry:feature"
+	TypeTesting   Type = "registry:testing"
+	TypeQuality   Type = "registry:quality"
+)
+
+// typeFolders maps a registry type to its storage folder.
+var typeFolders = map[Type]string{
+	TypeRuntime:   "runtimes",
+	TypeFramework: "frameworks",
+	TypeBuild:     "build",
+	TypeFeature:   "features",
+	TypeTesting:   "testing",
+	TypeQuality:   "quality",
+}
+
+// FileType is the type of a file object, e.g. [FileConfig]. Only [FileAsset]
+// changes behaviour: asset files are binary, copied byte for byte.
+type FileType string
+
+// The file types the schema allows.
+const (
+	FileEntry  FileType = "registry:entry"
+	FileConfig FileType = "registry:config"
+	FileLib    FileType = "registry:lib"
+	FileTest   FileType = "registry:test"
+	FileDocs   FileType = "registry:docs"
+	FileScript FileType = "registry:script"
+	FileAsset  FileType = "registry:asset"
+)
+
+// Strategy names a built-in merge strategy.
+type Strategy string
+
+// The built-in merge strategies.
+const (
+	StrategyJSON      Strategy = "json"
+	StrategyIgnore    Strategy = "ignore"
+	StrategyEnv       Strategy = "env"
+	StrategyOverwrite Strategy = "overwrite"
+)
+
+// MergeStrategy is a file's explicit merge strategy: either
+// {"type":"builtin","strategy":"json"} or {"type":"custom","script":"merge.js"}.
+type MergeStrategy struct {
+	Type     string   `json:"type"`               // "builtin" or "custom"
+	Strategy Strategy `json:"strategy,omitempty"` // for builtin
+	Script   string   `json:"script,omitempty"`   // for custom: a file path in the package
+}
+
+// File is one file a registry writes into a project.
+type File struct {
+	// Target is the path relative to the project root. Required.
+	Target string `json:"target"`
+	// Type is the file's role; only [FileAsset] changes behaviour.
+	Type FileType `json:"type"`
+	// Path is the template file inside the registry package, served at
+	// .../<version>/files/<path>.
+	Path string `json:"path,omitempty"`
+	// Content is inline text; it wins over Path except for asset files.
+	Content *string `json:"content,omitempty"`
+	// Executable gives the written file mode 0755.
+	Executable bool `json:"executable,omitempty"`
+	// MergeStrategy overrides the strategy chosen from the target's name.
+	MergeStrategy *MergeStrategy `json:"mergeStrategy,omitempty"`
+}
+
+// LanguageBlock holds what a registry adds only in one language.
+type LanguageBlock struct {
+	Dependencies    map[string]string `json:"dependencies,omitempty"`
+	DevDependencies map[string]string `json:"devDependencies,omitempty"`
+	Files           []File            `json:"files,omitempty"`
+}
+
+// Manifest is a registry item: the registry.json at the root of a registry
+// package and the document the server returns for a registry.
+type Manifest struct {
+	Schema               string                     `json:"$schema,omitempty"`
+	Name                 string                     `json:"name"`
+	Namespace            string                     `json:"namespace"`
+	Path                 string                     `json:"path,omitempty"`
+	Type                 Type                       `json:"type"`
+	Version              string                     `json:"version"`
+	Priority             int                        `json:"priority"`
+	Description          string                     `json:"description,omitempty"`
+	Author               string                     `json:"author,omitempty"`
+	License              string                     `json:"license,omitempty"`
+	Repository           string                     `json:"repository,omitempty"`
+	Homepage             string                     `json:"homepage,omitempty"`
+	Tags                 []string                   `json:"tags,omitempty"`
+	Conflicts            []string                   `json:"conflicts,omitempty"`
+	RegistryDependencies []string                   `json:"registryDependencies,omitempty"`
+	Dependencies         map[string]string          `json:"dependencies,omitempty"`
+	DevDependencies      map[string]string          `json:"devDependencies,omitempty"`
+	Scripts              map[string]string          `json:"scripts,omitempty"`
+	Files                []File                     `json:"files,omitempty"`
+	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
+	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+}
+
+// ParseManifest decodes a registry.json document. It checks that the
+// document is a JSON object with name, version and type; full validation is
+// [ValidateManifest].
+func ParseManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("registry.json is not valid JSON: %w", err)
+	}
+	var missing []string
+	if m.Name == "" {
+		missing = append(missing, "name")
+	}
+	if m.Version == "" {
+		missing = append(missing, "version")
+	}
+	if m.Type == "" {
+		missing = append(missing, "type")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("registry.json is missing required field(s): %s", strings.Join(missing, ", "))
+	}
+	return &m, nil
+}
+
+// StorageSegments returns the path segments under the namespace where the
+// registry is stored: the explicit Path when set (its last segment must equal
+// Name), else the type's folder and the name (registry:runtime → runtimes/<name>),
+// else just the name.
+func (m *Manifest) StorageSegments() ([]string, error) {
+	if m.Path != "" {
+		if !ValidPath(m.Path) {
+			return nil, fmt.Errorf("path %q must be lowercase kebab-case segments joined by /", m.Path)
+		}
+		segs := strings.Split(m.Path, "/")
+		if segs[len(segs)-1] != m.Name {
+			return nil, fmt.Errorf("path %q must end with name %q", m.Path, m.Name)
+		}
+		return segs, nil
+	}
+	if !ValidSegment(m.Name) {
+		return nil, fmt.Errorf("name %q must be lowercase kebab case", m.Name)
+	}
+	if f, ok := typeFolders[m.Type]; ok {
+		return []string{f, m.Name}, nil
+	}
+	return []string{m.Name}, nil
+}
+
+// ID returns the version-pinned identifier of the manifest.
+func (m *Manifest) ID() (ID, error) {
+	segs, err := m.StorageSegments()
+	if err != nil {
+		return ID{}, err
+	}
+	if !ValidNamespace(m.Namespace) {
+		return ID{}, fmt.Errorf("namespace %q is not a valid namespace (e.g. @main)", m.Namespace)
+	}
+	return ID{Namespace: m.Namespace, Path: strings.Join(segs, "/"), Version: m.Version}, nil
+}
+
+// ForLanguage returns a copy of the manifest with the languages[lang] block
+// merged over the top level: dependencies and devDependencies are merged key
+// by key, files are merged by target (same target replaced in place, new
+// targets appended). The Languages field of the copy is nil.
+func (m *Manifest) ForLanguage(lang Language) *Manifest {
+	c := *m
+	c.Languages = nil
+	c.Dependencies = cloneMap(m.Dependencies)
+	c.DevDependencies = cloneMap(m.DevDependencies)
+	c.Files = append([]File(nil), m.Files...)
+	blk, ok := m.Languages[lang]
+	if !ok {
+		return &c
+	}
+	for k, v := range blk.Dependencies {
+		if c.Dependencies == nil {
+			c.Dependencies = map[string]string{}
+		}
+		c.Dependencies[k] = v
+	}
+	for k, v := range blk.DevDependencies {
+		if c.DevDependencies == nil {
+			c.DevDependencies = map[string]string{}
+		}
+		c.DevDependencies[k] = v
+	}
+	for _, f := range blk.Files {
+		replaced := false
+		for i := range c.Files {
+			if c.Files[i].Target == f.Target {
+				c.Files[i] = f
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			c.Files = append(c.Files, f)
+		}
+	}
+	return &c
+}
+
+// FilePaths returns every package file the manifest references: files[].path
+// at the top level and in language blocks, and custom merge scripts, without
+// duplicates, normalised (no leading "./").
+func (m *Manifest) FilePaths() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		p = NormalizeFilePath(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	walk := func(files []File) {
+		for _, f := range files {
+			add(f.Path)
+			if f.MergeStrategy != nil && f.MergeStrategy.Type == "custom" {
+				add(f.MergeStrategy.Script)
+			}
+		}
+	}
+	walk(m.Files)
+	for _, l := range []Language{LangJS, LangTS} {
+		if b, ok := m.Languages[l]; ok {
+			walk(b.Files)
+		}
+	}
+	return out
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
