@@ -2,4 +2,10 @@ module github.com/jigkit/jig
 
 go 1.26.8
 
-require github.com/Masterminds/semver/v3 v3.5.0
+require (
+	github.com/Masterminds/semver/v3 v3.5.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/text v0.14.0
+)
+
+require github.com/google/go-cmp v0.7.0
