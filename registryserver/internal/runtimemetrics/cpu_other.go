@@ -11,4 +11,4 @@ func newCPUCollector() prometheus.Collector { return noCollector{} }
 type noCollector struct{}
 
 func (noCollector) Describe(chan<- *prometheus.Desc) {}
-func (noCollector) Collect(chan<- prometheus.Metric)  {}
+func (noCollector) Collect(chan<- prometheus.Metric) {}
