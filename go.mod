@@ -2,23 +2,24 @@ module github.com/jigkit/jig
 
 go 1.26.8
 
-require github.com/Masterminds/semver/v3 v3.5.0
+require (
+	github.com/Masterminds/semver/v3 v3.5.0
+	github.com/andybalholm/brotli v1.2.8
+	github.com/google/go-cmp v0.7.0
+	github.com/labstack/echo/v4 v4.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	go.uber.org/zap v1.28.0
+	golang.org/x/text v0.40.0
+)
 
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/andybalholm/brotli v1.2.8 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/joho/godotenv v1.5.1 // indirect
-	github.com/labstack/echo/v4 v4.16.0 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/text v0.40.0 // indirect
 )

@@ -85,7 +85,7 @@ func authError(err error) *apiError {
 // representationHeaders describe a successful body; an error response
 // must not carry them.
 var representationHeaders = []string{
-	echo.HeaderETag, echo.HeaderLastModified, echo.HeaderContentEncoding,
+	headerETag, echo.HeaderLastModified, echo.HeaderContentEncoding,
 	echo.HeaderContentLength, echo.HeaderContentDisposition, "Content-Range", "Accept-Ranges",
 }
 

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver/storage"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with
@@ -65,7 +64,7 @@ func New(opts ...Option) (*Handler, error) {
 		o.auth = a
 	}
 	if o.storage == nil {
-		o.storage = memory.New()
+		o.storage = defaultStorage()
 	}
 	h := &Handler{
 		store: o.storage,

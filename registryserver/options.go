@@ -16,15 +16,15 @@ import (
 type Option func(*options) error
 
 type options struct {
-	storage      storage.Storage
-	auth         *AuthConfig
-	authSet      bool
-	authFile     string
-	adminToken   string
-	tiers        CacheTiers
-	logger       *zap.Logger
-	now          func() time.Time
-	cacheBytes   int64
+	storage    storage.Storage
+	auth       *AuthConfig
+	authSet    bool
+	authFile   string
+	adminToken string
+	tiers      CacheTiers
+	logger     *zap.Logger
+	now        func() time.Time
+	cacheBytes int64
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of

@@ -27,6 +27,7 @@ const (
 	headerVary        = "Vary"
 	varyToken         = "Authorization, X-Registry-Token"
 	headerIfNoneMatch = "If-None-Match"
+	headerETag        = "ETag"
 )
 
 // errTooLarge is returned when a stored document exceeds maxDocumentSize.
@@ -154,7 +155,7 @@ func (h *Handler) sendDocument(c echo.Context, doc document) error {
 	}
 	etag := encodedETag(doc.etag, enc)
 	if etag != "" {
-		hdr.Set(echo.HeaderETag, etag)
+		hdr.Set(headerETag, etag)
 	}
 	if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
 		return notModified(c)
@@ -243,7 +244,7 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) err
 	}
 	etag := encodedETag(base, enc)
 	if etag != "" {
-		hdr.Set(echo.HeaderETag, etag)
+		hdr.Set(headerETag, etag)
 	}
 	if enc != encIdentity {
 		if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
