@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with
@@ -64,7 +65,7 @@ func New(opts ...Option) (*Handler, error) {
 		o.auth = a
 	}
 	if o.storage == nil {
-		o.storage = defaultStorage()
+		o.storage = memory.New()
 	}
 	h := &Handler{
 		store: o.storage,

@@ -120,17 +120,14 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 // storedNamespaces lists the top-level folders of the storage that are
 // namespaces, sorted.
 func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
-	keys, err := h.store.List(c.Request().Context(), "")
+	children, err := storage.ListDir(c.Request().Context(), h.store, "")
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, k := range keys {
-		ns, _, ok := strings.Cut(k, "/")
-		if !ok || !registry.ValidNamespace(ns) {
-			continue
-		}
-		if len(out) == 0 || out[len(out)-1] != ns {
+	for _, k := range children {
+		ns, ok := strings.CutSuffix(k, "/")
+		if ok && registry.ValidNamespace(ns) {
 			out = append(out, ns)
 		}
 	}
