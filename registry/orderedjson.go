@@ -345,3 +345,9 @@ func mergeJSONValues(current, incoming any) any {
 		return incoming
 	}
 }
+
+// jsonValidStrict reports whether b is strict JSON (a byte order mark is
+// allowed).
+func jsonValidStrict(b []byte) bool {
+	return json.Valid(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
+}
