@@ -188,3 +188,44 @@ func FuzzMergeJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestUpdatePackageJSON(t *testing.T) {
+	t.Parallel()
+	upd := PackageUpdate{Name: "demo", DevDependencies: map[string]string{"eslint": "^9.0.0"}, Scripts: []Script{{"lint", "eslint ."}}}
+	tests := []struct {
+		name    string
+		current string
+		exists  bool
+		u       PackageUpdate
+		want    string
+		wantErr bool
+	}{
+		{"created", "", false, upd, "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"devDependencies\": {\n    \"eslint\": \"^9.0.0\"\n  },\n  \"scripts\": {\n    \"lint\": \"eslint .\"\n  }\n}\n", false},
+		{"unchanged keeps bytes", "{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", true, upd,
+			"{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", false},
+		{"dev dep already runtime updates runtime", "{\"name\":\"x\",\"version\":\"1.0.0\",\"dependencies\":{\"eslint\":\"^8.0.0\"}}", true, PackageUpdate{DevDependencies: map[string]string{"eslint": "^9.0.0"}},
+			"{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"eslint\": \"^9.0.0\"\n  }\n}\n", false},
+		{"crlf kept", "{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\"\r\n}\r\n", true, PackageUpdate{Scripts: []Script{{"a", "b"}}},
+			"{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\",\r\n  \"scripts\": {\r\n    \"a\": \"b\"\r\n  }\r\n}\r\n", false},
+		{"comments refused", "{// no\n}", true, upd, "", true},
+		{"array refused", "[]", true, upd, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := UpdatePackageJSON([]byte(tt.current), tt.exists, tt.u)
+			if tt.wantErr {
+				if !errors.Is(err, ErrPackageJSON) {
+					t.Fatalf("got error %v, want ErrPackageJSON", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+}

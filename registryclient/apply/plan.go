@@ -103,13 +103,13 @@ type Dependency struct {
 
 // FileChange is what happens to one project file.
 type FileChange struct {
-	Target   string             `json:"target"`
-	Action   Action             `json:"action"`
-	Strategy registry.Strategy  `json:"strategy,omitempty"`
-	From     []string           `json:"from,omitempty"` // registries (keys) that contributed
-	Reason   string             `json:"reason,omitempty"`
-	Mode     fs.FileMode        `json:"-"`
-	Language registry.Language  `json:"-"`
+	Target   string            `json:"target"`
+	Action   Action            `json:"action"`
+	Strategy registry.Strategy `json:"strategy,omitempty"`
+	From     []string          `json:"from,omitempty"` // registries (keys) that contributed
+	Reason   string            `json:"reason,omitempty"`
+	Mode     fs.FileMode       `json:"-"`
+	Language registry.Language `json:"-"`
 }
 
 // PackageChange is what happens to one package.json dependency.
