@@ -22,6 +22,8 @@ var Version = "dev"
 type CLI struct {
 	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
 
+	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
+	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
 	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
