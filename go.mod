@@ -39,8 +39,8 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 )
 
 require (
@@ -49,10 +49,11 @@ require (
 	golang.org/x/text v0.42.0
 )
 
-require github.com/google/go-cmp v0.7.0
-
 require (
 	github.com/andybalholm/brotli v1.2.8
+	github.com/google/go-cmp v0.7.0
 	github.com/labstack/echo/v4 v4.16.0
+	github.com/rogpeppe/go-internal v1.16.0
 	go.uber.org/zap v1.28.0
+	golang.org/x/sync v0.23.0
 )
