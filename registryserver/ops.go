@@ -237,4 +237,3 @@ func redactNamespace(url string) string {
 	}
 	return url
 }
-
