@@ -16,8 +16,8 @@ import (
 func TestScaffold(t *testing.T) {
 	st := memory.New()
 	for k, v := range map[string]string{
-		"@main/quality/editorconfig/versions.json":        `{"versions":["1.0.0"]}`,
-		"@main/quality/editorconfig/1.0.0/registry.json":  `{"name":"editorconfig","namespace":"@main","type":"registry:quality","version":"1.0.0","priority":6,"devDependencies":{"prettier":"^3.0.0"},"files":[{"target":".editorconfig","type":"registry:config","path":"templates/editorconfig"}]}`,
+		"@main/quality/editorconfig/versions.json":                `{"versions":["1.0.0"]}`,
+		"@main/quality/editorconfig/1.0.0/registry.json":          `{"name":"editorconfig","namespace":"@main","type":"registry:quality","version":"1.0.0","priority":6,"devDependencies":{"prettier":"^3.0.0"},"files":[{"target":".editorconfig","type":"registry:config","path":"templates/editorconfig"}]}`,
 		"@main/quality/editorconfig/1.0.0/templates/editorconfig": "root = true\n",
 	} {
 		if err := st.Put(context.Background(), k, strings.NewReader(v), int64(len(v))); err != nil {
