@@ -215,4 +215,3 @@ func TestProjectsWithNPM(t *testing.T) {
 		})
 	}
 }
-
