@@ -3,20 +3,18 @@ package catalog_test
 // This file assembles catalog templates into a project directory the way
 // jig applies them (DESIGN.md 4.3, REFERENCE.md 5.5 and 5.6), so the tests
 // can check the result offline and, with JIG_TEST_NPM=1, run the real tools
-// on it. It is a test double of the apply engine, deliberately small: it
-// implements only what the catalog uses.
+// on it. Resolution and ordering are a small stand-in for the apply engine
+// (breadth-first registryDependencies, language inheritance, dependency
+// level then priority); merging uses the registry package's own rules.
 
 import (
-	"bytes"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/jigkit/jig/registry"
@@ -114,74 +112,6 @@ func resolve(t *testing.T, fsys fs.FS, roots []string) []*resolved {
 	return order
 }
 
-// strategyFor picks the merge strategy as jig does: the explicit builtin
-// strategy, else by the target's basename.
-func strategyFor(t *testing.T, f registry.File) registry.Strategy {
-	t.Helper()
-	if f.MergeStrategy != nil {
-		if f.MergeStrategy.Type != "builtin" {
-			t.Fatalf("%s: the test assembler supports builtin strategies only", f.Target)
-		}
-		return f.MergeStrategy.Strategy
-	}
-	base := path.Base(f.Target)
-	switch {
-	case slices.Contains([]string{"package.json", "tsconfig.json", "tsconfig.app.json", "tsconfig.base.json", "jsconfig.json", "jig.json"}, base),
-		strings.HasSuffix(base, ".schema.json"):
-		return registry.StrategyJSON
-	case slices.Contains([]string{".gitignore", ".npmignore", ".dockerignore", ".eslintignore", ".prettierignore"}, base):
-		return registry.StrategyIgnore
-	case strings.HasPrefix(base, ".env"):
-		return registry.StrategyEnv
-	}
-	return registry.StrategyOverwrite
-}
-
-// marshalJSON writes v as two-space JSON with a trailing newline and without
-// HTML escaping (">=20.19.0" stays readable, as JSON.stringify writes it).
-func marshalJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// deepMerge merges src over dst: objects recursively, arrays unioned by deep
-// equality (existing order first), scalars replaced.
-func deepMerge(dst, src map[string]any) map[string]any {
-	for k, sv := range src {
-		dv, ok := dst[k]
-		if !ok {
-			dst[k] = sv
-			continue
-		}
-		switch s := sv.(type) {
-		case map[string]any:
-			if d, ok := dv.(map[string]any); ok {
-				dst[k] = deepMerge(d, s)
-				continue
-			}
-		case []any:
-			if d, ok := dv.([]any); ok {
-				for _, e := range s {
-					if !slices.ContainsFunc(d, func(x any) bool { return reflect.DeepEqual(x, e) }) {
-						d = append(d, e)
-					}
-				}
-				dst[k] = d
-				continue
-			}
-		}
-		dst[k] = sv
-	}
-	return dst
-}
-
 func decodeObject(t *testing.T, what string, b []byte) map[string]any {
 	t.Helper()
 	if len(b) == 0 {
@@ -194,65 +124,26 @@ func decodeObject(t *testing.T, what string, b []byte) map[string]any {
 	return m
 }
 
-// mergeIgnore appends the incoming lines not present yet, collapsing runs of
-// blank lines and ending with a newline.
-func mergeIgnore(cur, inc []byte) []byte {
-	var lines []string
-	present := map[string]bool{}
-	if s := strings.TrimRight(string(cur), "\n"); s != "" {
-		for _, l := range strings.Split(s, "\n") {
-			lines = append(lines, l)
-			present[strings.TrimSpace(l)] = true
-		}
-	}
-	if len(lines) > 0 {
-		lines = append(lines, "")
-	}
-	for _, l := range strings.Split(string(inc), "\n") {
-		tl := strings.TrimSpace(l)
-		if tl != "" && present[tl] {
-			continue
-		}
-		present[tl] = tl != ""
-		lines = append(lines, l)
-	}
-	var out []string
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" && (len(out) == 0 || strings.TrimSpace(out[len(out)-1]) == "") {
-			continue
-		}
-		out = append(out, l)
-	}
-	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-		out = out[:len(out)-1]
-	}
-	return []byte(strings.Join(out, "\n") + "\n")
-}
-
 // project is an assembled project: file contents by target, plus modes.
 type project struct {
 	files map[string][]byte
 	exec  map[string]bool
 }
 
-// assemble applies the registries in order to an empty project called name.
+// assemble applies the registries in order to an empty project called
+// name, merging files and package.json with the registry package's merge
+// rules (registry.StrategyFor, registry.Merge, registry.CombineRanges,
+// registry.UpdatePackageJSON).
 func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project {
 	t.Helper()
 	p := &project{files: map[string][]byte{}, exec: map[string]bool{}}
-	type pinned struct {
-		rng      string
-		priority int
-		from     string
-	}
-	deps, devDeps := map[string]pinned{}, map[string]pinned{}
-	scripts := map[string]any{}
-	addDeps := func(into map[string]pinned, r *resolved, add map[string]string) {
-		for pkg, rng := range add {
-			if old, ok := into[pkg]; ok && old.rng != rng {
-				t.Errorf("%s wants %s %s but %s wants %s: the catalog should agree on ranges", r.key, pkg, rng, old.from, old.rng)
-				continue
-			}
-			into[pkg] = pinned{rng, r.m.Priority, r.key}
+	reqs := map[string][]registry.RangeRequest{}
+	runtime := map[string]bool{}
+	var scripts []registry.Script
+	addDeps := func(r *resolved, add map[string]string, isRuntime bool) {
+		for _, pkg := range slices.Sorted(maps.Keys(add)) {
+			reqs[pkg] = append(reqs[pkg], registry.RangeRequest{Range: add[pkg], Priority: r.m.Priority, From: r.key})
+			runtime[pkg] = runtime[pkg] || isRuntime
 		}
 	}
 	for _, r := range regs {
@@ -270,57 +161,40 @@ func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project 
 					t.Fatalf("%s: %v", r.key, err)
 				}
 			}
-			cur := p.files[target]
-			switch s := strategyFor(t, f); s {
-			case registry.StrategyJSON:
-				merged := deepMerge(decodeObject(t, target, cur), decodeObject(t, r.key+" "+target, src))
-				p.files[target] = marshalJSON(t, merged)
-			case registry.StrategyIgnore:
-				p.files[target] = mergeIgnore(cur, src)
-			case registry.StrategyOverwrite:
-				if !bytes.HasSuffix(src, []byte("\n")) {
-					src = append(src, '\n')
-				}
-				p.files[target] = src
-			default:
-				t.Fatalf("%s: %s: the test assembler does not implement strategy %q", r.key, target, s)
+			cur, exists := p.files[target]
+			out, err := registry.Merge(registry.StrategyFor(f.Target, f.MergeStrategy), cur, exists, src)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", r.key, target, err)
 			}
+			p.files[target] = out
 			if f.Executable {
 				p.exec[target] = true
 			}
 		}
-		addDeps(deps, r, r.m.Dependencies)
-		addDeps(devDeps, r, r.m.DevDependencies)
-		for k, v := range r.m.Scripts {
-			scripts[k] = v
+		addDeps(r, r.m.Dependencies, true)
+		addDeps(r, r.m.DevDependencies, false)
+		for _, k := range slices.Sorted(maps.Keys(r.m.Scripts)) {
+			scripts = append(scripts, registry.Script{Name: k, Command: r.m.Scripts[k]})
 		}
 	}
-	pkg := decodeObject(t, "package.json", p.files["package.json"])
-	if _, ok := pkg["name"]; !ok {
-		pkg["name"] = name
-	}
-	if _, ok := pkg["version"]; !ok {
-		pkg["version"] = "1.0.0"
-	}
-	toMap := func(in map[string]pinned, skip map[string]pinned) map[string]any {
-		out := map[string]any{}
-		for k, v := range in {
-			if _, ok := skip[k]; !ok {
-				out[k] = v.rng
-			}
+	u := registry.PackageUpdate{Name: name, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	for pkg, rs := range reqs {
+		rng, _, conflict := registry.CombineRanges(rs...)
+		if conflict {
+			t.Errorf("registries disagree on %s (%v): the catalog should agree on ranges", pkg, rs)
 		}
-		return out
+		if runtime[pkg] {
+			u.Dependencies[pkg] = rng
+		} else {
+			u.DevDependencies[pkg] = rng
+		}
 	}
-	if len(deps) > 0 {
-		pkg["dependencies"] = deepMerge(asObject(pkg["dependencies"]), toMap(deps, nil))
+	cur, exists := p.files["package.json"]
+	out, _, err := registry.UpdatePackageJSON(cur, exists, u)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if dd := toMap(devDeps, deps); len(dd) > 0 {
-		pkg["devDependencies"] = deepMerge(asObject(pkg["devDependencies"]), dd)
-	}
-	if len(scripts) > 0 {
-		pkg["scripts"] = deepMerge(asObject(pkg["scripts"]), scripts)
-	}
-	p.files["package.json"] = marshalJSON(t, pkg)
+	p.files["package.json"] = out
 	return p
 }
 

@@ -1,11 +1,13 @@
 package catalog_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/catalog"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // Registries lists the canonical keys of the starter catalog.
@@ -74,4 +76,24 @@ func ExampleFS_manifest() {
 	//   .gitignore
 	//   vitest.config.ts
 	//   test/index.test.ts
+}
+
+// Seed fills an empty storage with the catalog; a storage that holds
+// anything is left alone.
+func ExampleSeed() {
+	ctx := context.Background()
+	st := memory.New()
+	seeded, err := catalog.Seed(ctx, st)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	keys, _ := st.List(ctx, "presets/")
+	fmt.Println(seeded, keys)
+
+	seeded, err = catalog.Seed(ctx, st)
+	fmt.Println(seeded, err)
+	// Output:
+	// true [presets/node-library/preset.json presets/node/preset.json]
+	// false <nil>
 }

@@ -13,12 +13,13 @@ import (
 
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 func TestSeedEmptyStorage(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st := &recordingStorage{Storage: newMapStorage()}
+	st := &recordingStorage{Storage: memory.New()}
 	seeded, err := catalog.Seed(ctx, st)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestSeedEmptyStorage(t *testing.T) {
 func TestSeedNonEmptyStorage(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st := &recordingStorage{Storage: newMapStorage()}
+	st := &recordingStorage{Storage: memory.New()}
 	if err := st.Storage.Put(ctx, "@acme/tools/x/versions.json", strings.NewReader(`{"versions":[]}`), -1); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +110,8 @@ func TestSeedErrors(t *testing.T) {
 		st       storage.Storage
 		wantText string
 	}{
-		{"list fails", listErrStorage{newMapStorage()}, "list the storage"},
-		{"third write fails", &recordingStorage{Storage: newMapStorage(), failAt: 3}, "catalog: seed " + catalog.Keys()[2]},
+		{"list fails", listErrStorage{memory.New()}, "list the storage"},
+		{"third write fails", &recordingStorage{Storage: memory.New(), failAt: 3}, "catalog: seed " + catalog.Keys()[2]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
