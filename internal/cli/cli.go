@@ -43,9 +43,13 @@ type kongExit struct{ code int }
 // Main runs the jig command line with args (without the program name) and
 // returns the exit code: 0 on success, 1 on error, 130 when aborted (the
 // context was cancelled, or a prompt was aborted).
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
+}
+
+func run(ctx context.Context, args []string, app *App) (code int) {
 	var root CLI
-	app := newApp(stdin, stdout, stderr, os.Getenv)
+	stdout, stderr := app.Stdout, app.Stderr
 	defer func() {
 		if r := recover(); r != nil {
 			ke, ok := r.(kongExit)
