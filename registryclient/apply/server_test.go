@@ -80,7 +80,7 @@ func publishRaw(key string, m map[string]any, files map[string]string) map[strin
 	b, _ := json.Marshal(m)
 	v := m["version"].(string)
 	out := map[string]string{
-		key + "/versions.json":         fmt.Sprintf(`{"versions":[%q]}`, v),
+		key + "/versions.json":           fmt.Sprintf(`{"versions":[%q]}`, v),
 		key + "/" + v + "/registry.json": string(b),
 	}
 	for p, c := range files {
