@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -408,6 +409,26 @@ func TestKeysOrder(t *testing.T) {
 			if pos[reg+"/versions.json"] < pos[k] {
 				t.Errorf("%s comes after %s/versions.json", k, reg)
 			}
+		}
+	}
+}
+
+// TestDocListsCatalog keeps the package documentation's list of registries
+// and presets in step with the embedded catalog.
+func TestDocListsCatalog(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range catalog.Registries() {
+		if !strings.Contains(string(doc), "//\t"+key+" ") {
+			t.Errorf("doc.go does not list registry %s", key)
+		}
+	}
+	for _, name := range catalog.Presets() {
+		if !strings.Contains(string(doc), "//\t"+name+" ") {
+			t.Errorf("doc.go does not list preset %s", name)
 		}
 	}
 }

@@ -129,3 +129,12 @@ func TestSeedErrors(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkSeed(b *testing.B) {
+	ctx := b.Context()
+	for b.Loop() {
+		if _, err := catalog.Seed(ctx, memory.New()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
