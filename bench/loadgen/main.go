@@ -180,6 +180,9 @@ func discover(ctx context.Context, c *http.Client, base string) ([]string, error
 					return nil, err
 				}
 				for _, f := range m.Files {
+					if f.Path == "" {
+						continue // content inline in the manifest
+					}
 					paths = append(paths, dir+"/"+v+"/files/"+strings.TrimPrefix(f.Path, "./"))
 				}
 			}
