@@ -33,10 +33,14 @@ type fakeS3 struct {
 }
 
 func newFake(t *testing.T, honour bool) (*fakeS3, string) {
-	f := &fakeS3{honour: honour, objs: map[string][]byte{}}
-	srv := httptest.NewServer(f)
+	f, srv := newFakeServer(honour)
 	t.Cleanup(srv.Close)
 	return f, srv.URL
+}
+
+func newFakeServer(honour bool) (*fakeS3, *httptest.Server) {
+	f := &fakeS3{honour: honour, objs: map[string][]byte{}}
+	return f, httptest.NewServer(f)
 }
 
 func etagOf(b []byte) string { s := md5.Sum(b); return `"` + hex.EncodeToString(s[:]) + `"` }

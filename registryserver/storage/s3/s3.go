@@ -44,10 +44,10 @@ type Config struct {
 	// Insecure talks plain HTTP instead of HTTPS, for a local test server.
 	// The default (false) is HTTPS.
 	Insecure bool
-	// PathStyle addresses the bucket as a path ("host/bucket/key") instead
-	// of a host name ("bucket.host/key"). MinIO and versitygw need it unless
-	// they are set up for virtual hosts. The default (false) lets the client
-	// choose by endpoint (virtual-host style for AWS).
+	// PathStyle always addresses the bucket as a path ("host/bucket/key")
+	// instead of a host name ("bucket.host/key"). The default (false) lets
+	// minio-go choose by endpoint: virtual-host style for AWS, Google and
+	// Aliyun, path style for everything else (R2, MinIO, versitygw).
 	PathStyle bool
 	// Prefix is prepended to every key, so several stores (or a store and
 	// other data) can share a bucket: "jig/" keeps keys under "jig/". Empty
