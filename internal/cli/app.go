@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"golang.org/x/term"
@@ -30,6 +31,9 @@ type App struct {
 	// Getenv reads the environment.
 	Getenv func(string) string
 
+	// testPrompt, when set, is used as an interactive prompter (tests).
+	testPrompt Prompter
+
 	cfgOnce sync.Once
 	cfg     *registryclient.Config
 	cfgErr  error
@@ -46,7 +50,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 func (a *App) setup(ciFlag bool) {
 	a.CI = ciFlag || a.Getenv("CI") != ""
 	a.Interactive = !a.CI && isTerminal(a.Stdin) && isTerminal(a.Stdout)
-	if a.Interactive {
+	if a.testPrompt != nil && !a.CI {
+		a.Interactive, a.Prompt = true, a.testPrompt
+	} else if a.Interactive {
 		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr)
 	}
 }
@@ -58,6 +64,12 @@ func isTerminal(v any) bool {
 
 // ConfigPath returns the absolute rc-file path ($JIG_CONFIG or ~/.jigrc).
 func (a *App) ConfigPath() (string, error) {
+	if p := a.Getenv(registryclient.EnvConfig); p != "" {
+		return filepath.Abs(p)
+	}
+	if home := a.Getenv("HOME"); home != "" && filepath.IsAbs(home) {
+		return filepath.Join(home, ".jigrc"), nil
+	}
 	return registryclient.DefaultConfigPath()
 }
 

@@ -22,6 +22,8 @@ var Version = "dev"
 type CLI struct {
 	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
 
+	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
+	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
 	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
@@ -41,9 +43,13 @@ type kongExit struct{ code int }
 // Main runs the jig command line with args (without the program name) and
 // returns the exit code: 0 on success, 1 on error, 130 when aborted (the
 // context was cancelled, or a prompt was aborted).
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
+}
+
+func run(ctx context.Context, args []string, app *App) (code int) {
 	var root CLI
-	app := newApp(stdin, stdout, stderr, os.Getenv)
+	stdout, stderr := app.Stdout, app.Stderr
 	defer func() {
 		if r := recover(); r != nil {
 			ke, ok := r.(kongExit)

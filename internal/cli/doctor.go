@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jigkit/jig/internal/doctor"
+	"github.com/jigkit/jig/registry"
 )
 
 // DoctorCmd is "jig doctor [--json]".
@@ -20,7 +21,7 @@ func (c *DoctorCmd) Run(ctx context.Context, app *App) error {
 	if !c.JSON && app.Interactive {
 		app.Out.Infof("Running checks...")
 	}
-	rep := doctor.Run(ctx, doctor.Options{Config: cfg, ClientOptions: app.ClientOptions(), ValidateProject: validateProjectJSON})
+	rep := doctor.Run(ctx, doctor.Options{Config: cfg, ClientOptions: app.ClientOptions(), ValidateProject: registry.ValidateProjectJSON})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -36,10 +37,6 @@ func (c *DoctorCmd) Run(ctx context.Context, app *App) error {
 	}
 	return nil
 }
-
-// validateProjectJSON is the extra jig.json validation doctor applies
-// (schema validation once the registry package provides it).
-var validateProjectJSON func([]byte) error
 
 func printReport(o *Output, rep *doctor.Report) {
 	titles := []struct{ cat, title string }{

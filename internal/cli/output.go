@@ -60,10 +60,8 @@ func (o *Output) Errorln(a ...any) { fmt.Fprintln(o.stderr, a...) }
 
 // JSON writes v to stdout as one indented JSON document.
 func (o *Output) JSON(v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(o.stdout, "%s\n", b)
-	return err
+	enc := json.NewEncoder(o.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
