@@ -434,7 +434,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	if n == 0 {
 		return out, 0, nil
 	}
-	pl.e.progress("files", "downloading %d files", n)
+	pl.e.progress("files", "downloading %d file(s)", n)
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
 	}
@@ -447,7 +447,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
 		if err != nil {
-			return nil, fmt.Errorf("%w: registry %s: %w", ErrUnsafeTarget, n.key, err)
+			return nil, fmt.Errorf("%w: registry %s writes outside the project, so nothing was written: %w", ErrUnsafeTarget, n.key, err)
 		}
 		st, err := pl.state(target)
 		if err != nil {
