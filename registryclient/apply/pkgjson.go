@@ -6,11 +6,12 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-func parsePackageJSON(b []byte) (struct{}, error) {
+// checkPackageJSON is the preflight check of an existing package.json.
+func checkPackageJSON(b []byte) error {
 	if err := registry.CheckPackageJSON(b); err != nil {
-		return struct{}{}, fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
-	return struct{}{}, nil
+	return nil
 }
 
 // planPackageJSON combines the registries' npm ranges and scripts and
