@@ -52,6 +52,7 @@ require (
 require (
 	github.com/andybalholm/brotli v1.2.8
 	github.com/google/go-cmp v0.7.0
+	github.com/joho/godotenv v1.5.1
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/rogpeppe/go-internal v1.16.0
 	go.uber.org/zap v1.28.0
