@@ -24,11 +24,12 @@ import (
 
 const codeRateLimitExceeded = "RATE_LIMIT_EXCEEDED"
 
-// Rate-limit response headers (IETF draft "RateLimit header fields").
+// Rate-limit response headers (IETF draft "RateLimit header fields"), in
+// Go's canonical form (RateLimit-Limit on the wire is case-insensitive).
 const (
-	headerRateLimit     = "RateLimit-Limit"
-	headerRateRemaining = "RateLimit-Remaining"
-	headerRateReset     = "RateLimit-Reset"
+	headerRateLimit     = "Ratelimit-Limit"
+	headerRateRemaining = "Ratelimit-Remaining"
+	headerRateReset     = "Ratelimit-Reset"
 	headerRetryAfter    = "Retry-After"
 )
 
@@ -39,6 +40,8 @@ const unmatchedRoute = "unmatched"
 // opsState is what the operations middleware, /health and /metrics share.
 type opsState struct {
 	limiter      ratelimit.Limiter
+	limitN       int    // the built-in limiter's limit ...
+	limitText    string // ... as header text
 	retryAfter   string
 	trustHops    int
 	clearHeaders bool
@@ -68,6 +71,7 @@ func (h *Handler) setupOps(o opsOptions) error {
 		healthTimeout: o.healthTimeout,
 		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
 	}
+	s.limitN, s.limitText = o.limit, strconv.Itoa(o.limit)
 	if s.limiter == nil {
 		lim, err := ratelimit.NewMemory(o.limit, o.window, ratelimit.WithClock(h.now))
 		if err != nil {
@@ -182,13 +186,19 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	}
 	reset := res.ResetSeconds(h.now())
 	hdr := c.Response().Header()
-	hdr.Set(headerRateLimit, strconv.Itoa(res.Limit))
-	hdr.Set(headerRateRemaining, strconv.Itoa(res.Remaining))
-	hdr.Set(headerRateReset, strconv.Itoa(reset))
+	// The keys are already in canonical form: assigning skips
+	// canonicalisation on this per-request path.
+	limit := s.limitText
+	if res.Limit != s.limitN {
+		limit = strconv.Itoa(res.Limit)
+	}
+	hdr[headerRateLimit] = []string{limit}
+	hdr[headerRateRemaining] = []string{strconv.Itoa(res.Remaining)}
+	hdr[headerRateReset] = []string{strconv.Itoa(reset)}
 	if res.Allowed {
 		return nil
 	}
-	hdr.Set(headerRetryAfter, s.retryAfter)
+	hdr[headerRetryAfter] = []string{s.retryAfter}
 	return newAPIError(http.StatusTooManyRequests, codeRateLimitExceeded,
 		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
 }

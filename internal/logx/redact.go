@@ -3,7 +3,7 @@ package logx
 import (
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap/zapcore"
@@ -38,11 +38,12 @@ type headers struct {
 }
 
 func (hs headers) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	names := make([]string, 0, len(hs.h))
+	var buf [32]string
+	names := buf[:0]
 	for k := range hs.h {
 		names = append(names, k)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, k := range names {
 		lower := strings.ToLower(k)
 		if !hs.clear && sensitiveHeader(lower) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 )
@@ -60,9 +61,9 @@ func WithClock(now func() time.Time) MemoryOption {
 }
 
 // WithMaxKeys caps how many keys the limiter tracks at once. When a new key
-// arrives and its shard is full, expired windows are dropped first; if none
-// has expired, the entry whose window ends soonest among a small sample is
-// evicted (that key then starts a fresh window on its next request). The
+// arrives and its shard is full, the entry whose window ends soonest among
+// a small sample is evicted (an expired window if the sample holds one;
+// otherwise that key starts a fresh window on its next request). The
 // default is [DefaultMaxKeys].
 func WithMaxKeys(n int) MemoryOption {
 	return func(m *Memory) error {
@@ -115,15 +116,19 @@ func (m *Memory) Allow(_ context.Context, key string) (Result, error) {
 	e, ok := s.m[key]
 	if !ok || nowNs >= e.reset {
 		if !ok && len(s.m) >= m.perCap {
-			s.sweep(nowNs)
-			if len(s.m) >= m.perCap {
-				s.evictOne()
-				if m.evicted != nil {
-					m.evicted()
-				}
+			// Expired windows went in the periodic sweep or are the
+			// likely victims here; never scan the whole shard per request.
+			s.evictOne()
+			if m.evicted != nil {
+				m.evicted()
 			}
 		}
 		e = entry{reset: nowNs + int64(m.window)}
+		if !ok {
+			// The key may be a slice of a large header; keep only its
+			// own bytes.
+			key = strings.Clone(key)
+		}
 	}
 	e.count++
 	s.m[key] = e

@@ -234,3 +234,23 @@ func BenchmarkMemoryAllowManyKeysParallel(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkMemoryAllowAtCap(b *testing.B) {
+	lim, err := NewMemory(1200, time.Minute, WithMaxKeys(64*64))
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, 1<<20)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
+	ctx := b.Context()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := lim.Allow(ctx, keys[i&(len(keys)-1)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -351,4 +352,42 @@ func BenchmarkAllowRedis(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestNewClient(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		url     string
+		wantErr bool
+	}{
+		{"plain", "redis://127.0.0.1:6379/0", false},
+		{"password", "redis://:hunter2@127.0.0.1:6379/1", false},
+		{"tls", "rediss://user:hunter2@redis.example:6380", false},
+		{"bad scheme", "http://hunter2@127.0.0.1", true},
+		{"bad port", "redis://:hunter2@127.0.0.1:notaport", true},
+		{"bad db", "redis://127.0.0.1:6379/x", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := NewClient(tt.url)
+			if tt.wantErr {
+				if !errors.Is(err, ErrInvalidURL) {
+					t.Fatalf("got %v, want ErrInvalidURL", err)
+				}
+				if strings.Contains(err.Error(), "hunter2") {
+					t.Errorf("error %q leaks the password", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if o := c.Options(); o.MaxRetries != 0 || !o.ContextTimeoutEnabled || o.DialTimeout != time.Second {
+				t.Errorf("got retries %d, context timeouts %v, dial timeout %s; want 0 (no retries), true, 1s", o.MaxRetries, o.ContextTimeoutEnabled, o.DialTimeout)
+			}
+		})
+	}
 }
