@@ -33,6 +33,28 @@ func (o *jsonObject) set(k string, v any) {
 	o.vals[k] = v
 }
 
+// insertAt stores v under a new key k at position i (clamped).
+func (o *jsonObject) insertAt(i int, k string, v any) {
+	if _, ok := o.vals[k]; ok {
+		o.vals[k] = v
+		return
+	}
+	if i > len(o.keys) {
+		i = len(o.keys)
+	}
+	o.keys = append(o.keys[:i:i], append([]string{k}, o.keys[i:]...)...)
+	o.vals[k] = v
+}
+
+func (o *jsonObject) index(k string) int {
+	for i, kk := range o.keys {
+		if kk == k {
+			return i
+		}
+	}
+	return -1
+}
+
 func (o *jsonObject) del(k string) {
 	if _, ok := o.vals[k]; !ok {
 		return

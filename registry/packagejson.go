@@ -53,7 +53,7 @@ func CheckPackageJSON(b []byte) error {
 
 // UpdatePackageJSON applies u to the package.json current (exists reports
 // whether there is one). A missing file is created with the name and version
-// "1.0.0"; an existing one without name or version gets them. Runtime
+// "1.0.0"; an existing one without name or version gets them (at the top). Runtime
 // dependencies are set in "dependencies" and removed from
 // "devDependencies"; a dev dependency that is already a runtime dependency
 // updates the runtime entry; other dev dependencies go to
@@ -73,10 +73,10 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 	}
 	orig := cloneJSON(root)
 	if _, ok := root.get("name"); !ok && u.Name != "" {
-		root.set("name", u.Name)
+		root.insertAt(0, "name", u.Name)
 	}
 	if _, ok := root.get("version"); !ok {
-		root.set("version", "1.0.0")
+		root.insertAt(root.index("name")+1, "version", "1.0.0")
 	}
 	deps := childObject(root, "dependencies")
 	dev := childObject(root, "devDependencies")

@@ -126,6 +126,14 @@ type ConfigSetCmd struct {
 	Header    []string `name:"header" sep:"none" help:"Custom header 'Key: Value' (repeatable)."`
 }
 
+// Validate checks the flags before anything is read or written.
+func (c *ConfigSetCmd) Validate() error {
+	if c.URL == nil && c.Token == nil && len(c.Header) == 0 {
+		return errors.New("At least one of --url, --token, or --header must be provided")
+	}
+	return nil
+}
+
 // Run updates the rc file and prints the entry.
 func (c *ConfigSetCmd) Run(app *App) error {
 	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {

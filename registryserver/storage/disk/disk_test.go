@@ -23,7 +23,7 @@ import (
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
 )
 
-func newDisk(t *testing.T, root string) *disk.Storage {
+func newDisk(t testing.TB, root string) *disk.Storage {
 	t.Helper()
 	st, err := disk.New(root)
 	if err != nil {
