@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the want files of testdata/merge")
@@ -228,4 +229,44 @@ func TestUpdatePackageJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUpdatePackageJSON checks that updating any package.json that parses
+// gives valid JSON holding the requested ranges, and that applying the same
+// update again changes nothing.
+func FuzzUpdatePackageJSON(f *testing.F) {
+	f.Add([]byte(`{"name":"x","devDependencies":{"a":"^1.0.0"}}`), "a", "^2.0.0", true)
+	f.Add([]byte("{\r\n  \"dependencies\": {\"b\": \"1\"}\r\n}\r\n"), "b", "~1.2.3", false)
+	f.Add([]byte(`{"scripts":[]}`), "c", "latest", true)
+	f.Fuzz(func(t *testing.T, current []byte, pkg, rng string, dev bool) {
+		if pkg == "" || !utf8.ValidString(pkg) || !utf8.ValidString(rng) {
+			return // JSON text is UTF-8; invalid bytes become U+FFFD
+		}
+		u := PackageUpdate{Name: "fuzz", Scripts: []Script{{Name: "test", Command: rng}}}
+		if dev {
+			u.DevDependencies = map[string]string{pkg: rng}
+		} else {
+			u.Dependencies = map[string]string{pkg: rng}
+		}
+		out, _, err := UpdatePackageJSON(current, true, u)
+		if err != nil {
+			if !errors.Is(err, ErrPackageJSON) {
+				t.Fatalf("error %v does not wrap ErrPackageJSON", err)
+			}
+			return
+		}
+		var doc struct {
+			Dependencies, DevDependencies map[string]string
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("result is not valid JSON: %v\n%q", err, out)
+		}
+		if doc.Dependencies[pkg] != rng && doc.DevDependencies[pkg] != rng {
+			t.Fatalf("%s@%s missing from the result %q", pkg, rng, out)
+		}
+		again, _, err := UpdatePackageJSON(out, true, u)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("second update changed the file (%v):\nonce:  %q\ntwice: %q", err, out, again)
+		}
+	})
 }

@@ -63,4 +63,32 @@
 // encoding with its own ETag; encoded bodies are cached in memory
 // (bounded, least recently used out) so immutable content is compressed
 // once.
+//
+// # Operations
+//
+// Every request, on every route (unknown paths, /health and /metrics
+// included), is rate limited per client address: [DefaultRateLimit]
+// requests per [DefaultRateWindow] by default ([WithRateLimit], or
+// [WithLimiter] for a limiter shared by replicas such as
+// ratelimit/redisrate). Every response carries RateLimit-Limit,
+// RateLimit-Remaining and RateLimit-Reset (seconds until the window
+// resets); over the limit the answer is 429 with Retry-After (the window
+// length, 60) and {"code":"RATE_LIMIT_EXCEEDED","message":"Rate limit
+// exceeded. Try again in <N>s"}. A limiter error lets requests through.
+// The client address is the connection's unless [WithTrustProxy] trusts
+// X-Forwarded-For (see [ParseTrustProxy] for TRUST_PROXY).
+//
+// Each request is logged once at info level as "request completed" with
+// reqId, method, url (credentials in the query redacted), statusCode,
+// responseTime (ms), remoteAddress and the request headers; authorization,
+// cookie, set-cookie, x-registry-token and proxy-authorization are written
+// as [REDACTED] unless the logger is enabled at debug level.
+//
+//	GET, HEAD /health     200 {"status":"ok","checks":{"storage":{"status":"ok"}}} or 503 with the error
+//	GET, HEAD /metrics    Prometheus text exposition of the registry given to WithMetrics
+//
+// /health probes the storage ([storage.Pinger] when the backend has it)
+// within [WithHealthTimeout]. /metrics holds the reference server's names
+// (process_*, nodejs_* fed by Go runtime equivalents), the go_* collectors
+// and http_request_duration_seconds{method,route,status_code}.
 package registryserver

@@ -31,6 +31,9 @@ type Handler struct {
 	now   func() time.Time
 	cache *byteCache
 
+	// ops holds the rate limiter, metrics and health state (ops.go).
+	ops *opsState
+
 	closeOnce sync.Once
 	closeErr  error
 	// closers run in reverse order on Close (webhook queues, limiters).
@@ -85,6 +88,10 @@ func New(opts ...Option) (*Handler, error) {
 	if h.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
+	if err := h.setupOps(o.ops); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -95,6 +102,7 @@ func (h *Handler) newEcho() *echo.Echo {
 	e.HidePort = true
 	e.Logger.SetOutput(io.Discard)
 	e.HTTPErrorHandler = h.handleError
+	h.useOps(e)
 	h.routes(e)
 	return e
 }

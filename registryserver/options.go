@@ -25,6 +25,9 @@ type options struct {
 	logger     *zap.Logger
 	now        func() time.Time
 	cacheBytes int64
+	// ops are the rate limit, trust proxy, metrics and health options
+	// (options_ops.go).
+	ops opsOptions
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -191,6 +194,7 @@ func defaultOptions() options {
 		logger:     zap.NewNop(),
 		now:        time.Now,
 		cacheBytes: 32 << 20,
+		ops:        defaultOpsOptions(),
 	}
 }
 
@@ -198,5 +202,5 @@ func (o *options) validate() error {
 	if o.authSet && o.authFile != "" {
 		return errors.New("use either WithAuth or WithAuthFile, not both")
 	}
-	return nil
+	return o.ops.validate()
 }

@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,7 +41,15 @@ func (h *Handler) readDocument(ctx context.Context, key string) ([]byte, storage
 		return nil, storage.Info{}, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxDocumentSize+1))
+	if info.Size > maxDocumentSize {
+		return nil, storage.Info{}, fmt.Errorf("%s: %w (over %d bytes)", key, errTooLarge, maxDocumentSize)
+	}
+	var buf bytes.Buffer
+	if info.Size > 0 {
+		buf.Grow(int(info.Size) + bytes.MinRead)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(rc, maxDocumentSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, storage.Info{}, fmt.Errorf("reading %s: %w", key, err)
 	}

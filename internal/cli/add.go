@@ -82,13 +82,13 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		}
 	}
 	for _, r := range req {
-		app.Out.Success("Added %s", r.ID)
-		printRegistry(app.Out, plan, r)
+		app.Out.Success("Added %s (%s)", r.ID, r.Language)
+		printRegistry(app.Out, plan, r, false)
 	}
 	if len(deps) > 0 {
 		app.Out.Printf("Also applied, as registry dependencies (%d):\n", len(deps))
 		for _, r := range deps {
-			printRegistry(app.Out, plan, r)
+			printRegistry(app.Out, plan, r, true)
 		}
 	}
 	printSummary(app.Out, plan)

@@ -22,6 +22,7 @@ type ConfigCmd struct {
 // (Authorization first).
 type headerList []registryclient.Header
 
+// MarshalJSON writes the headers as one object in display order.
 func (h headerList) MarshalJSON() ([]byte, error) {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -124,6 +125,14 @@ type ConfigSetCmd struct {
 	URL       *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
 	Token     *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
 	Header    []string `name:"header" sep:"none" help:"Custom header 'Key: Value' (repeatable)."`
+}
+
+// Validate checks the flags before anything is read or written.
+func (c *ConfigSetCmd) Validate() error {
+	if c.URL == nil && c.Token == nil && len(c.Header) == 0 {
+		return errors.New("At least one of --url, --token, or --header must be provided")
+	}
+	return nil
 }
 
 // Run updates the rc file and prints the entry.

@@ -128,27 +128,32 @@ func printWarnings(o *Output, ws []string) {
 	}
 }
 
-// printRegistry lists one applied registry with its files and dependencies.
-func printRegistry(o *Output, p *apply.Plan, r apply.PlannedRegistry) {
-	o.Printf("  %s (%s)\n", r.ID, r.Language)
+// printRegistry lists one applied registry's files and dependencies; with
+// header it first names the registry.
+func printRegistry(o *Output, p *apply.Plan, r apply.PlannedRegistry, header bool) {
+	indent := "  "
+	if header {
+		o.Printf("  %s (%s)\n", r.ID, r.Language)
+		indent = "    "
+	}
 	actions := map[string]apply.Action{}
 	for _, f := range p.Files {
 		actions[f.Target] = f.Action
 	}
 	if len(r.Files) > 0 {
-		o.Println("    Files:")
+		o.Printf("%sFiles:\n", indent)
 		for _, t := range r.Files {
-			o.Printf("      %s (%s)\n", t, actions[t])
+			o.Printf("%s  %s (%s)\n", indent, t, actions[t])
 		}
 	}
 	if len(r.Dependencies) > 0 {
-		o.Println("    Dependencies:")
+		o.Printf("%sDependencies:\n", indent)
 		for _, d := range r.Dependencies {
 			kind := ""
 			if d.Dev {
 				kind = " (dev)"
 			}
-			o.Printf("      %s %s%s\n", d.Name, d.Range, kind)
+			o.Printf("%s  %s %s%s\n", indent, d.Name, d.Range, kind)
 		}
 	}
 }

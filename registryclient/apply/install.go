@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -95,6 +96,19 @@ func GitInit(ctx context.Context, dir string) (bool, error) {
 	return true, nil
 }
 
+// commandLine renders a command for people to copy, quoting arguments
+// with spaces.
+func commandLine(name string, args []string) string {
+	parts := []string{name}
+	for _, a := range args {
+		if strings.ContainsAny(a, " \t\"'") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
 func run(ctx context.Context, dir, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
@@ -105,7 +119,7 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return &CommandError{Command: strings.Join(append([]string{name}, args...), " "), Dir: dir, Output: tail, Err: err}
+		return &CommandError{Command: commandLine(name, args), Dir: dir, Output: tail, Err: err}
 	}
 	return nil
 }

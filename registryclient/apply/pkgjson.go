@@ -6,11 +6,12 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-func parsePackageJSON(b []byte) (struct{}, error) {
+// checkPackageJSON is the preflight check of an existing package.json.
+func checkPackageJSON(b []byte) error {
 	if err := registry.CheckPackageJSON(b); err != nil {
-		return struct{}{}, fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
-	return struct{}{}, nil
+	return nil
 }
 
 // planPackageJSON combines the registries' npm ranges and scripts and
@@ -35,7 +36,11 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		}
 	}
 	var scripts []registry.Script
+	var from []string
 	for _, n := range nodes {
+		if len(n.m.Dependencies)+len(n.m.DevDependencies)+len(n.m.Scripts) > 0 {
+			from = append(from, n.key)
+		}
 		add(n, n.m.Dependencies, true)
 		add(n, n.m.DevDependencies, false)
 		for _, k := range sortedKeys(n.m.Scripts) {
@@ -74,6 +79,8 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	if st.strategy == "" {
 		st.strategy = registry.StrategyJSON
 	}
-	st.from = appendOnce(st.from, "dependencies")
+	for _, k := range from {
+		st.from = appendOnce(st.from, k)
+	}
 	return nil
 }

@@ -75,12 +75,16 @@ type Plan struct {
 // PlannedRegistry is one registry of a plan.
 type PlannedRegistry struct {
 	// ID is the version-pinned identifier, e.g. "@main/quality/eslint@1.0.0".
-	ID       string            `json:"id"`
-	Key      string            `json:"key"`
-	Version  string            `json:"version"`
+	ID string `json:"id"`
+	// Key is the canonical key, e.g. "@main/quality/eslint".
+	Key string `json:"key"`
+	// Version is the applied version.
+	Version string `json:"version"`
+	// Language is the language variant applied.
 	Language registry.Language `json:"language"`
-	Type     registry.Type     `json:"type"`
-	Priority int               `json:"priority"`
+	// Type and Priority are the manifest's.
+	Type     registry.Type `json:"type"`
+	Priority int           `json:"priority"`
 	// Level is the dependency level (0: no dependencies).
 	Level int `json:"level"`
 	// Requested is true for the template or the preset's members, false
@@ -101,7 +105,9 @@ type Dependency struct {
 	Dev   bool   `json:"dev"`
 }
 
-// FileChange is what happens to one project file.
+// FileChange is what happens to one project file. Strategy is the merge
+// strategy used (empty for skipped files), From the registries (keys) that
+// contributed and Reason why a file is skipped.
 type FileChange struct {
 	Target   string            `json:"target"`
 	Action   Action            `json:"action"`
@@ -240,7 +246,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	if pkgState.exists {
-		if _, err := parsePackageJSON(pkgState.orig); err != nil {
+		if err := checkPackageJSON(pkgState.orig); err != nil {
 			return nil, err
 		}
 	}
@@ -434,7 +440,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	if n == 0 {
 		return out, 0, nil
 	}
-	pl.e.progress("files", "downloading %d files", n)
+	pl.e.progress("files", "downloading %d file(s)", n)
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
 	}
@@ -447,7 +453,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
 		if err != nil {
-			return nil, fmt.Errorf("%w: registry %s: %w", ErrUnsafeTarget, n.key, err)
+			return nil, fmt.Errorf("%w: registry %s writes outside the project, so nothing was written: %w", ErrUnsafeTarget, n.key, err)
 		}
 		st, err := pl.state(target)
 		if err != nil {
