@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/s3"
@@ -237,6 +238,13 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing storage", zap.Error(err))
 		}
 	}()
+	seeded, err := catalog.Seed(ctx, st)
+	if err != nil {
+		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
+	}
+	if seeded {
+		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+	}
 	opts := []registryserver.Option{
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),

@@ -3,6 +3,7 @@ package servercli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // syncBuffer is a goroutine-safe writer that also lets a test wait for a
@@ -155,12 +158,65 @@ func TestServeReferenceLayout(t *testing.T) {
 	}
 }
 
-func TestNoAuthFileWarns(t *testing.T) {
+// TestStarterCatalog serves a fresh storage: it is seeded with the starter
+// catalog, the node preset resolves, and every file its registries name is
+// served.
+func TestStarterCatalog(t *testing.T) {
 	t.Parallel()
-	_, stop, out := start(t, "--storage-root", t.TempDir())
-	stop()
+	root := filepath.Join(t.TempDir(), "data")
+	base, stop, out := start(t, "--storage-root", root)
 	if !strings.Contains(out.String(), "no auth file") {
 		t.Errorf("want a startup warning about the missing auth file, got %s", out)
+	}
+	if !strings.Contains(out.String(), "starter catalog") {
+		t.Errorf("want a log line about seeding, got %s", out)
+	}
+	if status, body := get(t, base+"/namespaces", nil); status != 200 || body != `{"namespaces":["@main"]}` {
+		t.Fatalf("namespaces: got %d %s", status, body)
+	}
+	for _, preset := range []string{"node", "node-library"} {
+		status, body := get(t, base+"/presets/"+preset, nil)
+		if status != 200 {
+			t.Fatalf("preset %s: got %d %s", preset, status, body)
+		}
+		var p registry.Preset
+		if err := json.Unmarshal([]byte(body), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, member := range p.Registries {
+			id, err := registry.ParseID(member)
+			if err != nil {
+				t.Fatalf("preset %s member %q: %v", preset, member, err)
+			}
+			status, body := get(t, base+"/registries/"+id.Key(), nil)
+			if status != 200 {
+				t.Fatalf("%s: got %d %s", id.Key(), status, body)
+			}
+			var m registry.Manifest
+			if err := json.Unmarshal([]byte(body), &m); err != nil {
+				t.Fatal(err)
+			}
+			files := m.Files
+			for _, l := range m.Languages {
+				files = append(files, l.Files...)
+			}
+			for _, f := range files {
+				if f.Path == "" {
+					continue
+				}
+				url := base + "/registries/" + id.Key() + "/" + m.Version + "/files/" + registry.NormalizeFilePath(f.Path)
+				if status, body := get(t, url, nil); status != 200 || body == "" {
+					t.Errorf("%s: got %d with %d bytes", url, status, len(body))
+				}
+			}
+		}
+	}
+	stop()
+	// A second start does not seed again.
+	_, stop2, out2 := start(t, "--storage-root", root)
+	stop2()
+	if strings.Contains(out2.String(), "starter catalog") {
+		t.Errorf("a non-empty storage was seeded again: %s", out2)
 	}
 }
 
