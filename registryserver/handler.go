@@ -36,6 +36,8 @@ type Handler struct {
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
+	// pub holds the publishing state (publish.go).
+	pub *publishState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -95,6 +97,10 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	if err := h.setupPublish(o.publish); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -120,6 +126,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)
 	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.POST("/registries", h.postRegistry)
+	e.POST("/presets", h.postPreset)
 }
 
 // ServeHTTP implements [http.Handler].

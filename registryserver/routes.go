@@ -39,6 +39,15 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendJSONObject(c, res.key(""), "Registry version not found")
 	default: // kindFile
+		// A version exists once its registry.json, the commit point of a
+		// publish, does: files of a version being published (or rolled
+		// back) must not be served, let alone cached as immutable.
+		if _, err := h.store.Stat(c.Request().Context(), res.dir()+"/"+res.version+"/registry.json"); err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+			}
+			return internalError(err)
+		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendStored(c, res.key(""), "File not found")
 	}
