@@ -21,6 +21,7 @@ import (
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
+	"github.com/jigkit/jig/registryserver/storage/s3"
 )
 
 // Exit codes of [Main].
@@ -178,7 +179,52 @@ func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, er
 		}
 		return st, st.Close, nil
 	}
-	return nil, nil, errors.New("STORAGE_BACKEND=s3 is not available in this build; use disk")
+	cfg, err := c.s3Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s3StartupTimeout)
+	defer cancel()
+	st, err := s3.New(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("STORAGE_BACKEND=%s: %w", c.StorageBackend, err)
+	}
+	return st, func() error { return nil }, nil
+}
+
+// s3StartupTimeout bounds the bucket check at startup.
+const s3StartupTimeout = 30 * time.Second
+
+// s3Config turns the S3_* (and R2_*) settings into an [s3.Config], with an
+// error naming every missing setting.
+func (c *CLI) s3Config() (s3.Config, error) {
+	endpoint, region := c.s3Settings()
+	var missing []string
+	if c.S3Bucket == "" {
+		missing = append(missing, "S3_BUCKET (or R2_BUCKET_NAME)")
+	}
+	if c.StorageBackend == "r2" && endpoint == "" {
+		missing = append(missing, "R2_ACCOUNT_ID (or S3_ENDPOINT)")
+	}
+	switch {
+	case c.S3AccessKeyID == "" && c.S3SecretAccessKey == "" && c.StorageBackend == "r2":
+		missing = append(missing, "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
+	case c.S3AccessKeyID == "" && c.S3SecretAccessKey != "":
+		missing = append(missing, "S3_ACCESS_KEY_ID (or R2_ACCESS_KEY_ID)")
+	case c.S3AccessKeyID != "" && c.S3SecretAccessKey == "":
+		missing = append(missing, "S3_SECRET_ACCESS_KEY (or R2_SECRET_ACCESS_KEY)")
+	}
+	if len(missing) > 0 {
+		return s3.Config{}, fmt.Errorf("STORAGE_BACKEND=%s needs %s; set them in the environment, .env or as flags (jig-server --help)",
+			c.StorageBackend, strings.Join(missing, ", "))
+	}
+	return s3.Config{
+		Endpoint:        endpoint,
+		Bucket:          c.S3Bucket,
+		Region:          region,
+		AccessKeyID:     c.S3AccessKeyID,
+		SecretAccessKey: c.S3SecretAccessKey,
+	}, nil
 }
 
 // serve runs the server until ctx ends.
