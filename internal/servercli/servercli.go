@@ -22,6 +22,7 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/s3"
+	"github.com/jigkit/jig/registryserver/webhook"
 )
 
 // Exit codes of [Main].
@@ -253,6 +254,13 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}
+	if c.WebhookConfigPath != "" {
+		hooks, err := loadWebhooks(c.WebhookConfigPath, log)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, registryserver.WithWebhooks(hooks))
+	}
 	h, err := registryserver.New(opts...)
 	if err != nil {
 		return err
@@ -296,4 +304,28 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}
 	<-errc // Serve returned http.ErrServerClosed
 	return nil
+}
+
+// loadWebhooks reads webhooks.json. A missing file means no webhooks, as
+// in the reference; a malformed one stops the server.
+func loadWebhooks(path string, log *zap.Logger) ([]webhook.Hook, error) {
+	cfg, err := webhook.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		log.Info("No webhooks file; publishing sends no webhooks", zap.String("path", path))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("webhooks.json: " + w)
+	}
+	enabled := 0
+	for _, h := range cfg.Webhooks {
+		if h.Enabled {
+			enabled++
+		}
+	}
+	log.Info("Webhooks loaded", zap.String("path", path), zap.Int("enabled", enabled), zap.Int("total", len(cfg.Webhooks)))
+	return cfg.Webhooks, nil
 }
