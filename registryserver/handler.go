@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -30,6 +31,8 @@ type Handler struct {
 	log   *zap.Logger
 	now   func() time.Time
 	cache *byteCache
+	// compressing deduplicates concurrent compressions of one body.
+	compressing singleflight.Group
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
