@@ -1,22 +1,11 @@
-// Package storage defines the key/value store jig-server keeps registries
-// in, and the errors every backend returns.
-//
-// Keys are slash-separated relative paths laid out as on the reference's
-// disk storage:
-//
-//	@ns/<seg>…/versions.json
-//	@ns/<seg>…/<version>/registry.json
-//	@ns/<seg>…/<version>/<files[].path>
-//	presets/<name>/preset.json
-//
-// Backends live in sub-packages (memory, disk, s3); storagetest.Run is the
-// conformance suite every backend passes.
 package storage
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,6 +57,62 @@ type ConditionalPutter interface {
 	PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error)
 }
 
+// DirLister is implemented by backends that can list the immediate
+// children of a folder without walking everything below it (S3 with a
+// delimiter, a directory read on disk).
+type DirLister interface {
+	// ListDir returns the immediate children of the folder prefix, which
+	// is "" (the top level) or ends in "/". Objects directly in the folder
+	// are returned as their full keys, sub-folders as their full key
+	// prefix ending in "/" (S3's common prefixes), all sorted bytewise.
+	// A missing folder gives an empty list, not an error.
+	ListDir(ctx context.Context, prefix string) ([]string, error)
+}
+
+// ListDir lists the immediate children of the folder prefix in s, as
+// [DirLister.ListDir] does. It uses s's own ListDir when s implements
+// [DirLister] and otherwise derives the answer from [Storage.List].
+// prefix must be "" or a valid key prefix ending in "/"; anything else
+// gives [ErrInvalidKey].
+func ListDir(ctx context.Context, s Storage, prefix string) ([]string, error) {
+	if prefix != "" && (!strings.HasSuffix(prefix, "/") || !ValidPrefix(prefix)) {
+		return nil, fmt.Errorf("list folder %q: want \"\" or a folder ending in \"/\": %w", prefix, ErrInvalidKey)
+	}
+	if dl, ok := s.(DirLister); ok {
+		return dl.ListDir(ctx, prefix)
+	}
+	keys, err := s.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return ChildrenOf(prefix, keys), nil
+}
+
+// ChildrenOf reduces keys, all of which start with the folder prefix, to
+// the immediate children of that folder as [DirLister.ListDir] returns
+// them: sorted, de-duplicated, sub-folders ending in "/". Backends use it
+// to implement ListDir on top of a recursive listing.
+func ChildrenOf(prefix string, keys []string) []string {
+	out := make([]string, 0, len(keys))
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			k = prefix + rest[:i+1]
+		}
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Pinger is implemented by backends that can answer a cheap liveness probe
 // (used by /health).
 type Pinger interface {
@@ -85,4 +130,12 @@ func ValidKey(key string) bool {
 		}
 	}
 	return true
+}
+
+// ValidPrefix reports whether prefix is acceptable to [Storage.List]: ""
+// (everything), or a string that [ValidKey] accepts once one trailing "/"
+// is removed. A prefix need not end on a segment boundary ("@main/run"
+// matches "@main/runtimes/…").
+func ValidPrefix(prefix string) bool {
+	return prefix == "" || ValidKey(strings.TrimSuffix(prefix, "/"))
 }

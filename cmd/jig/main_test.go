@@ -1,0 +1,179 @@
+package main_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds the jig (and jig-server) binaries built once for this test
+// binary.
+var binDir string
+
+// haveServer is set once jig-server is built.
+var haveServer bool
+
+const testVersion = "1.2.3-e2e"
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "jig-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	build := func(pkg, name string, ldflags string) error {
+		args := []string{"build", "-o", filepath.Join(dir, name)}
+		if ldflags != "" {
+			args = append(args, "-ldflags", ldflags)
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+		return nil
+	}
+	if err := build("./cmd/jig", "jig", "-X github.com/jigkit/jig/internal/cli.Version="+testVersion); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, err := os.Stat("../jig-server"); err == nil {
+		if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		haveServer = true
+	}
+	return m.Run()
+}
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("JIG_TEST_VERSION", testVersion)
+			env.Setenv("GOVERSION", runtime.Version())
+			env.Setenv("GOPLATFORM", runtime.GOOS+"/"+runtime.GOARCH)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"filemode":     cmdFileMode,
+			"exit-code":    cmdExitCode,
+			"start-server": cmdStartServer,
+		},
+	})
+}
+
+// exit-code N prog args...: runs prog and checks its exact exit status;
+// its output becomes stdout and stderr like exec's.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exit-code N prog args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("running %s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// filemode path perm: checks a file's permission bits, e.g. "filemode $HOME/.jigrc 0600".
+func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: filemode path perm")
+	}
+	st, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	got := uint64(st.Mode().Perm())
+	if (got == want) == neg {
+		ts.Fatalf("%s has mode %#o, want %s%#o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// start-server [storage-dir] [auth.json]: starts the built jig-server on a
+// free loopback port and sets $SERVER_URL. It is stopped when the script
+// ends. ADMIN_TOKEN from the script's environment is passed on.
+func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! start-server")
+	}
+	if !haveServer {
+		ts.Fatalf("jig-server was not built")
+	}
+	storageDir := ts.MkAbs("data")
+	if len(args) > 0 {
+		storageDir = ts.MkAbs(args[0])
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(filepath.Join(binDir, "jig-server"))
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = []string{
+		"PORT=" + strconv.Itoa(port), "HOST=127.0.0.1", "STORAGE_ROOT=" + storageDir,
+		"LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + ts.Getenv("HOME"),
+	}
+	if len(args) > 1 {
+		cmd.Env = append(cmd.Env, "AUTH_CONFIG_PATH="+ts.MkAbs(args[1]))
+	}
+	if tok := ts.Getenv("ADMIN_TOKEN"); tok != "" {
+		cmd.Env = append(cmd.Env, "ADMIN_TOKEN="+tok)
+	}
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	ts.Check(cmd.Start())
+	ts.Defer(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	hc := &http.Client{Timeout: time.Second}
+	for i := 0; i < 100; i++ {
+		res, err := hc.Get(url + "/health")
+		if err == nil {
+			res.Body.Close()
+			ts.Setenv("SERVER_URL", url)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Version is the CLI version, set at build time with
+//
+//	go build -ldflags "-X github.com/jigkit/jig/internal/cli.Version=1.2.3" ./cmd/jig
+//
+// It is "dev" otherwise.
+var Version = "dev"
+
+// CLI is the root of the jig command line: global flags and one field per
+// command. Each command lives in its own file.
+type CLI struct {
+	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+
+	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
+	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
+	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
+	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+}
+
+// Exit codes of [Main].
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitAborted = 130
+)
+
+// kongExit carries kong's exit code (after --help) out of the parser.
+type kongExit struct{ code int }
+
+// Main runs the jig command line with args (without the program name) and
+// returns the exit code: 0 on success, 1 on error, 130 when aborted (the
+// context was cancelled, or a prompt was aborted).
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
+}
+
+func run(ctx context.Context, args []string, app *App) (code int) {
+	var root CLI
+	stdout, stderr := app.Stdout, app.Stderr
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = ke.code
+		}
+	}()
+	parser, err := kong.New(&root,
+		kong.Name("jig"),
+		kong.Description("jig scaffolds projects from versioned registries and manages registry sources."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(app),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return ExitError
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintln(stderr, "Run 'jig --help' for usage.")
+		return ExitError
+	}
+	app.setup(root.CI)
+	err = kctx.Run()
+	return app.report(ctx, err)
+}
+
+// report prints err and maps it to an exit code.
+func (a *App) report(ctx context.Context, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, errSilent) {
+		return ExitError
+	}
+	if errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		a.Out.Errorln("Operation cancelled")
+		return ExitAborted
+	}
+	printError(a.Stderr, a.Out, err)
+	return ExitError
+}
+
+// errSilent is returned by commands that already printed why they failed
+// (doctor with errors); Main exits 1 without printing anything else.
+var errSilent = errors.New("failed")

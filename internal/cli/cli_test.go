@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakePrompter answers Confirm with yes/no or aborts.
+type fakePrompter struct {
+	confirm bool
+	err     error
+	asked   []string
+}
+
+func (f *fakePrompter) Input(_ context.Context, title, def string) (string, error) {
+	f.asked = append(f.asked, title)
+	return def, f.err
+}
+
+func (f *fakePrompter) Confirm(_ context.Context, title string, _ bool) (bool, error) {
+	f.asked = append(f.asked, title)
+	return f.confirm, f.err
+}
+
+func runCLI(t *testing.T, home string, p Prompter, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"HOME": home}
+	app := newApp(strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	app.testPrompt = p
+	code = run(t.Context(), args, app)
+	return out.String(), errb.String(), code
+}
+
+func TestConfigRemovePrompt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		prompt     *fakePrompter
+		wantCode   int
+		wantStdout string
+		wantStderr string
+		wantKept   bool
+	}{
+		{name: "confirmed", prompt: &fakePrompter{confirm: true}, wantStdout: "Registry @co removed successfully\n"},
+		{name: "declined", prompt: &fakePrompter{confirm: false}, wantStdout: "Operation cancelled\n", wantKept: true},
+		{name: "aborted", prompt: &fakePrompter{err: ErrAborted}, wantCode: ExitAborted, wantStderr: "Operation cancelled\n", wantKept: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(`{"registries":{"@co":"http://x.example"}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := runCLI(t, home, tt.prompt, "config", "rm", "@co")
+			if code != tt.wantCode || stdout != tt.wantStdout || stderr != tt.wantStderr {
+				t.Fatalf("got code %d stdout %q stderr %q, want %d %q %q", code, stdout, stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+			if got, want := strings.Join(tt.prompt.asked, "|"), "Remove registry '@co'?"; got != want {
+				t.Errorf("got prompts %q, want %q", got, want)
+			}
+			data, _ := os.ReadFile(filepath.Join(home, ".jigrc"))
+			if kept := strings.Contains(string(data), "@co"); kept != tt.wantKept {
+				t.Errorf("got @co kept=%v, want %v; file:\n%s", kept, tt.wantKept, data)
+			}
+		})
+	}
+}
+
+func TestCIFlagDisablesPrompt(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(`{"registries":{"@co":"http://x.example"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &fakePrompter{confirm: true}
+	_, stderr, code := runCLI(t, home, p, "--ci", "config", "rm", "@co")
+	if code != ExitError || !strings.Contains(stderr, "pass -f (--force)") {
+		t.Fatalf("got code %d stderr %q, want 1 and a message naming -f", code, stderr)
+	}
+	if len(p.asked) != 0 {
+		t.Errorf("got prompts %v with --ci, want none", p.asked)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var out, errb bytes.Buffer
+	home := t.TempDir()
+	app := newApp(strings.NewReader(""), &out, &errb, func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	})
+	if code := run(ctx, []string{"list", "--registry", "@main"}, app); code != ExitAborted {
+		t.Fatalf("got exit %d, want %d; stderr %q", code, ExitAborted, errb.String())
+	}
+}
+
+func TestUsageError(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := runCLI(t, t.TempDir(), nil, "nosuchcommand")
+	if code != ExitError || !strings.HasPrefix(stderr, "Error: ") {
+		t.Fatalf("got code %d stderr %q, want 1 and an Error: line", code, stderr)
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	stdout, _, code := runCLI(t, t.TempDir(), nil, "--help")
+	if code != ExitOK || !strings.Contains(stdout, "config list (ls)") {
+		t.Fatalf("got code %d stdout %q, want 0 and the command list", code, stdout)
+	}
+}

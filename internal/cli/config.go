@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jigkit/jig/registryclient"
+)
+
+// ConfigCmd groups the rc-file subcommands.
+type ConfigCmd struct {
+	List   ConfigListCmd   `cmd:"" aliases:"ls" help:"Show every configured registry source, built-ins included."`
+	Get    ConfigGetCmd    `cmd:"" help:"Show one registry source."`
+	Set    ConfigSetCmd    `cmd:"" help:"Add or update a registry source."`
+	Remove ConfigRemoveCmd `cmd:"" aliases:"rm" help:"Remove a registry source."`
+}
+
+// headerList marshals as a JSON object keeping the display order
+// (Authorization first).
+type headerList []registryclient.Header
+
+// MarshalJSON writes the headers as one object in display order.
+func (h headerList) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, x := range h {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(x.Name)
+		v, _ := json.Marshal(x.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+type entryJSON struct {
+	Namespace string     `json:"namespace,omitempty"`
+	URL       string     `json:"url"`
+	Headers   headerList `json:"headers,omitempty"`
+}
+
+func printEntry(o *Output, e registryclient.Entry) {
+	o.Printf("  URL:     %s\n", e.URL)
+	hs := e.DisplayHeaders()
+	if len(hs) == 0 {
+		o.Println("  Headers: (none)")
+		return
+	}
+	o.Println("  Headers:")
+	for _, h := range hs {
+		o.Printf("    %s -> %s\n", h.Name, h.Value)
+	}
+}
+
+// ConfigListCmd is "jig config list".
+type ConfigListCmd struct {
+	JSON bool `name:"json" help:"Print JSON: an object keyed by namespace."`
+}
+
+// Run prints every source.
+func (c *ConfigListCmd) Run(app *App) error {
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		out := map[string]entryJSON{}
+		for _, ns := range cfg.List() {
+			e, _ := cfg.Get(ns)
+			out[ns] = entryJSON{URL: e.URL, Headers: e.DisplayHeaders()}
+		}
+		return app.Out.JSON(out)
+	}
+	app.Out.Printf("Configured registries (%s):\n", cfg.Path())
+	for _, ns := range cfg.List() {
+		e, _ := cfg.Get(ns)
+		app.Out.Println()
+		label := ns
+		if registryclient.IsBuiltin(ns) {
+			label += " (built-in)"
+		}
+		app.Out.Println(label)
+		printEntry(app.Out, e)
+	}
+	return nil
+}
+
+// ConfigGetCmd is "jig config get <ns>".
+type ConfigGetCmd struct {
+	Namespace string `arg:"" help:"Namespace, e.g. @company."`
+	JSON      bool   `name:"json" help:"Print JSON {namespace, url, headers}."`
+}
+
+// Run prints one source.
+func (c *ConfigGetCmd) Run(app *App) error {
+	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		return err
+	}
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	e, ok := cfg.Get(c.Namespace)
+	if !ok {
+		return fmt.Errorf("Registry '%s' not found. Add it with 'jig config set %s --url <url>'.", c.Namespace, c.Namespace)
+	}
+	if c.JSON {
+		return app.Out.JSON(entryJSON{Namespace: c.Namespace, URL: e.URL, Headers: e.DisplayHeaders()})
+	}
+	app.Out.Printf("Configuration for %s:\n", c.Namespace)
+	printEntry(app.Out, e)
+	return nil
+}
+
+// ConfigSetCmd is "jig config set <ns> [--url] [--token] [--header]...".
+type ConfigSetCmd struct {
+	Namespace string   `arg:"" help:"Namespace, e.g. @company."`
+	URL       *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
+	Token     *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
+	Header    []string `name:"header" sep:"none" help:"Custom header 'Key: Value' (repeatable)."`
+}
+
+// Validate checks the flags before anything is read or written.
+func (c *ConfigSetCmd) Validate() error {
+	if c.URL == nil && c.Token == nil && len(c.Header) == 0 {
+		return errors.New("At least one of --url, --token, or --header must be provided")
+	}
+	return nil
+}
+
+// Run updates the rc file and prints the entry.
+func (c *ConfigSetCmd) Run(app *App) error {
+	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		return err
+	}
+	headers := map[string]string{}
+	for _, h := range c.Header {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok {
+			app.Out.Warnf("ignoring header %q: expected 'Key: Value'", h)
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "" || v == "" {
+			app.Out.Warnf("ignoring header %q: key and value must not be empty", h)
+			continue
+		}
+		headers[k] = v
+	}
+	if c.URL == nil && c.Token == nil && len(headers) == 0 {
+		return errors.New("At least one of --url, --token, or --header must be provided")
+	}
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	if err := cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, Headers: headers}); err != nil {
+		return err
+	}
+	if err := cfg.Save(); err != nil {
+		return err
+	}
+	e, _ := cfg.Get(c.Namespace)
+	app.Out.Success("Registry %s configured successfully", c.Namespace)
+	printEntry(app.Out, e)
+	return nil
+}
+
+// ConfigRemoveCmd is "jig config remove <ns> [-f]".
+type ConfigRemoveCmd struct {
+	Namespace string `arg:"" help:"Namespace, e.g. @company."`
+	Force     bool   `short:"f" name:"force" help:"Remove without asking."`
+}
+
+// Run removes a source after confirmation.
+func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
+	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		return err
+	}
+	if registryclient.IsBuiltin(c.Namespace) {
+		return fmt.Errorf("Cannot remove built-in namespace '%s'", c.Namespace)
+	}
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	if _, ok := cfg.Get(c.Namespace); !ok {
+		return fmt.Errorf("Registry '%s' not found", c.Namespace)
+	}
+	if !c.Force {
+		ok, err := app.Prompt.Confirm(ctx, fmt.Sprintf("Remove registry '%s'?", c.Namespace), false)
+		if err != nil {
+			return NeedFlag(err, "-f (--force)", fmt.Sprintf("removing %s needs confirmation", c.Namespace))
+		}
+		if !ok {
+			app.Out.Println("Operation cancelled")
+			return nil
+		}
+	}
+	if err := cfg.Remove(c.Namespace); err != nil {
+		return err
+	}
+	if err := cfg.Save(); err != nil {
+		return err
+	}
+	app.Out.Success("Registry %s removed successfully", c.Namespace)
+	return nil
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/jigkit/jig/internal/doctor"
+	"github.com/jigkit/jig/registry"
+)
+
+// DoctorCmd is "jig doctor [--json]".
+type DoctorCmd struct {
+	JSON bool `name:"json" help:"Print JSON {results, hasErrors}."`
+}
+
+// Run runs the checks, prints them grouped, and fails when any is an error.
+func (c *DoctorCmd) Run(ctx context.Context, app *App) error {
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	if !c.JSON && app.Interactive {
+		app.Out.Infof("Running checks...")
+	}
+	rep := doctor.Run(ctx, doctor.Options{Config: cfg, ClientOptions: app.ClientOptions(), ValidateProject: registry.ValidateProjectJSON})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if c.JSON {
+		if err := app.Out.JSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(app.Out, rep)
+	}
+	if rep.HasErrors {
+		return errSilent
+	}
+	return nil
+}
+
+func printReport(o *Output, rep *doctor.Report) {
+	titles := []struct{ cat, title string }{
+		{doctor.Environment, "Environment"}, {doctor.Project, "Project"}, {doctor.Remote, "Remote"},
+	}
+	for i, t := range titles {
+		if i > 0 {
+			o.Println()
+		}
+		o.Println(t.title)
+		n := 0
+		for _, r := range rep.Results {
+			if r.Category != t.cat {
+				continue
+			}
+			n++
+			sym, tag := "✓", "[INFO]"
+			switch r.Level {
+			case doctor.Warning:
+				sym, tag = "⚠", "[WARNING]"
+			case doctor.Error:
+				sym, tag = "✗", "[ERROR]"
+			}
+			o.Printf("  %s %s %s\n", sym, tag, r.Message)
+			if e, ok := r.Details["error"]; ok {
+				o.Printf("    %v\n", e)
+			}
+			if r.Suggestion != "" {
+				o.Printf("    → %s\n", r.Suggestion)
+			}
+		}
+		if n == 0 {
+			o.Println("  (no checks)")
+		}
+	}
+	o.Println()
+	errs, warns := rep.Count(doctor.Error), rep.Count(doctor.Warning)
+	switch {
+	case errs > 0 && warns > 0:
+		o.Printf("✗ Found %d error(s), %d warning(s)\n", errs, warns)
+	case errs > 0:
+		o.Printf("✗ Found %d error(s)\n", errs)
+	case warns > 0:
+		o.Printf("⚠ Found %d warning(s)\n", warns)
+	default:
+		o.Println("✓ All checks passed")
+	}
+}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Output writes human text to stdout, messages and warnings to stderr, and
+// --json documents to stdout. Colour and symbols are used only on a
+// terminal and never when NO_COLOR is set.
+type Output struct {
+	stdout, stderr io.Writer
+	color          bool
+}
+
+func newOutput(stdout, stderr io.Writer, color bool) *Output {
+	return &Output{stdout: stdout, stderr: stderr, color: color}
+}
+
+const (
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
+func (o *Output) paint(c, s string) string {
+	if !o.color {
+		return s
+	}
+	return c + s + ansiReset
+}
+
+// Println writes one line of result text to stdout.
+func (o *Output) Println(a ...any) { fmt.Fprintln(o.stdout, a...) }
+
+// Printf writes result text to stdout.
+func (o *Output) Printf(format string, a ...any) { fmt.Fprintf(o.stdout, format, a...) }
+
+// Success writes a success line to stdout ("✓ " prefixed on a terminal).
+func (o *Output) Success(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if o.color {
+		msg = o.paint(ansiGreen, "✓") + " " + msg
+	}
+	fmt.Fprintln(o.stdout, msg)
+}
+
+// Infof writes a progress or informational message to stderr.
+func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"\n", a...) }
+
+// Warnf writes a warning to stderr.
+func (o *Output) Warnf(format string, a ...any) {
+	fmt.Fprintln(o.stderr, o.paint(ansiYellow, "Warning:")+" "+fmt.Sprintf(format, a...))
+}
+
+// Errorln writes a line to stderr.
+func (o *Output) Errorln(a ...any) { fmt.Fprintln(o.stderr, a...) }
+
+// JSON writes v to stdout as one indented JSON document.
+func (o *Output) JSON(v any) error {
+	enc := json.NewEncoder(o.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

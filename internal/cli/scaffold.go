@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+// progress prints the apply engine's events: one plain line each when
+// stderr is not a terminal, a single rewritten spinner line when it is.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	frame int
+	shown bool
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newProgress(app *App) *progress {
+	return &progress{w: app.Stderr, tty: isTerminal(app.Stderr) && app.Getenv("NO_COLOR") == ""}
+}
+
+func (p *progress) event(e apply.Event) { p.line(e.Message) }
+
+func (p *progress) line(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.tty {
+		fmt.Fprintln(p.w, msg)
+		return
+	}
+	p.frame = (p.frame + 1) % len(spinnerFrames)
+	fmt.Fprintf(p.w, "\r\x1b[K%s %s", spinnerFrames[p.frame], msg)
+	p.shown = true
+}
+
+// done clears the spinner line.
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// engine builds the apply engine over the configured sources.
+func engine(app *App, allowScripts bool, pr *progress) (*apply.Engine, error) {
+	src, err := app.Sources()
+	if err != nil {
+		return nil, err
+	}
+	return apply.New(src, apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event))
+}
+
+// scaffoldResult is the --json document of init and add.
+type scaffoldResult struct {
+	*apply.Plan
+	DryRun  bool        `json:"dryRun"`
+	Install *stepResult `json:"install,omitempty"`
+	Git     *stepResult `json:"git,omitempty"`
+}
+
+// stepResult reports the package-manager install or the git step.
+type stepResult struct {
+	Command string `json:"command"`
+	Status  string `json:"status"` // "ok", "skipped" or "failed"
+	Error   string `json:"error,omitempty"`
+}
+
+// printPlan writes a plan for people (dry run).
+func printPlan(o *Output, p *apply.Plan) {
+	o.Printf("Plan for %s (dry run; nothing was written):\n", p.Dir)
+	o.Printf("Registries (%d):\n", len(p.Registries))
+	for _, r := range p.Registries {
+		o.Printf("  %s (%s)%s\n", r.ID, r.Language, dependencyNote(r))
+	}
+	if len(p.Files) > 0 {
+		o.Println("Files:")
+		for _, f := range p.Files {
+			line := fmt.Sprintf("  %-9s %s", f.Action, f.Target)
+			if f.Reason != "" {
+				line += " (" + f.Reason + ")"
+			}
+			o.Println(line)
+		}
+	}
+	printPackages(o, p.Packages, "")
+	printWarnings(o, p.Warnings)
+}
+
+func dependencyNote(r apply.PlannedRegistry) string {
+	if r.Requested {
+		return ""
+	}
+	return ", dependency"
+}
+
+func printPackages(o *Output, pkgs []apply.PackageChange, indent string) {
+	if len(pkgs) == 0 {
+		return
+	}
+	o.Printf("%sPackages:\n", indent)
+	for _, d := range pkgs {
+		kind := ""
+		if d.Dev {
+			kind = " (dev)"
+		}
+		switch d.Action {
+		case apply.PackageChanged:
+			o.Printf("%s  %-9s %s %s -> %s%s\n", indent, d.Action, d.Name, d.Previous, d.Range, kind)
+		default:
+			o.Printf("%s  %-9s %s %s%s\n", indent, d.Action, d.Name, d.Range, kind)
+		}
+	}
+}
+
+func printWarnings(o *Output, ws []string) {
+	for _, w := range ws {
+		o.Warnf("%s", w)
+	}
+}
+
+// printRegistry lists one applied registry's files and dependencies; with
+// header it first names the registry.
+func printRegistry(o *Output, p *apply.Plan, r apply.PlannedRegistry, header bool) {
+	indent := "  "
+	if header {
+		o.Printf("  %s (%s)\n", r.ID, r.Language)
+		indent = "    "
+	}
+	actions := map[string]apply.Action{}
+	for _, f := range p.Files {
+		actions[f.Target] = f.Action
+	}
+	if len(r.Files) > 0 {
+		o.Printf("%sFiles:\n", indent)
+		for _, t := range r.Files {
+			o.Printf("%s  %s (%s)\n", indent, t, actions[t])
+		}
+	}
+	if len(r.Dependencies) > 0 {
+		o.Printf("%sDependencies:\n", indent)
+		for _, d := range r.Dependencies {
+			kind := ""
+			if d.Dev {
+				kind = " (dev)"
+			}
+			o.Printf("%s  %s %s%s\n", indent, d.Name, d.Range, kind)
+		}
+	}
+}
+
+func printSummary(o *Output, p *apply.Plan) {
+	s := p.Summary()
+	o.Printf("Files: %d created, %d modified, %d unchanged, %d skipped\n", s.Created, s.Modified, s.Unchanged, s.Skipped)
+	o.Printf("Dependencies: %d added, %d dev added, %d changed\n", s.DependenciesAdded, s.DevDependenciesAdded, s.DependenciesChanged)
+}
+
+// packagesChanged reports whether the plan adds or changes a dependency.
+func packagesChanged(p *apply.Plan) bool {
+	for _, d := range p.Packages {
+		if d.Action != apply.PackageUnchanged {
+			return true
+		}
+	}
+	return false
+}
+
+// runInstall runs the project's package manager; a failure is a warning.
+func runInstall(ctx context.Context, app *App, pr *progress, dir string) *stepResult {
+	pm := apply.DetectPackageManager(dir)
+	pr.line(fmt.Sprintf("running %s install", pm))
+	_, err := apply.Install(ctx, dir)
+	pr.done()
+	res := &stepResult{Command: pm + " install", Status: "ok"}
+	if err != nil {
+		res.Status, res.Error = "failed", err.Error()
+		app.Out.Warnf("installing dependencies failed: %s", firstLine(err))
+		app.Out.Warnf("run '%s install' in %s by hand", pm, dir)
+	}
+	return res
+}
+
+// runGit runs git init and a first commit unless dir is in a repository.
+func runGit(ctx context.Context, app *App, dir string) *stepResult {
+	created, err := apply.GitInit(ctx, dir)
+	res := &stepResult{Command: "git init", Status: "ok"}
+	var ce *apply.CommandError
+	switch {
+	case err != nil:
+		res.Status, res.Error = "failed", err.Error()
+		cmd := "git init"
+		if errors.As(err, &ce) {
+			cmd = ce.Command
+		}
+		app.Out.Warnf("git failed: %s", firstLine(err))
+		app.Out.Warnf("run '%s' in %s by hand", cmd, dir)
+	case !created:
+		res.Status = "skipped"
+	}
+	return res
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}

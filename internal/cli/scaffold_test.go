@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+// scaffoldServer serves a small catalog: @main/runtimes/base (a package.json
+// script, a .gitignore, a source file) and @main/quality/lint (depends on
+// base, a dev dependency, a config), plus the preset "small".
+func scaffoldServer(t *testing.T) string {
+	t.Helper()
+	st := memory.New()
+	put := func(k string, v any) {
+		var b []byte
+		switch x := v.(type) {
+		case string:
+			b = []byte(x)
+		default:
+			b, _ = json.Marshal(x)
+		}
+		if err := st.Put(context.Background(), k, strings.NewReader(string(b)), int64(len(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("@main/runtimes/base/1.0.0/registry.json", map[string]any{
+		"name": "base", "namespace": "@main", "type": "registry:runtime", "version": "1.0.0", "priority": 1,
+		"scripts":         map[string]string{"start": "node src/index.js"},
+		"devDependencies": map[string]string{"@types/node": "^20.0.0"},
+		"files": []map[string]any{
+			{"target": ".gitignore", "type": "registry:config", "path": "templates/gitignore"},
+			{"target": "src/index.js", "type": "registry:entry", "content": "console.log('hi');\n"},
+		},
+	})
+	put("@main/runtimes/base/1.0.0/templates/gitignore", "node_modules\n")
+	put("@main/runtimes/base/versions.json", `{"versions":["1.0.0"]}`)
+	put("@main/quality/lint/1.1.0/registry.json", map[string]any{
+		"name": "lint", "namespace": "@main", "type": "registry:quality", "version": "1.1.0", "priority": 6,
+		"registryDependencies": []string{"@main/runtimes/base"},
+		"devDependencies":      map[string]string{"eslint": "^9.0.0"},
+		"files":                []map[string]any{{"target": "eslint.config.js", "type": "registry:config", "content": "export default [];\n"}},
+	})
+	put("@main/quality/lint/versions.json", `{"versions":["1.1.0"]}`)
+	put("presets/small/preset.json", map[string]any{"name": "small", "version": "1.0.0", "registries": []string{"@main/runtimes/base", "@main/quality/lint"}})
+	h, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); _ = h.Close() })
+	return srv.URL
+}
+
+// scaffoldHome writes an rc file pointing @main and @presets at url.
+func scaffoldHome(t *testing.T, url string) string {
+	t.Helper()
+	home := t.TempDir()
+	rc := fmt.Sprintf(`{"registries":{"@main":%q,"@presets":%q}}`, url, url)
+	if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func listTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		out[rel] = string(b)
+		return nil
+	})
+	return out
+}
+
+func TestInitCommand(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	base := t.TempDir()
+	stdout, stderr, code := runCLI(t, home, nil, "init", "-t", "@presets/small", "-n", "demo", "--ci", "--dir", base)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"Project demo initialized in " + filepath.Join(base, "demo"),
+		"Applied registries (2):", "@main/runtimes/base@1.0.0", "@main/quality/lint@1.1.0",
+		"Files: 5 created, 0 modified, 0 unchanged, 0 skipped",
+		"Dependencies: 0 added, 2 dev added, 0 changed",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "Running in CI mode") {
+		t.Errorf("stderr lacks the CI notice:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(base, "demo", ".git")); err == nil {
+		t.Error("--ci ran git init")
+	}
+	if _, err := os.Stat(filepath.Join(base, "demo", "node_modules")); err == nil {
+		t.Error("--ci ran the install")
+	}
+	var proj struct {
+		Name, Template string
+		Items          []string
+	}
+	b, err := os.ReadFile(filepath.Join(base, "demo", "jig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &proj); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"@main/runtimes/base@1.0.0", "@main/quality/lint@1.1.0"}, proj.Items); proj.Name != "demo" || proj.Template != "@presets/small" || diff != "" {
+		t.Errorf("jig.json = %s", b)
+	}
+}
+
+func TestInitValidation(t *testing.T) {
+	t.Parallel()
+	url := scaffoldServer(t)
+	tests := []struct {
+		name       string
+		args       []string
+		prompt     Prompter
+		setup      func(base string)
+		wantStderr string
+	}{
+		{"ci needs name", []string{"init", "-t", "@presets/small", "--ci"}, nil, nil, "--ci requires --name (-n)"},
+		{"no terminal needs name", []string{"init", "-t", "@presets/small"}, nil, nil, "pass --name (-n)"},
+		{"slash in name", []string{"init", "-t", "@presets/small", "-n", "a/b", "--ci"}, nil, nil, "invalid project name"},
+		{"dot-dot name", []string{"init", "-t", "@presets/small", "-n", "..", "--ci"}, nil, nil, "invalid project name"},
+		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--ci"}, nil, func(base string) { _ = os.Mkdir(filepath.Join(base, "taken"), 0o755) }, "use --force (-f)"},
+		{"bad template", []string{"init", "-t", "Bad Name!", "-n", "x", "--ci"}, nil, nil, "invalid registry identifier"},
+		{"unknown registry", []string{"init", "-t", "features/nope", "-n", "x", "--ci"}, nil, nil, "404"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := scaffoldHome(t, url)
+			base := t.TempDir()
+			if tt.setup != nil {
+				tt.setup(base)
+			}
+			before := listTree(t, base)
+			_, stderr, code := runCLI(t, home, tt.prompt, append(tt.args, "--dir", base)...)
+			if code != ExitError || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("got exit %d stderr %q, want 1 and %q", code, stderr, tt.wantStderr)
+			}
+			if diff := cmp.Diff(before, listTree(t, base)); diff != "" {
+				t.Errorf("files changed:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestInitPromptsForName(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	base := t.TempDir()
+	p := &fakePrompter{}
+	_, stderr, code := runCLI(t, home, p, "init", "-t", "runtimes/base", "--skip-install", "--skip-git", "--dir", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := strings.Join(p.asked, "|"); got != "Project name:" {
+		t.Errorf("prompts %q, want Project name:", got)
+	}
+	if _, err := os.Stat(filepath.Join(base, "my-project", "src", "index.js")); err != nil {
+		t.Errorf("default name not used: %v", err)
+	}
+}
+
+func TestInitForceAndDot(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	base := t.TempDir()
+	if err := os.WriteFile(filepath.Join(base, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", ".", "--ci", "--dir", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(base, ".gitignore")); string(got) != "*.log\nnode_modules\n" {
+		t.Errorf(".gitignore = %q, want the merged lines", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(base, "package.json"))
+	if !strings.Contains(string(b), fmt.Sprintf("%q", filepath.Base(base))) {
+		t.Errorf("package.json does not carry the directory name:\n%s", b)
+	}
+	// -f into an existing directory.
+	if err := os.Mkdir(filepath.Join(base, "again"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", "again", "-f", "--ci", "--dir", base); code != 0 {
+		t.Fatalf("-f: exit %d: %s", code, stderr)
+	}
+}
+
+func TestInitDryRunJSON(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	base := t.TempDir()
+	stdout, stderr, code := runCLI(t, home, nil, "init", "-t", "@presets/small", "-n", "demo", "--ci", "--dry-run", "--json", "--dir", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		DryRun     bool `json:"dryRun"`
+		Registries []struct{ ID string }
+		Files      []struct{ Target, Action string }
+		Packages   []struct{ Name, Range, Action string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if !doc.DryRun || len(doc.Registries) != 2 || len(doc.Files) != 5 || len(doc.Packages) != 2 {
+		t.Errorf("plan document: %s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(base, "demo")); err == nil {
+		t.Error("dry run created the project directory")
+	}
+	// Text form.
+	stdout, _, code = runCLI(t, home, nil, "init", "-t", "@presets/small", "-n", "demo", "--ci", "--dry-run", "--dir", base)
+	if code != 0 || !strings.Contains(stdout, "create    eslint.config.js") || !strings.Contains(stdout, "added     eslint ^9.0.0 (dev)") {
+		t.Errorf("dry-run text:\n%s", stdout)
+	}
+}
+
+func TestAddCommand(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	dir := t.TempDir()
+	stdout, stderr, code := runCLI(t, home, nil, "add", "quality/lint", "--skip-install", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Added @main/quality/lint@1.1.0", "eslint.config.js (create)", "eslint ^9.0.0 (dev)",
+		"Also applied, as registry dependencies (1):", "@main/runtimes/base@1.0.0", "@types/node ^20.0.0 (dev)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "jig.json"))
+	if err != nil || !strings.Contains(string(b), fmt.Sprintf("\"name\": %q", filepath.Base(dir))) {
+		t.Errorf("minimal jig.json from the directory name: %s (%v)", b, err)
+	}
+	before := listTree(t, dir)
+	stdout, stderr, code = runCLI(t, home, nil, "add", "@main/quality/lint", "--dir", dir)
+	if code != 0 || !strings.Contains(stderr, "already installed") || !strings.Contains(stderr, "no changes made") {
+		t.Errorf("second add: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	if diff := cmp.Diff(before, listTree(t, dir)); diff != "" {
+		t.Errorf("second add changed files:\n%s", diff)
+	}
+	stdout, _, code = runCLI(t, home, nil, "add", "quality/lint", "--json", "--dir", dir)
+	var doc struct{ AlreadyInstalled string }
+	if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.AlreadyInstalled != "@main/quality/lint@1.1.0" {
+		t.Errorf("--json already installed: exit %d %s", code, stdout)
+	}
+}
+
+func TestAddRefusesPreset(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, scaffoldServer(t))
+	dir := t.TempDir()
+	_, stderr, code := runCLI(t, home, nil, "add", "@presets/small", "--dir", dir)
+	if code != ExitError || !strings.Contains(stderr, "jig init -t @presets/small") {
+		t.Errorf("got exit %d stderr %q, want 1 and a pointer to init -t", code, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}

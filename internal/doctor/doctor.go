@@ -1,0 +1,330 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient"
+)
+
+// Levels of a [Result].
+const (
+	Info    = "info"
+	Warning = "warning"
+	Error   = "error"
+)
+
+// Categories of a [Result], in display order.
+const (
+	Environment = "environment"
+	Project     = "project"
+	Remote      = "remote"
+)
+
+// Result is one check's outcome.
+type Result struct {
+	ID         string         `json:"id"`
+	Category   string         `json:"category"`
+	Level      string         `json:"level"`
+	Message    string         `json:"message"`
+	Suggestion string         `json:"suggestion,omitempty"`
+	Details    map[string]any `json:"details,omitempty"`
+}
+
+// Report is every check's result, grouped by category in a stable order.
+type Report struct {
+	Results   []Result `json:"results"`
+	HasErrors bool     `json:"hasErrors"`
+}
+
+// Count returns the number of results at each level.
+func (r *Report) Count(level string) int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+// Options configure [Run].
+type Options struct {
+	// Dir is the project directory. Empty means the working directory.
+	Dir string
+	// Config supplies the sources probed by the remote checks. Nil skips
+	// them.
+	Config *registryclient.Config
+	// ClientOptions are added to every health-probe client.
+	ClientOptions []registryclient.Option
+	// LookPath finds executables. Nil means exec.LookPath.
+	LookPath func(string) (string, error)
+	// ValidateProject, when set, validates jig.json's bytes beyond
+	// [registry.ParseProject] (e.g. against the JSON Schema).
+	ValidateProject func([]byte) error
+}
+
+// Run runs every check. It never fails; problems are results.
+func Run(ctx context.Context, o Options) *Report {
+	if o.Dir == "" {
+		o.Dir, _ = os.Getwd()
+	}
+	if o.LookPath == nil {
+		o.LookPath = exec.LookPath
+	}
+	var wg sync.WaitGroup
+	var env, proj, remote []Result
+	wg.Go(func() { env = environment(ctx, o) })
+	wg.Go(func() { proj = project(o) })
+	wg.Go(func() { remote = remoteChecks(ctx, o) })
+	wg.Wait()
+	r := &Report{Results: append(append(env, proj...), remote...)}
+	if r.Results == nil {
+		r.Results = []Result{}
+	}
+	r.HasErrors = r.Count(Error) > 0
+	return r
+}
+
+// runVersion runs "<bin> --version" with a bound and returns its first line.
+func runVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+type packageJSON struct {
+	PackageManager string `json:"packageManager"`
+	Engines        struct {
+		Node string `json:"node"`
+	} `json:"engines"`
+}
+
+func readPackageJSON(dir string) (*packageJSON, bool, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	var p packageJSON
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, true, fmt.Errorf("package.json is not valid JSON: %w", err)
+	}
+	return &p, true, nil
+}
+
+// PackageManager returns the package manager a project uses: the
+// packageManager field of package.json, else the lockfile found
+// (pnpm-lock.yaml, yarn.lock, bun.lockb/bun.lock, package-lock.json), else
+// npm; and where that was decided from.
+func PackageManager(dir string) (name, source string) {
+	if p, _, err := readPackageJSON(dir); err == nil && p != nil && p.PackageManager != "" {
+		n, _, _ := strings.Cut(p.PackageManager, "@")
+		switch n {
+		case "npm", "pnpm", "yarn", "bun":
+			return n, "package.json packageManager"
+		}
+	}
+	for _, l := range []struct{ file, pm string }{
+		{"pnpm-lock.yaml", "pnpm"}, {"yarn.lock", "yarn"}, {"bun.lockb", "bun"}, {"bun.lock", "bun"}, {"package-lock.json", "npm"},
+	} {
+		if _, err := os.Stat(filepath.Join(dir, l.file)); err == nil {
+			return l.pm, l.file
+		}
+	}
+	return "npm", "default"
+}
+
+func environment(ctx context.Context, o Options) []Result {
+	var out []Result
+	out = append(out, nodeCheck(ctx, o))
+	pm, src := PackageManager(o.Dir)
+	if path, err := o.LookPath(pm); err != nil {
+		out = append(out, Result{ID: "env.package-manager", Category: Environment, Level: Warning,
+			Message:    fmt.Sprintf("%s was not found in PATH (the project's package manager, from %s)", pm, src),
+			Suggestion: fmt.Sprintf("Install %s (for pnpm, yarn and bun 'corepack enable' may help), or install dependencies by hand.", pm)})
+	} else {
+		msg := fmt.Sprintf("%s is available", pm)
+		if v, err := runVersion(ctx, path); err == nil && v != "" {
+			msg += " (" + v + ")"
+		}
+		out = append(out, Result{ID: "env.package-manager", Category: Environment, Level: Info, Message: msg,
+			Details: map[string]any{"packageManager": pm, "source": src, "path": path}})
+	}
+	if path, err := o.LookPath("git"); err != nil {
+		out = append(out, Result{ID: "env.git", Category: Environment, Level: Warning,
+			Message: "git was not found in PATH", Suggestion: "Install git to let jig init create a repository."})
+	} else {
+		msg := "git is available"
+		if v, err := runVersion(ctx, path); err == nil && v != "" {
+			msg += " (" + v + ")"
+		}
+		out = append(out, Result{ID: "env.git", Category: Environment, Level: Info, Message: msg})
+	}
+	return out
+}
+
+func nodeCheck(ctx context.Context, o Options) Result {
+	r := Result{ID: "env.node-version", Category: Environment}
+	pkg, _, perr := readPackageJSON(o.Dir)
+	want := ""
+	if pkg != nil {
+		want = strings.TrimSpace(pkg.Engines.Node)
+	}
+	path, err := o.LookPath("node")
+	if err != nil {
+		r.Message = "node was not found in PATH"
+		r.Suggestion = "Install Node.js and re-run jig doctor."
+		r.Level = Warning
+		if want != "" {
+			r.Level = Error
+			r.Message += fmt.Sprintf(" (package.json requires node %s)", want)
+		}
+		return r
+	}
+	raw, err := runVersion(ctx, path)
+	if err != nil {
+		r.Level = Warning
+		r.Message = fmt.Sprintf("could not run node --version: %v", err)
+		return r
+	}
+	v, err := semver.NewVersion(strings.TrimPrefix(raw, "v"))
+	if err != nil {
+		r.Level = Warning
+		r.Message = fmt.Sprintf("could not read the node version %q", raw)
+		return r
+	}
+	r.Details = map[string]any{"version": v.String()}
+	if perr != nil {
+		r.Level = Warning
+		r.Message = fmt.Sprintf("Node.js %s found, but %v", v, perr)
+		return r
+	}
+	if want == "" {
+		r.Level = Info
+		r.Message = fmt.Sprintf("Node.js version OK (%s)", v)
+		return r
+	}
+	r.Details["required"] = want
+	c, err := semver.NewConstraint(want)
+	if err != nil {
+		r.Level = Warning
+		r.Message = fmt.Sprintf("Node.js %s found, but package.json engines.node %q is not a valid range", v, want)
+		return r
+	}
+	if !c.Check(v) {
+		r.Level = Error
+		r.Message = fmt.Sprintf("Node.js %s is required (detected v%s)", want, v)
+		r.Suggestion = "Upgrade Node.js and re-run jig doctor."
+		return r
+	}
+	r.Level = Info
+	r.Message = fmt.Sprintf("Node.js version OK (%s)", v)
+	return r
+}
+
+func project(o Options) []Result {
+	path := filepath.Join(o.Dir, registry.ProjectFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := fmt.Sprintf("%s was not found in %s", registry.ProjectFile, o.Dir)
+		if !errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("cannot read %s: %v", path, err)
+		}
+		return []Result{{ID: "project.jig-json", Category: Project, Level: Error, Message: msg,
+			Suggestion: `Run "jig init" in this directory to create jig.json.`}}
+	}
+	p, err := registry.ParseProject(data)
+	if err == nil && o.ValidateProject != nil {
+		err = o.ValidateProject(data)
+	}
+	if err != nil {
+		return []Result{{ID: "project.jig-json", Category: Project, Level: Error,
+			Message:    fmt.Sprintf("%s is invalid: %v", path, err),
+			Suggestion: `Fix jig.json, or run "jig init" in this directory to create it.`}}
+	}
+	out := []Result{{ID: "project.jig-json", Category: Project, Level: Info,
+		Message: fmt.Sprintf("%s is valid (%s)", registry.ProjectFile, path),
+		Details: map[string]any{"name": p.Name, "language": string(p.Language), "template": p.Template}}}
+	n := len(p.Items)
+	if n == 0 {
+		n = len(p.Installed)
+	}
+	if n == 0 {
+		out = append(out, Result{ID: "project.registries", Category: Project, Level: Warning,
+			Message: "jig.json has no registries installed yet", Suggestion: `Use "jig add" to install registries.`})
+	} else {
+		out = append(out, Result{ID: "project.registries", Category: Project, Level: Info,
+			Message: fmt.Sprintf("jig.json lists %d %s", n, plural(n, "registry", "registries")), Details: map[string]any{"count": n}})
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func remoteChecks(ctx context.Context, o Options) []Result {
+	if o.Config == nil {
+		return nil
+	}
+	nss := o.Config.List()
+	out := make([]Result, len(nss))
+	var wg sync.WaitGroup
+	for i, ns := range nss {
+		wg.Go(func() { out[i] = probe(ctx, o, ns) })
+	}
+	wg.Wait()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func probe(ctx context.Context, o Options, ns string) Result {
+	r := Result{ID: "remote." + ns, Category: Remote}
+	fail := func(url string, err error) Result {
+		r.Level = Error
+		r.Message = fmt.Sprintf("Registry %s health check failed", ns)
+		r.Details = map[string]any{"error": err.Error()}
+		if url != "" {
+			r.Details["url"] = url
+		}
+		r.Suggestion = `Verify the registry URL and token with "jig config get ` + ns + `" and make sure the server is reachable.`
+		return r
+	}
+	opts := append([]registryclient.Option{registryclient.WithRetry(1, 2*time.Second), registryclient.WithTimeout(10 * time.Second)}, o.ClientOptions...)
+	c, err := o.Config.Client(ns, opts...)
+	if err != nil {
+		return fail("", err)
+	}
+	h, err := c.Health(ctx)
+	if err != nil {
+		return fail(c.BaseURL(), err)
+	}
+	r.Level = Info
+	r.Message = fmt.Sprintf("Registry %s healthy (%s)", ns, h.Status)
+	r.Details = map[string]any{"url": c.BaseURL()}
+	return r
+}

@@ -1,0 +1,139 @@
+package doctor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPackageManager(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		files      map[string]string
+		want, from string
+	}{
+		{name: "default", want: "npm", from: "default"},
+		{name: "packageManager field wins", files: map[string]string{"package.json": `{"packageManager":"yarn@4.1.0"}`, "pnpm-lock.yaml": ""}, want: "yarn", from: "package.json packageManager"},
+		{name: "pnpm lockfile", files: map[string]string{"pnpm-lock.yaml": ""}, want: "pnpm", from: "pnpm-lock.yaml"},
+		{name: "yarn lockfile", files: map[string]string{"yarn.lock": ""}, want: "yarn", from: "yarn.lock"},
+		{name: "bun lockb", files: map[string]string{"bun.lockb": ""}, want: "bun", from: "bun.lockb"},
+		{name: "bun lock", files: map[string]string{"bun.lock": ""}, want: "bun", from: "bun.lock"},
+		{name: "npm lockfile", files: map[string]string{"package-lock.json": "{}"}, want: "npm", from: "package-lock.json"},
+		{name: "unknown manager ignored", files: map[string]string{"package.json": `{"packageManager":"cargo@1"}`}, want: "npm", from: "default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, body := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, from := PackageManager(dir)
+			if got != tt.want || from != tt.from {
+				t.Errorf("got %s from %s, want %s from %s", got, from, tt.want, tt.from)
+			}
+		})
+	}
+}
+
+func TestNodeCheck(t *testing.T) {
+	t.Parallel()
+	script := func(t *testing.T, version string) string {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "node")
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho "+version+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name      string
+		node      string // "" = not installed
+		engines   string
+		wantLevel string
+		wantMsg   string
+	}{
+		{name: "ok without engines", node: "v20.1.0", wantLevel: Info, wantMsg: "Node.js version OK (20.1.0)"},
+		{name: "ok with engines", node: "v22.11.0", engines: ">=22.10.0", wantLevel: Info, wantMsg: "Node.js version OK (22.11.0)"},
+		{name: "too old", node: "v20.1.0", engines: ">=22.10.0", wantLevel: Error, wantMsg: "Node.js >=22.10.0 is required (detected v20.1.0)"},
+		{name: "caret range", node: "v18.0.0", engines: "^18 || ^20", wantLevel: Info, wantMsg: "Node.js version OK (18.0.0)"},
+		{name: "bad range", node: "v18.0.0", engines: "not a range", wantLevel: Warning},
+		{name: "missing without engines", wantLevel: Warning, wantMsg: "node was not found in PATH"},
+		{name: "missing with engines", engines: ">=18", wantLevel: Error, wantMsg: "node was not found in PATH (package.json requires node >=18)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.engines != "" {
+				if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"engines":{"node":"`+tt.engines+`"}}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			nodePath := ""
+			if tt.node != "" {
+				nodePath = script(t, tt.node)
+			}
+			look := func(name string) (string, error) {
+				if name == "node" && nodePath != "" {
+					return nodePath, nil
+				}
+				return "", errors.New("not found")
+			}
+			r := nodeCheck(t.Context(), Options{Dir: dir, LookPath: look})
+			if r.Level != tt.wantLevel || (tt.wantMsg != "" && r.Message != tt.wantMsg) {
+				t.Errorf("got %s %q, want %s %q", r.Level, r.Message, tt.wantLevel, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestProjectChecks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		jig    string // "" = no file
+		want   []string
+		errors bool
+	}{
+		{name: "missing", want: []string{"error project.jig-json"}, errors: true},
+		{name: "invalid JSON", jig: `{`, want: []string{"error project.jig-json"}, errors: true},
+		{name: "no items", jig: `{"name":"x"}`, want: []string{"info project.jig-json", "warning project.registries"}},
+		{name: "items", jig: `{"name":"x","items":["@main/a@1.0.0","@main/b@1.0.0"]}`, want: []string{"info project.jig-json", "info project.registries"}},
+		{name: "schema rejects", jig: `{"name":"x","bogus":1}`, want: []string{"error project.jig-json"}, errors: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.jig != "" {
+				if err := os.WriteFile(filepath.Join(dir, "jig.json"), []byte(tt.jig), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			validate := func(b []byte) error {
+				if string(b) == `{"name":"x","bogus":1}` {
+					return errors.New("additional property bogus")
+				}
+				return nil
+			}
+			rs := project(Options{Dir: dir, ValidateProject: validate})
+			var got []string
+			for _, r := range rs {
+				got = append(got, r.Level+" "+r.ID)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+package registry_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jigkit/jig/registry"
+)
+
+func ExampleParseID() {
+	id, err := registry.ParseID("@Company/features/ui-kit@1.2.0:ts")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(id.Namespace, id.Path, id.Version, id.Language)
+	fmt.Println(id.Key())
+	fmt.Println(id)
+
+	short, _ := registry.ParseID("quality/eslint")
+	fmt.Println(short)
+
+	_, err = registry.ParseID("@main/Quality_Lint")
+	var ie *registry.IDError
+	fmt.Println(errors.As(err, &ie), ie.Part)
+	// Output:
+	// @company features/ui-kit 1.2.0 ts
+	// @company/features/ui-kit
+	// @company/features/ui-kit@1.2.0:ts
+	// @main/quality/eslint
+	// true path
+}

@@ -1,0 +1,86 @@
+package registry_test
+
+import (
+	"fmt"
+
+	"github.com/jigkit/jig/registry"
+)
+
+func ExampleMerge() {
+	current := []byte("{\n  // the project's own settings\n  \"compilerOptions\": {\"strict\": true, \"lib\": [\"ES2022\"]},\n}\n")
+	incoming := []byte(`{"compilerOptions": {"lib": ["ES2022", "DOM"], "outDir": "dist"}}`)
+	strategy := registry.StrategyFor("tsconfig.json", nil)
+	out, err := registry.Merge(strategy, current, true, incoming)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(strategy, "\n", string(out))
+	// Output:
+	// json
+	// {
+	//   "compilerOptions": {
+	//     "strict": true,
+	//     "lib": [
+	//       "ES2022",
+	//       "DOM"
+	//     ],
+	//     "outDir": "dist"
+	//   }
+	// }
+}
+
+func ExampleMerge_ignore() {
+	out, _ := registry.Merge(registry.StrategyFor(".gitignore", nil), []byte("node_modules\n"), true, []byte("node_modules\ndist\n"))
+	fmt.Print(string(out))
+	// Output:
+	// node_modules
+	// dist
+}
+
+func ExampleCombineRanges() {
+	rng, _, conflict := registry.CombineRanges(
+		registry.RangeRequest{Range: "^5.0.0", Priority: 6, From: "@main/quality/eslint"},
+		registry.RangeRequest{Range: "^5.4.0", Priority: 3, From: "@main/build/typescript"},
+	)
+	fmt.Println(rng, conflict)
+	rng, winner, conflict := registry.CombineRanges(
+		registry.RangeRequest{Range: "^8.0.0", Priority: 6, From: "@main/quality/eslint"},
+		registry.RangeRequest{Range: "^9.0.0", Priority: 2, From: "@main/build/typescript"},
+	)
+	fmt.Println(rng, winner.From, conflict)
+	// Output:
+	// ^5.4.0 false
+	// ^9.0.0 @main/build/typescript true
+}
+
+func ExampleUpdatePackageJSON() {
+	current := []byte("{\n  \"name\": \"demo\",\n  \"devDependencies\": {\n    \"zod\": \"^3.0.0\"\n  }\n}\n")
+	out, changes, err := registry.UpdatePackageJSON(current, true, registry.PackageUpdate{
+		Dependencies:    map[string]string{"zod": "^3.22.0"},
+		DevDependencies: map[string]string{"vitest": "^2.0.0"},
+		Scripts:         []registry.Script{{Name: "test", Command: "vitest run"}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(string(out))
+	for _, c := range changes {
+		fmt.Println(c.Action, c.Name, c.Range)
+	}
+	// Output:
+	// {
+	//   "name": "demo",
+	//   "version": "1.0.0",
+	//   "devDependencies": {
+	//     "vitest": "^2.0.0"
+	//   },
+	//   "dependencies": {
+	//     "zod": "^3.22.0"
+	//   },
+	//   "scripts": {
+	//     "test": "vitest run"
+	//   }
+	// }
+	// added vitest ^2.0.0
+	// changed zod ^3.22.0
+}

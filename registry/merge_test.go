@@ -1,0 +1,272 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the want files of testdata/merge")
+
+// TestMergeGolden runs every case of testdata/merge/<case>: target names the
+// project file (its basename picks the strategy), current is the existing
+// file (absent: the file does not exist), incoming the registry's content and
+// want the expected result.
+func TestMergeGolden(t *testing.T) {
+	t.Parallel()
+	dirs, err := filepath.Glob(filepath.Join("testdata", "merge", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			target := string(mustRead(t, filepath.Join(dir, "target")))
+			incoming := mustRead(t, filepath.Join(dir, "incoming"))
+			current, err := os.ReadFile(filepath.Join(dir, "current"))
+			exists := err == nil
+			strategy := StrategyFor(target, nil)
+			got, err := Merge(strategy, current, exists, incoming)
+			if err != nil {
+				t.Fatalf("Merge(%s): %v", strategy, err)
+			}
+			wantPath := filepath.Join(dir, "want")
+			if *updateGolden {
+				if err := os.WriteFile(wantPath, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := mustRead(t, wantPath)
+			if !bytes.Equal(got, want) {
+				t.Errorf("Merge(%s, %s):\ngot:\n%q\nwant:\n%q", strategy, target, got, want)
+			}
+			again, err := Merge(strategy, got, true, incoming)
+			if err != nil {
+				t.Fatalf("second Merge: %v", err)
+			}
+			if !bytes.Equal(again, got) {
+				t.Errorf("merging twice changed the result:\ngot:\n%q\nwant:\n%q", again, got)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestStrategyFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		target string
+		ms     *MergeStrategy
+		want   Strategy
+	}{
+		{"package.json", nil, StrategyJSON},
+		{"packages/a/package.json", nil, StrategyJSON},
+		{"tsconfig.json", nil, StrategyJSON},
+		{"tsconfig.build.json", nil, StrategyJSON},
+		{"jsconfig.json", nil, StrategyJSON},
+		{"jig.json", nil, StrategyJSON},
+		{"schemas/item.schema.json", nil, StrategyJSON},
+		{"data.json", nil, StrategyOverwrite},
+		{".gitignore", nil, StrategyIgnore},
+		{"sub/.dockerignore", nil, StrategyIgnore},
+		{".npmignore", nil, StrategyIgnore},
+		{".eslintignore", nil, StrategyIgnore},
+		{".prettierignore", nil, StrategyIgnore},
+		{".env", nil, StrategyEnv},
+		{".env.local", nil, StrategyEnv},
+		{"src/index.ts", nil, StrategyOverwrite},
+		{"README.md", nil, StrategyOverwrite},
+		{"package.json", &MergeStrategy{Type: "builtin", Strategy: StrategyOverwrite}, StrategyOverwrite},
+		{"notes.txt", &MergeStrategy{Type: "builtin", Strategy: StrategyIgnore}, StrategyIgnore},
+		{"x.yaml", &MergeStrategy{Type: "custom", Script: "merge.js"}, StrategyCustom},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			t.Parallel()
+			if got := StrategyFor(tt.target, tt.ms); got != tt.want {
+				t.Errorf("StrategyFor(%q) = %q, want %q", tt.target, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		strategy Strategy
+		current  string
+		incoming string
+	}{
+		{"existing not JSON", StrategyJSON, "{nope", `{"a":1}`},
+		{"incoming not JSON", StrategyJSON, `{}`, `{"a":`},
+		{"existing is an array", StrategyJSON, `[1]`, `{"a":1}`},
+		{"incoming is a string", StrategyJSON, `{}`, `"x"`},
+		{"custom", StrategyCustom, "", "x"},
+		{"unknown", Strategy("yaml"), "", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Merge(tt.strategy, []byte(tt.current), true, []byte(tt.incoming))
+			if !errors.Is(err, ErrMerge) {
+				t.Errorf("Merge error = %v, want one wrapping ErrMerge", err)
+			}
+		})
+	}
+}
+
+func TestCombineRanges(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		reqs         []RangeRequest
+		want         string
+		wantConflict bool
+	}{
+		{"single", []RangeRequest{{Range: "^1.0.0"}}, "^1.0.0", false},
+		{"identical", []RangeRequest{{Range: "^5.4.0", Priority: 3}, {Range: "^5.4.0", Priority: 1}}, "^5.4.0", false},
+		{"subset wins", []RangeRequest{{Range: "^1.0.0"}, {Range: "^1.2.0"}}, "^1.2.0", false},
+		{"tilde inside caret", []RangeRequest{{Range: "~1.4.0"}, {Range: "^1.0.0"}}, "~1.4.0", false},
+		{"intersection joined", []RangeRequest{{Range: "^1.0.0"}, {Range: ">=1.5.0"}}, "^1.0.0 >=1.5.0", false},
+		{"incompatible lowest priority", []RangeRequest{{Range: "^1.0.0", Priority: 5}, {Range: "^2.0.0", Priority: 2}}, "^2.0.0", true},
+		{"incompatible tie first", []RangeRequest{{Range: "^1.0.0", Priority: 2}, {Range: "^2.0.0", Priority: 2}}, "^1.0.0", true},
+		{"not a range", []RangeRequest{{Range: "latest", Priority: 4}, {Range: "^2.0.0", Priority: 3}}, "^2.0.0", true},
+		{"none", nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, conflict := CombineRanges(tt.reqs...)
+			if got != tt.want || conflict != tt.wantConflict {
+				t.Errorf("CombineRanges(%v) = %q, conflict %v; want %q, conflict %v", tt.reqs, got, conflict, tt.want, tt.wantConflict)
+			}
+		})
+	}
+}
+
+// FuzzMergeJSON checks the JSON strategy's properties: the result is valid
+// JSON, and merging the same incoming document again changes nothing.
+func FuzzMergeJSON(f *testing.F) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "merge", "json-*"))
+	for _, dir := range dirs {
+		cur, _ := os.ReadFile(filepath.Join(dir, "current"))
+		in, _ := os.ReadFile(filepath.Join(dir, "incoming"))
+		f.Add(cur, in)
+	}
+	f.Add([]byte(`{"a":[{"b":1},{"b":1}]}`), []byte(`{"a":[{"b":1},{"c":null}],"d":{"e":[]}}`))
+	f.Add([]byte(`{"a":{"b":1}}`), []byte(`{"a":[1,2]}`))
+	f.Fuzz(func(t *testing.T, current, incoming []byte) {
+		got, err := Merge(StrategyJSON, current, true, incoming)
+		if err != nil {
+			if !errors.Is(err, ErrMerge) {
+				t.Fatalf("error %v does not wrap ErrMerge", err)
+			}
+			return
+		}
+		if !json.Valid(got) {
+			t.Fatalf("result is not valid JSON: %q", got)
+		}
+		again, err := Merge(StrategyJSON, got, true, incoming)
+		if err != nil {
+			t.Fatalf("merging the result again: %v", err)
+		}
+		if !bytes.Equal(again, got) {
+			t.Fatalf("not idempotent:\nonce:  %q\ntwice: %q", got, again)
+		}
+	})
+}
+
+func TestUpdatePackageJSON(t *testing.T) {
+	t.Parallel()
+	upd := PackageUpdate{Name: "demo", DevDependencies: map[string]string{"eslint": "^9.0.0"}, Scripts: []Script{{"lint", "eslint ."}}}
+	tests := []struct {
+		name    string
+		current string
+		exists  bool
+		u       PackageUpdate
+		want    string
+		wantErr bool
+	}{
+		{"created", "", false, upd, "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"devDependencies\": {\n    \"eslint\": \"^9.0.0\"\n  },\n  \"scripts\": {\n    \"lint\": \"eslint .\"\n  }\n}\n", false},
+		{"unchanged keeps bytes", "{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", true, upd,
+			"{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", false},
+		{"dev dep already runtime updates runtime", "{\"name\":\"x\",\"version\":\"1.0.0\",\"dependencies\":{\"eslint\":\"^8.0.0\"}}", true, PackageUpdate{DevDependencies: map[string]string{"eslint": "^9.0.0"}},
+			"{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"eslint\": \"^9.0.0\"\n  }\n}\n", false},
+		{"crlf kept", "{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\"\r\n}\r\n", true, PackageUpdate{Scripts: []Script{{"a", "b"}}},
+			"{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\",\r\n  \"scripts\": {\r\n    \"a\": \"b\"\r\n  }\r\n}\r\n", false},
+		{"comments refused", "{// no\n}", true, upd, "", true},
+		{"array refused", "[]", true, upd, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := UpdatePackageJSON([]byte(tt.current), tt.exists, tt.u)
+			if tt.wantErr {
+				if !errors.Is(err, ErrPackageJSON) {
+					t.Fatalf("got error %v, want ErrPackageJSON", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzUpdatePackageJSON checks that updating any package.json that parses
+// gives valid JSON holding the requested ranges, and that applying the same
+// update again changes nothing.
+func FuzzUpdatePackageJSON(f *testing.F) {
+	f.Add([]byte(`{"name":"x","devDependencies":{"a":"^1.0.0"}}`), "a", "^2.0.0", true)
+	f.Add([]byte("{\r\n  \"dependencies\": {\"b\": \"1\"}\r\n}\r\n"), "b", "~1.2.3", false)
+	f.Add([]byte(`{"scripts":[]}`), "c", "latest", true)
+	f.Fuzz(func(t *testing.T, current []byte, pkg, rng string, dev bool) {
+		if pkg == "" || !utf8.ValidString(pkg) || !utf8.ValidString(rng) {
+			return // JSON text is UTF-8; invalid bytes become U+FFFD
+		}
+		u := PackageUpdate{Name: "fuzz", Scripts: []Script{{Name: "test", Command: rng}}}
+		if dev {
+			u.DevDependencies = map[string]string{pkg: rng}
+		} else {
+			u.Dependencies = map[string]string{pkg: rng}
+		}
+		out, _, err := UpdatePackageJSON(current, true, u)
+		if err != nil {
+			if !errors.Is(err, ErrPackageJSON) {
+				t.Fatalf("error %v does not wrap ErrPackageJSON", err)
+			}
+			return
+		}
+		var doc struct {
+			Dependencies, DevDependencies map[string]string
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("result is not valid JSON: %v\n%q", err, out)
+		}
+		if doc.Dependencies[pkg] != rng && doc.DevDependencies[pkg] != rng {
+			t.Fatalf("%s@%s missing from the result %q", pkg, rng, out)
+		}
+		again, _, err := UpdatePackageJSON(out, true, u)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("second update changed the file (%v):\nonce:  %q\ntwice: %q", err, out, again)
+		}
+	})
+}

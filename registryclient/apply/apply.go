@@ -1,0 +1,215 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Source fetches registries, their files and presets. *registryclient.Sources
+// satisfies it; tests and build tools may provide their own.
+type Source interface {
+	// Manifest returns the manifest of id; an id without a version means
+	// the latest one.
+	Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error)
+	// File returns the bytes of a file of the version-pinned registry id.
+	File(ctx context.Context, id registry.ID, path string) ([]byte, error)
+	// Preset returns the preset with the given name (no "@presets/").
+	Preset(ctx context.Context, name string) (*registry.Preset, error)
+}
+
+// Errors the engine returns; match them with errors.Is.
+var (
+	// ErrPresetNotAllowed: "jig add" was given a preset.
+	ErrPresetNotAllowed = errors.New("presets cannot be added to a project")
+	// ErrDuplicate: a preset names the same registry twice.
+	ErrDuplicate = errors.New("duplicate registry")
+	// ErrCycle is wrapped by [*CycleError].
+	ErrCycle = errors.New("circular dependency")
+	// ErrConflict is wrapped by [*ConflictError].
+	ErrConflict = errors.New("conflicting registries")
+	// ErrPackageJSONInvalid: the project's package.json cannot be parsed.
+	ErrPackageJSONInvalid = errors.New("package.json is not valid")
+	// ErrProjectInvalid: the project's jig.json cannot be parsed.
+	ErrProjectInvalid = errors.New("jig.json is not valid")
+	// ErrUnsafeTarget is wrapped when a target would be written outside
+	// the project (.., absolute paths, symlinks pointing outside). It also
+	// wraps [registry.ErrUnsafePath].
+	ErrUnsafeTarget = errors.New("unsafe target")
+	// ErrInvalidManifest: a registry's manifest cannot be applied.
+	ErrInvalidManifest = errors.New("invalid registry manifest")
+	// ErrScript: a custom merge script failed.
+	ErrScript = errors.New("custom merge script failed")
+)
+
+// CycleError reports a dependency cycle, e.g. "@main/a -> @main/b -> @main/a".
+type CycleError struct {
+	Path []string // canonical keys; the first and last are the same
+}
+
+func (e *CycleError) Error() string {
+	s := "circular dependency detected: "
+	for i, p := range e.Path {
+		if i > 0 {
+			s += " -> "
+		}
+		s += p
+	}
+	return s + "; remove one of these registryDependencies"
+}
+
+// Unwrap makes errors.Is(err, ErrCycle) true.
+func (e *CycleError) Unwrap() error { return ErrCycle }
+
+// ConflictError lists registries that declare each other as conflicting.
+type ConflictError struct {
+	Pairs [][2]string // {declaring registry, conflicting registry}
+}
+
+func (e *ConflictError) Error() string {
+	s := "conflicting registries detected:"
+	for _, p := range e.Pairs {
+		s += fmt.Sprintf("\n  - %s conflicts with %s", p[0], p[1])
+	}
+	return s + "\nchoose one of each pair"
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// Event is a progress notice sent to the [WithProgress] callback.
+type Event struct {
+	// Stage is "preset", "manifest", "files", "script" or "write".
+	Stage string
+	// Message is one human-readable line.
+	Message string
+}
+
+type options struct {
+	concurrency   int
+	allowScripts  bool
+	node          string
+	scriptTimeout time.Duration
+	progress      func(Event)
+	beforeWrite   func(target string) error // tests only
+}
+
+// Option configures an [Engine].
+type Option func(*options) error
+
+// WithConcurrency bounds the number of fetches in flight. The default is 16.
+func WithConcurrency(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("apply: concurrency %d must be at least 1", n)
+		}
+		o.concurrency = n
+		return nil
+	}
+}
+
+// WithAllowScripts lets files with a custom merge strategy run their
+// JavaScript merge script with node. Scripts run with the user's rights, so
+// this must only follow an explicit request (--allow-scripts). The default
+// is false: such files are skipped with a warning.
+func WithAllowScripts(allow bool) Option {
+	return func(o *options) error { o.allowScripts = allow; return nil }
+}
+
+// WithNode sets the node executable used for custom merge scripts. The
+// default is "node" found on PATH.
+func WithNode(path string) Option {
+	return func(o *options) error {
+		if path == "" {
+			return errors.New("apply: node path is empty")
+		}
+		o.node = path
+		return nil
+	}
+}
+
+// WithScriptTimeout bounds each custom merge script's run time. The default
+// is 30 seconds.
+func WithScriptTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("apply: script timeout %v must be positive", d)
+		}
+		o.scriptTimeout = d
+		return nil
+	}
+}
+
+// WithProgress receives progress events. It may be called from several
+// goroutines at once. The default discards them.
+func WithProgress(f func(Event)) Option {
+	return func(o *options) error { o.progress = f; return nil }
+}
+
+// Engine plans and applies registries to project directories. It is safe
+// for concurrent use.
+type Engine struct {
+	src  Source
+	opts options
+}
+
+// New returns an engine that fetches from src.
+func New(src Source, opts ...Option) (*Engine, error) {
+	if src == nil {
+		return nil, errors.New("apply: source is nil")
+	}
+	o := options{concurrency: 16, node: "node", scriptTimeout: 30 * time.Second}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	return &Engine{src: src, opts: o}, nil
+}
+
+func (e *Engine) progress(stage, format string, args ...any) {
+	if e.opts.progress != nil {
+		e.opts.progress(Event{Stage: stage, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// Mode says whether a request creates a project or extends one.
+type Mode string
+
+// The modes of a [Request].
+const (
+	// ModeInit applies a template (a preset or one registry) to a new or
+	// existing directory and records the template in jig.json.
+	ModeInit Mode = "init"
+	// ModeAdd applies one registry to an existing project; presets are
+	// refused and an installed registry changes nothing.
+	ModeAdd Mode = "add"
+)
+
+// Request describes what to apply where.
+type Request struct {
+	// Dir is the project directory. For [ModeInit] it is created when
+	// missing.
+	Dir string
+	// Template is the identifier as typed: "@presets/node",
+	// "quality/eslint:js", "@main/runtimes/node@1.0.0".
+	Template string
+	// Mode is [ModeInit] or [ModeAdd]. The zero value means [ModeAdd].
+	Mode Mode
+	// Name is the project name written to jig.json and a new package.json.
+	// The default is the base name of Dir.
+	Name string
+}
+
+// Run plans req and, unless dryRun is set, applies the plan. It returns the
+// plan either way.
+func (e *Engine) Run(ctx context.Context, req Request, dryRun bool) (*Plan, error) {
+	p, err := e.Plan(ctx, req)
+	if err != nil || dryRun {
+		return p, err
+	}
+	return p, e.Apply(ctx, p)
+}

@@ -1,0 +1,22 @@
+// Package apply is jig's apply engine: it resolves a template (a preset or
+// one registry) and its registryDependencies, plans every file, package.json
+// and jig.json change in memory, and writes the plan atomically with full
+// roll-back. It is what "jig init" and "jig add" run, usable from Go without
+// the CLI:
+//
+//	eng, err := apply.New(sources) // any [Source], e.g. *registryclient.Sources
+//	plan, err := eng.Run(ctx, apply.Request{Dir: "demo", Template: "@presets/node", Mode: apply.ModeInit}, false)
+//
+// Fetches are concurrent and bounded: a preset's members in parallel, then
+// each dependency level in parallel, then every file in one parallel round,
+// so the number of sequential round trips is the depth of the dependency
+// graph plus two, not the number of files.
+//
+// Safety: targets are checked with [registry.CleanTarget] and against
+// symlinks that lead outside the project; nothing is written until the
+// whole plan is computed; each file is written atomically; a failure rolls
+// back every file already written. Custom merge scripts run only with
+// [WithAllowScripts].
+//
+// [Install] and [GitInit] run the project's package manager and git.
+package apply

@@ -1,0 +1,125 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// CommandError is a failed external command (package manager, git). Its
+// message names the command to run by hand.
+type CommandError struct {
+	Command string // e.g. "npm install"
+	Dir     string
+	Output  string // the tail of the command's output
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	s := fmt.Sprintf("%s failed: %v", e.Command, e.Err)
+	if e.Output != "" {
+		s += "\n" + e.Output
+	}
+	return s + fmt.Sprintf("\nrun %q in %s by hand", e.Command, e.Dir)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// DetectPackageManager returns the package manager a project uses: the
+// name in package.json's packageManager field ("pnpm@9.1.0" → "pnpm"),
+// else the first lockfile found (pnpm-lock.yaml, yarn.lock,
+// bun.lockb or bun.lock, package-lock.json), else "npm".
+func DetectPackageManager(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+		var pj struct {
+			PackageManager string `json:"packageManager"`
+		}
+		if json.Unmarshal(b, &pj) == nil && pj.PackageManager != "" {
+			name, _, _ := strings.Cut(pj.PackageManager, "@")
+			switch name {
+			case "npm", "pnpm", "yarn", "bun":
+				return name
+			}
+		}
+	}
+	for _, l := range []struct{ file, pm string }{
+		{"pnpm-lock.yaml", "pnpm"}, {"yarn.lock", "yarn"}, {"bun.lockb", "bun"}, {"bun.lock", "bun"}, {"package-lock.json", "npm"},
+	} {
+		if _, err := os.Stat(filepath.Join(dir, l.file)); err == nil {
+			return l.pm
+		}
+	}
+	return "npm"
+}
+
+// Install runs "<package manager> install" in dir and returns the package
+// manager used. A failure is a [*CommandError].
+func Install(ctx context.Context, dir string) (string, error) {
+	pm := DetectPackageManager(dir)
+	return pm, run(ctx, dir, pm, "install")
+}
+
+// InGitRepo reports whether dir is inside a git work tree.
+func InGitRepo(ctx context.Context, dir string) bool {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// GitInit runs "git init" and makes a first commit of everything in dir,
+// unless dir is already inside a git repository (then it does nothing and
+// reports false). A failure is a [*CommandError].
+func GitInit(ctx context.Context, dir string) (bool, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return false, &CommandError{Command: "git init", Dir: dir, Err: errors.New("git was not found on PATH")}
+	}
+	if InGitRepo(ctx, dir) {
+		return false, nil
+	}
+	if err := run(ctx, dir, "git", "init", "-q"); err != nil {
+		return false, err
+	}
+	if err := run(ctx, dir, "git", "add", "-A"); err != nil {
+		return true, err
+	}
+	if err := run(ctx, dir, "git", "commit", "-q", "-m", "Initial commit from jig"); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+// commandLine renders a command for people to copy, quoting arguments
+// with spaces.
+func commandLine(name string, args []string) string {
+	parts := []string{name}
+	for _, a := range args {
+		if strings.ContainsAny(a, " \t\"'") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func run(ctx context.Context, dir, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tail := strings.TrimSpace(out.String())
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return &CommandError{Command: commandLine(name, args), Dir: dir, Output: tail, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package apply
+
+import (
+	"fmt"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// checkPackageJSON is the preflight check of an existing package.json.
+func checkPackageJSON(b []byte) error {
+	if err := registry.CheckPackageJSON(b); err != nil {
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+	}
+	return nil
+}
+
+// planPackageJSON combines the registries' npm ranges and scripts and
+// updates package.json in the running state.
+func (pl *planner) planPackageJSON(nodes []*node, name string) error {
+	type pooled struct {
+		reqs    []registry.RangeRequest
+		runtime bool
+	}
+	pool := map[string]*pooled{}
+	var names []string
+	add := func(n *node, deps map[string]string, runtime bool) {
+		for _, pkg := range sortedKeys(deps) {
+			p := pool[pkg]
+			if p == nil {
+				p = &pooled{}
+				pool[pkg] = p
+				names = append(names, pkg)
+			}
+			p.reqs = append(p.reqs, registry.RangeRequest{Range: deps[pkg], Priority: n.raw.Priority, From: n.key})
+			p.runtime = p.runtime || runtime
+		}
+	}
+	var scripts []registry.Script
+	var from []string
+	for _, n := range nodes {
+		if len(n.m.Dependencies)+len(n.m.DevDependencies)+len(n.m.Scripts) > 0 {
+			from = append(from, n.key)
+		}
+		add(n, n.m.Dependencies, true)
+		add(n, n.m.DevDependencies, false)
+		for _, k := range sortedKeys(n.m.Scripts) {
+			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
+		}
+	}
+	if len(names) == 0 && len(scripts) == 0 {
+		return nil
+	}
+	u := registry.PackageUpdate{Name: name, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	for _, pkg := range names {
+		p := pool[pkg]
+		rng, winner, conflict := registry.CombineRanges(p.reqs...)
+		if conflict {
+			pl.plan.Warnings = append(pl.plan.Warnings, noteRangeConflict(pkg, p.reqs, winner))
+		}
+		if p.runtime {
+			u.Dependencies[pkg] = rng
+		} else {
+			u.DevDependencies[pkg] = rng
+		}
+	}
+	st, err := pl.state("package.json")
+	if err != nil {
+		return err
+	}
+	out, changes, err := registry.UpdatePackageJSON(st.cur, st.exists || st.touched, u)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+	}
+	for _, c := range changes {
+		pl.plan.Packages = append(pl.plan.Packages, PackageChange{Name: c.Name, Range: c.Range, Previous: c.Previous, Dev: c.Dev, Action: PackageAction(c.Action)})
+	}
+	st.cur = out
+	st.touched = true
+	if st.strategy == "" {
+		st.strategy = registry.StrategyJSON
+	}
+	for _, k := range from {
+		st.from = appendOnce(st.from, k)
+	}
+	return nil
+}

@@ -1,0 +1,661 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Action is what happens to one project file.
+type Action string
+
+// The file actions of a [Plan].
+const (
+	ActionCreate    Action = "create"
+	ActionModify    Action = "modify"
+	ActionUnchanged Action = "unchanged"
+	ActionSkip      Action = "skip"
+)
+
+// PackageAction is what happens to one package.json dependency.
+type PackageAction string
+
+// The dependency actions of a [Plan].
+const (
+	PackageAdded     PackageAction = "added"
+	PackageChanged   PackageAction = "changed"
+	PackageUnchanged PackageAction = "unchanged"
+)
+
+// Plan is everything a request will change, computed in memory before any
+// write. It encodes to the JSON document "--dry-run --json" prints.
+type Plan struct {
+	// Dir is the absolute project directory.
+	Dir string `json:"dir"`
+	// Mode is the request's mode.
+	Mode Mode `json:"mode"`
+	// Template is the requested identifier as typed.
+	Template string `json:"template"`
+	// Name is the project name.
+	Name string `json:"name"`
+	// AlreadyInstalled is set (to the installed pinned identifier) when
+	// [ModeAdd] was asked for a registry the project already has; the plan
+	// then changes nothing.
+	AlreadyInstalled string `json:"alreadyInstalled,omitempty"`
+	// Registries are the registries applied, in order.
+	Registries []PlannedRegistry `json:"registries"`
+	// Files are the project files the plan touches, package.json and
+	// jig.json included, in the order first touched.
+	Files []FileChange `json:"files"`
+	// Packages are the npm dependency changes, sorted by name.
+	Packages []PackageChange `json:"packages"`
+	// Warnings are non-fatal notices (skipped scripts, range conflicts).
+	Warnings []string `json:"warnings"`
+	// RoundTrips is the number of sequential fetch rounds the plan needed.
+	RoundTrips int `json:"roundTrips"`
+
+	writes     []pendingWrite
+	createRoot bool
+}
+
+// PlannedRegistry is one registry of a plan.
+type PlannedRegistry struct {
+	// ID is the version-pinned identifier, e.g. "@main/quality/eslint@1.0.0".
+	ID string `json:"id"`
+	// Key is the canonical key, e.g. "@main/quality/eslint".
+	Key string `json:"key"`
+	// Version is the applied version.
+	Version string `json:"version"`
+	// Language is the language variant applied.
+	Language registry.Language `json:"language"`
+	// Type and Priority are the manifest's.
+	Type     registry.Type `json:"type"`
+	Priority int           `json:"priority"`
+	// Level is the dependency level (0: no dependencies).
+	Level int `json:"level"`
+	// Requested is true for the template or the preset's members, false
+	// for registries pulled in as dependencies.
+	Requested bool `json:"requested"`
+	// Files are the targets the registry writes.
+	Files []string `json:"files"`
+	// Dependencies are the npm packages it asks for.
+	Dependencies []Dependency `json:"dependencies,omitempty"`
+	// RegistryDependencies are the registries it depends on.
+	RegistryDependencies []string `json:"registryDependencies,omitempty"`
+}
+
+// Dependency is an npm package a registry asks for.
+type Dependency struct {
+	Name  string `json:"name"`
+	Range string `json:"range"`
+	Dev   bool   `json:"dev"`
+}
+
+// FileChange is what happens to one project file. Strategy is the merge
+// strategy used (empty for skipped files), From the registries (keys) that
+// contributed and Reason why a file is skipped.
+type FileChange struct {
+	Target   string            `json:"target"`
+	Action   Action            `json:"action"`
+	Strategy registry.Strategy `json:"strategy,omitempty"`
+	From     []string          `json:"from,omitempty"` // registries (keys) that contributed
+	Reason   string            `json:"reason,omitempty"`
+	Mode     fs.FileMode       `json:"-"`
+	Language registry.Language `json:"-"`
+}
+
+// PackageChange is what happens to one package.json dependency.
+type PackageChange struct {
+	Name     string        `json:"name"`
+	Range    string        `json:"range"`
+	Previous string        `json:"previous,omitempty"`
+	Dev      bool          `json:"dev"`
+	Action   PackageAction `json:"action"`
+}
+
+// Summary counts a plan's changes.
+type Summary struct {
+	Registries                              int
+	Created, Modified, Unchanged, Skipped   int
+	DependenciesAdded, DevDependenciesAdded int
+	DependenciesChanged                     int
+}
+
+// Summary counts the plan's file and dependency changes.
+func (p *Plan) Summary() Summary {
+	s := Summary{Registries: len(p.Registries)}
+	for _, f := range p.Files {
+		switch f.Action {
+		case ActionCreate:
+			s.Created++
+		case ActionModify:
+			s.Modified++
+		case ActionUnchanged:
+			s.Unchanged++
+		case ActionSkip:
+			s.Skipped++
+		}
+	}
+	for _, d := range p.Packages {
+		switch {
+		case d.Action == PackageAdded && d.Dev:
+			s.DevDependenciesAdded++
+		case d.Action == PackageAdded:
+			s.DependenciesAdded++
+		case d.Action == PackageChanged:
+			s.DependenciesChanged++
+		}
+	}
+	return s
+}
+
+// Changes reports whether applying the plan writes anything.
+func (p *Plan) Changes() bool { return len(p.writes) > 0 }
+
+// fileState tracks one target while the plan is built.
+type fileState struct {
+	target     string
+	real       string // absolute path, symlinks resolved
+	exists     bool
+	orig       []byte
+	mode       fs.FileMode
+	cur        []byte
+	touched    bool
+	executable bool
+	strategy   registry.Strategy
+	from       []string
+	skipReason string
+}
+
+type planner struct {
+	e       *Engine
+	root    string // absolute, symlinks of existing parts resolved
+	files   map[string]*fileState
+	order   []string
+	plan    *Plan
+	scripts map[string]*fetched
+}
+
+// fetched is a downloaded file.
+type fetched struct {
+	data []byte
+}
+
+// Plan resolves req and computes every change in memory. Nothing is written.
+func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
+	if req.Mode == "" {
+		req.Mode = ModeAdd
+	}
+	if req.Mode != ModeInit && req.Mode != ModeAdd {
+		return nil, fmt.Errorf("apply: unknown mode %q", req.Mode)
+	}
+	if req.Dir == "" {
+		return nil, errors.New("apply: project directory is empty")
+	}
+	abs, err := filepath.Abs(req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	tid, err := registry.ParseID(req.Template)
+	if err != nil {
+		return nil, err
+	}
+	if tid.IsPreset() && req.Mode == ModeAdd {
+		return nil, fmt.Errorf("%w: %s is a preset; use \"jig init -t %s\" or add its registries one by one", ErrPresetNotAllowed, req.Template, tid.Key())
+	}
+	root, err := resolveExisting(abs)
+	if err != nil {
+		return nil, err
+	}
+	name := req.Name
+	if name == "" {
+		name = filepath.Base(abs)
+	}
+	p := &Plan{Dir: abs, Mode: req.Mode, Template: req.Template, Name: name, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}}
+	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
+	if fi, err := os.Stat(abs); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) || req.Mode != ModeInit {
+			return nil, fmt.Errorf("project directory: %w", err)
+		}
+		p.createRoot = true
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("project directory %s is not a directory", abs)
+	}
+
+	// Preflight: the project's own files must parse before anything else.
+	proj, err := pl.loadProject(name)
+	if err != nil {
+		return nil, err
+	}
+	pkgState, err := pl.state("package.json")
+	if err != nil {
+		return nil, err
+	}
+	if pkgState.exists {
+		if err := checkPackageJSON(pkgState.orig); err != nil {
+			return nil, err
+		}
+	}
+
+	projectLang := proj.Language
+	if req.Mode == ModeInit && !tid.IsPreset() && tid.Language != "" {
+		projectLang = tid.Language
+	}
+	var installed []registry.ID
+	for _, it := range proj.Items {
+		if id, err := registry.ParseID(it); err == nil {
+			installed = append(installed, id)
+		}
+	}
+	if req.Mode == ModeAdd {
+		if have, ok := proj.HasItem(tid); ok {
+			p.AlreadyInstalled = have.String()
+			return p, nil
+		}
+	}
+
+	var roots []registry.ID
+	if tid.IsPreset() {
+		e.progress("preset", "fetching preset %s", tid.Key())
+		pr, err := e.src.Preset(ctx, tid.Name())
+		if err != nil {
+			return nil, fmt.Errorf("fetching preset %s: %w", tid.Key(), err)
+		}
+		p.RoundTrips++
+		for _, r := range pr.Registries {
+			id, err := registry.ParseID(r)
+			if err != nil {
+				return nil, fmt.Errorf("preset %s: %w", tid.Key(), err)
+			}
+			if id.IsPreset() {
+				return nil, fmt.Errorf("preset %s: member %s is a preset; presets cannot nest", tid.Key(), r)
+			}
+			roots = append(roots, id)
+		}
+	} else {
+		roots = []registry.ID{tid}
+	}
+	// Members already installed (init over an existing project) are kept.
+	var fresh []registry.ID
+	for _, id := range roots {
+		if have, ok := proj.HasItem(id); ok {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is already installed (%s); skipped", id.Key(), have))
+			continue
+		}
+		fresh = append(fresh, id)
+	}
+	res, err := e.resolve(ctx, fresh, projectLang, installed)
+	if err != nil {
+		return nil, err
+	}
+	p.RoundTrips += res.rounds
+	p.Warnings = append(p.Warnings, res.warnings...)
+
+	blobs, rounds, err := pl.fetchFiles(ctx, res.nodes)
+	if err != nil {
+		return nil, err
+	}
+	p.RoundTrips += rounds
+
+	perReg := map[string][]string{}
+	for _, n := range res.nodes {
+		targets, err := pl.applyFiles(ctx, n, blobs)
+		if err != nil {
+			return nil, err
+		}
+		perReg[n.key] = targets
+	}
+	if err := pl.planPackageJSON(res.nodes, name); err != nil {
+		return nil, err
+	}
+	for _, n := range res.nodes {
+		pr := PlannedRegistry{
+			ID: n.key + "@" + n.raw.Version, Key: n.key, Version: n.raw.Version, Language: n.lang,
+			Type: n.raw.Type, Priority: n.raw.Priority, Level: n.level, Requested: n.requested,
+			Files: perReg[n.key], RegistryDependencies: n.raw.RegistryDependencies,
+		}
+		if pr.Files == nil {
+			pr.Files = []string{}
+		}
+		for _, name := range sortedKeys(n.m.Dependencies) {
+			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.Dependencies[name]})
+		}
+		for _, name := range sortedKeys(n.m.DevDependencies) {
+			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.DevDependencies[name], Dev: true})
+		}
+		p.Registries = append(p.Registries, pr)
+	}
+	if err := pl.planProject(proj, req, tid, projectLang, res.nodes, perReg); err != nil {
+		return nil, err
+	}
+	pl.finish()
+	return p, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// state returns the tracked state of a clean target, reading the existing
+// file on first use.
+func (pl *planner) state(target string) (*fileState, error) {
+	if st := pl.files[target]; st != nil {
+		return st, nil
+	}
+	real, err := resolveTarget(pl.root, target)
+	if err != nil {
+		return nil, err
+	}
+	st := &fileState{target: target, real: real}
+	fi, err := os.Lstat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", target, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
+	default:
+		b, err := os.ReadFile(real)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", target, err)
+		}
+		st.exists, st.orig, st.cur, st.mode = true, b, b, fi.Mode().Perm()
+	}
+	pl.files[target] = st
+	pl.order = append(pl.order, target)
+	return st, nil
+}
+
+func (pl *planner) loadProject(name string) (*registry.Project, error) {
+	st, err := pl.state(registry.ProjectFile)
+	if err != nil {
+		return nil, err
+	}
+	if !st.exists {
+		return &registry.Project{Schema: registry.ProjectSchemaURL, Name: name}, nil
+	}
+	proj, err := registry.ParseProject(st.orig)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w; fix it or move it away", ErrProjectInvalid, err)
+	}
+	return proj, nil
+}
+
+type blobKey struct{ reg, path string }
+
+// fetchFiles downloads every file the registries need, in one concurrent
+// round.
+func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][]byte, int, error) {
+	out := map[blobKey][]byte{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(pl.e.opts.concurrency)
+	n := 0
+	for _, nd := range nodes {
+		pinned := nd.id.WithVersion(nd.raw.Version)
+		pinned.Language = ""
+		want := map[string]bool{}
+		for _, f := range nd.m.Files {
+			custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
+			if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
+				want[registry.NormalizeFilePath(f.Path)] = true
+			}
+			if custom && pl.e.opts.allowScripts && f.Type != registry.FileAsset {
+				want[registry.NormalizeFilePath(f.MergeStrategy.Script)] = true
+			}
+		}
+		for path := range want {
+			n++
+			g.Go(func() error {
+				b, err := pl.e.src.File(gctx, pinned, path)
+				if err != nil {
+					return fmt.Errorf("fetching file %s of %s: %w", path, pinned, err)
+				}
+				mu.Lock()
+				out[blobKey{nd.key, path}] = b
+				mu.Unlock()
+				return nil
+			})
+		}
+	}
+	if n == 0 {
+		return out, 0, nil
+	}
+	pl.e.progress("files", "downloading %d file(s)", n)
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	return out, 1, nil
+}
+
+// applyFiles merges one registry's files into the running state.
+func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]byte) ([]string, error) {
+	var targets []string
+	for _, f := range n.m.Files {
+		target, err := registry.CleanTarget(f.Target)
+		if err != nil {
+			return nil, fmt.Errorf("%w: registry %s writes outside the project, so nothing was written: %w", ErrUnsafeTarget, n.key, err)
+		}
+		st, err := pl.state(target)
+		if err != nil {
+			return nil, fmt.Errorf("registry %s: %w", n.key, err)
+		}
+		targets = append(targets, target)
+		var incoming []byte
+		asset := f.Type == registry.FileAsset && f.Path != ""
+		switch {
+		case asset:
+			incoming = blobs[blobKey{n.key, registry.NormalizeFilePath(f.Path)}]
+		case f.Content != nil:
+			incoming = []byte(*f.Content)
+		case f.Path != "":
+			incoming = blobs[blobKey{n.key, registry.NormalizeFilePath(f.Path)}]
+		default:
+			pl.skip(st, n.key, "the registry gives neither content nor path")
+			continue
+		}
+		strategy := registry.StrategyFor(target, f.MergeStrategy)
+		exists := st.exists || st.touched
+		var out []byte
+		switch {
+		case asset:
+			strategy = registry.StrategyOverwrite
+			out = incoming
+		case strategy == registry.StrategyCustom:
+			if !pl.e.opts.allowScripts {
+				pl.skip(st, n.key, "its merge strategy runs a script from the registry")
+				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("skipped %s: %s uses a custom merge script; re-run with --allow-scripts to run it with node", target, n.key))
+				continue
+			}
+			script := blobs[blobKey{n.key, registry.NormalizeFilePath(f.MergeStrategy.Script)}]
+			pl.e.progress("script", "running merge script %s of %s for %s", f.MergeStrategy.Script, n.key, target)
+			var cur []byte
+			if exists {
+				cur = st.cur
+			}
+			res, err := pl.e.runScript(ctx, script, f.MergeStrategy.Script, target, cur, exists, incoming, n.lang)
+			if err != nil {
+				return nil, fmt.Errorf("registry %s, file %s: %w", n.key, target, err)
+			}
+			for _, w := range res.Warnings {
+				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("%s (%s): %s", target, n.key, w))
+			}
+			out = []byte(res.Content)
+		default:
+			out, err = registry.Merge(strategy, st.cur, exists, incoming)
+			if err != nil {
+				return nil, fmt.Errorf("registry %s, file %s: %w", n.key, target, err)
+			}
+		}
+		st.cur = out
+		st.touched = true
+		st.skipReason = ""
+		st.strategy = strategy
+		st.executable = st.executable || f.Executable
+		st.from = appendOnce(st.from, n.key)
+	}
+	return targets, nil
+}
+
+func (pl *planner) skip(st *fileState, from, reason string) {
+	if !st.touched {
+		st.skipReason = reason
+		st.from = appendOnce(st.from, from)
+	}
+}
+
+func appendOnce(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// planProject updates jig.json: template, language, items and installed.
+func (pl *planner) planProject(proj *registry.Project, req Request, tid registry.ID, projectLang registry.Language, nodes []*node, perReg map[string][]string) error {
+	if len(nodes) == 0 && pl.files[registry.ProjectFile].exists && req.Mode == ModeAdd {
+		return nil
+	}
+	st := pl.files[registry.ProjectFile]
+	if st.touched {
+		// A registry merged something into jig.json; start from that.
+		p2, err := registry.ParseProject(st.cur)
+		if err != nil {
+			return fmt.Errorf("%w: after merging registry files: %w", ErrProjectInvalid, err)
+		}
+		proj = p2
+	}
+	if proj.Schema == "" {
+		proj.Schema = registry.ProjectSchemaURL
+	}
+	if proj.Name == "" {
+		proj.Name = pl.plan.Name
+	}
+	if req.Mode == ModeInit {
+		proj.Template = req.Template
+		if !tid.IsPreset() && tid.Language != "" {
+			proj.Language = projectLang
+		}
+	}
+	if proj.Installed == nil {
+		proj.Installed = map[string]registry.Installed{}
+	}
+	for _, n := range nodes {
+		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version, Language: n.id.Language}
+		if _, ok := proj.HasItem(id); !ok {
+			proj.Items = append(proj.Items, id.String())
+		}
+		files := map[string]string{}
+		for _, t := range perReg[n.key] {
+			if fst := pl.files[t]; fst.touched {
+				files[t] = hashOf(fst.cur)
+			}
+		}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Files: files}
+	}
+	b, err := proj.Marshal()
+	if err != nil {
+		return err
+	}
+	if st.exists && jsonSame(st.cur, b) {
+		return nil
+	}
+	st.cur = b
+	st.touched = true
+	st.strategy = registry.StrategyJSON
+	st.from = appendOnce(st.from, "jig")
+	return nil
+}
+
+func jsonSame(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+func hashOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// finish turns the file states into file changes and pending writes.
+// jig.json is written last, package.json just before it.
+func (pl *planner) finish() {
+	rank := func(t string) int {
+		switch t {
+		case registry.ProjectFile:
+			return 2
+		case "package.json":
+			return 1
+		}
+		return 0
+	}
+	order := append([]string(nil), pl.order...)
+	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
+	for _, t := range order {
+		st := pl.files[t]
+		if !st.touched {
+			if st.skipReason != "" {
+				pl.plan.Files = append(pl.plan.Files, FileChange{Target: t, Action: ActionSkip, From: st.from, Reason: st.skipReason})
+			}
+			continue
+		}
+		mode := st.mode
+		if !st.exists {
+			mode = 0o644
+		}
+		if st.executable {
+			mode = 0o755
+		}
+		fc := FileChange{Target: t, Strategy: st.strategy, From: st.from, Mode: mode}
+		switch {
+		case !st.exists:
+			fc.Action = ActionCreate
+		case !bytes.Equal(st.orig, st.cur) || mode != st.mode:
+			fc.Action = ActionModify
+		default:
+			fc.Action = ActionUnchanged
+		}
+		pl.plan.Files = append(pl.plan.Files, fc)
+		if fc.Action != ActionUnchanged {
+			pl.plan.writes = append(pl.plan.writes, pendingWrite{
+				target: t, real: st.real, data: st.cur, mode: mode,
+				existed: st.exists, orig: st.orig, origMode: st.mode,
+			})
+		}
+	}
+}
+
+// noteRangeConflict formats the warning for an npm range conflict.
+func noteRangeConflict(pkg string, reqs []registry.RangeRequest, winner registry.RangeRequest) string {
+	var parts []string
+	for _, r := range reqs {
+		parts = append(parts, fmt.Sprintf("%s wants %s", r.From, r.Range))
+	}
+	return fmt.Sprintf("npm package %s: incompatible ranges (%s); using %s from %s (lowest priority number)", pkg, strings.Join(parts, ", "), winner.Range, winner.From)
+}

@@ -1,0 +1,39 @@
+package apply
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzResolveTarget checks the no-escape property: whatever the target, a
+// resolved path stays inside the project, also with a symlink pointing out
+// of it and one pointing back in.
+func FuzzResolveTarget(f *testing.F) {
+	for _, s := range []string{"a.txt", "src/index.ts", "../x", "/etc/passwd", "out/x", "out/../y", "in/file", "a/./b", "C:/x", "a\\b", "", "."} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	root := filepath.Join(base, "project")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "real")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "in")); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		got, err := resolveTarget(root, target)
+		if err != nil {
+			return // refused (ErrUnsafeTarget) or not checkable (e.g. a name too long)
+		}
+		if !within(root, got) || got == root {
+			t.Fatalf("resolveTarget(%q) = %q, outside %q", target, got, root)
+		}
+	})
+}

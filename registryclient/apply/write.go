@@ -1,0 +1,255 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// pendingWrite is one file a plan writes.
+type pendingWrite struct {
+	target   string
+	real     string
+	data     []byte
+	mode     fs.FileMode
+	existed  bool
+	orig     []byte
+	origMode fs.FileMode
+}
+
+// resolveExisting returns p (absolute) with the symlinks of its existing
+// leading part resolved; missing trailing parts are kept as they are.
+func resolveExisting(p string) (string, error) {
+	var rest []string
+	cur := p
+	for {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{r}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
+	}
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || filepath.IsAbs(rel) {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolveTarget maps a clean target onto the disk below root, following
+// symlinks component by component. A symlink that points outside root, or
+// that dangles, is refused with [ErrUnsafeTarget].
+func resolveTarget(root, target string) (string, error) {
+	if _, err := registry.CleanTarget(target); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+	}
+	segs := strings.Split(target, "/")
+	cur := root
+	for i, seg := range segs {
+		next := filepath.Join(cur, seg)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(append([]string{next}, segs[i+1:]...)...), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("checking %s: %w", target, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			r, err := filepath.EvalSymlinks(next)
+			if err != nil {
+				return "", fmt.Errorf("%w: target %s: %s is a symlink that cannot be resolved: %w", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), err)
+			}
+			if !within(root, r) {
+				return "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
+			}
+			next = r
+		}
+		cur = next
+	}
+	if cur == root {
+		return "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
+	}
+	return cur, nil
+}
+
+// undo restores one written file.
+type undo struct {
+	w pendingWrite
+}
+
+// Apply writes a plan. Every file is written atomically (a temporary file in
+// the same directory, then a rename). If any write fails, every file
+// already written is restored (its old bytes and mode, or removed when it
+// was new), created directories are removed, and the project is left as it
+// was; the returned error says what failed. A plan whose files changed on
+// disk since it was made is refused.
+func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
+	if p == nil || len(p.writes) == 0 {
+		return nil
+	}
+	root, rerr := resolveExisting(p.Dir)
+	if rerr != nil {
+		return rerr
+	}
+	var done []undo
+	var dirs []string
+	defer func() {
+		if err == nil {
+			return
+		}
+		var failed []string
+		for i := len(done) - 1; i >= 0; i-- {
+			w := done[i].w
+			var rbErr error
+			if w.existed {
+				rbErr = writeAtomic(w.real, w.orig, w.origMode)
+			} else {
+				rbErr = os.Remove(w.real)
+			}
+			if rbErr != nil && !errors.Is(rbErr, fs.ErrNotExist) {
+				failed = append(failed, fmt.Sprintf("%s: %v", w.target, rbErr))
+			}
+		}
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = os.Remove(dirs[i]) // only empty directories go
+		}
+		if len(failed) > 0 {
+			err = fmt.Errorf("%w; rolling back also failed for: %s", err, strings.Join(failed, "; "))
+		} else {
+			err = fmt.Errorf("%w; every change was rolled back", err)
+		}
+	}()
+	if p.createRoot {
+		created, err := mkdirAll(p.Dir)
+		dirs = append(dirs, created...)
+		if err != nil {
+			return fmt.Errorf("creating project directory: %w", err)
+		}
+		if root, err = filepath.EvalSymlinks(p.Dir); err != nil {
+			return err
+		}
+	}
+	for _, w := range p.writes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		real, err := resolveTarget(root, w.target)
+		if err != nil {
+			return err
+		}
+		w.real = real
+		if err := checkUnchanged(w); err != nil {
+			return err
+		}
+		created, err := mkdirAll(filepath.Dir(real))
+		dirs = append(dirs, created...)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", w.target, err)
+		}
+		if e.opts.beforeWrite != nil {
+			if err := e.opts.beforeWrite(w.target); err != nil {
+				return fmt.Errorf("writing %s: %w", w.target, err)
+			}
+		}
+		if err := writeAtomic(real, w.data, w.mode); err != nil {
+			return fmt.Errorf("writing %s: %w", w.target, err)
+		}
+		done = append(done, undo{w: w})
+		e.progress("write", "wrote %s", w.target)
+	}
+	return nil
+}
+
+// checkUnchanged refuses to write over a file that changed since planning.
+func checkUnchanged(w pendingWrite) error {
+	b, err := os.ReadFile(w.real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if w.existed {
+			return fmt.Errorf("%s was removed while the plan was made; run the command again", w.target)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", w.target, err)
+	case !w.existed:
+		return fmt.Errorf("%s appeared while the plan was made; run the command again", w.target)
+	case !bytes.Equal(b, w.orig):
+		return fmt.Errorf("%s changed while the plan was made; run the command again", w.target)
+	}
+	return nil
+}
+
+// mkdirAll creates dir and its missing parents, returning the directories
+// it created, outermost first.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var created []string
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return created, err
+		}
+		created = append(created, d)
+	}
+	return created, nil
+}
+
+// writeAtomic writes data to a temporary file next to path and renames it
+// into place, with the given mode.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".jig-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}

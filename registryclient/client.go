@@ -1,0 +1,568 @@
+package registryclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Client reads from one registry server. It is safe for concurrent use.
+// Build it with [New] or [*Config.Client].
+type Client struct {
+	base    *url.URL
+	baseStr string // base without user info or trailing slash, for messages
+	opts    options
+	hc      *http.Client
+}
+
+// New returns a client for the registry server at baseURL, an absolute
+// http:// or https:// URL, optionally with a path prefix
+// ("https://example.com/registry"). It may not carry a query or fragment.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	c := &Client{base: u, opts: o}
+	disp := *u
+	disp.User = nil
+	c.baseStr = strings.TrimRight(disp.String(), "/")
+
+	var hc http.Client
+	if o.httpClient != nil {
+		hc = *o.httpClient
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = proxyFromEnvironment()
+		hc.Transport = tr
+	}
+	hc.Timeout = o.timeout
+	userCheck := hc.CheckRedirect
+	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !sameOrigin(req.URL, c.base) {
+			req.Header.Del("Authorization")
+			req.Header.Del("X-Registry-Token")
+			req.Header.Del("Proxy-Authorization")
+			for k := range c.opts.headers {
+				req.Header.Del(k)
+			}
+		}
+		if userCheck != nil {
+			return userCheck(req, via)
+		}
+		return nil
+	}
+	c.hc = &hc
+	return c, nil
+}
+
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("registryclient: invalid registry URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("registryclient: registry URL %q must be an absolute http:// or https:// URL", redactURL(u))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("registryclient: registry URL %q must not have a query or fragment", redactURL(u))
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// proxyFromEnvironment reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY (and their
+// lowercase forms) when the client is built, unlike http.ProxyFromEnvironment
+// which caches them for the life of the process.
+func proxyFromEnvironment() func(*http.Request) (*url.URL, error) {
+	f := httpproxy.FromEnvironment().ProxyFunc()
+	return func(r *http.Request) (*url.URL, error) { return f(r.URL) }
+}
+
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) &&
+		strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// BaseURL returns the server URL the client was built with, without user
+// info or a trailing slash.
+func (c *Client) BaseURL() string { return c.baseStr }
+
+// Namespace returns the namespace given with [WithNamespace], or "".
+func (c *Client) Namespace() string { return c.opts.namespace }
+
+// request describes one call. Only GET and HEAD are retried.
+type request struct {
+	method     string
+	path       string // escaped, starting with "/"
+	registry   string // what the request concerns, for errors
+	maxBytes   int64
+	header     http.Header
+	body       []byte
+	noRetry5xx bool
+	okStatuses []int // extra statuses whose body is returned without error
+	// timeout, when longer than the client's, replaces it for this request
+	// (uploads).
+	timeout time.Duration
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	url    string
+}
+
+func (c *Client) url(path string) string {
+	return strings.TrimRight(c.base.String(), "/") + path
+}
+
+// do sends r with retries and returns the response of a 2xx (or one of
+// r.okStatuses). Other statuses become a [*StatusError] (or
+// [*RateLimitError]); transport failures a [*NetworkError].
+func (c *Client) do(ctx context.Context, r request) (*response, error) {
+	if r.method == "" {
+		r.method = http.MethodGet
+	}
+	if r.maxBytes == 0 {
+		r.maxBytes = c.opts.maxJSONBytes
+	}
+	if r.registry == "" {
+		r.registry = c.opts.namespace
+	}
+	full := c.url(r.path)
+	shown := c.baseStr + r.path
+	idempotent := r.method == http.MethodGet || r.method == http.MethodHead
+	attempts := 1
+	if idempotent {
+		attempts += c.opts.retryMax
+	}
+	var lastErr error
+	for attempt := 0; attempt < attempts; attempt++ {
+		if attempt > 0 {
+			wait := c.backoff(attempt)
+			var rl *RateLimitError
+			if errors.As(lastErr, &rl) && rl.RetryAfter > 0 {
+				wait = rl.RetryAfter
+			}
+			if c.opts.retryNotify != nil {
+				c.opts.retryNotify(attempt, wait, lastErr)
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			case <-t.C:
+			}
+		}
+		resp, err, retry := c.once(ctx, r, full, shown)
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if !retry || ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, lastErr
+}
+
+// once sends one attempt; retry reports whether a later attempt may help.
+func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *response, _ error, retry bool) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, full, body)
+	if err != nil {
+		return nil, fmt.Errorf("registryclient: building request for %s: %w", shown, err), false
+	}
+	for k, v := range c.opts.headers {
+		req.Header.Set(k, v)
+	}
+	if c.opts.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.token)
+	}
+	if c.opts.userAgent != "" {
+		req.Header.Set("User-Agent", c.opts.userAgent)
+	}
+	for k, vs := range r.header {
+		req.Header[k] = vs
+	}
+	hc := c.hc
+	if r.timeout > 0 && hc.Timeout > 0 && r.timeout > hc.Timeout {
+		cp := *hc
+		cp.Timeout = r.timeout
+		hc = &cp
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err(), false
+		}
+		return nil, &NetworkError{Method: r.method, URL: shown, Err: unwrapURLError(err)}, true
+	}
+	defer res.Body.Close()
+	ok := res.StatusCode >= 200 && res.StatusCode < 300
+	for _, s := range r.okStatuses {
+		ok = ok || res.StatusCode == s
+	}
+	limit := r.maxBytes
+	if !ok && limit > 64<<10 {
+		limit = 64 << 10 // error bodies are small; never read a huge one
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err(), false
+		}
+		return nil, &NetworkError{Method: r.method, URL: shown, Err: fmt.Errorf("reading response: %w", unwrapURLError(err))}, true
+	}
+	if int64(len(data)) > limit {
+		if ok {
+			return nil, fmt.Errorf("%w: %s sent more than %s; the limit protects against runaway responses", ErrTooLarge, shown, humanBytes(r.maxBytes)), false
+		}
+		data = data[:limit]
+	}
+	if ok {
+		return &response{status: res.StatusCode, header: res.Header, body: data, url: shown}, nil, false
+	}
+	se := &StatusError{StatusCode: res.StatusCode, Registry: r.registry, URL: shown}
+	var eb struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(data, &eb) == nil {
+		se.Code, se.Message = eb.Code, eb.Message
+	}
+	switch {
+	case res.StatusCode == http.StatusTooManyRequests:
+		ra := parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+		rle := &RateLimitError{RetryAfter: ra, Err: se}
+		return nil, rle, ra <= c.opts.retryMaxWait
+	case res.StatusCode >= 500:
+		return &response{status: res.StatusCode, header: res.Header, body: data, url: shown}, se, !r.noRetry5xx
+	}
+	return nil, se, false
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.opts.retryBaseWait << (attempt - 1)
+	if d > c.opts.retryMaxWait || d <= 0 {
+		d = c.opts.retryMaxWait
+	}
+	if d > 1 {
+		d = d/2 + rand.N(d/2+1) // jitter in [d/2, d]
+	}
+	return d
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent or bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now).Round(time.Second)
+	}
+	return 0
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func (c *Client) getJSON(ctx context.Context, r request, v any) error {
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(resp.body, v); err != nil {
+		return fmt.Errorf("invalid JSON from %s: %w", resp.url, err)
+	}
+	return nil
+}
+
+// Namespaces lists the namespaces the caller may read, sorted.
+//
+// API: GET /namespaces
+func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
+	var body struct {
+		Namespaces []string `json:"namespaces"`
+	}
+	if err := c.getJSON(ctx, request{path: "/namespaces"}, &body); err != nil {
+		return nil, err
+	}
+	if body.Namespaces == nil {
+		body.Namespaces = []string{}
+	}
+	return body.Namespaces, nil
+}
+
+// Registries lists the registry paths in namespace ns ("build/rollup"),
+// sorted.
+//
+// API: GET /namespaces/:ns/registries
+func (c *Client) Registries(ctx context.Context, ns string) ([]string, error) {
+	if !registry.ValidNamespace(ns) {
+		return nil, fmt.Errorf("invalid namespace %q: it must start with @ and use lowercase letters, digits, - or _ (e.g. @main)", ns)
+	}
+	var body struct {
+		Registries []string `json:"registries"`
+	}
+	if err := c.getJSON(ctx, request{path: "/namespaces/" + url.PathEscape(ns) + "/registries", registry: ns}, &body); err != nil {
+		return nil, err
+	}
+	if body.Registries == nil {
+		body.Registries = []string{}
+	}
+	return body.Registries, nil
+}
+
+func registryPath(id registry.ID) (string, error) {
+	if !registry.ValidNamespace(id.Namespace) || !registry.ValidPath(id.Path) {
+		return "", fmt.Errorf("invalid registry identifier %q: %w", id.String(), registry.ErrInvalidID)
+	}
+	if id.IsPreset() {
+		return "", fmt.Errorf("%s names a preset; fetch it with Preset", id.Key())
+	}
+	var b strings.Builder
+	b.WriteString("/registries/")
+	b.WriteString(url.PathEscape(id.Namespace))
+	for _, s := range id.Segments() {
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(s))
+	}
+	if id.Version != "" {
+		if !registry.ValidVersion(id.Version) {
+			return "", fmt.Errorf("invalid version %q in %s: %w", id.Version, id.Key(), registry.ErrInvalidID)
+		}
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(id.Version))
+	}
+	return b.String(), nil
+}
+
+func idLabel(id registry.ID) string {
+	s := id.Key()
+	if id.Version != "" {
+		s += "@" + id.Version
+	}
+	return s
+}
+
+// Manifest fetches a registry's manifest: the latest version's when
+// id.Version is "", else that version's. The language suffix is ignored.
+//
+// API: GET /registries/@ns/<path> or GET /registries/@ns/<path>/<version>
+func (c *Client) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
+	p, err := registryPath(id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, request{path: p, registry: idLabel(id)})
+	if err != nil {
+		return nil, err
+	}
+	m, err := registry.ParseManifest(resp.body)
+	if err != nil {
+		return nil, fmt.Errorf("invalid manifest for %s from %s: %w", idLabel(id), resp.url, err)
+	}
+	return m, nil
+}
+
+// Versions lists a registry's published versions, newest first.
+//
+// API: GET /registries/@ns/<path>/versions
+func (c *Client) Versions(ctx context.Context, id registry.ID) ([]string, error) {
+	id.Version = ""
+	p, err := registryPath(id)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Versions []string `json:"versions"`
+	}
+	if err := c.getJSON(ctx, request{path: p + "/versions", registry: id.Key()}, &body); err != nil {
+		return nil, err
+	}
+	if body.Versions == nil {
+		body.Versions = []string{}
+	}
+	return body.Versions, nil
+}
+
+// File downloads one file of a registry version. id.Version is required;
+// path is a package file path (files[].path) and must pass
+// [registry.ValidFilePath]. The body is capped (see [WithMaxBodySize]).
+//
+// API: GET /registries/@ns/<path>/<version>/files/<file path>
+func (c *Client) File(ctx context.Context, id registry.ID, path string) ([]byte, error) {
+	if id.Version == "" {
+		return nil, fmt.Errorf("downloading %s from %s: a version is required", path, id.Key())
+	}
+	if !registry.ValidFilePath(path) {
+		return nil, fmt.Errorf("invalid file path %q in %s: %w", path, idLabel(id), registry.ErrUnsafePath)
+	}
+	p, err := registryPath(id)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString(p)
+	b.WriteString("/files")
+	for _, s := range strings.Split(registry.NormalizeFilePath(path), "/") {
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(s))
+	}
+	resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
+	if err != nil {
+		return nil, err
+	}
+	return resp.body, nil
+}
+
+// Preset fetches a preset by name ("node", or "@presets/node").
+//
+// API: GET /presets/:name
+func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, error) {
+	name = strings.TrimPrefix(name, registry.PresetNamespace+"/")
+	if !registry.ValidSegment(name) {
+		return nil, fmt.Errorf("invalid preset name %q: it must be lowercase kebab case, e.g. node-library", name)
+	}
+	resp, err := c.do(ctx, request{path: "/presets/" + name, registry: registry.PresetNamespace + "/" + name})
+	if err != nil {
+		return nil, err
+	}
+	p, err := registry.ParsePreset(resp.body)
+	if err != nil {
+		return nil, fmt.Errorf("invalid preset from %s: %w", resp.url, err)
+	}
+	return p, nil
+}
+
+// Schema fetches one of the server's JSON Schemas by file name
+// ("registry-item.json", "preset.json", "jig.json").
+//
+// API: GET /schemas/:file
+func (c *Client) Schema(ctx context.Context, name string) ([]byte, error) {
+	if name == "" || strings.ContainsAny(name, "/\\?#%") || name == "." || name == ".." {
+		return nil, fmt.Errorf("invalid schema name %q; expected a file name such as registry-item.json", name)
+	}
+	resp, err := c.do(ctx, request{path: "/schemas/" + url.PathEscape(name), registry: "schema " + name})
+	if err != nil {
+		return nil, err
+	}
+	return resp.body, nil
+}
+
+// Health is the server's health report.
+type Health struct {
+	// Status is "ok" or "error".
+	Status string `json:"status"`
+	// Checks are keyed by check name ("storage").
+	Checks map[string]HealthCheck `json:"checks,omitempty"`
+}
+
+// HealthCheck is one check of a [Health] report.
+type HealthCheck struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Health fetches the server's health report. When the server answers 503
+// with a report, both the report and a [*StatusError] are returned. A 503 is
+// not retried.
+//
+// API: GET /health
+func (c *Client) Health(ctx context.Context) (*Health, error) {
+	resp, err := c.do(ctx, request{path: "/health", noRetry5xx: true, okStatuses: []int{http.StatusServiceUnavailable}})
+	if err != nil {
+		return nil, err
+	}
+	var h Health
+	if err := json.Unmarshal(resp.body, &h); err != nil {
+		if resp.status != http.StatusOK {
+			return nil, &StatusError{StatusCode: resp.status, Registry: c.opts.namespace, URL: resp.url}
+		}
+		return nil, fmt.Errorf("invalid health report from %s: %w", resp.url, err)
+	}
+	if resp.status != http.StatusOK {
+		se := &StatusError{StatusCode: resp.status, Registry: c.opts.namespace, URL: resp.url, Message: "health status " + h.Status}
+		for name, chk := range h.Checks {
+			if chk.Error != "" {
+				se.Message += "; " + name + ": " + chk.Error
+			}
+		}
+		return &h, se
+	}
+	return &h, nil
+}

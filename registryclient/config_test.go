@@ -1,0 +1,319 @@
+package registryclient_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registryclient"
+)
+
+func ptr(s string) *string { return &s }
+
+func writeRC(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), ".jigrc")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		file    string // "" = no file
+		ns      string
+		want    registryclient.Entry
+		wantOK  bool
+		wantErr string
+	}{
+		{name: "missing file gives built-in main", ns: "@main", want: registryclient.Entry{URL: registryclient.DefaultRegistryURL}, wantOK: true},
+		{name: "missing file gives built-in presets", ns: "@presets", want: registryclient.Entry{URL: registryclient.DefaultRegistryURL}, wantOK: true},
+		{name: "missing file unknown namespace", ns: "@x"},
+		{name: "string entry", file: `{"registries":{"@oss":"https://oss.example.com"}}`, ns: "@oss", want: registryclient.Entry{URL: "https://oss.example.com"}, wantOK: true},
+		{name: "object entry", file: `{"registries":{"@co":{"url":"https://r.example.com","token":"t","headers":{"X-A":"1"}}}}`, ns: "@co",
+			want: registryclient.Entry{URL: "https://r.example.com", Token: "t", Headers: map[string]string{"X-A": "1"}}, wantOK: true},
+		{name: "file overrides built-in", file: `{"registries":{"@main":"http://127.0.0.1:9"}}`, ns: "@main", want: registryclient.Entry{URL: "http://127.0.0.1:9"}, wantOK: true},
+		{name: "no registries key", file: `{"other":1}`, ns: "@main", want: registryclient.Entry{URL: registryclient.DefaultRegistryURL}, wantOK: true},
+		{name: "empty file", file: ` `, ns: "@main", want: registryclient.Entry{URL: registryclient.DefaultRegistryURL}, wantOK: true},
+		{name: "invalid JSON", file: `{"registries":`, wantErr: "not valid JSON"},
+		{name: "not an object", file: `[1]`, wantErr: "not valid JSON"},
+		{name: "registries not an object", file: `{"registries":[]}`, wantErr: `"registries" must be an object`},
+		{name: "bad key", file: `{"registries":{"main":"http://x"}}`, wantErr: `must be a namespace starting with @`},
+		{name: "bad entry", file: `{"registries":{"@x":42}}`, wantErr: `registry @x must be a URL string or an object`},
+		{name: "bad header value", file: `{"registries":{"@x":{"url":"http://x","headers":{"A":1}}}}`, wantErr: `registry @x must be`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), ".jigrc")
+			if tt.file != "" {
+				path = writeRC(t, tt.file)
+			}
+			cfg, err := registryclient.LoadConfig(path)
+			if tt.wantErr != "" {
+				if err == nil {
+					t.Fatalf("got nil error, want one containing %q", tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), path) {
+					t.Fatalf("got error %q, want it to contain %q and the path %s", err, tt.wantErr, path)
+				}
+				if !errors.Is(err, registryclient.ErrInvalidConfig) {
+					t.Fatalf("got error %v, want it to match ErrInvalidConfig", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := cfg.Get(tt.ns)
+			if ok != tt.wantOK {
+				t.Fatalf("Get(%s) ok = %v, want %v", tt.ns, ok, tt.wantOK)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(registryclient.Entry{}), cmp.FilterPath(func(p cmp.Path) bool {
+				return p.Last().String() == ".short"
+			}, cmp.Ignore())); diff != "" {
+				t.Errorf("Get(%s) mismatch (-want +got):\n%s", tt.ns, diff)
+			}
+		})
+	}
+}
+
+func TestConfigSet(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		ns      string
+		upd     registryclient.Update
+		want    registryclient.Entry
+		wantErr string
+	}{
+		{name: "new with url", ns: "@co", upd: registryclient.Update{URL: ptr("https://r.example.com")}, want: registryclient.Entry{URL: "https://r.example.com"}},
+		{name: "new needs url", ns: "@new", upd: registryclient.Update{Token: ptr("t")}, wantErr: "--url is required"},
+		{name: "nothing given", ns: "@co", upd: registryclient.Update{}, wantErr: "At least one of --url, --token, or --header"},
+		{name: "namespace without @", ns: "co", upd: registryclient.Update{URL: ptr("http://x")}, wantErr: "Must start with '@'"},
+		{name: "bad scheme", ns: "@co", upd: registryclient.Update{URL: ptr("ftp://x")}, wantErr: "--url must be an absolute http:// or https:// URL"},
+		{name: "relative url", ns: "@co", upd: registryclient.Update{URL: ptr("localhost:8080")}, wantErr: "--url must be"},
+		{name: "token kept apart", ns: "@old", upd: registryclient.Update{Token: ptr(" t2 ")},
+			want: registryclient.Entry{URL: "http://old.example", Token: "t2", Headers: map[string]string{"X-A": "1"}}},
+		{name: "headers merged", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"x-b": "2", "X-A": "3"}},
+			want: registryclient.Entry{URL: "http://old.example", Token: "t", Headers: map[string]string{"X-A": "3", "x-b": "2"}}},
+		{name: "bearer header becomes token", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"Authorization": "Bearer zz"}},
+			want: registryclient.Entry{URL: "http://old.example", Token: "zz", Headers: map[string]string{"X-A": "1"}}},
+		{name: "built-in gets an entry", ns: "@main", upd: registryclient.Update{Token: ptr("m")},
+			want: registryclient.Entry{URL: registryclient.DefaultRegistryURL, Token: "m"}},
+		{name: "env url accepted", ns: "@env", upd: registryclient.Update{URL: ptr("${REG_URL}")}, want: registryclient.Entry{URL: "${REG_URL}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{"@old":{"url":"http://old.example","token":"t","headers":{"X-A":"1"}}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.Set(tt.ns, tt.upd)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := cfg.Get(tt.ns)
+			if diff := cmp.Diff(tt.want, got, cmpEntry); diff != "" {
+				t.Errorf("entry mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+var cmpEntry = cmp.Options{cmp.AllowUnexported(registryclient.Entry{}), cmp.FilterPath(func(p cmp.Path) bool {
+	return p.Last().String() == ".short"
+}, cmp.Ignore())}
+
+func TestConfigRemove(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ ns, wantErr string }{
+		{ns: "@co"},
+		{ns: "@main", wantErr: "Cannot remove built-in namespace '@main'"},
+		{ns: "@presets", wantErr: "Cannot remove built-in namespace '@presets'"},
+		{ns: "@none", wantErr: "Registry '@none' not found"},
+		{ns: "co", wantErr: "Must start with '@'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ns, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{"@co":"http://x","@main":"http://y"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.Remove(tt.ns)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := cfg.Get(tt.ns); ok {
+				t.Errorf("got %s still configured, want it removed", tt.ns)
+			}
+		})
+	}
+}
+
+func TestDisplayHeaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		e    registryclient.Entry
+		want []registryclient.Header
+	}{
+		{name: "none", e: registryclient.Entry{URL: "http://x"}},
+		{name: "token first then sorted", e: registryclient.Entry{Token: "t", Headers: map[string]string{"Z-Last": "z", "Accept-X": "a"}},
+			want: []registryclient.Header{{"Authorization", "Bearer t"}, {"Accept-X", "a"}, {"Z-Last", "z"}}},
+		{name: "token overrides custom authorization", e: registryclient.Entry{Token: "t", Headers: map[string]string{"authorization": "Basic x"}},
+			want: []registryclient.Header{{"Authorization", "Bearer t"}}},
+		{name: "custom authorization first", e: registryclient.Entry{Headers: map[string]string{"B": "b", "Authorization": "Basic x", "A": "a"}},
+			want: []registryclient.Header{{"Authorization", "Basic x"}, {"A", "a"}, {"B", "b"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, tt.e.DisplayHeaders()); diff != "" {
+				t.Errorf("DisplayHeaders mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigSave(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sub", ".jigrc")
+	cfg, err := registryclient.LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Set("@co", registryclient.Update{URL: ptr("https://r.example.com"), Token: ptr("sekret"), Headers: map[string]string{"X-Team": "web"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != 0o600 {
+		t.Errorf("got mode %v, want 0600", got)
+	}
+	data, _ := os.ReadFile(path)
+	want := `{
+  "registries": {
+    "@co": {
+      "url": "https://r.example.com",
+      "token": "sekret",
+      "headers": {
+        "X-Team": "web"
+      }
+    }
+  }
+}
+`
+	if got := string(data); got != want {
+		t.Errorf("got file\n%s\nwant\n%s", got, want)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("got %d files in the directory, want only the rc file (no temp files left)", len(entries))
+	}
+	again, err := registryclient.LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := again.Get("@co")
+	if diff := cmp.Diff(registryclient.Entry{URL: "https://r.example.com", Token: "sekret", Headers: map[string]string{"X-Team": "web"}}, e, cmpEntry); diff != "" {
+		t.Errorf("reloaded entry mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigSaveKeepsUnknownFieldsAndStrings(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/rc/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := registryclient.ParseConfig("rc", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cfg.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"telemetry": false`, `"@rack": "https://registry.rackjs.com"`, `"token": "s3cret"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("got\n%s\nwant it to contain %s", out, want)
+		}
+	}
+}
+
+func TestConfigClientExpandsEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"REG_HOST": "r.example.com", "TOK": "tok1"}
+	cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{
+		"@ok":{"url":"https://${REG_HOST}/x","token":"${TOK}","headers":{"X-T":"${TOK}-h"}},
+		"@missing":{"url":"https://r.example.com","token":"${NOPE_TOKEN}"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	e, err := cfg.Resolved("@ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := registryclient.Entry{URL: "https://r.example.com/x", Token: "tok1", Headers: map[string]string{"X-T": "tok1-h"}}
+	if diff := cmp.Diff(want, e, cmpEntry); diff != "" {
+		t.Errorf("Resolved mismatch (-want +got):\n%s", diff)
+	}
+	c, err := cfg.Client("@ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.BaseURL(), "https://r.example.com/x"; got != want {
+		t.Errorf("got base URL %q, want %q", got, want)
+	}
+	_, err = cfg.Client("@missing")
+	if err == nil || !strings.Contains(err.Error(), "NOPE_TOKEN") || !strings.Contains(err.Error(), "@missing") {
+		t.Errorf("got error %v, want one naming NOPE_TOKEN and @missing", err)
+	}
+	_, err = cfg.Client("@unknown")
+	var nce *registryclient.NotConfiguredError
+	if !errors.As(err, &nce) || !errors.Is(err, registryclient.ErrNotConfigured) {
+		t.Fatalf("got error %v, want a NotConfiguredError", err)
+	}
+	if got, want := err.Error(), "No registry configured for namespace @unknown. Run 'jig config set @unknown --url <url>' first."; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestConfigList(t *testing.T) {
+	t.Parallel()
+	cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{"@z":"http://z","@a":"http://a","@main":"http://m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"@a", "@main", "@presets", "@z"}, cfg.List()); diff != "" {
+		t.Errorf("List mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,127 @@
+package registryclient
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+var (
+	// ErrNotFound is matched (errors.Is) by a [*StatusError] with status 404.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized is matched by a [*StatusError] with status 401: a
+	// token is missing, unknown or expired.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden is matched by a [*StatusError] with status 403: the
+	// namespace is not allowed or the token lacks a permission.
+	ErrForbidden = errors.New("forbidden")
+	// ErrTooLarge is wrapped when a response body exceeds the client's
+	// size limit for that kind of response.
+	ErrTooLarge = errors.New("response body too large")
+	// ErrNotConfigured is matched by a [*NotConfiguredError]: no source is
+	// configured for a namespace.
+	ErrNotConfigured = errors.New("no registry configured")
+	// ErrInvalidConfig is wrapped by every error about an unreadable or
+	// invalid rc file or entry.
+	ErrInvalidConfig = errors.New("invalid registry configuration")
+)
+
+// StatusError is returned for a non-2xx response. Code and Message come from
+// the server's {"code","message"} body when it has one. Registry names what
+// the request concerned (an identifier such as "@main/quality/eslint@1.0.0",
+// a namespace, "@presets/node"), or the client's namespace (see
+// [WithNamespace]) for requests about the whole source. URL is the request URL
+// with any user info removed. Error never includes credentials.
+type StatusError struct {
+	StatusCode int
+	Code       string
+	Message    string
+	Registry   string
+	URL        string
+}
+
+// Error reads "<status> <text> fetching <registry> (<url>): <message> [<code>]".
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Registry != "" {
+		fmt.Fprintf(&b, " fetching %s", e.Registry)
+	}
+	if e.URL != "" {
+		fmt.Fprintf(&b, " (%s)", e.URL)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.Code != "" {
+		fmt.Fprintf(&b, " [%s]", e.Code)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is match [ErrNotFound], [ErrUnauthorized] and
+// [ErrForbidden] by status code.
+func (e *StatusError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	}
+	return false
+}
+
+// RateLimitError is returned when the server still answers 429 after the
+// client's retries, or asks for a wait longer than the client accepts.
+// RetryAfter is the server's Retry-After (0 when absent). It unwraps to the
+// 429 [*StatusError].
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Err        *StatusError
+}
+
+// Error says the request was rate limited and when to try again.
+func (e *RateLimitError) Error() string {
+	if e.RetryAfter > 0 {
+		return fmt.Sprintf("rate limited; retry after %s: %v", e.RetryAfter, e.Err)
+	}
+	return fmt.Sprintf("rate limited: %v", e.Err)
+}
+
+// Unwrap returns the 429 [*StatusError].
+func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// NetworkError is returned when a request got no HTTP response at all
+// (connection refused, DNS failure, timeout, TLS error). URL is the request
+// URL with any user info removed.
+type NetworkError struct {
+	Method string
+	URL    string
+	Err    error
+}
+
+// Error reads "<method> <url>: <cause>".
+func (e *NetworkError) Error() string {
+	return fmt.Sprintf("%s %s: %v", e.Method, e.URL, e.Err)
+}
+
+// Unwrap returns the underlying transport error.
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// NotConfiguredError is returned by [*Config.Client] and [*Sources] for a
+// namespace that has no entry in the rc file. It matches [ErrNotConfigured].
+type NotConfiguredError struct {
+	Namespace string
+}
+
+// Error names the namespace and the command that configures it.
+func (e *NotConfiguredError) Error() string {
+	return fmt.Sprintf("No registry configured for namespace %s. Run 'jig config set %s --url <url>' first.", e.Namespace, e.Namespace)
+}
+
+// Is matches [ErrNotConfigured].
+func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }

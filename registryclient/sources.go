@@ -1,0 +1,89 @@
+package registryclient
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Sources routes each request to the client of the namespace it concerns,
+// so every registry (transitive dependencies included) is fetched from its
+// own namespace's server with its own credentials. Presets come from the
+// @presets source. Clients are built on first use and reused. It is safe
+// for concurrent use. Build it with [*Config.Sources].
+type Sources struct {
+	cfg  *Config
+	opts []Option
+
+	mu      sync.Mutex
+	clients map[string]*Client
+}
+
+// Sources returns a router over the configured namespaces; opts are applied
+// to every client it builds.
+func (c *Config) Sources(opts ...Option) *Sources {
+	return &Sources{cfg: c, opts: opts, clients: map[string]*Client{}}
+}
+
+// Client returns the (cached) client for namespace ns, or a
+// [*NotConfiguredError].
+func (s *Sources) Client(ns string) (*Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.clients[ns]; ok {
+		return c, nil
+	}
+	c, err := s.cfg.Client(ns, s.opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.clients[ns] = c
+	return c, nil
+}
+
+// Manifest fetches id's manifest from id.Namespace's source.
+//
+// API: GET /registries/@ns/<path>[/<version>]
+func (s *Sources) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.Manifest(ctx, id)
+}
+
+// Versions lists id's versions from id.Namespace's source.
+//
+// API: GET /registries/@ns/<path>/versions
+func (s *Sources) Versions(ctx context.Context, id registry.ID) ([]string, error) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.Versions(ctx, id)
+}
+
+// File downloads one file of id (id.Version required) from id.Namespace's
+// source.
+//
+// API: GET /registries/@ns/<path>/<version>/files/<file path>
+func (s *Sources) File(ctx context.Context, id registry.ID, path string) ([]byte, error) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.File(ctx, id, path)
+}
+
+// Preset fetches a preset ("node" or "@presets/node") from the @presets
+// source.
+//
+// API: GET /presets/:name
+func (s *Sources) Preset(ctx context.Context, name string) (*registry.Preset, error) {
+	c, err := s.Client(registry.PresetNamespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.Preset(ctx, name)
+}

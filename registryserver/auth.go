@@ -1,0 +1,338 @@
+package registryserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Access errors returned by [AuthConfig.Authorize]. The server sends them as
+// 403 FORBIDDEN_NAMESPACE, 401 UNAUTHORIZED, 401 INVALID_TOKEN and
+// 401 TOKEN_EXPIRED.
+var (
+	// ErrForbiddenNamespace: the namespace is not declared in auth.json
+	// (or its declaration was rejected).
+	ErrForbiddenNamespace = errors.New("namespace not allowed")
+	// ErrTokenRequired: the namespace is gated and no token was sent.
+	ErrTokenRequired = errors.New("authentication token is required")
+	// ErrInvalidToken: the token matches no entry of the namespace.
+	ErrInvalidToken = errors.New("provided token is invalid")
+	// ErrTokenExpired: the token matches only entries whose expiresAt has
+	// passed.
+	ErrTokenExpired = errors.New("authentication token has expired")
+)
+
+// maxAuthFileSize bounds how much of an auth.json file is read.
+const maxAuthFileSize = 4 << 20
+
+// AuthConfig is a parsed auth.json: which namespaces exist for readers and
+// which tokens open the gated ones. Build it with [ParseAuthConfig] or
+// [LoadAuthConfig]. It is immutable and safe for concurrent use.
+//
+// The file maps namespaces to token lists:
+//
+//	{
+//	  "@main": [],
+//	  "@company": [
+//	    {"token": "read-token", "mark": "Team read-only access"},
+//	    {"tokenSha256": "<hex sha-256 of the token>", "publish": true,
+//	     "mark": "CI", "expiresAt": "2027-12-31T23:59:59Z"}
+//	  ]
+//	}
+//
+// An empty list makes the namespace public: anyone reads it and only the
+// admin token publishes to it. A non-empty list gates reads and publishes
+// behind one of its tokens; "publish": true lets a token publish. A
+// namespace missing from the file is forbidden to everyone but the admin.
+// Entries name either "token" (the secret in clear, trimmed) or
+// "tokenSha256" (the lowercase or uppercase hex SHA-256 of the secret).
+// "expiresAt" is an RFC 3339 time (or a date); missing, null or "" means
+// never.
+//
+// A namespace whose key or any entry is malformed is rejected as a whole
+// (it becomes forbidden) and reported by [AuthConfig.Warnings]; the rest of
+// the file still applies.
+//
+// A nil *AuthConfig means "no auth file": every namespace is public and
+// nobody but the admin publishes.
+type AuthConfig struct {
+	namespaces map[string]nsRule
+	warnings   []error
+}
+
+type nsRule struct {
+	tokens []tokenRule // empty: public
+}
+
+type tokenRule struct {
+	sum     [sha256.Size]byte
+	publish bool
+	mark    string
+	expires time.Time // zero: never
+}
+
+// Grant is what a successful [AuthConfig.Authorize] allows.
+type Grant struct {
+	// Public is true when the namespace is readable without a token. Public
+	// namespaces accept no publishes except with the admin token.
+	Public bool
+	// Publish is true when the token may publish to the namespace.
+	Publish bool
+	// Mark is the label of the matching token entry, if any. It is safe to
+	// log; the token is not.
+	Mark string
+}
+
+// AuthEntryError reports a namespace of auth.json that was rejected.
+type AuthEntryError struct {
+	Namespace string // the key as written in the file
+	Reason    string
+}
+
+// Error returns "auth.json: namespace \"<ns>\" rejected: <reason>".
+func (e *AuthEntryError) Error() string {
+	return fmt.Sprintf("auth.json: namespace %q rejected: %s", e.Namespace, e.Reason)
+}
+
+// LoadAuthConfig reads and parses the auth.json file at path. A missing
+// file is an error wrapping [fs.ErrNotExist]: the caller decides whether
+// that means "no auth file".
+func LoadAuthConfig(path string) (*AuthConfig, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading auth config: %w", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxAuthFileSize+1)); err != nil {
+		return nil, fmt.Errorf("reading auth config %s: %w", path, err)
+	}
+	if buf.Len() > maxAuthFileSize {
+		return nil, fmt.Errorf("auth config %s is larger than %d bytes", path, maxAuthFileSize)
+	}
+	a, err := ParseAuthConfig(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("auth config %s: %w", path, err)
+	}
+	return a, nil
+}
+
+// ParseAuthConfig parses an auth.json document. It fails only when the
+// document is not a JSON object; malformed namespaces are rejected one by
+// one and listed by [AuthConfig.Warnings].
+func ParseAuthConfig(data []byte) (*AuthConfig, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		if err == nil {
+			err = errors.New("got null")
+		}
+		return nil, fmt.Errorf("auth.json must be a JSON object mapping namespaces to token lists: %w", err)
+	}
+	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top))}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, ns := range keys {
+		rule, reason := parseNamespaceRule(top[ns])
+		if reason == "" && !registry.ValidNamespace(ns) {
+			reason = "the key must be a namespace such as @main (@ then lowercase letters, digits, - or _)"
+		}
+		if reason != "" {
+			a.warnings = append(a.warnings, &AuthEntryError{Namespace: ns, Reason: reason})
+			continue
+		}
+		a.namespaces[ns] = rule
+	}
+	return a, nil
+}
+
+func parseNamespaceRule(raw json.RawMessage) (nsRule, string) {
+	var entries []json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil || entries == nil {
+		return nsRule{}, "the value must be an array of token entries ([] for a public namespace)"
+	}
+	rule := nsRule{tokens: make([]tokenRule, 0, len(entries))}
+	for i, e := range entries {
+		t, reason := parseTokenRule(e)
+		if reason != "" {
+			return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
+		}
+		rule.tokens = append(rule.tokens, t)
+	}
+	return rule, ""
+}
+
+func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
+	var e struct {
+		Token       *string          `json:"token"`
+		TokenSha256 *string          `json:"tokenSha256"`
+		Publish     *json.RawMessage `json:"publish"`
+		Mark        *json.RawMessage `json:"mark"`
+		ExpiresAt   *json.RawMessage `json:"expiresAt"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return tokenRule{}, "must be an object with a string token or tokenSha256"
+	}
+	var t tokenRule
+	switch {
+	case e.Token != nil && e.TokenSha256 != nil:
+		return t, "give either token or tokenSha256, not both"
+	case e.Token != nil:
+		tok := strings.TrimSpace(*e.Token)
+		if tok == "" {
+			return t, "token is empty"
+		}
+		t.sum = sha256.Sum256([]byte(tok))
+	case e.TokenSha256 != nil:
+		b, err := hex.DecodeString(strings.TrimSpace(*e.TokenSha256))
+		if err != nil || len(b) != sha256.Size {
+			return t, "tokenSha256 must be 64 hex digits (the SHA-256 of the token, e.g. from sha256sum)"
+		}
+		copy(t.sum[:], b)
+	default:
+		return t, "has neither token nor tokenSha256"
+	}
+	if e.Publish != nil && string(*e.Publish) != "null" {
+		if err := json.Unmarshal(*e.Publish, &t.publish); err != nil {
+			return t, "publish must be true or false"
+		}
+	}
+	if e.Mark != nil && string(*e.Mark) != "null" {
+		if err := json.Unmarshal(*e.Mark, &t.mark); err != nil {
+			return t, "mark must be a string"
+		}
+	}
+	if e.ExpiresAt != nil && string(*e.ExpiresAt) != "null" {
+		var s string
+		if err := json.Unmarshal(*e.ExpiresAt, &s); err != nil {
+			return t, "expiresAt must be a string such as 2027-12-31T23:59:59Z"
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			exp, ok := parseExpiry(s)
+			if !ok {
+				return t, fmt.Sprintf("expiresAt %q is not an RFC 3339 time such as 2027-12-31T23:59:59Z", s)
+			}
+			t.expires = exp
+		}
+	}
+	return t, ""
+}
+
+// parseExpiry accepts the ISO-8601 forms JSON tools write: RFC 3339 with
+// or without fractional seconds, the same without a zone (read as UTC), and
+// a bare date (midnight UTC).
+func parseExpiry(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Warnings returns one [*AuthEntryError] per rejected namespace, sorted by
+// namespace. They are meant to be logged at startup.
+func (a *AuthConfig) Warnings() []error {
+	if a == nil {
+		return nil
+	}
+	return append([]error(nil), a.warnings...)
+}
+
+// Declared reports whether ns is declared (and not rejected). Every
+// namespace is declared for a nil *AuthConfig.
+func (a *AuthConfig) Declared(ns string) bool {
+	if a == nil {
+		return true
+	}
+	_, ok := a.namespaces[ns]
+	return ok
+}
+
+// Authorize decides whether token may read ns at time now, and whether it
+// may publish there. token is "" when the caller sent none. The error is
+// one of [ErrForbiddenNamespace], [ErrTokenRequired], [ErrInvalidToken] or
+// [ErrTokenExpired]. Public namespaces succeed whatever the token.
+// Tokens are compared as SHA-256 digests in constant time, against every
+// entry. The admin token is not part of AuthConfig; see [WithAdminToken].
+func (a *AuthConfig) Authorize(ns, token string, now time.Time) (Grant, error) {
+	var sum *[sha256.Size]byte
+	if token != "" {
+		s := sha256.Sum256([]byte(token))
+		sum = &s
+	}
+	return a.authorize(ns, sum, now)
+}
+
+// authorize is [AuthConfig.Authorize] with the token already hashed; sum
+// is nil when no token was sent.
+func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time) (Grant, error) {
+	if a == nil {
+		return Grant{Public: true}, nil
+	}
+	rule, ok := a.namespaces[ns]
+	if !ok {
+		return Grant{}, ErrForbiddenNamespace
+	}
+	if len(rule.tokens) == 0 {
+		return Grant{Public: true}, nil
+	}
+	if sum == nil {
+		return Grant{}, ErrTokenRequired
+	}
+	var g Grant
+	valid, expired := false, false
+	// Every entry is compared, so the time taken does not depend on which
+	// entry (if any) matches.
+	for i := range rule.tokens {
+		t := &rule.tokens[i]
+		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+		live := t.expires.IsZero() || now.Before(t.expires)
+		switch {
+		case eq && live:
+			valid = true
+			g.Publish = g.Publish || t.publish
+			if g.Mark == "" {
+				g.Mark = t.mark
+			}
+		case eq:
+			expired = true
+		}
+	}
+	switch {
+	case valid:
+		return g, nil
+	case expired:
+		return Grant{}, ErrTokenExpired
+	}
+	return Grant{}, ErrInvalidToken
+}
+
+// tokenFromRequest returns the caller's token: "Authorization: Bearer <t>"
+// (scheme case-insensitive, value trimmed), else "X-Registry-Token: <t>"
+// (trimmed), else "".
+func tokenFromRequest(r *http.Request) string {
+	if v := r.Header.Get("Authorization"); v != "" {
+		v = strings.TrimSpace(v)
+		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+			if t := strings.TrimSpace(v[7:]); t != "" {
+				return t
+			}
+		}
+	}
+	return strings.TrimSpace(r.Header.Get("X-Registry-Token"))
+}

@@ -1,0 +1,126 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+//go:embed all:data
+var embedded embed.FS
+
+// versionsFile is the name of a registry's version list in the storage.
+const versionsFile = "versions.json"
+
+// FS returns the catalog as a read-only file system laid out like the
+// storage: its paths are storage keys.
+func FS() fs.FS {
+	sub, err := fs.Sub(embedded, "data")
+	if err != nil {
+		// fs.Sub fails only for an invalid directory name, and "data" is
+		// a valid constant.
+		panic(err)
+	}
+	return sub
+}
+
+// Registries returns the canonical keys of the catalog's registries
+// ("@main/runtimes/node"), sorted.
+func Registries() []string {
+	var out []string
+	for _, k := range keys() {
+		if path.Base(k) == versionsFile {
+			out = append(out, path.Dir(k))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Presets returns the names of the catalog's presets, sorted.
+func Presets() []string {
+	var out []string
+	for _, k := range keys() {
+		if rest, ok := strings.CutPrefix(k, "presets/"); ok && path.Base(rest) == "preset.json" {
+			out = append(out, path.Dir(rest))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Keys returns every file of the catalog, as storage keys, in the order
+// [Seed] writes them: the registries' manifests and template files first,
+// then each registry's versions.json, then the presets. A reader of a
+// partly seeded storage therefore never finds a version list naming a
+// manifest that is not there yet, nor a preset naming a missing registry.
+func Keys() []string {
+	var files, versions, presets []string
+	for _, k := range keys() {
+		switch {
+		case strings.HasPrefix(k, "presets/"):
+			presets = append(presets, k)
+		case path.Base(k) == versionsFile:
+			versions = append(versions, k)
+		default:
+			files = append(files, k)
+		}
+	}
+	return append(append(files, versions...), presets...)
+}
+
+// keys lists every regular file of FS, sorted.
+func keys() []string {
+	var out []string
+	err := fs.WalkDir(FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		// The embedded file system is fixed at build time; walking it
+		// cannot fail.
+		panic(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Seed writes the catalog into st when st holds no keys at all, in the
+// order of [Keys], and reports whether it did. A storage that holds anything
+// (even a single unrelated key) is left untouched, so an operator's content
+// is never mixed with or overwritten by the catalog. Seed stops at the first
+// failed write and returns its error; running it again after the failure is
+// not a fresh start (the storage is no longer empty), so callers should
+// report the error and let the operator clear the storage.
+func Seed(ctx context.Context, st storage.Storage) (seeded bool, err error) {
+	existing, err := st.List(ctx, "")
+	if err != nil {
+		return false, fmt.Errorf("catalog: list the storage to see whether it is empty: %w", err)
+	}
+	if len(existing) > 0 {
+		return false, nil
+	}
+	fsys := FS()
+	for _, k := range Keys() {
+		b, err := fs.ReadFile(fsys, k)
+		if err != nil {
+			return false, fmt.Errorf("catalog: read embedded %s: %w", k, err)
+		}
+		if err := st.Put(ctx, k, bytes.NewReader(b), int64(len(b))); err != nil {
+			return false, fmt.Errorf("catalog: seed %s: %w", k, err)
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    environment: "node",
+    include: ["{src,test}/**/*.{test,spec}.js"],
+    coverage: {
+      include: ["src/**/*.js"],
+    },
+  },
+});

@@ -1,0 +1,94 @@
+// Package registryserver is the jig registry server as an embeddable
+// [net/http.Handler]: namespaced registries, presets and schemas over HTTP,
+// with token-gated namespaces, cache tiers, conditional requests and
+// response compression. The jig-server binary is a thin wrapper around it.
+//
+// Build a handler with [New] and functional options, and mount it like any
+// other handler:
+//
+//	st, _ := disk.New("./data")
+//	h, err := registryserver.New(
+//		registryserver.WithStorage(st),
+//		registryserver.WithAuthFile("auth.json"),
+//		registryserver.WithAdminToken(os.Getenv("ADMIN_TOKEN")),
+//		registryserver.WithLogger(logger),
+//	)
+//	if err != nil { … }
+//	defer h.Close()
+//	http.ListenAndServe(":8080", h)
+//
+// # Routes
+//
+//	GET, HEAD /registries/@ns/<seg>…                          latest manifest (versions[0])
+//	GET, HEAD /registries/@ns/<seg>…/versions                 {"versions":[…]}, newest first
+//	GET, HEAD /registries/@ns/<seg>…/<semver>                 that version's manifest
+//	GET, HEAD /registries/@ns/<seg>…/<semver>/files/<path>    a template file
+//	GET, HEAD /namespaces                                     {"namespaces":[…]} the caller may read
+//	GET, HEAD /namespaces/:ns/registries                      {"namespace","registries":[…]}
+//	GET, HEAD /presets/:name                                  a preset
+//	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
+//
+// The path after /registries follows the identifier grammar of package
+// [github.com/jigkit/jig/registry]: part 0 is the namespace, the version is
+// the first later part that is a full SemVer version, and anything that
+// does not fit is 400 INVALID_PATH.
+//
+// # Errors
+//
+// Every error is a JSON body {"code": "...", "message": "..."} with
+// Cache-Control: no-store. Access is checked in this order: 400
+// INVALID_PATH, 403 FORBIDDEN_NAMESPACE (not declared in auth.json), 401
+// UNAUTHORIZED / INVALID_TOKEN / TOKEN_EXPIRED (gated namespace), then 404
+// NOT_FOUND. The admin token passes every namespace check. Unknown routes
+// are 404 NOT_FOUND and wrong methods 405 METHOD_NOT_ALLOWED.
+//
+// # Access
+//
+// The token comes from "Authorization: Bearer <t>" or else
+// "X-Registry-Token: <t>". [AuthConfig] (auth.json) declares public and
+// gated namespaces; without one every stored namespace is public and only
+// the admin token publishes. Gated namespace names never appear in a
+// response, an error or an info log line for a caller who may not read
+// them. Tokens are compared as SHA-256 digests in constant time and are
+// never logged.
+//
+// # Caching and compression
+//
+// Cache-Control follows [CacheTiers]. Content that needed a token is sent
+// "private" with "Vary: Authorization, X-Registry-Token" so shared caches
+// never hand it to someone else. Every 200 carries an ETag (files: the
+// storage's, "<mtime-ms hex>-<size hex>" on disk) and If-None-Match is
+// answered with 304. Bodies of 1 KiB and more are compressed with br,
+// gzip or deflate as Accept-Encoding asks (q-values honoured), each
+// encoding with its own ETag; encoded bodies are cached in memory
+// (bounded, least recently used out) so immutable content is compressed
+// once.
+//
+// # Operations
+//
+// Every request, on every route (unknown paths, /health and /metrics
+// included), is rate limited per client address: [DefaultRateLimit]
+// requests per [DefaultRateWindow] by default ([WithRateLimit], or
+// [WithLimiter] for a limiter shared by replicas such as
+// ratelimit/redisrate). Every response carries RateLimit-Limit,
+// RateLimit-Remaining and RateLimit-Reset (seconds until the window
+// resets); over the limit the answer is 429 with Retry-After (the window
+// length, 60) and {"code":"RATE_LIMIT_EXCEEDED","message":"Rate limit
+// exceeded. Try again in <N>s"}. A limiter error lets requests through.
+// The client address is the connection's unless [WithTrustProxy] trusts
+// X-Forwarded-For (see [ParseTrustProxy] for TRUST_PROXY).
+//
+// Each request is logged once at info level as "request completed" with
+// reqId, method, url (credentials in the query redacted), statusCode,
+// responseTime (ms), remoteAddress and the request headers; authorization,
+// cookie, set-cookie, x-registry-token and proxy-authorization are written
+// as [REDACTED] unless the logger is enabled at debug level.
+//
+//	GET, HEAD /health     200 {"status":"ok","checks":{"storage":{"status":"ok"}}} or 503 with the error
+//	GET, HEAD /metrics    Prometheus text exposition of the registry given to WithMetrics
+//
+// /health probes the storage ([storage.Pinger] when the backend has it)
+// within [WithHealthTimeout]. /metrics holds the reference server's names
+// (process_*, nodejs_* fed by Go runtime equivalents), the go_* collectors
+// and http_request_duration_seconds{method,route,status_code}.
+package registryserver

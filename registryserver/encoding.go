@@ -1,0 +1,187 @@
+package registryserver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+)
+
+// Content codings the handler can produce, in order of preference when a
+// client rates several equally.
+const (
+	encBrotli   = "br"
+	encGzip     = "gzip"
+	encDeflate  = "deflate"
+	encIdentity = ""
+)
+
+var supportedEncodings = [...]string{encBrotli, encGzip, encDeflate}
+
+// minCompressSize is the body size under which responses are sent plain:
+// below it the headers and the framing cost more than compression saves.
+const minCompressSize = 1024
+
+// maxCompressSize is the largest body the handler buffers to compress;
+// larger files are streamed plain.
+const maxCompressSize = 8 << 20
+
+// acceptedCoding is one element of an Accept-Encoding header.
+type acceptedCoding struct {
+	coding string  // lowercased; "*" for the wildcard
+	q      float64 // 0 to 1
+}
+
+// parseAcceptEncoding parses an Accept-Encoding header value (RFC 9110
+// section 12.5.3): a comma-separated list of codings, each with an optional
+// ";q=<weight>". Codings are lowercased. Elements that do not parse
+// (an empty coding, a bad or out-of-range weight) are dropped, as RFC 9110
+// lets a server ignore what it does not understand. Parameters other than q
+// are ignored.
+func parseAcceptEncoding(h string) []acceptedCoding {
+	var out []acceptedCoding
+	for elem := range strings.SplitSeq(h, ",") {
+		name, params, _ := strings.Cut(elem, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || !isToken(name) {
+			continue
+		}
+		q, ok := 1.0, true
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, _ := strings.Cut(p, "=")
+			if !strings.EqualFold(strings.TrimSpace(k), "q") {
+				continue
+			}
+			q, ok = parseQValue(strings.TrimSpace(v))
+		}
+		if ok {
+			out = append(out, acceptedCoding{coding: name, q: q})
+		}
+	}
+	return out
+}
+
+// parseQValue parses a weight: "0", "1", or up to three decimals, between 0
+// and 1 (RFC 9110 section 12.4.2).
+func parseQValue(v string) (float64, bool) {
+	if v == "" || len(v) > 5 || (v[0] != '0' && v[0] != '1') {
+		return 0, false
+	}
+	if len(v) > 1 {
+		if v[1] != '.' {
+			return 0, false
+		}
+		for _, c := range v[2:] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+	}
+	q, err := strconv.ParseFloat(v, 64)
+	if err != nil || q < 0 || q > 1 {
+		return 0, false
+	}
+	return q, true
+}
+
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// negotiateEncoding picks the coding to send for an Accept-Encoding value:
+// the supported coding with the highest weight above zero, ties broken by
+// br, gzip, deflate. "*" rates every coding not named. It returns
+// encIdentity when no supported coding is acceptable (identity is always
+// acceptable in practice; a client refusing it still gets it rather than a
+// 406).
+func negotiateEncoding(header string) string {
+	if header == "" {
+		return encIdentity
+	}
+	accepted := parseAcceptEncoding(header)
+	best, bestQ := encIdentity, 0.0
+	for _, enc := range supportedEncodings {
+		q, named, star := 0.0, false, -1.0
+		for _, a := range accepted {
+			switch {
+			case a.coding == enc || (enc == encGzip && a.coding == "x-gzip"):
+				if !named || a.q > q {
+					q = a.q
+				}
+				named = true
+			case a.coding == "*":
+				star = max(star, a.q)
+			}
+		}
+		if !named && star >= 0 {
+			q = star
+		}
+		if q > bestQ {
+			best, bestQ = enc, q
+		}
+	}
+	return best
+}
+
+// compress encodes data with the content coding enc.
+func compress(enc string, data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(data) / 3)
+	var err error
+	switch enc {
+	case encBrotli:
+		w := brotli.NewWriterLevel(&buf, 9)
+		if _, err = w.Write(data); err == nil {
+			err = w.Close()
+		}
+	case encGzip:
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		if _, err = w.Write(data); err == nil {
+			err = w.Close()
+		}
+	case encDeflate:
+		// HTTP "deflate" is the zlib format (RFC 9110 section 8.4.1.2).
+		w, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
+		if _, err = w.Write(data); err == nil {
+			err = w.Close()
+		}
+	default:
+		return nil, fmt.Errorf("unsupported content coding %q", enc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("compressing with %s: %w", enc, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// compressible reports whether a body of this media type is worth
+// compressing (text and structured text, not images or archives).
+func compressible(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(strings.ToLower(mt))
+	switch {
+	case strings.HasPrefix(mt, "text/"):
+		return true
+	case strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"):
+		return true
+	}
+	switch mt {
+	case "application/json", "application/javascript", "application/xml", "image/svg+xml",
+		"application/yaml", "application/toml", "application/x-sh", "application/wasm":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package registryserver
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+)
+
+// Wire error codes shared by every route. Publishing, rate limiting and the
+// other routes add their own codes next to their handlers but build the
+// error with [newAPIError] so that it is written by [Handler.handleError].
+const (
+	codeInvalidPath        = "INVALID_PATH"
+	codeInvalidNamespace   = "INVALID_NAMESPACE"
+	codeInvalidPreset      = "INVALID_PRESET"
+	codeForbiddenNamespace = "FORBIDDEN_NAMESPACE"
+	codeUnauthorized       = "UNAUTHORIZED"
+	codeInvalidToken       = "INVALID_TOKEN"
+	codeTokenExpired       = "TOKEN_EXPIRED"
+	codeNotFound           = "NOT_FOUND"
+	codeNamespaceNotFound  = "NAMESPACE_NOT_FOUND"
+	codeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
+	codeInternal           = "INTERNAL_SERVER_ERROR"
+)
+
+// apiError is an error with its HTTP wire form: a status and the body
+// {"code": code, "message": msg}. Handlers return it; [Handler.handleError]
+// is the one place that writes it. msg is sent to the client, so it must
+// never contain a token or a namespace the caller may not read. cause, when
+// set, is logged (at error level, for 5xx) and never sent.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+	cause  error
+}
+
+// newAPIError returns an error that is sent as status with body
+// {"code": code, "message": msg}.
+func newAPIError(status int, code, msg string) *apiError {
+	return &apiError{status: status, code: code, msg: msg}
+}
+
+// internalError wraps an unexpected failure (a storage error, a corrupt
+// file) as a 500 whose body says nothing about the cause.
+func internalError(cause error) *apiError {
+	return &apiError{status: http.StatusInternalServerError, code: codeInternal, msg: "Internal server error", cause: cause}
+}
+
+// Error returns "<code>: <message>[: <cause>]" for logs; the wire body is
+// built by handleError.
+func (e *apiError) Error() string {
+	if e.cause != nil {
+		return e.code + ": " + e.msg + ": " + e.cause.Error()
+	}
+	return e.code + ": " + e.msg
+}
+
+// Unwrap returns the logged cause, if any.
+func (e *apiError) Unwrap() error { return e.cause }
+
+// errorBody is the JSON shape of every error response.
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// authError maps the access errors of [AuthConfig.Authorize] to their wire
+// form. It returns nil for a nil err and a 500 for anything unexpected.
+func authError(err error) *apiError {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrForbiddenNamespace):
+		return newAPIError(http.StatusForbidden, codeForbiddenNamespace, "Namespace not allowed")
+	case errors.Is(err, ErrTokenRequired):
+		return newAPIError(http.StatusUnauthorized, codeUnauthorized, "Authentication token is required")
+	case errors.Is(err, ErrInvalidToken):
+		return newAPIError(http.StatusUnauthorized, codeInvalidToken, "Provided token is invalid")
+	case errors.Is(err, ErrTokenExpired):
+		return newAPIError(http.StatusUnauthorized, codeTokenExpired, "Authentication token has expired")
+	}
+	return internalError(err)
+}
+
+// representationHeaders describe a successful body; an error response
+// must not carry them.
+var representationHeaders = []string{
+	headerETag, echo.HeaderLastModified, echo.HeaderContentEncoding,
+	echo.HeaderContentLength, echo.HeaderContentDisposition, "Content-Range", "Accept-Ranges",
+}
+
+// handleError is echo's HTTPErrorHandler: it turns every error a route or
+// middleware returns into the wire shape, with Cache-Control: no-store.
+func (h *Handler) handleError(err error, c echo.Context) {
+	var ae *apiError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &he):
+		ae = fromEchoError(he)
+	default:
+		ae = internalError(err)
+	}
+	if ae.status >= 500 {
+		h.log.Error("request failed",
+			zap.String("method", c.Request().Method),
+			zap.String("route", c.Path()),
+			zap.Int("statusCode", ae.status),
+			zap.Error(ae))
+	}
+	resp := c.Response()
+	if resp.Committed {
+		return
+	}
+	hdr := resp.Header()
+	for _, k := range representationHeaders {
+		hdr.Del(k)
+	}
+	hdr.Set(echo.HeaderCacheControl, "no-store")
+	if c.Request().Method == http.MethodHead {
+		hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		resp.WriteHeader(ae.status)
+		return
+	}
+	body, _ := json.Marshal(errorBody{Code: ae.code, Message: ae.msg})
+	if werr := c.Blob(ae.status, echo.MIMEApplicationJSON, body); werr != nil {
+		h.log.Debug("writing error response", zap.Error(werr))
+	}
+}
+
+// fromEchoError maps echo's own errors (no route, wrong method, a body
+// too large for a limit middleware) to the wire shape.
+func fromEchoError(he *echo.HTTPError) *apiError {
+	switch he.Code {
+	case http.StatusNotFound:
+		return newAPIError(http.StatusNotFound, codeNotFound, "Route not found")
+	case http.StatusMethodNotAllowed:
+		return newAPIError(http.StatusMethodNotAllowed, codeMethodNotAllowed, "Method not allowed")
+	}
+	if he.Code >= 500 {
+		return &apiError{status: he.Code, code: codeInternal, msg: "Internal server error", cause: he}
+	}
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok && m != "" {
+		msg = m
+	}
+	return &apiError{status: he.Code, code: codeForStatus(he.Code), msg: msg, cause: he}
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "BAD_REQUEST"
+	case http.StatusUnauthorized:
+		return codeUnauthorized
+	case http.StatusForbidden:
+		return "FORBIDDEN"
+	case http.StatusRequestEntityTooLarge:
+		return "PAYLOAD_TOO_LARGE"
+	case http.StatusTooManyRequests:
+		return "RATE_LIMIT_EXCEEDED"
+	}
+	return "HTTP_ERROR"
+}

@@ -1,0 +1,150 @@
+package registryserver
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+// Handler is the jig registry server as an [http.Handler]. Build it with
+// [New]; it is safe for concurrent use. Call [Handler.Close] when done.
+type Handler struct {
+	e     *echo.Echo
+	store storage.Storage
+	// auth is nil when no auth file was given: every namespace is public.
+	auth *AuthConfig
+	// admin is the SHA-256 of the admin token, nil when there is none.
+	admin *[sha256.Size]byte
+	tiers CacheTiers
+	log   *zap.Logger
+	now   func() time.Time
+	cache *byteCache
+	// compressing deduplicates concurrent compressions of one body.
+	compressing singleflight.Group
+
+	// ops holds the rate limiter, metrics and health state (ops.go).
+	ops *opsState
+	// pub holds the publishing state (publish.go).
+	pub *publishState
+
+	closeOnce sync.Once
+	closeErr  error
+	// closers run in reverse order on Close (webhook queues, limiters).
+	closers []func() error
+}
+
+// New builds a Handler from opts. It validates every option and their
+// combination, reads the auth file if one is given, and logs a warning for
+// each rejected auth.json namespace, and one when there is no auth file at
+// all (every namespace is then public and only the admin token publishes).
+func New(opts ...Option) (*Handler, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, fmt.Errorf("registryserver: %w", err)
+		}
+	}
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
+	if o.authFile != "" {
+		a, err := LoadAuthConfig(o.authFile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("registryserver: auth file %s does not exist; create it or run without an auth file: %w", o.authFile, err)
+			}
+			return nil, fmt.Errorf("registryserver: %w", err)
+		}
+		o.auth = a
+	}
+	if o.storage == nil {
+		o.storage = memory.New()
+	}
+	h := &Handler{
+		store: o.storage,
+		auth:  o.auth,
+		tiers: o.tiers,
+		log:   o.logger,
+		now:   o.now,
+		cache: newByteCache(o.cacheBytes),
+	}
+	if o.adminToken != "" {
+		sum := sha256.Sum256([]byte(o.adminToken))
+		h.admin = &sum
+	}
+	for _, w := range h.auth.Warnings() {
+		h.log.Warn("auth.json namespace rejected", zap.Error(w))
+	}
+	if h.auth == nil {
+		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
+	}
+	if err := h.setupOps(o.ops); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
+	if err := h.setupPublish(o.publish); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
+	h.e = h.newEcho()
+	return h, nil
+}
+
+func (h *Handler) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.Logger.SetOutput(io.Discard)
+	e.HTTPErrorHandler = h.handleError
+	h.useOps(e)
+	h.routes(e)
+	return e
+}
+
+// routes registers every route. Helpers that add routes (publishing,
+// health, metrics) or middleware (logging, rate limit) register them here.
+func (h *Handler) routes(e *echo.Echo) {
+	getHead := []string{http.MethodGet, http.MethodHead}
+	e.Match(getHead, "/registries", h.getRegistry)
+	e.Match(getHead, "/registries/*", h.getRegistry)
+	e.Match(getHead, "/namespaces", h.getNamespaces)
+	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
+	e.Match(getHead, "/presets/:name", h.getPreset)
+	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.POST("/registries", h.postRegistry)
+	e.POST("/presets", h.postPreset)
+}
+
+// ServeHTTP implements [http.Handler].
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.e.ServeHTTP(w, r)
+}
+
+// Close releases what the handler holds (background queues, limiter
+// connections). It does not close the storage, which the caller owns.
+// Calling it again returns the first result.
+func (h *Handler) Close() error {
+	h.closeOnce.Do(func() {
+		var errs []error
+		for i := len(h.closers) - 1; i >= 0; i-- {
+			errs = append(errs, h.closers[i]())
+		}
+		h.closeErr = errors.Join(errs...)
+	})
+	return h.closeErr
+}

@@ -1,0 +1,249 @@
+package registryserver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/jigkit/jig/internal/logx"
+	"github.com/jigkit/jig/registryserver/internal/clientip"
+	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
+	"github.com/jigkit/jig/registryserver/ratelimit"
+)
+
+const codeRateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+
+// Rate-limit response headers (IETF draft "RateLimit header fields"), in
+// Go's canonical form (RateLimit-Limit on the wire is case-insensitive).
+const (
+	headerRateLimit     = "Ratelimit-Limit"
+	headerRateRemaining = "Ratelimit-Remaining"
+	headerRateReset     = "Ratelimit-Reset"
+	headerRetryAfter    = "Retry-After"
+)
+
+// unmatchedRoute is the route label of requests no route matched, so that
+// arbitrary paths never become label values.
+const unmatchedRoute = "unmatched"
+
+// opsState is what the operations middleware, /health and /metrics share.
+type opsState struct {
+	limiter      ratelimit.Limiter
+	limitN       int    // the built-in limiter's limit ...
+	limitText    string // ... as header text
+	retryAfter   string
+	trustHops    int
+	clearHeaders bool
+	reqSeq       atomic.Uint64
+	limiterLog   atomic.Int64 // unix ns of the last limiter-failure warning
+
+	duration *prometheus.HistogramVec
+	gatherer prometheus.Gatherer
+
+	healthTimeout time.Duration
+	healthFlight  singleflight.Group
+
+	routesOnce sync.Once
+	routes     map[string]bool // registered route patterns
+}
+
+// requestDurationBuckets are the reference server's buckets, in seconds.
+var requestDurationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
+
+// setupOps builds the limiter and registers the metrics. It is called by
+// [New] before the router is built; what it starts is stopped by Close.
+func (h *Handler) setupOps(o opsOptions) error {
+	s := &opsState{
+		limiter:       o.limiter,
+		trustHops:     o.trustHops,
+		clearHeaders:  logx.ClearHeaders(h.log),
+		healthTimeout: o.healthTimeout,
+		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
+	}
+	s.limitN, s.limitText = o.limit, strconv.Itoa(o.limit)
+	if s.limiter == nil {
+		lim, err := ratelimit.NewMemory(o.limit, o.window, ratelimit.WithClock(h.now))
+		if err != nil {
+			return err
+		}
+		s.limiter = lim
+	}
+	reg := o.registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	if g, ok := reg.(prometheus.Gatherer); ok {
+		s.gatherer = g
+	}
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "http_request_duration_seconds",
+		Help:    "Duration of HTTP requests in seconds, by method, route pattern and status code.",
+		Buckets: requestDurationBuckets,
+	}, []string{"method", "route", "status_code"})
+	if err := reg.Register(duration); err != nil {
+		are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err)
+		if !ok {
+			return fmt.Errorf("registering http_request_duration_seconds: %w", err)
+		}
+		existing, ok := are.ExistingCollector.(*prometheus.HistogramVec)
+		if !ok {
+			return fmt.Errorf("registering http_request_duration_seconds: the registry already holds it as a %T", are.ExistingCollector)
+		}
+		duration = existing
+	}
+	s.duration = duration
+	stop, err := runtimemetrics.Register(reg, o.lagInterval)
+	if err != nil {
+		return err
+	}
+	h.closers = append(h.closers, func() error { stop(); return nil })
+	h.ops = s
+	return nil
+}
+
+// useOps installs the operations middleware and routes on e.
+func (h *Handler) useOps(e *echo.Echo) {
+	e.Use(h.opsMiddleware)
+	getHead := []string{http.MethodGet, http.MethodHead}
+	e.Match(getHead, "/health", h.getHealth)
+	if h.ops.gatherer != nil {
+		e.Match(getHead, "/metrics", h.getMetrics)
+	}
+}
+
+// opsMiddleware rate-limits, then times, measures and logs every request.
+// It runs for every route, unknown paths included.
+func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
+	s := h.ops
+	return func(c echo.Context) error {
+		start := time.Now()
+		seq := s.reqSeq.Add(1)
+		req := c.Request()
+		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
+
+		var err error
+		if rerr := h.rateLimit(c, ip); rerr != nil {
+			err = rerr
+		} else {
+			err = next(c)
+		}
+		if err != nil {
+			c.Error(err)
+		}
+
+		status := c.Response().Status
+		elapsed := time.Since(start)
+		s.duration.WithLabelValues(methodLabel(req.Method), h.routeLabel(c), strconv.Itoa(status)).Observe(elapsed.Seconds())
+
+		if ce := h.log.Check(zap.InfoLevel, "request completed"); ce != nil {
+			url := req.RequestURI
+			if url == "" {
+				url = req.URL.RequestURI()
+			}
+			url = logx.RedactURL(url)
+			if status == http.StatusUnauthorized || status == http.StatusForbidden {
+				// The caller may not read the namespace: keep its name
+				// out of the log (DESIGN 3).
+				url = redactNamespace(url)
+			}
+			ce.Write(
+				zap.String("reqId", "req-"+strconv.FormatUint(seq, 36)),
+				zap.String("method", req.Method),
+				zap.String("url", url),
+				zap.Int("statusCode", status),
+				zap.Float64("responseTime", float64(elapsed.Microseconds())/1000),
+				zap.String("remoteAddress", ip),
+				zap.Object("headers", logx.Headers(req.Header, s.clearHeaders)),
+			)
+		}
+		return nil
+	}
+}
+
+// rateLimit counts the request for ip, sets the RateLimit-* headers and
+// returns the 429 error when ip is over its budget. A limiter error lets
+// the request through (fail open).
+func (h *Handler) rateLimit(c echo.Context, ip string) error {
+	s := h.ops
+	res, err := s.limiter.Allow(c.Request().Context(), ip)
+	if err != nil {
+		now := time.Now().UnixNano()
+		if last := s.limiterLog.Load(); now-last >= int64(time.Minute) && s.limiterLog.CompareAndSwap(last, now) {
+			h.log.Warn("rate limiter failed; allowing requests without a limit", zap.Error(err))
+		}
+		return nil
+	}
+	reset := res.ResetSeconds(h.now())
+	hdr := c.Response().Header()
+	// The keys are already in canonical form: assigning skips
+	// canonicalisation on this per-request path.
+	limit := s.limitText
+	if res.Limit != s.limitN {
+		limit = strconv.Itoa(res.Limit)
+	}
+	hdr[headerRateLimit] = []string{limit}
+	hdr[headerRateRemaining] = []string{strconv.Itoa(res.Remaining)}
+	hdr[headerRateReset] = []string{strconv.Itoa(reset)}
+	if res.Allowed {
+		return nil
+	}
+	hdr[headerRetryAfter] = []string{s.retryAfter}
+	return newAPIError(http.StatusTooManyRequests, codeRateLimitExceeded,
+		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
+}
+
+// routeLabel returns the route pattern echo matched, or [unmatchedRoute]
+// when the path matched no registered route (echo then reports the
+// longest registered prefix, which is not a route).
+func (h *Handler) routeLabel(c echo.Context) string {
+	h.ops.routesOnce.Do(func() {
+		h.ops.routes = make(map[string]bool)
+		for _, r := range h.e.Routes() {
+			if r.Method != echo.RouteNotFound {
+				h.ops.routes[r.Path] = true
+			}
+		}
+	})
+	if p := c.Path(); h.ops.routes[p] {
+		return p
+	}
+	return unmatchedRoute
+}
+
+// methodLabel bounds the method label to the standard methods.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
+}
+
+// redactNamespace hides the namespace segment of a /registries/... or
+// /namespaces/... request target.
+func redactNamespace(url string) string {
+	for _, prefix := range []string{"/registries/", "/namespaces/"} {
+		rest, ok := strings.CutPrefix(url, prefix)
+		if !ok {
+			continue
+		}
+		end := strings.IndexAny(rest, "/?")
+		if end < 0 {
+			end = len(rest)
+		}
+		return prefix + logx.Redacted + rest[end:]
+	}
+	return url
+}

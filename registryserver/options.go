@@ -1,0 +1,208 @@
+package registryserver
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// Option configures a [Handler]; pass options to [New].
+type Option func(*options) error
+
+type options struct {
+	storage    storage.Storage
+	auth       *AuthConfig
+	authSet    bool
+	authFile   string
+	adminToken string
+	tiers      CacheTiers
+	logger     *zap.Logger
+	now        func() time.Time
+	cacheBytes int64
+	// ops are the rate limit, trust proxy, metrics and health options
+	// (options_ops.go).
+	ops opsOptions
+	// publish are the upload limits and webhooks (publish.go).
+	publish publishOptions
+}
+
+// CacheTiers are the max-age values of the Cache-Control header per kind of
+// content. A response whose content needed a token says "private" instead
+// of "public" and adds "Vary: Authorization, X-Registry-Token"; errors are
+// always "no-store". A zero duration sends "no-cache" (store, but
+// revalidate with the ETag every time).
+type CacheTiers struct {
+	// Mutable covers the latest manifest and the versions list
+	// (public, max-age=60 by default).
+	Mutable time.Duration
+	// Immutable covers a versioned manifest and its files
+	// (public, max-age=31536000, immutable by default).
+	Immutable time.Duration
+	// Discovery covers /namespaces and /namespaces/:ns/registries
+	// (public, max-age=60 by default).
+	Discovery time.Duration
+	// Static covers presets and schemas (public, max-age=86400 by default).
+	Static time.Duration
+}
+
+// DefaultCacheTiers returns the tiers of the jig-server binary (DESIGN.md
+// section 3): 60 s for latest, versions and discovery, one year and
+// "immutable" for versioned content, one day for presets and schemas.
+func DefaultCacheTiers() CacheTiers {
+	return CacheTiers{
+		Mutable:   60 * time.Second,
+		Immutable: 365 * 24 * time.Hour,
+		Discovery: 60 * time.Second,
+		Static:    24 * time.Hour,
+	}
+}
+
+func (t CacheTiers) validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"Mutable", t.Mutable}, {"Immutable", t.Immutable}, {"Discovery", t.Discovery}, {"Static", t.Static}} {
+		if d.v < 0 {
+			return fmt.Errorf("cache tier %s is negative (%s); use 0 for no-cache", d.name, d.v)
+		}
+		if d.v%time.Second != 0 {
+			return fmt.Errorf("cache tier %s (%s) must be a whole number of seconds", d.name, d.v)
+		}
+	}
+	return nil
+}
+
+// header renders a Cache-Control value for max-age d. immutable adds the
+// "immutable" directive; private replaces "public".
+func cacheHeader(d time.Duration, immutable, private bool) string {
+	if d == 0 {
+		if private {
+			return "private, no-cache"
+		}
+		return "no-cache"
+	}
+	var b strings.Builder
+	if private {
+		b.WriteString("private, max-age=")
+	} else {
+		b.WriteString("public, max-age=")
+	}
+	b.WriteString(strconv.FormatInt(int64(d/time.Second), 10))
+	if immutable {
+		b.WriteString(", immutable")
+	}
+	return b.String()
+}
+
+// WithStorage sets where registries, presets and versions lists are read
+// from (and published to). The default is an empty in-memory store
+// (registryserver/storage/memory), which is useful only in tests.
+func WithStorage(s storage.Storage) Option {
+	return func(o *options) error {
+		if s == nil {
+			return errors.New("WithStorage: storage is nil")
+		}
+		o.storage = s
+		return nil
+	}
+}
+
+// WithAuth sets the parsed auth.json that decides who reads and publishes
+// which namespace; see [AuthConfig]. A nil config means "no auth file":
+// every stored namespace is public and only the admin token publishes. It
+// cannot be combined with [WithAuthFile]. The default is no auth file.
+func WithAuth(a *AuthConfig) Option {
+	return func(o *options) error {
+		o.auth, o.authSet = a, true
+		return nil
+	}
+}
+
+// WithAuthFile reads the auth.json at path once, when [New] runs (a
+// restart or a new Handler picks up changes). A missing or unparsable file
+// makes [New] fail; malformed namespaces are rejected one by one and logged
+// as warnings. It cannot be combined with [WithAuth]. The default is no
+// auth file: every stored namespace is public and only the admin token
+// publishes.
+func WithAuthFile(path string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(path) == "" {
+			return errors.New("WithAuthFile: path is empty")
+		}
+		o.authFile = path
+		return nil
+	}
+}
+
+// WithAdminToken sets the admin token (surrounding spaces are trimmed). A
+// request carrying it passes every namespace check, sees every namespace
+// and may publish anywhere. "" disables it. The default is no admin token.
+func WithAdminToken(token string) Option {
+	return func(o *options) error {
+		o.adminToken = strings.TrimSpace(token)
+		return nil
+	}
+}
+
+// WithCacheTiers sets the Cache-Control max-age of each kind of content;
+// see [CacheTiers]. The default is [DefaultCacheTiers].
+func WithCacheTiers(t CacheTiers) Option {
+	return func(o *options) error {
+		if err := t.validate(); err != nil {
+			return fmt.Errorf("WithCacheTiers: %w", err)
+		}
+		o.tiers = t
+		return nil
+	}
+}
+
+// WithLogger sets the logger for startup warnings and server errors.
+// Tokens are never logged, and neither are namespaces a caller may not
+// read at info level or below. The default is zap.NewNop().
+func WithLogger(l *zap.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger: logger is nil")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithCompressionCache sets how many bytes of compressed responses the
+// handler keeps in memory, least recently used first out, so immutable
+// content is compressed once rather than per request. 0 disables the cache
+// (every compressible response is compressed when sent). The default is
+// 32 MiB.
+func WithCompressionCache(bytes int64) Option {
+	return func(o *options) error {
+		if bytes < 0 {
+			return fmt.Errorf("WithCompressionCache: size %d is negative", bytes)
+		}
+		o.cacheBytes = bytes
+		return nil
+	}
+}
+
+func defaultOptions() options {
+	return options{
+		tiers:      DefaultCacheTiers(),
+		logger:     zap.NewNop(),
+		now:        time.Now,
+		cacheBytes: 32 << 20,
+		ops:        defaultOpsOptions(),
+	}
+}
+
+func (o *options) validate() error {
+	if o.authSet && o.authFile != "" {
+		return errors.New("use either WithAuth or WithAuthFile, not both")
+	}
+	return o.ops.validate()
+}

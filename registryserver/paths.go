@@ -1,0 +1,110 @@
+package registryserver
+
+import (
+	"strings"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// resourceKind is what a path under /registries/ addresses.
+type resourceKind int
+
+const (
+	kindLatest    resourceKind = iota + 1 // @ns/<seg>…
+	kindVersions                          // @ns/<seg>…/versions
+	kindVersioned                         // @ns/<seg>…/<semver>
+	kindFile                              // @ns/<seg>…/<semver>/files/<p>
+)
+
+// resource is a parsed path under /registries/.
+type resource struct {
+	kind      resourceKind
+	namespace string // "@main"
+	path      string // "runtimes/node"
+	version   string // for kindVersioned and kindFile
+	file      string // for kindFile: relative, validated
+}
+
+// dir is the storage folder of the registry, "@ns/<seg>…".
+func (r resource) dir() string { return r.namespace + "/" + r.path }
+
+// key is the storage key of the object the resource names. For kindLatest
+// it needs the latest version, which the caller looks up first.
+func (r resource) key(version string) string {
+	switch r.kind {
+	case kindVersions:
+		return r.dir() + "/versions.json"
+	case kindFile:
+		return r.dir() + "/" + r.version + "/" + r.file
+	case kindVersioned:
+		version = r.version
+	}
+	return r.dir() + "/" + version + "/registry.json"
+}
+
+// parseResource parses the part of a URL path after "/registries/"
+// (already percent-decoded) by the grammar of DESIGN.md section 3:
+//
+//   - part 0 is the namespace;
+//   - the version is the first later part that is a full SemVer version;
+//   - with no version, a last part "versions" after at least one segment
+//     is the versions list, otherwise every part is a segment (latest);
+//   - with a version, at least one segment comes before it, and after it
+//     comes nothing (the manifest) or "files" and a file path whose
+//     segments match [A-Za-z0-9._@+-]+ and are not "." or "..".
+//
+// Empty parts (a doubled, leading or trailing slash) are invalid. It
+// reports false for anything else.
+func parseResource(p string) (resource, bool) {
+	if p == "" {
+		return resource{}, false
+	}
+	parts := strings.Split(p, "/")
+	for _, s := range parts {
+		if s == "" {
+			return resource{}, false
+		}
+	}
+	r := resource{namespace: parts[0]}
+	if !registry.ValidNamespace(r.namespace) {
+		return resource{}, false
+	}
+	vi := -1
+	for i := 1; i < len(parts); i++ {
+		if registry.ValidVersion(parts[i]) {
+			vi = i
+			break
+		}
+	}
+	var segs []string
+	switch {
+	case vi < 0 && len(parts) > 2 && parts[len(parts)-1] == "versions":
+		r.kind, segs = kindVersions, parts[1:len(parts)-1]
+	case vi < 0:
+		r.kind, segs = kindLatest, parts[1:]
+	default:
+		segs, r.version = parts[1:vi], parts[vi]
+		rest := parts[vi+1:]
+		switch {
+		case len(rest) == 0:
+			r.kind = kindVersioned
+		case rest[0] == "files" && len(rest) > 1:
+			r.kind, r.file = kindFile, strings.Join(rest[1:], "/")
+			if strings.HasPrefix(r.file, "./") || !registry.ValidFilePath(r.file) {
+				return resource{}, false
+			}
+		default:
+			return resource{}, false
+		}
+	}
+	if len(segs) == 0 {
+		return resource{}, false
+	}
+	for _, s := range segs {
+		if !registry.ValidSegment(s) {
+			return resource{}, false
+		}
+	}
+	r.path = strings.Join(segs, "/")
+	return r, true
+}

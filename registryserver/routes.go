@@ -1,0 +1,237 @@
+package registryserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// getRegistry serves GET and HEAD /registries/@ns/<seg>…[/versions |
+// /<version>[/files/<path>]].
+func (h *Handler) getRegistry(c echo.Context) error {
+	p := strings.TrimPrefix(c.Request().URL.Path, "/registries")
+	p = strings.TrimPrefix(p, "/")
+	res, ok := parseResource(p)
+	if !ok {
+		return newAPIError(http.StatusBadRequest, codeInvalidPath, "Invalid registry resource path")
+	}
+	private, err := h.readAccess(h.callerOf(c.Request()), res.namespace)
+	if err != nil {
+		return err
+	}
+	hdr := c.Response().Header()
+	switch res.kind {
+	case kindLatest:
+		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+		return h.sendLatest(c, res)
+	case kindVersions:
+		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+		return h.sendJSONObject(c, res.key(""), "No versions available")
+	case kindVersioned:
+		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
+		return h.sendJSONObject(c, res.key(""), "Registry version not found")
+	default: // kindFile
+		// A version exists once its registry.json, the commit point of a
+		// publish, does: files of a version being published (or rolled
+		// back) must not be served, let alone cached as immutable.
+		if _, err := h.store.Stat(c.Request().Context(), res.dir()+"/"+res.version+"/registry.json"); err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+			}
+			return internalError(err)
+		}
+		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
+		return h.sendStored(c, res.key(""), "File not found")
+	}
+}
+
+// sendLatest serves the manifest of versions[0] of the registry's
+// versions.json.
+func (h *Handler) sendLatest(c echo.Context, res resource) error {
+	ctx := c.Request().Context()
+	noVersions := newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+	data, _, err := h.readDocument(ctx, res.dir()+"/versions.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return noVersions
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	vl, err := registry.ParseVersionList(data)
+	if err != nil {
+		return internalError(err)
+	}
+	latest := vl.Latest()
+	if latest == "" {
+		return noVersions
+	}
+	key := res.key(latest)
+	data, info, err := h.readDocument(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return newAPIError(http.StatusNotFound, codeNotFound, "Latest registry not found")
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+}
+
+// sendJSONObject serves a stored JSON document as it is.
+func (h *Handler) sendJSONObject(c echo.Context, key, notFoundMsg string) error {
+	data, info, err := h.readDocument(c.Request().Context(), key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+}
+
+// getNamespaces serves GET /namespaces: the stored namespaces the caller
+// may read, sorted.
+func (h *Handler) getNamespaces(c echo.Context) error {
+	who := h.callerOf(c.Request())
+	all, err := h.storedNamespaces(c)
+	if err != nil {
+		return internalError(err)
+	}
+	visible := make([]string, 0, len(all))
+	for _, ns := range all {
+		if h.canList(who, ns) {
+			visible = append(visible, ns)
+		}
+	}
+	doc, err := jsonDocument(struct {
+		Namespaces []string `json:"namespaces"`
+	}{visible})
+	if err != nil {
+		return internalError(err)
+	}
+	// The list depends on the token: shared caches must keep one copy per
+	// token, and a list answered for a token is private.
+	hdr := c.Response().Header()
+	setCacheHeaders(hdr, h.tiers.Discovery, false, who.sum != nil)
+	if who.sum == nil {
+		hdr.Add(headerVary, varyToken)
+	}
+	return h.sendDocument(c, doc)
+}
+
+// storedNamespaces lists the top-level folders of the storage that are
+// namespaces, sorted.
+func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
+	children, err := storage.ListDir(c.Request().Context(), h.store, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range children {
+		ns, ok := strings.CutSuffix(k, "/")
+		if ok && registry.ValidNamespace(ns) {
+			out = append(out, ns)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// getNamespaceRegistries serves GET /namespaces/:ns/registries: every
+// registry path under the namespace that has a versions.json, sorted.
+func (h *Handler) getNamespaceRegistries(c echo.Context) error {
+	ns, err := url.PathUnescape(c.Param("ns"))
+	if err != nil || !registry.ValidNamespace(ns) {
+		return newAPIError(http.StatusBadRequest, codeInvalidNamespace,
+			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
+	}
+	private, err := h.readAccess(h.callerOf(c.Request()), ns)
+	if err != nil {
+		return err
+	}
+	regs, found, err := h.registriesUnder(c.Request().Context(), ns+"/")
+	if err != nil {
+		return internalError(err)
+	}
+	if !found {
+		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
+	}
+	sort.Strings(regs)
+	doc, err := jsonDocument(struct {
+		Namespace  string   `json:"namespace"`
+		Registries []string `json:"registries"`
+	}{ns, regs})
+	if err != nil {
+		return internalError(err)
+	}
+	setCacheHeaders(c.Response().Header(), h.tiers.Discovery, false, private)
+	return h.sendDocument(c, doc)
+}
+
+// registriesUnder walks the folder prefix ("@ns/") folder by folder and
+// returns the path (relative to prefix) of every folder holding a
+// versions.json. Version folders are not entered, so the walk costs one
+// listing per registry folder rather than one entry per stored file.
+// found is false when prefix holds nothing at all.
+func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []string, found bool, err error) {
+	regs = []string{}
+	queue := []string{prefix}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		children, err := storage.ListDir(ctx, h.store, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		found = found || len(children) > 0
+		for _, child := range children {
+			name := strings.TrimPrefix(child, dir)
+			switch {
+			case name == "versions.json" && dir != prefix:
+				regs = append(regs, strings.TrimSuffix(strings.TrimPrefix(dir, prefix), "/"))
+			case strings.HasSuffix(name, "/") && registry.ValidSegment(strings.TrimSuffix(name, "/")):
+				queue = append(queue, child)
+			}
+		}
+	}
+	return regs, found, nil
+}
+
+// getPreset serves GET /presets/:name from presets/<name>/preset.json.
+func (h *Handler) getPreset(c echo.Context) error {
+	name := c.Param("name")
+	if !registry.ValidSegment(name) {
+		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
+			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
+	}
+	key := "presets/" + name + "/preset.json"
+	data, info, err := h.readDocument(c.Request().Context(), key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return newAPIError(http.StatusNotFound, codeNotFound, "Preset \""+name+"\" not found")
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	setCacheHeaders(c.Response().Header(), h.tiers.Static, false, false)
+	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+}
+
+// getSchema serves GET /schemas/:file from the schemas embedded in the
+// registry package.
+func (h *Handler) getSchema(c echo.Context) error {
+	data, ok := registry.SchemaFile(c.Param("file"))
+	if !ok {
+		return newAPIError(http.StatusNotFound, codeNotFound, "Schema not found")
+	}
+	doc := document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
+	doc.cacheKey = "h\x00" + doc.etag
+	setCacheHeaders(c.Response().Header(), h.tiers.Static, false, false)
+	return h.sendDocument(c, doc)
+}
