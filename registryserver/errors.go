@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -49,6 +50,8 @@ func internalError(cause error) *apiError {
 	return &apiError{status: http.StatusInternalServerError, code: codeInternal, msg: "Internal server error", cause: cause}
 }
 
+// Error returns "<code>: <message>[: <cause>]" for logs; the wire body is
+// built by handleError.
 func (e *apiError) Error() string {
 	if e.cause != nil {
 		return e.code + ": " + e.msg + ": " + e.cause.Error()
@@ -56,6 +59,7 @@ func (e *apiError) Error() string {
 	return e.code + ": " + e.msg
 }
 
+// Unwrap returns the logged cause, if any.
 func (e *apiError) Unwrap() error { return e.cause }
 
 // errorBody is the JSON shape of every error response.
@@ -122,7 +126,8 @@ func (h *Handler) handleError(err error, c echo.Context) {
 		resp.WriteHeader(ae.status)
 		return
 	}
-	if werr := c.JSON(ae.status, errorBody{Code: ae.code, Message: ae.msg}); werr != nil {
+	body, _ := json.Marshal(errorBody{Code: ae.code, Message: ae.msg})
+	if werr := c.Blob(ae.status, echo.MIMEApplicationJSON, body); werr != nil {
 		h.log.Debug("writing error response", zap.Error(werr))
 	}
 }
