@@ -79,6 +79,7 @@ require (
 
 require (
 	github.com/andybalholm/brotli v1.2.8
+	github.com/joho/godotenv v1.5.1
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/minio/minio-go/v7 v7.1.0
 	github.com/rogpeppe/go-internal v1.16.0

@@ -185,6 +185,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 			if errors.As(lastErr, &rl) && rl.RetryAfter > 0 {
 				wait = rl.RetryAfter
 			}
+			if c.opts.retryNotify != nil {
+				c.opts.retryNotify(attempt, wait, lastErr)
+			}
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryserver"
 )
 
 func TestClientReads(t *testing.T) {
@@ -229,6 +230,53 @@ func TestClientRetries429FromServer(t *testing.T) {
 	}
 }
 
+// TestClientRetriesServerRateLimit runs into the server's own limiter (one
+// request per 2s window): the second request gets 429 with Retry-After 2
+// and succeeds after waiting it out.
+func TestClientRetriesServerRateLimit(t *testing.T) {
+	t.Parallel()
+	srv := newRegistry(t, nil, registryserver.WithRateLimit(1, 2*time.Second))
+	c, err := registryclient.New(srv.URL, registryclient.WithRetry(3, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []time.Duration
+	c2, _ := registryclient.New(srv.URL, registryclient.WithRetry(3, 5*time.Second), registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {
+		if errors.As(err, new(*registryclient.RateLimitError)) {
+			waits = append(waits, wait)
+		}
+	}))
+	if _, err := c.Namespaces(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	nss, err := c2.Namespaces(t.Context())
+	if err != nil {
+		t.Fatalf("got %v, want success after waiting out the 429", err)
+	}
+	if diff := cmp.Diff([]string{"@main"}, nss); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if len(waits) == 0 || waits[0] != 2*time.Second {
+		t.Errorf("got 429 waits %v, want the server's Retry-After of 2s first", waits)
+	}
+}
+
+// TestClientServerRateLimitTooLong: a Retry-After beyond the client's bound
+// is returned at once as a RateLimitError carrying the server's code.
+func TestClientServerRateLimitTooLong(t *testing.T) {
+	t.Parallel()
+	srv := newRegistry(t, nil, registryserver.WithRateLimit(1, time.Minute))
+	c, _ := registryclient.New(srv.URL, registryclient.WithRetry(3, 5*time.Second), registryclient.WithNamespace("@main"))
+	if _, err := c.Namespaces(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Namespaces(t.Context())
+	var rl *registryclient.RateLimitError
+	if !errors.As(err, &rl) || rl.RetryAfter != time.Minute || rl.Err.Code != "RATE_LIMIT_EXCEEDED" || rl.Err.Registry != "@main" {
+		t.Fatalf("got %v, want a RateLimitError with Retry-After 1m, RATE_LIMIT_EXCEEDED, @main", err)
+	}
+}
+
 func TestClientRateLimitErrorAfterRetries(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -265,6 +313,18 @@ func TestHealth(t *testing.T) {
 			wantStatus: 503},
 		{name: "503 without report", status: 503, body: `oops`, wantStatus: 503},
 	}
+	t.Run("real server", func(t *testing.T) {
+		t.Parallel()
+		srv := newRegistry(t, nil)
+		c, _ := registryclient.New(srv.URL, fast)
+		h, err := c.Health(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Status != "ok" || h.Checks["storage"].Status != "ok" {
+			t.Errorf("got %+v, want status ok with an ok storage check", h)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -42,6 +42,7 @@ type StatusError struct {
 	URL        string
 }
 
+// Error reads "<status> <text> fetching <registry> (<url>): <message> [<code>]".
 func (e *StatusError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
@@ -83,6 +84,7 @@ type RateLimitError struct {
 	Err        *StatusError
 }
 
+// Error says the request was rate limited and when to try again.
 func (e *RateLimitError) Error() string {
 	if e.RetryAfter > 0 {
 		return fmt.Sprintf("rate limited; retry after %s: %v", e.RetryAfter, e.Err)
@@ -102,6 +104,7 @@ type NetworkError struct {
 	Err    error
 }
 
+// Error reads "<method> <url>: <cause>".
 func (e *NetworkError) Error() string {
 	return fmt.Sprintf("%s %s: %v", e.Method, e.URL, e.Err)
 }
@@ -115,6 +118,7 @@ type NotConfiguredError struct {
 	Namespace string
 }
 
+// Error names the namespace and the command that configures it.
 func (e *NotConfiguredError) Error() string {
 	return fmt.Sprintf("No registry configured for namespace %s. Run 'jig config set %s --url <url>' first.", e.Namespace, e.Namespace)
 }

@@ -24,6 +24,7 @@ type options struct {
 	maxJSONBytes  int64
 	maxFileBytes  int64
 	retryBaseWait time.Duration
+	retryNotify   func(attempt int, wait time.Duration, err error)
 }
 
 // Defaults used by [New].
@@ -157,6 +158,17 @@ func WithMaxBodySize(jsonBytes, fileBytes int64) Option {
 			return errors.New("registryclient: body size limits must be positive")
 		}
 		o.maxJSONBytes, o.maxFileBytes = jsonBytes, fileBytes
+		return nil
+	}
+}
+
+// WithRetryNotify calls fn before each retry with the attempt number (1 for
+// the first retry), the wait about to start and the error that caused it,
+// e.g. to tell a person why a command pauses after a 429. fn must be safe
+// for concurrent use. The default is no notification.
+func WithRetryNotify(fn func(attempt int, wait time.Duration, err error)) Option {
+	return func(o *options) error {
+		o.retryNotify = fn
 		return nil
 	}
 }

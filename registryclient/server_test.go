@@ -31,7 +31,7 @@ func manifestJSON(ns, name, version string) string {
 // newRegistry starts a real registryserver over memory storage with a
 // public @main, a gated @team and an undeclared (forbidden) @secret.
 // wrap, when non-nil, wraps the handler (e.g. to inject a 429).
-func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler) *httptest.Server {
+func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler, opts ...registryserver.Option) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
 	st := memory.New()
@@ -58,7 +58,7 @@ func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler) *httptest.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(auth), registryserver.WithAdminToken(adminToken))
+	h, err := registryserver.New(append([]registryserver.Option{registryserver.WithStorage(st), registryserver.WithAuth(auth), registryserver.WithAdminToken(adminToken)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,3 +314,32 @@ func TestNewValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryNotify(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		w.Write([]byte(`{"namespaces":[]}`))
+	}))
+	defer srv.Close()
+	var notes []int
+	var errs []error
+	c, _ := registryclient.New(srv.URL, fast, registryclient.WithRetryNotify(func(attempt int, wait time.Duration, err error) {
+		notes = append(notes, attempt)
+		errs = append(errs, err)
+	}))
+	if _, err := c.Namespaces(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 2 || notes[0] != 1 || notes[1] != 2 {
+		t.Fatalf("got notifications %v, want [1 2]", notes)
+	}
+	var se *registryclient.StatusError
+	if !errors.As(errs[0], &se) || se.StatusCode != http.StatusBadGateway {
+		t.Errorf("got %v, want the 502 that caused the retry", errs[0])
+	}
+}

@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -122,7 +123,8 @@ func (h *Handler) handleError(err error, c echo.Context) {
 		resp.WriteHeader(ae.status)
 		return
 	}
-	if werr := c.JSON(ae.status, errorBody{Code: ae.code, Message: ae.msg}); werr != nil {
+	body, _ := json.Marshal(errorBody{Code: ae.code, Message: ae.msg})
+	if werr := c.Blob(ae.status, echo.MIMEApplicationJSON, body); werr != nil {
 		h.log.Debug("writing error response", zap.Error(werr))
 	}
 }

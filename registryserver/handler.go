@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -30,9 +31,13 @@ type Handler struct {
 	log   *zap.Logger
 	now   func() time.Time
 	cache *byteCache
+	// compressing deduplicates concurrent compressions of one body.
+	compressing singleflight.Group
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
+	// pub holds the publishing state (publish.go).
+	pub *publishState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -92,6 +97,10 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	if err := h.setupPublish(o.publish); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -117,6 +126,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)
 	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.POST("/registries", h.postRegistry)
+	e.POST("/presets", h.postPreset)
 }
 
 // ServeHTTP implements [http.Handler].

@@ -663,3 +663,25 @@ func TestServer(t *testing.T) {
 		t.Errorf("latest version (-want +got):\n%s", diff)
 	}
 }
+
+// TestConcurrentFirstRequests sends many simultaneous first requests for
+// one compressible file; all get the same encoded body.
+func TestConcurrentFirstRequests(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	const n = 16
+	bodies := make(chan string, n)
+	for range n {
+		go func() {
+			resp := do(h, "GET", "/registries/@main/runtimes/node/1.1.0/files/templates/big.ts", map[string]string{"Accept-Encoding": "gzip"})
+			b, _ := io.ReadAll(resp.Body)
+			bodies <- resp.Header.Get("ETag") + string(b)
+		}()
+	}
+	first := <-bodies
+	for range n - 1 {
+		if got := <-bodies; got != first {
+			t.Errorf("concurrent responses differ")
+		}
+	}
+}

@@ -28,6 +28,8 @@ type options struct {
 	// ops are the rate limit, trust proxy, metrics and health options
 	// (options_ops.go).
 	ops opsOptions
+	// publish are the upload limits and webhooks (publish.go).
+	publish publishOptions
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of

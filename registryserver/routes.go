@@ -1,10 +1,10 @@
 package registryserver
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +39,15 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendJSONObject(c, res.key(""), "Registry version not found")
 	default: // kindFile
+		// A version exists once its registry.json, the commit point of a
+		// publish, does: files of a version being published (or rolled
+		// back) must not be served, let alone cached as immutable.
+		if _, err := h.store.Stat(c.Request().Context(), res.dir()+"/"+res.version+"/registry.json"); err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+			}
+			return internalError(err)
+		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendStored(c, res.key(""), "File not found")
 	}
@@ -147,23 +156,14 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	keys, err := h.store.List(c.Request().Context(), ns+"/")
+	regs, found, err := h.registriesUnder(c.Request().Context(), ns+"/")
 	if err != nil {
 		return internalError(err)
 	}
-	if len(keys) == 0 {
+	if !found {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
-	regs := []string{}
-	for _, k := range keys {
-		dir, ok := strings.CutSuffix(strings.TrimPrefix(k, ns+"/"), "/versions.json")
-		if !ok || !registry.ValidPath(dir) {
-			continue
-		}
-		regs = append(regs, dir)
-	}
 	sort.Strings(regs)
-	regs = slices.Compact(regs)
 	doc, err := jsonDocument(struct {
 		Namespace  string   `json:"namespace"`
 		Registries []string `json:"registries"`
@@ -173,6 +173,35 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	}
 	setCacheHeaders(c.Response().Header(), h.tiers.Discovery, false, private)
 	return h.sendDocument(c, doc)
+}
+
+// registriesUnder walks the folder prefix ("@ns/") folder by folder and
+// returns the path (relative to prefix) of every folder holding a
+// versions.json. Version folders are not entered, so the walk costs one
+// listing per registry folder rather than one entry per stored file.
+// found is false when prefix holds nothing at all.
+func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []string, found bool, err error) {
+	regs = []string{}
+	queue := []string{prefix}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		children, err := storage.ListDir(ctx, h.store, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		found = found || len(children) > 0
+		for _, child := range children {
+			name := strings.TrimPrefix(child, dir)
+			switch {
+			case name == "versions.json" && dir != prefix:
+				regs = append(regs, strings.TrimSuffix(strings.TrimPrefix(dir, prefix), "/"))
+			case strings.HasSuffix(name, "/") && registry.ValidSegment(strings.TrimSuffix(name, "/")):
+				queue = append(queue, child)
+			}
+		}
+	}
+	return regs, found, nil
 }
 
 // getPreset serves GET /presets/:name from presets/<name>/preset.json.

@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,7 +41,15 @@ func (h *Handler) readDocument(ctx context.Context, key string) ([]byte, storage
 		return nil, storage.Info{}, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxDocumentSize+1))
+	if info.Size > maxDocumentSize {
+		return nil, storage.Info{}, fmt.Errorf("%s: %w (over %d bytes)", key, errTooLarge, maxDocumentSize)
+	}
+	var buf bytes.Buffer
+	if info.Size > 0 {
+		buf.Grow(int(info.Size) + bytes.MinRead)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(rc, maxDocumentSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, storage.Info{}, fmt.Errorf("reading %s: %w", key, err)
 	}
@@ -174,20 +183,29 @@ func (h *Handler) sendDocument(c echo.Context, doc document) error {
 // encoded returns data compressed with enc, from the cache when key is set
 // and the result was computed before.
 func (h *Handler) encoded(key, enc string, data []byte) ([]byte, error) {
-	if key != "" {
-		key = enc + "\x00" + key
+	if key == "" || h.cache == nil {
+		return compress(enc, data)
+	}
+	key = enc + "\x00" + key
+	if b, ok := h.cache.get(key); ok {
+		return b, nil
+	}
+	// Concurrent first requests for the same content share one
+	// compression instead of each doing it.
+	v, err, _ := h.compressing.Do(key, func() (any, error) {
 		if b, ok := h.cache.get(key); ok {
 			return b, nil
 		}
-	}
-	b, err := compress(enc, data)
+		b, err := compress(enc, data)
+		if err == nil {
+			h.cache.add(key, b)
+		}
+		return b, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if key != "" {
-		h.cache.add(key, b)
-	}
-	return b, nil
+	return v.([]byte), nil
 }
 
 func notModified(c echo.Context) error {

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -83,9 +84,32 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode":     cmdFileMode,
+			"exit-code":    cmdExitCode,
 			"start-server": cmdStartServer,
 		},
 	})
+}
+
+// exit-code N prog args...: runs prog and checks its exact exit status;
+// its output becomes stdout and stderr like exec's.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exit-code N prog args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("running %s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }
 
 // filemode path perm: checks a file's permission bits, e.g. "filemode $HOME/.jigrc 0600".

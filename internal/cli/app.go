@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"golang.org/x/term"
 
@@ -88,7 +90,15 @@ func (a *App) Config() (*registryclient.Config, error) {
 
 // ClientOptions are the options every client the CLI builds gets.
 func (a *App) ClientOptions() []registryclient.Option {
-	return []registryclient.Option{registryclient.WithUserAgent(fmt.Sprintf("jig/%s", Version))}
+	return []registryclient.Option{
+		registryclient.WithUserAgent(fmt.Sprintf("jig/%s", Version)),
+		registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {
+			var rl *registryclient.RateLimitError
+			if errors.As(err, &rl) && wait >= time.Second {
+				a.Out.Warnf("rate limited by %s; retrying in %s", rl.Err.URL, wait.Round(time.Second))
+			}
+		}),
+	}
 }
 
 // Client returns a client for the source configured for namespace ns.

@@ -22,6 +22,7 @@ type ConfigCmd struct {
 // (Authorization first).
 type headerList []registryclient.Header
 
+// MarshalJSON writes the headers as one object in display order.
 func (h headerList) MarshalJSON() ([]byte, error) {
 	var b strings.Builder
 	b.WriteByte('{')

@@ -25,6 +25,7 @@ func (p huhPrompter) run(ctx context.Context, f huh.Field) error {
 	return err
 }
 
+// Input shows a huh text input; an empty answer means def.
 func (p huhPrompter) Input(ctx context.Context, title, def string) (string, error) {
 	v := def
 	err := p.run(ctx, huh.NewInput().Title(title).Placeholder(def).Value(&v))
@@ -37,6 +38,7 @@ func (p huhPrompter) Input(ctx context.Context, title, def string) (string, erro
 	return v, nil
 }
 
+// Confirm shows a huh yes/no question.
 func (p huhPrompter) Confirm(ctx context.Context, title string, def bool) (bool, error) {
 	v := def
 	if err := p.run(ctx, huh.NewConfirm().Title(title).Value(&v)); err != nil {

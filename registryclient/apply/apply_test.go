@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -634,5 +635,45 @@ func TestGitInit(t *testing.T) {
 	created, err = GitInit(t.Context(), dir)
 	if created || err != nil {
 		t.Errorf("second GitInit = %v, %v; want false, nil (already a repository)", created, err)
+	}
+}
+
+func TestCustomScriptFailures(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not on PATH")
+	}
+	tests := []struct {
+		name    string
+		script  string
+		opts    []Option
+		wantMsg string
+	}{
+		{"timeout", "export function merge() { for (;;) {} }\n", []Option{WithScriptTimeout(300 * time.Millisecond)}, "did not finish within"},
+		{"throws", "export function merge() { throw new Error('nope from script'); }\n", nil, "nope from script"},
+		{"bad result", "export function merge() { return {content: 42}; }\n", nil, "merge must return {content: string}"},
+		{"no merge", "export const x = 1;\n", nil, "exports no merge function"},
+		{"node missing", "export function merge(p) { return p.incomingContent; }\n", []Option{WithNode(filepath.Join(t.TempDir(), "no-node"))}, "node was not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := fixture()
+			src.add("@main/features/scripted", &registry.Manifest{
+				Name: "scripted", Namespace: "@main", Type: registry.TypeFeature, Version: "1.0.0",
+				Files: []registry.File{
+					{Target: "first.txt", Type: registry.FileDocs, Content: strp("first\n")},
+					{Target: "x.conf", Type: registry.FileConfig, Content: strp("x\n"), MergeStrategy: &registry.MergeStrategy{Type: "custom", Script: "merge.mjs"}},
+				},
+			}, map[string]string{"merge.mjs": tt.script})
+			dir := t.TempDir()
+			before := snapshot(t, dir)
+			opts := append([]Option{WithAllowScripts(true)}, tt.opts...)
+			_, err := newEngine(t, src, opts...).Run(t.Context(), Request{Dir: dir, Template: "features/scripted"}, false)
+			if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Fatalf("got %v, want ErrScript mentioning %q", err, tt.wantMsg)
+			}
+			assertSame(t, before, snapshot(t, dir))
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -98,8 +99,8 @@ func (e *Engine) runScript(ctx context.Context, script []byte, scriptPath, targe
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s: node was not found on PATH; install Node.js to run custom merge scripts", ErrScript, scriptPath)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s: node was not found (%s); install Node.js to run custom merge scripts", ErrScript, scriptPath, e.opts.node)
 		}
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("%w: %s did not finish within %v", ErrScript, scriptPath, e.opts.scriptTimeout)

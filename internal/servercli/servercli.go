@@ -1,0 +1,331 @@
+package servercli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/joho/godotenv"
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/catalog"
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/disk"
+	"github.com/jigkit/jig/registryserver/storage/s3"
+	"github.com/jigkit/jig/registryserver/webhook"
+)
+
+// Exit codes of [Main].
+const (
+	ExitOK    = 0
+	ExitError = 1
+)
+
+// CLI holds every setting of jig-server. Each one is a flag and an
+// environment variable (DESIGN.md section 3.4); the reference's R2_* names
+// are accepted for the S3 settings.
+type CLI struct {
+	Port int    `env:"PORT" default:"8080" help:"TCP port to listen on (0 picks a free port)."`
+	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
+
+	StorageRoot    string `env:"STORAGE_ROOT" default:"./data" help:"Directory of the disk storage (registries, presets, versions lists)."`
+	StorageBackend string `env:"STORAGE_BACKEND" default:"disk" enum:"disk,local,s3,r2" help:"Storage backend: disk (local is an alias) or s3 (r2 is an alias)."`
+
+	S3Endpoint        string `name:"s3-endpoint" env:"S3_ENDPOINT" help:"S3-compatible endpoint URL (derived from R2_ACCOUNT_ID for Cloudflare R2)."`
+	S3Bucket          string `name:"s3-bucket" env:"S3_BUCKET,R2_BUCKET_NAME" help:"S3 bucket holding the storage."`
+	S3Region          string `name:"s3-region" env:"S3_REGION" help:"S3 region (auto for R2)."`
+	S3AccessKeyID     string `name:"s3-access-key-id" env:"S3_ACCESS_KEY_ID,R2_ACCESS_KEY_ID" help:"S3 access key id."`
+	S3SecretAccessKey string `name:"s3-secret-access-key" env:"S3_SECRET_ACCESS_KEY,R2_SECRET_ACCESS_KEY" help:"S3 secret access key."`
+	R2AccountID       string `name:"r2-account-id" env:"R2_ACCOUNT_ID" help:"Cloudflare account id: sets the S3 endpoint to https://<id>.r2.cloudflarestorage.com and the region to auto."`
+
+	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
+	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
+	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
+
+	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
+	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
+	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
+	TrustProxy string `env:"TRUST_PROXY" default:"false" help:"Client IP source for rate limiting: false (the connection), true (X-Forwarded-For) or a hop count."`
+	RedisURL   string `env:"REDIS_URL" help:"Redis URL shared by replicas for the rate limit (default: in memory)."`
+}
+
+// Validate checks combinations kong's tags cannot express.
+func (c *CLI) Validate() error {
+	if c.Port < 0 || c.Port > 65535 {
+		return fmt.Errorf("--port/PORT %d is out of range; use 1-65535 (or 0 for any free port)", c.Port)
+	}
+	if c.StorageBackend == "disk" || c.StorageBackend == "local" {
+		if strings.TrimSpace(c.StorageRoot) == "" {
+			return errors.New("--storage-root/STORAGE_ROOT is empty; set it to a directory such as ./data")
+		}
+	}
+	return nil
+}
+
+// backend returns the normalised storage backend: "disk" or "s3".
+func (c *CLI) backend() string {
+	switch c.StorageBackend {
+	case "local", "disk", "":
+		return "disk"
+	}
+	return "s3"
+}
+
+// s3Settings returns the S3 endpoint and region with the reference's R2
+// conventions applied: R2_ACCOUNT_ID gives the endpoint
+// https://<account>.r2.cloudflarestorage.com and the region "auto" unless
+// they are set explicitly; STORAGE_BACKEND=r2 also defaults the region to
+// "auto".
+func (c *CLI) s3Settings() (endpoint, region string) {
+	endpoint, region = c.S3Endpoint, c.S3Region
+	if endpoint == "" && c.R2AccountID != "" {
+		endpoint = "https://" + c.R2AccountID + ".r2.cloudflarestorage.com"
+	}
+	if region == "" && (c.R2AccountID != "" || c.StorageBackend == "r2") {
+		region = "auto"
+	}
+	return endpoint, region
+}
+
+// Server timeouts: headers must arrive quickly (no slowloris); bodies and
+// responses may be large (100 MiB uploads) on slow links.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 10 * time.Minute
+	writeTimeout      = 10 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+	shutdownTimeout   = 30 * time.Second
+)
+
+// kongExit carries kong's exit code (after --help) out of the parser.
+type kongExit struct{ code int }
+
+// Main runs jig-server with args (without the program name) until ctx ends,
+// then shuts down gracefully. It reads .env from the working directory
+// first (real environment variables win). It returns 0 after a clean
+// shutdown or --help, 1 on any error.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = ke.code
+		}
+	}()
+	if err := loadDotEnv(".env"); err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		return ExitError
+	}
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("jig-server"),
+		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		return ExitError
+	}
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\nRun 'jig-server --help' for usage.\n", err)
+		return ExitError
+	}
+	log, err := newLogger(&cli, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		return ExitError
+	}
+	defer func() { _ = log.Sync() }()
+	if err := serve(ctx, &cli, log); err != nil {
+		log.Error("jig-server stopped", zap.Error(err))
+		return ExitError
+	}
+	return ExitOK
+}
+
+// loadDotEnv sets the variables of path (when it exists) that are not
+// already set in the environment.
+func loadDotEnv(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := godotenv.Load(path); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return nil
+}
+
+// openStorage opens the configured backend. The returned close function
+// releases it.
+func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, error) {
+	switch c.backend() {
+	case "disk":
+		st, err := disk.New(c.StorageRoot)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+	cfg, err := c.s3Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s3StartupTimeout)
+	defer cancel()
+	st, err := s3.New(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("STORAGE_BACKEND=%s: %w", c.StorageBackend, err)
+	}
+	return st, func() error { return nil }, nil
+}
+
+// s3StartupTimeout bounds the bucket check at startup.
+const s3StartupTimeout = 30 * time.Second
+
+// s3Config turns the S3_* (and R2_*) settings into an [s3.Config], with an
+// error naming every missing setting.
+func (c *CLI) s3Config() (s3.Config, error) {
+	endpoint, region := c.s3Settings()
+	var missing []string
+	if c.S3Bucket == "" {
+		missing = append(missing, "S3_BUCKET (or R2_BUCKET_NAME)")
+	}
+	if c.StorageBackend == "r2" && endpoint == "" {
+		missing = append(missing, "R2_ACCOUNT_ID (or S3_ENDPOINT)")
+	}
+	switch {
+	case c.S3AccessKeyID == "" && c.S3SecretAccessKey == "" && c.StorageBackend == "r2":
+		missing = append(missing, "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
+	case c.S3AccessKeyID == "" && c.S3SecretAccessKey != "":
+		missing = append(missing, "S3_ACCESS_KEY_ID (or R2_ACCESS_KEY_ID)")
+	case c.S3AccessKeyID != "" && c.S3SecretAccessKey == "":
+		missing = append(missing, "S3_SECRET_ACCESS_KEY (or R2_SECRET_ACCESS_KEY)")
+	}
+	if len(missing) > 0 {
+		return s3.Config{}, fmt.Errorf("STORAGE_BACKEND=%s needs %s; set them in the environment, .env or as flags (jig-server --help)",
+			c.StorageBackend, strings.Join(missing, ", "))
+	}
+	return s3.Config{
+		Endpoint:        endpoint,
+		Bucket:          c.S3Bucket,
+		Region:          region,
+		AccessKeyID:     c.S3AccessKeyID,
+		SecretAccessKey: c.S3SecretAccessKey,
+	}, nil
+}
+
+// serve runs the server until ctx ends.
+func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
+	st, closeStorage, err := openStorage(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := closeStorage(); err != nil {
+			log.Warn("closing storage", zap.Error(err))
+		}
+	}()
+	seeded, err := catalog.Seed(ctx, st)
+	if err != nil {
+		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
+	}
+	if seeded {
+		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+	}
+	opts := []registryserver.Option{
+		registryserver.WithStorage(st),
+		registryserver.WithLogger(log),
+		registryserver.WithAdminToken(c.AdminToken),
+	}
+	if c.AuthConfigPath != "" {
+		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
+	}
+	if c.WebhookConfigPath != "" {
+		hooks, err := loadWebhooks(c.WebhookConfigPath, log)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, registryserver.WithWebhooks(hooks))
+	}
+	h, err := registryserver.New(opts...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := h.Close(); err != nil {
+			log.Warn("closing handler", zap.Error(err))
+		}
+	}()
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          zap.NewStdLog(log.Named("http")),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	log.Info("Server listening at http://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
+		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()))
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("Shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	<-errc // Serve returned http.ErrServerClosed
+	return nil
+}
+
+// loadWebhooks reads webhooks.json. A missing file means no webhooks, as
+// in the reference; a malformed one stops the server.
+func loadWebhooks(path string, log *zap.Logger) ([]webhook.Hook, error) {
+	cfg, err := webhook.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		log.Info("No webhooks file; publishing sends no webhooks", zap.String("path", path))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("webhooks.json: " + w)
+	}
+	enabled := 0
+	for _, h := range cfg.Webhooks {
+		if h.Enabled {
+			enabled++
+		}
+	}
+	log.Info("Webhooks loaded", zap.String("path", path), zap.Int("enabled", enabled), zap.Int("total", len(cfg.Webhooks)))
+	return cfg.Webhooks, nil
+}

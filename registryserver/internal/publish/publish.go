@@ -1,0 +1,479 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// ErrVersionExists is returned when the version (or preset version) is
+// already published, or is being published by someone else right now.
+var ErrVersionExists = errors.New("version already exists")
+
+// Defaults of [Store].
+const (
+	DefaultStaleAfter = 15 * time.Minute
+	maxCASAttempts    = 64
+	rollbackTimeout   = 30 * time.Second
+	lockPrefix        = ".publish/"
+	versionsFile      = "versions.json"
+	manifestFile      = "registry.json"
+)
+
+// Store publishes versions and presets on a storage backend. It is safe for
+// concurrent use. The zero value is not usable; call [New].
+type Store struct {
+	st         storage.Storage
+	cp         storage.ConditionalPutter // nil: process-local locks
+	locks      *keyLocks
+	log        *zap.Logger
+	now        func() time.Time
+	staleAfter time.Duration
+}
+
+// Option configures a [Store].
+type Option func(*Store)
+
+// WithLogger sets the logger for rollback failures. The default is a no-op
+// logger.
+func WithLogger(l *zap.Logger) Option { return func(s *Store) { s.log = l } }
+
+// WithClock sets the clock used for claim ages. The default is time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithStaleAfter sets the age after which an unfinished claim (a publisher
+// that died) may be taken over. The default is [DefaultStaleAfter].
+func WithStaleAfter(d time.Duration) Option { return func(s *Store) { s.staleAfter = d } }
+
+// New returns a Store writing to st.
+func New(st storage.Storage, opts ...Option) *Store {
+	s := &Store{st: st, locks: newKeyLocks(), log: zap.NewNop(), now: time.Now, staleAfter: DefaultStaleAfter}
+	if cp, ok := st.(storage.ConditionalPutter); ok {
+		s.cp = cp
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Version is a registry version to publish.
+type Version struct {
+	Namespace string   // "@acme"
+	Segments  []string // storage path under the namespace, e.g. ["features", "ui-kit"]
+	Version   string   // full SemVer
+	// Manifest is the registry.json content, stored byte for byte.
+	Manifest []byte
+}
+
+// Prefix returns "@ns/<seg>…/", the folder holding versions.json.
+func (v Version) Prefix() string { return v.Namespace + "/" + strings.Join(v.Segments, "/") + "/" }
+
+// Path returns "@ns/<seg>…/<version>", as the upload response names it.
+func (v Version) Path() string { return v.Prefix() + v.Version }
+
+func (v Version) validate() error {
+	if !registry.ValidNamespace(v.Namespace) || len(v.Segments) == 0 || !registry.ValidVersion(v.Version) {
+		return fmt.Errorf("publish: invalid version coordinates %q", v.Path())
+	}
+	for _, s := range v.Segments {
+		if !registry.ValidSegment(s) {
+			return fmt.Errorf("publish: invalid path segment %q", s)
+		}
+	}
+	return nil
+}
+
+// PutFunc stores one file of the version being published. name is the
+// normalised package path (e.g. "templates/a.txt").
+type PutFunc func(ctx context.Context, name string, size int64, r io.Reader) error
+
+// Publish makes v visible atomically, as the package documentation
+// describes. writeFiles is called once, after the version has been claimed,
+// and must store every declared file through put (registry.json excluded:
+// Publish writes v.Manifest itself, last). It returns [ErrVersionExists]
+// when the version exists or is being published concurrently; on any
+// other error nothing of v is visible and versions.json does not name it.
+func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutFunc) error) (err error) {
+	if err := v.validate(); err != nil {
+		return err
+	}
+	vdir := v.Prefix() + v.Version + "/"
+	manifestKey := vdir + manifestFile
+	lockKey := lockPrefix + v.Path() + ".lock"
+
+	if exists, err := s.exists(ctx, manifestKey); err != nil {
+		return err
+	} else if exists {
+		s.repairVersions(ctx, v, lockKey)
+		return ErrVersionExists
+	}
+	release, err := s.claim(ctx, lockKey)
+	if err != nil {
+		return err
+	}
+	var written []string
+	committed := false
+	defer func() {
+		if err == nil {
+			s.bestEffort(ctx, "release claim", func(ctx context.Context) error { return release(ctx) })
+			return
+		}
+		if errors.Is(err, ErrVersionExists) && !committed && len(written) == 0 {
+			s.bestEffort(ctx, "release claim", func(ctx context.Context) error { return release(ctx) })
+			return
+		}
+		s.rollback(ctx, committed, manifestKey, written, release)
+	}()
+
+	if exists, err := s.exists(ctx, manifestKey); err != nil {
+		return err
+	} else if exists {
+		return ErrVersionExists
+	}
+	// Debris of a crashed attempt whose claim we took over.
+	old, err := s.st.List(ctx, vdir)
+	if err != nil {
+		return fmt.Errorf("publish: listing %s: %w", vdir, err)
+	}
+	for _, k := range old {
+		if err := s.st.Delete(ctx, k); err != nil {
+			return fmt.Errorf("publish: removing leftovers of an interrupted publish: %w", err)
+		}
+	}
+
+	put := func(ctx context.Context, name string, size int64, r io.Reader) error {
+		name = registry.NormalizeFilePath(name)
+		if !registry.ValidFilePath(name) || name == manifestFile {
+			return fmt.Errorf("publish: refusing file path %q", name)
+		}
+		key := vdir + name
+		written = append(written, key)
+		if err := s.st.Put(ctx, key, r, size); err != nil {
+			return fmt.Errorf("publish: storing %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := writeFiles(put); err != nil {
+		return err
+	}
+
+	// Commit point.
+	if err := s.create(ctx, manifestKey, v.Manifest); err != nil {
+		if errors.Is(err, storage.ErrPrecondition) {
+			// Only possible when a stale claim was taken over from a
+			// publisher that was not dead after all and committed first.
+			written = nil
+			return ErrVersionExists
+		}
+		return fmt.Errorf("publish: storing registry.json: %w", err)
+	}
+	committed = true
+
+	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+		return err
+	}
+	return nil
+}
+
+// repairVersions adds v to versions.json when its registry.json exists but
+// nobody is publishing it (a publisher died between commit and listing).
+func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
+	rc, info, err := s.st.Get(ctx, lockKey)
+	if err == nil {
+		rc.Close()
+		if s.now().Sub(info.ModTime) < s.staleAfter {
+			return // a publish is in flight; it will list the version
+		}
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return
+	}
+	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+		s.log.Warn("repairing versions.json failed", zap.String("path", v.Path()), zap.Error(err))
+	}
+}
+
+type claimDoc struct {
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+}
+
+// claim takes the exclusive right to publish under lockKey and returns the
+// function that gives it back.
+func (s *Store) claim(ctx context.Context, lockKey string) (func(context.Context) error, error) {
+	id := randomID()
+	body, _ := json.Marshal(claimDoc{ID: id, Started: s.now().UTC()})
+	if s.cp == nil {
+		if !s.locks.tryLock(lockKey) {
+			return nil, ErrVersionExists
+		}
+		return func(context.Context) error { s.locks.unlock(lockKey); return nil }, nil
+	}
+	release := func(ctx context.Context) error { return s.st.Delete(ctx, lockKey) }
+	_, err := s.cp.PutIf(ctx, lockKey, bytes.NewReader(body), int64(len(body)), "")
+	if err == nil {
+		return release, nil
+	}
+	if !errors.Is(err, storage.ErrPrecondition) {
+		return nil, fmt.Errorf("publish: claiming the version: %w", err)
+	}
+	// Someone holds the claim. Take it over only when it is stale.
+	rc, info, err := s.st.Get(ctx, lockKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrVersionExists // released just now: the other publish finished
+	}
+	if err != nil {
+		return nil, fmt.Errorf("publish: reading the claim: %w", err)
+	}
+	var cur claimDoc
+	derr := json.NewDecoder(io.LimitReader(rc, 4096)).Decode(&cur)
+	rc.Close()
+	started := cur.Started
+	if derr != nil || started.IsZero() {
+		started = info.ModTime
+	}
+	if s.now().Sub(started) < s.staleAfter {
+		return nil, ErrVersionExists
+	}
+	if _, err := s.cp.PutIf(ctx, lockKey, bytes.NewReader(body), int64(len(body)), info.ETag); err != nil {
+		if errors.Is(err, storage.ErrPrecondition) {
+			return nil, ErrVersionExists
+		}
+		return nil, fmt.Errorf("publish: taking over a stale claim: %w", err)
+	}
+	s.log.Warn("took over a stale publish claim", zap.String("claim", lockKey), zap.Time("started", started))
+	return release, nil
+}
+
+// rollback removes what a failed publish wrote, registry.json first.
+func (s *Store) rollback(ctx context.Context, committed bool, manifestKey string, written []string, release func(context.Context) error) {
+	if committed {
+		s.bestEffort(ctx, "remove registry.json", func(ctx context.Context) error { return s.st.Delete(ctx, manifestKey) })
+	}
+	for _, k := range written {
+		s.bestEffort(ctx, "remove "+k, func(ctx context.Context) error { return s.st.Delete(ctx, k) })
+	}
+	s.bestEffort(ctx, "release claim", release)
+}
+
+// bestEffort runs a cleanup step even when ctx is cancelled (the client
+// went away), bounded by rollbackTimeout, and logs a failure.
+func (s *Store) bestEffort(ctx context.Context, what string, fn func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	if err := fn(ctx); err != nil {
+		s.log.Error("publish cleanup failed", zap.String("step", what), zap.Error(err))
+	}
+}
+
+func (s *Store) exists(ctx context.Context, key string) (bool, error) {
+	_, err := s.st.Stat(ctx, key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("publish: checking %s: %w", path.Base(key), err)
+}
+
+// create writes key only if it does not exist yet; it returns an error
+// wrapping storage.ErrPrecondition otherwise.
+func (s *Store) create(ctx context.Context, key string, data []byte) error {
+	if s.cp != nil {
+		_, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), "")
+		return err
+	}
+	unlock := s.locks.lock(key)
+	defer unlock()
+	if ok, err := s.exists(ctx, key); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("%s exists: %w", key, storage.ErrPrecondition)
+	}
+	return s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
+}
+
+// update applies change to the document at key with a compare-and-swap
+// loop. change gets the current content (nil when the key is missing) and
+// returns the new content, or nil to leave the key as it is.
+func (s *Store) update(ctx context.Context, key string, change func(cur []byte) ([]byte, error)) error {
+	if s.cp == nil {
+		unlock := s.locks.lock(key)
+		defer unlock()
+	}
+	for range maxCASAttempts {
+		cur, etag, err := s.read(ctx, key)
+		if err != nil {
+			return err
+		}
+		next, err := change(cur)
+		if err != nil || next == nil {
+			return err
+		}
+		if s.cp == nil {
+			return s.st.Put(ctx, key, bytes.NewReader(next), int64(len(next)))
+		}
+		_, err = s.cp.PutIf(ctx, key, bytes.NewReader(next), int64(len(next)), etag)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, storage.ErrPrecondition) {
+			return fmt.Errorf("publish: writing %s: %w", key, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("publish: %s kept changing under %d attempts to update it", key, maxCASAttempts)
+}
+
+// read returns the content and ETag of key, or nil and "" when it does
+// not exist.
+func (s *Store) read(ctx context.Context, key string) ([]byte, string, error) {
+	rc, info, err := s.st.Get(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("publish: reading %s: %w", key, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 16<<20))
+	if err != nil {
+		return nil, "", fmt.Errorf("publish: reading %s: %w", key, err)
+	}
+	return b, info.ETag, nil
+}
+
+func (s *Store) addVersion(ctx context.Context, key, version string) error {
+	return s.update(ctx, key, func(cur []byte) ([]byte, error) {
+		vl := &registry.VersionList{}
+		if cur != nil {
+			var err error
+			if vl, err = registry.ParseVersionList(cur); err != nil {
+				return nil, fmt.Errorf("publish: %s is corrupt, fix or remove it: %w", key, err)
+			}
+		}
+		if !vl.Add(version) {
+			return nil, nil
+		}
+		return vl.Marshal()
+	})
+}
+
+// PublishPreset stores preset data (a preset.json document that has been
+// validated) as name@version and makes it the latest version of name when
+// it is the highest. It returns [ErrVersionExists] when that version
+// exists, including when the unversioned presets/<name>/preset.json (a
+// seeded or hand-made preset) already holds it.
+func (s *Store) PublishPreset(ctx context.Context, name, version string, data []byte) error {
+	if !registry.ValidSegment(name) || !registry.ValidVersion(version) {
+		return fmt.Errorf("publish: invalid preset coordinates %q@%q", name, version)
+	}
+	nv, err := semver.StrictNewVersion(version)
+	if err != nil {
+		return fmt.Errorf("publish: preset version: %w", err)
+	}
+	latestKey := "presets/" + name + "/preset.json"
+	versionKey := "presets/" + name + "/" + version + "/preset.json"
+
+	cur, _, err := s.read(ctx, latestKey)
+	if err != nil {
+		return err
+	}
+	if cur != nil && presetVersion(cur) == version {
+		return ErrVersionExists
+	}
+	if err := s.create(ctx, versionKey, data); err != nil {
+		if errors.Is(err, storage.ErrPrecondition) {
+			return ErrVersionExists
+		}
+		return fmt.Errorf("publish: storing preset: %w", err)
+	}
+	err = s.update(ctx, latestKey, func(cur []byte) ([]byte, error) {
+		if cur != nil {
+			if cv, err := semver.StrictNewVersion(presetVersion(cur)); err == nil && !nv.GreaterThan(cv) {
+				return nil, nil // an equal or newer version is already latest
+			}
+		}
+		return data, nil
+	})
+	if err != nil {
+		s.bestEffort(ctx, "remove "+versionKey, func(ctx context.Context) error { return s.st.Delete(ctx, versionKey) })
+		return err
+	}
+	return nil
+}
+
+func presetVersion(doc []byte) string {
+	var p struct {
+		Version string `json:"version"`
+	}
+	_ = json.Unmarshal(doc, &p)
+	return p.Version
+}
+
+func randomID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// keyLocks are process-local locks per key, for backends without
+// conditional writes.
+type keyLocks struct {
+	mu   sync.Mutex
+	held map[string]chan struct{}
+}
+
+func newKeyLocks() *keyLocks { return &keyLocks{held: map[string]chan struct{}{}} }
+
+func (l *keyLocks) tryLock(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.held[key]; ok {
+		return false
+	}
+	l.held[key] = make(chan struct{})
+	return true
+}
+
+func (l *keyLocks) lock(key string) func() {
+	for {
+		l.mu.Lock()
+		ch, ok := l.held[key]
+		if !ok {
+			l.held[key] = make(chan struct{})
+			l.mu.Unlock()
+			return func() { l.unlock(key) }
+		}
+		l.mu.Unlock()
+		<-ch
+	}
+}
+
+func (l *keyLocks) unlock(key string) {
+	l.mu.Lock()
+	ch := l.held[key]
+	delete(l.held, key)
+	l.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+}

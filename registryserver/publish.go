@@ -1,0 +1,575 @@
+package registryserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
+	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/webhook"
+)
+
+// Wire error codes of the publishing routes (DESIGN.md section 3.3).
+const (
+	codeMissingFile          = "MISSING_FILE"
+	codeInvalidFileType      = "INVALID_FILE_TYPE"
+	codeMissingChecksum      = "MISSING_CHECKSUM"
+	codeChecksumMismatch     = "CHECKSUM_MISMATCH"
+	codeInvalidArchive       = "INVALID_ARCHIVE"
+	codeUploadFailed         = "UPLOAD_FAILED"
+	codeNamespaceNotAllowed  = "NAMESPACE_NOT_ALLOWED"
+	codeAnonymousUpload      = "ANONYMOUS_UPLOAD_FORBIDDEN"
+	codeInsufficientPerms    = "INSUFFICIENT_PERMISSIONS"
+	codeSchemaValidation     = "SCHEMA_VALIDATION_FAILED"
+	codeFileNotFound         = "FILE_NOT_FOUND"
+	codeUnsafeFile           = "UNSAFE_FILE"
+	codeUndeclaredFile       = "UNDECLARED_FILE"
+	codeVersionExists        = "VERSION_EXISTS"
+	codePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	uploadSuccessMessage     = "Registry uploaded successfully"
+	presetSuccessMessage     = "Preset published successfully"
+	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
+	maxPresetSize            = 1 << 20
+	maxChecksumField         = 1 << 10
+	defaultWebhookDrainBound = 10 * time.Second
+)
+
+// allowedArchiveTypes are the Content-Types accepted for the file part, as
+// the reference accepts them. A part without a Content-Type is accepted.
+var allowedArchiveTypes = []string{
+	"application/gzip", "application/x-gzip", "application/x-tar",
+	"application/x-compressed", "application/octet-stream", "application/x-gtar", "application/x-tgz",
+}
+
+// UploadLimits bound what POST /registries accepts. A zero field means its
+// default.
+type UploadLimits struct {
+	// MaxUploadSize is the largest uploaded archive in bytes; larger
+	// uploads get 413. The default is 100 MiB.
+	MaxUploadSize int64
+	// MaxUnpackedSize is the most bytes of file content an archive may
+	// unpack to. The default is 100 MiB.
+	MaxUnpackedSize int64
+	// MaxEntries is the most tar entries an archive may hold. The default
+	// is 10,000.
+	MaxEntries int
+	// MaxPathLength is the longest entry name in bytes. The default is 512.
+	MaxPathLength int
+}
+
+// DefaultUploadLimits returns the limits of DESIGN.md section 3.3.
+func DefaultUploadLimits() UploadLimits {
+	return UploadLimits{
+		MaxUploadSize:   100 << 20,
+		MaxUnpackedSize: pkgarchive.DefaultMaxUnpacked,
+		MaxEntries:      pkgarchive.DefaultMaxEntries,
+		MaxPathLength:   pkgarchive.DefaultMaxPathLen,
+	}
+}
+
+func (l UploadLimits) withDefaults() UploadLimits {
+	d := DefaultUploadLimits()
+	if l.MaxUploadSize <= 0 {
+		l.MaxUploadSize = d.MaxUploadSize
+	}
+	if l.MaxUnpackedSize <= 0 {
+		l.MaxUnpackedSize = d.MaxUnpackedSize
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = d.MaxEntries
+	}
+	if l.MaxPathLength <= 0 {
+		l.MaxPathLength = d.MaxPathLength
+	}
+	return l
+}
+
+func (l UploadLimits) archive() pkgarchive.Limits {
+	return pkgarchive.Limits{MaxUnpacked: l.MaxUnpackedSize, MaxEntries: l.MaxEntries, MaxPathLen: l.MaxPathLength}
+}
+
+// publishOptions are the options of the publishing routes.
+type publishOptions struct {
+	limits       UploadLimits
+	hooks        []webhook.Hook
+	hookOpts     []webhook.Option
+	hooksSet     bool
+	webhookDrain time.Duration
+	tempDir      string
+}
+
+// WithUploadLimits sets the limits of POST /registries. The default is
+// [DefaultUploadLimits].
+func WithUploadLimits(l UploadLimits) Option {
+	return func(o *options) error {
+		if l.MaxUploadSize < 0 || l.MaxUnpackedSize < 0 || l.MaxEntries < 0 || l.MaxPathLength < 0 {
+			return errors.New("upload limits must not be negative")
+		}
+		o.publish.limits = l
+		return nil
+	}
+}
+
+// WithWebhooks sends the events of every publish to hooks (typically
+// [webhook.Load]'s Webhooks) through a [webhook.Dispatcher] that the
+// Handler owns: it is built with the Handler's logger and opts, and
+// drained by [Handler.Close] (see [WithWebhookDrainTimeout]). The default
+// is no webhooks.
+func WithWebhooks(hooks []webhook.Hook, opts ...webhook.Option) Option {
+	return func(o *options) error {
+		o.publish.hooks = append([]webhook.Hook(nil), hooks...)
+		o.publish.hookOpts = opts
+		o.publish.hooksSet = true
+		return nil
+	}
+}
+
+// WithWebhookDrainTimeout bounds how long [Handler.Close] waits for queued
+// webhook deliveries. The default is 10 s.
+func WithWebhookDrainTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("webhook drain timeout must be positive, got %s", d)
+		}
+		o.publish.webhookDrain = d
+		return nil
+	}
+}
+
+// WithUploadTempDir sets the directory uploads are streamed to before they
+// are checked. The default is the system's temporary directory.
+func WithUploadTempDir(dir string) Option {
+	return func(o *options) error {
+		o.publish.tempDir = dir
+		return nil
+	}
+}
+
+// publishState is what the publishing routes use at run time.
+type publishState struct {
+	limits  UploadLimits
+	store   *publish.Store
+	hooks   *webhook.Dispatcher // nil: no webhooks
+	tempDir string
+}
+
+// setupPublish builds the publishing state; the webhook dispatcher it
+// starts is drained by Close.
+func (h *Handler) setupPublish(o publishOptions) error {
+	p := &publishState{
+		limits:  o.limits.withDefaults(),
+		store:   publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
+		tempDir: o.tempDir,
+	}
+	if o.hooksSet && len(o.hooks) > 0 {
+		opts := append([]webhook.Option{webhook.WithLogger(h.log)}, o.hookOpts...)
+		d, err := webhook.New(o.hooks, opts...)
+		if err != nil {
+			return err
+		}
+		drain := o.webhookDrain
+		if drain <= 0 {
+			drain = defaultWebhookDrainBound
+		}
+		h.closers = append(h.closers, func() error {
+			// Close is not on a request path: the drain has its own bound.
+			ctx, cancel := context.WithTimeout(context.Background(), drain)
+			defer cancel()
+			if err := d.Close(ctx); err != nil {
+				return fmt.Errorf("webhooks: pending deliveries dropped: %w", err)
+			}
+			return nil
+		})
+		p.hooks = d
+	}
+	h.pub = p
+	return nil
+}
+
+// uploadResponse is the 201 body of POST /registries.
+type uploadResponse struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Namespace string `json:"namespace"`
+	Message   string `json:"message"`
+	Path      string `json:"path"`
+}
+
+// postRegistry serves POST /registries: a multipart upload of a registry
+// package (one file part, a checksum field). The steps and their error
+// codes follow the reference (REFERENCE.md 2.4); see publish.go's package
+// internal/publish for how the version becomes visible atomically.
+func (h *Handler) postRegistry(c echo.Context) error {
+	req := c.Request()
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	who := h.callerOf(req)
+	if who.sum == nil {
+		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
+			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	}
+	lim := h.pub.limits
+	req.Body = http.MaxBytesReader(c.Response(), req.Body, lim.MaxUploadSize+multipartOverhead)
+
+	up, err := h.receiveUpload(req, lim)
+	if up != nil {
+		defer up.cleanup()
+	}
+	if err != nil {
+		return err
+	}
+	ctx := req.Context()
+
+	// The archive: structure and limits.
+	ix, err := up.scan(lim)
+	if err != nil {
+		if errors.Is(err, pkgarchive.ErrInvalidArchive) {
+			return newAPIError(http.StatusBadRequest, codeInvalidArchive, "Uploaded file is not a valid tar.gz archive: "+err.Error())
+		}
+		return internalError(err)
+	}
+	if ix.Manifest == nil {
+		for _, u := range ix.Unsafe {
+			if u.Name == pkgarchive.ManifestName {
+				return newAPIError(http.StatusBadRequest, codeUnsafeFile, "registry.json must be a regular file, not a "+u.Kind)
+			}
+		}
+		return newAPIError(http.StatusBadRequest, codeUploadFailed,
+			"registry.json not found in package (it must be at the archive root: pack from inside the registry directory)")
+	}
+	head, aerr := manifestHead(ix.Manifest)
+	if aerr != nil {
+		return aerr
+	}
+
+	// Who may publish there.
+	if !h.auth.Declared(head.Namespace) {
+		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
+	}
+	mark := "admin"
+	if !who.admin {
+		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
+		switch {
+		case err != nil:
+			return authError(err)
+		case g.Public:
+			return newAPIError(http.StatusForbidden, codeAnonymousUpload,
+				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
+		case !g.Publish:
+			return newAPIError(http.StatusForbidden, codeInsufficientPerms,
+				fmt.Sprintf("Token does not have publish permission for namespace %s", head.Namespace))
+		}
+		mark = g.Mark
+	}
+
+	// What it contains.
+	if err := registry.ValidateManifestJSON(ix.Manifest); err != nil {
+		return schemaError(err)
+	}
+	m, err := registry.ParseManifest(ix.Manifest)
+	if err != nil {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+	}
+	segs, err := m.StorageSegments()
+	if err != nil {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+	}
+	declared := map[string]bool{}
+	for _, p := range m.FilePaths() {
+		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == pkgarchive.ManifestName {
+			return newAPIError(http.StatusBadRequest, codeFileNotFound,
+				"File referenced in registry.json is missing or not a regular file: "+p)
+		}
+		declared[p] = true
+	}
+	if len(ix.Unsafe) > 0 {
+		u := ix.Unsafe[0]
+		return newAPIError(http.StatusBadRequest, codeUnsafeFile,
+			fmt.Sprintf("Package contains an unsafe file (%s): %s. Only regular files and directories are allowed.", u.Kind, u.Name))
+	}
+	for _, name := range ix.Names() {
+		if name != pkgarchive.ManifestName && !declared[name] {
+			return newAPIError(http.StatusBadRequest, codeUndeclaredFile,
+				"Package contains a file not declared in registry.json: "+name)
+		}
+	}
+
+	// Make it visible.
+	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
+	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
+		return up.walk(lim, func(name string) bool { return declared[name] },
+			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
+	})
+	if errors.Is(err, publish.ErrVersionExists) {
+		return newAPIError(http.StatusConflict, codeVersionExists,
+			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	h.log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
+		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
+	if h.pub.hooks != nil {
+		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.now())...)
+	}
+	return c.JSON(http.StatusCreated, uploadResponse{
+		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
+	})
+}
+
+// upload is a received archive in a temporary file.
+type upload struct {
+	f    *os.File
+	size int64
+}
+
+func (u *upload) cleanup() {
+	name := u.f.Name()
+	_ = u.f.Close()
+	_ = os.Remove(name)
+}
+
+func (u *upload) scan(lim UploadLimits) (*pkgarchive.Index, error) {
+	if _, err := u.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return pkgarchive.Scan(u.f, lim.archive())
+}
+
+func (u *upload) walk(lim UploadLimits, want func(string) bool, fn func(string, int64, io.Reader) error) error {
+	if _, err := u.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return pkgarchive.Walk(u.f, lim.archive(), want, fn)
+}
+
+// receiveUpload reads the multipart body: the first file part is streamed
+// to a temporary file while its SHA-256 is computed, the checksum field is
+// read, and anything else is discarded. It checks the file part, its type,
+// its size and the checksum. The returned upload, when not nil, must be
+// cleaned up even if err is not nil.
+func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, error) {
+	noFile := newAPIError(http.StatusBadRequest, codeMissingFile,
+		"No file uploaded. Send multipart/form-data with a .tar.gz file part and a checksum field.")
+	mr, err := req.MultipartReader()
+	if err != nil {
+		return nil, noFile
+	}
+	var (
+		up       *upload
+		sum      []byte
+		checksum string
+		haveSum  bool
+	)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return up, bodyError(err, lim)
+		}
+		switch {
+		case part.FileName() != "" && up == nil:
+			if !allowedArchiveType(part.Header.Get("Content-Type")) {
+				part.Close()
+				return up, newAPIError(http.StatusBadRequest, codeInvalidFileType, "File must be a tar.gz archive")
+			}
+			f, err := os.CreateTemp(h.pub.tempDir, "jig-upload-*.tar.gz")
+			if err != nil {
+				return up, internalError(fmt.Errorf("creating the upload file: %w", err))
+			}
+			up = &upload{f: f}
+			hash := sha256.New()
+			n, err := io.Copy(io.MultiWriter(f, hash), io.LimitReader(part, lim.MaxUploadSize+1))
+			up.size = n
+			if err != nil {
+				return up, bodyError(err, lim)
+			}
+			if n > lim.MaxUploadSize {
+				return up, tooLarge(lim)
+			}
+			sum = hash.Sum(nil)
+		case part.FileName() == "" && part.FormName() == "checksum":
+			b, err := io.ReadAll(io.LimitReader(part, maxChecksumField))
+			if err != nil {
+				return up, bodyError(err, lim)
+			}
+			checksum, haveSum = strings.TrimSpace(string(b)), true
+		default:
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return up, bodyError(err, lim)
+			}
+		}
+		part.Close()
+	}
+	if up == nil {
+		return nil, noFile
+	}
+	if !haveSum || checksum == "" {
+		return up, newAPIError(http.StatusBadRequest, codeMissingChecksum, "SHA256 checksum is required for upload verification")
+	}
+	want := hex.EncodeToString(sum)
+	if subtle.ConstantTimeCompare([]byte(strings.ToLower(checksum)), []byte(want)) != 1 {
+		return up, newAPIError(http.StatusBadRequest, codeChecksumMismatch,
+			"Checksum verification failed: the checksum field must be the lowercase hex SHA-256 of the uploaded file")
+	}
+	return up, nil
+}
+
+func allowedArchiveType(ct string) bool {
+	if strings.TrimSpace(ct) == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	for _, a := range allowedArchiveTypes {
+		if mt == a {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyError maps an error reading the request body.
+func bodyError(err error, lim UploadLimits) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(lim)
+	}
+	if errors.Is(err, multipart.ErrMessageTooLarge) {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, "Malformed multipart/form-data body: part headers too large")
+	}
+	return &apiError{status: http.StatusBadRequest, code: codeUploadFailed,
+		msg: "Malformed or interrupted multipart/form-data body", cause: err}
+}
+
+func tooLarge(lim UploadLimits) error {
+	return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge,
+		fmt.Sprintf("Upload exceeds the limit of %d MiB", lim.MaxUploadSize>>20))
+}
+
+// manifestHeadDoc is what the reference checks before authorization.
+type manifestHeadDoc struct {
+	Namespace string
+	Name      string
+	Version   string
+	Path      string
+}
+
+// manifestHead decodes registry.json far enough to authorize the upload:
+// namespace, name and version must be non-empty strings and an explicit
+// path must end with the name (REFERENCE.md 2.4 step 6, UPLOAD_FAILED).
+func manifestHead(data []byte) (manifestHeadDoc, *apiError) {
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return manifestHeadDoc{}, newAPIError(http.StatusBadRequest, codeUploadFailed, "registry.json is not valid JSON")
+	}
+	str := func(k string) (string, bool) {
+		s, ok := raw[k].(string)
+		return s, ok && s != ""
+	}
+	var d manifestHeadDoc
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"namespace", &d.Namespace}, {"name", &d.Name}, {"version", &d.Version}} {
+		s, ok := str(f.name)
+		if !ok {
+			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("%s is required in registry.json", f.name))
+		}
+		*f.dst = s
+	}
+	if p, ok := raw["path"].(string); ok && p != "" {
+		d.Path = p
+		if last := p[strings.LastIndexByte(p, '/')+1:]; last != d.Name {
+			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("path %q must end with name %q", p, d.Name))
+		}
+	}
+	return d, nil
+}
+
+// schemaError maps a validation failure to 400 SCHEMA_VALIDATION_FAILED
+// with every violation in the message.
+func schemaError(err error) error {
+	var se *registry.SchemaError
+	if errors.As(err, &se) {
+		parts := make([]string, len(se.Violations))
+		for i, v := range se.Violations {
+			parts[i] = v.String()
+		}
+		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+strings.Join(parts, "; "))
+	}
+	if errors.Is(err, registry.ErrInvalidJSON) {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, "document is not valid JSON")
+	}
+	return internalError(err)
+}
+
+// presetResponse is the 201 body of POST /presets.
+type presetResponse struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Message string `json:"message"`
+	Path    string `json:"path"`
+}
+
+// postPreset serves POST /presets: a preset.json body, admin token only.
+// Versions are immutable; /presets/<name> serves the highest version.
+func (h *Handler) postPreset(c echo.Context) error {
+	req := c.Request()
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	who := h.callerOf(req)
+	if who.sum == nil {
+		return newAPIError(http.StatusUnauthorized, codeUnauthorized, "Authentication required: publishing presets needs the admin token.")
+	}
+	if !who.admin {
+		return newAPIError(http.StatusForbidden, codeInsufficientPerms, "Publishing presets requires the admin token")
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
+		}
+		return &apiError{status: http.StatusBadRequest, code: codeUploadFailed, msg: "Could not read the request body", cause: err}
+	}
+	if err := registry.ValidatePresetJSON(data); err != nil {
+		if errors.Is(err, registry.ErrInvalidJSON) {
+			return newAPIError(http.StatusBadRequest, codeUploadFailed, "preset.json is not valid JSON")
+		}
+		return schemaError(err)
+	}
+	p, err := registry.ParsePreset(data)
+	if err != nil {
+		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+	}
+	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
+	if errors.Is(err, publish.ErrVersionExists) {
+		return newAPIError(http.StatusConflict, codeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
+	return c.JSON(http.StatusCreated, presetResponse{
+		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: "presets/" + p.Name + "/" + p.Version,
+	})
+}
