@@ -144,6 +144,9 @@ type request struct {
 	body       []byte
 	noRetry5xx bool
 	okStatuses []int // extra statuses whose body is returned without error
+	// timeout, when longer than the client's, replaces it for this request
+	// (uploads).
+	timeout time.Duration
 }
 
 type response struct {
@@ -233,7 +236,13 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 	for k, vs := range r.header {
 		req.Header[k] = vs
 	}
-	res, err := c.hc.Do(req)
+	hc := c.hc
+	if r.timeout > 0 && hc.Timeout > 0 && r.timeout > hc.Timeout {
+		cp := *hc
+		cp.Timeout = r.timeout
+		hc = &cp
+	}
+	res, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err(), false

@@ -101,6 +101,7 @@ type AuthEntryError struct {
 	Reason    string
 }
 
+// Error returns "auth.json: namespace \"<ns>\" rejected: <reason>".
 func (e *AuthEntryError) Error() string {
 	return fmt.Sprintf("auth.json: namespace %q rejected: %s", e.Namespace, e.Reason)
 }

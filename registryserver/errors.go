@@ -50,6 +50,8 @@ func internalError(cause error) *apiError {
 	return &apiError{status: http.StatusInternalServerError, code: codeInternal, msg: "Internal server error", cause: cause}
 }
 
+// Error returns "<code>: <message>[: <cause>]" for logs; the wire body is
+// built by handleError.
 func (e *apiError) Error() string {
 	if e.cause != nil {
 		return e.code + ": " + e.msg + ": " + e.cause.Error()
@@ -57,6 +59,7 @@ func (e *apiError) Error() string {
 	return e.code + ": " + e.msg
 }
 
+// Unwrap returns the logged cause, if any.
 func (e *apiError) Unwrap() error { return e.cause }
 
 // errorBody is the JSON shape of every error response.

@@ -27,6 +27,7 @@ type CLI struct {
 	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
+	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/joho/godotenv"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver"
@@ -246,11 +247,17 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
 	}
-	opts := []registryserver.Option{
+	reg := prometheus.NewRegistry()
+	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
+	if err != nil {
+		return err
+	}
+	defer closeOps()
+	opts := append([]registryserver.Option{
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
-	}
+	}, opsOpts...)
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jigkit/jig/registryclient"
+)
+
+// PublishCmd is "jig publish <dir|tarball> [--registry <ns>] [--json]".
+type PublishCmd struct {
+	Source   string `arg:"" help:"A registry directory (with registry.json), a .tar.gz package, or a preset directory or preset.json."`
+	Registry string `name:"registry" help:"Configured source to upload to, with its URL and token. The default is the package's namespace (@presets for a preset)."`
+	JSON     bool   `name:"json" help:"Print the result as JSON."`
+}
+
+// Run packs (when given a directory), checks and uploads the package, then
+// prints where the new version is served.
+func (c *PublishCmd) Run(ctx context.Context, app *App) error {
+	if c.Registry != "" {
+		if err := registryclient.ValidateNamespaceArg(c.Registry); err != nil {
+			return err
+		}
+	}
+	pkg, err := registryclient.OpenPackage(c.Source)
+	if err != nil {
+		return err
+	}
+	ns := c.Registry
+	if ns == "" {
+		ns = pkg.Namespace()
+	}
+	cl, err := app.Client(ns)
+	if err != nil {
+		return err
+	}
+	if pkg.Preset == nil {
+		app.Out.Infof("Publishing %s (%d files, %s) to %s", pkg.ID(), len(pkg.Files), sizeText(len(pkg.Data)), cl.BaseURL())
+	} else {
+		app.Out.Infof("Publishing preset %s to %s", pkg.ID(), cl.BaseURL())
+	}
+	res, err := cl.PublishPackage(ctx, pkg)
+	if err != nil {
+		var se *registryclient.StatusError
+		if errors.As(err, &se) {
+			printPublishError(app, pkg, ns, se)
+			return errSilent
+		}
+		return err
+	}
+	if c.JSON {
+		return app.Out.JSON(res)
+	}
+	app.Out.Success("Published %s", pkg.ID())
+	app.Out.Printf("Path: %s\nURL:  %s\n", res.Path, res.URL)
+	return nil
+}
+
+// printPublishError explains a refused upload: the status, the server's
+// message and code, and what to do about it.
+func printPublishError(app *App, pkg *registryclient.Package, ns string, se *registryclient.StatusError) {
+	w := app.Stderr
+	fmt.Fprintf(w, "%s %d %s\n", app.Out.paint(ansiRed, "Error:"), se.StatusCode, http.StatusText(se.StatusCode))
+	msg := se.Message
+	if msg == "" {
+		msg = "the server refused the upload"
+	}
+	if se.Code != "" {
+		msg += " [" + se.Code + "]"
+	}
+	fmt.Fprintf(w, "Publishing %s to %s failed: %s\n", pkg.ID(), se.URL, msg)
+	hint := ""
+	switch se.Code {
+	case "UNAUTHORIZED", "INVALID_TOKEN", "TOKEN_EXPIRED", "INSUFFICIENT_PERMISSIONS":
+		hint = fmt.Sprintf("Set a token with publish permission: jig config set %s --token <token>", ns)
+		if pkg.Preset != nil {
+			hint = fmt.Sprintf("Publishing presets needs the server's admin token: jig config set %s --token <admin token>", ns)
+		}
+	case "ANONYMOUS_UPLOAD_FORBIDDEN":
+		hint = fmt.Sprintf("%s is a public namespace: only the server's admin token may publish to it.", pkg.Namespace())
+	case "NAMESPACE_NOT_ALLOWED":
+		hint = fmt.Sprintf("Ask the server's operator to declare %s in auth.json.", pkg.Namespace())
+	case "VERSION_EXISTS":
+		hint = "Published versions are immutable; raise \"version\" and publish again."
+	case "UNDECLARED_FILE":
+		hint = "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
+	}
+	if hint != "" {
+		fmt.Fprintln(w, hint)
+	}
+}
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
