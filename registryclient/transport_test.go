@@ -263,6 +263,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 	defer proxy.Close()
 	t.Setenv("HTTP_PROXY", proxy.URL)
 	t.Setenv("NO_PROXY", "")
+	t.Setenv("no_proxy", "")
 	c, err := registryclient.New("http://registry.invalid:8080")
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ type form struct {
 	extraField bool
 }
 
-func (f form) body(t *testing.T) (io.Reader, string) {
+func (f form) body(t testing.TB) (io.Reader, string) {
 	t.Helper()
 	if f.notForm {
 		return bytes.NewReader(f.archive), "application/gzip"
@@ -133,6 +133,17 @@ func post(t *testing.T, h http.Handler, token string, f form) apiReply {
 	r := apiReply{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 	_ = json.Unmarshal(r.body, &r)
 	return r
+}
+
+// postB is post for benchmarks: it returns the status only.
+func postB(b *testing.B, h http.Handler, token string, f form) int {
+	body, ct := f.body(b)
+	req := httptest.NewRequestWithContext(b.Context(), http.MethodPost, "/registries", body)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
 }
 
 func get(t *testing.T, h http.Handler, path, token string) (int, []byte) {

@@ -55,13 +55,11 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if _, err := os.Stat("../jig-server"); err == nil {
-		if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		haveServer = true
+	if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	haveServer = true
 	return m.Run()
 }
 

@@ -43,7 +43,8 @@ type App struct {
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
 	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
-	a.Out = newOutput(stdout, stderr, getenv("NO_COLOR") == "" && isTerminal(stdout))
+	noColor := getenv("NO_COLOR") != ""
+	a.Out = newOutput(stdout, stderr, !noColor && isTerminal(stdout), !noColor && isTerminal(stderr))
 	a.Prompt = NoPrompt{}
 	return a
 }

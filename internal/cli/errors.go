@@ -14,7 +14,7 @@ import (
 // line naming the registry, network errors with the URL and a hint to run
 // jig doctor, anything else as "Error: <err>".
 func printError(w io.Writer, o *Output, err error) {
-	errorWord := o.paint(ansiRed, "Error:")
+	errorWord := o.paintErr(ansiRed, "Error:")
 	var rl *registryclient.RateLimitError
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError

@@ -36,7 +36,7 @@ func TestPrintError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			printError(&b, newOutput(&b, &b, false), tt.err)
+			printError(&b, newOutput(&b, &b, false, false), tt.err)
 			if got := b.String(); got != tt.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}

@@ -11,11 +11,12 @@ import (
 // terminal and never when NO_COLOR is set.
 type Output struct {
 	stdout, stderr io.Writer
-	color          bool
+	color          bool // stdout is a terminal and NO_COLOR is unset
+	colorErr       bool // stderr is a terminal and NO_COLOR is unset
 }
 
-func newOutput(stdout, stderr io.Writer, color bool) *Output {
-	return &Output{stdout: stdout, stderr: stderr, color: color}
+func newOutput(stdout, stderr io.Writer, color, colorErr bool) *Output {
+	return &Output{stdout: stdout, stderr: stderr, color: color, colorErr: colorErr}
 }
 
 const (
@@ -27,6 +28,14 @@ const (
 
 func (o *Output) paint(c, s string) string {
 	if !o.color {
+		return s
+	}
+	return c + s + ansiReset
+}
+
+// paintErr colours text written to stderr.
+func (o *Output) paintErr(c, s string) string {
+	if !o.colorErr {
 		return s
 	}
 	return c + s + ansiReset
@@ -52,7 +61,7 @@ func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"
 
 // Warnf writes a warning to stderr.
 func (o *Output) Warnf(format string, a ...any) {
-	fmt.Fprintln(o.stderr, o.paint(ansiYellow, "Warning:")+" "+fmt.Sprintf(format, a...))
+	fmt.Fprintln(o.stderr, o.paintErr(ansiYellow, "Warning:")+" "+fmt.Sprintf(format, a...))
 }
 
 // Errorln writes a line to stderr.

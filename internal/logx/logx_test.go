@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -295,4 +296,39 @@ func FuzzRedactURL(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestNewBuffered(t *testing.T) {
+	t.Parallel()
+	var buf syncedBuffer
+	log, err := New(Config{Format: FormatJSON, Out: &buf, BufferSize: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("buffered")
+	if err := log.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	lines := decodeLines(t, buf.Bytes())
+	if len(lines) != 1 || lines[0]["msg"] != "buffered" {
+		t.Errorf("after Sync: got %v, want the buffered line", lines)
+	}
+}
+
+// syncedBuffer is a bytes.Buffer safe for the flushing goroutine.
+type syncedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncedBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncedBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
 }

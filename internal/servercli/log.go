@@ -2,43 +2,28 @@ package servercli
 
 import (
 	"io"
+	"os"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+	"golang.org/x/term"
+
+	"github.com/jigkit/jig/internal/logx"
 )
 
 // newLogger builds the server's logger from LOG_LEVEL and LOG_FORMAT (or
-// NODE_ENV), writing to w.
+// NODE_ENV): pino-compatible JSON lines, or coloured console lines in
+// development (colour only on a terminal and without NO_COLOR). Output to
+// a file or pipe is buffered and flushed every second.
 func newLogger(c *CLI, w io.Writer) (*zap.Logger, error) {
-	level := zapcore.InfoLevel
-	switch c.LogLevel {
-	case "trace", "debug":
-		level = zapcore.DebugLevel
-	case "warn":
-		level = zapcore.WarnLevel
-	case "error":
-		level = zapcore.ErrorLevel
-	case "fatal":
-		level = zapcore.FatalLevel
-	}
-	format := c.LogFormat
-	if format == "" {
-		format = "pretty"
-		if c.NodeEnv == "production" {
-			format = "json"
+	color, buffer := false, 0
+	if f, ok := w.(*os.File); ok {
+		tty := term.IsTerminal(int(f.Fd()))
+		color = tty && os.Getenv("NO_COLOR") == ""
+		if !tty {
+			// A file or pipe: one write per line costs a syscall per
+			// request under load. Main syncs the logger on exit.
+			buffer = 256 << 10
 		}
 	}
-	var enc zapcore.Encoder
-	if format == "json" {
-		cfg := zap.NewProductionEncoderConfig()
-		cfg.TimeKey, cfg.MessageKey = "time", "msg"
-		cfg.EncodeTime = zapcore.EpochMillisTimeEncoder
-		enc = zapcore.NewJSONEncoder(cfg)
-	} else {
-		cfg := zap.NewDevelopmentEncoderConfig()
-		cfg.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05.000")
-		enc = zapcore.NewConsoleEncoder(cfg)
-	}
-	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
-	return zap.New(core), nil
+	return logx.New(logx.Config{Level: c.LogLevel, Format: c.LogFormat, NodeEnv: c.NodeEnv, Out: w, Color: color, BufferSize: buffer})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/joho/godotenv"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver"
@@ -55,8 +56,8 @@ type CLI struct {
 	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
 	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
 	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
-	TrustProxy string `env:"TRUST_PROXY" default:"false" help:"Client IP source for rate limiting: false (the connection), true (X-Forwarded-For) or a hop count."`
-	RedisURL   string `env:"REDIS_URL" help:"Redis URL shared by replicas for the rate limit (default: in memory)."`
+	TrustProxy string `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
+	RedisURL   string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
 
 // Validate checks combinations kong's tags cannot express.
@@ -246,11 +247,17 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
 	}
-	opts := []registryserver.Option{
+	reg := prometheus.NewRegistry()
+	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
+	if err != nil {
+		return err
+	}
+	defer closeOps()
+	opts := append([]registryserver.Option{
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
-	}
+	}, opsOpts...)
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
@@ -114,7 +115,7 @@ func TestPublishRefusesBadInput(t *testing.T) {
 // A version published under every concurrency pattern the handler can see.
 func TestPublishConcurrentSameVersion(t *testing.T) {
 	t.Parallel()
-	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}} {
+	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := publish.New(st)
@@ -161,7 +162,7 @@ func TestPublishConcurrentSameVersion(t *testing.T) {
 
 func TestPublishConcurrentVersionsAllListed(t *testing.T) {
 	t.Parallel()
-	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}} {
+	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := publish.New(st)
@@ -338,6 +339,16 @@ func TestPublishPresetConcurrent(t *testing.T) {
 	if got, want := get(t, st, "presets/web/preset.json"), `{"version":"1.19.0"}`; got != want {
 		t.Errorf("latest: got %s, want %s", got, want)
 	}
+}
+
+func newDisk(t *testing.T) storage.Storage {
+	t.Helper()
+	st, err := disk.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 var errInjected = errors.New("injected write failure")

@@ -17,8 +17,8 @@ var ErrInvalidURL = errors.New("invalid Redis URL")
 // NewClient returns a Redis client for rawURL (REDIS_URL: redis://,
 // rediss:// or unix://, with optional user, password and database) set up
 // for rate limiting: short dial and I/O timeouts that follow the request
-// context, and no command retries, so an unreachable Redis costs a request
-// little before the limiter fails open. Options given in the URL's query
+// context, one dial attempt and no command retries, so an unreachable
+// Redis costs a request little before the limiter fails open. Options given in the URL's query
 // (dial_timeout=...) win. The caller closes the client.
 func NewClient(rawURL string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(strings.TrimSpace(rawURL))
@@ -39,6 +39,9 @@ func NewClient(rawURL string) (*redis.Client, error) {
 	}
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = -1
+	}
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = 1
 	}
 	opt.ContextTimeoutEnabled = true
 	return redis.NewClient(opt), nil

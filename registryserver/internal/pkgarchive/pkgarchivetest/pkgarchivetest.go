@@ -1,6 +1,3 @@
-// Package pkgarchivetest builds gzip-compressed tar archives for tests,
-// including malformed and hostile ones (links, devices, escaping names,
-// bombs).
 package pkgarchivetest
 
 import (
