@@ -61,7 +61,8 @@ if ! running; then
   fi
   vgw=$(command -v versitygw || true)
   if [[ -z "$vgw" ]]; then
-    vgw="$(go env GOPATH)/bin/versitygw"
+    gobin=$(go env GOBIN)
+    vgw="${gobin:-$(go env GOPATH)/bin}/versitygw"
     if [[ ! -x "$vgw" ]]; then
       log "installing versitygw ${version} (go install, about 2 minutes on 2 cores)"
       go install "github.com/versity/versitygw/cmd/versitygw@${version}" >&2

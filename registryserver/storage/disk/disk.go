@@ -142,7 +142,8 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64) 
 // PutIf is [Storage.Put] under a condition: key's current ETag must equal
 // ifMatch, or, with ifMatch "", key must not exist. Otherwise it returns
 // [storage.ErrPrecondition] and changes nothing. The check and the rename
-// happen under a lock shared by every process using the directory.
+// happen under a lock shared by every process using the directory (Put
+// renames under the same lock).
 func (s *Storage) PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error) {
 	return s.write(ctx, "conditional put", key, r, size, &ifMatch)
 }
@@ -173,13 +174,13 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
 
-	if ifMatch != nil {
-		unlock, err := s.lock(ctx, key)
-		if err != nil {
-			return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
-		}
-		defer unlock()
+	// Plain writes take the key's lock too, so a conditional write never
+	// checks an ETag that a concurrent plain write is about to replace.
+	unlock, err := s.lock(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
+	defer unlock()
 	cur, err := s.root.Stat(name)
 	exists := err == nil
 	if err != nil && !isNotExist(err) {

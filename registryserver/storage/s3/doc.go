@@ -14,6 +14,12 @@
 // probes once that the server really refuses a conflicting write; see
 // [ConditionalMode] for servers without conditional writes.
 //
+// The conformance suite (storagetest.Run) runs against versitygw 1.8.0
+// (posix backend, metadata in extended attributes), which honours both
+// conditional headers; scripts/ci/start-s3.sh starts it. versitygw's
+// --sidecar metadata mode is not safe for If-Match updates: it shows a new
+// ETag before the new content, so compare-and-swap updates can be lost.
+//
 // This package is kept out of registryserver's imports so embedders that do
 // not use S3 do not link minio-go; only the jig-server command imports it.
 //

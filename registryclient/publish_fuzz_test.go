@@ -1,0 +1,56 @@
+package registryclient_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient"
+)
+
+// FuzzOpenPackageTarball feeds arbitrary bytes as a .tar.gz to
+// OpenPackage: it either refuses them with ErrInvalidPackage or returns a
+// package whose manifest passes the schema and whose checksum is that of
+// the bytes.
+func FuzzOpenPackageTarball(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "packages", "*.tar.gz"))
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "pkg.tar.gz")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pkg, err := registryclient.OpenPackage(p)
+		if err != nil {
+			if !errors.Is(err, registryclient.ErrInvalidPackage) {
+				t.Fatalf("error does not wrap ErrInvalidPackage: %v", err)
+			}
+			return
+		}
+		raw, err := registry.ParseManifest(mustJSON(t, pkg.Manifest))
+		if err != nil || raw.Name != pkg.Manifest.Name {
+			t.Fatalf("accepted manifest does not round-trip: %v", err)
+		}
+		if len(pkg.Checksum) != 64 || string(pkg.Data) != string(data) {
+			t.Fatal("package data or checksum differ from the input")
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
