@@ -181,9 +181,9 @@ func loadDotEnv(path string) error {
 	return nil
 }
 
-// openStorage opens the configured backend. The returned close function
-// releases it.
-func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, error) {
+// openStorage opens the configured backend, with the read cache in front
+// of S3 (its metrics on reg). The returned close function releases it.
+func openStorage(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error) {
 	switch c.backend() {
 	case "disk":
 		st, err := disk.New(c.StorageRoot)
@@ -205,7 +205,8 @@ func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, er
 	if c.StorageCacheMB == 0 {
 		return st, func() error { return nil }, nil
 	}
-	cached, err := cache.New(st, cache.WithMaxBytes(int64(c.StorageCacheMB)<<20), cache.WithMutableTTL(c.StorageCacheTTL))
+	cached, err := cache.New(st, cache.WithMaxBytes(int64(c.StorageCacheMB)<<20), cache.WithMutableTTL(c.StorageCacheTTL),
+		cache.WithRegisterer(reg))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -250,7 +251,8 @@ func (c *CLI) s3Config() (s3.Config, error) {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
-	st, closeStorage, err := openStorage(ctx, c)
+	reg := prometheus.NewRegistry()
+	st, closeStorage, err := openStorage(ctx, c, reg)
 	if err != nil {
 		return err
 	}
@@ -266,7 +268,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
 	}
-	reg := prometheus.NewRegistry()
 	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
 	if err != nil {
 		return err

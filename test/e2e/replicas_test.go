@@ -345,6 +345,13 @@ func TestReplicasShareS3AndRedis(t *testing.T) {
 			t.Errorf("another client on A: got %d, want 200", code)
 		}
 	})
+
+	// The reads above were served from each replica's S3 read cache.
+	for _, r := range []*replica{a, b} {
+		if hits := metric(t, r, "jig_storage_cache_hits_total"); hits < 100 {
+			t.Errorf("%s: jig_storage_cache_hits_total = %v, want at least 100 after 600 reads of one version", r.name, hits)
+		}
+	}
 }
 
 // TestReplicasSurviveRedisOutage stops Redis under two replicas: both keep
@@ -426,6 +433,13 @@ func TestReplicasSurviveRedisOutage(t *testing.T) {
 // /metrics (0 when absent).
 func redisFailures(t *testing.T, r *replica) float64 {
 	t.Helper()
+	return metric(t, r, redisrate.FailuresMetric)
+}
+
+// metric returns the sum of the named counter or gauge in r's /metrics (0
+// when absent).
+func metric(t *testing.T, r *replica, name string) float64 {
+	t.Helper()
 	code, body := get(t, r.base+"/metrics", randomClient())
 	if code != http.StatusOK {
 		t.Fatalf("/metrics on %s: got %d, want 200", r.name, code)
@@ -435,13 +449,13 @@ func redisFailures(t *testing.T, r *replica) float64 {
 	if err != nil {
 		t.Fatalf("parsing /metrics of %s: %v", r.name, err)
 	}
-	fam, ok := fams[redisrate.FailuresMetric]
+	fam, ok := fams[name]
 	if !ok {
 		return 0
 	}
 	var sum float64
 	for _, m := range fam.GetMetric() {
-		sum += m.GetCounter().GetValue()
+		sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 	}
 	return sum
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -38,6 +40,18 @@ type options struct {
 	maxEntry   int64
 	mutableTTL time.Duration
 	now        func() time.Time
+	reg        prometheus.Registerer
+}
+
+// WithRegisterer exports the cache's [Stats] as metrics on reg:
+// jig_storage_cache_hits_total, jig_storage_cache_misses_total,
+// jig_storage_cache_evictions_total, jig_storage_cache_entries and
+// jig_storage_cache_bytes. The default is no metrics.
+func WithRegisterer(reg prometheus.Registerer) Option {
+	return func(o *options) error {
+		o.reg = reg
+		return nil
+	}
 }
 
 // WithMaxBytes bounds the memory the cache holds (content, listings and
@@ -112,6 +126,11 @@ func New(inner storage.Storage, opts ...Option) (storage.Storage, error) {
 	}
 	cp, _ := inner.(storage.ConditionalPutter)
 	pinger, _ := inner.(storage.Pinger)
+	if o.reg != nil {
+		if err := c.register(o.reg); err != nil {
+			return nil, err
+		}
+	}
 	c.cached = wrap(&view{c: c, cp: cp, pinger: pinger})
 	c.fresh = wrap(&view{c: c, cp: cp, pinger: pinger, fresh: true})
 	return c.cached, nil
@@ -204,6 +223,28 @@ func (c *cache) stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Stats{Hits: c.hits, Misses: c.misses, Evictions: c.evictions, Entries: len(c.entries), Bytes: c.bytes}
+}
+
+func (c *cache) register(reg prometheus.Registerer) error {
+	stat := func(f func(Stats) float64) func() float64 { return func() float64 { return f(c.stats()) } }
+	collectors := []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "jig_storage_cache_hits_total",
+			Help: "Storage reads answered from the in-memory cache."}, stat(func(s Stats) float64 { return float64(s.Hits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "jig_storage_cache_misses_total",
+			Help: "Cacheable storage reads that went to the backend."}, stat(func(s Stats) float64 { return float64(s.Misses) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "jig_storage_cache_evictions_total",
+			Help: "Cache entries dropped to stay within the size bound."}, stat(func(s Stats) float64 { return float64(s.Evictions) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "jig_storage_cache_entries",
+			Help: "Entries in the storage cache."}, stat(func(s Stats) float64 { return float64(s.Entries) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "jig_storage_cache_bytes",
+			Help: "Approximate bytes held by the storage cache."}, stat(func(s Stats) float64 { return float64(s.Bytes) })),
+	}
+	for _, col := range collectors {
+		if err := reg.Register(col); err != nil {
+			return fmt.Errorf("cache: registering metrics: %w", err)
+		}
+	}
+	return nil
 }
 
 // lookup returns a live entry and counts a hit, or nil.
