@@ -36,6 +36,15 @@
 // so a caller that used a stale ETag and got [storage.ErrPrecondition]
 // reads the current one next time.
 //
+// One window is not closed: a publish that fails after its commit point
+// (registry.json written, then the versions.json update fails) rolls the
+// version back, and a replica that read the version in between keeps it
+// cached. If the same version is then published again with different
+// content, that replica serves the first content until it is evicted or
+// restarted. Publishing different content under one version is what the
+// immutability rule forbids anyway; the window needs a storage failure
+// mid-publish to open.
+//
 // The returned storage implements [storage.ConditionalPutter] and
 // [storage.Pinger] exactly when the wrapped one does, so code that probes
 // for them behaves as it would without the cache.
