@@ -192,9 +192,10 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	if res.Limit != s.limitN {
 		limit = strconv.Itoa(res.Limit)
 	}
-	hdr[headerRateLimit] = []string{limit}
-	hdr[headerRateRemaining] = []string{strconv.Itoa(res.Remaining)}
-	hdr[headerRateReset] = []string{strconv.Itoa(reset)}
+	vals := &[3]string{limit, strconv.Itoa(res.Remaining), strconv.Itoa(reset)} // one allocation
+	hdr[headerRateLimit] = vals[0:1:1]
+	hdr[headerRateRemaining] = vals[1:2:2]
+	hdr[headerRateReset] = vals[2:3:3]
 	if res.Allowed {
 		return nil
 	}

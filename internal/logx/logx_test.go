@@ -332,3 +332,22 @@ func (s *syncedBuffer) Bytes() []byte {
 	defer s.mu.Unlock()
 	return bytes.Clone(s.b.Bytes())
 }
+
+func TestObservedLevelsMapToPino(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(TraceLevel)
+	log := zap.New(core)
+	log.Log(TraceLevel, "t")
+	log.Debug("d")
+	log.Info("i")
+	log.Warn("w")
+	log.Error("e")
+	log.Log(zapcore.DPanicLevel, "dp") // not a development logger: does not panic
+	var got []int
+	for _, e := range logs.All() {
+		got = append(got, PinoLevel(e.Level))
+	}
+	if diff := cmp.Diff([]int{10, 20, 30, 40, 50, 50}, got); diff != "" {
+		t.Errorf("pino levels mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -25,6 +25,19 @@ func sensitiveHeader(lower string) bool {
 	return false
 }
 
+// commonLower maps canonical names of common request headers to lowercase
+// without allocating.
+var commonLower = func() map[string]string {
+	m := map[string]string{}
+	for _, h := range []string{"Accept", "Accept-Encoding", "Accept-Language", "Authorization", "Cache-Control",
+		"Connection", "Content-Length", "Content-Type", "Cookie", "If-None-Match", "If-Modified-Since",
+		"Proxy-Authorization", "Referer", "Set-Cookie", "User-Agent", "X-Forwarded-For", "X-Forwarded-Host",
+		"X-Forwarded-Proto", "X-Real-Ip", "X-Registry-Token", "X-Request-Id"} {
+		m[h] = strings.ToLower(h)
+	}
+	return m
+}()
+
 // Headers returns h as a zap object with lowercase names (values of a
 // repeated header joined with ", "). Sensitive headers are replaced by
 // [Redacted] unless clear is true. Header names are written in sorted order.
@@ -45,7 +58,10 @@ func (hs headers) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		lower := strings.ToLower(k)
+		lower, ok := commonLower[k]
+		if !ok {
+			lower = strings.ToLower(k)
+		}
 		if !hs.clear && sensitiveHeader(lower) {
 			enc.AddString(lower, Redacted)
 			continue

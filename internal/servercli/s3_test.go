@@ -22,8 +22,8 @@ func TestS3Config(t *testing.T) {
 	}{
 		{
 			name: "s3 with static keys",
-			cli:  CLI{StorageBackend: "s3", S3Endpoint: "http://127.0.0.1:7070", S3Bucket: "b", S3Region: "us-east-1", S3AccessKeyID: "k", S3SecretAccessKey: "s"},
-			want: s3.Config{Endpoint: "http://127.0.0.1:7070", Bucket: "b", Region: "us-east-1", AccessKeyID: "k", SecretAccessKey: "s"},
+			cli:  CLI{StorageBackend: "s3", S3Endpoint: "http://127.0.0.1:7070", S3Bucket: "b", S3Region: "us-east-1", S3AccessKeyID: "k", S3SecretAccessKey: "s", S3Prefix: "jig/"},
+			want: s3.Config{Endpoint: "http://127.0.0.1:7070", Bucket: "b", Region: "us-east-1", AccessKeyID: "k", SecretAccessKey: "s", Prefix: "jig/"},
 		},
 		{
 			name: "s3 on AWS with an IAM role",

@@ -21,6 +21,7 @@ import (
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/s3"
 	"github.com/jigkit/jig/registryserver/webhook"
@@ -48,6 +49,10 @@ type CLI struct {
 	S3AccessKeyID     string `name:"s3-access-key-id" env:"S3_ACCESS_KEY_ID,R2_ACCESS_KEY_ID" help:"S3 access key id."`
 	S3SecretAccessKey string `name:"s3-secret-access-key" env:"S3_SECRET_ACCESS_KEY,R2_SECRET_ACCESS_KEY" help:"S3 secret access key."`
 	R2AccountID       string `name:"r2-account-id" env:"R2_ACCOUNT_ID" help:"Cloudflare account id: sets the S3 endpoint to https://<id>.r2.cloudflarestorage.com and the region to auto."`
+	S3Prefix          string `name:"s3-prefix" env:"S3_PREFIX" help:"Key prefix inside the bucket (e.g. jig/), so the registry can share a bucket with other data. Default: the bucket's top level."`
+
+	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
+	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from the S3 read cache (0 to 60s): another replica's publish shows up here within this time. This replica sees its own publishes at once."`
 
 	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
@@ -64,6 +69,12 @@ type CLI struct {
 func (c *CLI) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		return fmt.Errorf("--port/PORT %d is out of range; use 1-65535 (or 0 for any free port)", c.Port)
+	}
+	if c.StorageCacheMB < 0 {
+		return fmt.Errorf("--storage-cache-mb/STORAGE_CACHE_MB %d is negative; use 0 to disable the cache or a size in MiB such as 64", c.StorageCacheMB)
+	}
+	if c.StorageCacheTTL < 0 || c.StorageCacheTTL > cache.MaxMutableTTL {
+		return fmt.Errorf("--storage-cache-ttl/STORAGE_CACHE_TTL %v is out of range; use 0s to %v (the cache tier of versions lists)", c.StorageCacheTTL, cache.MaxMutableTTL)
 	}
 	if c.StorageBackend == "disk" || c.StorageBackend == "local" {
 		if strings.TrimSpace(c.StorageRoot) == "" {
@@ -170,9 +181,9 @@ func loadDotEnv(path string) error {
 	return nil
 }
 
-// openStorage opens the configured backend. The returned close function
-// releases it.
-func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, error) {
+// openStorage opens the configured backend, with the read cache in front
+// of S3 (its metrics on reg). The returned close function releases it.
+func openStorage(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error) {
 	switch c.backend() {
 	case "disk":
 		st, err := disk.New(c.StorageRoot)
@@ -191,7 +202,15 @@ func openStorage(ctx context.Context, c *CLI) (storage.Storage, func() error, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("STORAGE_BACKEND=%s: %w", c.StorageBackend, err)
 	}
-	return st, func() error { return nil }, nil
+	if c.StorageCacheMB == 0 {
+		return st, func() error { return nil }, nil
+	}
+	cached, err := cache.New(st, cache.WithMaxBytes(int64(c.StorageCacheMB)<<20), cache.WithMutableTTL(c.StorageCacheTTL),
+		cache.WithRegisterer(reg))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cached, func() error { return nil }, nil
 }
 
 // s3StartupTimeout bounds the bucket check at startup.
@@ -226,12 +245,14 @@ func (c *CLI) s3Config() (s3.Config, error) {
 		Region:          region,
 		AccessKeyID:     c.S3AccessKeyID,
 		SecretAccessKey: c.S3SecretAccessKey,
+		Prefix:          c.S3Prefix,
 	}, nil
 }
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
-	st, closeStorage, err := openStorage(ctx, c)
+	reg := prometheus.NewRegistry()
+	st, closeStorage, err := openStorage(ctx, c, reg)
 	if err != nil {
 		return err
 	}
@@ -247,7 +268,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
 	}
-	reg := prometheus.NewRegistry()
 	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
 	if err != nil {
 		return err

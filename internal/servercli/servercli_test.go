@@ -233,6 +233,8 @@ func TestMainErrors(t *testing.T) {
 		{"bad backend", []string{"--storage-backend", "ftp"}, ExitError, "storage-backend"},
 		{"bad port", []string{"--port", "70000"}, ExitError, "out of range"},
 		{"bad level", []string{"--log-level", "loud"}, ExitError, "log-level"},
+		{"negative cache size", []string{"--storage-cache-mb=-1"}, ExitError, "STORAGE_CACHE_MB -1 is negative"},
+		{"cache TTL above the tier", []string{"--storage-cache-ttl", "2m"}, ExitError, "STORAGE_CACHE_TTL 2m0s is out of range"},
 		{"missing auth file", []string{"--port", "0", "--host", "127.0.0.1", "--storage-root", "", "--auth-config-path", "/nonexistent/auth.json"}, ExitError, "STORAGE_ROOT"},
 	}
 	for _, tt := range tests {

@@ -139,3 +139,21 @@ func ValidKey(key string) bool {
 func ValidPrefix(prefix string) bool {
 	return prefix == "" || ValidKey(strings.TrimSuffix(prefix, "/"))
 }
+
+// Freshener is implemented by caching wrappers (see the storage/cache
+// package). Fresh returns a view of the same storage whose reads always go
+// to the backend and never to a cache, while its writes still invalidate
+// the cache. Code that reads a key to write it back conditionally (a
+// compare-and-swap on versions.json) or that must see another replica's
+// writes at once uses that view.
+type Freshener interface {
+	Fresh() Storage
+}
+
+// Fresh returns s.Fresh() when s is a [Freshener] and s itself otherwise.
+func Fresh(s Storage) Storage {
+	if f, ok := s.(Freshener); ok {
+		return f.Fresh()
+	}
+	return s
+}

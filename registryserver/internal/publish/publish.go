@@ -60,8 +60,12 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // that died) may be taken over. The default is [DefaultStaleAfter].
 func WithStaleAfter(d time.Duration) Option { return func(s *Store) { s.staleAfter = d } }
 
-// New returns a Store writing to st.
+// New returns a Store writing to st. When st is a caching wrapper, the
+// Store uses its uncached view ([storage.Fresh]): the existence checks,
+// claims and compare-and-swap reads of versions.json must see the shared
+// backend as it is now, never a cached copy.
 func New(st storage.Storage, opts ...Option) *Store {
+	st = storage.Fresh(st)
 	s := &Store{st: st, locks: newKeyLocks(), log: zap.NewNop(), now: time.Now, staleAfter: DefaultStaleAfter}
 	if cp, ok := st.(storage.ConditionalPutter); ok {
 		s.cp = cp
