@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -10,20 +11,43 @@ import (
 type ListCmd struct {
 	Namespace string `arg:"" optional:"" help:"List the registries in this namespace; without it, list the namespaces."`
 	JSON      bool   `name:"json" help:"Print the server's JSON."`
-	Registry  string `name:"registry" default:"@main" help:"Which configured source to query."`
+	Registry  string `name:"registry" help:"Which configured source to query. Default: the source configured for the namespace argument, else @main."`
+}
+
+// source picks the configured source to query: --registry when given, else
+// the namespace argument's own source when one is configured (so its
+// credentials are used), else the default namespace's.
+func (c *ListCmd) source(app *App) (string, error) {
+	if c.Registry != "" {
+		return c.Registry, nil
+	}
+	if c.Namespace != "" {
+		cfg, err := app.Config()
+		if err != nil {
+			return "", err
+		}
+		if _, ok := cfg.Get(c.Namespace); ok {
+			return c.Namespace, nil
+		}
+	}
+	return registry.DefaultNamespace, nil
 }
 
 // Run lists namespaces or registries.
 func (c *ListCmd) Run(ctx context.Context, app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Registry); err != nil {
-		return err
-	}
 	if c.Namespace != "" {
 		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
 			return err
 		}
 	}
-	cl, err := app.Client(c.Registry)
+	src, err := c.source(app)
+	if err != nil {
+		return err
+	}
+	if err := registryclient.ValidateNamespaceArg(src); err != nil {
+		return err
+	}
+	cl, err := app.Client(src)
 	if err != nil {
 		return err
 	}
