@@ -261,13 +261,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing storage", zap.Error(err))
 		}
 	}()
-	seeded, err := catalog.Seed(ctx, st)
-	if err != nil {
-		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
-	}
-	if seeded {
-		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
-	}
 	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
 	if err != nil {
 		return err
@@ -297,6 +290,15 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing handler", zap.Error(err))
 		}
 	}()
+	// Seed only once the whole configuration was accepted, so a server that
+	// refuses to start leaves the storage as it was.
+	seeded, err := catalog.Seed(ctx, st)
+	if err != nil {
+		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
+	}
+	if seeded {
+		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	if err != nil {

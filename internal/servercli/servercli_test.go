@@ -256,6 +256,17 @@ func TestMainErrors(t *testing.T) {
 	if code != ExitError || !strings.Contains(out.String(), "does not exist") {
 		t.Errorf("missing auth file: got exit %d, output %s; want 1 and a 'does not exist' error", code, out.String())
 	}
+	// A server that refuses to start leaves the storage as it was: the
+	// starter catalog is not seeded into it.
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "@") || e.Name() == "presets" {
+			t.Errorf("missing auth file: storage root got %q written, want it left untouched", e.Name())
+		}
+	}
 }
 
 func TestS3Settings(t *testing.T) {
