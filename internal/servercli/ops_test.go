@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 func parseExposition(body []byte) (map[string]*dto.MetricFamily, error) {
@@ -173,20 +174,6 @@ func TestServerOperationSettingErrors(t *testing.T) {
 	})
 }
 
-// redisURL returns JIG_TEST_REDIS_URL, skipping the test when unset unless
-// CI=true.
-func redisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("JIG_TEST_REDIS_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JIG_TEST_REDIS_URL is unset but CI=true: start redis-server and set JIG_TEST_REDIS_URL=redis://127.0.0.1:<port>/0")
-		}
-		t.Skip("JIG_TEST_REDIS_URL is unset; set it to redis://127.0.0.1:<port>/0 to run the Redis tests")
-	}
-	return u
-}
-
 // tcpProxy forwards connections to target until stopped, so a test can
 // cut Redis off without stopping a shared server.
 type tcpProxy struct {
@@ -242,7 +229,7 @@ func (p *tcpProxy) stop() {
 // answering and count the failures on /metrics.
 func TestReplicasShareRedisBudget(t *testing.T) {
 	t.Parallel()
-	u := redisURL(t)
+	u := testenv.Redis(t)
 	target := strings.SplitN(strings.TrimPrefix(u, "redis://"), "/", 2)[0]
 	if at := strings.LastIndexByte(target, '@'); at >= 0 {
 		target = target[at+1:]

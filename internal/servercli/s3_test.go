@@ -3,12 +3,12 @@ package servercli
 import (
 	"context"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/storage/s3"
 )
 
@@ -96,19 +96,10 @@ func TestMainS3MissingSettings(t *testing.T) {
 // TestMainS3 serves from the S3 server scripts/ci/start-s3.sh starts.
 func TestMainS3(t *testing.T) {
 	t.Parallel()
-	endpoint := os.Getenv("JIG_TEST_S3_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JIG_TEST_S3_ENDPOINT is not set, but CI=true: start an S3 server with scripts/ci/start-s3.sh and export what it prints")
-		}
-		t.Skip("JIG_TEST_S3_ENDPOINT is not set; run `eval \"$(scripts/ci/start-s3.sh)\"` to test against a local S3 server")
-	}
+	env := testenv.S3(t)
 	cfg := s3.Config{
-		Endpoint: endpoint, Bucket: os.Getenv("JIG_TEST_S3_BUCKET2"), Region: os.Getenv("JIG_TEST_S3_REGION"),
-		AccessKeyID: os.Getenv("JIG_TEST_S3_ACCESS_KEY"), SecretAccessKey: os.Getenv("JIG_TEST_S3_SECRET_KEY"),
-	}
-	if cfg.Bucket == "" {
-		t.Skip("JIG_TEST_S3_BUCKET2 is not set (an empty bucket the server can use at its top level)")
+		Endpoint: env.Endpoint, Bucket: env.Bucket2(t), Region: env.Region,
+		AccessKeyID: env.AccessKey, SecretAccessKey: env.SecretKey,
 	}
 	st, err := s3.New(t.Context(), cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,6 +25,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver/ratelimit/redisrate"
 )
@@ -55,47 +57,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// need returns the named environment variables, skipping the test when one
-// is unset (failing under CI=true).
-func need(t *testing.T, why string, names ...string) []string {
-	t.Helper()
-	vals := make([]string, len(names))
-	for i, n := range names {
-		vals[i] = os.Getenv(n)
-		if vals[i] != "" {
-			continue
-		}
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set, but CI=true: %s", n, why)
-		}
-		t.Skipf("%s is not set; %s", n, why)
-	}
-	return vals
-}
-
-const s3Why = "start an S3 server with `eval \"$(scripts/ci/start-s3.sh)\"`"
-
 // s3Env returns the replica environment for the shared test bucket, below a
 // prefix of the test's own.
 func s3Env(t *testing.T) []string {
 	t.Helper()
-	v := need(t, s3Why, "JIG_TEST_S3_ENDPOINT", "JIG_TEST_S3_BUCKET", "JIG_TEST_S3_ACCESS_KEY", "JIG_TEST_S3_SECRET_KEY")
+	s3 := testenv.S3(t)
 	return []string{
 		"STORAGE_BACKEND=s3",
-		"S3_ENDPOINT=" + v[0],
-		"S3_BUCKET=" + v[1],
-		"S3_ACCESS_KEY_ID=" + v[2],
-		"S3_SECRET_ACCESS_KEY=" + v[3],
-		"S3_REGION=" + cmpOr(os.Getenv("JIG_TEST_S3_REGION"), "us-east-1"),
+		"S3_ENDPOINT=" + s3.Endpoint,
+		"S3_BUCKET=" + s3.Bucket,
+		"S3_ACCESS_KEY_ID=" + s3.AccessKey,
+		"S3_SECRET_ACCESS_KEY=" + s3.SecretKey,
+		"S3_REGION=" + cmp.Or(s3.Region, "us-east-1"),
 		"S3_PREFIX=jig-e2e/" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + randomHex(4) + "/",
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func randomHex(n int) string {
@@ -255,7 +230,7 @@ func publish(t *testing.T, r *replica, name, version, content string) string {
 func TestReplicasShareS3AndRedis(t *testing.T) {
 	t.Parallel()
 	env := s3Env(t)
-	redisURL := need(t, "start redis-server and set JIG_TEST_REDIS_URL=redis://127.0.0.1:6379/0", "JIG_TEST_REDIS_URL")[0]
+	redisURL := testenv.Redis(t)
 	env = append(env, "REDIS_URL="+redisURL)
 	a := startReplica(t, "A", env...)
 	b := startReplica(t, "B", env...)
@@ -359,16 +334,7 @@ func TestReplicasShareS3AndRedis(t *testing.T) {
 func TestReplicasSurviveRedisOutage(t *testing.T) {
 	t.Parallel()
 	env := s3Env(t)
-	redisBin := os.Getenv("JIG_TEST_REDIS_SERVER")
-	if redisBin == "" {
-		var err error
-		if redisBin, err = exec.LookPath("redis-server"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("redis-server is not on PATH and JIG_TEST_REDIS_SERVER is not set, but CI=true: apt-get install redis-server")
-			}
-			t.Skip("redis-server is not on PATH and JIG_TEST_REDIS_SERVER is not set; install redis-server to run this test")
-		}
-	}
+	redisBin := testenv.RedisServer(t)
 	port := freePort(t)
 	redis := exec.Command(redisBin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", t.TempDir())

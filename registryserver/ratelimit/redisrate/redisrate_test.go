@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,22 +19,15 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
-// redisAddr returns the address of the test Redis server from
-// JIG_TEST_REDIS_URL. It skips the test when the variable is unset, unless
-// CI=true, where a missing Redis is a failure.
-func redisAddr(t *testing.T) *redis.Options {
+// redisAddr returns the options of the test Redis server (see
+// testenv.Redis).
+func redisAddr(t testing.TB) *redis.Options {
 	t.Helper()
-	u := os.Getenv("JIG_TEST_REDIS_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JIG_TEST_REDIS_URL is unset but CI=true: start redis-server and set JIG_TEST_REDIS_URL=redis://127.0.0.1:<port>/0")
-		}
-		t.Skip("JIG_TEST_REDIS_URL is unset; set it to redis://127.0.0.1:<port>/0 to run the Redis tests")
-	}
-	opt, err := redis.ParseURL(u)
+	opt, err := redis.ParseURL(testenv.Redis(t))
 	if err != nil {
 		t.Fatalf("JIG_TEST_REDIS_URL: %v", err)
 	}
@@ -329,15 +321,7 @@ func TestSharedRegistererReusesCounter(t *testing.T) {
 }
 
 func BenchmarkAllowRedis(b *testing.B) {
-	u := os.Getenv("JIG_TEST_REDIS_URL")
-	if u == "" {
-		b.Skip("JIG_TEST_REDIS_URL is unset")
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := redis.NewClient(opt)
+	c := redis.NewClient(redisAddr(b))
 	defer c.Close()
 	lim, err := New(c, 1<<30, time.Minute, WithPrefix("jigbench:"+rand.Text()[:8]+":"))
 	if err != nil {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/cache"
 	"github.com/jigkit/jig/registryserver/storage/s3"
@@ -22,19 +22,13 @@ var keepParent sync.Once
 // its own, skipping the test when there is none (failing under CI=true).
 func newS3(t *testing.T) *s3.Storage {
 	t.Helper()
-	endpoint := os.Getenv("JIG_TEST_S3_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JIG_TEST_S3_ENDPOINT is not set, but CI=true: start an S3 server with scripts/ci/start-s3.sh and export what it prints")
-		}
-		t.Skip("JIG_TEST_S3_ENDPOINT is not set; run `eval \"$(scripts/ci/start-s3.sh)\"` to test against a local S3 server")
-	}
+	env := testenv.S3(t)
 	cfg := s3.Config{
-		Endpoint:        endpoint,
-		Bucket:          os.Getenv("JIG_TEST_S3_BUCKET"),
-		Region:          os.Getenv("JIG_TEST_S3_REGION"),
-		AccessKeyID:     os.Getenv("JIG_TEST_S3_ACCESS_KEY"),
-		SecretAccessKey: os.Getenv("JIG_TEST_S3_SECRET_KEY"),
+		Endpoint:        env.Endpoint,
+		Bucket:          env.Bucket,
+		Region:          env.Region,
+		AccessKeyID:     env.AccessKey,
+		SecretAccessKey: env.SecretKey,
 		PathStyle:       true,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/s3"
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
@@ -22,23 +22,14 @@ import (
 // under CI=true).
 func testConfig(t testing.TB) s3.Config {
 	t.Helper()
-	endpoint := os.Getenv("JIG_TEST_S3_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JIG_TEST_S3_ENDPOINT is not set, but CI=true: start an S3 server with scripts/ci/start-s3.sh and export what it prints")
-		}
-		t.Skip("JIG_TEST_S3_ENDPOINT is not set; run `eval \"$(scripts/ci/start-s3.sh)\"` to test against a local S3 server")
-	}
+	env := testenv.S3(t)
 	cfg := s3.Config{
-		Endpoint:        endpoint,
-		Bucket:          os.Getenv("JIG_TEST_S3_BUCKET"),
-		Region:          os.Getenv("JIG_TEST_S3_REGION"),
-		AccessKeyID:     os.Getenv("JIG_TEST_S3_ACCESS_KEY"),
-		SecretAccessKey: os.Getenv("JIG_TEST_S3_SECRET_KEY"),
+		Endpoint:        env.Endpoint,
+		Bucket:          env.Bucket,
+		Region:          env.Region,
+		AccessKeyID:     env.AccessKey,
+		SecretAccessKey: env.SecretKey,
 		PathStyle:       true,
-	}
-	if cfg.Bucket == "" {
-		t.Fatal("JIG_TEST_S3_ENDPOINT is set but JIG_TEST_S3_BUCKET is not")
 	}
 	return cfg
 }
@@ -105,10 +96,7 @@ func TestConformanceWithoutPrefix(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	// A bucket of its own, so keys sit at the top level as R2 stores them.
-	if os.Getenv("JIG_TEST_S3_BUCKET2") == "" {
-		t.Skip("JIG_TEST_S3_BUCKET2 is not set (a second, empty bucket for a test without a key prefix)")
-	}
-	cfg.Bucket = os.Getenv("JIG_TEST_S3_BUCKET2")
+	cfg.Bucket = testenv.S3(t).Bucket2(t)
 	st, err := s3.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
