@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -174,55 +172,6 @@ func TestServerOperationSettingErrors(t *testing.T) {
 	})
 }
 
-// tcpProxy forwards connections to target until stopped, so a test can
-// cut Redis off without stopping a shared server.
-type tcpProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func startTCPProxy(t *testing.T, target string) *tcpProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln}
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Go(func() { _, _ = io.Copy(up, c); _ = up.Close() })
-			p.wg.Go(func() { _, _ = io.Copy(c, up); _ = c.Close() })
-		}
-	})
-	t.Cleanup(p.stop)
-	return p
-}
-
-func (p *tcpProxy) stop() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // TestReplicasShareRedisBudget runs two servers (replicas A and B) over one
 // storage root and one Redis: 1200 requests from one address split across
 // them, then the next one on either gets 429. With Redis cut off, both keep
@@ -234,8 +183,8 @@ func TestReplicasShareRedisBudget(t *testing.T) {
 	if at := strings.LastIndexByte(target, '@'); at >= 0 {
 		target = target[at+1:]
 	}
-	px := startTCPProxy(t, target)
-	viaProxy := strings.Replace(u, target, px.ln.Addr().String(), 1)
+	px := testenv.StartTCPProxy(t, target)
+	viaProxy := strings.Replace(u, target, px.Addr(), 1)
 	root := t.TempDir()
 	a, _, outA := start(t, "--storage-root", root, "--trust-proxy", "1", "--redis-url", viaProxy)
 	b, _, _ := start(t, "--storage-root", root, "--trust-proxy", "1", "--redis-url", viaProxy)
@@ -260,7 +209,7 @@ func TestReplicasShareRedisBudget(t *testing.T) {
 		}
 	}
 
-	px.stop() // Redis becomes unreachable.
+	px.Stop() // Redis becomes unreachable.
 	for _, r := range replicas {
 		for range 3 {
 			if resp, _ := getFrom(t, r+"/registries/@main/runtimes/node", hdr); resp.StatusCode != http.StatusOK {

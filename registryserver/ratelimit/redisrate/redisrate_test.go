@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"io"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,61 +125,12 @@ func TestWindowExpires(t *testing.T) {
 	}
 }
 
-// proxy forwards TCP connections to target until stopped, so a test can
-// make Redis unreachable without stopping a shared server.
-type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln}
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Go(func() { _, _ = io.Copy(up, c); _ = up.Close() })
-			p.wg.Go(func() { _, _ = io.Copy(c, up); _ = c.Close() })
-		}
-	})
-	t.Cleanup(p.stop)
-	return p
-}
-
-func (p *proxy) stop() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 func TestRedisStoppedFailsOpen(t *testing.T) {
 	t.Parallel()
 	opt := redisAddr(t)
-	px := startProxy(t, opt.Addr)
+	px := testenv.StartTCPProxy(t, opt.Addr)
 	viaProxy := *opt
-	viaProxy.Addr = px.ln.Addr().String()
+	viaProxy.Addr = px.Addr()
 	viaProxy.MaxRetries = -1
 	reg := prometheus.NewRegistry()
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -204,7 +153,7 @@ func TestRedisStoppedFailsOpen(t *testing.T) {
 		t.Fatalf("failures with Redis up: got %v, want 0", got)
 	}
 
-	px.stop() // Redis becomes unreachable mid-test.
+	px.Stop() // Redis becomes unreachable mid-test.
 
 	const n = 5
 	for i := range n {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -21,9 +22,9 @@ import (
 func TestReplicasShareBudget(t *testing.T) {
 	t.Parallel()
 	opt := redisAddr(t)
-	px := startProxy(t, opt.Addr)
+	px := testenv.StartTCPProxy(t, opt.Addr)
 	viaProxy := *opt
-	viaProxy.Addr = px.ln.Addr().String()
+	viaProxy.Addr = px.Addr()
 	prefix := uniquePrefix(t)
 
 	st := memory.New()
@@ -94,7 +95,7 @@ func TestReplicasShareBudget(t *testing.T) {
 		t.Errorf("another address: got %d, want 200", resp.StatusCode)
 	}
 
-	px.stop() // Redis becomes unreachable for both replicas.
+	px.Stop() // Redis becomes unreachable for both replicas.
 	for i, r := range replicas {
 		for range 3 {
 			if resp := get(t, r, client); resp.StatusCode != http.StatusOK {
