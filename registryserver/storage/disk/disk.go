@@ -178,7 +178,7 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 			s.root.Remove(tmpName)
 		}
 	}()
-	if err := copyContent(ctx, tmp, r, size); err != nil {
+	if _, err := storage.CopyContent(ctx, tmp, r, size); err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -297,42 +297,6 @@ func (s *Storage) syncDir(dir string) error {
 		return err
 	}
 	return nil
-}
-
-// copyContent copies r into w, stopping when ctx is done, and checks the
-// length against size unless size is -1.
-func copyContent(ctx context.Context, w io.Writer, r io.Reader, size int64) error {
-	src := &ctxReader{ctx: ctx, r: r}
-	var rd io.Reader = src
-	if size >= 0 {
-		rd = io.LimitReader(src, size+1)
-	}
-	n, err := io.CopyBuffer(w, rd, make([]byte, 64<<10))
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		return fmt.Errorf("write content: %w", err)
-	}
-	switch {
-	case size >= 0 && n > size:
-		return fmt.Errorf("content is longer than the declared size %d", size)
-	case size >= 0 && n < size:
-		return fmt.Errorf("content is %d bytes, declared size %d: %w", n, size, io.ErrUnexpectedEOF)
-	}
-	return nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // Delete removes key and then every folder above it that became empty, so

@@ -127,25 +127,8 @@ func readAll(ctx context.Context, r io.Reader, size int64) ([]byte, error) {
 	if size > 0 {
 		buf.Grow(int(min(size, 64<<20)))
 	}
-	chunk := make([]byte, 32<<10)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n, err := r.Read(chunk)
-		buf.Write(chunk[:n])
-		if size >= 0 && int64(buf.Len()) > size {
-			return nil, fmt.Errorf("content is longer than the declared size %d", size)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read content: %w", err)
-		}
-	}
-	if size >= 0 && int64(buf.Len()) != size {
-		return nil, fmt.Errorf("content is %d bytes, declared size %d: %w", buf.Len(), size, io.ErrUnexpectedEOF)
+	if _, err := storage.CopyContent(ctx, &buf, r, size); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

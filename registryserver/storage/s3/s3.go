@@ -305,7 +305,7 @@ func (s *Storage) put(ctx context.Context, op, key string, r io.Reader, size int
 // spool returns a reader of known length for r. With size >= 0 it checks
 // the length while the upload reads; with -1 it buffers r first.
 func spool(ctx context.Context, r io.Reader, size int64) (io.Reader, int64, func(), error) {
-	src := &ctxReader{ctx: ctx, r: r}
+	src := storage.ContextReader(ctx, r)
 	if size >= 0 {
 		return &exactReader{r: src, left: size}, size, func() {}, nil
 	}
@@ -385,18 +385,6 @@ func (e *exactReader) checkEnd() error {
 			return err
 		}
 	}
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // PutIf uploads r as key only when key's current ETag equals ifMatch, or,
