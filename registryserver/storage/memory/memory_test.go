@@ -12,3 +12,7 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	storagetest.Run(t, func(t *testing.T) storage.Storage { return memory.New() })
 }
+
+func BenchmarkStorage(b *testing.B) {
+	storagetest.Bench(b, func(*testing.B) storage.Storage { return memory.New() })
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
+	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 )
 
 // BenchmarkHandlerReadPath puts the handler's hot read path (latest
@@ -42,7 +43,7 @@ func BenchmarkHandlerReadPath(b *testing.B) {
 			b.Cleanup(func() { st.Close() })
 			return st
 		}},
-		{"s3", func(b *testing.B) storage.Storage { return newS3(b) }},
+		{"s3", func(b *testing.B) storage.Storage { return s3test.New(b) }},
 	}
 	routes := []struct{ name, path string }{
 		{"latest", "/registries/@main/runtimes/node"},

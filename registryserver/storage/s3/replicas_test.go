@@ -14,16 +14,17 @@ import (
 
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage/s3"
+	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 )
 
 // replicas returns n stores with their own S3 clients on one key prefix,
 // as n jig-server replicas sharing a bucket have.
 func replicas(t *testing.T, n int) []*s3.Storage {
 	t.Helper()
-	first := newS3(t)
+	first := s3test.New(t)
 	out := []*s3.Storage{first}
 	for range n - 1 {
-		cfg := testConfig(t)
+		cfg := s3test.Config(t)
 		cfg.Prefix = first.Prefix()
 		st, err := s3.New(t.Context(), cfg)
 		if err != nil {
@@ -39,7 +40,7 @@ func replicas(t *testing.T, n int) []*s3.Storage {
 // stored files are the winner's.
 func TestReplicasPublishSameVersion(t *testing.T) {
 	t.Parallel()
-	testConfig(t)
+	s3test.Config(t)
 	sts := replicas(t, 4)
 	var wg sync.WaitGroup
 	errs := make([]error, len(sts))
@@ -89,7 +90,7 @@ func TestReplicasPublishSameVersion(t *testing.T) {
 // versions through different replicas all land in versions.json.
 func TestReplicasPublishDifferentVersions(t *testing.T) {
 	t.Parallel()
-	testConfig(t)
+	s3test.Config(t)
 	sts := replicas(t, 3)
 	const perReplica = 3
 	var wg sync.WaitGroup

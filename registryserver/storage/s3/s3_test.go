@@ -2,99 +2,27 @@ package s3_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/s3"
+	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
 )
 
-// testConfig returns the S3 server configured for tests by
-// scripts/ci/start-s3.sh, skipping the test when there is none (failing
-// under CI=true).
-func testConfig(t testing.TB) s3.Config {
-	t.Helper()
-	env := testenv.S3(t)
-	cfg := s3.Config{
-		Endpoint:        env.Endpoint,
-		Bucket:          env.Bucket,
-		Region:          env.Region,
-		AccessKeyID:     env.AccessKey,
-		SecretAccessKey: env.SecretKey,
-		PathStyle:       true,
-	}
-	return cfg
-}
-
-var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
-
-// uniquePrefix gives each test its own corner of the shared bucket.
-func uniquePrefix(t testing.TB) string {
-	var rnd [4]byte
-	rand.Read(rnd[:])
-	name := strings.Trim(unsafeChars.ReplaceAllString(t.Name(), "-"), "-")
-	return "jig-test/" + name + "-" + hex.EncodeToString(rnd[:]) + "/"
-}
-
-// keepParent stores an object next to the test prefixes once, so the
-// shared "jig-test/" folder never becomes empty. versitygw's posix backend
-// removes emptied folders on delete, which races with a concurrent put
-// into the same folder from another test (a 409 ExistingObjectIsDirectory).
-var keepParent sync.Once
-
-func newS3(t testing.TB) *s3.Storage {
-	t.Helper()
-	cfg := testConfig(t)
-	keepParent.Do(func() {
-		c := cfg
-		c.Prefix = "jig-test/"
-		st, err := s3.New(context.Background(), c)
-		if err == nil {
-			err = st.Put(context.Background(), ".keep", strings.NewReader(""), 0)
-		}
-		if err != nil {
-			t.Fatalf("store jig-test/.keep: %v", err)
-		}
-	})
-	cfg.Prefix = uniquePrefix(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := s3.New(ctx, cfg)
-	if err != nil {
-		t.Fatalf("s3.New: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		keys, err := st.List(ctx, "")
-		if err != nil {
-			t.Logf("cleanup: %v", err)
-			return
-		}
-		for _, k := range keys {
-			st.Delete(ctx, k)
-		}
-	})
-	return st
-}
-
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	testConfig(t)
-	storagetest.Run(t, func(t *testing.T) storage.Storage { return newS3(t) })
+	s3test.Config(t)
+	storagetest.Run(t, func(t *testing.T) storage.Storage { return s3test.New(t) })
 }
 
 func TestConformanceWithoutPrefix(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := s3test.Config(t)
 	// A bucket of its own, so keys sit at the top level as R2 stores them.
 	cfg.Bucket = testenv.S3(t).Bucket2(t)
 	st, err := s3.New(t.Context(), cfg)
@@ -126,7 +54,7 @@ func contains(list []string, s string) bool {
 
 func TestNewErrors(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := s3test.Config(t)
 	tests := []struct {
 		name string
 		edit func(*s3.Config)
@@ -159,7 +87,7 @@ func TestNewErrors(t *testing.T) {
 
 func TestReservedPrefix(t *testing.T) {
 	t.Parallel()
-	st := newS3(t)
+	st := s3test.New(t)
 	if err := st.Put(t.Context(), ".jig/x", strings.NewReader("x"), 1); !errors.Is(err, storage.ErrInvalidKey) {
 		t.Errorf("Put(.jig/x) error = %v, want storage.ErrInvalidKey", err)
 	}
