@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -14,14 +15,7 @@ import (
 // target passes CleanTarget. Rejections are always an ErrInvalidJSON or a
 // non-empty *SchemaError.
 func FuzzValidateManifestJSON(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "schema", "*.json"))
-	for _, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testenv.AddSeedFiles(f, filepath.Join("testdata", "schema", "*.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := registry.ValidateManifestJSON(data)
 		if err != nil {

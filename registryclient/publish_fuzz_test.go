@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 )
@@ -16,14 +17,7 @@ import (
 // package whose manifest passes the schema and whose checksum is that of
 // the bytes.
 func FuzzOpenPackageTarball(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "packages", "*.tar.gz"))
-	for _, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testenv.AddSeedFiles(f, filepath.Join("testdata", "packages", "*.tar.gz"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "pkg.tar.gz")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -2,11 +2,11 @@ package webhook_test
 
 import (
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
@@ -14,14 +14,7 @@ import (
 // absolute http(s) URLs, non-empty secrets, and descriptions (String) and
 // warnings that never contain a secret or a URL path.
 func FuzzParse(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testenv.AddSeedFiles(f, filepath.Join("testdata", "*.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := webhook.Parse(data)
 		if err != nil {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 )
 
@@ -18,14 +18,7 @@ import (
 // returned name can escape the package root, the limits hold, and Walk
 // sees exactly the files Scan indexed, with their sizes.
 func FuzzScan(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.tar.gz"))
-	for _, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testenv.AddSeedFiles(f, filepath.Join("testdata", "*.tar.gz"))
 	lim := pkgarchive.Limits{MaxUnpacked: 1 << 16, MaxEntries: 64, MaxPathLen: 128, MaxManifestSize: 1 << 12, MaxStream: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := pkgarchive.Scan(bytes.NewReader(data), lim)
