@@ -154,14 +154,7 @@ func readLimited(file string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %s", file, humanBytes(max))
-	}
-	return data, nil
+	return readCapped(f, file, max)
 }
 
 // checkManifest validates registry.json as the server will.
@@ -278,13 +271,10 @@ func packFile(tw *tar.Writer, root *os.Root, p string) error {
 	return nil
 }
 
-func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+// readCapped reads r to the end, refusing content larger than max bytes;
+// name is what the error calls it.
+func readCapped(r io.Reader, name string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +282,15 @@ func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %s", name, humanBytes(max))
 	}
 	return data, nil
+}
+
+func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, name, max)
 }
 
 // readArchive returns the registry.json of a .tar.gz and its regular file
