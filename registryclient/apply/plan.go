@@ -131,7 +131,7 @@ type FileChange struct {
 	// [registry.Conflict]); set with Action [ActionConflict].
 	Conflicts []registry.Conflict `json:"conflicts,omitempty"`
 	Mode      fs.FileMode         `json:"-"`
-	Language registry.Language `json:"-"`
+	Language  registry.Language   `json:"-"`
 }
 
 // PackageChange is what happens to one package.json dependency.

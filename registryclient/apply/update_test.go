@@ -187,7 +187,9 @@ func TestUpdateMergesUserEdits(t *testing.T) {
 	editFile(t, dir, "src/index.ts", func(s string) string {
 		return strings.Replace(s, `import { start } from "./server";`, "import { start } from \"./server\";\nimport { log } from \"./log\";", 1)
 	})
-	editFile(t, dir, "tsconfig.json", func(s string) string { return strings.Replace(s, `"strict": true`, `"strict": true, "outDir": "dist"`, 1) })
+	editFile(t, dir, "tsconfig.json", func(s string) string {
+		return strings.Replace(s, `"strict": true`, `"strict": true, "outDir": "dist"`, 1)
+	})
 	editFile(t, dir, ".gitignore", func(s string) string { return s + ".idea\n" })
 	editFile(t, dir, ".env.example", func(s string) string { return strings.Replace(s, "PORT=3000", "PORT=8080", 1) })
 	if rep := mustCheck(t, e, dir); !rep.Drift {
