@@ -40,6 +40,8 @@ type Handler struct {
 	ops *opsState
 	// pub holds the publishing state (publish.go).
 	pub *publishState
+	// index is the search index (search.go).
+	index *searchIndex
 
 	closeOnce sync.Once
 	closeErr  error
@@ -106,6 +108,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.setupSearch(o.searchRefresh)
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -131,6 +134,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)
 	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.Match(getHead, "/search", h.getSearch)
+	e.Match(getHead, "/presets", h.getPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
 }

@@ -147,19 +147,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 // storedNamespaces lists the top-level folders of the storage that are
 // namespaces, sorted.
 func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
-	children, err := storage.ListDir(c.Request().Context(), h.store, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, k := range children {
-		ns, ok := strings.CutSuffix(k, "/")
-		if ok && registry.ValidNamespace(ns) {
-			out = append(out, ns)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return h.namespacesIn(c.Request().Context())
 }
 
 // getNamespaceRegistries serves GET /namespaces/:ns/registries: every
