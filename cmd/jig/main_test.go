@@ -88,6 +88,7 @@ func TestScripts(t *testing.T) {
 			"islink":       cmdIsLink,
 			"exit-code":    cmdExitCode,
 			"start-server": cmdStartServer,
+			"fail-files":   cmdFailFiles,
 		},
 	})
 }

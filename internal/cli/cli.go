@@ -22,13 +22,18 @@ var Version = "dev"
 type CLI struct {
 	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
 
-	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
-	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
-	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
-	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
-	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
-	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+	Init     InitCmd     `cmd:"" help:"Create a project from a preset or a registry."`
+	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`
+	Update   UpdateCmd   `cmd:"" help:"Update installed registries with a three-way merge that keeps your edits."`
+	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
+	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 1 on drift)."`
+	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
+	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check the environment, the project and every configured registry."`
+	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 }
 
 // Exit codes of [Main].
