@@ -553,6 +553,11 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if t == registry.ProjectFile {
+			// jig.json is jig's record; update and remove rewrite it
+			// themselves and never merge a registry's copy into it.
+			continue
+		}
 		bf, inB := o.base.file(t)
 		tf, inT := o.theirs.file(t)
 		st, err := pl.state(t)
@@ -706,6 +711,14 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			}
 		}
 		record()
+	}
+	if st := pl.files["package.json"]; st != nil && st.remove {
+		// package.json is never deleted: the dependencies go, the file
+		// stays.
+		st.remove = false
+		if !st.touched {
+			st.cur = st.orig
+		}
 	}
 	return lc.mergePackage(o)
 }
