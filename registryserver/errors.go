@@ -27,6 +27,8 @@ const (
 	codeNamespaceNotFound  = "NAMESPACE_NOT_FOUND"
 	codeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	codeInternal           = "INTERNAL_SERVER_ERROR"
+	codeInvalidQuery       = "INVALID_QUERY"
+	codeQueryTooLong       = "QUERY_TOO_LONG"
 )
 
 // msgInvalidKey is the message of a path the storage cannot hold.
