@@ -113,9 +113,13 @@ func parseResource(p string) (resource, bool) {
 		}
 	}
 	r.path = strings.Join(segs, "/")
-	key := r.key("")
-	if r.kind == kindLatest {
-		key = r.dir() + "/versions.json"
+	// The longest key the resource reads.
+	key := r.dir() + "/versions.json"
+	switch r.kind {
+	case kindFile:
+		key = r.key("")
+	case kindVersioned, kindDigests:
+		key = r.dir() + "/" + r.version + "/" + registry.DigestIndexFile
 	}
 	if !storage.ValidKey(key) {
 		return resource{}, false

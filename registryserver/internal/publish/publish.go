@@ -114,7 +114,7 @@ func (v Version) CheckKeys(files []string) error {
 		return err
 	}
 	vdir := v.Prefix() + v.Version + "/"
-	keys := []string{v.Prefix() + versionsFile, vdir + manifestFile, lockPrefix + v.Path() + ".lock"}
+	keys := []string{v.Prefix() + versionsFile, vdir + manifestFile, vdir + registry.DigestIndexFile, lockPrefix + v.Path() + ".lock"}
 	for _, f := range files {
 		keys = append(keys, vdir+registry.NormalizeFilePath(f))
 	}
