@@ -33,6 +33,8 @@ type Handler struct {
 	cache *byteCache
 	// compressing deduplicates concurrent compressions of one body.
 	compressing singleflight.Group
+	// digests caches the digest indexes of versions (digests.go).
+	digests *digestIndexes
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
@@ -84,6 +86,9 @@ func New(opts ...Option) (*Handler, error) {
 		log:   o.logger,
 		now:   o.now,
 		cache: newByteCache(o.cacheBytes),
+		// Indexes are small (about 100 bytes per file); 4096 of them
+		// cover every version a typical server serves.
+		digests: newDigestIndexes(4096),
 	}
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))

@@ -295,6 +295,10 @@ func (h *Handler) postRegistry(c echo.Context) error {
 			return newAPIError(http.StatusBadRequest, codeFileNotFound,
 				"File referenced in registry.json is missing or not a regular file: "+p)
 		}
+		if p == registry.DigestIndexFile {
+			return newAPIError(http.StatusBadRequest, codeUnsafeFile,
+				"Package declares "+p+", a name jig-server reserves for the version's digest index; rename the file")
+		}
 		declared[p] = true
 	}
 	if len(ix.Unsafe) > 0 {
