@@ -88,6 +88,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode":                   cmdFileMode,
 			"exe":                        cmdExe,
+			"islink":                     cmdIsLink,
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
@@ -130,6 +131,18 @@ func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(p)
 		ts.Check(err)
 		ts.Check(testenv.WriteExecutable(p, data))
+	}
+}
+
+// [!] islink path: checks that path is (or is not) a symbolic link.
+func cmdIsLink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: islink path")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if (fi.Mode()&os.ModeSymlink != 0) == neg {
+		ts.Fatalf("%s has mode %v, want it %sa symbolic link", args[0], fi.Mode(), map[bool]string{true: "not ", false: ""}[neg])
 	}
 }
 
