@@ -29,7 +29,12 @@ var binDir string
 // haveServer is set once jig-server is built.
 var haveServer bool
 
-const testVersion = "1.2.3-e2e"
+// The build stamp of the binaries under test (see internal/buildinfo).
+const (
+	testVersion = "1.2.3-e2e"
+	testCommit  = "0123456789abcdef0123456789abcdef01234567"
+	testDate    = "2026-11-23T10:00:00Z"
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -56,11 +61,13 @@ func buildAndRun(m *testing.M) int {
 		}
 		return nil
 	}
-	if err := build("./cmd/jig", "jig", "-X github.com/jigkit/jig/internal/cli.Version="+testVersion); err != nil {
+	const bi = "-X github.com/jigkit/jig/internal/buildinfo."
+	stamp := bi + "version=" + testVersion + " " + bi + "commit=" + testCommit + " " + bi + "date=" + testDate
+	if err := build("./cmd/jig", "jig", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
+	if err := build("./cmd/jig-server", "jig-server", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
