@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/cache"
 )
@@ -136,7 +137,7 @@ func (a *App) ClientOptions() []registryclient.Option {
 	opts = append(opts, registryclient.WithMode(a.Mode),
 		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))
 	return append(opts,
-		registryclient.WithUserAgent(fmt.Sprintf("jig/%s", Version)),
+		registryclient.WithUserAgent("jig/"+buildinfo.Get().Version),
 		registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {
 			var rl *registryclient.RateLimitError
 			if errors.As(err, &rl) && wait >= time.Second {
