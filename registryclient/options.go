@@ -30,6 +30,9 @@ type options struct {
 	cache         *cache.Cache
 	mode          Mode
 	notice        func(string)
+	// fallbackMax and fallbackConc bound the search fallback (search.go);
+	// 0 means the default.
+	fallbackMax, fallbackConc int
 }
 
 // Defaults used by [New].
