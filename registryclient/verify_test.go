@@ -182,3 +182,31 @@ func TestOfflineMakesNoRequest(t *testing.T) {
 		t.Errorf("offline client sent %v", got)
 	}
 }
+
+// PreferOffline takes cached versions for unpinned ids and presets, and
+// fetches only what the cache lacks.
+func TestPreferOffline(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	srv := newRegistry(t, rec.wrap)
+	ch, _ := cache.Open(t.TempDir())
+	online, _ := registryclient.New(srv.URL, registryclient.WithCache(ch))
+	if _, err := online.Manifest(t.Context(), registry.MustParseID("@main/runtimes/node@1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	pref, _ := registryclient.New(srv.URL, registryclient.WithCache(ch), registryclient.WithMode(registryclient.PreferOffline))
+	m, err := pref.Manifest(t.Context(), registry.MustParseID("@main/runtimes/node"))
+	if err != nil || m.Version != "1.0.0" {
+		t.Fatalf("unpinned: got %v %v, want the cached 1.0.0 (the server's latest is 1.1.0)", m, err)
+	}
+	if got := rec.take(); len(got) != 0 {
+		t.Errorf("cached content was fetched: %v", got)
+	}
+	if _, err := pref.Preset(t.Context(), "node"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.take(); len(got) != 1 || got[0] != "/presets/node" {
+		t.Errorf("uncached preset: requests %v, want /presets/node", got)
+	}
+}
