@@ -26,7 +26,12 @@ var binDir string
 // haveServer is set once jig-server is built.
 var haveServer bool
 
-const testVersion = "1.2.3-e2e"
+// The build stamp of the binaries under test (see internal/buildinfo).
+const (
+	testVersion = "1.2.3-e2e"
+	testCommit  = "0123456789abcdef0123456789abcdef01234567"
+	testDate    = "2026-11-23T10:00:00Z"
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -53,11 +58,13 @@ func buildAndRun(m *testing.M) int {
 		}
 		return nil
 	}
-	if err := build("./cmd/jig", "jig", "-X github.com/jigkit/jig/internal/cli.Version="+testVersion); err != nil {
+	const bi = "-X github.com/jigkit/jig/internal/buildinfo."
+	stamp := bi + "version=" + testVersion + " " + bi + "commit=" + testCommit + " " + bi + "date=" + testDate
+	if err := build("./cmd/jig", "jig", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
+	if err := build("./cmd/jig-server", "jig-server", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -85,6 +92,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode":     cmdFileMode,
 			"exe":          cmdExe,
+			"islink":       cmdIsLink,
 			"exit-code":    cmdExitCode,
 			"start-server": cmdStartServer,
 		},
@@ -126,6 +134,18 @@ func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(p)
 		ts.Check(err)
 		ts.Check(testenv.WriteExecutable(p, data))
+	}
+}
+
+// [!] islink path: checks that path is (or is not) a symbolic link.
+func cmdIsLink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: islink path")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if (fi.Mode()&os.ModeSymlink != 0) == neg {
+		ts.Fatalf("%s has mode %v, want it %sa symbolic link", args[0], fi.Mode(), map[bool]string{true: "not ", false: ""}[neg])
 	}
 }
 

@@ -8,19 +8,15 @@ import (
 	"os"
 
 	"github.com/alecthomas/kong"
-)
 
-// Version is the CLI version, set at build time with
-//
-//	go build -ldflags "-X github.com/jigkit/jig/internal/cli.Version=1.2.3" ./cmd/jig
-//
-// It is "dev" otherwise.
-var Version = "dev"
+	"github.com/jigkit/jig/internal/buildinfo"
+)
 
 // CLI is the root of the jig command line: global flags and one field per
 // command. Each command lives in its own file.
 type CLI struct {
-	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	CI          bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
 
 	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
 	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
@@ -68,6 +64,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(app),
+		kong.Vars{"version": "jig " + buildinfo.Get().String()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
