@@ -44,6 +44,9 @@ type Project struct {
 // ParseProject decodes and checks a jig.json document: it must be an object
 // with a non-empty name, a known language if any, and parseable items.
 func ParseProject(data []byte) (*Project, error) {
+	if err := CheckJSONDepth(ProjectFile, data); err != nil {
+		return nil, err
+	}
 	var p Project
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON: %w", ProjectFile, err)

@@ -279,7 +279,7 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(data, &eb) == nil {
+	if decodeJSON(shown, data, &eb) == nil {
 		se.Code, se.Message = eb.Code, eb.Message
 	}
 	switch {
@@ -345,8 +345,17 @@ func (c *Client) getJSON(ctx context.Context, r request, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(resp.body, v); err != nil {
-		return fmt.Errorf("invalid JSON from %s: %w", resp.url, err)
+	return decodeJSON(resp.url, resp.body, v)
+}
+
+// decodeJSON unmarshals a response body into v after checking its nesting
+// depth ([registry.CheckJSONDepth]); from names the URL in errors.
+func decodeJSON(from string, data []byte, v any) error {
+	if err := registry.CheckJSONDepth(from, data); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("invalid JSON from %s: %w", from, err)
 	}
 	return nil
 }
@@ -549,7 +558,7 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 		return nil, err
 	}
 	var h Health
-	if err := json.Unmarshal(resp.body, &h); err != nil {
+	if err := decodeJSON(resp.url, resp.body, &h); err != nil {
 		if resp.status != http.StatusOK {
 			return nil, &StatusError{StatusCode: resp.status, Registry: c.opts.namespace, URL: resp.url}
 		}
