@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // resourceKind is what a path under /registries/ addresses.
@@ -25,21 +26,22 @@ type resource struct {
 	file      string // for kindFile: relative, validated
 }
 
-// dir is the storage folder of the registry, "@ns/<seg>…".
-func (r resource) dir() string { return r.namespace + "/" + r.path }
+// dir is the storage folder of the registry, "@ns/<seg>…", without its
+// trailing slash.
+func (r resource) dir() string { return strings.TrimSuffix(layout.RegistryDir(r.namespace, r.path), "/") }
 
 // key is the storage key of the object the resource names. For kindLatest
 // it needs the latest version, which the caller looks up first.
 func (r resource) key(version string) string {
 	switch r.kind {
 	case kindVersions:
-		return r.dir() + "/versions.json"
+		return layout.Versions(r.namespace, r.path)
 	case kindFile:
-		return r.dir() + "/" + r.version + "/" + r.file
+		return layout.File(r.namespace, r.path, r.version, r.file)
 	case kindVersioned:
 		version = r.version
 	}
-	return r.dir() + "/" + version + "/registry.json"
+	return layout.Manifest(r.namespace, r.path, version)
 }
 
 // parseResource parses the part of a URL path after "/registries/"

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/webhook"
@@ -570,6 +571,6 @@ func (h *Handler) postPreset(c echo.Context) error {
 	}
 	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
 	return c.JSON(http.StatusCreated, presetResponse{
-		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: "presets/" + p.Name + "/" + p.Version,
+		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),
 	})
 }

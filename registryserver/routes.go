@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -42,7 +43,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// A version exists once its registry.json, the commit point of a
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable.
-		if _, err := h.store.Stat(c.Request().Context(), res.dir()+"/"+res.version+"/registry.json"); err != nil {
+		if _, err := h.store.Stat(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version)); err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
@@ -58,7 +59,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
 	noVersions := newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
-	data, _, err := h.readDocument(ctx, res.dir()+"/versions.json")
+	data, _, err := h.readDocument(ctx, layout.Versions(res.namespace, res.path))
 	if errors.Is(err, storage.ErrNotFound) {
 		return noVersions
 	}
@@ -156,7 +157,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	regs, found, err := h.registriesUnder(c.Request().Context(), ns+"/")
+	regs, found, err := h.registriesUnder(c.Request().Context(), layout.NamespaceDir(ns))
 	if err != nil {
 		return internalError(err)
 	}
@@ -194,7 +195,7 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 		for _, child := range children {
 			name := strings.TrimPrefix(child, dir)
 			switch {
-			case name == "versions.json" && dir != prefix:
+			case name == layout.VersionsFile && dir != prefix:
 				regs = append(regs, strings.TrimSuffix(strings.TrimPrefix(dir, prefix), "/"))
 			case strings.HasSuffix(name, "/") && registry.ValidSegment(strings.TrimSuffix(name, "/")):
 				queue = append(queue, child)
@@ -211,7 +212,7 @@ func (h *Handler) getPreset(c echo.Context) error {
 		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
-	key := "presets/" + name + "/preset.json"
+	key := layout.Preset(name)
 	data, info, err := h.readDocument(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Preset \""+name+"\" not found")

@@ -6,18 +6,15 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
 //go:embed all:data
 var embedded embed.FS
-
-// versionsFile is the name of a registry's version list in the storage.
-const versionsFile = "versions.json"
 
 // FS returns the catalog as a read-only file system laid out like the
 // storage: its paths are storage keys.
@@ -36,8 +33,8 @@ func FS() fs.FS {
 func Registries() []string {
 	var out []string
 	for _, k := range keys() {
-		if path.Base(k) == versionsFile {
-			out = append(out, path.Dir(k))
+		if key := layout.Classify(k); key.Kind == layout.KindVersions {
+			out = append(out, strings.TrimSuffix(layout.RegistryDir(key.Namespace, key.Path), "/"))
 		}
 	}
 	sort.Strings(out)
@@ -48,8 +45,8 @@ func Registries() []string {
 func Presets() []string {
 	var out []string
 	for _, k := range keys() {
-		if rest, ok := strings.CutPrefix(k, "presets/"); ok && path.Base(rest) == "preset.json" {
-			out = append(out, path.Dir(rest))
+		if key := layout.Classify(k); key.Kind == layout.KindPreset {
+			out = append(out, key.Preset)
 		}
 	}
 	sort.Strings(out)
@@ -64,10 +61,10 @@ func Presets() []string {
 func Keys() []string {
 	var files, versions, presets []string
 	for _, k := range keys() {
-		switch {
-		case strings.HasPrefix(k, "presets/"):
+		switch layout.Classify(k).Kind {
+		case layout.KindPreset, layout.KindPresetVersion:
 			presets = append(presets, k)
-		case path.Base(k) == versionsFile:
+		case layout.KindVersions:
 			versions = append(versions, k)
 		default:
 			files = append(files, k)

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -30,9 +31,6 @@ const (
 	DefaultStaleAfter = 15 * time.Minute
 	maxCASAttempts    = 64
 	rollbackTimeout   = 30 * time.Second
-	lockPrefix        = ".publish/"
-	versionsFile      = "versions.json"
-	manifestFile      = "registry.json"
 )
 
 // Store publishes versions and presets on a storage backend. It is safe for
@@ -85,11 +83,16 @@ type Version struct {
 	Manifest []byte
 }
 
+// registryPath returns "<seg>…", the registry's path in its namespace.
+func (v Version) registryPath() string { return strings.Join(v.Segments, "/") }
+
 // Prefix returns "@ns/<seg>…/", the folder holding versions.json.
-func (v Version) Prefix() string { return v.Namespace + "/" + strings.Join(v.Segments, "/") + "/" }
+func (v Version) Prefix() string { return layout.RegistryDir(v.Namespace, v.registryPath()) }
 
 // Path returns "@ns/<seg>…/<version>", as the upload response names it.
-func (v Version) Path() string { return v.Prefix() + v.Version }
+func (v Version) Path() string {
+	return strings.TrimSuffix(layout.VersionDir(v.Namespace, v.registryPath(), v.Version), "/")
+}
 
 func (v Version) validate() error {
 	if !registry.ValidNamespace(v.Namespace) || len(v.Segments) == 0 || !registry.ValidVersion(v.Version) {
@@ -117,9 +120,9 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if err := v.validate(); err != nil {
 		return err
 	}
-	vdir := v.Prefix() + v.Version + "/"
-	manifestKey := vdir + manifestFile
-	lockKey := lockPrefix + v.Path() + ".lock"
+	vdir := layout.VersionDir(v.Namespace, v.registryPath(), v.Version)
+	manifestKey := layout.Manifest(v.Namespace, v.registryPath(), v.Version)
+	lockKey := layout.Claim(v.Namespace, v.registryPath(), v.Version)
 
 	if exists, err := s.exists(ctx, manifestKey); err != nil {
 		return err
@@ -163,10 +166,10 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 
 	put := func(ctx context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == manifestFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile {
 			return fmt.Errorf("publish: refusing file path %q", name)
 		}
-		key := vdir + name
+		key := layout.File(v.Namespace, v.registryPath(), v.Version, name)
 		written = append(written, key)
 		if err := s.st.Put(ctx, key, r, size); err != nil {
 			return fmt.Errorf("publish: storing %s: %w", name, err)
@@ -189,7 +192,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	committed = true
 
-	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
 	}
 	return nil
@@ -207,7 +210,7 @@ func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return
 	}
-	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		s.log.Warn("repairing versions.json failed", zap.String("path", v.Path()), zap.Error(err))
 	}
 }
@@ -394,8 +397,8 @@ func (s *Store) PublishPreset(ctx context.Context, name, version string, data []
 	if err != nil {
 		return fmt.Errorf("publish: preset version: %w", err)
 	}
-	latestKey := "presets/" + name + "/preset.json"
-	versionKey := "presets/" + name + "/" + version + "/preset.json"
+	latestKey := layout.Preset(name)
+	versionKey := layout.PresetVersion(name, version)
 
 	cur, _, err := s.read(ctx, latestKey)
 	if err != nil {
