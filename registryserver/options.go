@@ -30,6 +30,8 @@ type options struct {
 	ops opsOptions
 	// publish are the upload limits and webhooks (publish.go).
 	publish publishOptions
+	// searchRefresh is the search index rebuild interval (search.go).
+	searchRefresh time.Duration
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -197,6 +199,8 @@ func defaultOptions() options {
 		now:        time.Now,
 		cacheBytes: 32 << 20,
 		ops:        defaultOpsOptions(),
+
+		searchRefresh: defaultSearchRefresh,
 	}
 }
 

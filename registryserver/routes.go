@@ -38,19 +38,28 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		return h.sendJSONObject(c, res.key(""), "No versions available")
 	case kindVersioned:
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendJSONObject(c, res.key(""), "Registry version not found")
+		return h.sendManifest(c, res, res.version, "Registry version not found")
+	case kindDigests:
+		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
+		return h.sendDigests(c, res)
 	default: // kindFile
 		// A version exists once its registry.json, the commit point of a
 		// publish, does: files of a version being published (or rolled
-		// back) must not be served, let alone cached as immutable.
-		if _, err := h.store.Stat(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version)); err != nil {
+		// back) must not be served, let alone cached as immutable. The
+		// stored digest index is not a file of the version.
+		ctx := c.Request().Context()
+		info, err := h.store.Stat(ctx, layout.Manifest(res.namespace, res.path, res.version))
+		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
 			return internalError(err)
 		}
+		if res.file == layout.DigestIndexFile {
+			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendStored(c, res.key(""), "File not found")
+		return h.sendStored(c, res.key(""), "File not found", h.reprDigest(ctx, res, res.version, info, res.file))
 	}
 }
 
@@ -74,15 +83,24 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	if latest == "" {
 		return noVersions
 	}
-	key := res.key(latest)
+	return h.sendManifest(c, res, latest, "Latest registry not found")
+}
+
+// sendManifest serves the stored registry.json of version with the
+// Repr-Digest of the version's digest index.
+func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
+	ctx := c.Request().Context()
+	key := layout.Manifest(res.namespace, res.path, version)
 	data, info, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, "Latest registry not found")
+		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
 	}
 	if err != nil {
 		return internalError(err)
 	}
-	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
+	doc.reprDigest = h.reprDigest(ctx, res, version, info, "")
+	return h.sendDocument(c, doc)
 }
 
 // sendJSONObject serves a stored JSON document as it is.
@@ -130,19 +148,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 // storedNamespaces lists the top-level folders of the storage that are
 // namespaces, sorted.
 func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
-	children, err := storage.ListDir(c.Request().Context(), h.store, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, k := range children {
-		ns, ok := strings.CutSuffix(k, "/")
-		if ok && registry.ValidNamespace(ns) {
-			out = append(out, ns)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return h.namespacesIn(c.Request().Context())
 }
 
 // getNamespaceRegistries serves GET /namespaces/:ns/registries: every

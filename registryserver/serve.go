@@ -69,6 +69,10 @@ type document struct {
 	// cacheKey identifies data exactly, for the compression cache; ""
 	// compresses on every request.
 	cacheKey string
+	// reprDigest is the Repr-Digest header value of the identity
+	// representation (sent only when no content coding is applied); ""
+	// sends none.
+	reprDigest string
 }
 
 // jsonDocument encodes v as a JSON document whose ETag is a content hash.
@@ -169,6 +173,9 @@ func (h *Handler) sendDocument(c echo.Context, doc document) error {
 	if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
 		return notModified(c)
 	}
+	if enc == encIdentity && doc.reprDigest != "" {
+		hdr.Set(headerReprDigest, doc.reprDigest)
+	}
 	body := doc.data
 	if enc != encIdentity {
 		var err error
@@ -234,7 +241,10 @@ func writeBody(c echo.Context, body []byte) error {
 // size. Compressed bodies are cached by key and ETag. Plain bodies from a
 // seekable reader go through [http.ServeContent] (Range, conditional
 // requests). The caller has set the cache headers.
-func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) error {
+//
+// reprDigest, when not "", is the Repr-Digest of the identity
+// representation; it is sent only on responses without a content coding.
+func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string, reprDigest string) error {
 	req, resp := c.Request(), c.Response()
 	if done, err := h.sendCachedEncoding(c, key); done || err != nil {
 		return err
@@ -287,6 +297,9 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) err
 		}
 		hdr.Set(echo.HeaderContentEncoding, enc)
 		return writeBody(c, b)
+	}
+	if reprDigest != "" {
+		hdr.Set(headerReprDigest, reprDigest)
 	}
 	if rs, ok := r.(io.ReadSeeker); ok {
 		// ServeContent answers If-None-Match from the ETag header set

@@ -13,6 +13,9 @@ const (
 	// ManifestFile is the name of a version's manifest, in the storage and
 	// in a package directory.
 	ManifestFile = "registry.json"
+	// DigestIndexFile is the name of a version's digest index, stored next
+	// to its manifest. A registry may not declare a file with this name.
+	DigestIndexFile = ".jig-digests.json"
 	// PresetFile is the name of a preset document, in the storage and in a
 	// package directory.
 	PresetFile = "preset.json"
@@ -47,6 +50,12 @@ func VersionDir(namespace, path, version string) string {
 // version's manifest. A version exists once this key does.
 func Manifest(namespace, path, version string) string {
 	return VersionDir(namespace, path, version) + ManifestFile
+}
+
+// DigestIndex returns "@ns/<path>/<version>/.jig-digests.json", the key
+// of a version's digest index.
+func DigestIndex(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + DigestIndexFile
 }
 
 // File returns "@ns/<path>/<version>/<file>", the key of a package file;
@@ -90,12 +99,13 @@ const (
 	KindPresetVersion             // presets/<name>/<version>/preset.json
 	KindClaim                     // .publish/…
 	KindHealth                    // .healthcheck
+	KindDigestIndex               // @ns/<seg>…/<version>/.jig-digests.json
 )
 
-var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health"}
+var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index"}
 
 // String returns the kind's name: "other", "versions", "manifest", "file",
-// "preset", "preset-version", "claim" or "health".
+// "preset", "preset-version", "claim", "health" or "digest-index".
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
 		return "other"
@@ -104,10 +114,10 @@ func (k Kind) String() string {
 }
 
 // Immutable reports whether a key of kind k never changes once written:
-// the manifest and files of a published version and a published preset
-// version (publishing them is create-only).
+// the manifest, digest index and files of a published version and a
+// published preset version (publishing them is create-only).
 func (k Kind) Immutable() bool {
-	return k == KindManifest || k == KindFile || k == KindPresetVersion
+	return k == KindManifest || k == KindDigestIndex || k == KindFile || k == KindPresetVersion
 }
 
 // Mutable reports whether a key of kind k is part of the published content
@@ -118,9 +128,9 @@ func (k Kind) Mutable() bool { return k == KindVersions || k == KindPreset }
 // kind has are set.
 type Key struct {
 	Kind      Kind
-	Namespace string // "@main": versions, manifest, file
-	Path      string // "runtimes/node": versions, manifest, file
-	Version   string // manifest, file, preset-version
+	Namespace string // "@main": versions, manifest, digest-index, file
+	Path      string // "runtimes/node": versions, manifest, digest-index, file
+	Version   string // manifest, digest-index, file, preset-version
 	File      string // the package file path: file
 	Preset    string // the preset name: preset, preset-version
 }
@@ -133,6 +143,8 @@ func (k Key) String() string {
 		return Versions(k.Namespace, k.Path)
 	case KindManifest:
 		return Manifest(k.Namespace, k.Path, k.Version)
+	case KindDigestIndex:
+		return DigestIndex(k.Namespace, k.Path, k.Version)
 	case KindFile:
 		return File(k.Namespace, k.Path, k.Version, k.File)
 	case KindPreset:
@@ -184,6 +196,8 @@ func Classify(key string) Key {
 			k.Kind = KindVersions
 		case i < len(parts)-1 && ident.Version(p) && rest == ManifestFile:
 			k.Kind, k.Version = KindManifest, p
+		case i < len(parts)-1 && ident.Version(p) && rest == DigestIndexFile:
+			k.Kind, k.Version = KindDigestIndex, p
 		case i < len(parts)-1 && ident.Version(p) && ident.FilePath(rest) && !strings.HasPrefix(rest, "./"):
 			k.Kind, k.Version, k.File = KindFile, p, rest
 		default:

@@ -27,6 +27,8 @@ func TestClassify(t *testing.T) {
 		{"presets/node/2.0.0/preset.json", layout.Key{Kind: layout.KindPresetVersion, Preset: "node", Version: "2.0.0"}},
 		{".publish/@main/a/1.0.0.lock", layout.Key{Kind: layout.KindClaim}},
 		{".healthcheck", layout.Key{Kind: layout.KindHealth}},
+		{"@main/a/1.0.0/.jig-digests.json", layout.Key{Kind: layout.KindDigestIndex, Namespace: "@main", Path: "a", Version: "1.0.0"}},
+		{"@main/a/1.0.0/x/.jig-digests.json", layout.Key{Kind: layout.KindFile, Namespace: "@main", Path: "a", Version: "1.0.0", File: "x/.jig-digests.json"}},
 
 		// Outside the layout.
 		{"", layout.Key{}},
@@ -79,6 +81,7 @@ func TestBuildersClassify(t *testing.T) {
 		{layout.PresetVersion("node", "1.0.0"), layout.KindPresetVersion},
 		{layout.Claim("@main", "a/b", "1.0.0"), layout.KindClaim},
 		{layout.HealthKey, layout.KindHealth},
+		{layout.DigestIndex("@main", "a/b", "1.0.0"), layout.KindDigestIndex},
 	}
 	for _, tt := range tests {
 		if got := layout.Classify(tt.key).Kind; got != tt.kind {
@@ -107,7 +110,7 @@ func TestKindString(t *testing.T) {
 	for k, want := range map[layout.Kind]string{
 		layout.KindOther: "other", layout.KindVersions: "versions", layout.KindManifest: "manifest",
 		layout.KindFile: "file", layout.KindPreset: "preset", layout.KindPresetVersion: "preset-version",
-		layout.KindClaim: "claim", layout.KindHealth: "health", layout.Kind(-1): "other", layout.Kind(99): "other",
+		layout.KindClaim: "claim", layout.KindHealth: "health", layout.KindDigestIndex: "digest-index", layout.Kind(-1): "other", layout.Kind(99): "other",
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), got, want)

@@ -453,7 +453,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
 		if err != nil {
-			return nil, fmt.Errorf("%w: registry %s writes outside the project, so nothing was written: %w", ErrUnsafeTarget, n.key, err)
+			return nil, fmt.Errorf("%w: registry %s: %w; nothing was written", ErrUnsafeTarget, n.key, err)
 		}
 		st, err := pl.state(target)
 		if err != nil {

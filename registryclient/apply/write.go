@@ -55,8 +55,8 @@ func within(root, p string) bool {
 }
 
 // resolveTarget maps a clean target onto the disk below root, following
-// symlinks component by component. A symlink that points outside root, or
-// that dangles, is refused with [ErrUnsafeTarget].
+// symlinks component by component. A symlink that points outside root or
+// into a .git directory, or that dangles, is refused with [ErrUnsafeTarget].
 func resolveTarget(root, target string) (string, error) {
 	if _, err := registry.CleanTarget(target); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
@@ -67,7 +67,7 @@ func resolveTarget(root, target string) (string, error) {
 		next := filepath.Join(cur, seg)
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return filepath.Join(append([]string{next}, segs[i+1:]...)...), nil
+			return checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
 		}
 		if err != nil {
 			return "", fmt.Errorf("checking %s: %w", target, err)
@@ -87,7 +87,23 @@ func resolveTarget(root, target string) (string, error) {
 	if cur == root {
 		return "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
 	}
-	return cur, nil
+	return checkNotGit(root, target, cur)
+}
+
+// checkNotGit refuses a resolved path inside a .git directory of the
+// project: the target is clean, but a symlink inside the project may still
+// lead there.
+func checkNotGit(root, target, real string) (string, error) {
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return "", fmt.Errorf("checking %s: %w", target, err)
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+		if registry.IsDotGit(seg) {
+			return "", fmt.Errorf("%w: target %s leads through a symlink into git's metadata directory (%s); remove the link or change the registry", ErrUnsafeTarget, target, filepath.ToSlash(rel))
+		}
+	}
+	return real, nil
 }
 
 // undo restores one written file.
