@@ -179,7 +179,11 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		tempDir: o.tempDir,
 	}
 	if o.hooksSet && len(o.hooks) > 0 {
-		opts := append([]webhook.Option{webhook.WithLogger(h.log)}, o.hookOpts...)
+		opts := []webhook.Option{webhook.WithLogger(h.log)}
+		if h.ops != nil && h.ops.reg != nil {
+			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
+		}
+		opts = append(opts, o.hookOpts...)
 		d, err := webhook.New(o.hooks, opts...)
 		if err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -37,6 +38,8 @@ const (
 // environment variable (DESIGN.md section 3.4); the reference's R2_* names
 // are accepted for the S3 settings.
 type CLI struct {
+	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
 	Port int    `env:"PORT" default:"8080" help:"TCP port to listen on (0 picks a free port)."`
 	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
 
@@ -147,6 +150,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
@@ -252,6 +256,12 @@ func (c *CLI) s3Config() (s3.Config, error) {
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	reg := prometheus.NewRegistry()
+	info := buildinfo.Get()
+	log.Info("Starting jig-server", zap.String("version", info.Version), zap.String("commit", info.Commit),
+		zap.String("go", info.GoVersion))
+	if err := registerBuildInfo(reg, info); err != nil {
+		return err
+	}
 	st, closeStorage, err := openStorage(ctx, c, reg)
 	if err != nil {
 		return err
@@ -357,4 +367,16 @@ func loadWebhooks(path string, log *zap.Logger) ([]webhook.Hook, error) {
 	}
 	log.Info("Webhooks loaded", zap.String("path", path), zap.Int("enabled", enabled), zap.Int("total", len(cfg.Webhooks)))
 	return cfg.Webhooks, nil
+}
+
+// registerBuildInfo exports jig_build_info{version,commit,goversion} 1, the
+// usual way to join a build's identity onto other series in dashboards.
+func registerBuildInfo(reg prometheus.Registerer, info buildinfo.Info) error {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "jig_build_info",
+		Help:        "Always 1; the labels say which build of jig-server is running.",
+		ConstLabels: prometheus.Labels{"version": info.Version, "commit": info.Commit, "goversion": info.GoVersion},
+	})
+	g.Set(1)
+	return reg.Register(g)
 }

@@ -22,6 +22,7 @@ type pendingWrite struct {
 	existed  bool
 	orig     []byte
 	origMode fs.FileMode
+	remove   bool // delete the file instead of writing data
 }
 
 // resolveExisting returns p (absolute) with the symlinks of its existing
@@ -185,13 +186,37 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
 				return fmt.Errorf("writing %s: %w", w.target, err)
 			}
 		}
+		if w.remove {
+			if err := os.Remove(real); err != nil {
+				return fmt.Errorf("deleting %s: %w", w.target, err)
+			}
+			done = append(done, undo{w: w})
+			e.progress("write", "deleted %s", w.target)
+			continue
+		}
 		if err := writeAtomic(real, w.data, w.mode); err != nil {
 			return fmt.Errorf("writing %s: %w", w.target, err)
 		}
 		done = append(done, undo{w: w})
 		e.progress("write", "wrote %s", w.target)
 	}
+	pruneEmptyDirs(root, p.writes)
 	return nil
+}
+
+// pruneEmptyDirs removes the directories that deleting files left empty,
+// up to (not including) root. Only called once every write succeeded.
+func pruneEmptyDirs(root string, writes []pendingWrite) {
+	for _, w := range writes {
+		if !w.remove {
+			continue
+		}
+		for d := filepath.Dir(w.real); d != root && within(root, d); d = filepath.Dir(d) {
+			if os.Remove(d) != nil { // fails unless empty
+				break
+			}
+		}
+	}
 }
 
 // checkUnchanged refuses to write over a file that changed since planning.
