@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
@@ -320,6 +323,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
+	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
@@ -570,6 +576,9 @@ func (h *Handler) postPreset(c echo.Context) error {
 	p, err := registry.ParsePreset(data)
 	if err != nil {
 		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+	}
+	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {

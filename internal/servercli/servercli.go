@@ -300,19 +300,21 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing handler", zap.Error(err))
 		}
 	}()
-	// Seed only once the whole configuration was accepted, so a server that
-	// refuses to start leaves the storage as it was.
+	// Bind before writing anything: a server that cannot start (the port
+	// is taken, the address is wrong) leaves the storage as it was.
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
+	}
+	defer ln.Close() // a no-op once Serve has taken it
+	// Seed only once the whole configuration was accepted and the port is
+	// ours; requests wait in the listen backlog meanwhile.
 	seeded, err := catalog.Seed(ctx, st)
 	if err != nil {
 		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
 	}
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
-	}
-
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
-	if err != nil {
-		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
 	}
 	srv := &http.Server{
 		Handler:           h,

@@ -107,6 +107,29 @@ func (v Version) validate() error {
 	return nil
 }
 
+// CheckKeys reports, as an error naming the offending path, whether any
+// storage key of v with the package files named by files (normalised
+// package paths, registry.json excluded) breaks the key limits every
+// backend shares ([storage.MaxSegmentLength], [storage.MaxKeyLength]).
+// Nothing is written for a version that fails it.
+func (v Version) CheckKeys(files []string) error {
+	if err := v.validate(); err != nil {
+		return err
+	}
+	ns, p := v.Namespace, v.registryPath()
+	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
+	for _, f := range files {
+		keys = append(keys, layout.File(ns, p, v.Version, registry.NormalizeFilePath(f)))
+	}
+	for _, k := range keys {
+		if !storage.ValidKey(k) {
+			return fmt.Errorf("the storage path %q is too long: each part must be at most %d bytes and the whole path at most %d bytes; use a shorter name, path or version",
+				k, storage.MaxSegmentLength, storage.MaxKeyLength)
+		}
+	}
+	return nil
+}
+
 // PutFunc stores one file of the version being published. name is the
 // normalised package path (e.g. "templates/a.txt").
 type PutFunc func(ctx context.Context, name string, size int64, r io.Reader) error
