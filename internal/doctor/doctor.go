@@ -126,6 +126,9 @@ func readPackageJSON(dir string) (*packageJSON, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
+	if err := registry.CheckJSONDepth("package.json", data); err != nil {
+		return nil, true, err
+	}
 	var p packageJSON
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, true, fmt.Errorf("package.json is not valid JSON: %w", err)
