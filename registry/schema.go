@@ -198,8 +198,8 @@ func ValidateProjectJSON(data []byte) error {
 
 // documentNames names the documents each schema describes, for messages.
 var documentNames = map[string]string{
-	ManifestSchemaFile: "registry.json",
-	PresetSchemaFile:   "preset.json",
+	ManifestSchemaFile: layout.ManifestFile,
+	PresetSchemaFile:   layout.PresetFile,
 	ProjectSchemaFile:  ProjectFile,
 }
 
