@@ -103,6 +103,7 @@ func TestScripts(t *testing.T) {
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
 			"fail-files":                 cmdFailFiles,
+			"mcp":                        cmdMCP,
 		},
 	})
 }

@@ -37,6 +37,7 @@ type CLI struct {
 	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
+	Mcp      McpCmd      `cmd:"" name:"mcp" help:"Serve the registries to coding agents over the Model Context Protocol (stdio)."`
 }
 
 // Validate rejects contradictory global flags.

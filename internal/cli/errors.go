@@ -80,3 +80,12 @@ func namespaceOf(label string) string {
 	}
 	return label
 }
+
+// ErrorText is the message [printError] prints for err, without colour and
+// without the trailing newline: the one home of error messages and hints,
+// also used by jig mcp's tool errors.
+func ErrorText(err error) string {
+	var b strings.Builder
+	printError(&b, newOutput(&b, &b, false, false), err)
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/mcpserver"
+	"github.com/jigkit/jig/registryclient"
+)
+
+// McpCmd is "jig mcp": a Model Context Protocol server on stdin/stdout for
+// coding agents, using the rc file and credentials the other commands use.
+type McpCmd struct{}
+
+// Run serves MCP until the client closes stdin. --timeout (or JIG_TIMEOUT)
+// bounds each tool call instead of the whole run.
+func (c *McpCmd) Run(ctx context.Context, app *App) error {
+	perCall := app.timeout
+	if perCall == 0 {
+		perCall = 24 * time.Hour // "0 means no limit": effectively unbounded
+	}
+	app.deadline = time.Time{} // the server lives longer than one command
+	srv := mcpserver.New(mcpserver.Options{
+		Config:        app.Config,
+		ClientOptions: func() []registryclient.Option { return app.ClientOptions() },
+		ErrorText:     ErrorText,
+		Timeout:       perCall,
+		Version:       buildinfo.Get().Version,
+	})
+	return mcpserver.Run(ctx, srv)
+}
