@@ -21,11 +21,16 @@ func (c *McpCmd) Run(ctx context.Context, app *App) error {
 		perCall = 24 * time.Hour // "0 means no limit": effectively unbounded
 	}
 	app.deadline = time.Time{} // the server lives longer than one command
+	root, err := projectDir("")
+	if err != nil {
+		return err
+	}
 	srv := mcpserver.New(mcpserver.Options{
 		Config:        app.Config,
 		ClientOptions: func() []registryclient.Option { return app.ClientOptions() },
 		ErrorText:     ErrorText,
 		Timeout:       perCall,
+		Root:          root,
 		Version:       buildinfo.Get().Version,
 	})
 	return mcpserver.Run(ctx, srv)

@@ -39,6 +39,9 @@ type Options struct {
 	ErrorText func(error) string
 	// Timeout bounds every tool call; zero means [DefaultTimeout].
 	Timeout time.Duration
+	// Root is the project directory the server was started in: lifecycle
+	// tools work in it or in a directory inside it, never outside.
+	Root string
 	// Version is reported to clients as the server's version.
 	Version string
 }
@@ -87,6 +90,16 @@ func New(opts Options) *mcp.Server {
 		Description: "List the presets (ready-made sets of registries to start a project from).",
 		Annotations: readOnly(),
 	}, s.listPresets)
+	addTool(s, srv, &mcp.Tool{
+		Name:        "check",
+		Description: "Report the files and package.json entries of the project that changed since jig wrote them.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.check)
+	addTool(s, srv, &mcp.Tool{
+		Name:        "outdated",
+		Description: "List the installed, wanted and latest versions of the project's installed registries.",
+		Annotations: readOnly(),
+	}, s.outdated)
 	return srv
 }
 
