@@ -28,7 +28,8 @@ const (
 )
 
 // WithUploadIdleTimeout bounds how long an upload (POST /registries, POST
-// /presets) may go without sending a byte of its body: a client that
+// /presets, and the web catalog's forms) may go without sending a byte of
+// its body: a client that
 // stalls longer gets 408 REQUEST_TIMEOUT and its connection is closed. A
 // slow client that keeps sending is not cut off. It takes effect when the
 // handler runs in a net/http server (it sets the connection's read
@@ -56,10 +57,22 @@ func WithMaxConcurrentUploads(n int) Option {
 	}
 }
 
-// takesBody reports whether the request is one of the routes that read a
-// request body (the uploads).
-func takesBody(r *http.Request) bool {
-	return r.Method == http.MethodPost && (r.URL.Path == "/registries" || r.URL.Path == "/presets")
+// takesBody reports whether the request is for a route that reads a
+// request body: the uploads and the web catalog's forms, all of them POST.
+func takesBody(r *http.Request) bool { return r.Method == http.MethodPost }
+
+// guardBody bounds how the request's body is read, before any route runs:
+// a route that reads none never waits for it ([refuseBody]); one that
+// does reads it through the idle timeout ([idleBody]).
+func (h *Handler) guardBody(c echo.Context) {
+	req := c.Request()
+	switch {
+	case !hasBody(req):
+	case takesBody(req):
+		req.Body = newIdleBody(c, h.pub.idleTimeout)
+	default:
+		refuseBody(c)
+	}
 }
 
 // hasBody reports whether the request announces a body.

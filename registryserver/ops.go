@@ -125,9 +125,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		seq := s.reqSeq.Add(1)
 		req := c.Request()
-		if hasBody(req) && !takesBody(req) {
-			refuseBody(c) // no route but the uploads reads a body
-		}
+		h.guardBody(c)
 		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
 
 		var err error

@@ -251,7 +251,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	defer release()
 	lim := h.pub.limits
-	req.Body = http.MaxBytesReader(c.Response(), newIdleBody(c, h.pub.idleTimeout), lim.MaxUploadSize+multipartOverhead)
+	req.Body = http.MaxBytesReader(c.Response(), req.Body, lim.MaxUploadSize+multipartOverhead)
 
 	up, err := h.receiveUpload(req, lim)
 	if up != nil {
@@ -589,7 +589,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 		return err
 	}
 	defer release()
-	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), newIdleBody(c, h.pub.idleTimeout), maxPresetSize))
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
 	if err != nil {
 		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
 			return uploadTimeout(ute)
