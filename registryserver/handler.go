@@ -31,6 +31,8 @@ type Handler struct {
 	log   *zap.Logger
 	now   func() time.Time
 	cache *byteCache
+	// rcache remembers what was read of stored objects (readcache.go).
+	rcache *readCache
 	// compressing deduplicates concurrent compressions of one body.
 	compressing singleflight.Group
 
@@ -83,6 +85,7 @@ func New(opts ...Option) (*Handler, error) {
 		now:   o.now,
 		cache: newByteCache(o.cacheBytes),
 	}
+	h.rcache = newReadCache(o.mutableTTL, o.now)
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		h.admin = &sum

@@ -34,15 +34,22 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		return h.sendLatest(c, res)
 	case kindVersions:
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-		return h.sendJSONObject(c, res.key(""), "No versions available")
+		vs, err := h.versionsOf(c.Request().Context(), res.dir())
+		if errors.Is(err, storage.ErrNotFound) {
+			return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+		}
+		if err != nil {
+			return internalError(err)
+		}
+		return h.sendDocument(c, vs.doc)
 	case kindVersioned:
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendJSONObject(c, res.key(""), "Registry version not found")
+		return h.sendManifest(c, res.key(""), "Registry version not found")
 	default: // kindFile
 		// A version exists once its registry.json, the commit point of a
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable.
-		if _, err := h.store.Stat(c.Request().Context(), res.dir()+"/"+res.version+"/registry.json"); err != nil {
+		if err := h.commitOf(c.Request().Context(), res.dir()+"/"+res.version); err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
@@ -56,36 +63,31 @@ func (h *Handler) getRegistry(c echo.Context) error {
 // sendLatest serves the manifest of versions[0] of the registry's
 // versions.json.
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
-	ctx := c.Request().Context()
-	noVersions := newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
-	data, _, err := h.readDocument(ctx, res.dir()+"/versions.json")
+	vs, err := h.versionsOf(c.Request().Context(), res.dir())
 	if errors.Is(err, storage.ErrNotFound) {
-		return noVersions
+		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
 	if err != nil {
 		return internalError(err)
 	}
-	vl, err := registry.ParseVersionList(data)
-	if err != nil {
-		return internalError(err)
+	if vs.parseErr != nil {
+		return internalError(vs.parseErr)
 	}
-	latest := vl.Latest()
-	if latest == "" {
-		return noVersions
+	if vs.latest == "" {
+		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
-	key := res.key(latest)
-	data, info, err := h.readDocument(ctx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, "Latest registry not found")
-	}
-	if err != nil {
-		return internalError(err)
-	}
-	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+	return h.sendManifest(c, res.key(vs.latest), "Latest registry not found")
 }
 
-// sendJSONObject serves a stored JSON document as it is.
-func (h *Handler) sendJSONObject(c echo.Context, key, notFoundMsg string) error {
+// sendManifest serves the stored registry.json at key as it is, from
+// memory once read (see [readCache]).
+func (h *Handler) sendManifest(c echo.Context, key, notFoundMsg string) error {
+	if o := h.rcache.object(key); o != nil && !o.statOnly {
+		if data, ok := h.cache.get(o.keys[0]); ok {
+			return h.sendMemory(c, o, data)
+		}
+	}
+	gen := h.rcache.gen.Load()
 	data, info, err := h.readDocument(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
@@ -93,7 +95,13 @@ func (h *Handler) sendJSONObject(c echo.Context, key, notFoundMsg string) error 
 	if err != nil {
 		return internalError(err)
 	}
-	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
+	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
+	if etag := storageETag(info); etag != "" {
+		o := newObjectState(key, etag, doc.ctype, data, info, true)
+		h.cache.add(o.keys[0], data)
+		h.rcache.rememberObject(gen, key, o)
+	}
+	return h.sendDocument(c, doc)
 }
 
 // getNamespaces serves GET /namespaces: the stored namespaces the caller
