@@ -24,6 +24,8 @@ const (
 	codeNamespaceNotFound  = "NAMESPACE_NOT_FOUND"
 	codeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	codeInternal           = "INTERNAL_SERVER_ERROR"
+	codeInvalidQuery       = "INVALID_QUERY"
+	codeQueryTooLong       = "QUERY_TOO_LONG"
 )
 
 // apiError is an error with its HTTP wire form: a status and the body

@@ -35,11 +35,15 @@ type Handler struct {
 	rcache *readCache
 	// compressing deduplicates concurrent compressions of one body.
 	compressing singleflight.Group
+	// digests caches the digest indexes of versions (digests.go).
+	digests *digestIndexes
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
 	// pub holds the publishing state (publish.go).
 	pub *publishState
+	// index is the search index (search.go).
+	index *searchIndex
 
 	closeOnce sync.Once
 	closeErr  error
@@ -84,6 +88,9 @@ func New(opts ...Option) (*Handler, error) {
 		log:   o.logger,
 		now:   o.now,
 		cache: newByteCache(o.cacheBytes),
+		// Indexes are small (about 100 bytes per file); 4096 of them
+		// cover every version a typical server serves.
+		digests: newDigestIndexes(4096),
 	}
 	h.rcache = newReadCache(o.mutableTTL, o.now)
 	if o.adminToken != "" {
@@ -104,6 +111,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.setupSearch(o.searchRefresh)
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -129,6 +137,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)
 	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.Match(getHead, "/search", h.getSearch)
+	e.Match(getHead, "/presets", h.getPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
 }

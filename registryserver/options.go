@@ -31,6 +31,8 @@ type options struct {
 	ops opsOptions
 	// publish are the upload limits and webhooks (publish.go).
 	publish publishOptions
+	// searchRefresh is the search index rebuild interval (search.go).
+	searchRefresh time.Duration
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -219,6 +221,8 @@ func defaultOptions() options {
 		cacheBytes: 32 << 20,
 		mutableTTL: DefaultMutableTTL,
 		ops:        defaultOpsOptions(),
+
+		searchRefresh: defaultSearchRefresh,
 	}
 }
 

@@ -140,6 +140,17 @@ func TestParseResource(t *testing.T) {
 		{"@main/runtimes/node/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "runtimes/node", version: "1.0.0"}, true},
 		{"@main/a/1.0.0-rc.1+b/files/templates/.gitignore", resource{kind: kindFile, namespace: "@main", path: "a", version: "1.0.0-rc.1+b", file: "templates/.gitignore"}, true},
 		{"@main/a/versions/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "a/versions", version: "1.0.0"}, true},
+		{"@main/runtimes/node/1.0.0/digests", resource{kind: kindDigests, namespace: "@main", path: "runtimes/node", version: "1.0.0"}, true},
+		// A registry named digests, and a file named digests, keep their
+		// meaning: the index needs a version right before it.
+		{"@main/digests", resource{kind: kindLatest, namespace: "@main", path: "digests"}, true},
+		{"@main/tools/digests", resource{kind: kindLatest, namespace: "@main", path: "tools/digests"}, true},
+		{"@main/digests/versions", resource{kind: kindVersions, namespace: "@main", path: "digests"}, true},
+		{"@main/digests/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "digests", version: "1.0.0"}, true},
+		{"@main/digests/1.0.0/digests", resource{kind: kindDigests, namespace: "@main", path: "digests", version: "1.0.0"}, true},
+		{"@main/a/1.0.0/files/digests", resource{kind: kindFile, namespace: "@main", path: "a", version: "1.0.0", file: "digests"}, true},
+		{"@main/a/1.0.0/digests/x", resource{}, false},
+		{"@main/a/1.0.0/digests/", resource{}, false},
 		{"", resource{}, false},
 		{"@main", resource{}, false},
 		{"@main/1.0.0", resource{}, false},
@@ -177,6 +188,8 @@ func formatResource(r resource) string {
 		return r.dir() + "/versions"
 	case kindVersioned:
 		return r.dir() + "/" + r.version
+	case kindDigests:
+		return r.dir() + "/" + r.version + "/digests"
 	}
 	return r.dir() + "/" + r.version + "/files/" + r.file
 }

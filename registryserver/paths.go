@@ -14,6 +14,7 @@ const (
 	kindVersions                          // @ns/<seg>…/versions
 	kindVersioned                         // @ns/<seg>…/<semver>
 	kindFile                              // @ns/<seg>…/<semver>/files/<p>
+	kindDigests                           // @ns/<seg>…/<semver>/digests
 )
 
 // resource is a parsed path under /registries/.
@@ -50,7 +51,8 @@ func (r resource) key(version string) string {
 //   - with no version, a last part "versions" after at least one segment
 //     is the versions list, otherwise every part is a segment (latest);
 //   - with a version, at least one segment comes before it, and after it
-//     comes nothing (the manifest) or "files" and a file path whose
+//     comes nothing (the manifest), "digests" (jig's digest index; the
+//     reference answers 400 here), or "files" and a file path whose
 //     segments match [A-Za-z0-9._@+-]+ and are not "." or "..".
 //
 // Empty parts (a doubled, leading or trailing slash) are invalid. It
@@ -88,6 +90,8 @@ func parseResource(p string) (resource, bool) {
 		switch {
 		case len(rest) == 0:
 			r.kind = kindVersioned
+		case len(rest) == 1 && rest[0] == "digests":
+			r.kind = kindDigests
 		case rest[0] == "files" && len(rest) > 1:
 			r.kind, r.file = kindFile, strings.Join(rest[1:], "/")
 			if strings.HasPrefix(r.file, "./") || !registry.ValidFilePath(r.file) {

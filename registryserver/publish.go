@@ -295,6 +295,10 @@ func (h *Handler) postRegistry(c echo.Context) error {
 			return newAPIError(http.StatusBadRequest, codeFileNotFound,
 				"File referenced in registry.json is missing or not a regular file: "+p)
 		}
+		if p == registry.DigestIndexFile {
+			return newAPIError(http.StatusBadRequest, codeUnsafeFile,
+				"Package declares "+p+", a name jig-server reserves for the version's digest index; rename the file")
+		}
 		declared[p] = true
 	}
 	if len(ix.Unsafe) > 0 {
@@ -327,6 +331,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	h.log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
 		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
+	h.registryPublished(ctx, m.Namespace, strings.Join(segs, "/"))
 	if h.pub.hooks != nil {
 		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.now())...)
 	}
@@ -572,6 +577,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 		return internalError(err)
 	}
 	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
+	h.presetPublished(req.Context(), p.Name)
 	return c.JSON(http.StatusCreated, presetResponse{
 		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: "presets/" + p.Name + "/" + p.Version,
 	})

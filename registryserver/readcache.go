@@ -76,6 +76,7 @@ type objectState struct {
 	etags        [4][]string
 	ctypeHdr     []string
 	lengthHdr    []string // identity Content-Length
+	reprDigest   []string // identity Repr-Digest; nil for none
 	lastModified []string // what http.ServeContent sends; nil for none
 }
 
@@ -207,20 +208,21 @@ func (rc *readCache) rememberVersions(gen uint64, dir string, vs *versionsState)
 }
 
 // commitOf checks that the version in folder vdir ("@ns/<seg>…/<version>")
-// exists, from memory while what was read of its registry.json is fresh.
-// A missing version is storage.ErrNotFound.
-func (h *Handler) commitOf(ctx context.Context, vdir string) error {
+// exists and returns what is known of its registry.json (at least the
+// ETag), from memory while fresh. A missing version is
+// storage.ErrNotFound.
+func (h *Handler) commitOf(ctx context.Context, vdir string) (storage.Info, error) {
 	key := vdir + "/registry.json"
-	if h.rcache.object(key) != nil {
-		return nil
+	if o := h.rcache.object(key); o != nil {
+		return storage.Info{Key: key, ETag: o.etag, ModTime: o.modTime}, nil
 	}
 	gen := h.rcache.gen.Load()
 	info, err := h.store.Stat(ctx, key)
 	if err != nil {
-		return err
+		return storage.Info{}, err
 	}
-	h.rcache.rememberObject(gen, key, &objectState{etag: storageETag(info), statOnly: true})
-	return nil
+	h.rcache.rememberObject(gen, key, &objectState{etag: storageETag(info), statOnly: true, modTime: info.ModTime})
+	return info, nil
 }
 
 // versionsOf returns the versions list of registry folder dir, from memory

@@ -44,19 +44,27 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		return h.sendDocument(c, vs.doc)
 	case kindVersioned:
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendManifest(c, res.key(""), "Registry version not found")
+		return h.sendManifest(c, res, res.version, "Registry version not found")
+	case kindDigests:
+		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
+		return h.sendDigests(c, res)
 	default: // kindFile
 		// A version exists once its registry.json, the commit point of a
 		// publish, does: files of a version being published (or rolled
-		// back) must not be served, let alone cached as immutable.
-		if err := h.commitOf(c.Request().Context(), res.dir()+"/"+res.version); err != nil {
+		// back) must not be served, let alone cached as immutable. The
+		// stored digest index is not a file of the version.
+		manifest, err := h.commitOf(c.Request().Context(), res.dir()+"/"+res.version)
+		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
 			return internalError(err)
 		}
+		if res.file == registry.DigestIndexFile {
+			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendStored(c, res.key(""), "File not found")
+		return h.sendStored(c, res, manifest, "File not found")
 	}
 }
 
@@ -76,19 +84,22 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	if vs.latest == "" {
 		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
-	return h.sendManifest(c, res.key(vs.latest), "Latest registry not found")
+	return h.sendManifest(c, res, vs.latest, "Latest registry not found")
 }
 
-// sendManifest serves the stored registry.json at key as it is, from
-// memory once read (see [readCache]).
-func (h *Handler) sendManifest(c echo.Context, key, notFoundMsg string) error {
+// sendManifest serves the stored registry.json of version as it is, with
+// the Repr-Digest of the version's digest index, from memory once read
+// (see [readCache]).
+func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
+	key := res.dir() + "/" + version + "/registry.json"
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
 		if data, ok := h.cache.get(o.keys[0]); ok {
 			return h.sendMemory(c, o, data)
 		}
 	}
+	ctx := c.Request().Context()
 	gen := h.rcache.gen.Load()
-	data, info, err := h.readDocument(c.Request().Context(), key)
+	data, info, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
 	}
@@ -96,8 +107,12 @@ func (h *Handler) sendManifest(c echo.Context, key, notFoundMsg string) error {
 		return internalError(err)
 	}
 	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
+	doc.reprDigest = h.reprDigest(ctx, res, version, info, "")
 	if etag := storageETag(info); etag != "" {
 		o := newObjectState(key, etag, doc.ctype, data, info, true)
+		if doc.reprDigest != "" {
+			o.reprDigest = []string{doc.reprDigest}
+		}
 		h.cache.add(o.keys[0], data)
 		h.rcache.rememberObject(gen, key, o)
 	}
@@ -137,19 +152,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 // storedNamespaces lists the top-level folders of the storage that are
 // namespaces, sorted.
 func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
-	children, err := storage.ListDir(c.Request().Context(), h.store, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, k := range children {
-		ns, ok := strings.CutSuffix(k, "/")
-		if ok && registry.ValidNamespace(ns) {
-			out = append(out, ns)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return h.namespacesIn(c.Request().Context())
 }
 
 // getNamespaceRegistries serves GET /namespaces/:ns/registries: every

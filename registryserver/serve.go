@@ -70,6 +70,10 @@ type document struct {
 	// cacheKey identifies data exactly, for the compression cache; ""
 	// compresses on every request.
 	cacheKey string
+	// reprDigest is the Repr-Digest header value of the identity
+	// representation (sent only when no content coding is applied); ""
+	// sends none.
+	reprDigest string
 }
 
 // jsonDocument encodes v as a JSON document whose ETag is a content hash.
@@ -214,6 +218,9 @@ func (h *Handler) sendDocument(c echo.Context, doc document) error {
 	if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
 		return notModified(c)
 	}
+	if enc == encIdentity && doc.reprDigest != "" {
+		hdr.Set(headerReprDigest, doc.reprDigest)
+	}
 	body := doc.data
 	if enc != encIdentity {
 		var err error
@@ -294,7 +301,12 @@ func writeBodyLen(c echo.Context, body []byte, length []string) error {
 // [readCache]); larger ones are streamed from storage. Plain bodies from a
 // seekable reader go through [http.ServeContent] (Range, conditional
 // requests). The caller has set the cache headers.
-func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) error {
+//
+// The Repr-Digest of the identity representation, from the digest index
+// of the version (whose registry.json is manifest), is sent on responses
+// without a content coding.
+func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info, notFoundMsg string) error {
+	key := res.key("")
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
 		if data, ok := h.cache.get(o.keys[0]); ok {
 			return h.sendMemory(c, o, data)
@@ -310,6 +322,7 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) err
 		return internalError(err)
 	}
 	defer rc.Close()
+	reprDigest := h.reprDigest(req.Context(), res, res.version, manifest, res.file)
 	base := storageETag(info)
 	if h.cache != nil && base != "" && info.Size >= 0 && info.Size <= h.maxCachedFile() {
 		data, err := io.ReadAll(io.LimitReader(rc, info.Size+1))
@@ -324,6 +337,9 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) err
 			}
 			o := newObjectState(key, base, ctype, data, info, false)
 			o.seekable = seekable
+			if reprDigest != "" {
+				o.reprDigest = []string{reprDigest}
+			}
 			h.cache.add(o.keys[0], data)
 			h.rcache.rememberObject(gen, key, o)
 			return h.sendMemory(c, o, data)
@@ -370,6 +386,9 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string) err
 		}
 		hdr.Set(echo.HeaderContentEncoding, enc)
 		return writeBody(c, b)
+	}
+	if reprDigest != "" {
+		hdr.Set(headerReprDigest, reprDigest)
 	}
 	if rs, ok := r.(io.ReadSeeker); ok {
 		// ServeContent answers If-None-Match from the ETag header set
@@ -427,6 +446,20 @@ func (h *Handler) sendMemory(c echo.Context, o *objectState, data []byte) error 
 		}
 		hdr[echo.HeaderContentEncoding] = encodingValues[ei]
 		return writeBody(c, b)
+	}
+	if o.document {
+		// As sendDocument: a 304 carries no Repr-Digest.
+		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {
+			return notModified(c)
+		}
+		if o.reprDigest != nil {
+			hdr[headerReprDigest] = o.reprDigest
+		}
+		return writeBodyLen(c, data, o.lengthHdr)
+	}
+	// As sendStored: any identity answer carries it.
+	if o.reprDigest != nil {
+		hdr[headerReprDigest] = o.reprDigest
 	}
 	if !o.seekable {
 		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // binDir holds the jig (and jig-server) binaries built once for this test
@@ -82,6 +84,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode":     cmdFileMode,
+			"exe":          cmdExe,
 			"exit-code":    cmdExitCode,
 			"start-server": cmdStartServer,
 		},
@@ -107,6 +110,22 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// exe file...: makes each file an executable program, rewriting it with
+// testenv.WriteExecutable. A plain chmod of a file the script archive
+// wrote is flaky: other scripts fork while it is written, and running it
+// can then fail with "text file busy".
+func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: exe file...")
+	}
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(testenv.WriteExecutable(p, data))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 func TestPackageManager(t *testing.T) {
@@ -45,7 +47,9 @@ func TestNodeCheck(t *testing.T) {
 	script := func(t *testing.T, version string) string {
 		t.Helper()
 		p := filepath.Join(t.TempDir(), "node")
-		if err := os.WriteFile(p, []byte("#!/bin/sh\necho "+version+"\n"), 0o755); err != nil {
+		// Not os.WriteFile: the subtests run in parallel and fork, and a
+		// file written that way can be "text file busy" when run.
+		if err := testenv.WriteExecutable(p, []byte("#!/bin/sh\necho "+version+"\n")); err != nil {
 			t.Fatal(err)
 		}
 		return p

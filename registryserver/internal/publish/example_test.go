@@ -30,6 +30,7 @@ func ExampleStore_Publish() {
 	fmt.Println(errors.Is(err, publish.ErrVersionExists))
 	// Output:
 	// <nil>
+	// @acme/features/ui-kit/1.0.0/.jig-digests.json
 	// @acme/features/ui-kit/1.0.0/registry.json
 	// @acme/features/ui-kit/1.0.0/templates/button.tsx
 	// @acme/features/ui-kit/versions.json

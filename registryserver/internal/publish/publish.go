@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -161,20 +162,43 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		}
 	}
 
+	index := &registry.DigestIndex{
+		Namespace: v.Namespace, Path: strings.Join(v.Segments, "/"), Version: v.Version,
+		Manifest: registry.Digest(v.Manifest), Files: map[string]string{},
+	}
+	var mu sync.Mutex
 	put := func(ctx context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == manifestFile {
+		if !registry.ValidFilePath(name) || name == manifestFile || name == registry.DigestIndexFile {
 			return fmt.Errorf("publish: refusing file path %q", name)
 		}
 		key := vdir + name
+		mu.Lock()
 		written = append(written, key)
-		if err := s.st.Put(ctx, key, r, size); err != nil {
+		mu.Unlock()
+		h := sha256.New()
+		if err := s.st.Put(ctx, key, io.TeeReader(r, h), size); err != nil {
 			return fmt.Errorf("publish: storing %s: %w", name, err)
 		}
+		mu.Lock()
+		index.Files[name] = registry.DigestPrefix + hex.EncodeToString(h.Sum(nil))
+		mu.Unlock()
 		return nil
 	}
 	if err := writeFiles(put); err != nil {
 		return err
+	}
+	// The digest index goes in before the commit point, so a committed
+	// version always has one and a failed publish leaves none (it is
+	// removed with the other written keys).
+	indexDoc, err := index.Marshal()
+	if err != nil {
+		return fmt.Errorf("publish: encoding the digest index: %w", err)
+	}
+	indexKey := vdir + registry.DigestIndexFile
+	written = append(written, indexKey)
+	if err := s.st.Put(ctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
+		return fmt.Errorf("publish: storing the digest index: %w", err)
 	}
 
 	// Commit point.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
@@ -160,6 +161,39 @@ func TestPublishConcurrentSameVersion(t *testing.T) {
 	}
 }
 
+// The digest index is stored with the version, before its commit point,
+// and names the sha-256 of the manifest and of every file as stored.
+func TestPublishStoresDigestIndex(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	v := version("1.0.0", "x")
+	if err := publish.New(st).Publish(t.Context(), v, files("x")); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := registry.ParseDigestIndex([]byte(get(t, st, "@acme/features/ui-kit/1.0.0/"+registry.DigestIndexFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &registry.DigestIndex{
+		Namespace: "@acme", Path: "features/ui-kit", Version: "1.0.0",
+		Manifest: registry.Digest(v.Manifest),
+		Files: map[string]string{
+			"templates/a.txt": registry.Digest([]byte("templates/a.txt:x")),
+			"b.json":          registry.Digest([]byte("b.json:x")),
+		},
+	}
+	if diff := cmp.Diff(want, idx); diff != "" {
+		t.Errorf("digest index (-want +got):\n%s", diff)
+	}
+	// A package may not declare a file that would overwrite the index.
+	err = publish.New(st).Publish(t.Context(), version("2.0.0", "x"), func(put publish.PutFunc) error {
+		return put(t.Context(), registry.DigestIndexFile, 2, strings.NewReader("{}"))
+	})
+	if err == nil || !strings.Contains(err.Error(), "refusing file path") {
+		t.Errorf("declaring %s: got %v, want it refused", registry.DigestIndexFile, err)
+	}
+}
+
 func TestPublishConcurrentVersionsAllListed(t *testing.T) {
 	t.Parallel()
 	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)} {
@@ -191,10 +225,11 @@ func TestPublishConcurrentVersionsAllListed(t *testing.T) {
 func TestPublishFailureLeavesNothing(t *testing.T) {
 	t.Parallel()
 	for _, cond := range []bool{true, false} {
-		// claim (only with conditional writes), 2 files, registry.json, versions.json
-		writes := 4
+		// claim (only with conditional writes), 2 files, the digest
+		// index, registry.json, versions.json
+		writes := 5
 		if cond {
-			writes = 5
+			writes = 6
 		}
 		for n := 1; n <= writes; n++ {
 			t.Run(fmt.Sprintf("conditional=%v/fail write %d", cond, n), func(t *testing.T) {

@@ -1,0 +1,388 @@
+package search
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// Limits of a [Query].
+const (
+	// MaxTextLen is the longest query text accepted, in bytes.
+	MaxTextLen = 200
+	// MaxFilterLen is the longest namespace, type or tag filter accepted.
+	MaxFilterLen = 100
+	// MaxCursorLen is the longest cursor accepted.
+	MaxCursorLen = 400
+	// DefaultLimit is the page size when [Query.Limit] is 0.
+	DefaultLimit = 20
+	// MaxLimit is the largest page size.
+	MaxLimit = 100
+)
+
+// Errors returned by [Query.Validate]. The server answers them with 400.
+var (
+	// ErrQueryTooLong: the text or a filter is longer than its limit.
+	ErrQueryTooLong = errors.New("query too long")
+	// ErrInvalidQuery: a filter, the limit or the cursor is malformed.
+	ErrInvalidQuery = errors.New("invalid query")
+)
+
+// Match says why an entry matched a query; it orders results.
+type Match string
+
+// Matches, best first.
+const (
+	// MatchExact: the text is the registry's name, path or full identifier.
+	MatchExact Match = "exact"
+	// MatchPrefix: the name, path or identifier starts with the text.
+	MatchPrefix Match = "prefix"
+	// MatchWord: every word of the text starts a word of the name, path,
+	// description, tags or type.
+	MatchWord Match = "word"
+	// MatchAll: the text is empty; every entry passing the filters matches.
+	MatchAll Match = "all"
+)
+
+// rank orders matches; a lower rank sorts first.
+func (m Match) rank() int {
+	switch m {
+	case MatchExact:
+		return 0
+	case MatchPrefix:
+		return 1
+	case MatchWord:
+		return 2
+	case MatchAll:
+		return 3
+	}
+	return 4
+}
+
+// Entry is what search sees of one registry: its latest version's
+// metadata.
+type Entry struct {
+	Namespace   string   `json:"namespace"`
+	Path        string   `json:"path"`
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Type        string   `json:"type"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}
+
+// ID returns the registry's full identifier, "@ns/path".
+func (e Entry) ID() string { return e.Namespace + "/" + e.Path }
+
+// EntryOf returns the search entry of a manifest stored at ns/path.
+func EntryOf(ns, path string, m *registry.Manifest) Entry {
+	return Entry{
+		Namespace:   ns,
+		Path:        path,
+		Name:        m.Name,
+		Version:     m.Version,
+		Type:        string(m.Type),
+		Description: m.Description,
+		Tags:        slices.Clone(m.Tags),
+	}
+}
+
+// Hit is one search result: an entry and why it matched.
+type Hit struct {
+	Entry
+	Match Match `json:"match"`
+}
+
+// Page is one page of results: the body of GET /search.
+type Page struct {
+	Results []Hit `json:"results"`
+	// Next is the cursor of the following page, "" on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// Query is a search: free text plus filters. The zero Query matches every
+// entry.
+type Query struct {
+	// Text is matched against names, paths, descriptions, tags and types,
+	// case-insensitively. "" matches everything.
+	Text string
+	// Namespace keeps entries of this namespace only ("@main"); "" keeps all.
+	Namespace string
+	// Type keeps entries of this type ("registry:quality" or "quality");
+	// "" keeps all.
+	Type string
+	// Tag keeps entries carrying this tag (case-insensitive); "" keeps all.
+	Tag string
+	// Limit is the page size; 0 means [DefaultLimit], at most [MaxLimit].
+	Limit int
+	// Cursor is [Page.Next] of the previous page; "" starts at the top.
+	Cursor string
+}
+
+// Validate checks the query's lengths, filters, limit and cursor. The error
+// wraps [ErrQueryTooLong] or [ErrInvalidQuery] and says what to change.
+func (q Query) Validate() error {
+	if len(q.Text) > MaxTextLen {
+		return fmt.Errorf("%w: the search text is %d bytes; at most %d are allowed", ErrQueryTooLong, len(q.Text), MaxTextLen)
+	}
+	if !utf8.ValidString(q.Text) {
+		return fmt.Errorf("%w: the search text is not valid UTF-8", ErrInvalidQuery)
+	}
+	for _, f := range []struct{ name, v string }{{"namespace", q.Namespace}, {"type", q.Type}, {"tag", q.Tag}} {
+		if len(f.v) > MaxFilterLen {
+			return fmt.Errorf("%w: the %s filter is %d bytes; at most %d are allowed", ErrQueryTooLong, f.name, len(f.v), MaxFilterLen)
+		}
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("%w: the %s filter is not valid UTF-8", ErrInvalidQuery, f.name)
+		}
+	}
+	if len(q.Cursor) > MaxCursorLen {
+		return fmt.Errorf("%w: the cursor is longer than %d bytes", ErrQueryTooLong, MaxCursorLen)
+	}
+	if q.Namespace != "" && !registry.ValidNamespace(strings.ToLower(q.Namespace)) {
+		return fmt.Errorf("%w: namespace %q must look like @main (@, then lowercase letters, digits, - or _)", ErrInvalidQuery, q.Namespace)
+	}
+	if q.Limit < 0 || q.Limit > MaxLimit {
+		return fmt.Errorf("%w: limit must be between 1 and %d", ErrInvalidQuery, MaxLimit)
+	}
+	if _, _, err := decodeCursor(q.Cursor); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ParseLimit reads a limit query parameter: "" is 0 (the default).
+func ParseLimit(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxLimit {
+		return 0, fmt.Errorf("%w: limit must be a number between 1 and %d", ErrInvalidQuery, MaxLimit)
+	}
+	return n, nil
+}
+
+// normType turns "quality" into "registry:quality".
+func normType(t string) string {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if t != "" && !strings.Contains(t, ":") {
+		t = "registry:" + t
+	}
+	return t
+}
+
+// Doc is an [Entry] prepared for matching (lowercased, split into words).
+// Build it once per entry with [Prepare] and reuse it across queries.
+type Doc struct {
+	Entry
+	id, name, path, typ string
+	tags                []string
+	words               []string
+}
+
+// Prepare lowercases and splits e for matching.
+func Prepare(e Entry) Doc {
+	d := Doc{
+		Entry: e,
+		id:    strings.ToLower(e.ID()),
+		name:  strings.ToLower(e.Name),
+		path:  strings.ToLower(e.Path),
+		typ:   strings.ToLower(e.Type),
+	}
+	for _, t := range e.Tags {
+		d.tags = append(d.tags, strings.ToLower(strings.TrimSpace(t)))
+	}
+	var words []string
+	for _, s := range append([]string{d.name, d.path, d.typ, strings.ToLower(e.Description)}, d.tags...) {
+		words = append(words, splitWords(s)...)
+	}
+	slices.Sort(words)
+	d.words = slices.Compact(words)
+	return d
+}
+
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// matcher is a validated, lowercased query.
+type matcher struct {
+	text, ns, typ, tag string
+	words              []string
+}
+
+func newMatcher(q Query) matcher {
+	text := strings.ToLower(strings.TrimSpace(q.Text))
+	return matcher{
+		text:  text,
+		ns:    strings.ToLower(strings.TrimSpace(q.Namespace)),
+		typ:   normType(q.Type),
+		tag:   strings.ToLower(strings.TrimSpace(q.Tag)),
+		words: splitWords(text),
+	}
+}
+
+// match reports whether d passes the filters and how it matches the text.
+func (m matcher) match(d *Doc) (Match, bool) {
+	if m.ns != "" && d.Namespace != m.ns {
+		return "", false
+	}
+	if m.typ != "" && d.typ != m.typ {
+		return "", false
+	}
+	if m.tag != "" && !slices.Contains(d.tags, m.tag) {
+		return "", false
+	}
+	if m.text == "" {
+		return MatchAll, true
+	}
+	if d.name == m.text || d.path == m.text || d.id == m.text {
+		return MatchExact, true
+	}
+	if strings.HasPrefix(d.name, m.text) || strings.HasPrefix(d.path, m.text) || strings.HasPrefix(d.id, m.text) {
+		return MatchPrefix, true
+	}
+	if len(m.words) == 0 {
+		return "", false
+	}
+	for _, w := range m.words {
+		// d.words is sorted: the first word >= w is the only candidate
+		// that can start with w among those sharing its prefix.
+		i, _ := slices.BinarySearch(d.words, w)
+		if i == len(d.words) || !strings.HasPrefix(d.words[i], w) {
+			return "", false
+		}
+	}
+	return MatchWord, true
+}
+
+// Matches reports whether d passes q's filters and, if so, how it matches
+// q's text. To match many documents, [Run] is cheaper.
+func (q Query) Matches(d *Doc) (Match, bool) { return newMatcher(q).match(d) }
+
+// Run answers q over docs: every match, ordered best first and then by
+// identifier, cut to one page after q.Cursor. docs need not be sorted. Run
+// validates q first.
+func Run(q Query, docs []Doc) (Page, error) {
+	if err := q.Validate(); err != nil {
+		return Page{}, err
+	}
+	return RunEach(q, func(yield func(*Doc) bool) {
+		for i := range docs {
+			if !yield(&docs[i]) {
+				return
+			}
+		}
+	})
+}
+
+// RunEach is [Run] over the documents each yields; it lets a caller search
+// several slices without copying them. q must be valid.
+func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
+	afterRank, afterID, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return Page{}, err
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	m := newMatcher(q)
+	var hits []Hit
+	each(func(d *Doc) bool {
+		mt, ok := m.match(d)
+		if !ok {
+			return true
+		}
+		if q.Cursor != "" && !after(mt.rank(), d.id, afterRank, afterID) {
+			return true
+		}
+		hits = append(hits, Hit{Entry: d.Entry, Match: mt})
+		return true
+	})
+	slices.SortFunc(hits, compareHits)
+	p := Page{Results: hits}
+	if len(hits) > limit {
+		p.Results = hits[:limit:limit]
+		last := p.Results[limit-1]
+		p.Next = encodeCursor(last.Match.rank(), strings.ToLower(last.ID()))
+	}
+	if p.Results == nil {
+		p.Results = []Hit{}
+	}
+	return p, nil
+}
+
+// compareHits orders hits best match first, then by identifier.
+func compareHits(a, b Hit) int {
+	if d := a.Match.rank() - b.Match.rank(); d != 0 {
+		return d
+	}
+	return strings.Compare(strings.ToLower(a.ID()), strings.ToLower(b.ID()))
+}
+
+// Merge merges pages answered by several sources for one query into one
+// list ordered as [Run] orders it, keeping the first hit of each
+// identifier, cut to limit (0 means [DefaultLimit]).
+func Merge(limit int, pages ...[]Hit) []Hit {
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	seen := map[string]bool{}
+	var all []Hit
+	for _, p := range pages {
+		for _, h := range p {
+			if seen[h.ID()] {
+				continue
+			}
+			seen[h.ID()] = true
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, compareHits)
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	if all == nil {
+		all = []Hit{}
+	}
+	return all
+}
+
+func after(rank int, id string, afterRank int, afterID string) bool {
+	if rank != afterRank {
+		return rank > afterRank
+	}
+	return id > afterID
+}
+
+// A cursor is the position of the last hit of a page: its rank and
+// lowercased identifier, base64url-encoded so clients treat it as opaque.
+// It names only a hit the caller was shown.
+func encodeCursor(rank int, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(rank) + ":" + id))
+}
+
+func decodeCursor(c string) (rank int, id string, err error) {
+	if c == "" {
+		return 0, "", nil
+	}
+	bad := fmt.Errorf("%w: the cursor is not one this server returned; start again without it", ErrInvalidQuery)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", bad
+	}
+	r, id, ok := strings.Cut(string(raw), ":")
+	if !ok || len(r) != 1 || r[0] < '0' || r[0] > '3' || id == "" || !utf8.ValidString(id) {
+		return 0, "", bad
+	}
+	return int(r[0] - '0'), id, nil
+}

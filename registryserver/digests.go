@@ -1,0 +1,205 @@
+package registryserver
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// headerReprDigest is the RFC 9530 header carrying the sha-256 of the
+// selected representation.
+const headerReprDigest = "Repr-Digest"
+
+// maxComputedIndexFiles bounds the files hashed when a digest index is
+// computed for a version that has none (one written by the reference or by
+// hand); publishing allows at most 10,000 entries.
+const maxComputedIndexFiles = 10_000
+
+// digestIndexes caches parsed digest indexes by version folder and the
+// manifest's ETag, so a version rewritten by hand gets a fresh index. The
+// index of a version published by jig is read from storage; one for any
+// other version is computed on first use (reading every file once).
+type digestIndexes struct {
+	mu    sync.Mutex
+	max   int
+	ll    *list.List // front = most recently used
+	items map[string]*list.Element
+	group singleflight.Group
+}
+
+type indexEntry struct {
+	key string
+	idx *registry.DigestIndex
+	doc []byte
+}
+
+func newDigestIndexes(max int) *digestIndexes {
+	return &digestIndexes{max: max, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+func (d *digestIndexes) get(key string) (*indexEntry, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	el, ok := d.items[key]
+	if !ok {
+		return nil, false
+	}
+	d.ll.MoveToFront(el)
+	return el.Value.(*indexEntry), true
+}
+
+func (d *digestIndexes) add(e *indexEntry) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.items[e.key]; ok {
+		return
+	}
+	d.items[e.key] = d.ll.PushFront(e)
+	for d.ll.Len() > d.max {
+		el := d.ll.Back()
+		d.ll.Remove(el)
+		delete(d.items, el.Value.(*indexEntry).key)
+	}
+}
+
+// digestIndex returns the digest index of the version res names (its
+// manifest's storage metadata is manifest) and its JSON document.
+func (h *Handler) digestIndex(ctx context.Context, res resource, version string, manifest storage.Info) (*indexEntry, error) {
+	vdir := res.dir() + "/" + version + "/"
+	key := vdir + "\x00" + storageETag(manifest)
+	if e, ok := h.digests.get(key); ok {
+		return e, nil
+	}
+	v, err, _ := h.digests.group.Do(key, func() (any, error) {
+		if e, ok := h.digests.get(key); ok {
+			return e, nil
+		}
+		e, err := h.loadDigestIndex(ctx, res, version)
+		if err != nil {
+			return nil, err
+		}
+		e.key = key
+		h.digests.add(e)
+		return e, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*indexEntry), nil
+}
+
+// loadDigestIndex reads the stored index of a version, or computes it
+// from the stored files when there is none.
+func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version string) (*indexEntry, error) {
+	vdir := res.dir() + "/" + version + "/"
+	doc, _, err := h.readDocument(ctx, vdir+registry.DigestIndexFile)
+	if err == nil {
+		idx, err := registry.ParseDigestIndex(doc)
+		if err != nil {
+			return nil, fmt.Errorf("stored digest index of %s: %w", vdir, err)
+		}
+		return &indexEntry{idx: idx, doc: doc}, nil
+	}
+	if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	keys, err := h.store.List(ctx, vdir)
+	if err != nil {
+		return nil, err
+	}
+	idx := &registry.DigestIndex{Namespace: res.namespace, Path: res.path, Version: version, Files: map[string]string{}}
+	n := 0
+	for _, k := range keys {
+		name := strings.TrimPrefix(k, vdir)
+		switch {
+		case name == "registry.json":
+			d, err := h.hashStored(ctx, k)
+			if err != nil {
+				return nil, err
+			}
+			idx.Manifest = d
+			continue
+		case name == registry.DigestIndexFile || !registry.ValidFilePath(name):
+			continue
+		}
+		if n++; n > maxComputedIndexFiles {
+			return nil, fmt.Errorf("computing the digest index of %s: more than %d files", vdir, maxComputedIndexFiles)
+		}
+		d, err := h.hashStored(ctx, k)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		idx.Files[name] = d
+	}
+	if idx.Manifest == "" {
+		return nil, fmt.Errorf("computing the digest index of %s: %w", vdir, storage.ErrNotFound)
+	}
+	doc, err = idx.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return &indexEntry{idx: idx, doc: doc}, nil
+}
+
+func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
+	rc, _, err := h.store.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	s := sha256.New()
+	if _, err := io.Copy(s, rc); err != nil {
+		return "", fmt.Errorf("reading %s: %w", key, err)
+	}
+	return registry.DigestPrefix + hex.EncodeToString(s.Sum(nil)), nil
+}
+
+// sendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
+func (h *Handler) sendDigests(c echo.Context, res resource) error {
+	ctx := c.Request().Context()
+	info, err := h.commitOf(ctx, res.dir()+"/"+res.version)
+	if errors.Is(err, storage.ErrNotFound) {
+		return newAPIError(http.StatusNotFound, codeNotFound, "Registry version not found")
+	}
+	if err != nil {
+		return internalError(err)
+	}
+	e, err := h.digestIndex(ctx, res, res.version, info)
+	if err != nil {
+		return internalError(err)
+	}
+	etag := contentETag(e.doc)
+	return h.sendDocument(c, document{data: e.doc, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag})
+}
+
+// reprDigest returns the Repr-Digest header value for the manifest (file
+// "") or a file of a version, or "" when the index is unavailable (it is
+// then logged) or does not list the file.
+func (h *Handler) reprDigest(ctx context.Context, res resource, version string, manifest storage.Info, file string) string {
+	e, err := h.digestIndex(ctx, res, version, manifest)
+	if err != nil {
+		h.log.Debug("digest index unavailable", zap.Error(err))
+		return ""
+	}
+	if file == "" {
+		return registry.ReprDigest(e.idx.Manifest)
+	}
+	return registry.ReprDigest(e.idx.Files[file])
+}

@@ -1,0 +1,517 @@
+package registryserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+const (
+	// defaultSearchRefresh is how often the search index is rebuilt from
+	// storage, so that versions published through other replicas show up
+	// within the discovery tier's 60 s.
+	defaultSearchRefresh = 60 * time.Second
+	// indexBuildTimeout bounds one rebuild of the search index.
+	indexBuildTimeout = 5 * time.Minute
+	// indexReaders bounds the storage reads of a rebuild.
+	indexReaders = 8
+)
+
+// WithSearchRefresh sets how often the in-memory search index (GET
+// /search, GET /presets, the web catalog) is rebuilt from storage. A
+// publish through this handler updates the index at once; the rebuild picks
+// up versions published through other replicas sharing the storage. The
+// index is built on first use, and the periodic rebuild runs from then on
+// until [Handler.Close]. The default is 60 seconds.
+func WithSearchRefresh(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("WithSearchRefresh: interval %s must be positive", d)
+		}
+		o.searchRefresh = d
+		return nil
+	}
+}
+
+// searchIndex is the in-memory catalog: the latest manifest's search entry
+// of every stored registry, by namespace, and every preset.
+type searchIndex struct {
+	h       *Handler
+	refresh time.Duration
+
+	mu      sync.RWMutex
+	ready   bool
+	byNS    map[string][]search.Doc // sorted by path
+	presets []search.Preset         // sorted by name
+	// building is true while a rebuild runs; updates made meanwhile are
+	// kept in during and applied again to the rebuilt index.
+	building bool
+	during   []indexUpdate
+
+	sf          singleflight.Group
+	startOnce   sync.Once
+	loopStarted bool // guarded by mu
+	stop        chan struct{}
+	stopped     chan struct{}
+}
+
+// indexUpdate is one entry written by a publish.
+type indexUpdate struct {
+	ns     string
+	doc    *search.Doc // nil with preset set
+	preset *search.Preset
+}
+
+func (h *Handler) setupSearch(refresh time.Duration) {
+	h.index = &searchIndex{h: h, refresh: refresh, stop: make(chan struct{}), stopped: make(chan struct{})}
+	h.closers = append(h.closers, h.index.close)
+}
+
+// ensure builds the index on first use and starts the periodic rebuild.
+func (s *searchIndex) ensure(ctx context.Context) error {
+	s.mu.RLock()
+	ready := s.ready
+	s.mu.RUnlock()
+	if !ready {
+		if err := s.rebuild(ctx); err != nil {
+			return err
+		}
+	}
+	s.startOnce.Do(func() {
+		s.mu.Lock()
+		s.loopStarted = true
+		s.mu.Unlock()
+		go s.loop()
+	})
+	return nil
+}
+
+func (s *searchIndex) loop() {
+	defer close(s.stopped)
+	t := time.NewTicker(s.refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			// Not a request path: the rebuild has its own bound.
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-s.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			if err := s.rebuild(ctx); err != nil {
+				s.h.log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
+			}
+			cancel()
+		}
+	}
+}
+
+func (s *searchIndex) close() error {
+	// After this, no loop starts; started says whether one did.
+	s.startOnce.Do(func() {})
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.mu.RLock()
+	started := s.loopStarted
+	s.mu.RUnlock()
+	if started {
+		<-s.stopped
+	}
+	return nil
+}
+
+// rebuild reads the whole catalog from storage and swaps it in. Concurrent
+// calls share one build. The build does not stop when the request that
+// started it goes away, since others may wait on it.
+func (s *searchIndex) rebuild(ctx context.Context) error {
+	_, err, _ := s.sf.Do("build", func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), indexBuildTimeout)
+		defer cancel()
+		s.mu.Lock()
+		s.building, s.during = true, nil
+		s.mu.Unlock()
+		byNS, presets, err := s.h.readCatalog(ctx)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.building = false
+		if err != nil {
+			s.during = nil
+			return nil, err
+		}
+		s.byNS, s.presets, s.ready = byNS, presets, true
+		for _, u := range s.during {
+			s.applyLocked(u)
+		}
+		s.during = nil
+		return nil, nil
+	})
+	return err
+}
+
+// applyLocked writes one update into the index; s.mu is held.
+func (s *searchIndex) applyLocked(u indexUpdate) {
+	if u.preset != nil {
+		i, found := slices.BinarySearchFunc(s.presets, u.preset.Name, func(p search.Preset, name string) int { return strings.Compare(p.Name, name) })
+		if found {
+			s.presets[i] = *u.preset
+		} else {
+			s.presets = slices.Insert(s.presets, i, *u.preset)
+		}
+		return
+	}
+	docs := s.byNS[u.ns]
+	i, found := slices.BinarySearchFunc(docs, u.doc.Path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
+	if found {
+		docs[i] = *u.doc
+	} else {
+		docs = slices.Insert(docs, i, *u.doc)
+	}
+	s.byNS[u.ns] = docs
+}
+
+// update applies u now and, when a rebuild is running, again once it ends.
+// Before the first build there is nothing to update.
+func (s *searchIndex) update(u indexUpdate) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.building {
+		s.during = append(s.during, u)
+	}
+	if s.ready {
+		s.applyLocked(u)
+	}
+}
+
+// registryPublished refreshes the entry of the registry stored at ns/path
+// after a publish (which may not have changed its latest version).
+func (h *Handler) registryPublished(ctx context.Context, ns, path string) {
+	e, ok, err := h.readEntry(ctx, ns, path)
+	if err != nil || !ok {
+		if err != nil {
+			h.log.Warn("search index: reading the published registry failed; the next rebuild will pick it up", zap.Error(err))
+		}
+		return
+	}
+	d := search.Prepare(e)
+	h.index.update(indexUpdate{ns: ns, doc: &d})
+}
+
+// presetPublished refreshes a preset's entry after a publish.
+func (h *Handler) presetPublished(ctx context.Context, name string) {
+	p, ok, err := h.readPresetSummary(ctx, name)
+	if err != nil || !ok {
+		return
+	}
+	h.index.update(indexUpdate{preset: &p})
+}
+
+// visibleDocs calls yield with every indexed document of the namespaces c
+// may read. Which namespaces those are is decided by [Handler.readAccess]
+// alone, the check of the read routes; the documents of other namespaces
+// are never touched, so the work done does not depend on them either.
+func (s *searchIndex) visibleDocs(c caller) (each func(yield func(*search.Doc) bool), private bool) {
+	s.mu.RLock()
+	nss := make([]string, 0, len(s.byNS))
+	for ns := range s.byNS {
+		nss = append(nss, ns)
+	}
+	s.mu.RUnlock()
+	var visible []string
+	for _, ns := range nss {
+		p, err := s.h.readAccess(c, ns)
+		if err != nil {
+			continue
+		}
+		private = private || p
+		visible = append(visible, ns)
+	}
+	return func(yield func(*search.Doc) bool) {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		for _, ns := range visible {
+			docs := s.byNS[ns]
+			for i := range docs {
+				if !yield(&docs[i]) {
+					return
+				}
+			}
+		}
+	}, private
+}
+
+// Search answers q for c from the index.
+func (h *Handler) search(ctx context.Context, c caller, q search.Query) (search.Page, error) {
+	if err := q.Validate(); err != nil {
+		return search.Page{}, err
+	}
+	if err := h.index.ensure(ctx); err != nil {
+		return search.Page{}, err
+	}
+	each, _ := h.index.visibleDocs(c)
+	return search.RunEach(q, each)
+}
+
+// getSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
+func (h *Handler) getSearch(c echo.Context) error {
+	who := h.callerOf(c.Request())
+	qp := c.QueryParams()
+	limit, err := search.ParseLimit(qp.Get("limit"))
+	if err != nil {
+		return queryError(err)
+	}
+	q := search.Query{
+		Text:      qp.Get("q"),
+		Namespace: qp.Get("namespace"),
+		Type:      qp.Get("type"),
+		Tag:       qp.Get("tag"),
+		Limit:     limit,
+		Cursor:    qp.Get("cursor"),
+	}
+	page, err := h.search(c.Request().Context(), who, q)
+	if err != nil {
+		if errors.Is(err, search.ErrQueryTooLong) || errors.Is(err, search.ErrInvalidQuery) {
+			return queryError(err)
+		}
+		return internalError(err)
+	}
+	doc, err := jsonDocument(page)
+	if err != nil {
+		return internalError(err)
+	}
+	// As for /namespaces: the results depend on the token, so shared
+	// caches keep one copy per token and a token's results are private.
+	hdr := c.Response().Header()
+	setCacheHeaders(hdr, h.tiers.Discovery, false, who.sum != nil)
+	if who.sum == nil {
+		hdr.Add(headerVary, varyToken)
+	}
+	return h.sendDocument(c, doc)
+}
+
+func queryError(err error) error {
+	msg := err.Error()
+	if errors.Is(err, search.ErrQueryTooLong) {
+		return newAPIError(http.StatusBadRequest, codeQueryTooLong, strings.TrimPrefix(msg, search.ErrQueryTooLong.Error()+": "))
+	}
+	return newAPIError(http.StatusBadRequest, codeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
+}
+
+// presets returns every preset's summary from the index.
+func (h *Handler) presetList(ctx context.Context) ([]search.Preset, error) {
+	if err := h.index.ensure(ctx); err != nil {
+		return nil, err
+	}
+	h.index.mu.RLock()
+	defer h.index.mu.RUnlock()
+	return slices.Clone(h.index.presets), nil
+}
+
+// getPresets serves GET /presets: every preset's name, latest version,
+// description, tags and members. Presets are public, as GET /presets/:name.
+func (h *Handler) getPresets(c echo.Context) error {
+	list, err := h.presetList(c.Request().Context())
+	if err != nil {
+		return internalError(err)
+	}
+	if list == nil {
+		list = []search.Preset{}
+	}
+	doc, err := jsonDocument(search.PresetList{Presets: list})
+	if err != nil {
+		return internalError(err)
+	}
+	setCacheHeaders(c.Response().Header(), h.tiers.Discovery, false, false)
+	return h.sendDocument(c, doc)
+}
+
+// readCatalog reads every registry's latest manifest and every preset from
+// storage, at most indexReaders reads at a time. A registry whose
+// documents are missing or unreadable is left out (and logged); a storage
+// listing error fails the build.
+func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []search.Preset, error) {
+	nss, err := h.namespacesIn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	type reg struct{ ns, path string }
+	var regs []reg
+	byNS := make(map[string][]search.Doc, len(nss))
+	for _, ns := range nss {
+		paths, _, err := h.registriesUnder(ctx, ns+"/")
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range paths {
+			regs = append(regs, reg{ns, p})
+		}
+		byNS[ns] = []search.Doc{}
+	}
+	docs := make([]*search.Doc, len(regs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(indexReaders)
+	for i, r := range regs {
+		g.Go(func() error {
+			e, ok, err := h.readEntry(gctx, r.ns, r.path)
+			if err != nil {
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				h.log.Warn("search index: registry left out", zap.String("registry", r.ns+"/"+r.path), zap.Error(err))
+				return nil
+			}
+			if ok {
+				d := search.Prepare(e)
+				docs[i] = &d
+			}
+			return nil
+		})
+	}
+	presetNames, err := h.presetNames(ctx)
+	if err != nil {
+		_ = g.Wait()
+		return nil, nil, err
+	}
+	presets := make([]*search.Preset, len(presetNames))
+	for i, name := range presetNames {
+		g.Go(func() error {
+			p, ok, err := h.readPresetSummary(gctx, name)
+			if err != nil {
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				h.log.Warn("search index: preset left out", zap.String("preset", name), zap.Error(err))
+				return nil
+			}
+			if ok {
+				presets[i] = &p
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	for i, d := range docs {
+		if d != nil {
+			byNS[regs[i].ns] = append(byNS[regs[i].ns], *d)
+		}
+	}
+	for ns := range byNS {
+		slices.SortFunc(byNS[ns], func(a, b search.Doc) int { return strings.Compare(a.Path, b.Path) })
+	}
+	var ps []search.Preset
+	for _, p := range presets {
+		if p != nil {
+			ps = append(ps, *p)
+		}
+	}
+	return byNS, ps, nil
+}
+
+// namespacesIn lists the namespace folders of the storage, sorted.
+func (h *Handler) namespacesIn(ctx context.Context) ([]string, error) {
+	children, err := storage.ListDir(ctx, h.store, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range children {
+		ns, ok := strings.CutSuffix(k, "/")
+		if ok && registry.ValidNamespace(ns) {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// readEntry reads the search entry of the registry at ns/path from its
+// latest version's manifest. ok is false when it has no readable version.
+func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry, bool, error) {
+	dir := ns + "/" + path
+	data, _, err := h.readDocument(ctx, dir+"/versions.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return search.Entry{}, false, nil
+	}
+	if err != nil {
+		return search.Entry{}, false, err
+	}
+	vl, err := registry.ParseVersionList(data)
+	if err != nil {
+		return search.Entry{}, false, fmt.Errorf("%s/versions.json: %w", dir, err)
+	}
+	latest := vl.Latest()
+	if latest == "" {
+		return search.Entry{}, false, nil
+	}
+	data, _, err = h.readDocument(ctx, dir+"/"+latest+"/registry.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return search.Entry{}, false, nil
+	}
+	if err != nil {
+		return search.Entry{}, false, err
+	}
+	m, err := registry.ParseManifest(data)
+	if err != nil {
+		return search.Entry{}, false, fmt.Errorf("%s/%s/registry.json: %w", dir, latest, err)
+	}
+	e := search.EntryOf(ns, path, m)
+	e.Version = latest
+	return e, true, nil
+}
+
+// presetNames lists the stored presets' names, sorted.
+func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
+	children, err := storage.ListDir(ctx, h.store, "presets/")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range children {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(k, "presets/"), "/")
+		if ok && registry.ValidSegment(name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// readPresetSummary reads presets/<name>/preset.json.
+func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
+	data, _, err := h.readDocument(ctx, "presets/"+name+"/preset.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return search.Preset{}, false, nil
+	}
+	if err != nil {
+		return search.Preset{}, false, err
+	}
+	p, err := registry.ParsePreset(data)
+	if err != nil {
+		return search.Preset{}, false, fmt.Errorf("presets/%s/preset.json: %w", name, err)
+	}
+	return search.PresetOf(name, p), true, nil
+}
