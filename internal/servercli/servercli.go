@@ -58,6 +58,10 @@ type CLI struct {
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
 
+	TLSCertFile       string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
+	TLSKeyFile        string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
+	TLSReloadInterval time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
+
 	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
 	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
 	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
@@ -75,6 +79,12 @@ func (c *CLI) Validate() error {
 	}
 	if c.StorageCacheTTL < 0 || c.StorageCacheTTL > cache.MaxMutableTTL {
 		return fmt.Errorf("--storage-cache-ttl/STORAGE_CACHE_TTL %v is out of range; use 0s to %v (the cache tier of versions lists)", c.StorageCacheTTL, cache.MaxMutableTTL)
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return errors.New("--tls-cert-file/TLS_CERT_FILE and --tls-key-file/TLS_KEY_FILE go together; set both to serve HTTPS, or neither")
+	}
+	if c.TLSReloadInterval < 0 {
+		return fmt.Errorf("--tls-reload-interval/TLS_RELOAD_INTERVAL %v is negative; use 0 to disable the check or a duration such as 10s", c.TLSReloadInterval)
 	}
 	if c.StorageBackend == "disk" || c.StorageBackend == "local" {
 		if strings.TrimSpace(c.StorageRoot) == "" {
@@ -251,6 +261,13 @@ func (c *CLI) s3Config() (s3.Config, error) {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
+	var certs *certReloader
+	if c.TLSCertFile != "" {
+		var err error
+		if certs, err = newCertReloader(c.TLSCertFile, c.TLSKeyFile, log); err != nil {
+			return err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	st, closeStorage, err := openStorage(ctx, c, reg)
 	if err != nil {
@@ -315,11 +332,28 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	log.Info("Server listening at http://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
-		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()))
+	scheme := "http"
+	if certs != nil {
+		scheme = "https"
+		srv.TLSConfig = certs.tlsConfig()
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		certs.watch(wctx, c.TLSReloadInterval)
+	}
+	log.Info("Server listening at "+scheme+"://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
+		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()),
+		zap.String("scheme", scheme))
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if certs != nil {
+			// HTTP/2 is offered by ALPN; the certificate comes from
+			// TLSConfig.GetCertificate.
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serving: %w", err)
