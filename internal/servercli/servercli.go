@@ -52,7 +52,7 @@ type CLI struct {
 	S3Prefix          string `name:"s3-prefix" env:"S3_PREFIX" help:"Key prefix inside the bucket (e.g. jig/), so the registry can share a bucket with other data. Default: the bucket's top level."`
 
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
-	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from the S3 read cache (0 to 60s): another replica's publish shows up here within this time. This replica sees its own publishes at once."`
+	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
 
 	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
@@ -283,7 +283,16 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	}
 	defer closeOps()
+	// The handler keeps versions lists and what it read of published
+	// versions in memory for STORAGE_CACHE_TTL; in front of the S3 read
+	// cache (which already holds them that long) it asks the cache every
+	// time, so another replica's publish still shows within the TTL.
+	handlerTTL := c.StorageCacheTTL
+	if c.backend() == "s3" && c.StorageCacheMB > 0 {
+		handlerTTL = 0
+	}
 	opts := append([]registryserver.Option{
+		registryserver.WithMutableTTL(handlerTTL),
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
