@@ -17,13 +17,17 @@
 //
 //   - namespace: "@" followed by lowercase letters, digits, "-" and "_",
 //     starting and ending with a letter or digit
-//     (^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$). Input is lowercased first.
-//     When omitted the namespace is [DefaultNamespace] ("@main").
+//     (^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$). When omitted the namespace is [DefaultNamespace] ("@main").
 //   - path: one or more segments separated by "/", each lowercase kebab case
 //     (^[a-z0-9]+(?:-[a-z0-9]+)*$). Empty segments are not allowed.
 //   - version: a full SemVer 2.0 version after the last "@" of the path part
 //     (pre-release and build metadata allowed; no ranges or tags).
 //   - language: a trailing ":ts" or ":js".
+//
+// Identifiers are lowercase and never lowercased silently: "Quality/ESLint"
+// or "@Company" is an error whose [IDError.Suggestion] is the lowercase
+// form ("did you mean quality/eslint?"). [ParseNamespace] applies the same
+// rule to a namespace on its own, so every command treats case alike.
 //
 // The canonical key of an identifier is "@namespace/path" ([ID.Key]); it is
 // what deduplication and conflict checks compare. An identifier in the

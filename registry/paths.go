@@ -35,10 +35,13 @@ func NormalizeFilePath(p string) string { return strings.TrimPrefix(p, "./") }
 
 // CleanTarget checks a file target (files[].target) and returns it in clean,
 // slash-separated form. Targets are relative to the project root; absolute
-// paths, Windows drive or UNC forms, backslashes, NUL bytes and any path that
-// climbs out of the root ("..") are refused with an error wrapping
-// [ErrUnsafePath]. Symlinks are a property of the disk, not of the string:
-// writers must still check them.
+// paths, Windows drive or UNC forms, backslashes, NUL bytes, any path that
+// climbs out of the root ("..") and any path with a component git treats as
+// its ".git" directory ([IsDotGit]: ".git/hooks/pre-commit", ".GIT/config",
+// "sub/.git", "git~1/config") are refused with an error wrapping
+// [ErrUnsafePath]: a file there would let a registry run code through git's
+// hooks or configuration. Symlinks are a property of the disk, not of the
+// string: writers must still check them.
 func CleanTarget(target string) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w: target %q %s", ErrUnsafePath, target, why)
@@ -60,9 +63,57 @@ func CleanTarget(target string) (string, error) {
 			return bad("leaves the project directory (..)")
 		}
 	}
+	for _, seg := range strings.Split(target, "/") {
+		if IsDotGit(seg) {
+			return bad(fmt.Sprintf("is inside git's metadata directory (%q counts as .git); registries may not write git hooks or configuration", seg))
+		}
+	}
 	c := path.Clean(target)
 	if c == "." {
 		return bad("names the project directory itself, not a file")
 	}
 	return c, nil
+}
+
+// hfsIgnorable are the code points HFS+ ignores in file names; git skips
+// them too when it compares a name with ".git" (see git's is_hfs_dotgit).
+var hfsIgnorable = strings.NewReplacer(
+	"\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "",
+	"\ufeff", "",
+)
+
+// IsDotGit reports whether one path component names git's ".git" directory
+// on some file system, applying the normalisations git itself applies when
+// it checks paths (verify_path, is_hfs_dotgit, is_ntfs_dotgit):
+//
+//   - case is ignored (".GIT", ".Git");
+//   - the code points HFS+ ignores (U+200C–U+200F, U+202A–U+202E,
+//     U+206A–U+206F, U+FEFF) are removed first (".g\u200cit");
+//   - NTFS drops trailing dots and spaces and treats a colon as the start
+//     of an alternate data stream (".git.", ".git ", ".git::$INDEX_ALLOCATION");
+//   - NTFS short names: "git~1", and any "git~<digits>".
+//
+// It is stricter than git where git's rule depends on the platform: every
+// normalisation applies everywhere, because a project written on Linux may be
+// checked out on macOS or Windows.
+func IsDotGit(seg string) bool {
+	s := hfsIgnorable.Replace(seg)
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, " .")
+	if strings.EqualFold(s, ".git") {
+		return true
+	}
+	if len(s) > 4 && strings.EqualFold(s[:4], "git~") {
+		for _, c := range s[4:] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

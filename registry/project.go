@@ -18,6 +18,14 @@ type Installed struct {
 	// Files maps each target to "sha256:<hex>" of the bytes written, so
 	// later commands can tell which files still match what was installed.
 	Files map[string]string `json:"files,omitempty"`
+	// Package is what the registry's dependencies, devDependencies and
+	// scripts were set to in package.json when it was last written, so
+	// "jig check" can tell what drifted. Nil in files written by earlier
+	// jig versions; an empty fragment when the registry declares none.
+	Package *PackageFragment `json:"package,omitempty"`
+	// Conflicts lists the targets last written with conflict markers, so
+	// "jig check" can tell whether they were resolved.
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
 // Project is the project file, jig.json.

@@ -129,26 +129,66 @@ var (
 )
 
 // ValidateManifestJSON checks a registry.json document against the embedded
-// registry-item schema. It returns nil when the document is valid, an error
-// wrapping [ErrInvalidJSON] when it is not JSON, or a [*SchemaError] listing
-// every violation.
+// registry-item schema, and every files[].target (top level and language
+// blocks) with [CleanTarget], which also refuses what a regular expression
+// cannot say well (targets inside git's .git directory). It returns nil when
+// the document is valid, an error wrapping [ErrInvalidJSON] when it is not
+// JSON, or a [*SchemaError] listing every violation.
 func ValidateManifestJSON(data []byte) error {
-	return validate(data, ManifestSchemaFile, manifestSchema)
+	return validate(data, ManifestSchemaFile, manifestSchema, targetViolations)
+}
+
+// targetViolations checks every files[].target of a decoded manifest with
+// [CleanTarget]; the schema has already reported targets that are not
+// strings.
+func targetViolations(doc any) []Violation {
+	var out []Violation
+	check := func(files any, prefix string) {
+		list, _ := files.([]any)
+		for i, f := range list {
+			obj, _ := f.(map[string]any)
+			t, ok := obj["target"].(string)
+			if !ok || t == "" {
+				continue
+			}
+			if _, err := CleanTarget(t); err != nil {
+				msg := strings.TrimPrefix(err.Error(), ErrUnsafePath.Error()+": ")
+				out = append(out, Violation{Pointer: fmt.Sprintf("%s/files/%d/target", prefix, i), Message: msg})
+			}
+		}
+	}
+	top, _ := doc.(map[string]any)
+	check(top["files"], "")
+	langs, _ := top["languages"].(map[string]any)
+	for _, l := range sortedAnyKeys(langs) {
+		blk, _ := langs[l].(map[string]any)
+		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
+	}
+	return out
+}
+
+func sortedAnyKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded
 // preset schema, like [ValidateManifestJSON].
 func ValidatePresetJSON(data []byte) error {
-	return validate(data, PresetSchemaFile, presetSchema)
+	return validate(data, PresetSchemaFile, presetSchema, nil)
 }
 
 // ValidateProjectJSON checks a jig.json document against the embedded
 // project schema, like [ValidateManifestJSON].
 func ValidateProjectJSON(data []byte) error {
-	return validate(data, ProjectSchemaFile, projectSchema)
+	return validate(data, ProjectSchemaFile, projectSchema, nil)
 }
 
-func validate(data []byte, name string, compiled func() (*jsonschema.Schema, error)) error {
+func validate(data []byte, name string, compiled func() (*jsonschema.Schema, error), extra func(doc any) []Violation) error {
 	schema, err := compiled()
 	if err != nil {
 		return err
@@ -157,18 +197,33 @@ func validate(data []byte, name string, compiled func() (*jsonschema.Schema, err
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidJSON, err)
 	}
-	err = schema.Validate(doc)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fmt.Errorf("validating against %s: %w", name, err)
-	}
 	se := &SchemaError{Schema: name}
-	collectViolations(ve, &se.Violations)
+	err = schema.Validate(doc)
+	var ve *jsonschema.ValidationError
+	switch {
+	case err == nil:
+	case !errors.As(err, &ve):
+		return fmt.Errorf("validating against %s: %w", name, err)
+	default:
+		collectViolations(ve, &se.Violations)
+		if len(se.Violations) == 0 {
+			se.Violations = []Violation{{Pointer: pointer(ve.InstanceLocation), Message: violationMessage(ve)}}
+		}
+	}
+	if extra != nil {
+		// The schema's own finding at a pointer is enough.
+		seen := map[string]bool{}
+		for _, v := range se.Violations {
+			seen[v.Pointer] = true
+		}
+		for _, v := range extra(doc) {
+			if !seen[v.Pointer] {
+				se.Violations = append(se.Violations, v)
+			}
+		}
+	}
 	if len(se.Violations) == 0 {
-		se.Violations = []Violation{{Pointer: pointer(ve.InstanceLocation), Message: violationMessage(ve)}}
+		return nil
 	}
 	sort.SliceStable(se.Violations, func(i, j int) bool { return se.Violations[i].Pointer < se.Violations[j].Pointer })
 	se.Violations = dedupeViolations(se.Violations)

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/jigkit/jig/registry"
 )
 
@@ -195,25 +197,69 @@ func (c *Config) List() []string {
 }
 
 // Update is a change to one entry for [*Config.Set]. Nil fields keep the
-// current value; Headers are merged into the existing headers by name.
+// current value; Headers are merged into the existing headers by name
+// (case-insensitively), and RemoveHeaders are then deleted by name.
 type Update struct {
 	URL     *string
 	Token   *string
 	Headers map[string]string
+	// RemoveHeaders names headers to delete. "Authorization" also clears
+	// the token. Naming a header the entry does not have is an error.
+	RemoveHeaders []string
+}
+
+// ParseHeader splits a "Name: Value" header argument, trimming spaces
+// around both. The name must be a valid HTTP header name and the value
+// non-empty and free of line breaks; the error says what is wrong and how to
+// remove a header instead.
+func ParseHeader(s string) (name, value string, err error) {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", "", fmt.Errorf("header %q has no ':'; write it as 'Name: Value', e.g. --header 'X-Team: web'", s)
+	}
+	return checkHeader(s, k, v)
+}
+
+// checkHeader trims and validates one header; s is what the user wrote.
+func checkHeader(s, k, v string) (name, value string, err error) {
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	switch {
+	case k == "":
+		return "", "", fmt.Errorf("header %q has no name before ':'; write it as 'Name: Value'", s)
+	case !httpguts.ValidHeaderFieldName(k):
+		return "", "", fmt.Errorf("header name %q is not a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~ only)", k)
+	case v == "":
+		return "", "", fmt.Errorf("header %q has no value; to remove a header use --remove-header %s", k, k)
+	case !httpguts.ValidHeaderFieldValue(v):
+		return "", "", fmt.Errorf("the value of header %q contains a line break or control character", k)
+	}
+	return k, v, nil
 }
 
 var schemeRE = regexp.MustCompile(`^https?://`)
 
-// ValidateNamespaceArg checks a namespace given on the command line: it must
-// start with "@" and follow the namespace grammar.
+// ValidateNamespaceArg checks a namespace given on the command line with
+// [registry.ParseNamespace]: it must start with "@" and follow the
+// namespace grammar, lowercase only. The message suggests a fix when there
+// is an obvious one ("@Company": did you mean @company?).
 func ValidateNamespaceArg(ns string) error {
-	if !strings.HasPrefix(ns, "@") {
-		return fmt.Errorf("Invalid namespace format: %s. Must start with '@'", ns)
+	_, err := registry.ParseNamespace(ns)
+	if err == nil {
+		return nil
 	}
-	if !registry.ValidNamespace(ns) {
+	var ie *registry.IDError
+	sug := ""
+	if errors.As(err, &ie) && ie.Suggestion != "" {
+		sug = "; did you mean " + ie.Suggestion + "?"
+	}
+	switch {
+	case !strings.HasPrefix(ns, "@"):
+		return fmt.Errorf("Invalid namespace format: %s. Must start with '@'%s", ns, sug)
+	case sug != "":
+		return fmt.Errorf("Invalid namespace format: %s. Namespaces are lowercase%s", ns, sug)
+	default:
 		return fmt.Errorf("Invalid namespace format: %s. Use @ followed by lowercase letters, digits, - or _ (e.g. @company)", ns)
 	}
-	return nil
 }
 
 // Set adds or updates the entry for ns. A new namespace needs a URL; a URL
@@ -224,8 +270,8 @@ func (c *Config) Set(ns string, u Update) error {
 	if err := ValidateNamespaceArg(ns); err != nil {
 		return err
 	}
-	if u.URL == nil && u.Token == nil && len(u.Headers) == 0 {
-		return errors.New("At least one of --url, --token, or --header must be provided")
+	if u.URL == nil && u.Token == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
+		return errors.New("At least one of --url, --token, --header or --remove-header must be provided")
 	}
 	e, exists := c.entries[ns]
 	if !exists {
@@ -251,15 +297,20 @@ func (c *Config) Set(ns string, u Update) error {
 	if u.Token != nil {
 		e.Token = strings.TrimSpace(*u.Token)
 	}
-	if len(u.Headers) > 0 {
+	if len(u.Headers) > 0 || len(u.RemoveHeaders) > 0 {
 		h := cloneHeaders(e.Headers)
 		if h == nil {
 			h = map[string]string{}
 		}
-		for k, v := range u.Headers {
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-			if k == "" || v == "" {
-				continue
+		names := make([]string, 0, len(u.Headers))
+		for k := range u.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			k, v, err := checkHeader(k+": "+u.Headers[k], k, u.Headers[k])
+			if err != nil {
+				return err
 			}
 			if strings.EqualFold(k, "Authorization") {
 				if tok, ok := bearer(v); ok {
@@ -268,11 +319,26 @@ func (c *Config) Set(ns string, u Update) error {
 					continue
 				}
 			}
-			if strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
-				return fmt.Errorf("invalid header %q", k)
-			}
 			deleteFold(h, k)
 			h[k] = v
+		}
+		for _, k := range u.RemoveHeaders {
+			k = strings.TrimSpace(k)
+			auth := strings.EqualFold(k, "Authorization")
+			if !hasFold(h, k) && !(auth && e.Token != "") {
+				have := make([]string, 0, len(h))
+				for _, x := range (Entry{Token: e.Token, Headers: h}).DisplayHeaders() {
+					have = append(have, x.Name)
+				}
+				if len(have) == 0 {
+					return fmt.Errorf("registry %s has no header %q to remove (it has no headers)", ns, k)
+				}
+				return fmt.Errorf("registry %s has no header %q to remove (its headers: %s)", ns, k, strings.Join(have, ", "))
+			}
+			deleteFold(h, k)
+			if auth {
+				e.Token = ""
+			}
 		}
 		e.Headers = h
 	}
@@ -288,6 +354,15 @@ func bearer(v string) (string, bool) {
 	return "", false
 }
 
+func hasFold(h map[string]string, k string) bool {
+	for x := range h {
+		if strings.EqualFold(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
 func deleteFold(h map[string]string, k string) {
 	for x := range h {
 		if strings.EqualFold(x, k) {
@@ -296,22 +371,34 @@ func deleteFold(h map[string]string, k string) {
 	}
 }
 
-// Remove deletes the entry for ns. Built-in namespaces cannot be removed;
-// an unknown namespace is an error. Nothing is written until
-// [*Config.Save].
+// Remove deletes the entry for ns. For a built-in namespace (@main,
+// @presets) it deletes the file's override, which restores the built-in
+// default URL; a built-in without an override, or an unknown namespace, is
+// an error. Nothing is written until [*Config.Save].
 func (c *Config) Remove(ns string) error {
 	if err := ValidateNamespaceArg(ns); err != nil {
 		return err
 	}
-	if IsBuiltin(ns) {
-		return fmt.Errorf("Cannot remove built-in namespace '%s'", ns)
-	}
 	if _, ok := c.entries[ns]; !ok {
+		if IsBuiltin(ns) {
+			return fmt.Errorf("%s is built in and has no override in %s to remove; it uses %s", ns, c.path, c.builtinURL)
+		}
 		return fmt.Errorf("Registry '%s' not found", ns)
 	}
 	delete(c.entries, ns)
 	return nil
 }
+
+// HasOverride reports whether the rc file has an entry of its own for ns,
+// which for a built-in namespace overrides its default.
+func (c *Config) HasOverride(ns string) bool {
+	_, ok := c.entries[ns]
+	return ok
+}
+
+// BuiltinURL returns the URL the built-in namespaces use without an
+// override: $JIG_REGISTRY_URL or [DefaultRegistryURL].
+func (c *Config) BuiltinURL() string { return c.builtinURL }
 
 // Header is one displayed header.
 type Header struct {
@@ -391,7 +478,10 @@ func (c *Config) Marshal() ([]byte, error) {
 }
 
 // Save writes the rc file atomically (a temporary file in the same
-// directory, then rename) with mode 0600.
+// directory, then rename) with mode 0600. When the rc file's path is a
+// symbolic link, the link is kept and the file it points to is replaced
+// (the temporary file is made next to that target). Save does not lock:
+// use [UpdateConfig] to change the file when other processes may too.
 func (c *Config) Save() error {
 	if c.path == "" {
 		return errors.New("configuration has no file path")
@@ -400,33 +490,38 @@ func (c *Config) Save() error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(c.path)
+	fail := func(err error) error { return fmt.Errorf("writing configuration file %s: %w", c.path, err) }
+	target, err := resolveLink(c.path)
+	if err != nil {
+		return fail(err)
+	}
+	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
 	f, err := os.CreateTemp(dir, ".jigrc-*.tmp")
 	if err != nil {
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after a successful rename
 	if err := f.Chmod(0o600); err != nil {
 		f.Close()
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+		return fail(err)
 	}
-	if err := os.Rename(tmp, c.path); err != nil {
-		return fmt.Errorf("writing configuration file %s: %w", c.path, err)
+	if err := os.Rename(tmp, target); err != nil {
+		return fail(err)
 	}
 	return nil
 }

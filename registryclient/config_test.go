@@ -96,7 +96,16 @@ func TestConfigSet(t *testing.T) {
 	}{
 		{name: "new with url", ns: "@co", upd: registryclient.Update{URL: ptr("https://r.example.com")}, want: registryclient.Entry{URL: "https://r.example.com"}},
 		{name: "new needs url", ns: "@new", upd: registryclient.Update{Token: ptr("t")}, wantErr: "--url is required"},
-		{name: "nothing given", ns: "@co", upd: registryclient.Update{}, wantErr: "At least one of --url, --token, or --header"},
+		{name: "nothing given", ns: "@co", upd: registryclient.Update{}, wantErr: "At least one of --url, --token, --header or --remove-header"},
+		{name: "header without value", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"X-A": " "}}, wantErr: `header "X-A" has no value; to remove a header use --remove-header X-A`},
+		{name: "header name with colon", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"A:B": "c"}}, wantErr: `header name "A:B" is not a valid HTTP header name`},
+		{name: "remove header", ns: "@old", upd: registryclient.Update{RemoveHeaders: []string{"x-a"}},
+			want: registryclient.Entry{URL: "http://old.example", Token: "t", Headers: map[string]string{}}},
+		{name: "remove authorization clears token", ns: "@old", upd: registryclient.Update{RemoveHeaders: []string{"Authorization"}},
+			want: registryclient.Entry{URL: "http://old.example", Headers: map[string]string{"X-A": "1"}}},
+		{name: "set and remove", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"X-B": "2"}, RemoveHeaders: []string{"X-A"}},
+			want: registryclient.Entry{URL: "http://old.example", Token: "t", Headers: map[string]string{"X-B": "2"}}},
+		{name: "remove missing header", ns: "@old", upd: registryclient.Update{RemoveHeaders: []string{"X-Nope"}}, wantErr: `registry @old has no header "X-Nope" to remove (its headers: Authorization, X-A)`},
 		{name: "namespace without @", ns: "co", upd: registryclient.Update{URL: ptr("http://x")}, wantErr: "Must start with '@'"},
 		{name: "bad scheme", ns: "@co", upd: registryclient.Update{URL: ptr("ftp://x")}, wantErr: "--url must be an absolute http:// or https:// URL"},
 		{name: "relative url", ns: "@co", upd: registryclient.Update{URL: ptr("localhost:8080")}, wantErr: "--url must be"},
@@ -143,8 +152,8 @@ func TestConfigRemove(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ ns, wantErr string }{
 		{ns: "@co"},
-		{ns: "@main", wantErr: "Cannot remove built-in namespace '@main'"},
-		{ns: "@presets", wantErr: "Cannot remove built-in namespace '@presets'"},
+		{ns: "@main"}, // removes the override: the default comes back
+		{ns: "@presets", wantErr: "@presets is built in and has no override in rc to remove; it uses http://localhost:8080"},
 		{ns: "@none", wantErr: "Registry '@none' not found"},
 		{ns: "co", wantErr: "Must start with '@'"},
 	}
@@ -165,7 +174,12 @@ func TestConfigRemove(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := cfg.Get(tt.ns); ok {
+			e, ok := cfg.Get(tt.ns)
+			if registryclient.IsBuiltin(tt.ns) {
+				if !ok || e.URL != registryclient.DefaultRegistryURL || cfg.HasOverride(tt.ns) {
+					t.Errorf("got %s = %+v (override %v), want the default %s back", tt.ns, e, cfg.HasOverride(tt.ns), registryclient.DefaultRegistryURL)
+				}
+			} else if ok {
 				t.Errorf("got %s still configured, want it removed", tt.ns)
 			}
 		})

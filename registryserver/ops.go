@@ -1,8 +1,6 @@
 package registryserver
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/jigkit/jig/internal/logx"
 	"github.com/jigkit/jig/registryserver/internal/clientip"
+	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
@@ -53,6 +52,8 @@ type opsState struct {
 	observersMu sync.RWMutex
 	observers   map[observerKey]prometheus.Observer
 	gatherer    prometheus.Gatherer
+	// reg is where every metric of the handler goes (webhooks included).
+	reg prometheus.Registerer
 
 	healthTimeout time.Duration
 	healthFlight  singleflight.Group
@@ -94,19 +95,13 @@ func (h *Handler) setupOps(o opsOptions) error {
 		Help:    "Duration of HTTP requests in seconds, by method, route pattern and status code.",
 		Buckets: requestDurationBuckets,
 	}, []string{"method", "route", "status_code"})
-	if err := reg.Register(duration); err != nil {
-		are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err)
-		if !ok {
-			return fmt.Errorf("registering http_request_duration_seconds: %w", err)
-		}
-		existing, ok := are.ExistingCollector.(*prometheus.HistogramVec)
-		if !ok {
-			return fmt.Errorf("registering http_request_duration_seconds: the registry already holds it as a %T", are.ExistingCollector)
-		}
-		duration = existing
+	duration, err := promreg.Register(reg, "http_request_duration_seconds", duration)
+	if err != nil {
+		return err
 	}
 	s.duration = duration
 	s.observers = map[observerKey]prometheus.Observer{}
+	s.reg = reg
 	stop, err := runtimemetrics.Register(reg, o.lagInterval)
 	if err != nil {
 		return err

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
@@ -178,7 +181,11 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		tempDir: o.tempDir,
 	}
 	if o.hooksSet && len(o.hooks) > 0 {
-		opts := append([]webhook.Option{webhook.WithLogger(h.log)}, o.hookOpts...)
+		opts := []webhook.Option{webhook.WithLogger(h.log)}
+		if h.ops != nil && h.ops.reg != nil {
+			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
+		}
+		opts = append(opts, o.hookOpts...)
 		d, err := webhook.New(o.hooks, opts...)
 		if err != nil {
 			return err
@@ -315,6 +322,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
+	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
@@ -568,6 +578,9 @@ func (h *Handler) postPreset(c echo.Context) error {
 	p, err := registry.ParsePreset(data)
 	if err != nil {
 		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+	}
+	if k := "presets/" + p.Name + "/" + p.Version + "/preset.json"; !storage.ValidKey(k) {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {

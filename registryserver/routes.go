@@ -159,7 +159,7 @@ func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
 // registry path under the namespace that has a versions.json, sorted.
 func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
-	if err != nil || !registry.ValidNamespace(ns) {
+	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
 		return newAPIError(http.StatusBadRequest, codeInvalidNamespace,
 			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
 	}
@@ -218,7 +218,7 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 // getPreset serves GET /presets/:name from presets/<name>/preset.json.
 func (h *Handler) getPreset(c echo.Context) error {
 	name := c.Param("name")
-	if !registry.ValidSegment(name) {
+	if !registry.ValidSegment(name) || len(name) > storage.MaxSegmentLength {
 		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +29,12 @@ var binDir string
 // haveServer is set once jig-server is built.
 var haveServer bool
 
-const testVersion = "1.2.3-e2e"
+// The build stamp of the binaries under test (see internal/buildinfo).
+const (
+	testVersion = "1.2.3-e2e"
+	testCommit  = "0123456789abcdef0123456789abcdef01234567"
+	testDate    = "2026-11-23T10:00:00Z"
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -53,11 +61,13 @@ func buildAndRun(m *testing.M) int {
 		}
 		return nil
 	}
-	if err := build("./cmd/jig", "jig", "-X github.com/jigkit/jig/internal/cli.Version="+testVersion); err != nil {
+	const bi = "-X github.com/jigkit/jig/internal/buildinfo."
+	stamp := bi + "version=" + testVersion + " " + bi + "commit=" + testCommit + " " + bi + "date=" + testDate
+	if err := build("./cmd/jig", "jig", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := build("./cmd/jig-server", "jig-server", ""); err != nil {
+	if err := build("./cmd/jig-server", "jig-server", stamp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -83,10 +93,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"filemode":     cmdFileMode,
-			"exe":          cmdExe,
-			"exit-code":    cmdExitCode,
-			"start-server": cmdStartServer,
+			"filemode":                   cmdFileMode,
+			"exe":                        cmdExe,
+			"islink":                     cmdIsLink,
+			"exit-code":                  cmdExitCode,
+			"start-server":               cmdStartServer,
+			"start-proxy-without-search": cmdStartProxyWithoutSearch,
 		},
 	})
 }
@@ -126,6 +138,18 @@ func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(p)
 		ts.Check(err)
 		ts.Check(testenv.WriteExecutable(p, data))
+	}
+}
+
+// [!] islink path: checks that path is (or is not) a symbolic link.
+func cmdIsLink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: islink path")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if (fi.Mode()&os.ModeSymlink != 0) == neg {
+		ts.Fatalf("%s has mode %v, want it %sa symbolic link", args[0], fi.Mode(), map[bool]string{true: "not ", false: ""}[neg])
 	}
 }
 
@@ -193,4 +217,27 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
+}
+
+// start-proxy-without-search url: starts a reverse proxy to url that
+// answers GET /search and GET /presets with the reference server's 404, as
+// the reference (which has neither route) does, and sets $REF_URL.
+func cmdStartProxyWithoutSearch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: start-proxy-without-search url")
+	}
+	target, err := url.Parse(args[0])
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search" || r.URL.Path == "/presets" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"message":"Route GET:%s not found","error":"Not Found","statusCode":404}`, r.URL.Path)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("REF_URL", srv.URL)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -92,7 +92,7 @@ func (a *App) Config() (*registryclient.Config, error) {
 // ClientOptions are the options every client the CLI builds gets.
 func (a *App) ClientOptions() []registryclient.Option {
 	return []registryclient.Option{
-		registryclient.WithUserAgent(fmt.Sprintf("jig/%s", Version)),
+		registryclient.WithUserAgent("jig/" + buildinfo.Get().Version),
 		registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {
 			var rl *registryclient.RateLimitError
 			if errors.As(err, &rl) && wait >= time.Second {

@@ -8,24 +8,22 @@ import (
 	"os"
 
 	"github.com/alecthomas/kong"
-)
 
-// Version is the CLI version, set at build time with
-//
-//	go build -ldflags "-X github.com/jigkit/jig/internal/cli.Version=1.2.3" ./cmd/jig
-//
-// It is "dev" otherwise.
-var Version = "dev"
+	"github.com/jigkit/jig/internal/buildinfo"
+)
 
 // CLI is the root of the jig command line: global flags and one field per
 // command. Each command lives in its own file.
 type CLI struct {
-	CI bool `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	CI          bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
 
 	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
 	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
 	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
-	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
+	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
+	Search  SearchCmd  `cmd:"" help:"Search the registries of every configured source."`
+	Info    InfoCmd    `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
 	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
@@ -68,6 +66,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(app),
+		kong.Vars{"version": "jig " + buildinfo.Get().String()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)

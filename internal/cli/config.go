@@ -119,52 +119,45 @@ func (c *ConfigGetCmd) Run(app *App) error {
 	return nil
 }
 
-// ConfigSetCmd is "jig config set <ns> [--url] [--token] [--header]...".
+// ConfigSetCmd is "jig config set <ns> [--url] [--token] [--header]... [--remove-header]...".
 type ConfigSetCmd struct {
-	Namespace string   `arg:"" help:"Namespace, e.g. @company."`
-	URL       *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
-	Token     *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
-	Header    []string `name:"header" sep:"none" help:"Custom header 'Key: Value' (repeatable)."`
+	Namespace    string   `arg:"" help:"Namespace, e.g. @company."`
+	URL          *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
+	Token        *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
+	Header       []string `name:"header" sep:"none" help:"Custom header 'Name: Value' (repeatable); replaces a header of the same name."`
+	RemoveHeader []string `name:"remove-header" sep:"none" placeholder:"NAME" help:"Remove the header NAME (repeatable); Authorization also removes the token."`
 }
 
 // Validate checks the flags before anything is read or written.
 func (c *ConfigSetCmd) Validate() error {
-	if c.URL == nil && c.Token == nil && len(c.Header) == 0 {
-		return errors.New("At least one of --url, --token, or --header must be provided")
+	if c.URL == nil && c.Token == nil && len(c.Header) == 0 && len(c.RemoveHeader) == 0 {
+		return errors.New("At least one of --url, --token, --header or --remove-header must be provided")
 	}
 	return nil
 }
 
-// Run updates the rc file and prints the entry.
-func (c *ConfigSetCmd) Run(app *App) error {
+// Run updates the rc file (locked against concurrent changes) and prints
+// the entry.
+func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
 	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	headers := map[string]string{}
 	for _, h := range c.Header {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok {
-			app.Out.Warnf("ignoring header %q: expected 'Key: Value'", h)
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if k == "" || v == "" {
-			app.Out.Warnf("ignoring header %q: key and value must not be empty", h)
-			continue
+		k, v, err := registryclient.ParseHeader(h)
+		if err != nil {
+			return err
 		}
 		headers[k] = v
 	}
-	if c.URL == nil && c.Token == nil && len(headers) == 0 {
-		return errors.New("At least one of --url, --token, or --header must be provided")
-	}
-	cfg, err := app.Config()
+	path, err := app.ConfigPath()
 	if err != nil {
 		return err
 	}
-	if err := cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, Headers: headers}); err != nil {
-		return err
-	}
-	if err := cfg.Save(); err != nil {
+	cfg, err := registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error {
+		return cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, Headers: headers, RemoveHeaders: c.RemoveHeader})
+	})
+	if err != nil {
 		return err
 	}
 	e, _ := cfg.Get(c.Namespace)
@@ -179,23 +172,29 @@ type ConfigRemoveCmd struct {
 	Force     bool   `short:"f" name:"force" help:"Remove without asking."`
 }
 
-// Run removes a source after confirmation.
+// Run removes a source after confirmation. For a built-in namespace it
+// removes the rc file's override, which restores the default URL.
 func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
-	}
-	if registryclient.IsBuiltin(c.Namespace) {
-		return fmt.Errorf("Cannot remove built-in namespace '%s'", c.Namespace)
 	}
 	cfg, err := app.Config()
 	if err != nil {
 		return err
 	}
+	builtin := registryclient.IsBuiltin(c.Namespace)
+	if builtin && !cfg.HasOverride(c.Namespace) {
+		return fmt.Errorf("%s is built in and has no override to remove; it already uses the default %s", c.Namespace, cfg.BuiltinURL())
+	}
 	if _, ok := cfg.Get(c.Namespace); !ok {
 		return fmt.Errorf("Registry '%s' not found", c.Namespace)
 	}
 	if !c.Force {
-		ok, err := app.Prompt.Confirm(ctx, fmt.Sprintf("Remove registry '%s'?", c.Namespace), false)
+		q := fmt.Sprintf("Remove registry '%s'?", c.Namespace)
+		if builtin {
+			q = fmt.Sprintf("Remove your override of %s and go back to %s?", c.Namespace, cfg.BuiltinURL())
+		}
+		ok, err := app.Prompt.Confirm(ctx, q, false)
 		if err != nil {
 			return NeedFlag(err, "-f (--force)", fmt.Sprintf("removing %s needs confirmation", c.Namespace))
 		}
@@ -204,11 +203,17 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 			return nil
 		}
 	}
-	if err := cfg.Remove(c.Namespace); err != nil {
+	path, err := app.ConfigPath()
+	if err != nil {
 		return err
 	}
-	if err := cfg.Save(); err != nil {
+	cfg, err = registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error { return cfg.Remove(c.Namespace) })
+	if err != nil {
 		return err
+	}
+	if builtin {
+		app.Out.Success("Override of %s removed; it uses the default %s again", c.Namespace, cfg.BuiltinURL())
+		return nil
 	}
 	app.Out.Success("Registry %s removed successfully", c.Namespace)
 	return nil

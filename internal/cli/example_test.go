@@ -23,6 +23,6 @@ func Example_configSet() {
 	//   Headers:
 	//     Authorization -> Bearer s3cret
 	//     X-Team -> web
-	// Error: Cannot remove built-in namespace '@main'
+	// Error: @main is built in and has no override to remove; it already uses the default http://localhost:8080
 	// exit 0
 }

@@ -102,7 +102,7 @@ func TestServerOperations(t *testing.T) {
 	}
 	for _, name := range []string{"process_cpu_user_seconds_total", "process_cpu_system_seconds_total", "process_resident_memory_bytes",
 		"process_open_fds", "nodejs_heap_size_total_bytes", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_seconds",
-		"nodejs_gc_duration_seconds", "go_goroutines", "http_request_duration_seconds"} {
+		"nodejs_gc_duration_seconds", "go_goroutines", "http_request_duration_seconds", "jig_build_info"} {
 		if fams[name] == nil {
 			t.Errorf("/metrics lacks %s", name)
 		}
@@ -114,8 +114,11 @@ func TestServerOperations(t *testing.T) {
 	if strings.Contains(out.String(), token) {
 		t.Errorf("the token appears in the info-level log:\n%s", out)
 	}
-	var found bool
+	var found, started bool
 	for _, m := range logLines(t, out) {
+		if m["msg"] == "Starting jig-server" && m["version"] != "" && m["go"] != "" {
+			started = true
+		}
 		for _, k := range []string{"level", "time", "pid"} {
 			if _, ok := m[k].(json.Number); !ok {
 				t.Errorf("log line %v: %s is not a number", m, k)
@@ -137,6 +140,9 @@ func TestServerOperations(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no request completed line for the registry request in:\n%s", out)
+	}
+	if !started {
+		t.Errorf("no Starting jig-server line with version and go fields in:\n%s", out)
 	}
 }
 

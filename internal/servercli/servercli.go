@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -37,6 +38,8 @@ const (
 // environment variable (DESIGN.md section 3.4); the reference's R2_* names
 // are accepted for the S3 settings.
 type CLI struct {
+	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
 	Port int    `env:"PORT" default:"8080" help:"TCP port to listen on (0 picks a free port)."`
 	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
 
@@ -157,6 +160,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
@@ -269,6 +273,12 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		}
 	}
 	reg := prometheus.NewRegistry()
+	info := buildinfo.Get()
+	log.Info("Starting jig-server", zap.String("version", info.Version), zap.String("commit", info.Commit),
+		zap.String("go", info.GoVersion))
+	if err := registerBuildInfo(reg, info); err != nil {
+		return err
+	}
 	st, closeStorage, err := openStorage(ctx, c, reg)
 	if err != nil {
 		return err
@@ -316,19 +326,21 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing handler", zap.Error(err))
 		}
 	}()
-	// Seed only once the whole configuration was accepted, so a server that
-	// refuses to start leaves the storage as it was.
+	// Bind before writing anything: a server that cannot start (the port
+	// is taken, the address is wrong) leaves the storage as it was.
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
+	}
+	defer ln.Close() // a no-op once Serve has taken it
+	// Seed only once the whole configuration was accepted and the port is
+	// ours; requests wait in the listen backlog meanwhile.
 	seeded, err := catalog.Seed(ctx, st)
 	if err != nil {
 		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
 	}
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
-	}
-
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
-	if err != nil {
-		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -400,4 +412,16 @@ func loadWebhooks(path string, log *zap.Logger) ([]webhook.Hook, error) {
 	}
 	log.Info("Webhooks loaded", zap.String("path", path), zap.Int("enabled", enabled), zap.Int("total", len(cfg.Webhooks)))
 	return cfg.Webhooks, nil
+}
+
+// registerBuildInfo exports jig_build_info{version,commit,goversion} 1, the
+// usual way to join a build's identity onto other series in dashboards.
+func registerBuildInfo(reg prometheus.Registerer, info buildinfo.Info) error {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "jig_build_info",
+		Help:        "Always 1; the labels say which build of jig-server is running.",
+		ConstLabels: prometheus.Labels{"version": info.Version, "commit": info.Commit, "goversion": info.GoVersion},
+	})
+	g.Set(1)
+	return reg.Register(g)
 }

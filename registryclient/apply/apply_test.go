@@ -203,6 +203,23 @@ func TestUnsafeTargets(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"git hook", ".git/hooks/pre-commit", nil},
+		{"git config", ".git/config", nil},
+		{"git upper case", ".GIT/config", nil},
+		{"git trailing dot", ".git./config", nil},
+		{"git trailing space", ".git /config", nil},
+		{"git ntfs short name", "git~1/config", nil},
+		{"git hfs ignorable", ".gi\u200ct/hooks/pre-commit", nil},
+		{"nested git dir", "vendor/lib/.git/config", nil},
+		{"git file", ".git", nil},
+		{"symlink into git dir", "hooks/pre-commit", func(t *testing.T, dir string) {
+			if err := os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(".git/hooks", filepath.Join(dir, "hooks")); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -635,6 +652,52 @@ func TestGitInit(t *testing.T) {
 	created, err = GitInit(t.Context(), dir)
 	if created || err != nil {
 		t.Errorf("second GitInit = %v, %v; want false, nil (already a repository)", created, err)
+	}
+}
+
+// TestGitInitRunsNothingFromTheProject: a global configuration that points
+// core.hooksPath at a relative directory, or names an fsmonitor command,
+// would make git run files a registry wrote. jig's git commands must not.
+// Not parallel: it sets git's environment.
+func TestGitInitRunsNothingFromTheProject(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	marks := t.TempDir()
+	hook := "#!/bin/sh\ntouch \"" + marks + "/$(basename \"$0\")\"\n"
+	writeFiles(t, dir, map[string]string{
+		"a.txt":                          "a\n",
+		"githooks/pre-commit":            hook,
+		"githooks/prepare-commit-msg":    hook,
+		"githooks/commit-msg":            hook,
+		"githooks/post-commit":           hook,
+		"githooks/reference-transaction": hook,
+		"fsmonitor.sh":                   "#!/bin/sh\ntouch \"" + marks + "/fsmonitor\"\nexit 1\n",
+	})
+	for _, f := range []string{"githooks/pre-commit", "githooks/prepare-commit-msg", "githooks/commit-msg", "githooks/post-commit", "githooks/reference-transaction", "fsmonitor.sh"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	writeFiles(t, filepath.Dir(global), map[string]string{"gitconfig": "[core]\n\thooksPath = githooks\n\tfsmonitor = " + filepath.Join(dir, "fsmonitor.sh") + "\n[user]\n\tname = jig test\n\temail = jig@example.com\n"})
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	created, err := GitInit(t.Context(), dir)
+	if err != nil || !created {
+		t.Fatalf("GitInit = %v, %v; want true, nil", created, err)
+	}
+	ran, err := os.ReadDir(marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ran {
+		t.Errorf("git ran %s from the project", e.Name())
+	}
+	out, err := exec.Command("git", "-C", dir, "-c", "core.fsmonitor=false", "log", "--oneline").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Initial commit from jig") {
+		t.Errorf("no first commit: %v\n%s", err, out)
 	}
 }
 

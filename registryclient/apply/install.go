@@ -66,9 +66,28 @@ func Install(ctx context.Context, dir string) (string, error) {
 	return pm, run(ctx, dir, pm, "install")
 }
 
+// gitSafety are the "-c" options of every git command jig runs in a
+// project: the files there come from registries, so git must not run
+// anything they could name. Hooks are off (core.hooksPath, also a relative
+// one from the user's global configuration, would otherwise pick hooks from
+// the project), the fsmonitor command is off, and a directory that merely
+// looks like a bare repository (HEAD, objects/, refs/, config written as
+// plain files) is not used as one (safe.bareRepository, git 2.38 and later;
+// older versions ignore it).
+var gitSafety = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "safe.bareRepository=explicit",
+}
+
+// git runs git with [gitSafety] in dir.
+func git(ctx context.Context, dir string, args ...string) error {
+	return runShown(ctx, dir, commandLine("git", args), "git", append(append([]string(nil), gitSafety...), args...)...)
+}
+
 // InGitRepo reports whether dir is inside a git work tree.
 func InGitRepo(ctx context.Context, dir string) bool {
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSafety...), "rev-parse", "--is-inside-work-tree")...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
@@ -76,7 +95,9 @@ func InGitRepo(ctx context.Context, dir string) bool {
 
 // GitInit runs "git init" and makes a first commit of everything in dir,
 // unless dir is already inside a git repository (then it does nothing and
-// reports false). A failure is a [*CommandError].
+// reports false). git runs with hooks and the fsmonitor disabled, and the
+// commit with --no-verify, so that nothing a registry wrote is executed.
+// A failure is a [*CommandError].
 func GitInit(ctx context.Context, dir string) (bool, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return false, &CommandError{Command: "git init", Dir: dir, Err: errors.New("git was not found on PATH")}
@@ -84,13 +105,13 @@ func GitInit(ctx context.Context, dir string) (bool, error) {
 	if InGitRepo(ctx, dir) {
 		return false, nil
 	}
-	if err := run(ctx, dir, "git", "init", "-q"); err != nil {
+	if err := git(ctx, dir, "init", "-q"); err != nil {
 		return false, err
 	}
-	if err := run(ctx, dir, "git", "add", "-A"); err != nil {
+	if err := git(ctx, dir, "add", "-A"); err != nil {
 		return true, err
 	}
-	if err := run(ctx, dir, "git", "commit", "-q", "-m", "Initial commit from jig"); err != nil {
+	if err := git(ctx, dir, "commit", "-q", "--no-verify", "-m", "Initial commit from jig"); err != nil {
 		return true, err
 	}
 	return true, nil
@@ -110,6 +131,12 @@ func commandLine(name string, args []string) string {
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {
+	return runShown(ctx, dir, commandLine(name, args), name, args...)
+}
+
+// runShown runs name with args in dir; a failure is a [*CommandError] that
+// shows the command as shown.
+func runShown(ctx context.Context, dir, shown, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	var out bytes.Buffer
@@ -119,7 +146,7 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return &CommandError{Command: commandLine(name, args), Dir: dir, Output: tail, Err: err}
+		return &CommandError{Command: shown, Dir: dir, Output: tail, Err: err}
 	}
 	return nil
 }

@@ -67,6 +67,19 @@ type Plan struct {
 	Warnings []string `json:"warnings"`
 	// RoundTrips is the number of sequential fetch rounds the plan needed.
 	RoundTrips int `json:"roundTrips"`
+	// Updates are the registries an update or remove moves, with their
+	// versions before and after ([ModeUpdate] and [ModeRemove] only).
+	Updates []RegistryUpdate `json:"updates,omitempty"`
+	// Scripts are the package.json script changes of an update or remove.
+	Scripts []registry.ScriptChange `json:"scripts,omitempty"`
+	// Conflicts counts the conflicts of an update: files written with
+	// conflict markers, JSON paths, env variables and package.json entries
+	// where the project's value was kept. The details are in Files and
+	// PackageConflicts.
+	Conflicts int `json:"conflicts"`
+	// PackageConflicts are the package.json dependencies and scripts both
+	// the project and the registry changed; the project's value is kept.
+	PackageConflicts []registry.Conflict `json:"packageConflicts,omitempty"`
 
 	writes     []pendingWrite
 	createRoot bool
@@ -114,8 +127,11 @@ type FileChange struct {
 	Strategy registry.Strategy `json:"strategy,omitempty"`
 	From     []string          `json:"from,omitempty"` // registries (keys) that contributed
 	Reason   string            `json:"reason,omitempty"`
-	Mode     fs.FileMode       `json:"-"`
-	Language registry.Language `json:"-"`
+	// Conflicts are the places an update could not merge (see
+	// [registry.Conflict]); set with Action [ActionConflict].
+	Conflicts []registry.Conflict `json:"conflicts,omitempty"`
+	Mode      fs.FileMode         `json:"-"`
+	Language  registry.Language   `json:"-"`
 }
 
 // PackageChange is what happens to one package.json dependency.
@@ -179,6 +195,12 @@ type fileState struct {
 	strategy   registry.Strategy
 	from       []string
 	skipReason string
+	// Set by update and remove: delete the file, or report a special
+	// action (conflict, keep) with a reason.
+	remove    bool
+	action    Action
+	reason    string
+	conflicts []registry.Conflict
 }
 
 type planner struct {
@@ -263,6 +285,9 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	if req.Mode == ModeAdd {
 		if have, ok := proj.HasItem(tid); ok {
+			if err := otherVersion(proj, tid); err != nil {
+				return nil, err
+			}
 			p.AlreadyInstalled = have.String()
 			return p, nil
 		}
@@ -453,7 +478,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
 		if err != nil {
-			return nil, fmt.Errorf("%w: registry %s writes outside the project, so nothing was written: %w", ErrUnsafeTarget, n.key, err)
+			return nil, fmt.Errorf("%w: registry %s: %w; nothing was written", ErrUnsafeTarget, n.key, err)
 		}
 		st, err := pl.state(target)
 		if err != nil {
@@ -572,8 +597,9 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Files: files}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
 	}
+	pl.refreshRecords(proj)
 	b, err := proj.Marshal()
 	if err != nil {
 		return err
@@ -619,6 +645,10 @@ func (pl *planner) finish() {
 	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
 	for _, t := range order {
 		st := pl.files[t]
+		if st.remove || st.action != "" {
+			pl.finishLifecycle(st)
+			continue
+		}
 		if !st.touched {
 			if st.skipReason != "" {
 				pl.plan.Files = append(pl.plan.Files, FileChange{Target: t, Action: ActionSkip, From: st.from, Reason: st.skipReason})
@@ -632,7 +662,7 @@ func (pl *planner) finish() {
 		if st.executable {
 			mode = 0o755
 		}
-		fc := FileChange{Target: t, Strategy: st.strategy, From: st.from, Mode: mode}
+		fc := FileChange{Target: t, Strategy: st.strategy, From: st.from, Mode: mode, Reason: st.reason}
 		switch {
 		case !st.exists:
 			fc.Action = ActionCreate

@@ -175,6 +175,9 @@ func checkManifest(id registry.ID, m *registry.Manifest) error {
 	}
 	check := func(files []registry.File) error {
 		for _, f := range files {
+			if _, err := registry.CleanTarget(f.Target); err != nil {
+				return fmt.Errorf("%w: registry %s: %w; nothing was written", ErrUnsafeTarget, id, err)
+			}
 			if f.Path != "" && !registry.ValidFilePath(f.Path) {
 				return fmt.Errorf("%w: %s: file path %q is not a safe relative path", ErrInvalidManifest, id, f.Path)
 			}

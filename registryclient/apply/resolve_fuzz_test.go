@@ -3,20 +3,24 @@ package apply
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // FuzzResolveTarget checks the no-escape property: whatever the target, a
-// resolved path stays inside the project, also with a symlink pointing out
-// of it and one pointing back in.
+// resolved path stays inside the project and outside its .git directory,
+// also with a symlink pointing out of it, one pointing back in and one
+// pointing into .git.
 func FuzzResolveTarget(f *testing.F) {
-	for _, s := range []string{"a.txt", "src/index.ts", "../x", "/etc/passwd", "out/x", "out/../y", "in/file", "a/./b", "C:/x", "a\\b", "", "."} {
+	for _, s := range []string{"a.txt", "src/index.ts", "../x", "/etc/passwd", "out/x", "out/../y", "in/file", "a/./b", "C:/x", "a\\b", "", ".", ".git/config", "gitlink/hooks/pre-commit", ".GIT./x", "git~1/config"} {
 		f.Add(s)
 	}
 	base := f.TempDir()
 	root := filepath.Join(base, "project")
 	outside := filepath.Join(base, "outside")
-	for _, d := range []string{root, outside, filepath.Join(root, "real")} {
+	for _, d := range []string{root, outside, filepath.Join(root, "real"), filepath.Join(root, ".git", "hooks")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			f.Fatal(err)
 		}
@@ -27,6 +31,9 @@ func FuzzResolveTarget(f *testing.F) {
 	if err := os.Symlink("real", filepath.Join(root, "in")); err != nil {
 		f.Fatal(err)
 	}
+	if err := os.Symlink(".git", filepath.Join(root, "gitlink")); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, target string) {
 		got, err := resolveTarget(root, target)
 		if err != nil {
@@ -34,6 +41,12 @@ func FuzzResolveTarget(f *testing.F) {
 		}
 		if !within(root, got) || got == root {
 			t.Fatalf("resolveTarget(%q) = %q, outside %q", target, got, root)
+		}
+		rel, _ := filepath.Rel(root, got)
+		for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+			if registry.IsDotGit(seg) {
+				t.Fatalf("resolveTarget(%q) = %q, inside .git", target, got)
+			}
 		}
 	})
 }

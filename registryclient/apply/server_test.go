@@ -207,7 +207,8 @@ func TestServerAddTwiceChangesNothing(t *testing.T) {
 
 func TestServerUnsafeTargets(t *testing.T) {
 	t.Parallel()
-	for _, target := range []string{"../outside", "/etc/jig-outside", "a/../../outside"} {
+	for _, target := range []string{"../outside", "/etc/jig-outside", "a/../../outside",
+		".git/hooks/pre-commit", ".git/config", ".GIT/config", ".git./config", "git~1/config", ".g\u200cit/config", "sub/.git/config"} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()
 			extra := publishRaw("@main/features/escape", map[string]any{

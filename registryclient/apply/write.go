@@ -24,6 +24,7 @@ type pendingWrite struct {
 	existed  bool
 	orig     []byte
 	origMode fs.FileMode
+	remove   bool // delete the file instead of writing data
 }
 
 // resolveExisting returns p (absolute) with the symlinks of its existing
@@ -57,8 +58,8 @@ func within(root, p string) bool {
 }
 
 // resolveTarget maps a clean target onto the disk below root, following
-// symlinks component by component. A symlink that points outside root, or
-// that dangles, is refused with [ErrUnsafeTarget].
+// symlinks component by component. A symlink that points outside root or
+// into a .git directory, or that dangles, is refused with [ErrUnsafeTarget].
 func resolveTarget(root, target string) (string, error) {
 	if _, err := registry.CleanTarget(target); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
@@ -69,7 +70,7 @@ func resolveTarget(root, target string) (string, error) {
 		next := filepath.Join(cur, seg)
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return filepath.Join(append([]string{next}, segs[i+1:]...)...), nil
+			return checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
 		}
 		if err != nil {
 			return "", fmt.Errorf("checking %s: %w", target, err)
@@ -89,7 +90,23 @@ func resolveTarget(root, target string) (string, error) {
 	if cur == root {
 		return "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
 	}
-	return cur, nil
+	return checkNotGit(root, target, cur)
+}
+
+// checkNotGit refuses a resolved path inside a .git directory of the
+// project: the target is clean, but a symlink inside the project may still
+// lead there.
+func checkNotGit(root, target, real string) (string, error) {
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return "", fmt.Errorf("checking %s: %w", target, err)
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+		if registry.IsDotGit(seg) {
+			return "", fmt.Errorf("%w: target %s leads through a symlink into git's metadata directory (%s); remove the link or change the registry", ErrUnsafeTarget, target, filepath.ToSlash(rel))
+		}
+	}
+	return real, nil
 }
 
 // undo restores one written file.
@@ -194,6 +211,15 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
 	}
 	synced := map[string]bool{}
 	for i, w := range writes {
+		if w.remove {
+			if err := os.Remove(w.real); err != nil {
+				return fmt.Errorf("deleting %s: %w", w.target, err)
+			}
+			done = append(done, undo{w: w})
+			synced[filepath.Dir(w.real)] = false
+			e.progress("write", "deleted %s", w.target)
+			continue
+		}
 		if err := os.Rename(temps[i], w.real); err != nil {
 			return fmt.Errorf("writing %s: %w", w.target, err)
 		}
@@ -207,6 +233,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
 			return fmt.Errorf("syncing %s: %w", dir, err)
 		}
 	}
+	pruneEmptyDirs(root, p.writes)
 	return nil
 }
 
@@ -227,6 +254,9 @@ func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
 			defer func() { <-sem }()
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
+				return
+			}
+			if w.remove {
 				return
 			}
 			tmp, err := writeTemp(w.real, w.data, w.mode)
@@ -262,6 +292,21 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// pruneEmptyDirs removes the directories that deleting files left empty,
+// up to (not including) root. Only called once every write succeeded.
+func pruneEmptyDirs(root string, writes []pendingWrite) {
+	for _, w := range writes {
+		if !w.remove {
+			continue
+		}
+		for d := filepath.Dir(w.real); d != root && within(root, d); d = filepath.Dir(d) {
+			if os.Remove(d) != nil { // fails unless empty
+				break
+			}
+		}
+	}
 }
 
 // checkUnchanged refuses to write over a file that changed since planning.

@@ -18,7 +18,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registryserver/internal/promreg"
 )
 
 // UserAgent is the User-Agent of every delivery.
@@ -159,6 +162,31 @@ func WithWorkers(n int) Option {
 	}
 }
 
+// DeliveriesMetric counts finished deliveries by result: "delivered" (a
+// 2xx within the attempts), "failed" (every attempt failed) or "dropped"
+// (queue full or shutdown).
+const DeliveriesMetric = "jig_webhook_deliveries_total"
+
+// Delivery results, the values of the result label of [DeliveriesMetric].
+const (
+	ResultDelivered = "delivered"
+	ResultFailed    = "failed"
+	ResultDropped   = "dropped"
+)
+
+// WithRegisterer counts deliveries on reg as [DeliveriesMetric]. A counter
+// reg already holds (a second dispatcher on the same registry) is shared.
+// The default counts into a private registry.
+func WithRegisterer(reg prometheus.Registerer) Option {
+	return func(d *Dispatcher) error {
+		if reg == nil {
+			return errors.New("webhook: nil registerer")
+		}
+		d.reg = reg
+		return nil
+	}
+}
+
 // Dispatcher delivers events to the enabled hooks subscribed to them. It is
 // safe for concurrent use. Create it with [New] and stop it with
 // [Dispatcher.Close].
@@ -171,6 +199,8 @@ type Dispatcher struct {
 	timeout   time.Duration
 	queueSize int
 	workers   int
+	reg       prometheus.Registerer
+	results   *prometheus.CounterVec
 
 	mu       sync.RWMutex // guards closed and sending on queue
 	closed   bool
@@ -207,6 +237,20 @@ func New(hooks []Hook, opts ...Option) (*Dispatcher, error) {
 			return nil, err
 		}
 	}
+	if d.reg == nil {
+		d.reg = prometheus.NewRegistry()
+	}
+	results, err := promreg.Register(d.reg, DeliveriesMetric, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: DeliveriesMetric,
+		Help: "Webhook deliveries by result: delivered, failed (every attempt failed) or dropped (queue full or shutdown).",
+	}, []string{"result"}))
+	if err != nil {
+		return nil, fmt.Errorf("webhook: %w", err)
+	}
+	for _, r := range []string{ResultDelivered, ResultFailed, ResultDropped} {
+		results.WithLabelValues(r) // export every series from the start
+	}
+	d.results = results
 	for _, h := range hooks {
 		if h.Enabled {
 			d.hooks = append(d.hooks, h)
@@ -245,6 +289,7 @@ func (d *Dispatcher) Notify(events ...Event) {
 		case d.queue <- j:
 		default:
 			d.log.Warn("webhook queue full; events dropped", zap.Stringer("webhook", h), zap.Int("events", len(j.events)))
+			d.results.WithLabelValues(ResultDropped).Add(float64(len(j.events)))
 		}
 	}
 }
@@ -278,6 +323,7 @@ func (d *Dispatcher) work() {
 			if d.stopped() {
 				d.log.Warn("webhook event dropped at shutdown", zap.Stringer("webhook", j.hook),
 					zap.String("event", ev.Event), zap.String("delivery", j.ids[i]))
+				d.results.WithLabelValues(ResultDropped).Inc()
 				continue
 			}
 			d.deliver(j.hook, ev, j.ids[i])
@@ -310,6 +356,7 @@ retry:
 		if last == nil {
 			d.log.Debug("webhook delivered", zap.Stringer("webhook", h), zap.String("event", ev.Event),
 				zap.String("delivery", id), zap.Int("attempt", attempt))
+			d.results.WithLabelValues(ResultDelivered).Inc()
 			return
 		}
 		d.log.Debug("webhook attempt failed", zap.Stringer("webhook", h), zap.String("event", ev.Event),
@@ -317,6 +364,7 @@ retry:
 	}
 	d.log.Warn("webhook delivery failed", zap.Stringer("webhook", h), zap.String("event", ev.Event),
 		zap.String("delivery", id), zap.String("path", ev.Path), zap.Int("attempts", d.attempts), zap.Error(last))
+	d.results.WithLabelValues(ResultFailed).Inc()
 }
 
 func (d *Dispatcher) attempt(h Hook, ev Event, id string, body []byte, sig string) error {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -303,5 +305,40 @@ func TestHookStringRedacts(t *testing.T) {
 	h := webhook.Hook{URL: "https://user:pw@hooks.example.com/services/" + secret + "?k=" + secret, Secret: secret, Description: "Slack"}
 	if got, want := h.String(), "Slack (https://hooks.example.com/…)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestDeliveriesMetric(t *testing.T) {
+	t.Parallel()
+	// The first endpoint succeeds on the second try; the second always fails.
+	ok := httptest.NewServer(&receiver{t: t, fail: map[int]int{0: 503}})
+	defer ok.Close()
+	bad := httptest.NewServer(&receiver{t: t, fail: map[int]int{0: 500, 1: 500, 2: 500, 3: 500}})
+	defer bad.Close()
+	reg := prometheus.NewRegistry()
+	d, err := webhook.New([]webhook.Hook{
+		{URL: ok.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true},
+		{URL: bad.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true},
+	}, webhook.WithBackoff(noWait), webhook.WithRegisterer(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Notify(webhook.Events("ui-kit", "1.0.0", "@company", "@company/features/ui-kit/1.0.0", time.Now())...)
+	if err := d.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP jig_webhook_deliveries_total Webhook deliveries by result: delivered, failed (every attempt failed) or dropped (queue full or shutdown).
+# TYPE jig_webhook_deliveries_total counter
+jig_webhook_deliveries_total{result="delivered"} 1
+jig_webhook_deliveries_total{result="dropped"} 0
+jig_webhook_deliveries_total{result="failed"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), webhook.DeliveriesMetric); err != nil {
+		t.Error(err)
+	}
+	// A second dispatcher on the same registry shares the counter.
+	if _, err := webhook.New(nil, webhook.WithRegisterer(reg)); err != nil {
+		t.Errorf("second dispatcher on one registry: %v", err)
 	}
 }

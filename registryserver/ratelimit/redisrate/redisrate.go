@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
@@ -176,16 +177,9 @@ func New(client redis.Scripter, limit int, window time.Duration, opts ...Option)
 		Name: FailuresMetric,
 		Help: "Requests allowed without a rate-limit check because Redis failed or was unreachable (the limiter fails open).",
 	})
-	if err := o.reg.Register(failures); err != nil {
-		are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err)
-		if !ok {
-			return nil, fmt.Errorf("redisrate: register %s: %w", FailuresMetric, err)
-		}
-		existing, ok := are.ExistingCollector.(prometheus.Counter)
-		if !ok {
-			return nil, fmt.Errorf("redisrate: register %s: existing collector is a %T, not a counter", FailuresMetric, are.ExistingCollector)
-		}
-		failures = existing
+	failures, err := promreg.Register(o.reg, FailuresMetric, failures)
+	if err != nil {
+		return nil, fmt.Errorf("redisrate: %w", err)
 	}
 	return &Limiter{client: client, limit: limit, window: window, o: o, failures: failures}, nil
 }

@@ -1,0 +1,321 @@
+package registry
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Conflict markers of a three-way line merge, as git writes them with
+// merge.conflictStyle=diff3. The theirs marker is followed by the
+// registry and version, e.g. ">>>>>>> @team/x@1.1.0".
+const (
+	MarkerOurs   = "<<<<<<< ours"
+	MarkerBase   = "||||||| base"
+	MarkerSep    = "======="
+	MarkerTheirs = ">>>>>>>"
+)
+
+// Conflict is one place where the project and the registry both changed
+// the same thing in different ways.
+type Conflict struct {
+	// Path locates the conflict: "lines 12-15" (of the merged file) for a
+	// line merge, a JSON path such as "compilerOptions.target" for JSON,
+	// the variable name for env files, "devDependencies.eslint" or
+	// "scripts.lint" for package.json.
+	Path string `json:"path"`
+	// Ours, Base and Theirs are the three values (compact JSON for JSON
+	// and package.json, the value text for env); empty for line merges,
+	// whose file holds markers instead. A side without the value is
+	// empty and its Has flag false.
+	Ours   string `json:"ours,omitempty"`
+	Base   string `json:"base,omitempty"`
+	Theirs string `json:"theirs,omitempty"`
+}
+
+// Merge3Result is the outcome of a three-way merge.
+type Merge3Result struct {
+	// Content is the merged file. With line conflicts it holds git
+	// conflict markers; JSON, env and ignore merges never write markers
+	// and keep the project's value where they conflict.
+	Content []byte
+	// Conflicts lists what could not be merged, in file order.
+	Conflicts []Conflict
+}
+
+// Merge3 merges a registry's change into a project file: base is what the
+// installed version of the registry renders for the file, theirs what the
+// target version renders, ours the project's file now. label names the
+// target version in conflict markers ("@team/x@1.1.0").
+//
+//   - [StrategyOverwrite]: a line-based three-way merge (diff3). Changes
+//     on one side are taken; identical changes on both sides are taken
+//     once; overlapping different changes become a conflict block with
+//     git's markers (see [MarkerOurs]).
+//   - [StrategyJSON]: the structural delta from base to theirs (keys added,
+//     changed or removed) is applied to ours by JSON path; keys only the
+//     project has are kept. A key both sides changed differently is a
+//     conflict reported by its path; ours is kept. Arrays take the
+//     elements theirs added and lose those it removed.
+//   - [StrategyIgnore]: lines theirs added are appended when missing; lines
+//     theirs dropped are removed; every other line of ours stays.
+//   - [StrategyEnv]: variables theirs added are appended, changed ones are
+//     updated when ours still has the base value, dropped ones are removed
+//     when unchanged; a variable both changed is a conflict, ours kept.
+//
+// Whenever ours equals base the result is theirs, and whenever theirs
+// equals base the result is ours, byte for byte. Text strategies keep CRLF
+// line endings when ours uses them. [StrategyCustom] and unknown
+// strategies return an error wrapping [ErrMerge]; so do JSON inputs that do
+// not parse.
+func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	switch strategy {
+	case StrategyOverwrite, StrategyJSON, StrategyIgnore, StrategyEnv:
+	case StrategyCustom:
+		return nil, fmt.Errorf("%w: the custom strategy runs a script; it has no three-way merge", ErrMerge)
+	default:
+		return nil, fmt.Errorf("%w: unknown merge strategy %q (use json, ignore, env or overwrite)", ErrMerge, strategy)
+	}
+	if bytes.Equal(ours, base) {
+		return &Merge3Result{Content: clone(theirs)}, nil
+	}
+	if bytes.Equal(theirs, base) || bytes.Equal(ours, theirs) {
+		return &Merge3Result{Content: clone(ours)}, nil
+	}
+	crlf := usesCRLF(ours)
+	var res *Merge3Result
+	switch strategy {
+	case StrategyOverwrite:
+		res = merge3Lines(toLF(base), toLF(ours), toLF(theirs), label)
+	case StrategyJSON:
+		// JSON keeps the project's bytes when nothing changes and writes
+		// its own line endings otherwise.
+		return merge3JSON(base, ours, theirs)
+	case StrategyIgnore:
+		res = merge3Ignore(toLF(base), toLF(ours), toLF(theirs))
+	case StrategyEnv:
+		res = merge3Env(toLF(base), toLF(ours), toLF(theirs))
+	}
+	if crlf {
+		res.Content = bytes.ReplaceAll(res.Content, []byte("\n"), []byte("\r\n"))
+	}
+	return res, nil
+}
+
+func clone(b []byte) []byte { return append([]byte{}, b...) }
+
+// merge3Lines is diff3 over lines (Khanna, Kuber and Pierce, "A Formal
+// Investigation of Diff3"): stable chunks, where base, ours and theirs
+// agree, alternate with unstable chunks that are resolved when only one
+// side changed them.
+func merge3Lines(base, ours, theirs []byte, label string) *Merge3Result {
+	o, a, b := splitKeepLines(base), splitKeepLines(ours), splitKeepLines(theirs)
+	// A last line without "\n" is a different line from the same text
+	// with one, so merges stay exact; only inside a conflict block is a
+	// newline added before a marker.
+	t := lineTable{}
+	oi, ai, bi := t.ids(o), t.ids(a), t.ids(b)
+	ma, mb := matchLines(oi, ai), matchLines(oi, bi)
+	res := &Merge3Result{}
+	var out []string
+	emit := func(ls []string) { out = append(out, ls...) }
+	marker := func(m string) {
+		if n := len(out); n > 0 && !strings.HasSuffix(out[n-1], "\n") {
+			out[n-1] += "\n"
+		}
+		out = append(out, m+"\n")
+	}
+	lo, la, lb := 0, 0, 0
+	for {
+		if lo < len(o) && ma[lo] == la && mb[lo] == lb {
+			out = append(out, o[lo])
+			lo, la, lb = lo+1, la+1, lb+1
+			continue
+		}
+		// The next base line matched on both sides ends the unstable chunk.
+		next := lo
+		for next < len(o) && (ma[next] < 0 || mb[next] < 0) {
+			next++
+		}
+		eo, ea, eb := len(o), len(a), len(b)
+		if next < len(o) {
+			eo, ea, eb = next, ma[next], mb[next]
+		}
+		co, ca, cb := o[lo:eo], a[la:ea], b[lb:eb]
+		switch {
+		case equalLines(ca, co):
+			emit(cb)
+		case equalLines(cb, co), equalLines(ca, cb):
+			emit(ca)
+		default:
+			// Lines both sides added at the start or the end of the
+			// chunk identically are not part of the conflict.
+			p := 0
+			for p < len(ca) && p < len(cb) && ca[p] == cb[p] {
+				p++
+			}
+			s := 0
+			for s < len(ca)-p && s < len(cb)-p && ca[len(ca)-1-s] == cb[len(cb)-1-s] {
+				s++
+			}
+			emit(ca[:p])
+			start := len(out) + 1
+			marker(MarkerOurs)
+			emit(ca[p : len(ca)-s])
+			marker(MarkerBase)
+			emit(co)
+			marker(MarkerSep)
+			emit(cb[p : len(cb)-s])
+			marker(MarkerTheirs + " " + label)
+			res.Conflicts = append(res.Conflicts, Conflict{Path: fmt.Sprintf("lines %d-%d", start, len(out))})
+			emit(ca[len(ca)-s:])
+		}
+		if next >= len(o) {
+			break
+		}
+		lo, la, lb = eo, ea, eb
+	}
+	res.Content = []byte(strings.Join(out, ""))
+	return res
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lineSet is the set of trimmed, non-blank lines of a text.
+func lineSet(lines []string) map[string]bool {
+	s := map[string]bool{}
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" {
+			s[t] = true
+		}
+	}
+	return s
+}
+
+func merge3Ignore(base, ours, theirs []byte) *Merge3Result {
+	bs, ts := lineSet(splitLines(base)), lineSet(splitLines(theirs))
+	var out []string
+	have := map[string]bool{}
+	for _, l := range splitLines(ours) {
+		t := strings.TrimSpace(l)
+		if t != "" && bs[t] && !ts[t] {
+			continue // the registry dropped it
+		}
+		have[t] = true
+		out = append(out, l)
+	}
+	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+		out = out[:len(out)-1]
+	}
+	for _, l := range splitLines(theirs) {
+		t := strings.TrimSpace(l)
+		if t == "" || have[t] || bs[t] {
+			// Present already, or in base and removed by the user.
+			continue
+		}
+		have[t] = true
+		out = appendCollapsed(out, l)
+	}
+	return &Merge3Result{Content: joinLines(out)}
+}
+
+// envEntries maps each variable of an env file to its value (the text
+// after "KEY="; the first definition wins) and returns the non-variable
+// lines as a set.
+func envEntries(lines []string) (map[string]string, map[string]bool) {
+	vals := map[string]string{}
+	other := map[string]bool{}
+	for _, l := range lines {
+		if m := envLineRE.FindStringSubmatch(l); m != nil {
+			if _, ok := vals[m[1]]; !ok {
+				vals[m[1]] = l[len(m[0]):]
+			}
+			continue
+		}
+		if t := strings.TrimSpace(l); t != "" {
+			other[t] = true
+		}
+	}
+	return vals, other
+}
+
+func merge3Env(base, ours, theirs []byte) *Merge3Result {
+	res := &Merge3Result{}
+	bv, bo := envEntries(splitLines(base))
+	tlines := splitLines(theirs)
+	tv, to := envEntries(tlines)
+	var out []string
+	seen := map[string]bool{}
+	haveOther := map[string]bool{}
+	for _, l := range splitLines(ours) {
+		m := envLineRE.FindStringSubmatch(l)
+		if m == nil {
+			t := strings.TrimSpace(l)
+			if t != "" && bo[t] && !to[t] {
+				continue // a comment the registry dropped
+			}
+			haveOther[t] = true
+			out = append(out, l)
+			continue
+		}
+		k, val := m[1], l[len(m[0]):]
+		if seen[k] {
+			out = append(out, l) // a repeated definition: the user's own
+			continue
+		}
+		seen[k] = true
+		b, inBase := bv[k]
+		t, inTheirs := tv[k]
+		switch {
+		case inBase == inTheirs && b == t, val == t && inTheirs:
+			out = append(out, l)
+		case inBase && val == b && !inTheirs:
+			// Dropped by the registry and unchanged: removed.
+		case inBase && val == b:
+			out = append(out, m[0]+t)
+		default:
+			res.Conflicts = append(res.Conflicts, Conflict{Path: k, Ours: val, Base: b, Theirs: t})
+			out = append(out, l)
+		}
+	}
+	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+		out = out[:len(out)-1]
+	}
+	for _, l := range tlines {
+		if m := envLineRE.FindStringSubmatch(l); m != nil {
+			k := m[1]
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			b, inBase := bv[k]
+			if inBase {
+				if b != tv[k] {
+					// The user deleted a variable the registry changed.
+					res.Conflicts = append(res.Conflicts, Conflict{Path: k, Base: b, Theirs: tv[k]})
+				}
+				continue
+			}
+			out = append(out, k+"="+l[len(m[0]):])
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if t != "" && (haveOther[t] || bo[t]) {
+			continue
+		}
+		haveOther[t] = true
+		out = appendCollapsed(out, l)
+	}
+	res.Content = joinLines(out)
+	return res
+}

@@ -1,0 +1,364 @@
+package apply
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// FileStatus is what "jig check" found for one file a registry wrote.
+type FileStatus string
+
+// The file statuses of a [CheckReport]. Modified, missing and conflict
+// are drift.
+const (
+	// FileUnchanged: the file has the bytes jig last wrote.
+	FileUnchanged FileStatus = "unchanged"
+	// FileModified: the file was changed since (or is no longer a regular
+	// file inside the project).
+	FileModified FileStatus = "modified"
+	// FileMissing: the file was deleted.
+	FileMissing FileStatus = "missing"
+	// FileConflict: an update wrote conflict markers that are still there.
+	FileConflict FileStatus = "conflict"
+	// FileResolved: an update wrote conflict markers and they are gone.
+	// Not drift: resolving is what the user was asked to do.
+	FileResolved FileStatus = "resolved"
+)
+
+// CheckReport is the result of [Engine.Check]; it encodes to the document
+// "jig check --json" prints.
+type CheckReport struct {
+	// Dir is the absolute project directory.
+	Dir string `json:"dir"`
+	// Drift is true when any file or package.json entry drifted.
+	Drift bool `json:"drift"`
+	// Registries are the installed registries in jig.json order.
+	Registries []RegistryCheck `json:"registries"`
+	// Warnings are notices (records that could not be checked).
+	Warnings []string `json:"warnings"`
+}
+
+// RegistryCheck is what [Engine.Check] found for one installed registry.
+type RegistryCheck struct {
+	Key      string            `json:"key"`
+	Version  string            `json:"version"`
+	Language registry.Language `json:"language,omitempty"`
+	// Drift is true when one of its files or package entries drifted.
+	Drift bool `json:"drift"`
+	// Files are its files, sorted by target.
+	Files []FileCheck `json:"files"`
+	// Packages are its package.json dependencies and scripts that differ
+	// from the record, sorted by section and name.
+	Packages []PackageDrift `json:"packages"`
+}
+
+// FileCheck is the status of one file.
+type FileCheck struct {
+	Target string     `json:"target"`
+	Status FileStatus `json:"status"`
+	Reason string     `json:"reason,omitempty"`
+}
+
+// PackageDrift is one package.json dependency or script that differs from
+// what jig recorded.
+type PackageDrift struct {
+	// Section is "dependencies", "devDependencies" or "scripts".
+	Section string `json:"section"`
+	Name    string `json:"name"`
+	// Recorded is the value jig wrote; Current the value now ("" when
+	// the entry is gone).
+	Recorded string `json:"recorded"`
+	Current  string `json:"current,omitempty"`
+	// Status is "changed" or "missing".
+	Status string `json:"status"`
+}
+
+// Check compares the project in dir with what jig.json records: every file
+// each installed registry wrote (by sha256) and its package.json
+// dependencies and scripts. It reads no registry, except for registries
+// installed by jig versions that did not record package.json values: their
+// installed version's manifest is fetched instead (a failure becomes a
+// warning).
+func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
+	lc, err := e.openProject(dir, "check")
+	if err != nil {
+		return nil, err
+	}
+	rep := &CheckReport{Dir: lc.pl.plan.Dir, Registries: []RegistryCheck{}, Warnings: []string{}}
+	pkgState := lc.pl.files["package.json"]
+	cur, err := registry.PackageValues(pkgState.orig)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+	}
+	ids := lc.installedIDs()
+	records := make([]*registry.PackageFragment, len(ids))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.concurrency)
+	for i, id := range ids {
+		inst := lc.proj.Installed[id.Key()]
+		if inst.Package != nil {
+			records[i] = inst.Package
+			continue
+		}
+		g.Go(func() error {
+			pinned := id
+			pinned.Language = ""
+			m, err := e.src.Manifest(gctx, pinned)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("package.json entries of %s were not checked: jig.json does not record them and the registry could not be fetched: %v", id.Key(), err))
+				return nil
+			}
+			lang := inst.Language
+			if lang == "" {
+				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+			}
+			f := fragmentOf(m.ForLanguage(lang))
+			records[i] = &f
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		inst := lc.proj.Installed[id.Key()]
+		rc := RegistryCheck{Key: id.Key(), Version: id.Version, Language: inst.Language, Files: []FileCheck{}, Packages: []PackageDrift{}}
+		conflicted := map[string]bool{}
+		for _, t := range inst.Conflicts {
+			conflicted[t] = true
+		}
+		targets := make([]string, 0, len(inst.Files))
+		for t := range inst.Files {
+			targets = append(targets, t)
+		}
+		sort.Strings(targets)
+		for _, t := range targets {
+			fc := checkFile(lc.pl.root, t, inst.Files[t], conflicted[t])
+			if fc.Status != FileUnchanged && fc.Status != FileResolved {
+				rc.Drift = true
+			}
+			rc.Files = append(rc.Files, fc)
+		}
+		if rec := records[i]; rec != nil {
+			rc.Packages = packageDrift(*rec, cur)
+			if len(rc.Packages) > 0 {
+				rc.Drift = true
+			}
+		}
+		rep.Drift = rep.Drift || rc.Drift
+		rep.Registries = append(rep.Registries, rc)
+	}
+	return rep, nil
+}
+
+// checkFile reports the status of one recorded target.
+func checkFile(root, target, want string, conflicted bool) FileCheck {
+	fc := FileCheck{Target: target}
+	if _, err := registry.CleanTarget(target); err != nil {
+		fc.Status, fc.Reason = FileModified, "the recorded target is not a safe path"
+		return fc
+	}
+	real, err := resolveTarget(root, target)
+	if err != nil {
+		fc.Status, fc.Reason = FileModified, firstLineOf(err)
+		return fc
+	}
+	fi, err := os.Lstat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fc.Status = FileMissing
+		return fc
+	case err != nil:
+		fc.Status, fc.Reason = FileModified, firstLineOf(err)
+		return fc
+	case !fi.Mode().IsRegular():
+		fc.Status, fc.Reason = FileModified, "no longer a regular file"
+		return fc
+	}
+	got, markers, err := hashFile(real, conflicted)
+	switch {
+	case err != nil:
+		fc.Status, fc.Reason = FileModified, firstLineOf(err)
+	case conflicted && markers:
+		fc.Status, fc.Reason = FileConflict, "conflict markers are still in the file; resolve them"
+	case conflicted:
+		fc.Status = FileResolved
+	case got == want:
+		fc.Status = FileUnchanged
+	default:
+		fc.Status = FileModified
+	}
+	return fc
+}
+
+// hashFile returns "sha256:<hex>" of a file and, when scan is set, whether
+// it still holds a line starting with a conflict marker.
+func hashFile(path string, scan bool) (string, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	markers := false
+	if scan {
+		sc := bufio.NewScanner(io.TeeReader(f, h))
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			l := sc.Text()
+			if strings.HasPrefix(l, registry.MarkerOurs) || strings.HasPrefix(l, registry.MarkerTheirs+" ") || l == registry.MarkerSep {
+				markers = true
+			}
+		}
+		if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+			return "", false, err
+		}
+	}
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false, err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), markers, nil
+}
+
+// packageDrift compares recorded package.json values with the current ones.
+// A dependency counts in either section (a runtime dependency may have
+// taken over a dev one).
+func packageDrift(rec, cur registry.PackageFragment) []PackageDrift {
+	out := []PackageDrift{}
+	deps := func(section string, m map[string]string) {
+		for _, name := range sortedKeys(m) {
+			v, ok := cur.Dependencies[name]
+			if !ok {
+				v, ok = cur.DevDependencies[name]
+			}
+			switch {
+			case !ok:
+				out = append(out, PackageDrift{Section: section, Name: name, Recorded: m[name], Status: "missing"})
+			case v != m[name]:
+				out = append(out, PackageDrift{Section: section, Name: name, Recorded: m[name], Current: v, Status: "changed"})
+			}
+		}
+	}
+	deps("dependencies", rec.Dependencies)
+	deps("devDependencies", rec.DevDependencies)
+	for _, name := range sortedKeys(rec.Scripts) {
+		v, ok := cur.Scripts[name]
+		switch {
+		case !ok:
+			out = append(out, PackageDrift{Section: "scripts", Name: name, Recorded: rec.Scripts[name], Status: "missing"})
+		case v != rec.Scripts[name]:
+			out = append(out, PackageDrift{Section: "scripts", Name: name, Recorded: rec.Scripts[name], Current: v, Status: "changed"})
+		}
+	}
+	return out
+}
+
+func firstLineOf(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// VersionLister is implemented by sources that can list a registry's
+// published versions (*registryclient.Sources does).
+type VersionLister interface {
+	// Versions lists id's versions, newest first.
+	Versions(ctx context.Context, id registry.ID) ([]string, error)
+}
+
+// OutdatedEntry is one installed registry in [Engine.Outdated]'s report.
+type OutdatedEntry struct {
+	Key string `json:"key"`
+	// Installed is the installed version; Wanted the newest version
+	// compatible with it (same major, as npm's caret); Latest the newest
+	// version (see [registry.UpdateCandidates]).
+	Installed string `json:"installed"`
+	Wanted    string `json:"wanted"`
+	Latest    string `json:"latest"`
+	// Outdated is true when Latest is newer than Installed.
+	Outdated bool `json:"outdated"`
+	// Error is set when the versions could not be fetched.
+	Error string `json:"error,omitempty"`
+}
+
+// Outdated lists, for every installed registry of the project in dir, the
+// installed, wanted and latest versions, fetched concurrently. A registry
+// whose versions cannot be fetched gets Error; the call fails only when
+// the project cannot be read or the source cannot list versions.
+func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, error) {
+	vl, ok := e.src.(VersionLister)
+	if !ok {
+		return nil, errors.New("apply: the source cannot list versions")
+	}
+	lc, err := e.openProject(dir, "outdated")
+	if err != nil {
+		return nil, err
+	}
+	ids := lc.installedIDs()
+	out := make([]OutdatedEntry, len(ids))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.concurrency)
+	for i, id := range ids {
+		g.Go(func() error {
+			en := OutdatedEntry{Key: id.Key(), Installed: id.Version}
+			vs, err := vl.Versions(gctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				en.Error = err.Error()
+			} else {
+				en.Wanted, en.Latest = registry.UpdateCandidates(id.Version, vs)
+				en.Outdated = en.Latest != "" && newer(en.Latest, id.Version)
+			}
+			out[i] = en
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newer reports whether version a sorts after b.
+func newer(a, b string) bool {
+	vs := []string{b, a}
+	registry.SortVersions(vs)
+	return vs[0] == a && a != b
+}
+
+// latestVersion returns the version an update without --to moves key to:
+// the latest of [registry.UpdateCandidates] when the source lists versions,
+// or "" (the server's latest).
+func (e *Engine) latestVersion(ctx context.Context, id registry.ID) (string, error) {
+	vl, ok := e.src.(VersionLister)
+	if !ok {
+		return "", nil
+	}
+	vs, err := vl.Versions(ctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
+	if err != nil {
+		return "", fmt.Errorf("listing versions of %s: %w", id.Key(), err)
+	}
+	_, latest := registry.UpdateCandidates(id.Version, vs)
+	return latest, nil
+}

@@ -1,0 +1,663 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// verSource is a [Source] with several versions per registry, and a
+// [VersionLister]; failFile > 0 fails the Nth file request.
+type verSource struct {
+	manifests map[string]map[string]*registry.Manifest // key -> version -> manifest
+	files     map[string][]byte                        // key@version/path
+	failFile  int64
+	calls     atomic.Int64
+}
+
+func newVerSource() *verSource {
+	return &verSource{manifests: map[string]map[string]*registry.Manifest{}, files: map[string][]byte{}}
+}
+
+func (s *verSource) add(key string, m *registry.Manifest, files map[string]string) {
+	if s.manifests[key] == nil {
+		s.manifests[key] = map[string]*registry.Manifest{}
+	}
+	s.manifests[key][m.Version] = m
+	for p, c := range files {
+		s.files[key+"@"+m.Version+"/"+p] = []byte(c)
+	}
+}
+
+func (s *verSource) Versions(_ context.Context, id registry.ID) ([]string, error) {
+	var vs []string
+	for v := range s.manifests[id.Key()] {
+		vs = append(vs, v)
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("registry not found: %s", id)
+	}
+	registry.SortVersions(vs)
+	return vs, nil
+}
+
+func (s *verSource) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
+	v := id.Version
+	if v == "" {
+		vs, err := s.Versions(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		v = vs[0]
+	}
+	m, ok := s.manifests[id.Key()][v]
+	if !ok {
+		return nil, fmt.Errorf("registry not found: %s", id)
+	}
+	c := *m
+	return &c, nil
+}
+
+func (s *verSource) File(_ context.Context, id registry.ID, path string) ([]byte, error) {
+	if n := s.calls.Add(1); s.failFile > 0 && n == s.failFile {
+		return nil, fmt.Errorf("HTTP 500 for file %s", path)
+	}
+	b, ok := s.files[id.Key()+"@"+id.Version+"/"+path]
+	if !ok {
+		return nil, fmt.Errorf("file not found: %s of %s", path, id)
+	}
+	return b, nil
+}
+
+func (s *verSource) Preset(context.Context, string) (*registry.Preset, error) {
+	return nil, errors.New("no presets")
+}
+
+const indexV1 = `import { start } from "./server";
+
+const port = 3000;
+
+start(port);
+`
+
+const indexV2 = `import { start } from "./server";
+
+const port = 3000;
+
+start(port).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
+`
+
+// lifecycleSource: @team/base 1.0.0 (a runtime), @team/x 1.0.0 and 1.1.0.
+// 1.1.0 changes the end of src/index.ts, a key of tsconfig.json, a
+// dependency range, a .gitignore line and an env default; it adds
+// docs/x.md and drops old.txt.
+func lifecycleSource() *verSource {
+	s := newVerSource()
+	s.add("@team/base", &registry.Manifest{
+		Name: "base", Namespace: "@team", Type: registry.TypeRuntime, Version: "1.0.0", Priority: 1,
+		DevDependencies: map[string]string{"typescript": "^5.0.0"},
+		Files: []registry.File{
+			{Target: ".gitignore", Type: registry.FileConfig, Content: strp("node_modules\n")},
+			{Target: "README.md", Type: registry.FileDocs, Content: strp("# app\n")},
+		},
+	}, nil)
+	s.add("@team/x", &registry.Manifest{
+		Name: "x", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 4,
+		RegistryDependencies: []string{"@team/base"},
+		Dependencies:         map[string]string{"fastify": "^4.0.0"},
+		DevDependencies:      map[string]string{"tsx": "^4.0.0"},
+		Scripts:              map[string]string{"dev": "tsx watch src/index.ts"},
+		Files: []registry.File{
+			{Target: "src/index.ts", Type: registry.FileEntry, Path: "index.ts"},
+			{Target: "tsconfig.json", Type: registry.FileConfig, Content: strp(`{"compilerOptions": {"target": "ES2020", "strict": true}}`)},
+			{Target: ".gitignore", Type: registry.FileConfig, Content: strp("node_modules\ndist\n.cache\n")},
+			{Target: ".env.example", Type: registry.FileConfig, Content: strp("PORT=3000\nLOG_LEVEL=info\n")},
+			{Target: "old.txt", Type: registry.FileDocs, Content: strp("old\n")},
+		},
+	}, map[string]string{"index.ts": indexV1})
+	s.add("@team/x", &registry.Manifest{
+		Name: "x", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 4,
+		RegistryDependencies: []string{"@team/base"},
+		Dependencies:         map[string]string{"fastify": "^4.28.0"},
+		DevDependencies:      map[string]string{"tsx": "^4.0.0"},
+		Scripts:              map[string]string{"dev": "tsx watch src/index.ts", "start": "node dist/index.js"},
+		Files: []registry.File{
+			{Target: "src/index.ts", Type: registry.FileEntry, Path: "index.ts"},
+			{Target: "tsconfig.json", Type: registry.FileConfig, Content: strp(`{"compilerOptions": {"target": "ES2022", "strict": true}}`)},
+			{Target: ".gitignore", Type: registry.FileConfig, Content: strp("node_modules\ndist\ncoverage\n")},
+			{Target: ".env.example", Type: registry.FileConfig, Content: strp("PORT=3000\nLOG_LEVEL=warn\n")},
+			{Target: "docs/x.md", Type: registry.FileDocs, Content: strp("# x\n")},
+		},
+	}, map[string]string{"index.ts": indexV2})
+	return s
+}
+
+// initProject applies @team/base, then @team/x@1.0.0, and returns the
+// project directory and its snapshot before @team/x was added.
+func initProject(t *testing.T, e *Engine) (string, map[string]string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/base@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.0.0"}, false); err != nil {
+		t.Fatal(err)
+	}
+	return dir, before
+}
+
+func editFile(t *testing.T, dir, target string, edit func(string) string) {
+	t.Helper()
+	p := filepath.Join(dir, target)
+	if err := os.WriteFile(p, []byte(edit(readFile(t, p))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCheck(t *testing.T, e *Engine, dir string) *CheckReport {
+	t.Helper()
+	rep, err := e.Check(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestUpdateMergesUserEdits(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	if rep := mustCheck(t, e, dir); rep.Drift {
+		t.Fatalf("fresh project drifted: %+v", rep)
+	}
+	// The user edits the top of index.ts, tsconfig, .gitignore, .env.example
+	// and a dependency range of their own.
+	editFile(t, dir, "src/index.ts", func(s string) string {
+		return strings.Replace(s, `import { start } from "./server";`, "import { start } from \"./server\";\nimport { log } from \"./log\";", 1)
+	})
+	editFile(t, dir, "tsconfig.json", func(s string) string {
+		return strings.Replace(s, `"strict": true`, `"strict": true, "outDir": "dist"`, 1)
+	})
+	editFile(t, dir, ".gitignore", func(s string) string { return s + ".idea\n" })
+	editFile(t, dir, ".env.example", func(s string) string { return strings.Replace(s, "PORT=3000", "PORT=8080", 1) })
+	if rep := mustCheck(t, e, dir); !rep.Drift {
+		t.Fatal("check did not report the edits")
+	}
+
+	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Conflicts != 0 {
+		t.Fatalf("got %d conflicts, want none: %+v", plan.Conflicts, plan.Files)
+	}
+	wantUpdates := []RegistryUpdate{
+		{Key: "@team/base", From: "1.0.0", To: "1.0.0", Language: "ts", Action: "current"},
+		{Key: "@team/x", From: "1.0.0", To: "1.1.0", Language: "ts", Action: "update"},
+	}
+	if got, _ := json.Marshal(plan.Updates); string(got) != string(mustJSON(t, wantUpdates)) {
+		t.Errorf("updates: got %s, want %s", got, mustJSON(t, wantUpdates))
+	}
+	if len(plan.Diffs()) == 0 {
+		t.Fatal("a plan with changes has no diffs")
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	index := readFile(t, filepath.Join(dir, "src/index.ts"))
+	if !strings.Contains(index, `import { log } from "./log";`) || !strings.Contains(index, "process.exit(1);") || strings.Contains(index, "<<<<<<<") {
+		t.Errorf("src/index.ts does not hold both changes:\n%s", index)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "tsconfig.json")), "{\n  \"compilerOptions\": {\n    \"target\": \"ES2022\",\n    \"strict\": true,\n    \"outDir\": \"dist\"\n  }\n}\n"; got != want {
+		t.Errorf("tsconfig.json:\ngot:\n%s\nwant:\n%s", got, want)
+	}
+	// .cache was dropped by x; node_modules stays (base provides it too).
+	if got, want := readFile(t, filepath.Join(dir, ".gitignore")), "node_modules\ndist\n.idea\ncoverage\n"; got != want {
+		t.Errorf(".gitignore: got %q, want %q", got, want)
+	}
+	if got, want := readFile(t, filepath.Join(dir, ".env.example")), "PORT=8080\nLOG_LEVEL=warn\n"; got != want {
+		t.Errorf(".env.example: got %q, want %q", got, want)
+	}
+	pkg := readFile(t, filepath.Join(dir, "package.json"))
+	if !strings.Contains(pkg, `"fastify": "^4.28.0"`) || !strings.Contains(pkg, `"start": "node dist/index.js"`) {
+		t.Errorf("package.json did not get the new range and script:\n%s", pkg)
+	}
+	if readFile(t, filepath.Join(dir, "docs/x.md")) != "# x\n" {
+		t.Error("the new file was not created")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old.txt")); !os.IsNotExist(err) {
+		t.Errorf("old.txt, dropped by 1.1.0 and unchanged, still exists (%v)", err)
+	}
+	proj, err := registry.ParseProject([]byte(readFile(t, filepath.Join(dir, "jig.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := proj.Installed["@team/x"].Version; v != "1.1.0" {
+		t.Errorf("jig.json records %s, want 1.1.0", v)
+	}
+	if rep := mustCheck(t, e, dir); rep.Drift {
+		t.Errorf("check after the update: drift %+v", rep.Registries)
+	}
+	// A second update has nothing to do.
+	plan, err = e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Changes() {
+		t.Errorf("second update changes files: %+v", plan.Files)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	editFile(t, dir, "src/index.ts", func(s string) string { return strings.Replace(s, "start(port);", "start(port, { verbose: true });", 1) })
+	editFile(t, dir, "tsconfig.json", func(s string) string { return strings.Replace(s, "ES2020", "ES2019", 1) })
+	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Conflicts != 2 {
+		t.Fatalf("got %d conflicts, want 2 (index.ts lines, tsconfig target): %+v", plan.Conflicts, plan.Files)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	index := readFile(t, filepath.Join(dir, "src/index.ts"))
+	for _, m := range []string{"<<<<<<< ours\n", "||||||| base\n", "=======\n", ">>>>>>> @team/x@1.1.0\n"} {
+		if !strings.Contains(index, m) {
+			t.Errorf("src/index.ts lacks marker %q:\n%s", m, index)
+		}
+	}
+	tsconfig := readFile(t, filepath.Join(dir, "tsconfig.json"))
+	if !strings.Contains(tsconfig, "ES2019") || strings.Contains(tsconfig, "<<<") {
+		t.Errorf("tsconfig.json must keep the user's value, without markers:\n%s", tsconfig)
+	}
+	for _, f := range plan.Files {
+		if f.Target == "tsconfig.json" && (f.Action != ActionConflict || len(f.Conflicts) != 1 || f.Conflicts[0].Path != "compilerOptions.target") {
+			t.Errorf("tsconfig.json change: %+v, want a conflict at compilerOptions.target", f)
+		}
+	}
+	// Everything else was applied and recorded.
+	if readFile(t, filepath.Join(dir, "docs/x.md")) != "# x\n" {
+		t.Error("docs/x.md was not created")
+	}
+	rep := mustCheck(t, e, dir)
+	if st := fileStatus(rep, "@team/x", "src/index.ts"); st != FileConflict {
+		t.Errorf("check: src/index.ts is %s, want conflict", st)
+	}
+	if !rep.Drift {
+		t.Error("check is clean while markers remain")
+	}
+	// The user resolves the conflict: check is clean.
+	if err := os.WriteFile(filepath.Join(dir, "src/index.ts"), []byte(indexV2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep = mustCheck(t, e, dir)
+	if st := fileStatus(rep, "@team/x", "src/index.ts"); st != FileResolved || rep.Drift {
+		t.Errorf("after resolving: src/index.ts is %s (drift %v), want resolved and no drift: %+v", st, rep.Drift, rep.Registries)
+	}
+}
+
+func fileStatus(rep *CheckReport, key, target string) FileStatus {
+	for _, r := range rep.Registries {
+		if r.Key != key {
+			continue
+		}
+		for _, f := range r.Files {
+			if f.Target == target {
+				return f.Status
+			}
+		}
+	}
+	return ""
+}
+
+func TestUpdateFileCases(t *testing.T) {
+	t.Parallel()
+	t.Run("user deleted a file: stays deleted", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		if err := os.Remove(filepath.Join(dir, "src/index.ts")); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "src/index.ts")); !os.IsNotExist(err) {
+			t.Error("the deleted file came back")
+		}
+		if !hasWarning(plan, "src/index.ts was deleted in the project; it stays deleted") {
+			t.Errorf("no report of the deleted file: %v", plan.Warnings)
+		}
+		if st := fileStatus(mustCheck(t, e, dir), "@team/x", "src/index.ts"); st != FileMissing {
+			t.Errorf("check: %s, want missing", st)
+		}
+	})
+	t.Run("dropped file the user changed: kept and reported", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		editFile(t, dir, "old.txt", func(s string) string { return s + "mine\n" })
+		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if readFile(t, filepath.Join(dir, "old.txt")) != "old\nmine\n" {
+			t.Error("old.txt was not kept")
+		}
+		if !hasWarning(plan, "old.txt was changed in the project, so it was kept") {
+			t.Errorf("no report: %v", plan.Warnings)
+		}
+	})
+	t.Run("untracked file in the way of a new file", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		writeFiles(t, dir, map[string]string{"docs/x.md": "my own docs\n"})
+		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if readFile(t, filepath.Join(dir, "docs/x.md")) != "my own docs\n" || !hasWarning(plan, "re-run with --force") {
+			t.Errorf("the untracked file was not kept and reported: %v", plan.Warnings)
+		}
+		dir2, _ := initProject(t, e)
+		writeFiles(t, dir2, map[string]string{"docs/x.md": "my own docs\n"})
+		if _, err := runUpdate(t, e, UpdateRequest{Dir: dir2, Force: true}); err != nil {
+			t.Fatal(err)
+		}
+		if readFile(t, filepath.Join(dir2, "docs/x.md")) != "# x\n" {
+			t.Error("--force did not overwrite the file in the way")
+		}
+	})
+	t.Run("CRLF file keeps its line endings", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		editFile(t, dir, "src/index.ts", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") })
+		if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := readFile(t, filepath.Join(dir, "src/index.ts")), strings.ReplaceAll(indexV2, "\n", "\r\n"); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("user changed a dependency range: kept and reported", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		editFile(t, dir, "package.json", func(s string) string { return strings.Replace(s, `"fastify": "^4.0.0"`, `"fastify": "~4.10.0"`, 1) })
+		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(readFile(t, filepath.Join(dir, "package.json")), `"fastify": "~4.10.0"`) {
+			t.Error("the user's range was overwritten")
+		}
+		if len(plan.PackageConflicts) != 1 || plan.PackageConflicts[0].Path != "dependencies.fastify" {
+			t.Errorf("package conflicts: %+v", plan.PackageConflicts)
+		}
+	})
+	t.Run("symlink to outside the project is refused", func(t *testing.T) {
+		t.Parallel()
+		e := newEngine(t, lifecycleSource())
+		dir, _ := initProject(t, e)
+		outside := filepath.Join(t.TempDir(), "outside.ts")
+		if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, "src/index.ts")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(dir, "src/index.ts")); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshot(t, dir)
+		_, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+		if !errors.Is(err, ErrUnsafeTarget) {
+			t.Fatalf("got %v, want ErrUnsafeTarget", err)
+		}
+		assertSame(t, before, snapshot(t, dir))
+		if readFile(t, outside) != "secret\n" {
+			t.Error("the file outside the project was changed")
+		}
+		if st := fileStatus(mustCheck(t, e, dir), "@team/x", "src/index.ts"); st != FileModified {
+			t.Errorf("check: %s, want modified", st)
+		}
+	})
+}
+
+// runUpdate plans and applies an update.
+func runUpdate(t *testing.T, e *Engine, req UpdateRequest) (*Plan, error) {
+	t.Helper()
+	plan, err := e.PlanUpdate(t.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	return plan, e.Apply(t.Context(), plan)
+}
+
+func hasWarning(p *Plan, sub string) bool {
+	for _, w := range p.Warnings {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUpdateFailureLeavesProjectIdentical(t *testing.T) {
+	t.Parallel()
+	for n := int64(1); n <= 2; n++ {
+		t.Run(fmt.Sprintf("download %d fails", n), func(t *testing.T) {
+			t.Parallel()
+			src := lifecycleSource()
+			e := newEngine(t, src)
+			dir, _ := initProject(t, e)
+			editFile(t, dir, "src/index.ts", func(s string) string { return "// mine\n" + s })
+			before := snapshot(t, dir)
+			src.failFile = src.calls.Load() + n
+			if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
+				t.Fatalf("got %v, want the download error", err)
+			}
+			assertSame(t, before, snapshot(t, dir))
+		})
+	}
+	for _, failAt := range []string{"src/index.ts", "old.txt", "docs/x.md", "package.json", "jig.json"} {
+		t.Run("write of "+failAt+" fails", func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, lifecycleSource())
+			dir, _ := initProject(t, e)
+			editFile(t, dir, "src/index.ts", func(s string) string { return "// mine\n" + s })
+			before := snapshot(t, dir)
+			e.opts.beforeWrite = func(target string) error {
+				if target == failAt {
+					return errors.New("disk full")
+				}
+				return nil
+			}
+			_, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+			if err == nil || !strings.Contains(err.Error(), "rolled back") {
+				t.Fatalf("got %v, want a rolled-back write error", err)
+			}
+			assertSame(t, before, snapshot(t, dir))
+		})
+	}
+}
+
+func TestRemove(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, before := initProject(t, e)
+	// The user edits one key of a JSON file of x.
+	editFile(t, dir, "tsconfig.json", func(s string) string { return strings.Replace(s, `"strict": true`, `"strict": false`, 1) })
+
+	_, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/base"})
+	var dep *DependedOnError
+	if !errors.As(err, &dep) || dep.By[0] != "@team/x" {
+		t.Fatalf("removing a dependency: got %v, want a DependedOnError naming @team/x", err)
+	}
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, dir)
+	// The user's own edit remains (the key they changed, nothing else of
+	// x's); everything else is as before the add.
+	if got, want := after["tsconfig.json"], "-rw-r--r-- {\n  \"compilerOptions\": {\n    \"strict\": false\n  }\n}\n"; got != want || !hasWarning(plan, "tsconfig.json: kept compilerOptions.strict") {
+		t.Errorf("tsconfig.json: got %q, want %q, reported (%v)", got, want, plan.Warnings)
+	}
+	delete(after, "tsconfig.json")
+	assertSame(t, before, after)
+}
+
+func TestRemoveForce(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, before := initProject(t, e)
+	editFile(t, dir, "src/index.ts", func(s string) string { return "// mine\n" + s })
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/x", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, before, snapshot(t, dir))
+}
+
+func TestAddOtherVersionPointsToUpdate(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	before := snapshot(t, dir)
+	_, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.1.0"}, false)
+	var ov *OtherVersionError
+	if !errors.As(err, &ov) || ov.Installed != "1.0.0" || ov.Requested != "1.1.0" || !strings.Contains(err.Error(), "jig update @team/x --to 1.1.0") {
+		t.Fatalf("got %v, want an OtherVersionError pointing to jig update", err)
+	}
+	assertSame(t, before, snapshot(t, dir))
+	// The same version is still "already installed".
+	plan, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.0.0"}, false)
+	if err != nil || plan.AlreadyInstalled == "" {
+		t.Fatalf("same version: %v %+v", err, plan)
+	}
+}
+
+func TestUpdateHostileTargetWritesNothing(t *testing.T) {
+	t.Parallel()
+	src := lifecycleSource()
+	src.add("@team/x", &registry.Manifest{
+		Name: "x", Namespace: "@team", Type: registry.TypeFeature, Version: "2.0.0", Priority: 4,
+		Files: []registry.File{
+			{Target: "ok.txt", Type: registry.FileDocs, Content: strp("ok\n")},
+			{Target: "../escape.txt", Type: registry.FileDocs, Content: strp("no\n")},
+		},
+	}, nil)
+	e := newEngine(t, src)
+	dir, _ := initProject(t, e)
+	before := snapshot(t, dir)
+	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); !errors.Is(err, ErrUnsafeTarget) {
+		t.Fatalf("got %v, want ErrUnsafeTarget", err)
+	}
+	assertSame(t, before, snapshot(t, dir))
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape.txt")); !os.IsNotExist(err) {
+		t.Error("a file was written outside the project")
+	}
+}
+
+func TestOldProjectFileWorks(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	// Strip what this jig version adds to jig.json: earlier versions
+	// recorded only version, language and file hashes.
+	p := filepath.Join(dir, "jig.json")
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, p)), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range raw["installed"].(map[string]any) {
+		delete(v.(map[string]any), "package")
+	}
+	b, _ := json.MarshalIndent(raw, "", "  ")
+	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := mustCheck(t, e, dir); rep.Drift || len(rep.Warnings) > 0 {
+		t.Fatalf("check of an old project: %+v", rep)
+	}
+	editFile(t, dir, "package.json", func(s string) string { return strings.Replace(s, `"tsx": "^4.0.0"`, `"tsx": "^4.1.0"`, 1) })
+	rep := mustCheck(t, e, dir)
+	var got []PackageDrift
+	for _, r := range rep.Registries {
+		got = append(got, r.Packages...)
+	}
+	if len(got) != 1 || got[0].Name != "tsx" || got[0].Current != "^4.1.0" {
+		t.Errorf("package drift: %+v", got)
+	}
+	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutdated(t *testing.T) {
+	t.Parallel()
+	src := lifecycleSource()
+	src.add("@team/x", &registry.Manifest{Name: "x", Namespace: "@team", Type: registry.TypeFeature, Version: "2.0.0", Priority: 4}, nil)
+	e := newEngine(t, src)
+	dir, _ := initProject(t, e)
+	got, err := e.Outdated(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []OutdatedEntry{
+		{Key: "@team/base", Installed: "1.0.0", Wanted: "1.0.0", Latest: "1.0.0"},
+		{Key: "@team/x", Installed: "1.0.0", Wanted: "1.1.0", Latest: "2.0.0", Outdated: true},
+	}
+	if string(mustJSON(t, got)) != string(mustJSON(t, want)) {
+		t.Errorf("got %s, want %s", mustJSON(t, got), mustJSON(t, want))
+	}
+	// --to moves to the wanted version instead of the latest.
+	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Updates[0].To != "1.1.0" {
+		t.Errorf("--to: %+v", plan.Updates)
+	}
+	if _, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, To: "1.1.0"}); err == nil {
+		t.Error("--to without one registry was accepted")
+	}
+	if _, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"nope"}}); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("unknown registry: got %v, want ErrNotInstalled", err)
+	}
+}
