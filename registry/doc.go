@@ -40,6 +40,18 @@
 // scripts, the files/ URL suffix) follow [ValidFilePath]: relative POSIX
 // paths, an optional leading "./", segments of [A-Za-z0-9._@+-], no "." or
 // ".." segments and no empty segments. Project targets (files[].target) are
-// checked by [CleanTarget], which refuses absolute paths and anything that
-// would leave the project directory.
+// checked by [CleanTarget], which refuses absolute paths, anything that
+// would leave the project directory, and anything inside git's metadata
+// directory ([IsDotGit]: ".git" in any case, with trailing dots or spaces,
+// as the NTFS short name "git~1", or with code points HFS+ ignores).
+//
+// # JSON nesting depth
+//
+// Every JSON document this package parses (manifests, presets, version
+// lists, digest indexes, jig.json, package.json and both sides of a json
+// merge) may nest objects and arrays at most [MaxJSONDepth] (64) levels
+// deep. [CheckJSONDepth] is the one check, a single pass run before a
+// document is decoded; registryclient uses it for the rc file and every
+// server answer. A deeper document gives a [*JSONDepthError] naming the
+// document and the limit.
 package registry

@@ -133,7 +133,9 @@ var (
 // blocks) with [CleanTarget], which also refuses what a regular expression
 // cannot say well (targets inside git's .git directory). It returns nil when
 // the document is valid, an error wrapping [ErrInvalidJSON] when it is not
-// JSON, or a [*SchemaError] listing every violation.
+// JSON, or a [*SchemaError] listing every violation. A document nested
+// deeper than [MaxJSONDepth] is one violation at the root, found before the
+// document is decoded.
 func ValidateManifestJSON(data []byte) error {
 	return validate(data, ManifestSchemaFile, manifestSchema, targetViolations)
 }
@@ -188,10 +190,20 @@ func ValidateProjectJSON(data []byte) error {
 	return validate(data, ProjectSchemaFile, projectSchema, nil)
 }
 
+// documentNames names the documents each schema describes, for messages.
+var documentNames = map[string]string{
+	ManifestSchemaFile: "registry.json",
+	PresetSchemaFile:   "preset.json",
+	ProjectSchemaFile:  ProjectFile,
+}
+
 func validate(data []byte, name string, compiled func() (*jsonschema.Schema, error), extra func(doc any) []Violation) error {
 	schema, err := compiled()
 	if err != nil {
 		return err
+	}
+	if err := CheckJSONDepth(documentNames[name], data); err != nil {
+		return &SchemaError{Schema: name, Violations: []Violation{{Message: err.Error()}}}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

@@ -111,6 +111,9 @@ func (c *Config) parse(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
+	if err := registry.CheckJSONDepth("configuration file", data); err != nil {
+		return err
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return fmt.Errorf("configuration file is not valid JSON (%v); fix or delete it", err)

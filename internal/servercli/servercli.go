@@ -64,6 +64,8 @@ type CLI struct {
 	TLSCertFile       string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile        string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
 	TLSReloadInterval time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
+	WebCatalog        bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
+	WebBasePath       string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
 
 	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
 	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
@@ -309,6 +311,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}, opsOpts...)
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
+	}
+	if c.WebCatalog {
+		opts = append(opts, registryserver.WithWebCatalog(c.WebBasePath))
 	}
 	if c.WebhookConfigPath != "" {
 		hooks, err := loadWebhooks(c.WebhookConfigPath, log)
