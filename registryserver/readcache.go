@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -34,7 +35,7 @@ const MaxMutableTTL = 60 * time.Second
 //     response needs (media type, modification time). The bytes live in
 //     the byte cache under a key holding the storage key and that ETag, so
 //     different content never shares an entry.
-//   - versions: for each registry folder, its versions.json, raw and
+//   - versions: for each versions.json key, the document, raw and
 //     with the latest version picked out (parsed and validated once).
 //
 // Entries are trusted for ttl and then read again, so another replica's
@@ -207,12 +208,11 @@ func (rc *readCache) rememberVersions(gen uint64, dir string, vs *versionsState)
 	rc.versions[dir] = vs
 }
 
-// commitOf checks that the version in folder vdir ("@ns/<seg>…/<version>")
-// exists and returns what is known of its registry.json (at least the
-// ETag), from memory while fresh. A missing version is
+// commitOf checks that the version whose registry.json (its commit point)
+// is at key exists and returns what is known of that registry.json (at
+// least the ETag), from memory while fresh. A missing version is
 // storage.ErrNotFound.
-func (h *Handler) commitOf(ctx context.Context, vdir string) (storage.Info, error) {
-	key := vdir + "/registry.json"
+func (h *Handler) commitOf(ctx context.Context, key string) (storage.Info, error) {
 	if o := h.rcache.object(key); o != nil {
 		return storage.Info{Key: key, ETag: o.etag, ModTime: o.modTime}, nil
 	}
@@ -225,14 +225,14 @@ func (h *Handler) commitOf(ctx context.Context, vdir string) (storage.Info, erro
 	return info, nil
 }
 
-// versionsOf returns the versions list of registry folder dir, from memory
+// versionsOf returns the versions list of res's registry, from memory
 // while fresh. A missing versions.json is storage.ErrNotFound.
-func (h *Handler) versionsOf(ctx context.Context, dir string) (*versionsState, error) {
-	if vs := h.rcache.versionsList(dir); vs != nil {
+func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState, error) {
+	key := layout.Versions(res.namespace, res.path)
+	if vs := h.rcache.versionsList(key); vs != nil {
 		return vs, nil
 	}
 	gen := h.rcache.gen.Load()
-	key := dir + "/versions.json"
 	data, info, err := h.readDocument(ctx, key)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func (h *Handler) versionsOf(ctx context.Context, dir string) (*versionsState, e
 	} else {
 		vs.latest = vl.Latest()
 	}
-	h.rcache.rememberVersions(gen, dir, vs)
+	h.rcache.rememberVersions(gen, key, vs)
 	return vs, nil
 }
 

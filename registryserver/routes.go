@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -34,7 +35,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		return h.sendLatest(c, res)
 	case kindVersions:
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-		vs, err := h.versionsOf(c.Request().Context(), res.dir())
+		vs, err := h.versionsOf(c.Request().Context(), res)
 		if errors.Is(err, storage.ErrNotFound) {
 			return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 		}
@@ -53,14 +54,14 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable. The
 		// stored digest index is not a file of the version.
-		manifest, err := h.commitOf(c.Request().Context(), res.dir()+"/"+res.version)
+		manifest, err := h.commitOf(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version))
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
 			return internalError(err)
 		}
-		if res.file == registry.DigestIndexFile {
+		if res.file == layout.DigestIndexFile {
 			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
@@ -71,7 +72,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 // sendLatest serves the manifest of versions[0] of the registry's
 // versions.json.
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
-	vs, err := h.versionsOf(c.Request().Context(), res.dir())
+	vs, err := h.versionsOf(c.Request().Context(), res)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
@@ -91,7 +92,7 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 // the Repr-Digest of the version's digest index, from memory once read
 // (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	key := res.dir() + "/" + version + "/registry.json"
+	key := layout.Manifest(res.namespace, res.path, version)
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
 		if data, ok := h.cache.get(o.keys[0]); ok {
 			return h.sendMemory(c, o, data)
@@ -167,7 +168,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	regs, found, err := h.registriesUnder(c.Request().Context(), ns+"/")
+	regs, found, err := h.registriesUnder(c.Request().Context(), layout.NamespaceDir(ns))
 	if err != nil {
 		return internalError(err)
 	}
@@ -207,7 +208,7 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 		for _, child := range children {
 			name := strings.TrimPrefix(child, dir)
 			switch {
-			case name == "versions.json" && dir != prefix:
+			case name == layout.VersionsFile && dir != prefix:
 				regs = append(regs, strings.TrimSuffix(strings.TrimPrefix(dir, prefix), "/"))
 			case strings.HasSuffix(name, "/") && registry.ValidSegment(strings.TrimSuffix(name, "/")):
 				queue = append(queue, child)
@@ -224,7 +225,7 @@ func (h *Handler) getPreset(c echo.Context) error {
 		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
-	key := "presets/" + name + "/preset.json"
+	key := layout.Preset(name)
 	data, info, err := h.readDocument(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Preset \""+name+"\" not found")
