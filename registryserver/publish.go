@@ -264,14 +264,17 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return aerr
 	}
 
-	// Who may publish there.
-	if !h.auth.Declared(head.Namespace) {
+	// Who may publish there. A caller who may not read the namespace gets
+	// the same answer whether it is gated or not declared (DESIGN 3).
+	mark := "admin"
+	if who.admin && !h.auth.Declared(head.Namespace) {
 		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
-	mark := "admin"
 	if !who.admin {
 		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
 		switch {
+		case errors.Is(err, ErrForbiddenNamespace):
+			return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, "Namespace is not allowed for this token")
 		case err != nil:
 			return authError(err)
 		case g.Public:

@@ -166,7 +166,9 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return internalError(err)
 	}
-	if !found {
+	// A namespace declared in auth.json exists even while it holds
+	// nothing: the caller may read it, so it lists no registries.
+	if !found && (h.auth == nil || !h.auth.Declared(ns)) {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)

@@ -18,7 +18,8 @@ import (
 // InitCmd is "jig init -t <template> [-n name] [--ci] [-f] [--skip-install]
 // [--skip-git] [--dry-run] [--json] [--allow-scripts]".
 type InitCmd struct {
-	Template     string `short:"t" required:"" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js])."`
+	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
+	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
 	Force        bool   `short:"f" help:"Allow an existing, non-empty target directory (also .) without asking. Nothing is deleted; each file's merge strategy decides."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
@@ -90,14 +91,30 @@ func existingDirNote(dir string, changed []apply.FileChange) string {
 	return b.String()
 }
 
+// Validate checks the flag combination.
+func (c *InitCmd) Validate() error {
+	switch {
+	case c.Frozen && c.Template != "":
+		return errors.New("--frozen takes the registries from jig.json; drop --template (-t)")
+	case !c.Frozen && c.Template == "":
+		return errors.New("missing flags: --template=STRING (-t); e.g. jig init -t @presets/node, or jig init --frozen to re-create a project from its jig.json")
+	}
+	return nil
+}
+
 // Run initialises a project.
 func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	ci := root.CI
+	if c.Frozen && c.Name == "" {
+		c.Name = "."
+	}
 	if ci && c.Name == "" {
 		return errors.New("--ci requires --name (-n) <project-name>; prompts are disabled with --ci")
 	}
-	if _, err := registry.ParseID(c.Template); err != nil {
-		return err
+	if !c.Frozen {
+		if _, err := registry.ParseID(c.Template); err != nil {
+			return err
+		}
 	}
 	name := c.Name
 	if name == "" {
@@ -133,8 +150,12 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	guarded := nonEmpty && !c.Force
-	if !c.JSON {
+	// --frozen re-creates a project from its own jig.json: the directory
+	// is expected to hold it.
+	guarded := nonEmpty && !c.Force && !c.Frozen
+	if !c.JSON && c.Frozen {
+		app.Out.Infof("Project: %s\nFrozen install from %s\nTarget directory: %s", projectName, filepath.Join(dir, registry.ProjectFile), dir)
+	} else if !c.JSON {
 		app.Out.Infof("Project: %s\nTemplate: %s\nTarget directory: %s", projectName, c.Template, dir)
 		if ci {
 			app.Out.Infof("Running in CI mode")
@@ -145,7 +166,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName})
+	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen})
 	pr.done()
 	if err != nil {
 		return err
