@@ -574,8 +574,8 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 	return p, nil
 }
 
-// Schema fetches one of the server's JSON Schemas by file name
-// ("registry-item.json", "preset.json", "jig.json").
+// Schema fetches one of the server's JSON Schemas by file name, one of
+// [registry.SchemaNames] (e.g. "registry-item.json").
 //
 // API: GET /schemas/:file
 func (c *Client) Schema(ctx context.Context, name string) ([]byte, error) {

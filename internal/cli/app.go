@@ -63,11 +63,6 @@ type App struct {
 func (a *App) Cache() (*cache.Cache, error) {
 	a.cacheOnce.Do(func() {
 		dir := cache.DefaultDir(a.Getenv)
-		if dir == "" {
-			if home := a.Getenv("HOME"); home != "" && filepath.IsAbs(home) {
-				dir = filepath.Join(home, ".cache", "jig")
-			}
-		}
 		var opts []cache.Option
 		if v := a.Getenv("JIG_CACHE_MAX_MB"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
