@@ -20,6 +20,7 @@ type CLI struct {
 	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
+	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up on the registry servers after this long in total, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
 
 	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
 	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
@@ -91,6 +92,10 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		return ExitError
 	}
 	app.setup(root.CI)
+	if err := app.setTimeout(root.Timeout); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return ExitError
+	}
 	switch {
 	case root.Offline:
 		app.Mode = registryclient.Offline
@@ -112,6 +117,11 @@ func (a *App) report(ctx context.Context, err error) int {
 	if errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		a.Out.Errorln("Operation cancelled")
 		return ExitAborted
+	}
+	if errors.Is(err, registryclient.ErrDeadline) {
+		fmt.Fprintf(a.Stderr, "%s gave up after %s: %v\n", a.Out.paintErr(ansiRed, "Error:"), a.timeout, err)
+		fmt.Fprintln(a.Stderr, "The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'.")
+		return ExitError
 	}
 	printError(a.Stderr, a.Out, err)
 	return ExitError
