@@ -81,6 +81,7 @@ type tokenRule struct {
 	publish bool
 	mark    string
 	expires time.Time // zero: never
+	inClear bool      // written as "token", not "tokenSha256"
 }
 
 // Grant is what a successful [AuthConfig.Authorize] allows.
@@ -197,6 +198,7 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 			return t, "token is empty"
 		}
 		t.sum = sha256.Sum256([]byte(tok))
+		t.inClear = true
 	case e.TokenSha256 != nil:
 		b, err := hex.DecodeString(strings.TrimSpace(*e.TokenSha256))
 		if err != nil || len(b) != sha256.Size {
