@@ -25,6 +25,9 @@ type options struct {
 	maxFileBytes  int64
 	retryBaseWait time.Duration
 	retryNotify   func(attempt int, wait time.Duration, err error)
+	// fallbackMax and fallbackConc bound the search fallback (search.go);
+	// 0 means the default.
+	fallbackMax, fallbackConc int
 }
 
 // Defaults used by [New].

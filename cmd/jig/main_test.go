@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,11 +93,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"filemode":     cmdFileMode,
-			"exe":          cmdExe,
-			"islink":       cmdIsLink,
-			"exit-code":    cmdExitCode,
-			"start-server": cmdStartServer,
+			"filemode":                   cmdFileMode,
+			"exe":                        cmdExe,
+			"islink":                     cmdIsLink,
+			"exit-code":                  cmdExitCode,
+			"start-server":               cmdStartServer,
+			"start-proxy-without-search": cmdStartProxyWithoutSearch,
 		},
 	})
 }
@@ -213,4 +217,27 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
+}
+
+// start-proxy-without-search url: starts a reverse proxy to url that
+// answers GET /search and GET /presets with the reference server's 404, as
+// the reference (which has neither route) does, and sets $REF_URL.
+func cmdStartProxyWithoutSearch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: start-proxy-without-search url")
+	}
+	target, err := url.Parse(args[0])
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search" || r.URL.Path == "/presets" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"message":"Route GET:%s not found","error":"Not Found","statusCode":404}`, r.URL.Path)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("REF_URL", srv.URL)
 }

@@ -21,7 +21,9 @@ type CLI struct {
 	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
 	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
 	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
-	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, or the registries in one namespace."`
+	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
+	Search  SearchCmd  `cmd:"" help:"Search the registries of every configured source."`
+	Info    InfoCmd    `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
 	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -39,6 +42,9 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
 			return err
 		}
+	}
+	if c.Namespace == registry.PresetNamespace {
+		return c.listPresets(ctx, app)
 	}
 	src, err := c.source(app)
 	if err != nil {
@@ -87,5 +93,46 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 	for _, r := range regs {
 		app.Out.Printf("  %s/%s\n", c.Namespace, r)
 	}
+	return nil
+}
+
+// listPresets lists the presets of the @presets source (or --registry's).
+func (c *ListCmd) listPresets(ctx context.Context, app *App) error {
+	src := registry.PresetNamespace
+	if c.Registry != "" {
+		if err := registryclient.ValidateNamespaceArg(c.Registry); err != nil {
+			return err
+		}
+		src = c.Registry
+	}
+	cl, err := app.Client(src)
+	if err != nil {
+		return err
+	}
+	ps, err := cl.Presets(ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return app.Out.JSON(search.PresetList{Presets: ps})
+	}
+	if len(ps) == 0 {
+		app.Out.Println("No presets found on this registry.")
+		return nil
+	}
+	app.Out.Printf("Presets (%d):\n", len(ps))
+	width := 0
+	for _, p := range ps {
+		width = max(width, len("@presets/")+len(p.Name)+1+len(p.Version))
+	}
+	for _, p := range ps {
+		line := fmt.Sprintf("  %-*s", width, "@presets/"+p.Name+"@"+p.Version)
+		if d := oneLine(p.Description, 70); d != "" {
+			line += "  " + d
+		}
+		app.Out.Println(strings.TrimRight(line, " "))
+		app.Out.Printf("      %s\n", strings.Join(p.Registries, ", "))
+	}
+	app.Out.Printf("\nStart a project from one: jig init -t @presets/%s\n", ps[0].Name)
 	return nil
 }

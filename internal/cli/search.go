@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryclient"
+)
+
+// SearchCmd is "jig search <query> [--namespace] [--type] [--tag] [--limit] [--json]".
+type SearchCmd struct {
+	Query     string `arg:"" optional:"" help:"Words to look for in registry names, paths, descriptions, tags and types. Empty lists every registry."`
+	Namespace string `name:"namespace" short:"n" help:"Search only this namespace (and only its configured source)."`
+	Type      string `name:"type" help:"Only registries of this type (runtime, framework, build, feature, testing, quality, or registry:<type>)."`
+	Tag       string `name:"tag" help:"Only registries with this tag."`
+	Limit     int    `name:"limit" default:"20" help:"At most this many results (1-100)."`
+	JSON      bool   `name:"json" help:"Print the results as JSON."`
+}
+
+// Validate checks the flags before any request is made.
+func (c *SearchCmd) Validate() error {
+	if c.Namespace != "" {
+		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+			return err
+		}
+	}
+	return c.query().Validate()
+}
+
+func (c *SearchCmd) query() search.Query {
+	return search.Query{Text: c.Query, Namespace: c.Namespace, Type: c.Type, Tag: c.Tag, Limit: c.Limit}
+}
+
+// searchJSON is the --json document of jig search.
+type searchJSON struct {
+	Query   string         `json:"query"`
+	Results []search.Hit   `json:"results"`
+	Sources []sourceResult `json:"sources"`
+}
+
+type sourceResult struct {
+	URL        string   `json:"url,omitempty"`
+	Namespaces []string `json:"namespaces"`
+	Fallback   bool     `json:"fallback,omitempty"`
+	Truncated  bool     `json:"truncated,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Run searches every configured source and prints the merged results.
+func (c *SearchCmd) Run(ctx context.Context, app *App) error {
+	src, err := app.Sources()
+	if err != nil {
+		return err
+	}
+	res, err := src.Search(ctx, c.query())
+	if err != nil {
+		return err
+	}
+	out := searchJSON{Query: c.Query, Results: res.Results}
+	for _, s := range res.Sources {
+		sr := sourceResult{URL: s.URL, Namespaces: s.Namespaces, Fallback: s.Fallback, Truncated: s.Truncated}
+		if s.Err != nil {
+			sr.Error = s.Err.Error()
+			app.Out.Warnf("could not search %s (%s): %v", strings.Join(s.Namespaces, ", "), s.URL, s.Err)
+		}
+		if s.Truncated {
+			app.Out.Warnf("%s has no search; looked at the first %d registries only, results may be missing", s.URL, registryclient.DefaultFallbackRegistries)
+		}
+		out.Sources = append(out.Sources, sr)
+	}
+	if c.JSON {
+		return app.Out.JSON(out)
+	}
+	if len(res.Results) == 0 {
+		if c.Query == "" {
+			app.Out.Println("No registries found.")
+		} else {
+			app.Out.Printf("No registries match %q.\n", c.Query)
+		}
+		return nil
+	}
+	width := 0
+	for _, h := range res.Results {
+		width = max(width, len(h.ID())+1+len(h.Version))
+	}
+	for _, h := range res.Results {
+		ref := h.ID() + "@" + h.Version
+		line := fmt.Sprintf("%-*s  %s", width, ref, strings.TrimPrefix(h.Type, "registry:"))
+		if d := oneLine(h.Description, 80); d != "" {
+			line += "  " + d
+		}
+		app.Out.Println(line)
+	}
+	app.Out.Printf("\nMore about one: jig info %s\n", res.Results[0].ID())
+	return nil
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// InfoCmd is "jig info <registry>[@version] [--json]".
+type InfoCmd struct {
+	Registry string `arg:"" help:"The registry, e.g. @main/quality/eslint or quality/eslint@1.0.0."`
+	JSON     bool   `name:"json" help:"Print the manifest, versions and commands as JSON."`
+}
+
+// infoJSON is the --json document of jig info.
+type infoJSON struct {
+	*registryclient.Info
+	Languages   []string   `json:"languages"`
+	Files       []fileJSON `json:"files"`
+	AddCommand  string     `json:"addCommand"`
+	InitCommand string     `json:"initCommand"`
+}
+
+type fileJSON struct {
+	Target   string `json:"target"`
+	Strategy string `json:"strategy"`
+	Language string `json:"language,omitempty"`
+}
+
+// Run fetches and prints what there is to know about one registry.
+func (c *InfoCmd) Run(ctx context.Context, app *App) error {
+	id, err := registry.ParseID(c.Registry)
+	if err != nil {
+		return err
+	}
+	if id.IsPreset() {
+		return fmt.Errorf("%s is a preset; list presets with 'jig list @presets'", c.Registry)
+	}
+	src, err := app.Sources()
+	if err != nil {
+		return err
+	}
+	info, err := src.Info(ctx, id)
+	if err != nil {
+		return err
+	}
+	m := info.Manifest
+	var files []fileJSON
+	for _, f := range m.Files {
+		files = append(files, fileJSON{Target: f.Target, Strategy: string(registry.StrategyFor(f.Target, f.MergeStrategy))})
+	}
+	langs := info.Languages()
+	for _, l := range langs {
+		for _, f := range m.Languages[registry.Language(l)].Files {
+			files = append(files, fileJSON{Target: f.Target, Strategy: string(registry.StrategyFor(f.Target, f.MergeStrategy)), Language: l})
+		}
+	}
+	if c.JSON {
+		if files == nil {
+			files = []fileJSON{}
+		}
+		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: info.AddCommand(), InitCommand: info.InitCommand()})
+	}
+	o := app.Out
+	latest := ""
+	if info.Version == info.Latest {
+		latest = " (latest)"
+	}
+	o.Printf("%s@%s%s\n", info.ID, info.Version, latest)
+	if d := strings.TrimSpace(m.Description); d != "" {
+		o.Printf("%s\n", d)
+	}
+	o.Println()
+	o.Printf("Type:       %s\n", m.Type)
+	o.Printf("Versions:   %s\n", strings.Join(info.Versions, ", "))
+	if len(langs) > 0 {
+		o.Printf("Languages:  %s (default %s)\n", strings.Join(langs, ", "), cmp.Or(string(m.DefaultLanguage), langs[0]))
+	}
+	if len(m.Tags) > 0 {
+		o.Printf("Tags:       %s\n", strings.Join(m.Tags, ", "))
+	}
+	if len(files) > 0 {
+		o.Printf("\nFiles (%d):\n", len(files))
+		width := 0
+		for _, f := range files {
+			width = max(width, len(f.Target))
+		}
+		for _, f := range files {
+			line := fmt.Sprintf("  %-*s  %s", width, f.Target, f.Strategy)
+			if f.Language != "" {
+				line += "  (" + f.Language + " only)"
+			}
+			o.Println(line)
+		}
+	}
+	printDeps(o, "npm dependencies", m.Dependencies)
+	printDeps(o, "npm devDependencies", m.DevDependencies)
+	if len(m.RegistryDependencies) > 0 {
+		o.Printf("\nRegistry dependencies:\n")
+		for _, d := range m.RegistryDependencies {
+			o.Printf("  %s\n", d)
+		}
+	}
+	o.Printf("\nAdd it to a project:  %s\n", info.AddCommand())
+	o.Printf("Start a project:      %s\n", info.InitCommand())
+	return nil
+}
+
+func printDeps(o *Output, title string, deps map[string]string) {
+	if len(deps) == 0 {
+		return
+	}
+	o.Printf("\n%s:\n", title)
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		o.Printf("  %s %s\n", n, deps[n])
+	}
+}
