@@ -27,6 +27,9 @@ type CLI struct {
 	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
 	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
 }
 
 // Exit codes of [Main].
