@@ -106,6 +106,9 @@ type DigestIndex struct {
 // ParseDigestIndex decodes and checks a digest index: every digest must be
 // valid and every file path a safe package path.
 func ParseDigestIndex(data []byte) (*DigestIndex, error) {
+	if err := CheckJSONDepth("digest index", data); err != nil {
+		return nil, err
+	}
 	var x DigestIndex
 	if err := json.Unmarshal(data, &x); err != nil {
 		return nil, fmt.Errorf("digest index is not valid JSON: %w", err)

@@ -17,13 +17,17 @@
 //
 //   - namespace: "@" followed by lowercase letters, digits, "-" and "_",
 //     starting and ending with a letter or digit
-//     (^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$). Input is lowercased first.
-//     When omitted the namespace is [DefaultNamespace] ("@main").
+//     (^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$). When omitted the namespace is [DefaultNamespace] ("@main").
 //   - path: one or more segments separated by "/", each lowercase kebab case
 //     (^[a-z0-9]+(?:-[a-z0-9]+)*$). Empty segments are not allowed.
 //   - version: a full SemVer 2.0 version after the last "@" of the path part
 //     (pre-release and build metadata allowed; no ranges or tags).
 //   - language: a trailing ":ts" or ":js".
+//
+// Identifiers are lowercase and never lowercased silently: "Quality/ESLint"
+// or "@Company" is an error whose [IDError.Suggestion] is the lowercase
+// form ("did you mean quality/eslint?"). [ParseNamespace] applies the same
+// rule to a namespace on its own, so every command treats case alike.
 //
 // The canonical key of an identifier is "@namespace/path" ([ID.Key]); it is
 // what deduplication and conflict checks compare. An identifier in the
@@ -36,6 +40,18 @@
 // scripts, the files/ URL suffix) follow [ValidFilePath]: relative POSIX
 // paths, an optional leading "./", segments of [A-Za-z0-9._@+-], no "." or
 // ".." segments and no empty segments. Project targets (files[].target) are
-// checked by [CleanTarget], which refuses absolute paths and anything that
-// would leave the project directory.
+// checked by [CleanTarget], which refuses absolute paths, anything that
+// would leave the project directory, and anything inside git's metadata
+// directory ([IsDotGit]: ".git" in any case, with trailing dots or spaces,
+// as the NTFS short name "git~1", or with code points HFS+ ignores).
+//
+// # JSON nesting depth
+//
+// Every JSON document this package parses (manifests, presets, version
+// lists, digest indexes, jig.json, package.json and both sides of a json
+// merge) may nest objects and arrays at most [MaxJSONDepth] (64) levels
+// deep. [CheckJSONDepth] is the one check, a single pass run before a
+// document is decoded; registryclient uses it for the rc file and every
+// server answer. A deeper document gives a [*JSONDepthError] naming the
+// document and the limit.
 package registry

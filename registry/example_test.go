@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleParseID() {
-	id, err := registry.ParseID("@Company/features/ui-kit@1.2.0:ts")
+	id, err := registry.ParseID("@company/features/ui-kit@1.2.0:ts")
 	if err != nil {
 		panic(err)
 	}
@@ -22,10 +22,16 @@ func ExampleParseID() {
 	_, err = registry.ParseID("@main/Quality_Lint")
 	var ie *registry.IDError
 	fmt.Println(errors.As(err, &ie), ie.Part)
+
+	// Identifiers are lowercase; uppercase is refused with a suggestion.
+	_, err = registry.ParseID("Quality/ESLint")
+	errors.As(err, &ie)
+	fmt.Println(ie.Part, ie.Suggestion)
 	// Output:
 	// @company features/ui-kit 1.2.0 ts
 	// @company/features/ui-kit
 	// @company/features/ui-kit@1.2.0:ts
 	// @main/quality/eslint
 	// true path
+	// path quality/eslint
 }

@@ -76,24 +76,78 @@ type IDError struct {
 	Input  string // the identifier as given
 	Part   string // "namespace", "path", "version", "language" or "identifier"
 	Reason string // what is wrong with it and what is expected
+	// Suggestion is a valid identifier the input probably meant (the same
+	// with its namespace and path lowercased), or "" when there is none.
+	Suggestion string
+
+	namespaceOnly bool // from ParseNamespace
 }
 
 func (e *IDError) Error() string {
-	return fmt.Sprintf("invalid registry identifier %q: %s: %s", e.Input, e.Part, e.Reason)
+	what := "registry identifier"
+	if e.namespaceOnly {
+		what = "namespace"
+	}
+	msg := fmt.Sprintf("invalid %s %q: %s: %s", what, e.Input, e.Part, e.Reason)
+	if e.Suggestion != "" {
+		msg += fmt.Sprintf("; did you mean %s?", e.Suggestion)
+	}
+	return msg
+}
+
+// ParseNamespace checks a namespace such as "@company" given on its own
+// (a command-line argument, an rc-file key). Like [ParseID] it accepts only
+// lowercase: "@Company" is refused with the suggestion "@company". The
+// error is an [*IDError] with Part "namespace".
+func ParseNamespace(s string) (string, error) {
+	fail := func(reason, suggestion string) (string, error) {
+		return "", &IDError{Input: s, Part: "namespace", Reason: reason, Suggestion: suggestion, namespaceOnly: true}
+	}
+	if !strings.HasPrefix(s, "@") {
+		sug := ""
+		if ValidNamespace("@" + s) {
+			sug = "@" + s
+		}
+		return fail("a namespace starts with @ (e.g. @company)", sug)
+	}
+	if !ValidNamespace(s) {
+		if lower := strings.ToLower(s); lower != s && ValidNamespace(lower) {
+			return fail("namespaces are lowercase", lower)
+		}
+		return fail("use @ followed by lowercase letters, digits, - or _, starting and ending with a letter or digit (e.g. @company)", "")
+	}
+	return s, nil
 }
 
 // Unwrap makes errors.Is(err, ErrInvalidID) true.
 func (e *IDError) Unwrap() error { return ErrInvalidID }
 
 // ParseID parses an identifier of the form
-// [@namespace/]path/to/name[@version][:ts|:js]. The namespace is lowercased and
-// defaults to [DefaultNamespace]. The error is an [*IDError] naming the part
-// that is wrong.
+// [@namespace/]path/to/name[@version][:ts|:js]. The namespace defaults to
+// [DefaultNamespace]. Identifiers are case-sensitive and lowercase: an
+// uppercase letter in the namespace or path is refused, never lowercased
+// silently, and the error suggests the lowercase form ("Quality/ESLint":
+// did you mean quality/eslint?). The error is an [*IDError] naming the
+// part that is wrong.
 func ParseID(s string) (ID, error) {
 	in := s
 	s = strings.TrimSpace(s)
 	fail := func(part, reason string) (ID, error) {
 		return ID{}, &IDError{Input: in, Part: part, Reason: reason}
+	}
+	full := s
+	var nsRaw, pathRaw string // as written, for a lowercase suggestion
+	failCase := func(part, what string) (ID, error) {
+		e := &IDError{Input: in, Part: part, Reason: fmt.Sprintf("%q has uppercase letters; identifiers are lowercase", what)}
+		sug := strings.ToLower(pathRaw)
+		if nsRaw != "" {
+			sug = strings.ToLower(nsRaw) + "/" + sug
+		}
+		sug += versionLangSuffix(full, nsRaw, pathRaw)
+		if _, err := ParseID(sug); err == nil {
+			e.Suggestion = sug
+		}
+		return ID{}, e
 	}
 	if s == "" {
 		return fail("identifier", "it is empty; expected [@namespace/]path[@version][:ts|:js]")
@@ -113,13 +167,19 @@ func ParseID(s string) (ID, error) {
 		if slash < 0 {
 			return fail("namespace", "a namespace must be followed by / and a registry path, e.g. @main/quality/eslint")
 		}
-		id.Namespace = strings.ToLower(s[:slash])
+		nsRaw = s[:slash]
+		pathRaw = pathPart(s[slash+1:])
+		id.Namespace = nsRaw
+		if strings.ToLower(nsRaw) != nsRaw && ValidNamespace(strings.ToLower(nsRaw)) {
+			return failCase("namespace", nsRaw)
+		}
 		if !ValidNamespace(id.Namespace) {
 			return fail("namespace", fmt.Sprintf("%q must be @ followed by lowercase letters, digits, - or _ (e.g. @main)", s[:slash]))
 		}
 		s = s[slash+1:]
 	} else {
 		id.Namespace = DefaultNamespace
+		pathRaw = pathPart(s)
 	}
 	if at := strings.LastIndexByte(s, '@'); at >= 0 {
 		id.Version = s[at+1:]
@@ -136,9 +196,12 @@ func ParseID(s string) (ID, error) {
 	}
 	segs := strings.Split(s, "/")
 	for i, seg := range segs {
-		seg = strings.ToLower(strings.TrimSpace(seg))
+		seg = strings.TrimSpace(seg)
 		if seg == "" {
 			return fail("path", "the path has an empty segment (// or a leading or trailing /)")
+		}
+		if lower := strings.ToLower(seg); lower != seg && ValidSegment(lower) {
+			return failCase("path", seg)
 		}
 		if !ValidSegment(seg) {
 			return fail("path", fmt.Sprintf("segment %q must be lowercase kebab case ([a-z0-9] words joined by -)", seg))
@@ -155,6 +218,25 @@ func ParseID(s string) (ID, error) {
 		}
 	}
 	return id, nil
+}
+
+// pathPart returns the path of "path[@version]" (the language suffix is
+// already removed).
+func pathPart(s string) string {
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		return s[:at]
+	}
+	return s
+}
+
+// versionLangSuffix returns what follows the namespace and path in the
+// trimmed identifier s: "@version" and ":lang", as written.
+func versionLangSuffix(s, nsRaw, pathRaw string) string {
+	prefix := pathRaw
+	if nsRaw != "" {
+		prefix = nsRaw + "/" + pathRaw
+	}
+	return strings.TrimPrefix(s, prefix)
 }
 
 // MustParseID is like [ParseID] but panics on error. It is meant for

@@ -27,7 +27,20 @@ func FuzzParseID(f *testing.F) {
 			if !errors.As(err, &ie) || !errors.Is(err, registry.ErrInvalidID) {
 				t.Fatalf("ParseID(%q): error %v is not an *IDError wrapping ErrInvalidID", s, err)
 			}
+			// A suggestion is always valid and lowercase.
+			if ie.Suggestion != "" {
+				id, err := registry.ParseID(ie.Suggestion)
+				if err != nil {
+					t.Fatalf("ParseID(%q) suggests %q, which does not parse: %v", s, ie.Suggestion, err)
+				}
+				if id.Key() != strings.ToLower(id.Key()) {
+					t.Fatalf("ParseID(%q) suggests %q, which is not lowercase", s, ie.Suggestion)
+				}
+			}
 			return
+		}
+		if id.Key() != strings.ToLower(id.Key()) {
+			t.Fatalf("ParseID(%q) = %+v: uppercase accepted", s, id)
 		}
 		if !registry.ValidNamespace(id.Namespace) || !registry.ValidPath(id.Path) {
 			t.Fatalf("ParseID(%q) = %+v: invalid namespace or path accepted", s, id)
@@ -56,4 +69,72 @@ func FuzzParseID(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseIDCase: identifiers are lowercase everywhere; uppercase is
+// refused with the lowercase form as a suggestion, never lowercased
+// silently.
+func TestParseIDCase(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, part, suggestion string }{
+		{"Quality/ESLint", "path", "quality/eslint"},
+		{"quality/ESLint@1.0.0-RC.1:js", "path", "quality/eslint@1.0.0-RC.1:js"},
+		{"@Main/quality/eslint", "namespace", "@main/quality/eslint"},
+		{"@BAD/x", "namespace", "@bad/x"},
+		{"@presets/Node", "path", "@presets/node"},
+		{"@main/Foo_Bar", "path", ""}, // not fixable by lowercasing
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			_, err := registry.ParseID(tt.in)
+			var ie *registry.IDError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an *IDError", err)
+			}
+			if ie.Part != tt.part || ie.Suggestion != tt.suggestion {
+				t.Errorf("got part %q suggestion %q, want %q %q", ie.Part, ie.Suggestion, tt.part, tt.suggestion)
+			}
+			if tt.suggestion != "" && !strings.HasSuffix(err.Error(), "did you mean "+tt.suggestion+"?") {
+				t.Errorf("got %q, want it to end with the suggestion", err)
+			}
+		})
+	}
+}
+
+func TestParseNamespace(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, suggestion string }{
+		{"@company", ""},
+		{"@BAD", "@bad"},
+		{"company", "@company"},
+		{"@-x", ""},
+		{"@", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := registry.ParseNamespace(tt.in)
+			if tt.in == "@company" {
+				if err != nil || got != tt.in {
+					t.Fatalf("got %q, %v; want %q", got, err, tt.in)
+				}
+				return
+			}
+			var ie *registry.IDError
+			if !errors.As(err, &ie) || ie.Part != "namespace" || ie.Suggestion != tt.suggestion {
+				t.Fatalf("got %v (suggestion %q), want a namespace error suggesting %q", err, suggestion(ie), tt.suggestion)
+			}
+			if !strings.HasPrefix(err.Error(), "invalid namespace ") {
+				t.Errorf("got %q, want it to start with \"invalid namespace\"", err)
+			}
+		})
+	}
+}
+
+func suggestion(ie *registry.IDError) string {
+	if ie == nil {
+		return ""
+	}
+	return ie.Suggestion
 }

@@ -118,6 +118,9 @@ type Manifest struct {
 // document is a JSON object with name, version and type; full validation is
 // [ValidateManifest].
 func ParseManifest(data []byte) (*Manifest, error) {
+	if err := CheckJSONDepth("registry.json", data); err != nil {
+		return nil, err
+	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("registry.json is not valid JSON: %w", err)

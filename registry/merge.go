@@ -80,12 +80,17 @@ func StrategyFor(target string, ms *MergeStrategy) Strategy {
 // content of the project file (exists reports whether the file exists; when
 // it does not, current is ignored) using a built-in strategy:
 //
-//   - [StrategyJSON]: both sides must be JSON objects (comments and trailing
-//     commas are tolerated); objects merge recursively, arrays are unioned by
-//     deep equality (existing elements first, no duplicates added), other
-//     values take the incoming value. Keys keep the existing file's order,
-//     new keys follow. The output is two-space indented with a trailing
-//     newline; when the merge changes nothing, current is returned as is.
+//   - [StrategyJSON]: both sides must be JSON objects, nested at most
+//     [MaxJSONDepth] levels; JSONC input (comments, trailing commas, a
+//     byte order mark) is accepted on both sides. Objects merge
+//     recursively, arrays are unioned by deep equality (existing elements
+//     first, no duplicates added), other values take the incoming value.
+//     Keys keep the existing file's order, new keys follow. When the merge
+//     changes nothing, current is returned byte for byte, comments
+//     included; otherwise the output is strict JSON (RFC 8259), two-space
+//     indented with a trailing newline, and the existing file's comments
+//     are not kept. So the result is always valid JSONC, and valid strict
+//     JSON whenever it differs from current or current was strict JSON.
 //   - [StrategyIgnore]: existing lines are kept, incoming lines not present
 //     yet are appended in order, runs of blank lines collapse.
 //   - [StrategyEnv]: KEY=value lines update the same key in place (keeping
@@ -141,13 +146,19 @@ func toLF(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("
 func mergeJSON(current []byte, exists bool, incoming []byte) ([]byte, error) {
 	var cur any = newJSONObject()
 	if exists && len(bytes.TrimSpace(current)) > 0 {
-		v, err := parseOrderedJSON(current)
+		v, err := parseOrderedJSON("the existing file", current)
+		if errors.Is(err, ErrJSONTooDeep) {
+			return nil, fmt.Errorf("%w: %w", ErrMerge, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: the existing file is not valid JSON: %w", ErrMerge, err)
 		}
 		cur = v
 	}
-	in, err := parseOrderedJSON(incoming)
+	in, err := parseOrderedJSON("the registry's file", incoming)
+	if errors.Is(err, ErrJSONTooDeep) {
+		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: the registry's file is not valid JSON: %w", ErrMerge, err)
 	}

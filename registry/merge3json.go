@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -45,7 +46,10 @@ func parseJSONObject(what string, b []byte) (*jsonObject, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return newJSONObject(), nil
 	}
-	v, err := parseOrderedJSON(b)
+	v, err := parseOrderedJSON(what, b)
+	if errors.Is(err, ErrJSONTooDeep) {
+		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not valid JSON: %w", ErrMerge, what, err)
 	}

@@ -63,7 +63,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*Pack
 		if err := CheckPackageJSON(ours); err != nil {
 			return nil, err
 		}
-		v, _ := parseOrderedJSON(ours)
+		v, _ := parseOrderedJSON("package.json", ours)
 		root = v.(*jsonObject)
 	}
 	orig := cloneJSON(root).(*jsonObject)
@@ -238,7 +238,7 @@ func PackageValues(b []byte) (PackageFragment, error) {
 	if err := CheckPackageJSON(b); err != nil {
 		return f, err
 	}
-	v, _ := parseOrderedJSON(b)
+	v, _ := parseOrderedJSON("package.json", b)
 	root := v.(*jsonObject)
 	get := func(k string) map[string]string {
 		o, ok := root.vals[k].(*jsonObject)

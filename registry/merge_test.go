@@ -158,8 +158,10 @@ func TestCombineRanges(t *testing.T) {
 	}
 }
 
-// FuzzMergeJSON checks the JSON strategy's properties: the result is valid
-// JSON, and merging the same incoming document again changes nothing.
+// FuzzMergeJSON checks the JSON strategy's contract (see Merge): the result
+// is current itself or strict JSON; it parses as a JSON object (JSONC
+// tolerated); it is strict JSON when current was; and merging the same
+// incoming document again changes nothing.
 func FuzzMergeJSON(f *testing.F) {
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "merge", "json-*"))
 	for _, dir := range dirs {
@@ -177,8 +179,17 @@ func FuzzMergeJSON(f *testing.F) {
 			}
 			return
 		}
-		if !json.Valid(got) {
-			t.Fatalf("result is not valid JSON: %q", got)
+		unchanged := bytes.Equal(got, current)
+		if !unchanged && !json.Valid(got) {
+			t.Fatalf("changed result is not strict JSON: %q", got)
+		}
+		if jsonValidStrict(current) && !jsonValidStrict(got) {
+			t.Fatalf("strict JSON %q became %q", current, got)
+		}
+		if v, err := parseOrderedJSON("result", got); err != nil {
+			t.Fatalf("result does not parse: %v\n%q", err, got)
+		} else if _, ok := v.(*jsonObject); !ok {
+			t.Fatalf("result is not a JSON object: %q", got)
 		}
 		again, err := Merge(StrategyJSON, got, true, incoming)
 		if err != nil {

@@ -132,7 +132,12 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 
 // parseOrderedJSON parses one JSON value (JSONC tolerated) keeping the key
 // order of objects. Duplicate keys keep their first position and last value.
-func parseOrderedJSON(data []byte) (any, error) {
+// A document nested deeper than [MaxJSONDepth] is refused with a
+// [*JSONDepthError] naming name.
+func parseOrderedJSON(name string, data []byte) (any, error) {
+	if err := CheckJSONDepth(name, data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(stripJSONC(data)))
 	dec.UseNumber()
 	v, err := decodeValue(dec)

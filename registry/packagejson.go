@@ -38,10 +38,13 @@ type DependencyChange struct {
 // CheckPackageJSON reports whether b is a package.json jig can update: a
 // JSON object (strict JSON, no comments).
 func CheckPackageJSON(b []byte) error {
+	if err := CheckJSONDepth("package.json", b); err != nil {
+		return fmt.Errorf("%w: %w", ErrPackageJSON, err)
+	}
 	if !jsonValidStrict(b) {
 		return fmt.Errorf("%w: it is not valid JSON; fix it (npm cannot read it either) and run the command again", ErrPackageJSON)
 	}
-	v, err := parseOrderedJSON(b)
+	v, err := parseOrderedJSON("package.json", b)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSON, err)
 	}
@@ -66,7 +69,7 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 		if err := CheckPackageJSON(current); err != nil {
 			return nil, nil, err
 		}
-		v, _ := parseOrderedJSON(current)
+		v, _ := parseOrderedJSON("package.json", current)
 		root = v.(*jsonObject)
 	} else {
 		root = newJSONObject()

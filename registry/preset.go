@@ -22,6 +22,9 @@ type Preset struct {
 // ParsePreset decodes a preset.json document and checks that it has a valid
 // name and a non-empty list of parseable registry identifiers.
 func ParsePreset(data []byte) (*Preset, error) {
+	if err := CheckJSONDepth("preset.json", data); err != nil {
+		return nil, err
+	}
 	var p Preset
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("preset is not valid JSON: %w", err)

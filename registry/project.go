@@ -15,6 +15,11 @@ const ProjectSchemaURL = "https://jig.dev/schemas/jig.json"
 type Installed struct {
 	Version  string   `json:"version"`
 	Language Language `json:"language,omitempty"`
+	// Digest is "sha256:<hex>" of the version's manifest (registry.json)
+	// as served, so a frozen install can tell the same version from one
+	// whose content changed. Empty in files written before jig recorded
+	// it.
+	Digest string `json:"digest,omitempty"`
 	// Files maps each target to "sha256:<hex>" of the bytes written, so
 	// later commands can tell which files still match what was installed.
 	Files map[string]string `json:"files,omitempty"`
@@ -44,6 +49,9 @@ type Project struct {
 // ParseProject decodes and checks a jig.json document: it must be an object
 // with a non-empty name, a known language if any, and parseable items.
 func ParseProject(data []byte) (*Project, error) {
+	if err := CheckJSONDepth(ProjectFile, data); err != nil {
+		return nil, err
+	}
 	var p Project
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON: %w", ProjectFile, err)

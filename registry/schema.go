@@ -137,7 +137,9 @@ var compiled = sync.OnceValues(func() (*compiledSchemas, error) {
 // blocks) with [CleanTarget], which also refuses what a regular expression
 // cannot say well (targets inside git's .git directory). It returns nil when
 // the document is valid, an error wrapping [ErrInvalidJSON] when it is not
-// JSON, or a [*SchemaError] listing every violation.
+// JSON, or a [*SchemaError] listing every violation. A document nested
+// deeper than [MaxJSONDepth] is one violation at the root, found before the
+// document is decoded.
 func ValidateManifestJSON(data []byte) error {
 	return validate(data, ManifestSchemaFile, func(s *compiledSchemas) *jsonschema.Schema { return s.manifest }, targetViolations)
 }
@@ -192,10 +194,20 @@ func ValidateProjectJSON(data []byte) error {
 	return validate(data, ProjectSchemaFile, func(s *compiledSchemas) *jsonschema.Schema { return s.project }, nil)
 }
 
+// documentNames names the documents each schema describes, for messages.
+var documentNames = map[string]string{
+	ManifestSchemaFile: "registry.json",
+	PresetSchemaFile:   "preset.json",
+	ProjectSchemaFile:  ProjectFile,
+}
+
 func validate(data []byte, name string, pick func(*compiledSchemas) *jsonschema.Schema, extra func(doc any) []Violation) error {
 	schemas, err := compiled()
 	if err != nil {
 		return err
+	}
+	if err := CheckJSONDepth(documentNames[name], data); err != nil {
+		return &SchemaError{Schema: name, Violations: []Violation{{Message: err.Error()}}}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

@@ -17,6 +17,9 @@ type VersionList struct {
 // ParseVersionList decodes a versions.json document and checks every entry
 // is a full SemVer version.
 func ParseVersionList(data []byte) (*VersionList, error) {
+	if err := CheckJSONDepth("versions.json", data); err != nil {
+		return nil, err
+	}
 	var vl VersionList
 	if err := json.Unmarshal(data, &vl); err != nil {
 		return nil, fmt.Errorf("versions.json is not valid JSON: %w", err)

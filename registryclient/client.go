@@ -12,9 +12,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -26,6 +28,12 @@ type Client struct {
 	baseStr string // base without user info or trailing slash, for messages
 	opts    options
 	hc      *http.Client
+
+	// Digest indexes seen by this client (verify.go), by cache ref.
+	idxMu    sync.Mutex
+	indexes  map[string]*registry.DigestIndex
+	missing  map[string]bool // versions whose server has no index
+	idxGroup singleflight.Group
 }
 
 // New returns a client for the registry server at baseURL, an absolute
@@ -175,6 +183,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	}
 	full := c.url(r.path)
 	shown := c.baseStr + r.path
+	if c.opts.mode == Offline {
+		return nil, fmt.Errorf("%w: %s %s was not requested", ErrOffline, r.method, shown)
+	}
 	idempotent := r.method == http.MethodGet || r.method == http.MethodHead
 	attempts := 1
 	if idempotent {
@@ -279,7 +290,7 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(data, &eb) == nil {
+	if decodeJSON(shown, data, &eb) == nil {
 		se.Code, se.Message = eb.Code, eb.Message
 	}
 	switch {
@@ -345,8 +356,17 @@ func (c *Client) getJSON(ctx context.Context, r request, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(resp.body, v); err != nil {
-		return fmt.Errorf("invalid JSON from %s: %w", resp.url, err)
+	return decodeJSON(resp.url, resp.body, v)
+}
+
+// decodeJSON unmarshals a response body into v after checking its nesting
+// depth ([registry.CheckJSONDepth]); from names the URL in errors.
+func decodeJSON(from string, data []byte, v any) error {
+	if err := registry.CheckJSONDepth(from, data); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("invalid JSON from %s: %w", from, err)
 	}
 	return nil
 }
@@ -421,22 +441,17 @@ func idLabel(id registry.ID) string {
 
 // Manifest fetches a registry's manifest: the latest version's when
 // id.Version is "", else that version's. The language suffix is ignored.
+// The bytes are verified against the version's digest index when the
+// server publishes one (a mismatch is a [*registry.DigestError]); with
+// [WithCache] and [WithMode] they may come from the cache.
 //
 // API: GET /registries/@ns/<path> or GET /registries/@ns/<path>/<version>
 func (c *Client) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
-	p, err := registryPath(id)
+	r, err := c.ManifestWithDigest(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, request{path: p, registry: idLabel(id)})
-	if err != nil {
-		return nil, err
-	}
-	m, err := registry.ParseManifest(resp.body)
-	if err != nil {
-		return nil, fmt.Errorf("invalid manifest for %s from %s: %w", idLabel(id), resp.url, err)
-	}
-	return m, nil
+	return r.Manifest, nil
 }
 
 // Versions lists a registry's published versions, newest first.
@@ -462,7 +477,10 @@ func (c *Client) Versions(ctx context.Context, id registry.ID) ([]string, error)
 
 // File downloads one file of a registry version. id.Version is required;
 // path is a package file path (files[].path) and must pass
-// [registry.ValidFilePath]. The body is capped (see [WithMaxBodySize]).
+// [registry.ValidFilePath]. The body is capped (see [WithMaxBodySize]). It
+// is verified against the version's digest index when the server
+// publishes one (a mismatch is a [*registry.DigestError]) and comes from
+// the cache when [WithCache] holds it.
 //
 // API: GET /registries/@ns/<path>/<version>/files/<file path>
 func (c *Client) File(ctx context.Context, id registry.ID, path string) ([]byte, error) {
@@ -483,11 +501,13 @@ func (c *Client) File(ctx context.Context, id registry.ID, path string) ([]byte,
 		b.WriteString("/")
 		b.WriteString(url.PathEscape(s))
 	}
-	resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
-	if err != nil {
-		return nil, err
-	}
-	return resp.body, nil
+	return c.verifiedFile(ctx, id, path, func() ([]byte, error) {
+		resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
+		if err != nil {
+			return nil, err
+		}
+		return resp.body, nil
+	})
 }
 
 // Preset fetches a preset by name ("node", or "@presets/node").
@@ -498,6 +518,15 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 	if !registry.ValidSegment(name) {
 		return nil, fmt.Errorf("invalid preset name %q: it must be lowercase kebab case, e.g. node-library", name)
 	}
+	if c.opts.mode == PreferOffline || c.opts.mode == Offline {
+		if p, v := c.cachedPreset(name); p != nil {
+			c.notice("%s/%s resolved to %s, the newest version in the cache (%s)", registry.PresetNamespace, name, v, modeName(c.opts.mode))
+			return p, nil
+		}
+		if c.opts.mode == Offline {
+			return nil, fmt.Errorf("%w: preset %s/%s from %s; run the command once without --offline", ErrNotCached, registry.PresetNamespace, name, c.baseStr)
+		}
+	}
 	resp, err := c.do(ctx, request{path: "/presets/" + name, registry: registry.PresetNamespace + "/" + name})
 	if err != nil {
 		return nil, err
@@ -506,6 +535,7 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 	if err != nil {
 		return nil, fmt.Errorf("invalid preset from %s: %w", resp.url, err)
 	}
+	c.rememberPreset(name, p, resp.body)
 	return p, nil
 }
 
@@ -549,7 +579,7 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 		return nil, err
 	}
 	var h Health
-	if err := json.Unmarshal(resp.body, &h); err != nil {
+	if err := decodeJSON(resp.url, resp.body, &h); err != nil {
 		if resp.status != http.StatusOK {
 			return nil, &StatusError{StatusCode: resp.status, Registry: c.opts.namespace, URL: resp.url}
 		}

@@ -111,6 +111,9 @@ func (c *Config) parse(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
+	if err := registry.CheckJSONDepth("configuration file", data); err != nil {
+		return err
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return fmt.Errorf("configuration file is not valid JSON (%v); fix or delete it", err)
@@ -238,16 +241,28 @@ func checkHeader(s, k, v string) (name, value string, err error) {
 
 var schemeRE = regexp.MustCompile(`^https?://`)
 
-// ValidateNamespaceArg checks a namespace given on the command line: it must
-// start with "@" and follow the namespace grammar.
+// ValidateNamespaceArg checks a namespace given on the command line with
+// [registry.ParseNamespace]: it must start with "@" and follow the
+// namespace grammar, lowercase only. The message suggests a fix when there
+// is an obvious one ("@Company": did you mean @company?).
 func ValidateNamespaceArg(ns string) error {
-	if !strings.HasPrefix(ns, "@") {
-		return fmt.Errorf("Invalid namespace format: %s. Must start with '@'", ns)
+	_, err := registry.ParseNamespace(ns)
+	if err == nil {
+		return nil
 	}
-	if !registry.ValidNamespace(ns) {
+	var ie *registry.IDError
+	sug := ""
+	if errors.As(err, &ie) && ie.Suggestion != "" {
+		sug = "; did you mean " + ie.Suggestion + "?"
+	}
+	switch {
+	case !strings.HasPrefix(ns, "@"):
+		return fmt.Errorf("Invalid namespace format: %s. Must start with '@'%s", ns, sug)
+	case sug != "":
+		return fmt.Errorf("Invalid namespace format: %s. Namespaces are lowercase%s", ns, sug)
+	default:
 		return fmt.Errorf("Invalid namespace format: %s. Use @ followed by lowercase letters, digits, - or _ (e.g. @company)", ns)
 	}
-	return nil
 }
 
 // Set adds or updates the entry for ns. A new namespace needs a URL; a URL

@@ -7,6 +7,8 @@ import (
 	"net/textproto"
 	"strings"
 	"time"
+
+	"github.com/jigkit/jig/registryclient/cache"
 )
 
 // Option configures a [Client] built by [New].
@@ -25,6 +27,9 @@ type options struct {
 	maxFileBytes  int64
 	retryBaseWait time.Duration
 	retryNotify   func(attempt int, wait time.Duration, err error)
+	cache         *cache.Cache
+	mode          Mode
+	notice        func(string)
 	// fallbackMax and fallbackConc bound the search fallback (search.go);
 	// 0 means the default.
 	fallbackMax, fallbackConc int

@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -396,8 +395,8 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 		return nil, err
 	}
 	var r PublishResult
-	if err := json.Unmarshal(resp.body, &r); err != nil {
-		return nil, fmt.Errorf("invalid JSON from %s: %w", resp.url, err)
+	if err := decodeJSON(resp.url, resp.body, &r); err != nil {
+		return nil, err
 	}
 	r.URL = c.baseStr + "/registries/" + r.Path
 	return &r, nil
@@ -421,8 +420,8 @@ func (c *Client) PublishPreset(ctx context.Context, presetJSON []byte) (*Publish
 		return nil, err
 	}
 	var r PublishResult
-	if err := json.Unmarshal(resp.body, &r); err != nil {
-		return nil, fmt.Errorf("invalid JSON from %s: %w", resp.url, err)
+	if err := decodeJSON(resp.url, resp.body, &r); err != nil {
+		return nil, err
 	}
 	r.URL = c.baseStr + "/presets/" + path.Base(path.Dir(r.Path))
 	return &r, nil

@@ -87,3 +87,25 @@ func (s *Sources) Preset(ctx context.Context, name string) (*registry.Preset, er
 	}
 	return c.Preset(ctx, name)
 }
+
+// ManifestWithDigest fetches id's manifest from id.Namespace's source with
+// its digest and verification state.
+//
+// API: GET /registries/@ns/<path>[/<version>], GET …/<version>/digests
+func (s *Sources) ManifestWithDigest(ctx context.Context, id registry.ID) (*ManifestResult, error) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.ManifestWithDigest(ctx, id)
+}
+
+// ManifestDigest is [Sources.ManifestWithDigest] in the shape of the apply
+// engine's DigestSource.
+func (s *Sources) ManifestDigest(ctx context.Context, id registry.ID) (*registry.Manifest, string, bool, error) {
+	r, err := s.ManifestWithDigest(ctx, id)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return r.Manifest, r.Digest, r.Verified, nil
+}

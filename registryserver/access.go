@@ -16,7 +16,12 @@ type caller struct {
 // callerOf extracts and hashes the request's token and checks it against
 // the admin token in constant time.
 func (h *Handler) callerOf(r *http.Request) caller {
-	tok := tokenFromRequest(r)
+	return h.callerFromToken(tokenFromRequest(r))
+}
+
+// callerFromToken is [Handler.callerOf] for a token obtained otherwise
+// (the web catalog's cookie); tok is "" for none.
+func (h *Handler) callerFromToken(tok string) caller {
 	if tok == "" {
 		return caller{}
 	}
@@ -51,4 +56,24 @@ func (h *Handler) canList(c caller, ns string) bool {
 	}
 	_, err := h.auth.authorize(ns, c.sum, h.now())
 	return err == nil
+}
+
+// tokenKnown reports whether c's token opens anything: it is the admin
+// token or a live token of some declared namespace. Every namespace is
+// checked, so the time taken does not depend on which one matches.
+func (h *Handler) tokenKnown(c caller) bool {
+	if c.admin {
+		return true
+	}
+	if c.sum == nil || h.auth == nil {
+		return false
+	}
+	known := false
+	now := h.now()
+	for ns := range h.auth.namespaces {
+		if g, err := h.auth.authorize(ns, c.sum, now); err == nil && !g.Public {
+			known = true
+		}
+	}
+	return known
 }

@@ -21,13 +21,20 @@ import (
 // Access errors returned by [AuthConfig.Authorize]. The server sends them as
 // 403 FORBIDDEN_NAMESPACE, 401 UNAUTHORIZED, 401 INVALID_TOKEN and
 // 401 TOKEN_EXPIRED.
+//
+// A caller who may not read a namespace gets the same error whether the
+// namespace is gated or does not exist (is not declared): the error
+// depends only on the token, so it cannot be used to learn which gated
+// namespaces exist.
 var (
-	// ErrForbiddenNamespace: the namespace is not declared in auth.json
-	// (or its declaration was rejected).
+	// ErrForbiddenNamespace: the token is valid, but not for this
+	// namespace (it opens other namespaces only), or the namespace is
+	// not declared in auth.json.
 	ErrForbiddenNamespace = errors.New("namespace not allowed")
-	// ErrTokenRequired: the namespace is gated and no token was sent.
+	// ErrTokenRequired: no token was sent for a namespace that is not
+	// public (gated or not declared).
 	ErrTokenRequired = errors.New("authentication token is required")
-	// ErrInvalidToken: the token matches no entry of the namespace.
+	// ErrInvalidToken: the token matches no entry of auth.json.
 	ErrInvalidToken = errors.New("provided token is invalid")
 	// ErrTokenExpired: the token matches only entries whose expiresAt has
 	// passed.
@@ -69,10 +76,17 @@ const maxAuthFileSize = 4 << 20
 // nobody but the admin publishes.
 type AuthConfig struct {
 	namespaces map[string]nsRule
-	warnings   []error
+	// entries holds every token entry of every accepted namespace: a
+	// decision compares the token with all of them, whichever namespace
+	// is asked for, so that its cost does not tell which namespaces
+	// exist.
+	entries  []tokenRule
+	warnings []error
 }
 
 type nsRule struct {
+	id     int         // index of the namespace, >= 1; tokenRule.ns refers to it
+	public bool        // declared with an empty list
 	tokens []tokenRule // empty: public
 }
 
@@ -82,6 +96,7 @@ type tokenRule struct {
 	mark    string
 	expires time.Time // zero: never
 	inClear bool      // written as "token", not "tokenSha256"
+	ns      int       // nsRule.id of the namespace the entry belongs to
 }
 
 // Grant is what a successful [AuthConfig.Authorize] allows.
@@ -156,6 +171,12 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 			a.warnings = append(a.warnings, &AuthEntryError{Namespace: ns, Reason: reason})
 			continue
 		}
+		rule.id = len(a.namespaces) + 1
+		rule.public = len(rule.tokens) == 0
+		for i := range rule.tokens {
+			rule.tokens[i].ns = rule.id
+		}
+		a.entries = append(a.entries, rule.tokens...)
 		a.namespaces[ns] = rule
 	}
 	return a, nil
@@ -266,11 +287,21 @@ func (a *AuthConfig) Declared(ns string) bool {
 }
 
 // Authorize decides whether token may read ns at time now, and whether it
-// may publish there. token is "" when the caller sent none. The error is
-// one of [ErrForbiddenNamespace], [ErrTokenRequired], [ErrInvalidToken] or
-// [ErrTokenExpired]. Public namespaces succeed whatever the token.
+// may publish there. token is "" when the caller sent none. Public
+// namespaces succeed whatever the token. Otherwise the error is, whether
+// ns is gated or not declared at all:
+//
+//   - [ErrTokenRequired] when no token was sent;
+//   - [ErrTokenExpired] when the token matches only expired entries (of ns
+//     or, failing that, of any namespace);
+//   - [ErrForbiddenNamespace] when the token is valid for other
+//     namespaces but not for ns;
+//   - [ErrInvalidToken] when the token matches no entry at all.
+//
 // Tokens are compared as SHA-256 digests in constant time, against every
-// entry. The admin token is not part of AuthConfig; see [WithAdminToken].
+// entry of every namespace, so neither the answer nor the time it takes
+// depends on whether ns exists. The admin token is not part of AuthConfig;
+// see [WithAdminToken].
 func (a *AuthConfig) Authorize(ns, token string, now time.Time) (Grant, error) {
 	var sum *[sha256.Size]byte
 	if token != "" {
@@ -286,39 +317,45 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 	if a == nil {
 		return Grant{Public: true}, nil
 	}
-	rule, ok := a.namespaces[ns]
-	if !ok {
-		return Grant{}, ErrForbiddenNamespace
-	}
-	if len(rule.tokens) == 0 {
+	rule := a.namespaces[ns] // id 0 for an undeclared namespace: no entry has it
+	if rule.public {
 		return Grant{Public: true}, nil
 	}
 	if sum == nil {
 		return Grant{}, ErrTokenRequired
 	}
 	var g Grant
-	valid, expired := false, false
-	// Every entry is compared, so the time taken does not depend on which
-	// entry (if any) matches.
-	for i := range rule.tokens {
-		t := &rule.tokens[i]
+	valid, expired, validElsewhere, expiredElsewhere := false, false, false, false
+	// Every entry of every namespace is compared, so the time taken does
+	// not depend on which entry (if any) matches, nor on whether ns exists.
+	for i := range a.entries {
+		t := &a.entries[i]
 		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
 		live := t.expires.IsZero() || now.Before(t.expires)
+		here := t.ns == rule.id
 		switch {
-		case eq && live:
+		case eq && live && here:
 			valid = true
 			g.Publish = g.Publish || t.publish
 			if g.Mark == "" {
 				g.Mark = t.mark
 			}
-		case eq:
+		case eq && here:
 			expired = true
+		case eq && live:
+			validElsewhere = true
+		case eq:
+			expiredElsewhere = true
 		}
 	}
 	switch {
 	case valid:
 		return g, nil
 	case expired:
+		return Grant{}, ErrTokenExpired
+	case validElsewhere:
+		return Grant{}, ErrForbiddenNamespace
+	case expiredElsewhere:
 		return Grant{}, ErrTokenExpired
 	}
 	return Grant{}, ErrInvalidToken

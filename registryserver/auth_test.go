@@ -90,8 +90,13 @@ func TestAuthorize(t *testing.T) {
 		{"@gated", "old-tok", time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), registryserver.Grant{}, nil},
 		{"@gated", "future-tok", now, registryserver.Grant{}, nil},
 		{"@gated", "future-tok", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), registryserver.Grant{}, registryserver.ErrTokenExpired},
-		{"@broken", "", now, registryserver.Grant{}, registryserver.ErrForbiddenNamespace},
+		// Undeclared (or rejected) namespaces answer exactly as gated ones
+		// do for a token that does not open them.
+		{"@broken", "", now, registryserver.Grant{}, registryserver.ErrTokenRequired},
+		{"@undeclared", "", now, registryserver.Grant{}, registryserver.ErrTokenRequired},
+		{"@undeclared", "wrong", now, registryserver.Grant{}, registryserver.ErrInvalidToken},
 		{"@undeclared", "read-tok", now, registryserver.Grant{}, registryserver.ErrForbiddenNamespace},
+		{"@undeclared", "old-tok", now, registryserver.Grant{}, registryserver.ErrTokenExpired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ns+"/"+tt.token, func(t *testing.T) {

@@ -87,7 +87,7 @@ func TestDigestIndexAccess(t *testing.T) {
 	}{
 		{"/registries/@gated/secret/thing/1.0.0/digests", "", 401, "UNAUTHORIZED"},
 		{"/registries/@gated/secret/thing/1.0.0/digests", "read-tok", 200, ""},
-		{"/registries/@undeclared/x/1.0.0/digests", "", 403, "FORBIDDEN_NAMESPACE"},
+		{"/registries/@undeclared/x/1.0.0/digests", "", 401, "UNAUTHORIZED"},
 		{"/registries/@main/runtimes/node/9.9.9/digests", "", 404, "NOT_FOUND"},
 		{"/registries/@main/runtimes/node/1.1.0/digests/x", "", 400, "INVALID_PATH"},
 	}

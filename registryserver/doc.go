@@ -37,9 +37,12 @@
 //
 // Every error is a JSON body {"code": "...", "message": "..."} with
 // Cache-Control: no-store. Access is checked in this order: 400
-// INVALID_PATH, 403 FORBIDDEN_NAMESPACE (not declared in auth.json), 401
-// UNAUTHORIZED / INVALID_TOKEN / TOKEN_EXPIRED (gated namespace), then 404
-// NOT_FOUND. The admin token passes every namespace check. Unknown routes
+// INVALID_PATH, then, for a namespace that is not public, 401 UNAUTHORIZED
+// (no token), 401 INVALID_TOKEN (unknown token), 401 TOKEN_EXPIRED, 403
+// FORBIDDEN_NAMESPACE (a valid token of other namespaces only), then 404
+// NOT_FOUND. A gated namespace and one that is not declared in auth.json
+// get the same answers, so a caller without access cannot tell whether a
+// gated namespace exists. The admin token passes every namespace check. Unknown routes
 // are 404 NOT_FOUND and wrong methods 405 METHOD_NOT_ALLOWED.
 //
 // # Access

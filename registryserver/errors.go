@@ -3,10 +3,13 @@ package registryserver
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registryserver/storage"
 )
 
 // Wire error codes shared by every route. Publishing, rate limiting and the
@@ -28,6 +31,10 @@ const (
 	codeQueryTooLong       = "QUERY_TOO_LONG"
 )
 
+// msgInvalidKey is the message of a path the storage cannot hold.
+var msgInvalidKey = fmt.Sprintf("Invalid path: each part must be at most %d bytes and the whole path at most %d bytes",
+	storage.MaxSegmentLength, storage.MaxKeyLength)
+
 // apiError is an error with its HTTP wire form: a status and the body
 // {"code": code, "message": msg}. Handlers return it; [Handler.handleError]
 // is the one place that writes it. msg is sent to the client, so it must
@@ -47,8 +54,14 @@ func newAPIError(status int, code, msg string) *apiError {
 }
 
 // internalError wraps an unexpected failure (a storage error, a corrupt
-// file) as a 500 whose body says nothing about the cause.
+// file) as a 500 whose body says nothing about the cause. A storage key
+// the backends refuse ([storage.ErrInvalidKey]: a name too long for the
+// storage) is the caller's fault, not the server's: it becomes a 400
+// INVALID_PATH, which is not logged as an error.
 func internalError(cause error) *apiError {
+	if errors.Is(cause, storage.ErrInvalidKey) {
+		return &apiError{status: http.StatusBadRequest, code: codeInvalidPath, msg: msgInvalidKey, cause: cause}
+	}
 	return &apiError{status: http.StatusInternalServerError, code: codeInternal, msg: "Internal server error", cause: cause}
 }
 

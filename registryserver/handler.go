@@ -16,6 +16,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
+	"github.com/jigkit/jig/registryserver/webui"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with
@@ -42,6 +43,8 @@ type Handler struct {
 	pub *publishState
 	// index is the search index (search.go).
 	index *searchIndex
+	// webui is the web catalog, nil when it is off (webcatalog.go).
+	webui *webui.UI
 
 	closeOnce sync.Once
 	closeErr  error
@@ -109,6 +112,10 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.setupSearch(o.searchRefresh)
+	if err := h.setupWebCatalog(o.webBase); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	h.e = h.newEcho()
 	return h, nil
 }
@@ -138,6 +145,7 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/presets", h.getPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
+	h.mountWebCatalog(e)
 }
 
 // ServeHTTP implements [http.Handler].

@@ -147,9 +147,10 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 				url = req.URL.RequestURI()
 			}
 			url = logx.RedactURL(url)
-			if status == http.StatusUnauthorized || status == http.StatusForbidden {
-				// The caller may not read the namespace: keep its name
-				// out of the log (DESIGN 3).
+			if status >= http.StatusBadRequest && !h.mayReadPathNamespace(req) {
+				// An error for a caller who may not read the namespace
+				// (whatever the error: 401, 400, 404, 429…): keep its
+				// name out of the log (DESIGN 3).
 				url = redactNamespace(url)
 			}
 			ce.Write(
@@ -225,6 +226,22 @@ func methodLabel(m string) string {
 		return m
 	}
 	return "OTHER"
+}
+
+// mayReadPathNamespace reports whether the caller of req may read the
+// namespace a /registries/… or /namespaces/… request names (true when the
+// path names none). Anything that is not a readable namespace, a
+// malformed one included, is not.
+func (h *Handler) mayReadPathNamespace(req *http.Request) bool {
+	for _, prefix := range []string{"/registries/", "/namespaces/"} {
+		rest, ok := strings.CutPrefix(req.URL.Path, prefix)
+		if !ok {
+			continue
+		}
+		ns, _, _ := strings.Cut(rest, "/")
+		return h.canList(h.callerOf(req), ns)
+	}
+	return true
 }
 
 // redactNamespace hides the namespace segment of a /registries/... or

@@ -32,6 +32,8 @@ type options struct {
 	publish publishOptions
 	// searchRefresh is the search index rebuild interval (search.go).
 	searchRefresh time.Duration
+	// webBase is the web catalog's base path, "" for none (webcatalog.go).
+	webBase string
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of

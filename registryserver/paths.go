@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver/storage"
 )
 
 // resourceKind is what a path under /registries/ addresses.
@@ -55,8 +56,10 @@ func (r resource) key(version string) string {
 //     reference answers 400 here), or "files" and a file path whose
 //     segments match [A-Za-z0-9._@+-]+ and are not "." or "..".
 //
-// Empty parts (a doubled, leading or trailing slash) are invalid. It
-// reports false for anything else.
+// Empty parts (a doubled, leading or trailing slash) are invalid, and so
+// is a path whose storage key would break the key limits every backend
+// shares (a part over [storage.MaxSegmentLength] bytes, a key over
+// [storage.MaxKeyLength]). It reports false for anything else.
 func parseResource(p string) (resource, bool) {
 	if p == "" {
 		return resource{}, false
@@ -110,5 +113,16 @@ func parseResource(p string) (resource, bool) {
 		}
 	}
 	r.path = strings.Join(segs, "/")
+	// The longest key the resource reads.
+	key := r.dir() + "/versions.json"
+	switch r.kind {
+	case kindFile:
+		key = r.key("")
+	case kindVersioned, kindDigests:
+		key = r.dir() + "/" + r.version + "/" + registry.DigestIndexFile
+	}
+	if !storage.ValidKey(key) {
+		return resource{}, false
+	}
 	return r, true
 }

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
@@ -261,14 +264,17 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return aerr
 	}
 
-	// Who may publish there.
-	if !h.auth.Declared(head.Namespace) {
+	// Who may publish there. A caller who may not read the namespace gets
+	// the same answer whether it is gated or not declared (DESIGN 3).
+	mark := "admin"
+	if who.admin && !h.auth.Declared(head.Namespace) {
 		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
-	mark := "admin"
 	if !who.admin {
 		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
 		switch {
+		case errors.Is(err, ErrForbiddenNamespace):
+			return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, "Namespace is not allowed for this token")
 		case err != nil:
 			return authError(err)
 		case g.Public:
@@ -319,6 +325,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
+	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
@@ -569,6 +578,9 @@ func (h *Handler) postPreset(c echo.Context) error {
 	p, err := registry.ParsePreset(data)
 	if err != nil {
 		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+	}
+	if k := "presets/" + p.Name + "/" + p.Version + "/preset.json"; !storage.ValidKey(k) {
+		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {

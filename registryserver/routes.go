@@ -154,7 +154,7 @@ func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
 // registry path under the namespace that has a versions.json, sorted.
 func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
-	if err != nil || !registry.ValidNamespace(ns) {
+	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
 		return newAPIError(http.StatusBadRequest, codeInvalidNamespace,
 			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
 	}
@@ -166,7 +166,9 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return internalError(err)
 	}
-	if !found {
+	// A namespace declared in auth.json exists even while it holds
+	// nothing: the caller may read it, so it lists no registries.
+	if !found && (h.auth == nil || !h.auth.Declared(ns)) {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
@@ -213,7 +215,7 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 // getPreset serves GET /presets/:name from presets/<name>/preset.json.
 func (h *Handler) getPreset(c echo.Context) error {
 	name := c.Param("name")
-	if !registry.ValidSegment(name) {
+	if !registry.ValidSegment(name) || len(name) > storage.MaxSegmentLength {
 		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}

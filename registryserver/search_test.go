@@ -188,11 +188,13 @@ func TestSearchSeesPublishes(t *testing.T) {
 // files, stored catalogs and queries, an anonymous search never returns a
 // registry of a namespace that is not public, and its response (status,
 // headers, body) is the same as that of a server where the non-public
-// namespaces do not exist at all, neither in storage nor in auth.json.
+// namespaces do not exist at all, neither in storage nor in auth.json. The
+// same holds for the web catalog's pages: home, search, and the page of
+// every stored registry.
 func TestAnonymousSearchNeverSeesGated(t *testing.T) {
 	t.Parallel()
 	words := []string{"eslint", "lint", "node", "secret", "react", "vitest", "build", "a", "e", "s", "config", "quality", "runtime", "@gated", "@gated/", "x-1"}
-	for seed := uint64(0); seed < 60; seed++ {
+	for seed := uint64(0); seed < 40; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(seed, 42))
@@ -212,6 +214,7 @@ func TestAnonymousSearchNeverSeesGated(t *testing.T) {
 				}
 			}
 			full, pub := memory.New(), memory.New()
+			var regPages []string
 			for _, ns := range nss {
 				for j := range 1 + rng.IntN(4) {
 					name := words[rng.IntN(6)] + fmt.Sprint(j)
@@ -222,6 +225,9 @@ func TestAnonymousSearchNeverSeesGated(t *testing.T) {
 					for _, st := range []storage.Storage{full, pub} {
 						if st == pub && !public[ns] {
 							continue
+						}
+						if st == full {
+							regPages = append(regPages, "/-/r/"+ns+"/"+path, "/-/r/"+ns+"/"+path+"/1.0.0")
 						}
 						put(t, st, ns+"/"+path+"/versions.json", `{"versions":["1.0.0"]}`)
 						put(t, st, ns+"/"+path+"/1.0.0/registry.json", m)
@@ -236,7 +242,7 @@ func TestAnonymousSearchNeverSeesGated(t *testing.T) {
 			authPubJSON, _ := json.Marshal(authPub)
 			hFull := authHandler(t, full, authFull)
 			hPub := authHandler(t, pub, authPubJSON)
-			for range 30 {
+			for range 20 {
 				v := url.Values{}
 				if rng.IntN(4) > 0 {
 					v.Set("q", words[rng.IntN(len(words))])
@@ -248,6 +254,16 @@ func TestAnonymousSearchNeverSeesGated(t *testing.T) {
 					v.Set("limit", fmt.Sprint(1+rng.IntN(3)))
 				}
 				target := "/search?" + v.Encode()
+				for _, p := range []string{"/", "/-/search?" + v.Encode(), regPages[rng.IntN(len(regPages))]} {
+					p1, p2 := do(hFull, http.MethodGet, p, nil), do(hPub, http.MethodGet, p, nil)
+					b1, b2 := readBody(t, p1), readBody(t, p2)
+					if p1.StatusCode != p2.StatusCode || string(b1) != string(b2) {
+						t.Fatalf("page %s differs with and without the gated namespaces:\n%d %s\n%d %s", p, p1.StatusCode, b1, p2.StatusCode, b2)
+					}
+					if diff := cmp.Diff(comparableHeaders(p2.Header), comparableHeaders(p1.Header)); diff != "" {
+						t.Fatalf("page %s: headers differ (-without +with):\n%s", p, diff)
+					}
+				}
 				r1, r2 := do(hFull, http.MethodGet, target, nil), do(hPub, http.MethodGet, target, nil)
 				b1, b2 := readBody(t, r1), readBody(t, r2)
 				if r1.StatusCode != 200 {
@@ -297,7 +313,7 @@ func authHandler(t *testing.T, st storage.Storage, authJSON []byte) *registryser
 		t.Fatal(err)
 	}
 	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(a),
-		registryserver.WithRateLimit(1_000_000, time.Minute))
+		registryserver.WithRateLimit(1_000_000, time.Minute), registryserver.WithWebCatalog("/"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -96,6 +97,7 @@ func TestScripts(t *testing.T) {
 			"filemode":                   cmdFileMode,
 			"exe":                        cmdExe,
 			"islink":                     cmdIsLink,
+			"validjson":                  cmdValidJSON,
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
@@ -138,6 +140,22 @@ func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(p)
 		ts.Check(err)
 		ts.Check(testenv.WriteExecutable(p, data))
+	}
+}
+
+// validjson file: checks that file (or "stdout"/"stderr" of the last
+// command) is exactly one JSON document.
+func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: validjson file")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("%s is not valid JSON: %v", args[0], err)
+	}
+	if dec.More() {
+		ts.Fatalf("%s holds more than one JSON document", args[0])
 	}
 }
 

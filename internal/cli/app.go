@@ -2,9 +2,11 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/cache"
 )
 
 // App is the shared plumbing every command receives (bound with kong.Bind):
@@ -36,9 +39,41 @@ type App struct {
 	// testPrompt, when set, is used as an interactive prompter (tests).
 	testPrompt Prompter
 
+	// Mode is where content may come from (--offline, --prefer-offline).
+	Mode registryclient.Mode
+
 	cfgOnce sync.Once
 	cfg     *registryclient.Config
 	cfgErr  error
+
+	cacheOnce sync.Once
+	cache     *cache.Cache
+	cacheErr  error
+}
+
+// Cache opens the local content cache once per run: $JIG_CACHE_DIR, else
+// jig under the user cache directory (XDG_CACHE_HOME honoured), capped at
+// $JIG_CACHE_MAX_MB megabytes (default 500).
+func (a *App) Cache() (*cache.Cache, error) {
+	a.cacheOnce.Do(func() {
+		dir := cache.DefaultDir(a.Getenv)
+		if dir == "" {
+			if home := a.Getenv("HOME"); home != "" && filepath.IsAbs(home) {
+				dir = filepath.Join(home, ".cache", "jig")
+			}
+		}
+		var opts []cache.Option
+		if v := a.Getenv("JIG_CACHE_MAX_MB"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				a.cacheErr = fmt.Errorf("JIG_CACHE_MAX_MB=%q must be a positive number of megabytes", v)
+				return
+			}
+			opts = append(opts, cache.WithMaxBytes(n<<20))
+		}
+		a.cache, a.cacheErr = cache.Open(dir, opts...)
+	})
+	return a.cache, a.cacheErr
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
@@ -89,17 +124,27 @@ func (a *App) Config() (*registryclient.Config, error) {
 	return a.cfg, a.cfgErr
 }
 
-// ClientOptions are the options every client the CLI builds gets.
+// ClientOptions are the options every client the CLI builds gets: the
+// cache (when it can be opened; a warning otherwise), the offline mode and
+// notices printed to stderr.
 func (a *App) ClientOptions() []registryclient.Option {
-	return []registryclient.Option{
-		registryclient.WithUserAgent("jig/" + buildinfo.Get().Version),
+	var opts []registryclient.Option
+	if c, err := a.Cache(); err == nil {
+		opts = append(opts, registryclient.WithCache(c))
+	} else if a.Mode == registryclient.Online {
+		a.Out.Warnf("local cache unavailable (%v); continuing without it", err)
+	}
+	opts = append(opts, registryclient.WithMode(a.Mode),
+		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))
+	return append(opts,
+		registryclient.WithUserAgent("jig/"+buildinfo.Get().Version),
 		registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {
 			var rl *registryclient.RateLimitError
 			if errors.As(err, &rl) && wait >= time.Second {
 				a.Out.Warnf("rate limited by %s; retrying in %s", rl.Err.URL, wait.Round(time.Second))
 			}
 		}),
-	}
+	)
 }
 
 // Client returns a client for the source configured for namespace ns.

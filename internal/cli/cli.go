@@ -10,13 +10,16 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/registryclient"
 )
 
 // CLI is the root of the jig command line: global flags and one field per
 // command. Each command lives in its own file.
 type CLI struct {
-	CI          bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
-	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
+	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
 
 	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
 	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
@@ -30,6 +33,15 @@ type CLI struct {
 
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
+	Cache      CacheCmd      `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
+}
+
+// Validate rejects contradictory global flags.
+func (c *CLI) Validate() error {
+	if c.Offline && c.PreferOffline {
+		return errors.New("--offline and --prefer-offline exclude each other; give one")
+	}
+	return nil
 }
 
 // Exit codes of [Main].
@@ -82,6 +94,12 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		return ExitError
 	}
 	app.setup(root.CI)
+	switch {
+	case root.Offline:
+		app.Mode = registryclient.Offline
+	case root.PreferOffline:
+		app.Mode = registryclient.PreferOffline
+	}
 	err = kctx.Run()
 	return app.report(ctx, err)
 }

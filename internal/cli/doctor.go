@@ -14,14 +14,12 @@ type DoctorCmd struct {
 
 // Run runs the checks, prints them grouped, and fails when any is an error.
 func (c *DoctorCmd) Run(ctx context.Context, app *App) error {
-	cfg, err := app.Config()
-	if err != nil {
-		return err
-	}
+	// A broken rc file is one finding, not the end of the checks.
+	cfg, cfgErr := app.Config()
 	if !c.JSON && app.Interactive {
 		app.Out.Infof("Running checks...")
 	}
-	rep := doctor.Run(ctx, doctor.Options{Config: cfg, ClientOptions: app.ClientOptions(), ValidateProject: registry.ValidateProjectJSON})
+	rep := doctor.Run(ctx, doctor.Options{Config: cfg, ConfigErr: cfgErr, ClientOptions: app.ClientOptions(), ValidateProject: registry.ValidateProjectJSON})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -53,14 +51,17 @@ func printReport(o *Output, rep *doctor.Report) {
 				continue
 			}
 			n++
-			sym, tag := "✓", "[INFO]"
+			sym, tag := o.paint(ansiGreen, "✓")+" ", "[INFO]"
 			switch r.Level {
 			case doctor.Warning:
-				sym, tag = "⚠", "[WARNING]"
+				sym, tag = o.paint(ansiYellow, "⚠")+" ", "[WARNING]"
 			case doctor.Error:
-				sym, tag = "✗", "[ERROR]"
+				sym, tag = o.paint(ansiRed, "✗")+" ", "[ERROR]"
 			}
-			o.Printf("  %s %s %s\n", sym, tag, r.Message)
+			if !o.color {
+				sym = "" // symbols only on a terminal without NO_COLOR
+			}
+			o.Printf("  %s%s %s\n", sym, tag, r.Message)
 			if e, ok := r.Details["error"]; ok {
 				o.Printf("    %v\n", e)
 			}
@@ -74,14 +75,20 @@ func printReport(o *Output, rep *doctor.Report) {
 	}
 	o.Println()
 	errs, warns := rep.Count(doctor.Error), rep.Count(doctor.Warning)
+	mark := func(c, sym string) string {
+		if !o.color {
+			return ""
+		}
+		return o.paint(c, sym) + " "
+	}
 	switch {
 	case errs > 0 && warns > 0:
-		o.Printf("✗ Found %d error(s), %d warning(s)\n", errs, warns)
+		o.Printf("%sFound %d error(s), %d warning(s)\n", mark(ansiRed, "✗"), errs, warns)
 	case errs > 0:
-		o.Printf("✗ Found %d error(s)\n", errs)
+		o.Printf("%sFound %d error(s)\n", mark(ansiRed, "✗"), errs)
 	case warns > 0:
-		o.Printf("⚠ Found %d warning(s)\n", warns)
+		o.Printf("%sFound %d warning(s)\n", mark(ansiYellow, "⚠"), warns)
 	default:
-		o.Println("✓ All checks passed")
+		o.Printf("%sAll checks passed\n", mark(ansiGreen, "✓"))
 	}
 }

@@ -16,7 +16,8 @@ import (
 // InitCmd is "jig init -t <template> [-n name] [--ci] [-f] [--skip-install]
 // [--skip-git] [--dry-run] [--json] [--allow-scripts]".
 type InitCmd struct {
-	Template     string `short:"t" required:"" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js])."`
+	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
+	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
 	Force        bool   `short:"f" help:"Allow an existing target directory. Nothing is deleted; each file's merge strategy decides."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
@@ -42,14 +43,30 @@ func checkProjectName(name string) error {
 	return nil
 }
 
+// Validate checks the flag combination.
+func (c *InitCmd) Validate() error {
+	switch {
+	case c.Frozen && c.Template != "":
+		return errors.New("--frozen takes the registries from jig.json; drop --template (-t)")
+	case !c.Frozen && c.Template == "":
+		return errors.New("missing flags: --template=STRING (-t); e.g. jig init -t @presets/node, or jig init --frozen to re-create a project from its jig.json")
+	}
+	return nil
+}
+
 // Run initialises a project.
 func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	ci := root.CI
+	if c.Frozen && c.Name == "" {
+		c.Name = "."
+	}
 	if ci && c.Name == "" {
 		return errors.New("--ci requires --name (-n) <project-name>; prompts are disabled with --ci")
 	}
-	if _, err := registry.ParseID(c.Template); err != nil {
-		return err
+	if !c.Frozen {
+		if _, err := registry.ParseID(c.Template); err != nil {
+			return err
+		}
 	}
 	name := c.Name
 	if name == "" {
@@ -80,13 +97,15 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	dir, projectName := base, filepath.Base(base)
 	if name != "." {
 		dir, projectName = filepath.Join(base, name), name
-		if _, err := os.Stat(dir); err == nil && !c.Force {
+		if _, err := os.Stat(dir); err == nil && !c.Force && !c.Frozen {
 			return fmt.Errorf("target directory already exists: %s; use --force (-f) to apply the template into it (nothing is deleted; merge strategies decide)", dir)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if !c.JSON {
+	if !c.JSON && c.Frozen {
+		app.Out.Infof("Project: %s\nFrozen install from %s\nTarget directory: %s", projectName, filepath.Join(dir, registry.ProjectFile), dir)
+	} else if !c.JSON {
 		app.Out.Infof("Project: %s\nTemplate: %s\nTarget directory: %s", projectName, c.Template, dir)
 		if ci {
 			app.Out.Infof("Running in CI mode")
@@ -97,7 +116,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Run(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName}, c.DryRun)
+	plan, err := eng.Run(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen}, c.DryRun)
 	pr.done()
 	if err != nil {
 		return err

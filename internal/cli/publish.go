@@ -81,7 +81,7 @@ func printPublishError(app *App, pkg *registryclient.Package, ns string, se *reg
 	case "ANONYMOUS_UPLOAD_FORBIDDEN":
 		hint = fmt.Sprintf("%s is a public namespace: only the server's admin token may publish to it.", pkg.Namespace())
 	case "NAMESPACE_NOT_ALLOWED":
-		hint = fmt.Sprintf("Ask the server's operator to declare %s in auth.json.", pkg.Namespace())
+		hint = fmt.Sprintf("This token may not publish to %[1]s: set a token of %[1]s with publish permission (jig config set %[2]s --token <token>), or ask the server's operator to declare %[1]s in auth.json.", pkg.Namespace(), ns)
 	case "VERSION_EXISTS":
 		hint = "Published versions are immutable; raise \"version\" and publish again."
 	case "UNDECLARED_FILE":

@@ -68,6 +68,10 @@ type Options struct {
 	// Config supplies the sources probed by the remote checks. Nil skips
 	// them.
 	Config *registryclient.Config
+	// ConfigErr is why the rc file could not be loaded, if it could not. It
+	// becomes one error finding (env.config) and the remote checks are
+	// skipped; the other checks still run.
+	ConfigErr error
 	// ClientOptions are added to every health-probe client.
 	ClientOptions []registryclient.Option
 	// LookPath finds executables. Nil means exec.LookPath.
@@ -126,6 +130,9 @@ func readPackageJSON(dir string) (*packageJSON, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
+	if err := registry.CheckJSONDepth("package.json", data); err != nil {
+		return nil, true, err
+	}
 	var p packageJSON
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, true, fmt.Errorf("package.json is not valid JSON: %w", err)
@@ -157,6 +164,12 @@ func PackageManager(dir string) (name, source string) {
 
 func environment(ctx context.Context, o Options) []Result {
 	var out []Result
+	if o.ConfigErr != nil {
+		out = append(out, Result{ID: "env.config", Category: Environment, Level: Error,
+			Message:    "The rc file could not be read, so no registry was checked",
+			Suggestion: "Fix the file or delete it (jig config set recreates it); its path is $JIG_CONFIG or ~/.jigrc.",
+			Details:    map[string]any{"error": o.ConfigErr.Error()}})
+	}
 	out = append(out, nodeCheck(ctx, o))
 	pm, src := PackageManager(o.Dir)
 	if path, err := o.LookPath(pm); err != nil {
@@ -246,13 +259,16 @@ func nodeCheck(ctx context.Context, o Options) Result {
 func project(o Options) []Result {
 	path := filepath.Join(o.Dir, registry.ProjectFile)
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Outside a project is not a problem: say so and move on.
+		return []Result{{ID: "project.jig-json", Category: Project, Level: Info,
+			Message:    fmt.Sprintf("Not in a jig project (no %s in %s); project checks skipped", registry.ProjectFile, o.Dir),
+			Suggestion: `Run "jig init" to create a project, or run jig doctor in a project directory.`}}
+	}
 	if err != nil {
-		msg := fmt.Sprintf("%s was not found in %s", registry.ProjectFile, o.Dir)
-		if !errors.Is(err, fs.ErrNotExist) {
-			msg = fmt.Sprintf("cannot read %s: %v", path, err)
-		}
-		return []Result{{ID: "project.jig-json", Category: Project, Level: Error, Message: msg,
-			Suggestion: `Run "jig init" in this directory to create jig.json.`}}
+		return []Result{{ID: "project.jig-json", Category: Project, Level: Error,
+			Message:    fmt.Sprintf("cannot read %s: %v", path, err),
+			Suggestion: "Check the file's permissions."}}
 	}
 	p, err := registry.ParseProject(data)
 	if err == nil && o.ValidateProject != nil {
@@ -302,6 +318,11 @@ func remoteChecks(ctx context.Context, o Options) []Result {
 	return out
 }
 
+// probe checks one source: that it is healthy, and that it lets this
+// client in. The second step matters because /health needs no token: a
+// wrong or expired token is only found on an authenticated route, so the
+// namespace's own listing (GET /namespaces/<ns>/registries) is asked too.
+// @presets has no listing of its own and gets the health check only.
 func probe(ctx context.Context, o Options, ns string) Result {
 	r := Result{ID: "remote." + ns, Category: Remote}
 	fail := func(url string, err error) Result {
@@ -323,8 +344,38 @@ func probe(ctx context.Context, o Options, ns string) Result {
 	if err != nil {
 		return fail(c.BaseURL(), err)
 	}
-	r.Level = Info
-	r.Message = fmt.Sprintf("Registry %s healthy (%s)", ns, h.Status)
 	r.Details = map[string]any{"url": c.BaseURL()}
+	if ns == registry.PresetNamespace {
+		r.Level = Info
+		r.Message = fmt.Sprintf("Registry %s healthy (%s)", ns, h.Status)
+		return r
+	}
+	_, err = c.Registries(ctx, ns)
+	var se *registryclient.StatusError
+	switch {
+	case err == nil:
+		r.Level = Info
+		r.Message = fmt.Sprintf("Registry %s healthy (%s) and readable", ns, h.Status)
+	case errors.As(err, &se) && se.StatusCode == 401:
+		r.Level = Error
+		r.Details["status"], r.Details["code"] = se.StatusCode, se.Code
+		if e, _ := o.Config.Get(ns); e.Token == "" {
+			r.Message = fmt.Sprintf("Registry %s is healthy but needs a token to read %s (401 %s)", ns, ns, se.Code)
+		} else {
+			r.Message = fmt.Sprintf("Registry %s is healthy but rejected the configured token (401 %s)", ns, se.Code)
+		}
+		r.Suggestion = fmt.Sprintf("Set a valid token with: jig config set %s --token <token>", ns)
+	case errors.As(err, &se) && se.StatusCode == 403:
+		r.Level = Error
+		r.Details["status"], r.Details["code"] = se.StatusCode, se.Code
+		r.Message = fmt.Sprintf("Registry %s is healthy but denies access to %s (403 %s)", ns, ns, se.Code)
+		r.Suggestion = fmt.Sprintf("Use a token that may read %s: jig config set %s --token <token>; or check the namespace name with jig config get %s", ns, ns, ns)
+	case errors.As(err, &se) && se.StatusCode == 404:
+		// Access was granted; the namespace just has nothing published.
+		r.Level = Info
+		r.Message = fmt.Sprintf("Registry %s healthy (%s); %s has no registries yet", ns, h.Status, ns)
+	default:
+		return fail(c.BaseURL(), err)
+	}
 	return r
 }

@@ -61,6 +61,9 @@ type CLI struct {
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
 
+	WebCatalog  bool   `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
+	WebBasePath string `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
+
 	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
 	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
 	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
@@ -287,6 +290,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}
+	if c.WebCatalog {
+		opts = append(opts, registryserver.WithWebCatalog(c.WebBasePath))
+	}
 	if c.WebhookConfigPath != "" {
 		hooks, err := loadWebhooks(c.WebhookConfigPath, log)
 		if err != nil {
@@ -303,19 +309,21 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing handler", zap.Error(err))
 		}
 	}()
-	// Seed only once the whole configuration was accepted, so a server that
-	// refuses to start leaves the storage as it was.
+	// Bind before writing anything: a server that cannot start (the port
+	// is taken, the address is wrong) leaves the storage as it was.
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
+	}
+	defer ln.Close() // a no-op once Serve has taken it
+	// Seed only once the whole configuration was accepted and the port is
+	// ours; requests wait in the listen backlog meanwhile.
 	seeded, err := catalog.Seed(ctx, st)
 	if err != nil {
 		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
 	}
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
-	}
-
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
-	if err != nil {
-		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
 	}
 	srv := &http.Server{
 		Handler:           h,

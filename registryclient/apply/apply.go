@@ -21,6 +21,18 @@ type Source interface {
 	Preset(ctx context.Context, name string) (*registry.Preset, error)
 }
 
+// DigestSource is a [Source] that also reports the sha-256 digest of the
+// manifest bytes it returns and whether they were verified against the
+// server's digest index. *registryclient.Sources satisfies it. The engine
+// records the digest in jig.json and reports the verification state in
+// the plan.
+type DigestSource interface {
+	Source
+	// ManifestDigest is Manifest plus the manifest's digest
+	// ("sha256:<hex>") and whether it was verified.
+	ManifestDigest(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, verified bool, err error)
+}
+
 // Errors the engine returns; match them with errors.Is.
 var (
 	// ErrPresetNotAllowed: "jig add" was given a preset.
@@ -43,6 +55,9 @@ var (
 	ErrInvalidManifest = errors.New("invalid registry manifest")
 	// ErrScript: a custom merge script failed.
 	ErrScript = errors.New("custom merge script failed")
+	// ErrFrozen: a frozen install cannot reproduce what jig.json records
+	// (a digest differs, a registry is not recorded, no jig.json).
+	ErrFrozen = errors.New("frozen install failed")
 )
 
 // CycleError reports a dependency cycle, e.g. "@main/a -> @main/b -> @main/a".
@@ -202,6 +217,12 @@ type Request struct {
 	// Name is the project name written to jig.json and a new package.json.
 	// The default is the base name of Dir.
 	Name string
+	// Frozen re-creates the project from the jig.json already in Dir:
+	// exactly the recorded items at their recorded versions (dependencies
+	// included; no preset is fetched), each manifest checked against the
+	// recorded digest. Any difference fails with [ErrFrozen] before
+	// anything is written. Template is ignored; Mode is [ModeInit].
+	Frozen bool
 }
 
 // Run plans req and, unless dryRun is set, applies the plan. It returns the

@@ -458,6 +458,49 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 }
 
+// TestDeepJSONRefused: a registry file or a project file nested deeper than
+// registry.MaxJSONDepth stops the plan with an error naming the file and
+// the limit, and the project is left as it was.
+func TestDeepJSONRefused(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat(`{"a":`, 7999) + "{}" + strings.Repeat("}", 7999)
+	tests := []struct {
+		name    string
+		project map[string]string
+		file    string // the registry's tsconfig.json
+		wantErr error
+		want    []string
+	}{
+		{"registry file", map[string]string{"tsconfig.json": "{}\n"}, deep, registry.ErrMerge, []string{"tsconfig.json", "the registry's file", "64 levels"}},
+		{"project file", map[string]string{"tsconfig.json": deep}, `{"compilerOptions":{}}`, registry.ErrMerge, []string{"tsconfig.json", "the existing file", "64 levels"}},
+		{"package.json", map[string]string{"package.json": `{"name":"x","x":` + deep + "}"}, `{}`, ErrPackageJSONInvalid, []string{"package.json", "64 levels"}},
+		{"jig.json", map[string]string{"jig.json": `{"name":"x","x":` + deep + "}"}, `{}`, ErrProjectInvalid, []string{"jig.json", "64 levels"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := fixture()
+			src.add("@main/build/deep", &registry.Manifest{
+				Name: "deep", Namespace: "@main", Type: registry.TypeBuild, Version: "1.0.0",
+				Files: []registry.File{{Target: "tsconfig.json", Type: registry.FileConfig, Path: "tsconfig.json"}},
+			}, map[string]string{"tsconfig.json": tt.file})
+			dir := t.TempDir()
+			writeFiles(t, dir, tt.project)
+			before := snapshot(t, dir)
+			_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "build/deep"}, false)
+			if !errors.Is(err, tt.wantErr) || !errors.Is(err, registry.ErrJSONTooDeep) {
+				t.Fatalf("got %v, want %v wrapping registry.ErrJSONTooDeep", err, tt.wantErr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			assertSame(t, before, snapshot(t, dir))
+		})
+	}
+}
+
 func TestInvalidPackageJSONStopsEverything(t *testing.T) {
 	t.Parallel()
 	src := fixture()

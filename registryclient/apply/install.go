@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // CommandError is a failed external command (package manager, git). Its
@@ -41,7 +43,7 @@ func DetectPackageManager(dir string) string {
 		var pj struct {
 			PackageManager string `json:"packageManager"`
 		}
-		if json.Unmarshal(b, &pj) == nil && pj.PackageManager != "" {
+		if registry.CheckJSONDepth("package.json", b) == nil && json.Unmarshal(b, &pj) == nil && pj.PackageManager != "" {
 			name, _, _ := strings.Cut(pj.PackageManager, "@")
 			switch name {
 			case "npm", "pnpm", "yarn", "bun":

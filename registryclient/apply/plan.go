@@ -109,6 +109,14 @@ type PlannedRegistry struct {
 	Dependencies []Dependency `json:"dependencies,omitempty"`
 	// RegistryDependencies are the registries it depends on.
 	RegistryDependencies []string `json:"registryDependencies,omitempty"`
+	// Digest is the sha-256 of the manifest ("sha256:<hex>"), empty when
+	// the source reports none.
+	Digest string `json:"digest,omitempty"`
+	// Verification is "verified" when the manifest and files were checked
+	// against the server's digest index, "unverified" when the server
+	// publishes none (the reference), empty when the source reports
+	// nothing.
+	Verification string `json:"verification,omitempty"`
 }
 
 // Dependency is an npm package a registry asks for.
@@ -219,6 +227,9 @@ type fetched struct {
 
 // Plan resolves req and computes every change in memory. Nothing is written.
 func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
+	if req.Frozen {
+		req.Mode = ModeInit
+	}
 	if req.Mode == "" {
 		req.Mode = ModeAdd
 	}
@@ -231,6 +242,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	abs, err := filepath.Abs(req.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if req.Frozen {
+		tpl, err := frozenTemplate(abs)
+		if err != nil {
+			return nil, err
+		}
+		req.Template = tpl
 	}
 	tid, err := registry.ParseID(req.Template)
 	if err != nil {
@@ -276,6 +294,9 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	projectLang := proj.Language
 	if req.Mode == ModeInit && !tid.IsPreset() && tid.Language != "" {
 		projectLang = tid.Language
+	}
+	if req.Frozen {
+		return e.planFrozen(ctx, req, pl, p, proj, tid, name)
 	}
 	var installed []registry.ID
 	for _, it := range proj.Items {
@@ -330,6 +351,12 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p.RoundTrips += res.rounds
 	p.Warnings = append(p.Warnings, res.warnings...)
 
+	return pl.finishPlan(ctx, req, p, proj, tid, projectLang, res, name)
+}
+
+// finishPlan fetches the files of the resolved registries, merges them
+// into the project and plans package.json and jig.json.
+func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *registry.Project, tid registry.ID, projectLang registry.Language, res *resolution, name string) (*Plan, error) {
 	blobs, rounds, err := pl.fetchFiles(ctx, res.nodes)
 	if err != nil {
 		return nil, err
@@ -355,6 +382,12 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		if pr.Files == nil {
 			pr.Files = []string{}
+		}
+		if n.hasDigest {
+			pr.Digest, pr.Verification = n.digest, "unverified"
+			if n.verified {
+				pr.Verification = "verified"
+			}
 		}
 		for _, name := range sortedKeys(n.m.Dependencies) {
 			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.Dependencies[name]})
@@ -597,7 +630,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
 	}
 	pl.refreshRecords(proj)
 	b, err := proj.Marshal()

@@ -23,6 +23,9 @@ type node struct {
 	level     int
 	requested bool
 	parent    *node
+	digest    string // manifest digest, "" when the source reports none
+	verified  bool   // digest checked against the server's index
+	hasDigest bool   // the source reports digests (DigestSource)
 }
 
 // resolution is the result of resolving a template.
@@ -61,7 +64,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 		g.SetLimit(e.opts.concurrency)
 		for _, n := range level {
 			g.Go(func() error {
-				m, err := e.src.Manifest(gctx, n.id)
+				m, err := e.manifest(gctx, n)
 				if err != nil {
 					return fmt.Errorf("fetching registry %s: %w", n.id, err)
 				}
@@ -144,6 +147,21 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 	})
 	res.nodes = all
 	return res, nil
+}
+
+// manifest fetches n's manifest, with its digest when the source reports
+// digests.
+func (e *Engine) manifest(ctx context.Context, n *node) (*registry.Manifest, error) {
+	ds, ok := e.src.(DigestSource)
+	if !ok {
+		return e.src.Manifest(ctx, n.id)
+	}
+	m, digest, verified, err := ds.ManifestDigest(ctx, n.id)
+	if err != nil {
+		return nil, err
+	}
+	n.digest, n.verified, n.hasDigest = digest, verified, true
+	return m, nil
 }
 
 // chooseLanguage picks the language of a registry: the identifier's suffix,

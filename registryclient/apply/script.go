@@ -112,6 +112,9 @@ func (e *Engine) runScript(ctx context.Context, script []byte, scriptPath, targe
 		return nil, fmt.Errorf("%w: %s: %v: %s", ErrScript, scriptPath, err, msg)
 	}
 	var res scriptResult
+	if err := registry.CheckJSONDepth(scriptPath+"'s result", stdout.Bytes()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrScript, err)
+	}
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		return nil, fmt.Errorf("%w: %s printed something that is not its result: %v", ErrScript, scriptPath, err)
 	}

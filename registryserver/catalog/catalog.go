@@ -19,6 +19,12 @@ var embedded embed.FS
 // versionsFile is the name of a registry's version list in the storage.
 const versionsFile = "versions.json"
 
+// HealthMarker is the key of the marker file the reference server's
+// /health checks for (REFERENCE.md 2.6). The catalog includes it, so a
+// reference server pointed at a storage jig-server seeded reports healthy.
+// jig-server's own /health probes the backend instead.
+const HealthMarker = ".healthcheck"
+
 // FS returns the catalog as a read-only file system laid out like the
 // storage: its paths are storage keys.
 func FS() fs.FS {
@@ -58,13 +64,17 @@ func Presets() []string {
 
 // Keys returns every file of the catalog, as storage keys, in the order
 // [Seed] writes them: the registries' manifests and template files first,
-// then each registry's versions.json, then the presets. A reader of a
-// partly seeded storage therefore never finds a version list naming a
-// manifest that is not there yet, nor a preset naming a missing registry.
+// then each registry's versions.json, then the presets, and last the
+// [HealthMarker]. A reader of a partly seeded storage therefore never finds
+// a version list naming a manifest that is not there yet, nor a preset
+// naming a missing registry, and a reference server reports healthy only
+// once the seed is complete.
 func Keys() []string {
 	var files, versions, presets []string
 	for _, k := range keys() {
 		switch {
+		case k == HealthMarker:
+			continue
 		case strings.HasPrefix(k, "presets/"):
 			presets = append(presets, k)
 		case path.Base(k) == versionsFile:
@@ -73,7 +83,7 @@ func Keys() []string {
 			files = append(files, k)
 		}
 	}
-	return append(append(files, versions...), presets...)
+	return append(append(append(files, versions...), presets...), HealthMarker)
 }
 
 // keys lists every regular file of FS, sorted.

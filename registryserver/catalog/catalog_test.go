@@ -404,6 +404,10 @@ func TestKeysOrder(t *testing.T) {
 				}
 			}
 		case path.Base(k) == "versions.json":
+		case k == catalog.HealthMarker:
+			if pos[k] != len(keys)-1 {
+				t.Errorf("%s is written at position %d, want last (%d)", k, pos[k], len(keys)-1)
+			}
 		default:
 			reg := k[:strings.Index(k, "/1.0.0/")]
 			if pos[reg+"/versions.json"] < pos[k] {

@@ -138,3 +138,20 @@ func BenchmarkSeed(b *testing.B) {
 		}
 	}
 }
+
+// TestSeedWritesHealthMarker checks that a seeded storage has the marker
+// the reference server's /health looks for, written last (issue 10 item
+// 25b).
+func TestSeedWritesHealthMarker(t *testing.T) {
+	t.Parallel()
+	st := &recordingStorage{Storage: memory.New()}
+	if _, err := catalog.Seed(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Stat(t.Context(), ".healthcheck"); err != nil {
+		t.Errorf("Stat(.healthcheck) after Seed: %v, want the marker", err)
+	}
+	if last := st.puts[len(st.puts)-1]; last != ".healthcheck" {
+		t.Errorf("last write %q, want .healthcheck", last)
+	}
+}

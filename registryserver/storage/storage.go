@@ -17,8 +17,18 @@ var (
 	// does not hold (the key exists, or its ETag changed).
 	ErrPrecondition = errors.New("storage: precondition failed")
 	// ErrInvalidKey is returned for keys that are empty, absolute, or
-	// contain empty, "." or ".." segments or backslashes.
+	// contain empty, "." or ".." segments or backslashes, and for keys
+	// longer than [MaxKeyLength] or with a segment longer than
+	// [MaxSegmentLength].
 	ErrInvalidKey = errors.New("storage: invalid key")
+)
+
+// Key length limits shared by every backend, so that a storage can move
+// between backends: [MaxSegmentLength] is the longest file name most file
+// systems accept (NAME_MAX), [MaxKeyLength] the longest S3 object key.
+const (
+	MaxSegmentLength = 255
+	MaxKeyLength     = 1024
 )
 
 // Info describes a stored object.
@@ -119,13 +129,16 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// ValidKey reports whether key is a well-formed storage key.
+// ValidKey reports whether key is a well-formed storage key: relative,
+// slash-separated, without empty, "." or ".." segments, backslashes or NUL
+// bytes, at most [MaxKeyLength] bytes long with segments of at most
+// [MaxSegmentLength] bytes.
 func ValidKey(key string) bool {
-	if key == "" || strings.HasPrefix(key, "/") || strings.ContainsAny(key, "\\\x00") {
+	if key == "" || len(key) > MaxKeyLength || strings.HasPrefix(key, "/") || strings.ContainsAny(key, "\\\x00") {
 		return false
 	}
-	for _, seg := range strings.Split(key, "/") {
-		if seg == "" || seg == "." || seg == ".." {
+	for seg := range strings.SplitSeq(key, "/") {
+		if seg == "" || seg == "." || seg == ".." || len(seg) > MaxSegmentLength {
 			return false
 		}
 	}

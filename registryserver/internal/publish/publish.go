@@ -104,6 +104,29 @@ func (v Version) validate() error {
 	return nil
 }
 
+// CheckKeys reports, as an error naming the offending path, whether any
+// storage key of v with the package files named by files (normalised
+// package paths, registry.json excluded) breaks the key limits every
+// backend shares ([storage.MaxSegmentLength], [storage.MaxKeyLength]).
+// Nothing is written for a version that fails it.
+func (v Version) CheckKeys(files []string) error {
+	if err := v.validate(); err != nil {
+		return err
+	}
+	vdir := v.Prefix() + v.Version + "/"
+	keys := []string{v.Prefix() + versionsFile, vdir + manifestFile, vdir + registry.DigestIndexFile, lockPrefix + v.Path() + ".lock"}
+	for _, f := range files {
+		keys = append(keys, vdir+registry.NormalizeFilePath(f))
+	}
+	for _, k := range keys {
+		if !storage.ValidKey(k) {
+			return fmt.Errorf("the storage path %q is too long: each part must be at most %d bytes and the whole path at most %d bytes; use a shorter name, path or version",
+				k, storage.MaxSegmentLength, storage.MaxKeyLength)
+		}
+	}
+	return nil
+}
+
 // PutFunc stores one file of the version being published. name is the
 // normalised package path (e.g. "templates/a.txt").
 type PutFunc func(ctx context.Context, name string, size int64, r io.Reader) error

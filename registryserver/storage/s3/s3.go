@@ -250,7 +250,7 @@ func (s *Storage) info(key string, oi minio.ObjectInfo) storage.Info {
 // Get fetches key with one GET request; the Info comes from that
 // response's headers, so it always describes the content being read.
 func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.Info, error) {
-	if err := checkKey(ctx, "get", key); err != nil {
+	if err := s.checkKey(ctx, "get", key); err != nil {
 		return nil, storage.Info{}, err
 	}
 	body, oi, _, err := s.core.GetObject(ctx, s.bucket, s.object(key), minio.GetObjectOptions{})
@@ -263,7 +263,7 @@ func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.I
 // Stat returns key's size, modification time and ETag with one HEAD
 // request.
 func (s *Storage) Stat(ctx context.Context, key string) (storage.Info, error) {
-	if err := checkKey(ctx, "stat", key); err != nil {
+	if err := s.checkKey(ctx, "stat", key); err != nil {
 		return storage.Info{}, err
 	}
 	oi, err := s.client.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
@@ -277,7 +277,7 @@ func (s *Storage) Stat(ctx context.Context, key string) (storage.Info, error) {
 // all. Content of unknown size (-1) is spooled first, in memory up to 8 MiB
 // and in a temporary file beyond.
 func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64) error {
-	if err := checkKey(ctx, "put", key); err != nil {
+	if err := s.checkKey(ctx, "put", key); err != nil {
 		return err
 	}
 	_, err := s.put(ctx, "put", key, r, size, minio.PutObjectOptions{})
@@ -393,7 +393,7 @@ func (e *exactReader) checkEnd() error {
 // Config.ConditionalWrites.
 func (s *Storage) PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error) {
 	const op = "conditional put"
-	if err := checkKey(ctx, op, key); err != nil {
+	if err := s.checkKey(ctx, op, key); err != nil {
 		return "", err
 	}
 	useLock := s.mode == ConditionalLock
@@ -507,7 +507,7 @@ func (s *Storage) probe(ctx context.Context) error {
 
 // Delete removes key; a missing key is not an error.
 func (s *Storage) Delete(ctx context.Context, key string) error {
-	if err := checkKey(ctx, "delete", key); err != nil {
+	if err := s.checkKey(ctx, "delete", key); err != nil {
 		return err
 	}
 	if err := s.client.RemoveObject(ctx, s.bucket, s.object(key), minio.RemoveObjectOptions{}); err != nil {
@@ -596,9 +596,15 @@ func (s *Storage) Ping(ctx context.Context) error {
 // keeps for itself (conditional-write probes).
 func reserved(key string) bool { return strings.HasPrefix(key, ".jig/") }
 
-func checkKey(ctx context.Context, op, key string) error {
+// checkKey validates key for this store and checks ctx. The object name
+// (the store's prefix and key) must fit S3's limit too.
+func (s *Storage) checkKey(ctx context.Context, op, key string) error {
 	if !storage.ValidKey(key) {
 		return fmt.Errorf("s3: %s %q: %w", op, key, storage.ErrInvalidKey)
+	}
+	if len(s.prefix)+len(key) > storage.MaxKeyLength {
+		return fmt.Errorf("s3: %s %q: with the prefix %q the object name is longer than %d bytes: %w",
+			op, key, s.prefix, storage.MaxKeyLength, storage.ErrInvalidKey)
 	}
 	if reserved(key) {
 		return fmt.Errorf("s3: %s %q: the .jig folder is reserved: %w", op, key, storage.ErrInvalidKey)

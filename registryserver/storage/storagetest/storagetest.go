@@ -330,7 +330,10 @@ func testListDir(t *testing.T, st storage.Storage) {
 
 func testInvalidKeys(t *testing.T, st storage.Storage) {
 	ctx := t.Context()
-	keys := []string{"", "/abs", "a//b", "a/", "a/./b", "a/../b", "..", ".", "../escape", "@main/../../etc/passwd", `a\b`, "nul\x00byte"}
+	keys := []string{"", "/abs", "a//b", "a/", "a/./b", "a/../b", "..", ".", "../escape", "@main/../../etc/passwd", `a\b`, "nul\x00byte",
+		// Longer than a file name or an S3 key may be.
+		"a/" + strings.Repeat("n", storage.MaxSegmentLength+1),
+		strings.Repeat("k/", storage.MaxKeyLength/2) + "x"}
 	for _, key := range keys {
 		if _, _, err := st.Get(ctx, key); !errors.Is(err, storage.ErrInvalidKey) {
 			t.Errorf("Get(%q) error = %v, want storage.ErrInvalidKey", key, err)

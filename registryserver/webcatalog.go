@@ -1,0 +1,191 @@
+package registryserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/webui"
+)
+
+// WithWebCatalog serves the web catalog (package [webui]) under basePath:
+// "/" or a path such as "/catalog/". Its pages are basePath itself and
+// everything under basePath + "-/", so they never shadow an API route.
+// "" turns the catalog off. The catalog shows only what the visitor's
+// token (from the sign-in cookie) may read, through the same access check
+// as the read routes. The default is no catalog.
+func WithWebCatalog(basePath string) Option {
+	return func(o *options) error {
+		if basePath != "" && !webui.ValidBasePath(basePath) {
+			return fmt.Errorf("WithWebCatalog: base path %q must be / or look like /catalog/", basePath)
+		}
+		if basePath != "" {
+			for _, api := range []string{"/registries/", "/namespaces/", "/presets/", "/schemas/", "/search/", "/health/", "/metrics/"} {
+				if strings.HasPrefix(basePath, api) {
+					return fmt.Errorf("WithWebCatalog: base path %q is inside the API route %s", basePath, strings.TrimSuffix(api, "/"))
+				}
+			}
+		}
+		o.webBase = basePath
+		return nil
+	}
+}
+
+// setupWebCatalog builds the catalog when it is enabled.
+func (h *Handler) setupWebCatalog(base string) error {
+	if base == "" {
+		return nil
+	}
+	ui, err := webui.New(webCatalog{h}, webui.Options{BasePath: base})
+	if err != nil {
+		return err
+	}
+	h.webui = ui
+	return nil
+}
+
+// mountWebCatalog registers the catalog's routes when it is enabled.
+func (h *Handler) mountWebCatalog(e *echo.Echo) {
+	ui := h.webui
+	if ui == nil {
+		return
+	}
+	page, prefix := ui.Routes()
+	handler := echo.WrapHandler(ui)
+	e.Match([]string{http.MethodGet, http.MethodHead}, page, handler)
+	if page != "/" {
+		e.Match([]string{http.MethodGet, http.MethodHead}, strings.TrimSuffix(page, "/"), handler)
+	}
+	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, prefix+"*", handler)
+}
+
+// webCatalog is the [webui.Catalog] of a Handler. Every answer goes
+// through [Handler.readAccess], and a registry is looked up in the search
+// index before storage is touched: content that is absent and content the
+// visitor may not read are both answered from memory with
+// [webui.ErrNotFound], alike in result and in the work done.
+type webCatalog struct{ h *Handler }
+
+func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, error) {
+	if err := w.h.index.ensure(ctx); err != nil {
+		return nil, err
+	}
+	c := w.h.callerFromToken(token)
+	w.h.index.mu.RLock()
+	all := make([]string, 0, len(w.h.index.byNS))
+	for ns := range w.h.index.byNS {
+		all = append(all, ns)
+	}
+	w.h.index.mu.RUnlock()
+	var out []string
+	for _, ns := range all {
+		if _, err := w.h.readAccess(c, ns); err == nil {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (w webCatalog) Search(ctx context.Context, token string, q search.Query) (search.Page, error) {
+	return w.h.search(ctx, w.h.callerFromToken(token), q)
+}
+
+// indexed reports whether the caller may read ns and the index holds
+// ns/path.
+func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, error) {
+	if err := w.h.index.ensure(ctx); err != nil {
+		return false, err
+	}
+	if _, err := w.h.readAccess(w.h.callerFromToken(token), ns); err != nil {
+		return false, nil
+	}
+	w.h.index.mu.RLock()
+	defer w.h.index.mu.RUnlock()
+	_, found := slices.BinarySearchFunc(w.h.index.byNS[ns], path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
+	return found, nil
+}
+
+func (w webCatalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
+	ok, err := w.indexed(ctx, token, ns, path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, webui.ErrNotFound
+	}
+	dir := ns + "/" + path
+	data, _, err := w.h.readDocument(ctx, dir+"/versions.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, webui.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	vl, err := registry.ParseVersionList(data)
+	if err != nil {
+		return nil, err
+	}
+	if version == "" {
+		version = vl.Latest()
+	}
+	if version == "" || !slices.Contains(vl.Versions, version) {
+		return nil, webui.ErrNotFound
+	}
+	data, _, err = w.h.readDocument(ctx, dir+"/"+version+"/registry.json")
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, webui.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := registry.ParseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	m.Version = version
+	return &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}, nil
+}
+
+func (w webCatalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {
+	ok, err := w.indexed(ctx, token, ns, path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok || !registry.ValidFilePath(file) || !registry.ValidVersion(version) {
+		return nil, false, webui.ErrNotFound
+	}
+	rc, _, err := w.h.store.Get(ctx, ns+"/"+path+"/"+version+"/"+registry.NormalizeFilePath(file))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, false, webui.ErrNotFound
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
+}
+
+func (w webCatalog) Presets(ctx context.Context) ([]search.Preset, error) {
+	return w.h.presetList(ctx)
+}
+
+func (w webCatalog) TokenKnown(token string) bool {
+	return w.h.tokenKnown(w.h.callerFromToken(token))
+}

@@ -1,0 +1,192 @@
+package registryserver_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registryserver"
+)
+
+// page fetches a catalog page with an optional sign-in cookie.
+func page(t *testing.T, h http.Handler, method, target, cookie string, form url.Values, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	var req *http.Request
+	if form != nil {
+		req = httptest.NewRequestWithContext(t.Context(), method, target, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else {
+		req = httptest.NewRequestWithContext(t.Context(), method, target, nil)
+	}
+	if cookie != "" {
+		req.Header.Set("Cookie", cookie)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result(), rec.Body.String()
+}
+
+// signIn posts the sign-in form and returns the cookie to send back.
+func signIn(t *testing.T, h http.Handler, base, tok string) string {
+	t.Helper()
+	resp, body := page(t, h, http.MethodPost, base+"-/signin", "", url.Values{"token": {tok}}, map[string]string{"Origin": "http://example.com"})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in: got %d, want 303: %s", resp.StatusCode, body)
+	}
+	cs := resp.Cookies()
+	if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != base {
+		t.Fatalf("sign-in cookie: got %+v, want one HttpOnly SameSite=Strict cookie for %s", cs, base)
+	}
+	if strings.Contains(resp.Header.Get("Set-Cookie"), tok) {
+		t.Errorf("the cookie holds the token in clear: %s", resp.Header.Get("Set-Cookie"))
+	}
+	return cs[0].Name + "=" + cs[0].Value
+}
+
+func TestWebCatalog(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, registryserver.WithWebCatalog("/"))
+
+	resp, body := page(t, h, http.MethodGet, "/", "", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "@main") || strings.Contains(body, "@gated") || strings.Contains(body, "@undeclared") {
+		t.Fatalf("home: got %d, want @main only:\n%s", resp.StatusCode, body)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP: got %q", csp)
+	}
+	for _, bad := range []string{"<script>", " style=", "onclick", "http://", "https://"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("home page contains %q (inline script/style or an outside resource)", bad)
+		}
+	}
+
+	// Search without JavaScript: a plain GET.
+	_, body = page(t, h, http.MethodGet, "/-/search?q=node", "", nil, nil)
+	if !strings.Contains(body, `href="/-/r/@main/runtimes/node"`) {
+		t.Errorf("search page: no link to the registry:\n%s", body)
+	}
+	_, body = page(t, h, http.MethodGet, "/-/search?q=thing", "", nil, nil)
+	if strings.Contains(body, "secret") {
+		t.Errorf("anonymous search page shows a gated registry:\n%s", body)
+	}
+
+	// The registry page and a file.
+	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil)
+	for _, want := range []string{"jig add @main/runtimes/node", "jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("registry page: missing %q", want)
+		}
+	}
+	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts", "", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "export const answer: number = 42;") {
+		t.Errorf("file page: got %d", resp.StatusCode)
+	}
+	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.0.0", "", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "jig add @main/runtimes/node@1.0.0") {
+		t.Errorf("older version page: got %d", resp.StatusCode)
+	}
+
+	// Gated and absent are the same page.
+	gated, gatedBody := page(t, h, http.MethodGet, "/-/r/@gated/secret/thing", "", nil, nil)
+	absent, absentBody := page(t, h, http.MethodGet, "/-/r/@nothere/secret/thing", "", nil, nil)
+	if gated.StatusCode != 404 || gatedBody != absentBody {
+		t.Errorf("gated page: got %d, want the absent page (404)", gated.StatusCode)
+	}
+	if diff := cmp.Diff(comparableHeaders(absent.Header), comparableHeaders(gated.Header)); diff != "" {
+		t.Errorf("headers differ (-absent +gated):\n%s", diff)
+	}
+	gatedFile, gatedFileBody := page(t, h, http.MethodGet, "/-/r/@gated/secret/thing/1.0.0/files/templates/.gitignore", "", nil, nil)
+	if gatedFile.StatusCode != 404 || gatedFileBody != absentBody {
+		t.Errorf("gated file: got %d", gatedFile.StatusCode)
+	}
+
+	// Sign-in: CSRF checks, unknown tokens, then the gated namespace shows.
+	for name, hdr := range map[string]map[string]string{
+		"other origin":       {"Origin": "http://evil.example"},
+		"null origin":        {"Origin": "null"},
+		"cross-site fetch":   {"Sec-Fetch-Site": "cross-site"},
+		"no origin at all":   {},
+		"other referer only": {"Referer": "http://evil.example/x"},
+	} {
+		resp, _ := page(t, h, http.MethodPost, "/-/signin", "", url.Values{"token": {"read-tok"}}, hdr)
+		if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+			t.Errorf("sign-in with %s: got %d and %d cookies, want 403 and none", name, resp.StatusCode, len(resp.Cookies()))
+		}
+	}
+	resp, body = page(t, h, http.MethodPost, "/-/signin", "", url.Values{"token": {"wrong"}}, map[string]string{"Origin": "http://example.com"})
+	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 || !strings.Contains(body, "not valid") {
+		t.Errorf("unknown token: got %d", resp.StatusCode)
+	}
+	cookie := signIn(t, h, "/", "read-tok")
+	resp, body = page(t, h, http.MethodGet, "/", cookie, nil, nil)
+	if !strings.Contains(body, "@gated") || !strings.Contains(body, "Sign out") {
+		t.Errorf("signed in: home lacks @gated or the sign-out button")
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "private, no-store" {
+		t.Errorf("signed-in Cache-Control: got %q", got)
+	}
+	resp, body = page(t, h, http.MethodGet, "/-/r/@gated/secret/thing/1.0.0/files/templates/.gitignore", cookie, nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "dist") {
+		t.Errorf("signed in: gated file got %d", resp.StatusCode)
+	}
+	resp, _ = page(t, h, http.MethodPost, "/-/signout", cookie, url.Values{}, map[string]string{"Origin": "http://example.com"})
+	if cs := resp.Cookies(); resp.StatusCode != http.StatusSeeOther || len(cs) != 1 || cs[0].MaxAge >= 0 {
+		t.Errorf("sign out: got %d %+v", resp.StatusCode, cs)
+	}
+
+	// Static assets, unknown pages.
+	for _, p := range []string{"/-/static/style.css", "/-/static/app.js"} {
+		if resp, _ := page(t, h, http.MethodGet, p, "", nil, nil); resp.StatusCode != 200 {
+			t.Errorf("%s: got %d", p, resp.StatusCode)
+		}
+	}
+	if resp, _ := page(t, h, http.MethodGet, "/-/static/../webui.go", "", nil, nil); resp.StatusCode != 404 {
+		t.Errorf("static escape: got %d", resp.StatusCode)
+	}
+}
+
+// TestWebCatalogKeepsAPI: with the catalog on, every API response is the
+// same as without it, and the catalog under a base path only answers there.
+func TestWebCatalogKeepsAPI(t *testing.T) {
+	t.Parallel()
+	off := newHandler(t)
+	on := newHandler(t, registryserver.WithWebCatalog("/"))
+	sub := newHandler(t, registryserver.WithWebCatalog("/catalog/"))
+	for _, target := range []string{
+		"/nope", "/registries/@main/runtimes/node", "/namespaces", "/presets/node", "/presets", "/search?q=node",
+		"/schemas/preset.json", "/health", "/-nope", "/@main", "/registries/", "/namespaces/@main/registries",
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			want, wantBody := page(t, off, method, target, "", nil, nil)
+			for name, h := range map[string]http.Handler{"/": on, "/catalog/": sub} {
+				got, gotBody := page(t, h, method, target, "", nil, nil)
+				if got.StatusCode != want.StatusCode || gotBody != wantBody {
+					t.Errorf("%s %s with the catalog at %s: got %d %q, want %d %q", method, target, name, got.StatusCode, gotBody, want.StatusCode, wantBody)
+				}
+			}
+		}
+	}
+	if resp, body := page(t, sub, http.MethodGet, "/catalog/", "", nil, nil); resp.StatusCode != 200 || !strings.Contains(body, `href="/catalog/-/static/style.css"`) {
+		t.Errorf("/catalog/: got %d", resp.StatusCode)
+	}
+	if resp, _ := page(t, sub, http.MethodGet, "/catalog", "", nil, nil); resp.StatusCode != http.StatusMovedPermanently {
+		t.Errorf("/catalog: got %d, want a redirect", resp.StatusCode)
+	}
+	if resp, _ := page(t, sub, http.MethodGet, "/", "", nil, nil); resp.StatusCode != 404 {
+		t.Errorf("/ with the catalog elsewhere: got %d", resp.StatusCode)
+	}
+	if _, err := registryserver.New(registryserver.WithWebCatalog("/registries/x/")); err == nil {
+		t.Error("a base path inside the API: got nil error")
+	}
+	if _, err := registryserver.New(registryserver.WithWebCatalog("catalog")); err == nil {
+		t.Error("a relative base path: got nil error")
+	}
+}

@@ -1,0 +1,247 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+const teamToken = "team-token-0123456789"
+
+// catalogServer serves a small catalog: a public @main and a gated @team.
+func catalogServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	st := memory.New()
+	manifest := func(ns, name, typ, version, desc, extra string) string {
+		return fmt.Sprintf(`{"name":%q,"namespace":%q,"version":%q,"type":"registry:%s","priority":6,"description":%q%s}`, name, ns, version, typ, desc, extra)
+	}
+	files := map[string]string{
+		"@main/quality/eslint/versions.json": `{"versions":["1.2.0","1.1.0","1.0.0"]}`,
+		"@main/quality/eslint/1.2.0/registry.json": manifest("@main", "eslint", "quality", "1.2.0",
+			"ESLint flat config with TypeScript rules, ready for Node.js projects.",
+			`,"tags":["lint","typescript"],"devDependencies":{"eslint":"^9.0.0","typescript-eslint":"^8.0.0"},"registryDependencies":["@main/runtimes/node"],
+			  "files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"}],
+			  "languages":{"ts":{"files":[{"target":"tsconfig.eslint.json","type":"registry:config","path":"templates/tsconfig.eslint.json"}]},"js":{}},"defaultLanguage":"ts"`),
+		"@main/quality/eslint/1.2.0/templates/eslint.config.js":     "import js from \"@eslint/js\";\nimport tseslint from \"typescript-eslint\";\n\nexport default tseslint.config(js.configs.recommended, ...tseslint.configs.recommended);\n",
+		"@main/quality/eslint/1.2.0/templates/package.json":         "{\n  \"scripts\": { \"lint\": \"eslint .\" }\n}\n",
+		"@main/quality/eslint/1.2.0/templates/tsconfig.eslint.json": "{ \"extends\": \"./tsconfig.json\", \"include\": [\"src\", \"test\"] }\n",
+		"@main/quality/eslint-plugin-react/versions.json":           `{"versions":["1.0.0"]}`,
+		"@main/quality/eslint-plugin-react/1.0.0/registry.json":     manifest("@main", "eslint-plugin-react", "quality", "1.0.0", "React and JSX rules for ESLint.", `,"tags":["lint","react"]`),
+		"@main/quality/prettier/versions.json":                      `{"versions":["3.0.0"]}`,
+		"@main/quality/prettier/3.0.0/registry.json":                manifest("@main", "prettier", "quality", "3.0.0", "Opinionated code formatter.", `,"tags":["format"]`),
+		"@main/runtimes/node/versions.json":                         `{"versions":["1.0.0"]}`,
+		"@main/runtimes/node/1.0.0/registry.json":                   manifest("@main", "node", "runtime", "1.0.0", "Node.js runtime: package.json, .nvmrc and .gitignore.", ""),
+		"@main/testing/vitest/versions.json":                        `{"versions":["1.0.0"]}`,
+		"@main/testing/vitest/1.0.0/registry.json":                  manifest("@main", "vitest", "testing", "1.0.0", "Unit tests with Vitest.", `,"tags":["test"]`),
+		"@team/tools/secret-lint/versions.json":                     `{"versions":["2.0.0"]}`,
+		"@team/tools/secret-lint/2.0.0/registry.json":               manifest("@team", "secret-lint", "quality", "2.0.0", "The team's private lint rules.", `,"path":"tools/secret-lint"`),
+		"presets/node-library/preset.json":                          `{"name":"node-library","version":"1.0.0","description":"A TypeScript library for Node.js","registries":["@main/runtimes/node","@main/quality/eslint"]}`,
+	}
+	for k, v := range files {
+		if err := st.Put(t.Context(), k, strings.NewReader(v), int64(len(v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@team": [{"token": "` + teamToken + `"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(auth), registryserver.WithWebCatalog("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// browser starts a headless Chromium with a fresh profile and returns a
+// context driving one tab, and the problems (script exceptions, console
+// errors such as CSP violations) seen so far.
+func browser(t *testing.T) (context.Context, func() []string) {
+	t.Helper()
+	bin := testenv.Chromium(t)
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser exits.
+	profile, err := os.MkdirTemp("", "jig-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1200, 900),
+	}
+	// A bound for the whole browser session, not a timing assertion.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	var mu sync.Mutex
+	var problems []string
+	chromedp.ListenTarget(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+ev.ExceptionDetails.Error())
+		case *log.EventEntryAdded:
+			// A page answered 404 on purpose is logged by the network
+			// source; anything else at error level (CSP violations
+			// included) is a problem.
+			if ev.Entry.Level == log.LevelError && ev.Entry.Source != log.SourceNetwork {
+				problems = append(problems, "console: "+ev.Entry.Text)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				problems = append(problems, "console.error")
+			}
+		}
+	})
+	if err := chromedp.Run(bctx, log.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	return bctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), problems...)
+	}
+}
+
+// TestBrowser drives the catalog in a real browser: home, search as you
+// type, a registry page, a file; sign in with a token to see the gated
+// namespace, sign out and no longer see it. Screenshots go to
+// $JIG_TEST_ARTIFACTS/TestBrowser (or a temporary directory, logged).
+func TestBrowser(t *testing.T) {
+	srv := catalogServer(t)
+	ctx, problems := browser(t)
+	dir := testenv.Artifacts(t)
+	shot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var buf []byte
+			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
+		})
+	}
+	run := func(step string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		var s string
+		run("reading "+sel, chromedp.Text(sel, &s, chromedp.ByQuery))
+		return s
+	}
+
+	// Home: the public namespace, not the gated one.
+	run("home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible("#namespaces", chromedp.ByQuery), shot("1-home"))
+	if ns := text("#namespaces"); !strings.Contains(ns, "@main") || strings.Contains(ns, "@team") {
+		t.Errorf("home namespaces: got %q, want @main and not @team", ns)
+	}
+
+	// Search as you type: the results change without submitting the form.
+	run("search page", chromedp.Navigate(srv.URL+"/-/search"), chromedp.WaitVisible("#q", chromedp.ByQuery))
+	if all := text("#results"); !strings.Contains(all, "@main/testing/vitest") {
+		t.Errorf("all registries: got %q", all)
+	}
+	run("typing", chromedp.SendKeys("#q", "eslint", chromedp.ByQuery),
+		chromedp.WaitNotPresent(`#results a[href="/-/r/@main/testing/vitest"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#results a[href="/-/r/@main/quality/eslint"]`, chromedp.ByQuery),
+		shot("2-search"))
+	res := text("#results")
+	if !strings.Contains(res, "@main/quality/eslint-plugin-react") || strings.Contains(res, "prettier") || strings.Contains(res, "secret") {
+		t.Errorf("search results for eslint: got %q", res)
+	}
+	var loc string
+	run("location", chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/-/search?q=eslint") {
+		t.Errorf("the URL follows the query: got %s", loc)
+	}
+
+	// The registry page, its copy buttons, a file.
+	run("registry page", chromedp.Click(`#results a[href="/-/r/@main/quality/eslint"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#reg-title", chromedp.ByQuery), chromedp.WaitVisible("button.copy", chromedp.ByQuery), shot("3-registry"))
+	if title := text("#reg-title"); !strings.Contains(title, "@main/quality/eslint") || !strings.Contains(title, "1.2.0") {
+		t.Errorf("registry title: got %q", title)
+	}
+	var add string
+	run("add command", chromedp.Value("#cmd-add", &add, chromedp.ByQuery))
+	if add != "jig add @main/quality/eslint" {
+		t.Errorf("add command: got %q", add)
+	}
+	run("dark mode", chromedp.ActionFunc(func(ctx context.Context) error {
+		return emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}).Do(ctx)
+	}), shot("4-registry-dark"), chromedp.ActionFunc(func(ctx context.Context) error {
+		return emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}).Do(ctx)
+	}))
+	run("file page", chromedp.Click(`a[href$="/files/templates/eslint.config.js"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("pre.code", chromedp.ByQuery), shot("5-file"))
+	if code := text("pre.code"); !strings.Contains(code, "tseslint.config") {
+		t.Errorf("file contents: got %q", code)
+	}
+
+	// Sign in: the gated namespace appears; the cookie is out of scripts' reach.
+	run("sign in", chromedp.Navigate(srv.URL+"/-/signin"), chromedp.WaitVisible("#token", chromedp.ByQuery),
+		chromedp.SendKeys("#token", teamToken, chromedp.ByQuery), chromedp.Submit("#token", chromedp.ByQuery),
+		chromedp.WaitVisible("#signed-in", chromedp.ByQuery), chromedp.WaitVisible("#namespaces", chromedp.ByQuery), shot("6-signed-in"))
+	if ns := text("#namespaces"); !strings.Contains(ns, "@team") {
+		t.Errorf("signed in: got namespaces %q, want @team", ns)
+	}
+	var cookies string
+	run("document.cookie", chromedp.Evaluate(`document.cookie`, &cookies))
+	if strings.Contains(cookies, "jig_token") || strings.Contains(cookies, teamToken) {
+		t.Errorf("scripts can read the token cookie: %q", cookies)
+	}
+	run("gated search", chromedp.Navigate(srv.URL+"/-/search?q=secret"),
+		chromedp.WaitVisible(`#results a[href="/-/r/@team/tools/secret-lint"]`, chromedp.ByQuery))
+
+	// Sign out: gone again.
+	run("sign out", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible("#signed-in", chromedp.ByQuery),
+		chromedp.Click(`form[action="/-/signout"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible("#signin-link", chromedp.ByQuery), chromedp.WaitVisible("#namespaces", chromedp.ByQuery), shot("7-signed-out"))
+	if ns := text("#namespaces"); strings.Contains(ns, "@team") {
+		t.Errorf("signed out: got namespaces %q, want no @team", ns)
+	}
+	run("gated page after sign-out", chromedp.Navigate(srv.URL+"/-/r/@team/tools/secret-lint"), chromedp.WaitVisible("h1", chromedp.ByQuery))
+	if h := text("h1"); h != "Not found" {
+		t.Errorf("gated page after sign-out: got %q", h)
+	}
+	run("presets", chromedp.Navigate(srv.URL+"/-/presets"), chromedp.WaitVisible("#preset-node-library", chromedp.ByQuery), shot("8-presets"))
+
+	if p := problems(); len(p) > 0 {
+		t.Errorf("the browser reported problems (CSP violations, script errors):\n%s", strings.Join(p, "\n"))
+	}
+}

@@ -1,0 +1,573 @@
+package webui
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"maps"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/search"
+)
+
+// ErrNotFound is returned by a [Catalog] for content that does not exist
+// or that the caller may not read: the two must look the same.
+var ErrNotFound = errors.New("not found")
+
+// Catalog is what the web catalog reads. Every method that takes a token
+// decides what that token may see with the same access check as the
+// server's read routes; token is "" for a visitor who has not signed in.
+// registryserver implements it over its search index and storage.
+type Catalog interface {
+	// Namespaces lists the namespaces token may read, sorted.
+	Namespaces(ctx context.Context, token string) ([]string, error)
+	// Search answers q over the registries token may read.
+	Search(ctx context.Context, token string, q search.Query) (search.Page, error)
+	// Registry returns a registry's manifest (version "" is the latest)
+	// and its versions, or ErrNotFound.
+	Registry(ctx context.Context, token, ns, path, version string) (*Registry, error)
+	// File returns the content of one file (a files[].path) of a version,
+	// at most limit bytes (truncated reports more), or ErrNotFound.
+	File(ctx context.Context, token, ns, path, version, file string, limit int64) (data []byte, truncated bool, err error)
+	// Presets lists every preset (presets are public).
+	Presets(ctx context.Context) ([]search.Preset, error)
+	// TokenKnown reports whether token opens anything: the admin token or
+	// a live token of some namespace.
+	TokenKnown(token string) bool
+}
+
+// Registry is one registry version as the catalog shows it.
+type Registry struct {
+	Namespace string
+	Path      string
+	Manifest  *registry.Manifest
+	// Versions are every published version, newest first.
+	Versions []string
+}
+
+// Options configure [New].
+type Options struct {
+	// BasePath is where the catalog lives: "/" (the default) or a path
+	// such as "/catalog/". Pages are BasePath itself and BasePath + "-/…".
+	BasePath string
+}
+
+// CookieName is the cookie holding a signed-in visitor's token.
+const CookieName = "jig_token"
+
+const (
+	maxTokenLen  = 4096
+	maxFileShown = 1 << 20
+	pageLimit    = 50
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// UI is the web catalog as an [http.Handler]; build it with [New].
+type UI struct {
+	cat    Catalog
+	base   string
+	pages  map[string]*template.Template
+	static map[string]asset
+}
+
+type asset struct {
+	data  []byte
+	ctype string
+	etag  string
+}
+
+// ValidBasePath reports whether p can be a catalog base path: "/" or
+// "/seg/…/" with segments of letters, digits, "-", "_" or ".", not "." or
+// "..".
+func ValidBasePath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
+		return false
+	}
+	for _, s := range strings.Split(strings.Trim(p, "/"), "/") {
+		if s == "" || s == "." || s == ".." || strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// New builds the catalog over cat.
+func New(cat Catalog, o Options) (*UI, error) {
+	base := cmp.Or(o.BasePath, "/")
+	if !ValidBasePath(base) {
+		return nil, fmt.Errorf("web catalog base path %q must be / or look like /catalog/ (letters, digits, -, _ and . between slashes)", o.BasePath)
+	}
+	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}}
+	funcs := template.FuncMap{
+		"base":      func() string { return base },
+		"regURL":    u.registryURL,
+		"fileURL":   u.fileURL,
+		"shortType": func(t string) string { return strings.TrimPrefix(t, "registry:") },
+		"strategy":  func(f registry.File) string { return string(registry.StrategyFor(f.Target, f.MergeStrategy)) },
+		"sortedKeys": func(m map[string]string) []string {
+			return slices.Sorted(maps.Keys(m))
+		},
+		"memberURL": u.memberURL,
+		"types": func() []string {
+			var out []string
+			for _, t := range []registry.Type{registry.TypeRuntime, registry.TypeFramework, registry.TypeBuild, registry.TypeFeature, registry.TypeTesting, registry.TypeQuality} {
+				out = append(out, strings.TrimPrefix(string(t), "registry:"))
+			}
+			return out
+		},
+	}
+	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"home", "search", "registry", "file", "presets", "signin", "notfound"} {
+		t, err := template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		u.pages[name] = t
+	}
+	err = fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := staticFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		ctype := "text/css; charset=utf-8"
+		if strings.HasSuffix(p, ".js") {
+			ctype = "text/javascript; charset=utf-8"
+		} else if strings.HasSuffix(p, ".svg") {
+			ctype = "image/svg+xml"
+		}
+		u.static[strings.TrimPrefix(p, "static/")] = asset{data: data, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// BasePath returns the catalog's base path ("/" or "/x/").
+func (u *UI) BasePath() string { return u.base }
+
+// Routes returns the path patterns the catalog answers, for mounting:
+// the base path itself and everything under base + "-/".
+func (u *UI) Routes() (page, prefix string) { return u.base, u.base + "-/" }
+
+// securityHeaders are sent with every response of the catalog.
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+}
+
+// ServeHTTP implements [http.Handler].
+func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
+	p := r.URL.Path
+	if p+"/" == u.base && u.base != "/" {
+		http.Redirect(w, r, u.base, http.StatusMovedPermanently)
+		return
+	}
+	rest, ok := strings.CutPrefix(p, u.base)
+	if !ok {
+		u.notFound(w, r)
+		return
+	}
+	if r.Method == http.MethodPost {
+		switch rest {
+		case "-/signin":
+			u.postSignin(w, r)
+		case "-/signout":
+			u.postSignout(w, r)
+		default:
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
+		}
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	switch {
+	case rest == "":
+		u.home(w, r)
+	case rest == "-/search":
+		u.searchPage(w, r)
+	case rest == "-/presets":
+		u.presetsPage(w, r)
+	case rest == "-/signin":
+		u.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in"})
+	case strings.HasPrefix(rest, "-/static/"):
+		u.serveStatic(w, r, strings.TrimPrefix(rest, "-/static/"))
+	case strings.HasPrefix(rest, "-/r/"):
+		u.registryPage(w, r, strings.TrimPrefix(rest, "-/r/"))
+	default:
+		u.notFound(w, r)
+	}
+}
+
+// token returns the signed-in visitor's token from the cookie, or "".
+func token(r *http.Request) string {
+	c, err := r.Cookie(CookieName)
+	if err != nil || len(c.Value) > maxTokenLen*2 {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || !utf8.Valid(b) {
+		return ""
+	}
+	return string(b)
+}
+
+// page is what every template receives.
+type page struct {
+	Title    string
+	SignedIn bool
+	// Nav marks the current section: "home", "search", "presets".
+	Nav string
+
+	Namespaces []string
+	Presets    []search.Preset
+	Query      search.Query
+	TypeFilter string
+	Results    []search.Hit
+	NextURL    string
+	Reg        *Registry
+	Latest     bool
+	AddCmd     string
+	InitCmd    string
+	File       *fileView
+	Error      string
+}
+
+type fileView struct {
+	Path, Target string
+	Text         string
+	Binary       bool
+	Size         int
+	Truncated    bool
+}
+
+func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+	p.SignedIn = token(r) != ""
+	var buf bytes.Buffer
+	if err := u.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// Pages depend on the cookie: never stored for a signed-in visitor,
+	// always revalidated otherwise.
+	if p.SignedIn || name == "signin" {
+		h.Set("Cache-Control", "private, no-store")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	h.Set("Vary", "Cookie")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// notFound is the one answer for anything absent or not readable.
+func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
+	u.render(w, r, http.StatusNotFound, "notfound", &page{Title: "Not found"})
+}
+
+func (u *UI) serverError(w http.ResponseWriter, r *http.Request) {
+	u.render(w, r, http.StatusInternalServerError, "notfound", &page{Title: "Something went wrong", Error: "The catalog could not be read. Try again in a moment."})
+}
+
+func (u *UI) home(w http.ResponseWriter, r *http.Request) {
+	nss, err := u.cat.Namespaces(r.Context(), token(r))
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	presets, err := u.cat.Presets(r.Context())
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	u.render(w, r, http.StatusOK, "home", &page{Title: "Registries", Nav: "home", Namespaces: nss, Presets: presets})
+}
+
+func (u *UI) searchPage(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	q := search.Query{Text: v.Get("q"), Namespace: v.Get("namespace"), Type: v.Get("type"), Tag: v.Get("tag"), Cursor: v.Get("cursor"), Limit: pageLimit}
+	p := &page{Title: "Search", Nav: "search", Query: q, TypeFilter: strings.TrimPrefix(q.Type, "registry:")}
+	tok := token(r)
+	nss, err := u.cat.Namespaces(r.Context(), tok)
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	p.Namespaces = nss
+	if err := q.Validate(); err != nil {
+		p.Error = strings.TrimPrefix(strings.TrimPrefix(err.Error(), search.ErrInvalidQuery.Error()+": "), search.ErrQueryTooLong.Error()+": ")
+		u.render(w, r, http.StatusBadRequest, "search", p)
+		return
+	}
+	res, err := u.cat.Search(r.Context(), tok, q)
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	p.Results = res.Results
+	if res.Next != "" {
+		nv := url.Values{}
+		for k, s := range map[string]string{"q": q.Text, "namespace": q.Namespace, "type": q.Type, "tag": q.Tag, "cursor": res.Next} {
+			if s != "" {
+				nv.Set(k, s)
+			}
+		}
+		p.NextURL = u.base + "-/search?" + nv.Encode()
+	}
+	if q.Text != "" {
+		p.Title = "Search: " + q.Text
+	}
+	u.render(w, r, http.StatusOK, "search", p)
+}
+
+func (u *UI) presetsPage(w http.ResponseWriter, r *http.Request) {
+	ps, err := u.cat.Presets(r.Context())
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	u.render(w, r, http.StatusOK, "presets", &page{Title: "Presets", Nav: "presets", Presets: ps})
+}
+
+// registryPage serves -/r/@ns/<seg>…[/<version>[/files/<path>]].
+func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
+	parts := strings.Split(rest, "/")
+	if len(parts) < 2 || !registry.ValidNamespace(parts[0]) {
+		u.notFound(w, r)
+		return
+	}
+	ns := parts[0]
+	var segs []string
+	version, file := "", ""
+	for i := 1; i < len(parts); i++ {
+		if registry.ValidVersion(parts[i]) && len(segs) > 0 {
+			version = parts[i]
+			tail := parts[i+1:]
+			switch {
+			case len(tail) == 0:
+			case len(tail) >= 2 && tail[0] == "files":
+				file = strings.Join(tail[1:], "/")
+				if !registry.ValidFilePath(file) {
+					u.notFound(w, r)
+					return
+				}
+			default:
+				u.notFound(w, r)
+				return
+			}
+			break
+		}
+		if !registry.ValidSegment(parts[i]) {
+			u.notFound(w, r)
+			return
+		}
+		segs = append(segs, parts[i])
+	}
+	if len(segs) == 0 {
+		u.notFound(w, r)
+		return
+	}
+	regPath := strings.Join(segs, "/")
+	tok := token(r)
+	reg, err := u.cat.Registry(r.Context(), tok, ns, regPath, version)
+	if errors.Is(err, ErrNotFound) {
+		u.notFound(w, r)
+		return
+	}
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	id := ns + "/" + regPath
+	p := &page{Title: id, Reg: reg}
+	if file != "" {
+		u.filePage(w, r, tok, p, file)
+		return
+	}
+	p.Latest = len(reg.Versions) > 0 && reg.Versions[0] == reg.Manifest.Version
+	ref := id
+	if !p.Latest {
+		ref += "@" + reg.Manifest.Version
+	}
+	p.AddCmd, p.InitCmd = "jig add "+ref, "jig init -t "+ref
+	u.render(w, r, http.StatusOK, "registry", p)
+}
+
+func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *page, file string) {
+	reg := p.Reg
+	var target string
+	for _, f := range allFiles(reg.Manifest) {
+		if registry.NormalizeFilePath(f.Path) == file {
+			target = f.Target
+			break
+		}
+	}
+	if target == "" {
+		u.notFound(w, r)
+		return
+	}
+	data, truncated, err := u.cat.File(r.Context(), tok, reg.Namespace, reg.Path, reg.Manifest.Version, file, maxFileShown)
+	if errors.Is(err, ErrNotFound) {
+		u.notFound(w, r)
+		return
+	}
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	fv := &fileView{Path: file, Target: target, Size: len(data), Truncated: truncated}
+	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
+		fv.Text = string(data)
+	} else {
+		fv.Binary = true
+	}
+	p.File = fv
+	p.Title = target + " · " + reg.Namespace + "/" + reg.Path
+	u.render(w, r, http.StatusOK, "file", p)
+}
+
+// allFiles lists the files of every variant of m.
+func allFiles(m *registry.Manifest) []registry.File {
+	files := slices.Clone(m.Files)
+	for _, l := range slices.Sorted(maps.Keys(m.Languages)) {
+		files = append(files, m.Languages[l].Files...)
+	}
+	return files
+}
+
+func (u *UI) registryURL(ns, p, version string) string {
+	s := u.base + "-/r/" + ns + "/" + p
+	if version != "" {
+		s += "/" + version
+	}
+	return s
+}
+
+func (u *UI) fileURL(reg *Registry, file string) string {
+	return u.registryURL(reg.Namespace, reg.Path, reg.Manifest.Version) + "/files/" + registry.NormalizeFilePath(file)
+}
+
+// memberURL links a preset member or registry dependency to its page; ""
+// when it is not a plain registry identifier.
+func (u *UI) memberURL(ref string) string {
+	id, err := registry.ParseID(ref)
+	if err != nil || id.IsPreset() {
+		return ""
+	}
+	return u.registryURL(id.Namespace, id.Path, id.Version)
+}
+
+func (u *UI) serveStatic(w http.ResponseWriter, r *http.Request, name string) {
+	a, ok := u.static[path.Clean("/" + name)[1:]]
+	if !ok {
+		u.notFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("ETag", a.etag)
+	if r.Header.Get("If-None-Match") == a.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(a.data)
+	}
+}
+
+// sameOrigin is the CSRF check of the POST forms (on top of the
+// SameSite=Strict cookie): the browser's Origin header, else
+// Sec-Fetch-Site, else the Referer, must name this host.
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		return err == nil && u.Host != "" && u.Host == r.Host
+	}
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" {
+		return s == "same-origin"
+	}
+	if ref := r.Header.Get("Referer"); ref != "" {
+		u, err := url.Parse(ref)
+		return err == nil && u.Host != "" && u.Host == r.Host
+	}
+	return false
+}
+
+func (u *UI) postSignin(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		http.Error(w, "Forbidden: cross-site form submission", http.StatusForbidden)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		u.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Error: "The form could not be read."})
+		return
+	}
+	tok := strings.TrimSpace(r.PostForm.Get("token"))
+	if tok == "" || len(tok) > maxTokenLen || !u.cat.TokenKnown(tok) {
+		u.render(w, r, http.StatusUnauthorized, "signin", &page{Title: "Sign in", Error: "This token is not valid here. Check it and try again."})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(tok)),
+		Path: u.base, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, u.base, http.StatusSeeOther)
+}
+
+func (u *UI) postSignout(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		http.Error(w, "Forbidden: cross-site form submission", http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: "", Path: u.base, MaxAge: -1,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, u.base, http.StatusSeeOther)
+}
