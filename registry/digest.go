@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // DigestPrefix starts every content digest jig writes in JSON documents
@@ -18,7 +20,7 @@ const DigestPrefix = "sha256:"
 // DigestIndexFile is the name of the digest index stored next to a
 // version's registry.json ("@ns/<seg>…/<version>/.jig-digests.json"). A
 // registry may not declare a file with this name.
-const DigestIndexFile = ".jig-digests.json"
+const DigestIndexFile = layout.DigestIndexFile
 
 // ErrDigestMismatch is wrapped by [*DigestError].
 var ErrDigestMismatch = errors.New("digest mismatch")

@@ -95,3 +95,22 @@ func FuzzParseDigestIndex(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseReprDigest: whatever parses is a valid digest that formats back
+// to a header parsing to the same digest.
+func FuzzParseReprDigest(f *testing.F) {
+	testenv.AddSeedFiles(f, "testdata/fuzz/repr-digest/*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := string(b)
+		d := registry.ParseReprDigest(v)
+		if d == "" {
+			return
+		}
+		if !registry.ValidDigest(d) {
+			t.Fatalf("ParseReprDigest(%q) = %q, not a valid digest", v, d)
+		}
+		if got := registry.ParseReprDigest(registry.ReprDigest(d)); got != d {
+			t.Fatalf("round trip of %q: got %q", d, got)
+		}
+	})
+}

@@ -3,8 +3,9 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/jigkit/jig/internal/ident"
 )
 
 // DefaultNamespace is the namespace of an identifier that names none.
@@ -16,24 +17,17 @@ const PresetNamespace = "@presets"
 // ErrInvalidID is wrapped by every error [ParseID] returns.
 var ErrInvalidID = errors.New("invalid registry identifier")
 
-var (
-	namespaceRE = regexp.MustCompile(`^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$`)
-	segmentRE   = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	// semverRE is the official SemVer 2.0 regular expression.
-	semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-)
-
 // ValidNamespace reports whether ns is a namespace such as "@main": "@"
 // followed by lowercase letters, digits, "-" or "_", starting and ending with
 // a letter or digit.
-func ValidNamespace(ns string) bool { return namespaceRE.MatchString(ns) }
+func ValidNamespace(ns string) bool { return ident.Namespace(ns) }
 
 // ValidSegment reports whether s is one lowercase kebab-case path segment.
-func ValidSegment(s string) bool { return segmentRE.MatchString(s) }
+func ValidSegment(s string) bool { return ident.Segment(s) }
 
 // ValidVersion reports whether v is a full SemVer 2.0 version (no leading
 // "v", no ranges).
-func ValidVersion(v string) bool { return semverRE.MatchString(v) }
+func ValidVersion(v string) bool { return ident.Version(v) }
 
 // ValidPath reports whether p is one or more valid segments joined by "/".
 func ValidPath(p string) bool {

@@ -19,7 +19,7 @@ var ErrJSONTooDeep = errors.New("JSON is nested too deeply")
 
 // JSONDepthError reports a document nested more deeply than [MaxJSONDepth].
 type JSONDepthError struct {
-	// Name says which document it is ("registry.json", "package.json", a
+	// Name says which document it is (a manifest, "package.json", a
 	// URL).
 	Name string
 	// Limit is the depth allowed.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // Type is a registry's type, e.g. [TypeRuntime].
@@ -118,7 +120,7 @@ type Manifest struct {
 // document is a JSON object with name, version and type; full validation is
 // [ValidateManifest].
 func ParseManifest(data []byte) (*Manifest, error) {
-	if err := CheckJSONDepth("registry.json", data); err != nil {
+	if err := CheckJSONDepth(layout.ManifestFile, data); err != nil {
 		return nil, err
 	}
 	var m Manifest

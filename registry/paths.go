@@ -4,30 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/jigkit/jig/internal/ident"
 )
 
 // ErrUnsafePath is wrapped by errors about paths that could escape their root.
 var ErrUnsafePath = errors.New("unsafe path")
 
-var fileSegRE = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
-
 // ValidFilePath reports whether p is a legal path of a file inside a registry
 // package: relative POSIX, an optional leading "./", segments of
 // [A-Za-z0-9._@+-], and no ".", ".." or empty segments.
-func ValidFilePath(p string) bool {
-	p = strings.TrimPrefix(p, "./")
-	if p == "" {
-		return false
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." || !fileSegRE.MatchString(seg) {
-			return false
-		}
-	}
-	return true
-}
+func ValidFilePath(p string) bool { return ident.FilePath(p) }
 
 // NormalizeFilePath returns p without a leading "./". It does not validate;
 // call [ValidFilePath] first.

@@ -3,6 +3,8 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // Preset is a named list of registries applied together by "jig init -t
@@ -22,7 +24,7 @@ type Preset struct {
 // ParsePreset decodes a preset.json document and checks that it has a valid
 // name and a non-empty list of parseable registry identifiers.
 func ParsePreset(data []byte) (*Preset, error) {
-	if err := CheckJSONDepth("preset.json", data); err != nil {
+	if err := CheckJSONDepth(layout.PresetFile, data); err != nil {
 		return nil, err
 	}
 	var p Preset

@@ -13,12 +13,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // The file names of the embedded JSON Schemas, as served at /schemas/<name>.
 const (
 	ManifestSchemaFile = "registry-item.json"
-	PresetSchemaFile   = "preset.json"
+	PresetSchemaFile   = layout.PresetFile // the schema of a preset.json
 	ProjectSchemaFile  = "jig.json"
 	// LegacyProjectSchemaFile is the reference tool's name for the project
 	// schema; it is an alias of [ProjectSchemaFile].
@@ -36,8 +38,8 @@ var ErrInvalidJSON = errors.New("not valid JSON")
 var schemaFS embed.FS
 
 // SchemaFile returns the embedded JSON Schema (draft 2020-12) named name:
-// "registry-item.json", "preset.json", "jig.json", or "rack.json" (an alias
-// of "jig.json"). It reports false for any other name. The returned slice is
+// [ManifestSchemaFile], [PresetSchemaFile], [ProjectSchemaFile], or
+// [LegacyProjectSchemaFile] (an alias of the project schema). It reports false for any other name. The returned slice is
 // a fresh copy the caller may keep.
 func SchemaFile(name string) ([]byte, bool) {
 	if name == LegacyProjectSchemaFile {
@@ -196,8 +198,8 @@ func ValidateProjectJSON(data []byte) error {
 
 // documentNames names the documents each schema describes, for messages.
 var documentNames = map[string]string{
-	ManifestSchemaFile: "registry.json",
-	PresetSchemaFile:   "preset.json",
+	ManifestSchemaFile: layout.ManifestFile,
+	PresetSchemaFile:   layout.PresetFile,
 	ProjectSchemaFile:  ProjectFile,
 }
 

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // VersionList is the document stored as versions.json and served at
@@ -17,7 +19,7 @@ type VersionList struct {
 // ParseVersionList decodes a versions.json document and checks every entry
 // is a full SemVer version.
 func ParseVersionList(data []byte) (*VersionList, error) {
-	if err := CheckJSONDepth("versions.json", data); err != nil {
+	if err := CheckJSONDepth(layout.VersionsFile, data); err != nil {
 		return nil, err
 	}
 	var vl VersionList

@@ -186,6 +186,22 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	if c.opts.mode == Offline {
 		return nil, fmt.Errorf("%w: %s %s was not requested", ErrOffline, r.method, shown)
 	}
+	if !c.opts.deadline.IsZero() {
+		parent := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, c.opts.deadline)
+		defer cancel()
+		resp, err := c.doAttempts(ctx, r, full, shown)
+		if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: %s %s did not finish in time", ErrDeadline, r.method, shown)
+		}
+		return resp, err
+	}
+	return c.doAttempts(ctx, r, full, shown)
+}
+
+// doAttempts is [Client.do]'s retry loop.
+func (c *Client) doAttempts(ctx context.Context, r request, full, shown string) (*response, error) {
 	idempotent := r.method == http.MethodGet || r.method == http.MethodHead
 	attempts := 1
 	if idempotent {
@@ -253,14 +269,31 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 		cp.Timeout = r.timeout
 		hc = &cp
 	}
+	cancelIdle := func(error) {}
+	if c.opts.idleTimeout > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		cancelIdle = cancel
+		req = req.WithContext(ctx)
+	}
 	res, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err(), false
 		}
-		return nil, &NetworkError{Method: r.method, URL: shown, Err: unwrapURLError(err)}, true
+		return nil, &NetworkError{Method: r.method, URL: shown, Err: unwrapURLError(err)}, retryable(err)
 	}
 	defer res.Body.Close()
+	if c.opts.idleTimeout > 0 {
+		// From the headers on, every read must make progress in time.
+		idle := newIdleReader(res.Body, c.opts.idleTimeout, cancelIdle)
+		defer idle.stop()
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{idle, res.Body}
+	}
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
 	for _, s := range r.okStatuses {
 		ok = ok || res.StatusCode == s
@@ -271,10 +304,12 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 	}
 	data, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
-		if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errIdle) {
+			err = errIdle
+		} else if ctx.Err() != nil {
 			return nil, ctx.Err(), false
 		}
-		return nil, &NetworkError{Method: r.method, URL: shown, Err: fmt.Errorf("reading response: %w", unwrapURLError(err))}, true
+		return nil, &NetworkError{Method: r.method, URL: shown, Err: fmt.Errorf("reading response: %w", unwrapURLError(err))}, retryable(err)
 	}
 	if int64(len(data)) > limit {
 		if ok {
@@ -539,8 +574,8 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 	return p, nil
 }
 
-// Schema fetches one of the server's JSON Schemas by file name
-// ("registry-item.json", "preset.json", "jig.json").
+// Schema fetches one of the server's JSON Schemas by file name, one of
+// [registry.SchemaNames] (e.g. "registry-item.json").
 //
 // API: GET /schemas/:file
 func (c *Client) Schema(ctx context.Context, name string) ([]byte, error) {

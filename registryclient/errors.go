@@ -26,6 +26,9 @@ var (
 	// ErrInvalidConfig is wrapped by every error about an unreadable or
 	// invalid rc file or entry.
 	ErrInvalidConfig = errors.New("invalid registry configuration")
+	// ErrDeadline is wrapped when the deadline given with [WithDeadline]
+	// passes before a request (with its retries) completes.
+	ErrDeadline = errors.New("deadline exceeded")
 )
 
 // StatusError is returned for a non-2xx response. Code and Message come from

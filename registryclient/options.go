@@ -33,6 +33,8 @@ type options struct {
 	// fallbackMax and fallbackConc bound the search fallback (search.go);
 	// 0 means the default.
 	fallbackMax, fallbackConc int
+	deadline                  time.Time     // zero: none (WithDeadline)
+	idleTimeout               time.Duration // 0: none (WithIdleTimeout)
 }
 
 // Defaults used by [New].
@@ -42,6 +44,7 @@ const (
 	DefaultRetryMaxWait = 60 * time.Second
 	DefaultMaxJSONBytes = 4 << 20
 	DefaultMaxFileBytes = 32 << 20
+	DefaultIdleTimeout  = 15 * time.Second
 )
 
 func defaultOptions() options {
@@ -53,6 +56,33 @@ func defaultOptions() options {
 		userAgent:     "jig",
 		maxJSONBytes:  DefaultMaxJSONBytes,
 		maxFileBytes:  DefaultMaxFileBytes,
+		idleTimeout:   DefaultIdleTimeout,
+	}
+}
+
+// WithDeadline ends every request of the client, retries and waits between
+// them included, at t: a request still running then fails with an error
+// wrapping [ErrDeadline]. Several clients given the same t share one
+// overall budget, which is how the jig CLI bounds a whole command. The
+// default is no deadline (each request is still bounded by [WithTimeout]).
+func WithDeadline(t time.Time) Option {
+	return func(o *options) error {
+		o.deadline = t
+		return nil
+	}
+}
+
+// WithIdleTimeout fails a request whose response body makes no progress
+// (not one byte arrives) for d, so a stalled server is given up on without
+// waiting for the whole request timeout. Zero disables it. The default is
+// [DefaultIdleTimeout] (15s).
+func WithIdleTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("registryclient: negative idle timeout %s", d)
+		}
+		o.idleTimeout = d
+		return nil
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // Limits of what [OpenPackage] and [Pack] accept, the server's limits.
@@ -92,7 +93,7 @@ func OpenPackage(src string) (*Package, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	if fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(src, "registry.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(src, layout.ManifestFile)); err == nil {
 			var buf bytes.Buffer
 			m, files, err := Pack(&buf, src)
 			if err != nil {
@@ -100,8 +101,8 @@ func OpenPackage(src string) (*Package, error) {
 			}
 			return newArchivePackage(m, buf.Bytes(), files), nil
 		}
-		if _, err := os.Stat(filepath.Join(src, "preset.json")); err == nil {
-			return openPreset(filepath.Join(src, "preset.json"))
+		if _, err := os.Stat(filepath.Join(src, layout.PresetFile)); err == nil {
+			return openPreset(filepath.Join(src, layout.PresetFile))
 		}
 		return nil, fmt.Errorf("%w: %s has neither a registry.json nor a preset.json", ErrInvalidPackage, src)
 	}
@@ -185,7 +186,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	defer root.Close()
-	raw, err := readRootFile(root, "registry.json", MaxManifestSize)
+	raw, err := readRootFile(root, layout.ManifestFile, MaxManifestSize)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
@@ -195,10 +196,10 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	}
 	declared := m.FilePaths()
 	sort.Strings(declared)
-	files := []string{"registry.json"}
+	files := []string{layout.ManifestFile}
 	var total int64 = int64(len(raw))
 	for _, p := range declared {
-		if p == "registry.json" {
+		if p == layout.ManifestFile {
 			continue
 		}
 		fi, err := root.Lstat(filepath.FromSlash(p))
@@ -315,7 +316,7 @@ func readArchive(data []byte) ([]byte, []string, error) {
 			continue
 		}
 		files = append(files, name)
-		if name == "registry.json" {
+		if name == layout.ManifestFile {
 			if manifest, err = io.ReadAll(io.LimitReader(tr, MaxManifestSize+1)); err != nil {
 				return nil, nil, err
 			}

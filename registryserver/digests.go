@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -79,7 +80,7 @@ func (d *digestIndexes) add(e *indexEntry) {
 // digestIndex returns the digest index of the version res names (its
 // manifest's storage metadata is manifest) and its JSON document.
 func (h *Handler) digestIndex(ctx context.Context, res resource, version string, manifest storage.Info) (*indexEntry, error) {
-	vdir := res.dir() + "/" + version + "/"
+	vdir := layout.VersionDir(res.namespace, res.path, version)
 	key := vdir + "\x00" + storageETag(manifest)
 	if e, ok := h.digests.get(key); ok {
 		return e, nil
@@ -105,8 +106,8 @@ func (h *Handler) digestIndex(ctx context.Context, res resource, version string,
 // loadDigestIndex reads the stored index of a version, or computes it
 // from the stored files when there is none.
 func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version string) (*indexEntry, error) {
-	vdir := res.dir() + "/" + version + "/"
-	doc, _, err := h.readDocument(ctx, vdir+registry.DigestIndexFile)
+	vdir := layout.VersionDir(res.namespace, res.path, version)
+	doc, _, err := h.readDocument(ctx, layout.DigestIndex(res.namespace, res.path, version))
 	if err == nil {
 		idx, err := registry.ParseDigestIndex(doc)
 		if err != nil {
@@ -126,14 +127,14 @@ func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version str
 	for _, k := range keys {
 		name := strings.TrimPrefix(k, vdir)
 		switch {
-		case name == "registry.json":
+		case name == layout.ManifestFile:
 			d, err := h.hashStored(ctx, k)
 			if err != nil {
 				return nil, err
 			}
 			idx.Manifest = d
 			continue
-		case name == registry.DigestIndexFile || !registry.ValidFilePath(name):
+		case name == layout.DigestIndexFile || !registry.ValidFilePath(name):
 			continue
 		}
 		if n++; n > maxComputedIndexFiles {
@@ -174,7 +175,7 @@ func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
 // sendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
 func (h *Handler) sendDigests(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
-	info, err := h.store.Stat(ctx, res.dir()+"/"+res.version+"/registry.json")
+	info, err := h.store.Stat(ctx, layout.Manifest(res.namespace, res.path, res.version))
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Registry version not found")
 	}

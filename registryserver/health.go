@@ -10,12 +10,13 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
 // healthKey is the key a backend without [storage.Pinger] is asked about;
 // "not found" is a healthy answer (the backend answered).
-const healthKey = ".healthcheck"
+const healthKey = layout.HealthKey
 
 // healthReport is the body of GET /health.
 type healthReport struct {

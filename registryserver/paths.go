@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -27,21 +28,24 @@ type resource struct {
 	file      string // for kindFile: relative, validated
 }
 
-// dir is the storage folder of the registry, "@ns/<seg>…".
-func (r resource) dir() string { return r.namespace + "/" + r.path }
+// dir is the storage folder of the registry, "@ns/<seg>…", without its
+// trailing slash.
+func (r resource) dir() string {
+	return strings.TrimSuffix(layout.RegistryDir(r.namespace, r.path), "/")
+}
 
 // key is the storage key of the object the resource names. For kindLatest
 // it needs the latest version, which the caller looks up first.
 func (r resource) key(version string) string {
 	switch r.kind {
 	case kindVersions:
-		return r.dir() + "/versions.json"
+		return layout.Versions(r.namespace, r.path)
 	case kindFile:
-		return r.dir() + "/" + r.version + "/" + r.file
+		return layout.File(r.namespace, r.path, r.version, r.file)
 	case kindVersioned:
 		version = r.version
 	}
-	return r.dir() + "/" + version + "/registry.json"
+	return layout.Manifest(r.namespace, r.path, version)
 }
 
 // parseResource parses the part of a URL path after "/registries/"
@@ -114,12 +118,12 @@ func parseResource(p string) (resource, bool) {
 	}
 	r.path = strings.Join(segs, "/")
 	// The longest key the resource reads.
-	key := r.dir() + "/versions.json"
+	key := layout.Versions(r.namespace, r.path)
 	switch r.kind {
 	case kindFile:
 		key = r.key("")
 	case kindVersioned, kindDigests:
-		key = r.dir() + "/" + r.version + "/" + registry.DigestIndexFile
+		key = layout.DigestIndex(r.namespace, r.path, r.version)
 	}
 	if !storage.ValidKey(key) {
 		return resource{}, false

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -579,7 +580,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 	if err != nil {
 		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
 	}
-	if k := "presets/" + p.Name + "/" + p.Version + "/preset.json"; !storage.ValidKey(k) {
+	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
 		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
@@ -592,6 +593,6 @@ func (h *Handler) postPreset(c echo.Context) error {
 	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
 	h.presetPublished(req.Context(), p.Name)
 	return c.JSON(http.StatusCreated, presetResponse{
-		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: "presets/" + p.Name + "/" + p.Version,
+		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -47,14 +48,14 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// back) must not be served, let alone cached as immutable. The
 		// stored digest index is not a file of the version.
 		ctx := c.Request().Context()
-		info, err := h.store.Stat(ctx, res.dir()+"/"+res.version+"/registry.json")
+		info, err := h.store.Stat(ctx, layout.Manifest(res.namespace, res.path, res.version))
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 			}
 			return internalError(err)
 		}
-		if res.file == registry.DigestIndexFile {
+		if res.file == layout.DigestIndexFile {
 			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
@@ -67,7 +68,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
 	noVersions := newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
-	data, _, err := h.readDocument(ctx, res.dir()+"/versions.json")
+	data, _, err := h.readDocument(ctx, layout.Versions(res.namespace, res.path))
 	if errors.Is(err, storage.ErrNotFound) {
 		return noVersions
 	}
@@ -89,7 +90,7 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 // Repr-Digest of the version's digest index.
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
 	ctx := c.Request().Context()
-	key := res.dir() + "/" + version + "/registry.json"
+	key := layout.Manifest(res.namespace, res.path, version)
 	data, info, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
@@ -162,7 +163,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	regs, found, err := h.registriesUnder(c.Request().Context(), ns+"/")
+	regs, found, err := h.registriesUnder(c.Request().Context(), layout.NamespaceDir(ns))
 	if err != nil {
 		return internalError(err)
 	}
@@ -202,7 +203,7 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 		for _, child := range children {
 			name := strings.TrimPrefix(child, dir)
 			switch {
-			case name == "versions.json" && dir != prefix:
+			case name == layout.VersionsFile && dir != prefix:
 				regs = append(regs, strings.TrimSuffix(strings.TrimPrefix(dir, prefix), "/"))
 			case strings.HasSuffix(name, "/") && registry.ValidSegment(strings.TrimSuffix(name, "/")):
 				queue = append(queue, child)
@@ -219,7 +220,7 @@ func (h *Handler) getPreset(c echo.Context) error {
 		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
-	key := "presets/" + name + "/preset.json"
+	key := layout.Preset(name)
 	data, info, err := h.readDocument(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Preset \""+name+"\" not found")

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -360,7 +361,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 	var regs []reg
 	byNS := make(map[string][]search.Doc, len(nss))
 	for _, ns := range nss {
-		paths, _, err := h.registriesUnder(ctx, ns+"/")
+		paths, _, err := h.registriesUnder(ctx, layout.NamespaceDir(ns))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -451,8 +452,8 @@ func (h *Handler) namespacesIn(ctx context.Context) ([]string, error) {
 // readEntry reads the search entry of the registry at ns/path from its
 // latest version's manifest. ok is false when it has no readable version.
 func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry, bool, error) {
-	dir := ns + "/" + path
-	data, _, err := h.readDocument(ctx, dir+"/versions.json")
+	key := layout.Versions(ns, path)
+	data, _, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return search.Entry{}, false, nil
 	}
@@ -461,13 +462,14 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry,
 	}
 	vl, err := registry.ParseVersionList(data)
 	if err != nil {
-		return search.Entry{}, false, fmt.Errorf("%s/versions.json: %w", dir, err)
+		return search.Entry{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	latest := vl.Latest()
 	if latest == "" {
 		return search.Entry{}, false, nil
 	}
-	data, _, err = h.readDocument(ctx, dir+"/"+latest+"/registry.json")
+	key = layout.Manifest(ns, path, latest)
+	data, _, err = h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return search.Entry{}, false, nil
 	}
@@ -476,7 +478,7 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry,
 	}
 	m, err := registry.ParseManifest(data)
 	if err != nil {
-		return search.Entry{}, false, fmt.Errorf("%s/%s/registry.json: %w", dir, latest, err)
+		return search.Entry{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	e := search.EntryOf(ns, path, m)
 	e.Version = latest
@@ -485,13 +487,13 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry,
 
 // presetNames lists the stored presets' names, sorted.
 func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
-	children, err := storage.ListDir(ctx, h.store, "presets/")
+	children, err := storage.ListDir(ctx, h.store, layout.PresetsDir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, k := range children {
-		name, ok := strings.CutSuffix(strings.TrimPrefix(k, "presets/"), "/")
+		name, ok := strings.CutSuffix(strings.TrimPrefix(k, layout.PresetsDir), "/")
 		if ok && registry.ValidSegment(name) {
 			out = append(out, name)
 		}
@@ -502,7 +504,8 @@ func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
 
 // readPresetSummary reads presets/<name>/preset.json.
 func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
-	data, _, err := h.readDocument(ctx, "presets/"+name+"/preset.json")
+	key := layout.Preset(name)
+	data, _, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return search.Preset{}, false, nil
 	}
@@ -511,7 +514,7 @@ func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Pr
 	}
 	p, err := registry.ParsePreset(data)
 	if err != nil {
-		return search.Preset{}, false, fmt.Errorf("presets/%s/preset.json: %w", name, err)
+		return search.Preset{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	return search.PresetOf(name, p), true, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webui"
@@ -123,8 +124,7 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	if !ok {
 		return nil, webui.ErrNotFound
 	}
-	dir := ns + "/" + path
-	data, _, err := w.h.readDocument(ctx, dir+"/versions.json")
+	data, _, err := w.h.readDocument(ctx, layout.Versions(ns, path))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, webui.ErrNotFound
 	}
@@ -141,7 +141,7 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	if version == "" || !slices.Contains(vl.Versions, version) {
 		return nil, webui.ErrNotFound
 	}
-	data, _, err = w.h.readDocument(ctx, dir+"/"+version+"/registry.json")
+	data, _, err = w.h.readDocument(ctx, layout.Manifest(ns, path, version))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, webui.ErrNotFound
 	}
@@ -164,7 +164,7 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 	if !ok || !registry.ValidFilePath(file) || !registry.ValidVersion(version) {
 		return nil, false, webui.ErrNotFound
 	}
-	rc, _, err := w.h.store.Get(ctx, ns+"/"+path+"/"+version+"/"+registry.NormalizeFilePath(file))
+	rc, _, err := w.h.store.Get(ctx, layout.File(ns, path, version, registry.NormalizeFilePath(file)))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, webui.ErrNotFound
 	}

@@ -98,9 +98,11 @@ func TestScripts(t *testing.T) {
 			"exe":                        cmdExe,
 			"islink":                     cmdIsLink,
 			"validjson":                  cmdValidJSON,
+			"start-trickle":              cmdStartTrickle,
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
+			"fail-files":                 cmdFailFiles,
 		},
 	})
 }
@@ -141,6 +143,35 @@ func cmdExe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		ts.Check(testenv.WriteExecutable(p, data))
 	}
+}
+
+// start-trickle: starts a server that answers every request with 200 and
+// then one byte of body every 100ms, for ever; sets $TRICKLE_URL.
+func cmdStartTrickle(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: start-trickle")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}))
+	ts.Defer(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	ts.Setenv("TRICKLE_URL", srv.URL)
 }
 
 // validjson file: checks that file (or "stdout"/"stderr" of the last

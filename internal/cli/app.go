@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,11 @@ type App struct {
 	// Mode is where content may come from (--offline, --prefer-offline).
 	Mode registryclient.Mode
 
+	// timeout and deadline bound all registry requests of the command
+	// (--timeout, JIG_TIMEOUT); zero means none.
+	timeout  time.Duration
+	deadline time.Time
+
 	cfgOnce sync.Once
 	cfg     *registryclient.Config
 	cfgErr  error
@@ -57,11 +63,6 @@ type App struct {
 func (a *App) Cache() (*cache.Cache, error) {
 	a.cacheOnce.Do(func() {
 		dir := cache.DefaultDir(a.Getenv)
-		if dir == "" {
-			if home := a.Getenv("HOME"); home != "" && filepath.IsAbs(home) {
-				dir = filepath.Join(home, ".cache", "jig")
-			}
-		}
 		var opts []cache.Option
 		if v := a.Getenv("JIG_CACHE_MAX_MB"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -93,6 +94,37 @@ func (a *App) setup(ciFlag bool) {
 	} else if a.Interactive {
 		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr)
 	}
+}
+
+// DefaultTimeout bounds the registry requests of one command when neither
+// --timeout nor JIG_TIMEOUT is given.
+const DefaultTimeout = 2 * time.Minute
+
+// setTimeout decides the command's deadline from --timeout, else
+// JIG_TIMEOUT, else [DefaultTimeout]. A bare number is seconds; 0 means no
+// deadline.
+func (a *App) setTimeout(flag string) error {
+	v, from := flag, "--timeout"
+	if v == "" {
+		v, from = a.Getenv("JIG_TIMEOUT"), "JIG_TIMEOUT"
+	}
+	d := DefaultTimeout
+	if v = strings.TrimSpace(v); v != "" {
+		var err error
+		if n, aerr := strconv.Atoi(v); aerr == nil {
+			d, err = time.Duration(n)*time.Second, nil
+		} else {
+			d, err = time.ParseDuration(v)
+		}
+		if err != nil || d < 0 {
+			return fmt.Errorf("%s %q is not a duration; use e.g. 30s, 5m or 0 for no limit", from, v)
+		}
+	}
+	a.timeout = d
+	if d > 0 {
+		a.deadline = time.Now().Add(d)
+	}
+	return nil
 }
 
 func isTerminal(v any) bool {
@@ -136,6 +168,9 @@ func (a *App) ClientOptions() []registryclient.Option {
 	}
 	opts = append(opts, registryclient.WithMode(a.Mode),
 		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))
+	if !a.deadline.IsZero() {
+		opts = append(opts, registryclient.WithDeadline(a.deadline))
+	}
 	return append(opts,
 		registryclient.WithUserAgent("jig/"+buildinfo.Get().Version),
 		registryclient.WithRetryNotify(func(_ int, wait time.Duration, err error) {

@@ -20,20 +20,26 @@ type CLI struct {
 	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
+	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up on the registry servers after this long in total, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
 
-	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
-	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
-	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
-	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
-	Search  SearchCmd  `cmd:"" help:"Search the registries of every configured source."`
-	Info    InfoCmd    `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
-	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
-	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+	Init     InitCmd     `cmd:"" help:"Create a project from a preset or a registry."`
+	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`
+	Update   UpdateCmd   `cmd:"" help:"Update installed registries with a three-way merge that keeps your edits."`
+	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
+	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 1 on drift)."`
+	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
+	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
+	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`
+	Info     InfoCmd     `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check the environment, the project and every configured registry."`
+	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
-	Cache      CacheCmd      `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 }
 
 // Validate rejects contradictory global flags.
@@ -94,6 +100,10 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		return ExitError
 	}
 	app.setup(root.CI)
+	if err := app.setTimeout(root.Timeout); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return ExitError
+	}
 	switch {
 	case root.Offline:
 		app.Mode = registryclient.Offline
@@ -115,6 +125,11 @@ func (a *App) report(ctx context.Context, err error) int {
 	if errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		a.Out.Errorln("Operation cancelled")
 		return ExitAborted
+	}
+	if errors.Is(err, registryclient.ErrDeadline) {
+		fmt.Fprintf(a.Stderr, "%s gave up after %s: %v\n", a.Out.paintErr(ansiRed, "Error:"), a.timeout, err)
+		fmt.Fprintln(a.Stderr, "The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'.")
+		return ExitError
 	}
 	printError(a.Stderr, a.Out, err)
 	return ExitError

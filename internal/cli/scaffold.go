@@ -116,6 +116,8 @@ func printPackages(o *Output, pkgs []apply.PackageChange, indent string) {
 		switch d.Action {
 		case apply.PackageChanged:
 			o.Printf("%s  %-9s %s %s -> %s%s\n", indent, d.Action, d.Name, d.Previous, d.Range, kind)
+		case apply.PackageRemoved:
+			o.Printf("%s  %-9s %s %s%s\n", indent, d.Action, d.Name, d.Previous, kind)
 		default:
 			o.Printf("%s  %-9s %s %s%s\n", indent, d.Action, d.Name, d.Range, kind)
 		}

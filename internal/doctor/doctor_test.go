@@ -189,7 +189,7 @@ func TestRemoteChecks(t *testing.T) {
 		got[r.ID] = r.Level + " " + r.Message
 	}
 	want := map[string]string{
-		"remote.@main":    "info Registry @main healthy (ok); @main has no registries yet",
+		"remote.@main":    "info Registry @main healthy (ok) and readable",
 		"remote.@presets": "info Registry @presets healthy (ok)",
 		"remote.@team":    "info Registry @team healthy (ok) and readable",
 		"remote.@other":   "error Registry @other is healthy but rejected the configured token (401 INVALID_TOKEN)",

@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -70,20 +71,39 @@ func WithMaxBytes(n int64) Option {
 }
 
 // DefaultDir returns the cache directory: $JIG_CACHE_DIR when set, else
-// "jig" under [os.UserCacheDir] (which honours XDG_CACHE_HOME), else "" when
-// neither is known. getenv is usually [os.Getenv].
+// "jig" under the user cache directory as [os.UserCacheDir] finds it
+// ($XDG_CACHE_HOME or ~/.cache on Unix, ~/Library/Caches on macOS,
+// %LocalAppData% on Windows), read through getenv (usually [os.Getenv]) so
+// callers can substitute the environment. It returns "" when none is known.
 func DefaultDir(getenv func(string) string) string {
 	if d := getenv("JIG_CACHE_DIR"); d != "" {
 		return d
 	}
-	if x := getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "jig")
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = getenv("LocalAppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			base = filepath.Join(h, "Library", "Caches")
+		}
+	case "plan9":
+		if h := getenv("home"); h != "" {
+			base = filepath.Join(h, "lib", "cache")
+		}
+	default:
+		base = getenv("XDG_CACHE_HOME")
+		if base == "" || !filepath.IsAbs(base) {
+			base = ""
+			if h := getenv("HOME"); h != "" {
+				base = filepath.Join(h, ".cache")
+			}
+		}
 	}
-	d, err := os.UserCacheDir()
-	if err != nil {
+	if base == "" || !filepath.IsAbs(base) {
 		return ""
 	}
-	return filepath.Join(d, "jig")
+	return filepath.Join(base, "jig")
 }
 
 // Open opens (creating it when missing, mode 0700) the cache in dir.

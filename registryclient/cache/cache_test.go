@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -163,7 +164,16 @@ func TestDefaultDir(t *testing.T) {
 	if got := cache.DefaultDir(env(map[string]string{"JIG_CACHE_DIR": "/x/y", "XDG_CACHE_HOME": "/c"})); got != "/x/y" {
 		t.Errorf("JIG_CACHE_DIR: got %q", got)
 	}
-	if got := cache.DefaultDir(env(map[string]string{"XDG_CACHE_HOME": "/c"})); got != filepath.Join("/c", "jig") {
+	if got := cache.DefaultDir(env(nil)); got != "" {
+		t.Errorf("empty environment: got %q, want \"\"", got)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	if got := cache.DefaultDir(env(map[string]string{"XDG_CACHE_HOME": "/c", "HOME": "/h"})); got != filepath.Join("/c", "jig") {
 		t.Errorf("XDG_CACHE_HOME: got %q", got)
+	}
+	if got := cache.DefaultDir(env(map[string]string{"XDG_CACHE_HOME": "relative", "HOME": "/h"})); got != filepath.Join("/h", ".cache", "jig") {
+		t.Errorf("HOME: got %q", got)
 	}
 }

@@ -6,24 +6,21 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
 //go:embed all:data
 var embedded embed.FS
 
-// versionsFile is the name of a registry's version list in the storage.
-const versionsFile = "versions.json"
-
 // HealthMarker is the key of the marker file the reference server's
 // /health checks for (REFERENCE.md 2.6). The catalog includes it, so a
 // reference server pointed at a storage jig-server seeded reports healthy.
 // jig-server's own /health probes the backend instead.
-const HealthMarker = ".healthcheck"
+const HealthMarker = layout.HealthKey
 
 // FS returns the catalog as a read-only file system laid out like the
 // storage: its paths are storage keys.
@@ -42,8 +39,8 @@ func FS() fs.FS {
 func Registries() []string {
 	var out []string
 	for _, k := range keys() {
-		if path.Base(k) == versionsFile {
-			out = append(out, path.Dir(k))
+		if key := layout.Classify(k); key.Kind == layout.KindVersions {
+			out = append(out, strings.TrimSuffix(layout.RegistryDir(key.Namespace, key.Path), "/"))
 		}
 	}
 	sort.Strings(out)
@@ -54,8 +51,8 @@ func Registries() []string {
 func Presets() []string {
 	var out []string
 	for _, k := range keys() {
-		if rest, ok := strings.CutPrefix(k, "presets/"); ok && path.Base(rest) == "preset.json" {
-			out = append(out, path.Dir(rest))
+		if key := layout.Classify(k); key.Kind == layout.KindPreset {
+			out = append(out, key.Preset)
 		}
 	}
 	sort.Strings(out)
@@ -72,12 +69,12 @@ func Presets() []string {
 func Keys() []string {
 	var files, versions, presets []string
 	for _, k := range keys() {
-		switch {
-		case k == HealthMarker:
+		switch layout.Classify(k).Kind {
+		case layout.KindHealth:
 			continue
-		case strings.HasPrefix(k, "presets/"):
+		case layout.KindPreset, layout.KindPresetVersion:
 			presets = append(presets, k)
-		case path.Base(k) == versionsFile:
+		case layout.KindVersions:
 			versions = append(versions, k)
 		default:
 			files = append(files, k)

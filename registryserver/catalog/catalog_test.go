@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/catalog"
 )
 
@@ -433,6 +434,18 @@ func TestDocListsCatalog(t *testing.T) {
 	for _, name := range catalog.Presets() {
 		if !strings.Contains(string(doc), "//\t"+name+" ") {
 			t.Errorf("doc.go does not list preset %s", name)
+		}
+	}
+}
+
+// TestKeysFollowLayout checks that every file of the catalog is a key of
+// the storage layout: a seeded storage holds nothing the server would not
+// find through registry/layout.
+func TestKeysFollowLayout(t *testing.T) {
+	t.Parallel()
+	for _, k := range catalog.Keys() {
+		if kind := layout.Classify(k).Kind; (kind == layout.KindOther || kind == layout.KindClaim || kind == layout.KindHealth) && k != catalog.HealthMarker {
+			t.Errorf("catalog key %q is %v, want a registry or preset key", k, kind)
 		}
 	}
 }

@@ -2,7 +2,8 @@
 // in, and the errors every backend returns.
 //
 // Keys are slash-separated relative paths laid out as on the reference's
-// disk storage:
+// disk storage; package [github.com/jigkit/jig/registry/layout] builds and
+// classifies them:
 //
 //	@ns/<seg>…/versions.json
 //	@ns/<seg>…/<version>/registry.json

@@ -8,10 +8,12 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // ManifestName is the name of the manifest at the archive root.
-const ManifestName = "registry.json"
+const ManifestName = layout.ManifestFile
 
 // Default limits, as DESIGN.md section 3.3 sets them for uploads.
 const (

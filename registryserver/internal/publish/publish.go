@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -31,9 +32,6 @@ const (
 	DefaultStaleAfter = 15 * time.Minute
 	maxCASAttempts    = 64
 	rollbackTimeout   = 30 * time.Second
-	lockPrefix        = ".publish/"
-	versionsFile      = "versions.json"
-	manifestFile      = "registry.json"
 )
 
 // Store publishes versions and presets on a storage backend. It is safe for
@@ -86,11 +84,16 @@ type Version struct {
 	Manifest []byte
 }
 
+// registryPath returns "<seg>…", the registry's path in its namespace.
+func (v Version) registryPath() string { return strings.Join(v.Segments, "/") }
+
 // Prefix returns "@ns/<seg>…/", the folder holding versions.json.
-func (v Version) Prefix() string { return v.Namespace + "/" + strings.Join(v.Segments, "/") + "/" }
+func (v Version) Prefix() string { return layout.RegistryDir(v.Namespace, v.registryPath()) }
 
 // Path returns "@ns/<seg>…/<version>", as the upload response names it.
-func (v Version) Path() string { return v.Prefix() + v.Version }
+func (v Version) Path() string {
+	return strings.TrimSuffix(layout.VersionDir(v.Namespace, v.registryPath(), v.Version), "/")
+}
 
 func (v Version) validate() error {
 	if !registry.ValidNamespace(v.Namespace) || len(v.Segments) == 0 || !registry.ValidVersion(v.Version) {
@@ -113,10 +116,10 @@ func (v Version) CheckKeys(files []string) error {
 	if err := v.validate(); err != nil {
 		return err
 	}
-	vdir := v.Prefix() + v.Version + "/"
-	keys := []string{v.Prefix() + versionsFile, vdir + manifestFile, vdir + registry.DigestIndexFile, lockPrefix + v.Path() + ".lock"}
+	ns, p := v.Namespace, v.registryPath()
+	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
 	for _, f := range files {
-		keys = append(keys, vdir+registry.NormalizeFilePath(f))
+		keys = append(keys, layout.File(ns, p, v.Version, registry.NormalizeFilePath(f)))
 	}
 	for _, k := range keys {
 		if !storage.ValidKey(k) {
@@ -141,9 +144,9 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if err := v.validate(); err != nil {
 		return err
 	}
-	vdir := v.Prefix() + v.Version + "/"
-	manifestKey := vdir + manifestFile
-	lockKey := lockPrefix + v.Path() + ".lock"
+	vdir := layout.VersionDir(v.Namespace, v.registryPath(), v.Version)
+	manifestKey := layout.Manifest(v.Namespace, v.registryPath(), v.Version)
+	lockKey := layout.Claim(v.Namespace, v.registryPath(), v.Version)
 
 	if exists, err := s.exists(ctx, manifestKey); err != nil {
 		return err
@@ -186,16 +189,16 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 
 	index := &registry.DigestIndex{
-		Namespace: v.Namespace, Path: strings.Join(v.Segments, "/"), Version: v.Version,
+		Namespace: v.Namespace, Path: v.registryPath(), Version: v.Version,
 		Manifest: registry.Digest(v.Manifest), Files: map[string]string{},
 	}
 	var mu sync.Mutex
 	put := func(ctx context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == manifestFile || name == registry.DigestIndexFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile {
 			return fmt.Errorf("publish: refusing file path %q", name)
 		}
-		key := vdir + name
+		key := layout.File(v.Namespace, v.registryPath(), v.Version, name)
 		mu.Lock()
 		written = append(written, key)
 		mu.Unlock()
@@ -218,7 +221,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if err != nil {
 		return fmt.Errorf("publish: encoding the digest index: %w", err)
 	}
-	indexKey := vdir + registry.DigestIndexFile
+	indexKey := layout.DigestIndex(v.Namespace, v.registryPath(), v.Version)
 	written = append(written, indexKey)
 	if err := s.st.Put(ctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
 		return fmt.Errorf("publish: storing the digest index: %w", err)
@@ -236,7 +239,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	committed = true
 
-	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
 	}
 	return nil
@@ -254,7 +257,7 @@ func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return
 	}
-	if err := s.addVersion(ctx, v.Prefix()+versionsFile, v.Version); err != nil {
+	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		s.log.Warn("repairing versions.json failed", zap.String("path", v.Path()), zap.Error(err))
 	}
 }
@@ -441,8 +444,8 @@ func (s *Store) PublishPreset(ctx context.Context, name, version string, data []
 	if err != nil {
 		return fmt.Errorf("publish: preset version: %w", err)
 	}
-	latestKey := "presets/" + name + "/preset.json"
-	versionKey := "presets/" + name + "/" + version + "/preset.json"
+	latestKey := layout.Preset(name)
+	versionKey := layout.PresetVersion(name, version)
 
 	cur, _, err := s.read(ctx, latestKey)
 	if err != nil {

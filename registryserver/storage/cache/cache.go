@@ -14,7 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -155,39 +155,17 @@ const (
 	mutable                // versions.json, the latest preset: TTL only
 )
 
-// classify returns the cache class of a storage key.
-//
-//   - "@ns/<seg>…/<version>/<file>…" (registry.json and the files of a
-//     version) and "presets/<name>/<version>/preset.json" are immutable;
-//   - "@ns/<seg>…/versions.json" and "presets/<name>/preset.json" are
-//     mutable;
-//   - every other key is not cached.
+// classify returns the cache class of a storage key, from its
+// [layout.Kind]: the manifest and files of a published version and a
+// published preset version are immutable; a version list and the latest
+// preset are mutable; every other key (claims, health probes, anything
+// outside the layout) is not cached.
 func classify(key string) class {
-	parts := strings.Split(key, "/")
-	if len(parts) == 3 && parts[0] == "presets" && registry.ValidSegment(parts[1]) && parts[2] == "preset.json" {
-		return mutable
-	}
-	if len(parts) == 4 && parts[0] == "presets" && registry.ValidSegment(parts[1]) &&
-		registry.ValidVersion(parts[2]) && parts[3] == "preset.json" {
+	switch k := layout.Classify(key).Kind; {
+	case k.Immutable():
 		return immutable
-	}
-	if len(parts) < 3 || !registry.ValidNamespace(parts[0]) {
-		return uncached
-	}
-	for i := 1; i < len(parts); i++ {
-		p := parts[i]
-		if registry.ValidSegment(p) {
-			continue
-		}
-		switch {
-		case i >= 2 && i == len(parts)-1 && p == "versions.json":
-			return mutable
-		case i >= 2 && i < len(parts)-1 && registry.ValidVersion(p):
-			if registry.ValidFilePath(strings.Join(parts[i+1:], "/")) {
-				return immutable
-			}
-		}
-		return uncached
+	case k.Mutable():
+		return mutable
 	}
 	return uncached
 }

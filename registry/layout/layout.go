@@ -1,0 +1,209 @@
+package layout
+
+import (
+	"strings"
+
+	"github.com/jigkit/jig/internal/ident"
+)
+
+// File names and top-level folders of the layout.
+const (
+	// VersionsFile is the name of a registry's version list.
+	VersionsFile = "versions.json"
+	// ManifestFile is the name of a version's manifest, in the storage and
+	// in a package directory.
+	ManifestFile = "registry.json"
+	// DigestIndexFile is the name of a version's digest index, stored next
+	// to its manifest. A registry may not declare a file with this name.
+	DigestIndexFile = ".jig-digests.json"
+	// PresetFile is the name of a preset document, in the storage and in a
+	// package directory.
+	PresetFile = "preset.json"
+	// PresetsDir is the top-level folder of the presets, with its slash.
+	PresetsDir = "presets/"
+	// ClaimsDir is the top-level folder of publish claims, with its slash.
+	ClaimsDir = ".publish/"
+	// HealthKey is the key the /health probe writes and reads.
+	HealthKey = ".healthcheck"
+
+	claimSuffix = ".lock"
+)
+
+// NamespaceDir returns "@ns/", the folder of a namespace.
+func NamespaceDir(namespace string) string { return namespace + "/" }
+
+// RegistryDir returns "@ns/<path>/", the folder of the registry at path
+// ("runtimes/node") in namespace ("@main").
+func RegistryDir(namespace, path string) string { return namespace + "/" + path + "/" }
+
+// Versions returns "@ns/<path>/versions.json", the key of a registry's
+// version list.
+func Versions(namespace, path string) string { return RegistryDir(namespace, path) + VersionsFile }
+
+// VersionDir returns "@ns/<path>/<version>/", the folder of one published
+// version: its manifest and files.
+func VersionDir(namespace, path, version string) string {
+	return RegistryDir(namespace, path) + version + "/"
+}
+
+// Manifest returns "@ns/<path>/<version>/registry.json", the key of a
+// version's manifest. A version exists once this key does.
+func Manifest(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + ManifestFile
+}
+
+// DigestIndex returns "@ns/<path>/<version>/.jig-digests.json", the key
+// of a version's digest index.
+func DigestIndex(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + DigestIndexFile
+}
+
+// File returns "@ns/<path>/<version>/<file>", the key of a package file;
+// file is the normalised files[].path ("templates/a.txt", no leading "./").
+func File(namespace, path, version, file string) string {
+	return VersionDir(namespace, path, version) + file
+}
+
+// Claim returns ".publish/@ns/<path>/<version>.lock", the key a publisher
+// creates while it writes the version.
+func Claim(namespace, path, version string) string {
+	return ClaimsDir + namespace + "/" + path + "/" + version + claimSuffix
+}
+
+// PresetDir returns "presets/<name>/", the folder of a preset.
+func PresetDir(name string) string { return PresetsDir + name + "/" }
+
+// Preset returns "presets/<name>/preset.json", the key of the latest
+// version of a preset (what GET /presets/<name> serves).
+func Preset(name string) string { return PresetDir(name) + PresetFile }
+
+// PresetVersionDir returns "presets/<name>/<version>/", the folder of one
+// published preset version.
+func PresetVersionDir(name, version string) string { return PresetDir(name) + version + "/" }
+
+// PresetVersion returns "presets/<name>/<version>/preset.json", the key of
+// one published preset version.
+func PresetVersion(name, version string) string { return PresetVersionDir(name, version) + PresetFile }
+
+// Kind is what a storage key holds. The zero value, [KindOther], is any key
+// outside the layout.
+type Kind int
+
+// The kinds [Classify] tells apart.
+const (
+	KindOther         Kind = iota // not part of the layout (auth files, stray keys)
+	KindVersions                  // @ns/<seg>…/versions.json
+	KindManifest                  // @ns/<seg>…/<version>/registry.json
+	KindFile                      // @ns/<seg>…/<version>/<file>…
+	KindPreset                    // presets/<name>/preset.json
+	KindPresetVersion             // presets/<name>/<version>/preset.json
+	KindClaim                     // .publish/…
+	KindHealth                    // .healthcheck
+	KindDigestIndex               // @ns/<seg>…/<version>/.jig-digests.json
+)
+
+var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index"}
+
+// String returns the kind's name: "other", "versions", "manifest", "file",
+// "preset", "preset-version", "claim", "health" or "digest-index".
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return "other"
+	}
+	return kindNames[k]
+}
+
+// Immutable reports whether a key of kind k never changes once written:
+// the manifest, digest index and files of a published version and a
+// published preset version (publishing them is create-only).
+func (k Kind) Immutable() bool {
+	return k == KindManifest || k == KindDigestIndex || k == KindFile || k == KindPresetVersion
+}
+
+// Mutable reports whether a key of kind k is part of the published content
+// but may change: a version list, or the latest version of a preset.
+func (k Kind) Mutable() bool { return k == KindVersions || k == KindPreset }
+
+// Key is a storage key taken apart by [Classify]. Only the fields that the
+// kind has are set.
+type Key struct {
+	Kind      Kind
+	Namespace string // "@main": versions, manifest, digest-index, file
+	Path      string // "runtimes/node": versions, manifest, digest-index, file
+	Version   string // manifest, digest-index, file, preset-version
+	File      string // the package file path: file
+	Preset    string // the preset name: preset, preset-version
+}
+
+// String rebuilds the storage key of k. For [KindOther] and [KindClaim]
+// (whose parts Classify does not keep) it returns "".
+func (k Key) String() string {
+	switch k.Kind {
+	case KindVersions:
+		return Versions(k.Namespace, k.Path)
+	case KindManifest:
+		return Manifest(k.Namespace, k.Path, k.Version)
+	case KindDigestIndex:
+		return DigestIndex(k.Namespace, k.Path, k.Version)
+	case KindFile:
+		return File(k.Namespace, k.Path, k.Version, k.File)
+	case KindPreset:
+		return Preset(k.Preset)
+	case KindPresetVersion:
+		return PresetVersion(k.Preset, k.Version)
+	case KindHealth:
+		return HealthKey
+	}
+	return ""
+}
+
+// Classify takes a storage key apart. Keys that do not follow the layout
+// exactly, including keys whose identifiers break the grammar ("@Main/x/
+// versions.json", "presets/a/v1/preset.json") or whose file path is not a
+// legal package path, are [KindOther].
+func Classify(key string) Key {
+	switch {
+	case key == HealthKey:
+		return Key{Kind: KindHealth}
+	case strings.HasPrefix(key, ClaimsDir):
+		return Key{Kind: KindClaim}
+	}
+	parts := strings.Split(key, "/")
+	if parts[0]+"/" == PresetsDir {
+		switch {
+		case len(parts) == 3 && ident.Segment(parts[1]) && parts[2] == PresetFile:
+			return Key{Kind: KindPreset, Preset: parts[1]}
+		case len(parts) == 4 && ident.Segment(parts[1]) && ident.Version(parts[2]) && parts[3] == PresetFile:
+			return Key{Kind: KindPresetVersion, Preset: parts[1], Version: parts[2]}
+		}
+		return Key{}
+	}
+	if len(parts) < 3 || !ident.Namespace(parts[0]) {
+		return Key{}
+	}
+	for i := 1; i < len(parts); i++ {
+		p := parts[i]
+		if ident.Segment(p) {
+			continue
+		}
+		if i < 2 {
+			return Key{} // no path segment before the version or list
+		}
+		k := Key{Namespace: parts[0], Path: strings.Join(parts[1:i], "/")}
+		rest := strings.Join(parts[i+1:], "/")
+		switch {
+		case i == len(parts)-1 && p == VersionsFile:
+			k.Kind = KindVersions
+		case i < len(parts)-1 && ident.Version(p) && rest == ManifestFile:
+			k.Kind, k.Version = KindManifest, p
+		case i < len(parts)-1 && ident.Version(p) && rest == DigestIndexFile:
+			k.Kind, k.Version = KindDigestIndex, p
+		case i < len(parts)-1 && ident.Version(p) && ident.FilePath(rest) && !strings.HasPrefix(rest, "./"):
+			k.Kind, k.Version, k.File = KindFile, p, rest
+		default:
+			return Key{}
+		}
+		return k
+	}
+	return Key{}
+}
