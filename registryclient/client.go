@@ -63,9 +63,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if o.httpClient != nil {
 		hc = *o.httpClient
 	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.Proxy = proxyFromEnvironment()
-		hc.Transport = tr
+		hc.Transport = sharedTransport()
 	}
 	hc.Timeout = o.timeout
 	userCheck := hc.CheckRedirect
@@ -104,6 +102,54 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
+}
+
+// NewTransport returns a new transport configured as the one clients use
+// by default: the proxy from HTTP_PROXY, HTTPS_PROXY and NO_PROXY as they
+// are now, HTTP/2 when a server offers it over TLS, and enough idle
+// connections per host that a scaffold's concurrent requests reuse their
+// connections instead of opening new ones. Use it with [WithHTTPClient]
+// to change one setting (such as TLSClientConfig) and keep the others.
+func NewTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = proxyFromEnvironment()
+	tr.ForceAttemptHTTP2 = true
+	tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return tr
+}
+
+// maxIdleConnsPerHost covers the concurrent requests of one scaffold
+// (net/http keeps 2 by default, so a burst of requests opens new
+// connections and closes them again).
+const maxIdleConnsPerHost = 32
+
+// transports are the default transports of clients built without
+// [WithHTTPClient], by proxy configuration: clients of every namespace
+// (and every Sources) in a process share one connection pool per server.
+var (
+	transportsMu sync.Mutex
+	transports   = map[httpproxy.Config]*http.Transport{}
+)
+
+func sharedTransport() *http.Transport {
+	cfg := *httpproxy.FromEnvironment()
+	transportsMu.Lock()
+	defer transportsMu.Unlock()
+	if tr := transports[cfg]; tr != nil {
+		return tr
+	}
+	if len(transports) >= 8 {
+		// The environment keeps changing (tests): do not hoard pools.
+		for k, tr := range transports {
+			tr.CloseIdleConnections()
+			delete(transports, k)
+		}
+	}
+	tr := NewTransport()
+	f := cfg.ProxyFunc()
+	tr.Proxy = func(r *http.Request) (*url.URL, error) { return f(r.URL) }
+	transports[cfg] = tr
+	return tr
 }
 
 // proxyFromEnvironment reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY (and their

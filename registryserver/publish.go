@@ -325,6 +325,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
 	})
+	// Whatever happened (a failed publish may have committed, then rolled
+	// back), reads see the storage as it is now.
+	h.rcache.invalidate()
 	if errors.Is(err, publish.ErrVersionExists) {
 		return newAPIError(http.StatusConflict, codeVersionExists,
 			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))

@@ -102,6 +102,7 @@ func TestScripts(t *testing.T) {
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
+			"fail-files":                 cmdFailFiles,
 		},
 	})
 }

@@ -22,16 +22,21 @@ type CLI struct {
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
 	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up on the registry servers after this long in total, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
 
-	Init    InitCmd    `cmd:"" help:"Create a project from a preset or a registry."`
-	Add     AddCmd     `cmd:"" help:"Apply a registry to the project in the current directory."`
-	Config  ConfigCmd  `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
-	List    ListCmd    `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
-	Search  SearchCmd  `cmd:"" help:"Search the registries of every configured source."`
-	Info    InfoCmd    `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the environment, the project and every configured registry."`
-	Publish PublishCmd `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
-	Version VersionCmd `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
-	Cache   CacheCmd   `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
+	Init     InitCmd     `cmd:"" help:"Create a project from a preset or a registry."`
+	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`
+	Update   UpdateCmd   `cmd:"" help:"Update installed registries with a three-way merge that keeps your edits."`
+	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
+	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 1 on drift)."`
+	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
+	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
+	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`
+	Info     InfoCmd     `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check the environment, the project and every configured registry."`
+	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
+	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 }
 
 // Validate rejects contradictory global flags.

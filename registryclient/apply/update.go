@@ -80,6 +80,7 @@ type op struct {
 	base   *Rendered
 	theirs *Rendered // nil for remove
 
+	digest     string            // manifest digest of the target version ("" when unknown)
 	newFiles   map[string]string // target -> hash recorded after the plan
 	conflicted []string          // targets written with conflict markers
 }
@@ -306,6 +307,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	}
 	// Round 1: installed manifests (base versions) and target manifests.
 	targets := map[string]*registry.Manifest{}
+	digests := map[string]string{} // target manifest digests, when the source reports them
 	var tmu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return lc.fetchInstalled(gctx, installed) })
@@ -319,7 +321,8 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 				}
 				want.Version = v
 			}
-			m, err := e.src.Manifest(gctx, want)
+			n := &node{id: want, key: id.Key()}
+			m, err := e.manifest(gctx, n)
 			if err != nil {
 				return fmt.Errorf("fetching registry %s: %w", want, err)
 			}
@@ -328,6 +331,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			}
 			tmu.Lock()
 			targets[id.Key()] = m
+			digests[id.Key()] = n.digest
 			tmu.Unlock()
 			return nil
 		})
@@ -346,7 +350,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			continue
 		}
 		p.Updates = append(p.Updates, u)
-		ops = append(ops, &op{id: id, key: key, inst: lc.proj.Installed[key], lang: lc.langs[key], to: to.Version})
+		ops = append(ops, &op{id: id, key: key, inst: lc.proj.Installed[key], lang: lc.langs[key], to: to.Version, digest: digests[key]})
 	}
 	if len(ops) == 0 {
 		return p, nil
@@ -553,6 +557,11 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if t == registry.ProjectFile {
+			// jig.json is jig's record; update and remove rewrite it
+			// themselves and never merge a registry's copy into it.
+			continue
+		}
 		bf, inB := o.base.file(t)
 		tf, inT := o.theirs.file(t)
 		st, err := pl.state(t)
@@ -707,6 +716,14 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		}
 		record()
 	}
+	if st := pl.files["package.json"]; st != nil && st.remove {
+		// package.json is never deleted: the dependencies go, the file
+		// stays.
+		st.remove = false
+		if !st.touched {
+			st.cur = st.orig
+		}
+	}
 	return lc.mergePackage(o)
 }
 
@@ -742,7 +759,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	}
 	cur := st.cur
 	if !st.exists && !st.touched {
-		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: lc.name})
+		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: registry.NPMName(lc.name)})
 		if err != nil {
 			return err
 		}
@@ -842,7 +859,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
+		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
 	}
 	return nil
 }
@@ -916,7 +933,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 			conflicted = appendOnce(conflicted, t)
 		}
 		proj.Installed[o.key] = registry.Installed{
-			Version: o.to, Language: o.lang, Files: o.newFiles,
+			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package), Conflicts: conflicted,
 		}
 	}

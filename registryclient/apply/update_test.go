@@ -661,3 +661,39 @@ func TestOutdated(t *testing.T) {
 		t.Errorf("unknown registry: got %v, want ErrNotInstalled", err)
 	}
 }
+
+func TestRemoveNeverDeletesProjectFiles(t *testing.T) {
+	t.Parallel()
+	src := lifecycleSource()
+	src.add("@team/meta", &registry.Manifest{
+		Name: "meta", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 4,
+		Files: []registry.File{
+			{Target: "jig.json", Type: registry.FileConfig, Content: strp(`{"name": "app"}`)},
+			{Target: "package.json", Type: registry.FileConfig, Content: strp(`{"private": true}`)},
+		},
+	}, nil)
+	e := newEngine(t, src)
+	dir, _ := initProject(t, e)
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/meta"}, false); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/meta", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"jig.json", "package.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	proj, err := registry.ParseProject([]byte(readFile(t, filepath.Join(dir, "jig.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := proj.Installed["@team/meta"]; ok || len(proj.Items) != 2 {
+		t.Errorf("jig.json after remove: %+v", proj)
+	}
+}

@@ -1,0 +1,434 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+// projectDir returns the absolute project directory: dir, or the current
+// directory.
+func projectDir(dir string) (string, error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Abs(dir)
+}
+
+// OutdatedCmd is "jig outdated [--json] [--exit-code]".
+type OutdatedCmd struct {
+	JSON     bool   `name:"json" help:"Print the report as one JSON document."`
+	ExitCode bool   `name:"exit-code" help:"Exit 1 when a registry is outdated."`
+	Dir      string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// outdatedResult is the --json document of jig outdated.
+type outdatedResult struct {
+	Dir        string                `json:"dir"`
+	Outdated   bool                  `json:"outdated"`
+	Registries []apply.OutdatedEntry `json:"registries"`
+}
+
+// Run lists the installed, wanted and latest version of every installed
+// registry.
+func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	eng, err := engine(app, false, newProgress(app))
+	if err != nil {
+		return err
+	}
+	entries, err := eng.Outdated(ctx, dir)
+	if err != nil {
+		return err
+	}
+	res := outdatedResult{Dir: dir, Registries: entries}
+	for _, e := range entries {
+		res.Outdated = res.Outdated || e.Outdated
+	}
+	if c.JSON {
+		if err := app.Out.JSON(res); err != nil {
+			return err
+		}
+	} else {
+		printOutdated(app.Out, entries)
+	}
+	if c.ExitCode && res.Outdated {
+		return errSilent
+	}
+	return nil
+}
+
+func printOutdated(o *Output, entries []apply.OutdatedEntry) {
+	if len(entries) == 0 {
+		o.Println("No registries are installed.")
+		return
+	}
+	w := len("Registry")
+	for _, e := range entries {
+		w = max(w, len(e.Key))
+	}
+	o.Printf("%-*s  %-10s  %-10s  %s\n", w, "Registry", "Installed", "Wanted", "Latest")
+	n := 0
+	for _, e := range entries {
+		latest := e.Latest
+		if e.Error != "" {
+			latest = "?"
+			o.Warnf("cannot list the versions of %s: %s", e.Key, e.Error)
+		}
+		o.Printf("%-*s  %-10s  %-10s  %s\n", w, e.Key, e.Installed, e.Wanted, latest)
+		if e.Outdated {
+			n++
+		}
+	}
+	if n == 0 {
+		o.Println("Everything is up to date.")
+		return
+	}
+	o.Printf("%d outdated; run 'jig update' to update everything, or 'jig update <registry> --to <version>'.\n", n)
+}
+
+// CheckCmd is "jig check [--json]".
+type CheckCmd struct {
+	JSON bool   `name:"json" help:"Print the report as one JSON document."`
+	Dir  string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Run compares the project with what jig.json records; drift exits 1.
+func (c *CheckCmd) Run(ctx context.Context, app *App) error {
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	eng, err := engine(app, false, newProgress(app))
+	if err != nil {
+		return err
+	}
+	rep, err := eng.Check(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := app.Out.JSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printCheck(app.Out, rep)
+	}
+	if rep.Drift {
+		return errSilent
+	}
+	return nil
+}
+
+func printCheck(o *Output, rep *apply.CheckReport) {
+	files, pkgs, conflicts := 0, 0, 0
+	total := 0
+	for _, r := range rep.Registries {
+		total += len(r.Files)
+		if !r.Drift {
+			continue
+		}
+		o.Printf("%s@%s\n", r.Key, r.Version)
+		for _, f := range r.Files {
+			if f.Status == apply.FileUnchanged || f.Status == apply.FileResolved {
+				continue
+			}
+			line := fmt.Sprintf("  %-9s %s", f.Status, f.Target)
+			if f.Reason != "" {
+				line += " (" + f.Reason + ")"
+			}
+			o.Println(line)
+			if f.Status == apply.FileConflict {
+				conflicts++
+			} else {
+				files++
+			}
+		}
+		for _, p := range r.Packages {
+			if p.Status == "missing" {
+				o.Printf("  %-9s package.json %s.%s (was %s)\n", p.Status, p.Section, p.Name, p.Recorded)
+			} else {
+				o.Printf("  %-9s package.json %s.%s %s -> %s\n", p.Status, p.Section, p.Name, p.Recorded, p.Current)
+			}
+			pkgs++
+		}
+	}
+	printWarnings(o, rep.Warnings)
+	if !rep.Drift {
+		o.Printf("No drift: %d file(s) of %d registr%s match jig.json.\n", total, len(rep.Registries), plural(len(rep.Registries), "y", "ies"))
+		return
+	}
+	o.Printf("Drift: %d file(s), %d package.json entr%s, %d unresolved conflict(s).\n", files, pkgs, plural(pkgs, "y", "ies"), conflicts)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// DiffCmd is "jig diff [<registry>] [--to <version>] [--json]".
+type DiffCmd struct {
+	Registry string `arg:"" optional:"" help:"Registry to diff; all installed registries when omitted."`
+	To       string `name:"to" help:"Target version (needs a registry); the default is the latest."`
+	JSON     bool   `name:"json" help:"Print the diffs as one JSON document."`
+	Force    bool   `name:"force" help:"Diff as 'jig update --force' would write (files in the way overwritten)."`
+	Dir      string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Validate checks that --to has a registry.
+func (c *DiffCmd) Validate() error {
+	if c.To != "" && c.Registry == "" {
+		return errors.New("--to needs a registry: jig diff <registry> --to <version>")
+	}
+	return nil
+}
+
+// diffResult is the --json document of jig diff.
+type diffResult struct {
+	Dir       string                 `json:"dir"`
+	Updates   []apply.RegistryUpdate `json:"updates"`
+	Files     []apply.FileDiff       `json:"files"`
+	Conflicts int                    `json:"conflicts"`
+	Warnings  []string               `json:"warnings"`
+}
+
+// Run prints the unified diff an update would apply; it writes nothing.
+func (c *DiffCmd) Run(ctx context.Context, app *App) error {
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	pr := newProgress(app)
+	eng, err := engine(app, false, pr)
+	if err != nil {
+		return err
+	}
+	req := apply.UpdateRequest{Dir: dir, To: c.To, Force: c.Force}
+	if c.Registry != "" {
+		req.Registries = []string{c.Registry}
+	}
+	plan, err := eng.PlanUpdate(ctx, req)
+	pr.done()
+	if err != nil {
+		return err
+	}
+	diffs := plan.Diffs()
+	if c.JSON {
+		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Warnings: plan.Warnings})
+	}
+	if len(diffs) == 0 {
+		app.Out.Infof("Nothing to update.")
+	}
+	for _, d := range diffs {
+		app.Out.Printf("%s", d.Diff)
+	}
+	printWarnings(app.Out, plan.Warnings)
+	if plan.Conflicts > 0 {
+		app.Out.Warnf("the update would leave %d conflict(s) to resolve", plan.Conflicts)
+	}
+	return nil
+}
+
+// UpdateCmd is "jig update [<registry>...|--all] [--to <version>]
+// [--dry-run] [--json] [--force] [--skip-install]".
+type UpdateCmd struct {
+	Registries  []string `arg:"" optional:"" name:"registry" help:"Registries to update; all installed registries when omitted."`
+	All         bool     `name:"all" help:"Update every installed registry (the default without registries)."`
+	To          string   `name:"to" help:"Target version (needs exactly one registry); the default is the latest."`
+	DryRun      bool     `name:"dry-run" help:"Print the plan and write nothing."`
+	JSON        bool     `name:"json" help:"Print the result (or the plan) as one JSON document."`
+	Force       bool     `name:"force" help:"Overwrite files that are in the way of files a new version adds."`
+	SkipInstall bool     `name:"skip-install" help:"Do not run the package manager's install."`
+	Dir         string   `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Validate checks the flag combinations.
+func (c *UpdateCmd) Validate() error {
+	if c.All && len(c.Registries) > 0 {
+		return errors.New("--all updates every registry; name registries or use --all, not both")
+	}
+	if c.To != "" && len(c.Registries) != 1 {
+		return errors.New("--to needs exactly one registry: jig update <registry> --to <version>")
+	}
+	return nil
+}
+
+// lifecycleResult is the --json document of jig update and jig remove
+// (schema: registry/schemas/lifecycle-plan.json).
+type lifecycleResult struct {
+	*apply.Plan
+	DryRun  bool        `json:"dryRun"`
+	Install *stepResult `json:"install,omitempty"`
+}
+
+// Run updates the registries; conflicts exit 1 after everything else was
+// applied and recorded.
+func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	pr := newProgress(app)
+	eng, err := engine(app, false, pr)
+	if err != nil {
+		return err
+	}
+	plan, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+	if err == nil && !c.DryRun {
+		err = eng.Apply(ctx, plan)
+	}
+	pr.done()
+	if err != nil {
+		return err
+	}
+	return finishLifecycle(ctx, app, pr, plan, c.DryRun, c.JSON, c.SkipInstall)
+}
+
+// RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]
+// [--skip-install]".
+type RemoveCmd struct {
+	Registry    string `arg:"" help:"Registry to remove."`
+	DryRun      bool   `name:"dry-run" help:"Print the plan and write nothing."`
+	JSON        bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
+	Force       bool   `name:"force" help:"Delete the registry's files even where the project changed them."`
+	SkipInstall bool   `name:"skip-install" help:"Do not run the package manager's install."`
+	Dir         string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Run removes a registry from the project.
+func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	pr := newProgress(app)
+	eng, err := engine(app, false, pr)
+	if err != nil {
+		return err
+	}
+	plan, err := eng.PlanRemove(ctx, apply.RemoveRequest{Dir: dir, Registry: c.Registry, Force: c.Force})
+	if err == nil && !c.DryRun {
+		err = eng.Apply(ctx, plan)
+	}
+	pr.done()
+	if err != nil {
+		return err
+	}
+	return finishLifecycle(ctx, app, pr, plan, c.DryRun, c.JSON, c.SkipInstall)
+}
+
+// finishLifecycle installs when dependencies changed, prints the result
+// and turns conflicts into exit 1.
+func finishLifecycle(ctx context.Context, app *App, pr *progress, plan *apply.Plan, dryRun, asJSON, skipInstall bool) error {
+	res := &lifecycleResult{Plan: plan, DryRun: dryRun}
+	if !dryRun && !skipInstall && packagesChanged(plan) {
+		res.Install = runInstall(ctx, app, pr, plan.Dir)
+	}
+	if asJSON {
+		if err := app.Out.JSON(res); err != nil {
+			return err
+		}
+	} else {
+		printLifecycle(app.Out, plan, dryRun)
+	}
+	if plan.Conflicts > 0 {
+		if !asJSON {
+			app.Out.Errorln(fmt.Sprintf("%d conflict(s) to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", plan.Conflicts))
+		}
+		return errSilent
+	}
+	return nil
+}
+
+func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
+	if dryRun {
+		o.Printf("Plan for %s (dry run; nothing was written):\n", p.Dir)
+	}
+	moved := 0
+	for _, u := range p.Updates {
+		switch u.Action {
+		case "current":
+			o.Printf("%s is up to date (%s)\n", u.Key, u.From)
+		case "update":
+			o.Success("%s %s %s -> %s", verb(dryRun, "Update", "Updated"), u.Key, u.From, u.To)
+			moved++
+		case "remove":
+			o.Success("%s %s@%s", verb(dryRun, "Remove", "Removed"), u.Key, u.From)
+			moved++
+		case "install":
+			o.Success("%s %s@%s (a new registry dependency)", verb(dryRun, "Install", "Installed"), u.Key, u.To)
+			moved++
+		}
+	}
+	if moved == 0 {
+		return
+	}
+	files := 0
+	for _, f := range p.Files {
+		if f.Action == apply.ActionUnchanged || f.Target == registry.ProjectFile {
+			continue
+		}
+		if files == 0 {
+			o.Println("Files:")
+		}
+		files++
+		line := fmt.Sprintf("  %-9s %s", f.Action, f.Target)
+		var where []string
+		for _, c := range f.Conflicts {
+			where = append(where, c.Path)
+		}
+		if len(where) > 0 {
+			line += " (" + strings.Join(where, ", ") + ")"
+		} else if f.Reason != "" {
+			line += " (" + f.Reason + ")"
+		}
+		o.Println(line)
+	}
+	printPackages(o, p.Packages, "")
+	if len(p.Scripts) > 0 {
+		o.Println("Scripts:")
+		for _, s := range p.Scripts {
+			switch s.Action {
+			case "changed":
+				o.Printf("  %-9s %s: %s -> %s\n", s.Action, s.Name, s.Previous, s.Command)
+			case "removed":
+				o.Printf("  %-9s %s\n", s.Action, s.Name)
+			default:
+				o.Printf("  %-9s %s: %s\n", s.Action, s.Name, s.Command)
+			}
+		}
+	}
+	for _, c := range p.PackageConflicts {
+		theirs := c.Theirs
+		if theirs == "" {
+			theirs = "(removed)"
+		}
+		ours := c.Ours
+		if ours == "" {
+			ours = "(removed)"
+		}
+		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, ours, theirs)
+	}
+	printWarnings(o, p.Warnings)
+}
+
+func verb(dryRun bool, plan, done string) string {
+	if dryRun {
+		return plan
+	}
+	return done
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+// lifecycleServer serves @main/features/app at 1.0.0 and 1.1.0: 1.1.0
+// changes the last line of app.txt and a devDependency.
+func lifecycleServer(t *testing.T) string {
+	t.Helper()
+	st := memory.New()
+	put := func(k string, v any) {
+		b, ok := v.([]byte)
+		if !ok {
+			b, _ = json.Marshal(v)
+		}
+		if err := st.Put(context.Background(), k, strings.NewReader(string(b)), int64(len(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v, last := range map[string]string{"1.0.0": "end\n", "1.1.0": "the end\n"} {
+		put("@main/features/app/"+v+"/registry.json", map[string]any{
+			"name": "app", "namespace": "@main", "type": "registry:feature", "version": v, "priority": 4,
+			"devDependencies": map[string]string{"vitest": map[string]string{"1.0.0": "^1.0.0", "1.1.0": "^2.0.0"}[v]},
+			"files": []map[string]any{
+				{"target": "app.txt", "type": "registry:docs", "content": "start\n\nmiddle\n\n" + last},
+				{"target": "tsconfig.json", "type": "registry:config", "content": `{"compilerOptions": {"strict": true}}`},
+			},
+		})
+	}
+	put("@main/features/app/versions.json", []byte(`{"versions":["1.1.0","1.0.0"]}`))
+	h, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); _ = h.Close() })
+	return srv.URL
+}
+
+// TestLifecycleJSONMatchesSchemas runs every lifecycle command with --json
+// and validates each document against its schema in registry/schemas.
+func TestLifecycleJSONMatchesSchemas(t *testing.T) {
+	t.Parallel()
+	home := scaffoldHome(t, lifecycleServer(t))
+	base := t.TempDir()
+	if _, stderr, code := runCLI(t, home, nil, "init", "-t", "features/app@1.0.0", "-n", "demo", "--ci", "--dir", base); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(base, "demo")
+	// A conflicting edit, so the documents carry conflicts too.
+	if err := os.WriteFile(filepath.Join(dir, "app.txt"), []byte("start\n\nmiddle\n\nmy end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		args   []string
+		schema string
+		code   int
+	}{
+		{[]string{"outdated", "--json", "--exit-code"}, registry.OutdatedReportSchemaFile, 1},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, 1},
+		{[]string{"diff", "--json"}, registry.DiffReportSchemaFile, 0},
+		{[]string{"update", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 1},
+		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, 1},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, 1},
+		{[]string{"outdated", "--json"}, registry.OutdatedReportSchemaFile, 0},
+		{[]string{"remove", "features/app", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 0},
+		{[]string{"remove", "features/app", "--json", "--skip-install", "--force"}, registry.LifecyclePlanSchemaFile, 0},
+	}
+	for _, s := range steps {
+		args := append(s.args, "--dir", dir)
+		stdout, stderr, code := runCLI(t, home, nil, args...)
+		if code != s.code {
+			t.Fatalf("jig %s: exit %d, want %d; stderr:\n%s", strings.Join(s.args, " "), code, s.code, stderr)
+		}
+		if err := registry.ValidateOutputJSON(s.schema, []byte(stdout)); err != nil {
+			t.Errorf("jig %s: %v\n%s", strings.Join(s.args, " "), err, stdout)
+		}
+	}
+	// After remove --force only jig.json and the emptied package.json stay.
+	left := listTree(t, dir)
+	delete(left, ".")
+	if _, ok := left["app.txt"]; ok {
+		t.Errorf("remove --force kept app.txt: %v", keysOf(left))
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func TestLifecycleFlagRules(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"update", "--all", "@main/a"}, "--all updates every registry"},
+		{[]string{"update", "--to", "1.0.0"}, "--to needs exactly one registry"},
+		{[]string{"diff", "--to", "1.0.0"}, "--to needs a registry"},
+		{[]string{"check", "--dir", home}, "no jig.json in the project directory"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCLI(t, home, nil, tt.args...)
+		if code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("jig %s: exit %d, stderr %q; want 1 and %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		}
+	}
+}
