@@ -1,7 +1,10 @@
--- wrk script for bench/load.sh: mixed reads over the paths listed in the
--- file given after "--", each request from a random X-Forwarded-For address
--- (one of about 16 million) with Accept-Encoding: br, gzip.
+-- wrk script for bench/load.sh and bench/compare.sh: mixed reads over the
+-- paths listed in the file given after "--", each request from a random
+-- X-Forwarded-For address (one of about 16 million) with
+-- Accept-Encoding: br, gzip, or the Accept-Encoding given as the second
+-- argument ("identity" sends none).
 local paths = {}
+local accept = "br, gzip"
 
 function init(args)
   local f = assert(io.open(args[1], "r"))
@@ -9,15 +12,15 @@ function init(args)
     if #line > 0 then paths[#paths + 1] = line end
   end
   f:close()
+  if args[2] ~= nil and #args[2] > 0 then accept = args[2] end
   math.randomseed(os.time() + math.floor(os.clock() * 1e6))
 end
 
 function request()
   local ip = math.random(1, 255) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
-  return wrk.format("GET", paths[math.random(#paths)], {
-    ["Accept-Encoding"] = "br, gzip",
-    ["X-Forwarded-For"] = ip,
-  })
+  local headers = { ["X-Forwarded-For"] = ip }
+  if accept ~= "identity" then headers["Accept-Encoding"] = accept end
+  return wrk.format("GET", paths[math.random(#paths)], headers)
 end
 
 function done(summary, latency, requests)

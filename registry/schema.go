@@ -98,19 +98,16 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("document does not match schema %s: %s", e.Schema, strings.Join(parts, "; "))
 }
 
-type compiledSchemas struct {
-	manifest, preset, project *jsonschema.Schema
-}
-
-// compiled compiles the embedded schemas once, on first use.
-var compiled = sync.OnceValues(func() (*compiledSchemas, error) {
+// compileSchema compiles one embedded schema (with the others loaded, for
+// references between them). Each is compiled once, on first use, so a
+// command that validates only manifests does not pay for the others.
+func compileSchema(name string) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	// Never fetch anything: every $ref is local to the embedded documents.
 	c.UseLoader(jsonschema.SchemeURLLoader{})
-	names := []string{ManifestSchemaFile, PresetSchemaFile, ProjectSchemaFile}
-	for _, n := range names {
+	for _, n := range []string{ManifestSchemaFile, PresetSchemaFile, ProjectSchemaFile} {
 		b, _ := SchemaFile(n)
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
@@ -120,19 +117,18 @@ var compiled = sync.OnceValues(func() (*compiledSchemas, error) {
 			return nil, fmt.Errorf("embedded schema %s: %w", n, err)
 		}
 	}
-	var out compiledSchemas
-	for _, p := range []struct {
-		name string
-		dst  **jsonschema.Schema
-	}{{ManifestSchemaFile, &out.manifest}, {PresetSchemaFile, &out.preset}, {ProjectSchemaFile, &out.project}} {
-		s, err := c.Compile(SchemaBaseURL + p.name)
-		if err != nil {
-			return nil, fmt.Errorf("embedded schema %s: %w", p.name, err)
-		}
-		*p.dst = s
+	s, err := c.Compile(SchemaBaseURL + name)
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", name, err)
 	}
-	return &out, nil
-})
+	return s, nil
+}
+
+var (
+	manifestSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(ManifestSchemaFile) })
+	presetSchema   = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(PresetSchemaFile) })
+	projectSchema  = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(ProjectSchemaFile) })
+)
 
 // ValidateManifestJSON checks a registry.json document against the embedded
 // registry-item schema, and every files[].target (top level and language
@@ -143,7 +139,7 @@ var compiled = sync.OnceValues(func() (*compiledSchemas, error) {
 // deeper than [MaxJSONDepth] is one violation at the root, found before the
 // document is decoded.
 func ValidateManifestJSON(data []byte) error {
-	return validate(data, ManifestSchemaFile, func(s *compiledSchemas) *jsonschema.Schema { return s.manifest }, targetViolations)
+	return validate(data, ManifestSchemaFile, manifestSchema, targetViolations)
 }
 
 // targetViolations checks every files[].target of a decoded manifest with
@@ -187,13 +183,13 @@ func sortedAnyKeys(m map[string]any) []string {
 // ValidatePresetJSON checks a preset.json document against the embedded
 // preset schema, like [ValidateManifestJSON].
 func ValidatePresetJSON(data []byte) error {
-	return validate(data, PresetSchemaFile, func(s *compiledSchemas) *jsonschema.Schema { return s.preset }, nil)
+	return validate(data, PresetSchemaFile, presetSchema, nil)
 }
 
 // ValidateProjectJSON checks a jig.json document against the embedded
 // project schema, like [ValidateManifestJSON].
 func ValidateProjectJSON(data []byte) error {
-	return validate(data, ProjectSchemaFile, func(s *compiledSchemas) *jsonschema.Schema { return s.project }, nil)
+	return validate(data, ProjectSchemaFile, projectSchema, nil)
 }
 
 // documentNames names the documents each schema describes, for messages.
@@ -203,8 +199,8 @@ var documentNames = map[string]string{
 	ProjectSchemaFile:  ProjectFile,
 }
 
-func validate(data []byte, name string, pick func(*compiledSchemas) *jsonschema.Schema, extra func(doc any) []Violation) error {
-	schemas, err := compiled()
+func validate(data []byte, name string, compiled func() (*jsonschema.Schema, error), extra func(doc any) []Violation) error {
+	schema, err := compiled()
 	if err != nil {
 		return err
 	}
@@ -216,7 +212,7 @@ func validate(data []byte, name string, pick func(*compiledSchemas) *jsonschema.
 		return fmt.Errorf("%w: %v", ErrInvalidJSON, err)
 	}
 	se := &SchemaError{Schema: name}
-	err = pick(schemas).Validate(doc)
+	err = schema.Validate(doc)
 	var ve *jsonschema.ValidationError
 	switch {
 	case err == nil:

@@ -14,7 +14,7 @@ func TestNoHeavyDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	forbidden := []string{"github.com/labstack/echo", "github.com/prometheus/", "github.com/charmbracelet/huh"}
+	forbidden := []string{"github.com/labstack/echo", "github.com/prometheus/", "github.com/charmbracelet/huh", "charm.land/huh"}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, f := range forbidden {
 			if strings.HasPrefix(dep, f) {

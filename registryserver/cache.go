@@ -53,8 +53,8 @@ func (c *byteCache) get(key string) ([]byte, bool) {
 }
 
 // add stores data under key, evicting least recently used entries to stay
-// within the bound. Bodies larger than an eighth of the bound are not
-// cached, so one file cannot flush everything else.
+// within the bound, replacing what key held. Bodies larger than an eighth
+// of the bound are not cached, so one file cannot flush everything else.
 func (c *byteCache) add(key string, data []byte) {
 	if c == nil {
 		return
@@ -66,11 +66,23 @@ func (c *byteCache) add(key string, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
+		// The same key normally holds the same bytes; when it does not,
+		// the newer read wins.
+		e := el.Value.(*cacheEntry)
+		c.size += n - entrySize(e.key, e.data)
+		e.data = data
 		c.ll.MoveToFront(el)
+		c.evict()
 		return
 	}
 	c.items[key] = c.ll.PushFront(&cacheEntry{key: key, data: data})
 	c.size += n
+	c.evict()
+}
+
+// evict drops least recently used entries until the cache is within its
+// bound. c.mu is held.
+func (c *byteCache) evict() {
 	for c.size > c.max {
 		el := c.ll.Back()
 		e := el.Value.(*cacheEntry)

@@ -175,7 +175,7 @@ func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
 // sendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
 func (h *Handler) sendDigests(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
-	info, err := h.store.Stat(ctx, layout.Manifest(res.namespace, res.path, res.version))
+	info, err := h.commitOf(ctx, layout.Manifest(res.namespace, res.path, res.version))
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Registry version not found")
 	}

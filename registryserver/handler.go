@@ -32,6 +32,8 @@ type Handler struct {
 	log   *zap.Logger
 	now   func() time.Time
 	cache *byteCache
+	// rcache remembers what was read of stored objects (readcache.go).
+	rcache *readCache
 	// compressing deduplicates concurrent compressions of one body.
 	compressing singleflight.Group
 	// digests caches the digest indexes of versions (digests.go).
@@ -93,6 +95,7 @@ func New(opts ...Option) (*Handler, error) {
 		// cover every version a typical server serves.
 		digests: newDigestIndexes(4096),
 	}
+	h.rcache = newReadCache(o.mutableTTL, o.now)
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		h.admin = &sum

@@ -12,16 +12,18 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/internal/logx"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/clientip"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
-const codeRateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+const codeRateLimitExceeded = wire.CodeRateLimitExceeded
 
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in
 // Go's canonical form (RateLimit-Limit on the wire is case-insensitive).
@@ -47,8 +49,10 @@ type opsState struct {
 	reqSeq       atomic.Uint64
 	limiterLog   atomic.Int64 // unix ns of the last limiter-failure warning
 
-	duration *prometheus.HistogramVec
-	gatherer prometheus.Gatherer
+	duration    *prometheus.HistogramVec
+	observersMu sync.RWMutex
+	observers   map[observerKey]prometheus.Observer
+	gatherer    prometheus.Gatherer
 	// reg is where every metric of the handler goes (webhooks included).
 	reg prometheus.Registerer
 
@@ -97,6 +101,7 @@ func (h *Handler) setupOps(o opsOptions) error {
 		return err
 	}
 	s.duration = duration
+	s.observers = map[observerKey]prometheus.Observer{}
 	s.reg = reg
 	stop, err := runtimemetrics.Register(reg, o.lagInterval)
 	if err != nil {
@@ -125,6 +130,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		seq := s.reqSeq.Add(1)
 		req := c.Request()
+		h.guardBody(c)
 		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
 
 		var err error
@@ -139,7 +145,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 
 		status := c.Response().Status
 		elapsed := time.Since(start)
-		s.duration.WithLabelValues(methodLabel(req.Method), h.routeLabel(c), strconv.Itoa(status)).Observe(elapsed.Seconds())
+		h.observer(req.Method, h.routeLabel(c), status).Observe(elapsed.Seconds())
 
 		if ce := h.log.Check(zap.InfoLevel, "request completed"); ce != nil {
 			url := req.RequestURI
@@ -153,19 +159,70 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 				// name out of the log (DESIGN 3).
 				url = redactNamespace(url)
 			}
-			ce.Write(
-				zap.String("reqId", "req-"+strconv.FormatUint(seq, 36)),
-				zap.String("method", req.Method),
-				zap.String("url", url),
-				zap.Int("statusCode", status),
-				zap.Float64("responseTime", float64(elapsed.Microseconds())/1000),
-				zap.String("remoteAddress", ip),
-				zap.Object("headers", logx.Headers(req.Header, s.clearHeaders)),
-			)
+			// One allocation for the whole line. It is not reused: a core
+			// may keep the fields (zaptest's observer does).
+			l := &requestLog{method: req.Method, url: url, ip: ip, status: status,
+				ms:      float64(elapsed.Microseconds()) / 1000,
+				headers: logx.HeaderObject{Header: req.Header, Clear: s.clearHeaders}}
+			l.id = strconv.AppendUint(append(l.idBuf[:0], "req-"...), seq, 36)
+			l.fields[0] = zap.Inline(l)
+			ce.Write(l.fields[:]...)
 		}
 		return nil
 	}
 }
+
+// requestLog is the request log line's fields, written in this order:
+// reqId, method, url, statusCode, responseTime (ms), remoteAddress,
+// headers. Held in one struct, a line costs one allocation.
+type requestLog struct {
+	idBuf           [24]byte
+	id              []byte
+	method, url, ip string
+	status          int
+	ms              float64
+	headers         logx.HeaderObject
+	fields          [1]zap.Field
+}
+
+// MarshalLogObject implements [zapcore.ObjectMarshaler].
+func (l *requestLog) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddByteString("reqId", l.id)
+	enc.AddString("method", l.method)
+	enc.AddString("url", l.url)
+	enc.AddInt64("statusCode", int64(l.status))
+	enc.AddFloat64("responseTime", l.ms)
+	enc.AddString("remoteAddress", l.ip)
+	return enc.AddObject("headers", &l.headers)
+}
+
+// observerKey identifies one series of http_request_duration_seconds.
+type observerKey struct {
+	method, route string
+	status        int
+}
+
+// observer returns the duration histogram series for a request, from a
+// map so that the hot path neither formats the status nor hashes labels.
+func (h *Handler) observer(method, route string, status int) prometheus.Observer {
+	s := h.ops
+	k := observerKey{methodLabel(method), route, status}
+	s.observersMu.RLock()
+	o, ok := s.observers[k]
+	s.observersMu.RUnlock()
+	if ok {
+		return o
+	}
+	o = s.duration.WithLabelValues(k.method, k.route, strconv.Itoa(status))
+	s.observersMu.Lock()
+	if len(s.observers) < maxObservers { // bounded: routes and methods are, statuses nearly
+		s.observers[k] = o
+	}
+	s.observersMu.Unlock()
+	return o
+}
+
+const maxObservers = 4096
 
 // rateLimit counts the request for ip, sets the RateLimit-* headers and
 // returns the 429 error when ip is over its budget. A limiter error lets
@@ -188,7 +245,7 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	if res.Limit != s.limitN {
 		limit = strconv.Itoa(res.Limit)
 	}
-	vals := &[3]string{limit, strconv.Itoa(res.Remaining), strconv.Itoa(reset)} // one allocation
+	vals := &[3]string{limit, itoa(res.Remaining), itoa(reset)} // one allocation
 	hdr[headerRateLimit] = vals[0:1:1]
 	hdr[headerRateRemaining] = vals[1:2:2]
 	hdr[headerRateReset] = vals[2:3:3]
@@ -198,6 +255,23 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	hdr[headerRetryAfter] = []string{s.retryAfter}
 	return newAPIError(http.StatusTooManyRequests, codeRateLimitExceeded,
 		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
+}
+
+// smallInts holds the decimal text of 0 to 1023, the usual range of the
+// rate-limit headers' remaining count and reset seconds.
+var smallInts = func() (t [1024]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+// itoa is strconv.Itoa without an allocation for small numbers.
+func itoa(n int) string {
+	if n >= 0 && n < len(smallInts) {
+		return smallInts[n]
+	}
+	return strconv.Itoa(n)
 }
 
 // routeLabel returns the route pattern echo matched, or [unmatchedRoute]

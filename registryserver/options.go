@@ -25,6 +25,7 @@ type options struct {
 	logger     *zap.Logger
 	now        func() time.Time
 	cacheBytes int64
+	mutableTTL time.Duration
 	// ops are the rate limit, trust proxy, metrics and health options
 	// (options_ops.go).
 	ops opsOptions
@@ -194,12 +195,33 @@ func WithCompressionCache(bytes int64) Option {
 	}
 }
 
+// WithMutableTTL sets how long the handler trusts what it read from the
+// storage about a registry's versions list, a version's registry.json (the
+// commit point of a publish) and a file's metadata before reading them
+// again. Within it, latest and versioned manifests, versions lists and
+// files (up to an eighth of the compression cache each) are answered from
+// memory without a storage call. This handler's own publishes show at
+// once; another replica's publish or rollback on the same storage shows
+// within d. d must be between 0 (ask the storage on every request; bodies
+// are still kept in memory while their ETag is unchanged) and
+// [MaxMutableTTL]. The default is [DefaultMutableTTL].
+func WithMutableTTL(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 || d > MaxMutableTTL {
+			return fmt.Errorf("WithMutableTTL(%v): want 0 to %v, the cache tier of versions lists", d, MaxMutableTTL)
+		}
+		o.mutableTTL = d
+		return nil
+	}
+}
+
 func defaultOptions() options {
 	return options{
 		tiers:      DefaultCacheTiers(),
 		logger:     zap.NewNop(),
 		now:        time.Now,
 		cacheBytes: 32 << 20,
+		mutableTTL: DefaultMutableTTL,
 		ops:        defaultOpsOptions(),
 
 		searchRefresh: defaultSearchRefresh,

@@ -23,6 +23,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -31,21 +32,21 @@ import (
 
 // Wire error codes of the publishing routes (DESIGN.md section 3.3).
 const (
-	codeMissingFile          = "MISSING_FILE"
-	codeInvalidFileType      = "INVALID_FILE_TYPE"
-	codeMissingChecksum      = "MISSING_CHECKSUM"
-	codeChecksumMismatch     = "CHECKSUM_MISMATCH"
-	codeInvalidArchive       = "INVALID_ARCHIVE"
-	codeUploadFailed         = "UPLOAD_FAILED"
-	codeNamespaceNotAllowed  = "NAMESPACE_NOT_ALLOWED"
-	codeAnonymousUpload      = "ANONYMOUS_UPLOAD_FORBIDDEN"
-	codeInsufficientPerms    = "INSUFFICIENT_PERMISSIONS"
-	codeSchemaValidation     = "SCHEMA_VALIDATION_FAILED"
-	codeFileNotFound         = "FILE_NOT_FOUND"
-	codeUnsafeFile           = "UNSAFE_FILE"
-	codeUndeclaredFile       = "UNDECLARED_FILE"
-	codeVersionExists        = "VERSION_EXISTS"
-	codePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	codeMissingFile          = wire.CodeMissingFile
+	codeInvalidFileType      = wire.CodeInvalidFileType
+	codeMissingChecksum      = wire.CodeMissingChecksum
+	codeChecksumMismatch     = wire.CodeChecksumMismatch
+	codeInvalidArchive       = wire.CodeInvalidArchive
+	codeUploadFailed         = wire.CodeUploadFailed
+	codeNamespaceNotAllowed  = wire.CodeNamespaceNotAllowed
+	codeAnonymousUpload      = wire.CodeAnonymousUpload
+	codeInsufficientPerms    = wire.CodeInsufficientPerms
+	codeSchemaValidation     = wire.CodeSchemaValidation
+	codeFileNotFound         = wire.CodeFileNotFound
+	codeUnsafeFile           = wire.CodeUnsafeFile
+	codeUndeclaredFile       = wire.CodeUndeclaredFile
+	codeVersionExists        = wire.CodeVersionExists
+	codePayloadTooLarge      = wire.CodePayloadTooLarge
 	uploadSuccessMessage     = "Registry uploaded successfully"
 	presetSuccessMessage     = "Preset published successfully"
 	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
@@ -116,6 +117,8 @@ type publishOptions struct {
 	hooksSet     bool
 	webhookDrain time.Duration
 	tempDir      string
+	idleTimeout  time.Duration
+	maxUploads   int
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -167,6 +170,10 @@ func WithUploadTempDir(dir string) Option {
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
+	// idleTimeout bounds a stall of an upload body.
+	idleTimeout time.Duration
+	// slots holds one token per upload being received.
+	slots   chan struct{}
 	limits  UploadLimits
 	store   *publish.Store
 	hooks   *webhook.Dispatcher // nil: no webhooks
@@ -176,10 +183,19 @@ type publishState struct {
 // setupPublish builds the publishing state; the webhook dispatcher it
 // starts is drained by Close.
 func (h *Handler) setupPublish(o publishOptions) error {
+	idle, maxUploads := o.idleTimeout, o.maxUploads
+	if idle <= 0 {
+		idle = DefaultUploadIdleTimeout
+	}
+	if maxUploads <= 0 {
+		maxUploads = DefaultMaxConcurrentUploads
+	}
 	p := &publishState{
-		limits:  o.limits.withDefaults(),
-		store:   publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
-		tempDir: o.tempDir,
+		limits:      o.limits.withDefaults(),
+		store:       publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
+		tempDir:     o.tempDir,
+		idleTimeout: idle,
+		slots:       make(chan struct{}, maxUploads),
 	}
 	if o.hooksSet && len(o.hooks) > 0 {
 		opts := []webhook.Option{webhook.WithLogger(h.log)}
@@ -210,15 +226,6 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	return nil
 }
 
-// uploadResponse is the 201 body of POST /registries.
-type uploadResponse struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"`
-	Namespace string `json:"namespace"`
-	Message   string `json:"message"`
-	Path      string `json:"path"`
-}
-
 // postRegistry serves POST /registries: a multipart upload of a registry
 // package (one file part, a checksum field). The steps and their error
 // codes follow the reference (REFERENCE.md 2.4); see publish.go's package
@@ -231,6 +238,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
 			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
 	}
+	release, err := h.acquireUpload(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	lim := h.pub.limits
 	req.Body = http.MaxBytesReader(c.Response(), req.Body, lim.MaxUploadSize+multipartOverhead)
 
@@ -333,6 +345,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
 	})
+	// Whatever happened (a failed publish may have committed, then rolled
+	// back), reads see the storage as it is now.
+	h.rcache.invalidate()
 	if errors.Is(err, publish.ErrVersionExists) {
 		return newAPIError(http.StatusConflict, codeVersionExists,
 			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
@@ -346,7 +361,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	if h.pub.hooks != nil {
 		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.now())...)
 	}
-	return c.JSON(http.StatusCreated, uploadResponse{
+	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
 }
@@ -424,7 +439,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 				return up, tooLarge(lim)
 			}
 			sum = hash.Sum(nil)
-		case part.FileName() == "" && part.FormName() == "checksum":
+		case part.FileName() == "" && part.FormName() == wire.FormChecksum:
 			b, err := io.ReadAll(io.LimitReader(part, maxChecksumField))
 			if err != nil {
 				return up, bodyError(err, lim)
@@ -472,6 +487,9 @@ func bodyError(err error, lim UploadLimits) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return tooLarge(lim)
+	}
+	if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
+		return uploadTimeout(ute)
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
 		return newAPIError(http.StatusBadRequest, codeUploadFailed, "Malformed multipart/form-data body: part headers too large")
@@ -542,14 +560,6 @@ func schemaError(err error) error {
 	return internalError(err)
 }
 
-// presetResponse is the 201 body of POST /presets.
-type presetResponse struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Message string `json:"message"`
-	Path    string `json:"path"`
-}
-
 // postPreset serves POST /presets: a preset.json body, admin token only.
 // Versions are immutable; /presets/<name> serves the highest version.
 func (h *Handler) postPreset(c echo.Context) error {
@@ -562,8 +572,16 @@ func (h *Handler) postPreset(c echo.Context) error {
 	if !who.admin {
 		return newAPIError(http.StatusForbidden, codeInsufficientPerms, "Publishing presets requires the admin token")
 	}
+	release, err := h.acquireUpload(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
 	if err != nil {
+		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
+			return uploadTimeout(ute)
+		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
@@ -592,7 +610,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 	}
 	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
 	h.presetPublished(req.Context(), p.Name)
-	return c.JSON(http.StatusCreated, presetResponse{
+	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -35,7 +36,14 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		return h.sendLatest(c, res)
 	case kindVersions:
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-		return h.sendJSONObject(c, res.key(""), "No versions available")
+		vs, err := h.versionsOf(c.Request().Context(), res)
+		if errors.Is(err, storage.ErrNotFound) {
+			return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+		}
+		if err != nil {
+			return internalError(err)
+		}
+		return h.sendDocument(c, vs.doc)
 	case kindVersioned:
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendManifest(c, res, res.version, "Registry version not found")
@@ -47,8 +55,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable. The
 		// stored digest index is not a file of the version.
-		ctx := c.Request().Context()
-		info, err := h.store.Stat(ctx, layout.Manifest(res.namespace, res.path, res.version))
+		manifest, err := h.commitOf(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version))
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
@@ -59,38 +66,41 @@ func (h *Handler) getRegistry(c echo.Context) error {
 			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
 		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
-		return h.sendStored(c, res.key(""), "File not found", h.reprDigest(ctx, res, res.version, info, res.file))
+		return h.sendStored(c, res, manifest, "File not found")
 	}
 }
 
 // sendLatest serves the manifest of versions[0] of the registry's
 // versions.json.
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
-	ctx := c.Request().Context()
-	noVersions := newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
-	data, _, err := h.readDocument(ctx, layout.Versions(res.namespace, res.path))
+	vs, err := h.versionsOf(c.Request().Context(), res)
 	if errors.Is(err, storage.ErrNotFound) {
-		return noVersions
+		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
 	if err != nil {
 		return internalError(err)
 	}
-	vl, err := registry.ParseVersionList(data)
-	if err != nil {
-		return internalError(err)
+	if vs.parseErr != nil {
+		return internalError(vs.parseErr)
 	}
-	latest := vl.Latest()
-	if latest == "" {
-		return noVersions
+	if vs.latest == "" {
+		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
-	return h.sendManifest(c, res, latest, "Latest registry not found")
+	return h.sendManifest(c, res, vs.latest, "Latest registry not found")
 }
 
-// sendManifest serves the stored registry.json of version with the
-// Repr-Digest of the version's digest index.
+// sendManifest serves the stored registry.json of version as it is, with
+// the Repr-Digest of the version's digest index, from memory once read
+// (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	ctx := c.Request().Context()
 	key := layout.Manifest(res.namespace, res.path, version)
+	if o := h.rcache.object(key); o != nil && !o.statOnly {
+		if data, ok := h.cache.get(o.keys[0]); ok {
+			return h.sendMemory(c, o, data)
+		}
+	}
+	ctx := c.Request().Context()
+	gen := h.rcache.gen.Load()
 	data, info, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
@@ -100,19 +110,15 @@ func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMs
 	}
 	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
 	doc.reprDigest = h.reprDigest(ctx, res, version, info, "")
+	if etag := storageETag(info); etag != "" {
+		o := newObjectState(key, etag, doc.ctype, data, info, true)
+		if doc.reprDigest != "" {
+			o.reprDigest = []string{doc.reprDigest}
+		}
+		h.cache.add(o.keys[0], data)
+		h.rcache.rememberObject(gen, key, o)
+	}
 	return h.sendDocument(c, doc)
-}
-
-// sendJSONObject serves a stored JSON document as it is.
-func (h *Handler) sendJSONObject(c echo.Context, key, notFoundMsg string) error {
-	data, info, err := h.readDocument(c.Request().Context(), key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
-	}
-	if err != nil {
-		return internalError(err)
-	}
-	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
 }
 
 // getNamespaces serves GET /namespaces: the stored namespaces the caller
@@ -129,9 +135,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	doc, err := jsonDocument(struct {
-		Namespaces []string `json:"namespaces"`
-	}{visible})
+	doc, err := jsonDocument(wire.Namespaces{Namespaces: visible})
 	if err != nil {
 		return internalError(err)
 	}
@@ -173,10 +177,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
-	doc, err := jsonDocument(struct {
-		Namespace  string   `json:"namespace"`
-		Registries []string `json:"registries"`
-	}{ns, regs})
+	doc, err := jsonDocument(wire.Registries{Namespace: ns, Registries: regs})
 	if err != nil {
 		return internalError(err)
 	}

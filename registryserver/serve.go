@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -148,11 +149,55 @@ func etagMatches(header, etag string) bool {
 // setCacheHeaders sets Cache-Control (private when the content needed a
 // token) and Vary.
 func setCacheHeaders(hdr http.Header, maxAge time.Duration, immutable, private bool) {
-	hdr.Set(echo.HeaderCacheControl, cacheHeader(maxAge, immutable, private))
-	hdr.Add(headerVary, echo.HeaderAcceptEncoding)
-	if private {
-		hdr.Add(headerVary, varyToken)
+	// Shared values (len == cap, so an Add elsewhere copies them): the
+	// hot path allocates nothing here.
+	hdr[echo.HeaderCacheControl] = cacheControlValue(maxAge, immutable, private)
+	if _, ok := hdr[headerVary]; ok {
+		hdr.Add(headerVary, echo.HeaderAcceptEncoding)
+		if private {
+			hdr.Add(headerVary, varyToken)
+		}
+		return
 	}
+	if private {
+		hdr[headerVary] = varyPrivate
+	} else {
+		hdr[headerVary] = varyPublic
+	}
+}
+
+var (
+	varyPublic  = []string{echo.HeaderAcceptEncoding}
+	varyPrivate = []string{echo.HeaderAcceptEncoding, varyToken}
+)
+
+type cacheControlKey struct {
+	maxAge             time.Duration
+	immutable, private bool
+}
+
+// cacheControlValues memoises cacheHeader: a handful of tiers give a
+// handful of values.
+var (
+	cacheControlMu     sync.RWMutex
+	cacheControlValues = map[cacheControlKey][]string{}
+)
+
+func cacheControlValue(maxAge time.Duration, immutable, private bool) []string {
+	k := cacheControlKey{maxAge, immutable, private}
+	cacheControlMu.RLock()
+	v, ok := cacheControlValues[k]
+	cacheControlMu.RUnlock()
+	if ok {
+		return v
+	}
+	v = []string{cacheHeader(maxAge, immutable, private)}
+	cacheControlMu.Lock()
+	if len(cacheControlValues) < 64 {
+		cacheControlValues[k] = v
+	}
+	cacheControlMu.Unlock()
+	return v
 }
 
 // sendDocument writes doc, compressed when the client accepts it and the
@@ -193,7 +238,11 @@ func (h *Handler) encoded(key, enc string, data []byte) ([]byte, error) {
 	if key == "" || h.cache == nil {
 		return compress(enc, data)
 	}
-	key = enc + "\x00" + key
+	return h.encodedKey(enc+"\x00"+key, enc, data)
+}
+
+// encodedKey is encoded with the full byte-cache key ("<enc>\x00<key>").
+func (h *Handler) encodedKey(key, enc string, data []byte) ([]byte, error) {
 	if b, ok := h.cache.get(key); ok {
 		return b, nil
 	}
@@ -226,8 +275,17 @@ func notModified(c echo.Context) error {
 
 // writeBody writes a 200 with body, or only the headers for HEAD.
 func writeBody(c echo.Context, body []byte) error {
+	return writeBodyLen(c, body, nil)
+}
+
+// writeBodyLen is writeBody with the Content-Length value given (nil:
+// computed).
+func writeBodyLen(c echo.Context, body []byte, length []string) error {
 	resp := c.Response()
-	resp.Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
+	if length == nil {
+		length = []string{strconv.Itoa(len(body))}
+	}
+	resp.Header()[echo.HeaderContentLength] = length
 	resp.WriteHeader(http.StatusOK)
 	if c.Request().Method == http.MethodHead {
 		return nil
@@ -236,19 +294,26 @@ func writeBody(c echo.Context, body []byte) error {
 	return err
 }
 
-// sendStored streams the object at key (a registry file), compressing it
-// when the client accepts it and it is a compressible type of moderate
-// size. Compressed bodies are cached by key and ETag. Plain bodies from a
+// sendStored serves the object at key (a registry file of a committed
+// version), compressing it when the client accepts it and it is a
+// compressible type of moderate size. Files up to [maxCachedFile] are read
+// whole once and then served from memory with their encodings (see
+// [readCache]); larger ones are streamed from storage. Plain bodies from a
 // seekable reader go through [http.ServeContent] (Range, conditional
 // requests). The caller has set the cache headers.
 //
-// reprDigest, when not "", is the Repr-Digest of the identity
-// representation; it is sent only on responses without a content coding.
-func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string, reprDigest string) error {
-	req, resp := c.Request(), c.Response()
-	if done, err := h.sendCachedEncoding(c, key); done || err != nil {
-		return err
+// The Repr-Digest of the identity representation, from the digest index
+// of the version (whose registry.json is manifest), is sent on responses
+// without a content coding.
+func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info, notFoundMsg string) error {
+	key := res.key("")
+	if o := h.rcache.object(key); o != nil && !o.statOnly {
+		if data, ok := h.cache.get(o.keys[0]); ok {
+			return h.sendMemory(c, o, data)
+		}
 	}
+	req, resp := c.Request(), c.Response()
+	gen := h.rcache.gen.Load()
 	rc, info, err := h.store.Get(req.Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
@@ -257,6 +322,31 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string, rep
 		return internalError(err)
 	}
 	defer rc.Close()
+	reprDigest := h.reprDigest(req.Context(), res, res.version, manifest, res.file)
+	base := storageETag(info)
+	if h.cache != nil && base != "" && info.Size >= 0 && info.Size <= h.maxCachedFile() {
+		data, err := io.ReadAll(io.LimitReader(rc, info.Size+1))
+		if err != nil {
+			return internalError(fmt.Errorf("reading %s: %w", key, err))
+		}
+		if int64(len(data)) == info.Size {
+			_, seekable := rc.(io.ReadSeeker)
+			ctype := typeByName(key)
+			if ctype == "" {
+				ctype = http.DetectContentType(data)
+			}
+			o := newObjectState(key, base, ctype, data, info, false)
+			o.seekable = seekable
+			if reprDigest != "" {
+				o.reprDigest = []string{reprDigest}
+			}
+			h.cache.add(o.keys[0], data)
+			h.rcache.rememberObject(gen, key, o)
+			return h.sendMemory(c, o, data)
+		}
+		// The object changed size while read: serve what was read, once.
+		rc = io.NopCloser(bytes.NewReader(data))
+	}
 	hdr := resp.Header()
 	ctype := typeByName(key)
 	var r io.Reader = rc
@@ -266,7 +356,6 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string, rep
 		}
 	}
 	setFileHeaders(hdr, ctype)
-	base := storageETag(info)
 	enc := encIdentity
 	if compressible(ctype) && info.Size >= minCompressSize && info.Size <= maxCompressSize {
 		enc = negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
@@ -324,49 +413,106 @@ func (h *Handler) sendStored(c echo.Context, key string, notFoundMsg string, rep
 	return nil
 }
 
+// maxCachedFile is the largest file kept in memory: an eighth of the byte
+// cache, at most maxCompressSize.
+func (h *Handler) maxCachedFile() int64 {
+	return min(h.cache.max/8-entryOverhead-1024, maxCompressSize)
+}
+
+// sendMemory answers for the object at key (a file, or a manifest when
+// o.document is set) from its bytes in memory, with the same headers,
+// encodings and conditional handling as a read from storage.
+func (h *Handler) sendMemory(c echo.Context, o *objectState, data []byte) error {
+	req, resp := c.Request(), c.Response()
+	hdr := resp.Header()
+	hdr[echo.HeaderContentType] = o.ctypeHdr
+	if !o.document {
+		hdr[headerNoSniff] = noSniff
+		hdr[headerCSP] = sandboxCSP
+	}
+	enc, ei := encIdentity, 0
+	if o.compressible {
+		enc = negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
+		ei = encIndex(enc)
+	}
+	hdr["Etag"] = o.etags[ei] // canonical form of headerETag
+	if enc != encIdentity {
+		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[ei][0]) {
+			return notModified(c)
+		}
+		b, err := h.encodedKey(o.keys[ei], enc, data)
+		if err != nil {
+			return internalError(err)
+		}
+		hdr[echo.HeaderContentEncoding] = encodingValues[ei]
+		return writeBody(c, b)
+	}
+	if o.document {
+		// As sendDocument: a 304 carries no Repr-Digest.
+		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {
+			return notModified(c)
+		}
+		if o.reprDigest != nil {
+			hdr[headerReprDigest] = o.reprDigest
+		}
+		return writeBodyLen(c, data, o.lengthHdr)
+	}
+	// As sendStored: any identity answer carries it.
+	if o.reprDigest != nil {
+		hdr[headerReprDigest] = o.reprDigest
+	}
+	if !o.seekable {
+		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {
+			return notModified(c)
+		}
+		return writeBodyLen(c, data, o.lengthHdr)
+	}
+	if conditionalOrRange(req.Header) {
+		http.ServeContent(resp, req, "", o.modTime, bytes.NewReader(data))
+		return nil
+	}
+	// What http.ServeContent sends for a plain GET or HEAD.
+	if o.lastModified != nil {
+		hdr[headerLastModified] = o.lastModified
+	}
+	hdr[headerAcceptRanges] = acceptRangesBytes
+	return writeBodyLen(c, data, o.lengthHdr)
+}
+
+// Header names and shared values of file responses.
+const (
+	headerNoSniff      = "X-Content-Type-Options"
+	headerCSP          = "Content-Security-Policy"
+	headerLastModified = "Last-Modified"
+	headerAcceptRanges = "Accept-Ranges"
+)
+
+var (
+	noSniff           = []string{"nosniff"}
+	sandboxCSP        = []string{"default-src 'none'; sandbox"}
+	acceptRangesBytes = []string{"bytes"}
+	// encodingValues are Content-Encoding values by encIndex.
+	encodingValues = [...][]string{nil, {encBrotli}, {encGzip}, {encDeflate}}
+)
+
+// encIndex numbers the codings: identity 0, then supportedEncodings.
+func encIndex(enc string) int {
+	switch enc {
+	case encBrotli:
+		return 1
+	case encGzip:
+		return 2
+	case encDeflate:
+		return 3
+	}
+	return 0
+}
+
 // setFileHeaders sets the headers every file response carries.
 func setFileHeaders(hdr http.Header, ctype string) {
 	hdr.Set(echo.HeaderContentType, ctype)
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-}
-
-// sendCachedEncoding answers a request for a compressible file from the
-// compression cache (or with a 304) using only the object's metadata, so
-// the hot path does not open the file. It reports done = false when the
-// request needs the content.
-func (h *Handler) sendCachedEncoding(c echo.Context, key string) (done bool, err error) {
-	req := c.Request()
-	ctype := typeByName(key)
-	if h.cache == nil || ctype == "" || !compressible(ctype) {
-		return false, nil
-	}
-	enc := negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
-	if enc == encIdentity {
-		return false, nil
-	}
-	info, err := h.store.Stat(req.Context(), key)
-	if err != nil || info.Size < minCompressSize || info.Size > maxCompressSize {
-		return false, nil // Get reports errors and serves the body plain
-	}
-	base := storageETag(info)
-	if base == "" {
-		return false, nil
-	}
-	etag := encodedETag(base, enc)
-	inm := etagMatches(req.Header.Get(headerIfNoneMatch), etag)
-	b, ok := h.cache.get(enc + "\x00s\x00" + key + "\x00" + base)
-	if !ok && !inm {
-		return false, nil
-	}
-	hdr := c.Response().Header()
-	setFileHeaders(hdr, ctype)
-	hdr.Set(headerETag, etag)
-	if inm {
-		return true, notModified(c)
-	}
-	hdr.Set(echo.HeaderContentEncoding, enc)
-	return true, writeBody(c, b)
+	hdr[headerNoSniff] = noSniff
+	hdr[headerCSP] = sandboxCSP
 }
 
 // sniff detects the media type of content with no known extension from

@@ -79,7 +79,7 @@ func (a *App) Cache() (*cache.Cache, error) {
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
 	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
-	noColor := getenv("NO_COLOR") != ""
+	noColor := getenv("NO_COLOR") != "" || getenv("TERM") == "dumb"
 	a.Out = newOutput(stdout, stderr, !noColor && isTerminal(stdout), !noColor && isTerminal(stderr))
 	a.Prompt = NoPrompt{}
 	return a
@@ -92,8 +92,14 @@ func (a *App) setup(ciFlag bool) {
 	if a.testPrompt != nil && !a.CI {
 		a.Interactive, a.Prompt = true, a.testPrompt
 	} else if a.Interactive {
-		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr)
+		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr, a.plainTerminal())
 	}
+}
+
+// plainTerminal reports whether the terminal must get plain text only: no
+// colour and no escape sequences or queries (NO_COLOR set, or TERM=dumb).
+func (a *App) plainTerminal() bool {
+	return a.Getenv("NO_COLOR") != "" || a.Getenv("TERM") == "dumb"
 }
 
 // DefaultTimeout bounds the registry requests of one command when neither

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -19,7 +21,7 @@ type InitCmd struct {
 	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
 	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
-	Force        bool   `short:"f" help:"Allow an existing target directory. Nothing is deleted; each file's merge strategy decides."`
+	Force        bool   `short:"f" help:"Allow an existing, non-empty target directory (also .) without asking. Nothing is deleted; each file's merge strategy decides."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
 	SkipGit      bool   `name:"skip-git" help:"Do not run git init and the first commit."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
@@ -41,6 +43,52 @@ func checkProjectName(name string) error {
 		return fmt.Errorf("invalid project name %q: use one path segment of letters, digits, ., _, -, @ or + (no / or \\)", name)
 	}
 	return nil
+}
+
+// dirHasEntries reports whether dir exists and is not empty. A missing
+// directory is empty; a file where the directory should be is an error.
+func dirHasEntries(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("target %s is not a directory: %w", dir, err)
+	}
+	return len(names) > 0, nil
+}
+
+// existingDirNote says that dir is not empty and names the existing files
+// the plan would change.
+func existingDirNote(dir string, changed []apply.FileChange) string {
+	if len(changed) == 0 {
+		return fmt.Sprintf("target directory %s already exists and is not empty (no existing file would change)", dir)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "target directory %s already exists and is not empty; these existing files would change:", dir)
+	for _, f := range changed {
+		how := string(f.Strategy)
+		switch {
+		case f.Action == apply.ActionDelete:
+			how = "deleted"
+		case f.Strategy == registry.StrategyOverwrite:
+			how = "replaced"
+		case how == "":
+			how = string(f.Action)
+		default:
+			how += " merge"
+		}
+		fmt.Fprintf(&b, "\n  %s (%s)", f.Target, how)
+	}
+	return b.String()
 }
 
 // Validate checks the flag combination.
@@ -97,12 +145,14 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	dir, projectName := base, filepath.Base(base)
 	if name != "." {
 		dir, projectName = filepath.Join(base, name), name
-		if _, err := os.Stat(dir); err == nil && !c.Force && !c.Frozen {
-			return fmt.Errorf("target directory already exists: %s; use --force (-f) to apply the template into it (nothing is deleted; merge strategies decide)", dir)
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
 	}
+	nonEmpty, err := dirHasEntries(dir)
+	if err != nil {
+		return err
+	}
+	// --frozen re-creates a project from its own jig.json: the directory
+	// is expected to hold it.
+	guarded := nonEmpty && !c.Force && !c.Frozen
 	if !c.JSON && c.Frozen {
 		app.Out.Infof("Project: %s\nFrozen install from %s\nTarget directory: %s", projectName, filepath.Join(dir, registry.ProjectFile), dir)
 	} else if !c.JSON {
@@ -116,18 +166,46 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Run(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen}, c.DryRun)
+	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen})
 	pr.done()
 	if err != nil {
 		return err
 	}
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
+	changed := plan.ExistingChanges()
+	if guarded {
+		res.NeedsForce = true
+		res.ExistingChanged = []string{}
+		for _, f := range changed {
+			res.ExistingChanged = append(res.ExistingChanged, f.Target)
+		}
+	}
 	if c.DryRun {
 		if c.JSON {
 			return app.Out.JSON(res)
 		}
 		printPlan(app.Out, plan)
+		if guarded {
+			app.Out.Println(existingDirNote(dir, changed))
+		}
 		return nil
+	}
+	if guarded {
+		if !app.Interactive {
+			return errors.New(existingDirNote(dir, changed) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), or --dry-run to see the whole plan")
+		}
+		app.Out.Infof("%s", existingDirNote(dir, changed))
+		ok, err := app.Prompt.Confirm(ctx, "Apply the template into "+dir+"?", false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			app.Out.Println("Operation cancelled")
+			return nil
+		}
+	}
+	if err := eng.Apply(ctx, plan); err != nil {
+		return err
 	}
 	if !ci && !c.SkipInstall {
 		res.Install = runInstall(ctx, app, pr, dir)

@@ -4,30 +4,64 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
-	"github.com/charmbracelet/huh"
+	"charm.land/huh/v2"
+	"github.com/charmbracelet/colorprofile"
+	"golang.org/x/term"
 )
 
 // huhPrompter is the interactive [Prompter]; it is the only file that
 // imports huh.
+//
+// huh v2 (bubbletea v2) is used rather than v1 because bubbletea v1 queries
+// the terminal's background colour (OSC 11 and a cursor-position report) in
+// a package init, in every jig process, prompt or not: on a terminal that
+// does not answer, every command, "jig version" included, waited 5 s and
+// printed ESC]11;?. v2 only talks to the terminal while a form runs.
+//
+// With plain set (NO_COLOR, TERM=dumb) the form runs in huh's accessible
+// mode: plain lines on the terminal, no escape sequences and no queries.
 type huhPrompter struct {
-	in  io.Reader
-	out io.Writer
+	in    io.Reader
+	out   io.Writer
+	plain bool
 }
 
-func newHuhPrompter(in io.Reader, out io.Writer) Prompter { return huhPrompter{in: in, out: out} }
+func newHuhPrompter(in io.Reader, out io.Writer, plain bool) Prompter {
+	return huhPrompter{in: in, out: out, plain: plain}
+}
 
 func (p huhPrompter) run(ctx context.Context, f huh.Field) error {
-	err := huh.NewForm(huh.NewGroup(f)).WithInput(p.in).WithOutput(p.out).WithShowHelp(false).RunWithContext(ctx)
+	out := p.out
+	if p.plain {
+		// No styling at all: the accessible form still styles its titles.
+		out = &colorprofile.Writer{Forward: p.out, Profile: colorprofile.NoTTY}
+	}
+	form := huh.NewForm(huh.NewGroup(f)).WithInput(p.in).WithOutput(out).WithShowHelp(false).
+		WithAccessible(p.plain).WithWidth(p.width())
+	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) {
 		return ErrAborted
 	}
 	return err
 }
 
-// Input shows a huh text input; an empty answer means def.
+// width is the terminal's width, or 80 when it cannot be told (a width of
+// 0 makes the text input panic).
+func (p huhPrompter) width() int {
+	if f, ok := p.out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// Input shows a huh text input with def as its placeholder: typing
+// replaces it, and an empty answer means def.
 func (p huhPrompter) Input(ctx context.Context, title, def string) (string, error) {
-	v := def
+	var v string
 	err := p.run(ctx, huh.NewInput().Title(title).Placeholder(def).Value(&v))
 	if err != nil {
 		return "", err

@@ -63,9 +63,14 @@ func engine(app *App, allowScripts bool, pr *progress) (*apply.Engine, error) {
 // scaffoldResult is the --json document of init and add.
 type scaffoldResult struct {
 	*apply.Plan
-	DryRun  bool        `json:"dryRun"`
-	Install *stepResult `json:"install,omitempty"`
-	Git     *stepResult `json:"git,omitempty"`
+	DryRun bool `json:"dryRun"`
+	// NeedsForce is set when init targets a non-empty directory without
+	// --force; ExistingChanged then names the existing files the plan
+	// changes.
+	NeedsForce      bool        `json:"needsForce,omitempty"`
+	ExistingChanged []string    `json:"existingChanged,omitempty"`
+	Install         *stepResult `json:"install,omitempty"`
+	Git             *stepResult `json:"git,omitempty"`
 }
 
 // stepResult reports the package-manager install or the git step.

@@ -150,7 +150,10 @@ func TestInitValidation(t *testing.T) {
 		{"no terminal needs name", []string{"init", "-t", "@presets/small"}, nil, nil, "pass --name (-n)"},
 		{"slash in name", []string{"init", "-t", "@presets/small", "-n", "a/b", "--ci"}, nil, nil, "invalid project name"},
 		{"dot-dot name", []string{"init", "-t", "@presets/small", "-n", "..", "--ci"}, nil, nil, "invalid project name"},
-		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--ci"}, nil, func(base string) { _ = os.Mkdir(filepath.Join(base, "taken"), 0o755) }, "use --force (-f)"},
+		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--ci"}, nil, func(base string) {
+			_ = os.Mkdir(filepath.Join(base, "taken"), 0o755)
+			_ = os.WriteFile(filepath.Join(base, "taken", "README.md"), []byte("mine\n"), 0o644)
+		}, "use --force (-f)"},
 		{"bad template", []string{"init", "-t", "Bad Name!", "-n", "x", "--ci"}, nil, nil, "invalid registry identifier"},
 		{"unknown registry", []string{"init", "-t", "features/nope", "-n", "x", "--ci"}, nil, nil, "404"},
 	}
@@ -191,30 +194,89 @@ func TestInitPromptsForName(t *testing.T) {
 	}
 }
 
-func TestInitForceAndDot(t *testing.T) {
+// TestInitExistingDir: a non-empty target directory, "." included, needs -f
+// or a yes on a terminal; the error, the prompt and --dry-run name the
+// existing files that would change. An empty directory is like a new one.
+func TestInitExistingDir(t *testing.T) {
 	t.Parallel()
-	home := scaffoldHome(t, scaffoldServer(t))
-	base := t.TempDir()
-	if err := os.WriteFile(filepath.Join(base, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
-		t.Fatal(err)
+	url := scaffoldServer(t)
+	mine := map[string]string{".gitignore": "*.log\n", "src/index.js": "my code\n"}
+	tests := []struct {
+		name       string
+		files      map[string]string // in the target; nil = an empty directory
+		args       []string
+		prompt     *fakePrompter
+		wantCode   int
+		wantOut    []string // in stdout
+		wantErr    []string // in stderr
+		wantChange bool
+	}{
+		{"dot without -f", mine, []string{"-n", ".", "--ci"}, nil, ExitError, nil,
+			[]string{"already exists and is not empty; these existing files would change:", "src/index.js (replaced)", ".gitignore (ignore merge)", "use --force (-f)"}, false},
+		{"named dir without -f", mine, []string{"-n", "app", "--ci"}, nil, ExitError, nil, []string{"src/index.js (replaced)", "use --force (-f)"}, false},
+		{"dot with -f", mine, []string{"-n", ".", "--ci", "-f"}, nil, 0, []string{"initialized"}, nil, true},
+		{"terminal, declined", mine, []string{"-n", ".", "--skip-install", "--skip-git"}, &fakePrompter{confirm: false}, 0, []string{"Operation cancelled"},
+			[]string{"src/index.js (replaced)"}, false},
+		{"terminal, aborted", mine, []string{"-n", ".", "--skip-install", "--skip-git"}, &fakePrompter{err: ErrAborted}, ExitAborted, nil, []string{"Operation cancelled"}, false},
+		{"terminal, confirmed", mine, []string{"-n", ".", "--skip-install", "--skip-git"}, &fakePrompter{confirm: true}, 0, []string{"initialized"}, []string{"src/index.js (replaced)"}, true},
+		{"dry run names them", mine, []string{"-n", ".", "--ci", "--dry-run"}, nil, 0,
+			[]string{"modify    src/index.js", "these existing files would change:", "src/index.js (replaced)"}, nil, false},
+		{"dry run json", mine, []string{"-n", ".", "--ci", "--dry-run", "--json"}, nil, 0,
+			[]string{`"needsForce": true`, `"existingChanged": [`, `"src/index.js"`}, nil, false},
+		{"empty dir is like a new one", nil, []string{"-n", ".", "--ci"}, nil, 0, []string{"initialized"}, nil, true},
+		{"only new files", map[string]string{"README.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)"}, false},
 	}
-	_, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", ".", "--ci", "--dir", base)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if got, _ := os.ReadFile(filepath.Join(base, ".gitignore")); string(got) != "*.log\nnode_modules\n" {
-		t.Errorf(".gitignore = %q, want the merged lines", got)
-	}
-	b, _ := os.ReadFile(filepath.Join(base, "package.json"))
-	if !strings.Contains(string(b), fmt.Sprintf("%q", filepath.Base(base))) {
-		t.Errorf("package.json does not carry the directory name:\n%s", b)
-	}
-	// -f into an existing directory.
-	if err := os.Mkdir(filepath.Join(base, "again"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", "again", "-f", "--ci", "--dir", base); code != 0 {
-		t.Fatalf("-f: exit %d: %s", code, stderr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := scaffoldHome(t, url)
+			base := t.TempDir()
+			target := base
+			if tt.args[1] != "." {
+				target = filepath.Join(base, tt.args[1])
+			}
+			for name, content := range tt.files {
+				p := filepath.Join(target, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := listTree(t, base)
+			var p Prompter
+			if tt.prompt != nil {
+				p = tt.prompt
+			}
+			args := append([]string{"init", "-t", "runtimes/base"}, tt.args...)
+			stdout, stderr, code := runCLI(t, home, p, append(args, "--dir", base)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Apply the template into "+target+"?") {
+				t.Errorf("prompts %q, want one confirmation naming %s", tt.prompt.asked, target)
+			}
+			changed := cmp.Diff(before, listTree(t, base)) != ""
+			if changed != tt.wantChange {
+				t.Errorf("project changed = %v, want %v", changed, tt.wantChange)
+			}
+			if tt.wantChange && tt.files != nil {
+				if got, _ := os.ReadFile(filepath.Join(target, ".gitignore")); string(got) != "*.log\nnode_modules\n" {
+					t.Errorf(".gitignore = %q, want the merged lines", got)
+				}
+			}
+		})
 	}
 }
 

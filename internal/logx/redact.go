@@ -45,6 +45,18 @@ func Headers(h http.Header, clear bool) zapcore.ObjectMarshaler {
 	return headers{h: h, clear: clear}
 }
 
+// HeaderObject is [Headers] as a value a caller can keep in a reused
+// struct and pass by pointer, so that logging headers does not allocate.
+type HeaderObject struct {
+	Header http.Header
+	Clear  bool
+}
+
+// MarshalLogObject implements [zapcore.ObjectMarshaler] as [Headers] does.
+func (h *HeaderObject) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	return headers{h: h.Header, clear: h.Clear}.MarshalLogObject(enc)
+}
+
 type headers struct {
 	h     http.Header
 	clear bool

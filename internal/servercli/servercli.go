@@ -55,20 +55,26 @@ type CLI struct {
 	S3Prefix          string `name:"s3-prefix" env:"S3_PREFIX" help:"Key prefix inside the bucket (e.g. jig/), so the registry can share a bucket with other data. Default: the bucket's top level."`
 
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
-	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from the S3 read cache (0 to 60s): another replica's publish shows up here within this time. This replica sees its own publishes at once."`
+	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
 
 	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
 
-	WebCatalog  bool   `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
-	WebBasePath string `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
+	TLSCertFile       string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
+	TLSKeyFile        string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
+	TLSReloadInterval time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
+	WebCatalog        bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
+	WebBasePath       string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
 
-	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
-	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
-	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
-	TrustProxy string `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
-	RedisURL   string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
+	LogLevel             string        `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
+	LogFormat            string        `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
+	NodeEnv              string        `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
+	TrustProxy           string        `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
+	UploadIdleTimeout    time.Duration `name:"upload-idle-timeout" env:"UPLOAD_IDLE_TIMEOUT" default:"30s" help:"How long an upload may send nothing before it gets 408 and its connection is closed (a slow upload that keeps sending is not cut off)."`
+	MaxConcurrentUploads int           `name:"max-concurrent-uploads" env:"MAX_CONCURRENT_UPLOADS" default:"16" help:"How many uploads are received at once; one more gets 503 with Retry-After."`
+
+	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
 
 // Validate checks combinations kong's tags cannot express.
@@ -76,11 +82,23 @@ func (c *CLI) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		return fmt.Errorf("--port/PORT %d is out of range; use 1-65535 (or 0 for any free port)", c.Port)
 	}
+	if c.UploadIdleTimeout <= 0 {
+		return fmt.Errorf("--upload-idle-timeout/UPLOAD_IDLE_TIMEOUT %v must be positive, such as 30s", c.UploadIdleTimeout)
+	}
+	if c.MaxConcurrentUploads <= 0 {
+		return fmt.Errorf("--max-concurrent-uploads/MAX_CONCURRENT_UPLOADS %d must be positive, such as 16", c.MaxConcurrentUploads)
+	}
 	if c.StorageCacheMB < 0 {
 		return fmt.Errorf("--storage-cache-mb/STORAGE_CACHE_MB %d is negative; use 0 to disable the cache or a size in MiB such as 64", c.StorageCacheMB)
 	}
 	if c.StorageCacheTTL < 0 || c.StorageCacheTTL > cache.MaxMutableTTL {
 		return fmt.Errorf("--storage-cache-ttl/STORAGE_CACHE_TTL %v is out of range; use 0s to %v (the cache tier of versions lists)", c.StorageCacheTTL, cache.MaxMutableTTL)
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return errors.New("--tls-cert-file/TLS_CERT_FILE and --tls-key-file/TLS_KEY_FILE go together; set both to serve HTTPS, or neither")
+	}
+	if c.TLSReloadInterval < 0 {
+		return fmt.Errorf("--tls-reload-interval/TLS_RELOAD_INTERVAL %v is negative; use 0 to disable the check or a duration such as 10s", c.TLSReloadInterval)
 	}
 	if c.StorageBackend == "disk" || c.StorageBackend == "local" {
 		if strings.TrimSpace(c.StorageRoot) == "" {
@@ -115,11 +133,13 @@ func (c *CLI) s3Settings() (endpoint, region string) {
 	return endpoint, region
 }
 
-// Server timeouts: headers must arrive quickly (no slowloris); bodies and
-// responses may be large (100 MiB uploads) on slow links.
+// Server timeouts: headers must arrive quickly (no slowloris); responses
+// may be large on slow links. There is no overall read timeout: the
+// handler never waits for the body of a route that reads none, and bounds
+// upload bodies by progress (--upload-idle-timeout) rather than by one
+// budget for 100 MiB.
 const (
 	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 10 * time.Minute
 	writeTimeout      = 10 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 64 << 10
@@ -143,6 +163,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 			code = ke.code
 		}
 	}()
+	if len(args) > 0 && toolCommands[args[0]] {
+		return runTool(ctx, args, stdout, stderr)
+	}
 	if err := loadDotEnv(".env"); err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
 		return ExitError
@@ -150,7 +173,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("jig-server"),
-		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."),
+		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."+toolsHelp),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
 		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
@@ -258,6 +281,13 @@ func (c *CLI) s3Config() (s3.Config, error) {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
+	var certs *certReloader
+	if c.TLSCertFile != "" {
+		var err error
+		if certs, err = newCertReloader(c.TLSCertFile, c.TLSKeyFile, log); err != nil {
+			return err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	info := buildinfo.Get()
 	log.Info("Starting jig-server", zap.String("version", info.Version), zap.String("commit", info.Commit),
@@ -279,10 +309,21 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	}
 	defer closeOps()
+	// The handler keeps versions lists and what it read of published
+	// versions in memory for STORAGE_CACHE_TTL; in front of the S3 read
+	// cache (which already holds them that long) it asks the cache every
+	// time, so another replica's publish still shows within the TTL.
+	handlerTTL := c.StorageCacheTTL
+	if c.backend() == "s3" && c.StorageCacheMB > 0 {
+		handlerTTL = 0
+	}
 	opts := append([]registryserver.Option{
+		registryserver.WithMutableTTL(handlerTTL),
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
+		registryserver.WithUploadIdleTimeout(c.UploadIdleTimeout),
+		registryserver.WithMaxConcurrentUploads(c.MaxConcurrentUploads),
 	}, opsOpts...)
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
@@ -325,7 +366,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -333,11 +373,28 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	log.Info("Server listening at http://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
-		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()))
+	scheme := "http"
+	if certs != nil {
+		scheme = "https"
+		srv.TLSConfig = certs.tlsConfig()
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		certs.watch(wctx, c.TLSReloadInterval)
+	}
+	log.Info("Server listening at "+scheme+"://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
+		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()),
+		zap.String("scheme", scheme))
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if certs != nil {
+			// HTTP/2 is offered by ALPN; the certificate comes from
+			// TLSConfig.GetCertificate.
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serving: %w", err)

@@ -501,6 +501,60 @@ func TestDeepJSONRefused(t *testing.T) {
 	}
 }
 
+// TestInitWritesPackageJSON: init always leaves a package.json with a name
+// and a version, even when no registry asks for a package; its name is a
+// valid npm name derived from the project name, with a warning when it
+// differs. add creates none when nothing needs one.
+func TestInitWritesPackageJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, project string
+		mode          Mode
+		existing      string // package.json before; "" = none
+		want          string // package.json after; "" = none
+		warn          string
+	}{
+		{"init, no packages", "demo", ModeInit, "", "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\"\n}\n", ""},
+		{"init, upper-case name", "MyApp", ModeInit, "", "{\n  \"name\": \"myapp\",\n  \"version\": \"1.0.0\"\n}\n", `package.json is named "myapp": "MyApp" is not a valid npm package name`},
+		{"init, spaces and symbols", "My Cool App!", ModeInit, "", "{\n  \"name\": \"my-cool-app\",\n  \"version\": \"1.0.0\"\n}\n", `"my-cool-app"`},
+		{"init keeps an existing package.json", "MyApp", ModeInit, "{\"name\":\"Mine\"}\n", "{\"name\":\"Mine\"}\n", ""},
+		{"add creates none", "demo", ModeAdd, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.existing != "" {
+				writeFiles(t, dir, map[string]string{"package.json": tt.existing})
+			}
+			p, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: dir, Template: "quality/biome", Mode: tt.mode, Name: tt.project}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, "package.json"))
+			switch {
+			case tt.want == "" && !os.IsNotExist(err):
+				t.Errorf("package.json was written: %q, %v", got, err)
+			case tt.want != "" && string(got) != tt.want:
+				t.Errorf("package.json:\ngot  %q\nwant %q", got, tt.want)
+			}
+			warned := strings.Join(p.Warnings, "\n")
+			if tt.warn != "" && !strings.Contains(warned, tt.warn) {
+				t.Errorf("warnings %q do not contain %q", warned, tt.warn)
+			}
+			if tt.warn == "" && strings.Contains(warned, "npm package name") {
+				t.Errorf("unexpected warning %q", warned)
+			}
+			if tt.mode == ModeInit {
+				var proj registry.Project
+				if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "jig.json"))), &proj); err != nil || proj.Name != tt.project {
+					t.Errorf("jig.json name = %q (%v), want the project name %q", proj.Name, err, tt.project)
+				}
+			}
+		})
+	}
+}
+
 func TestInvalidPackageJSONStopsEverything(t *testing.T) {
 	t.Parallel()
 	src := fixture()

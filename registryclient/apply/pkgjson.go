@@ -15,7 +15,10 @@ func checkPackageJSON(b []byte) error {
 }
 
 // planPackageJSON combines the registries' npm ranges and scripts and
-// updates package.json in the running state.
+// updates package.json in the running state. [ModeInit] always leaves a
+// package.json with a name and a version, as the reference does, even when
+// no registry asks for a package. A package.json jig creates is named
+// [registry.NPMName] of the project name, with a warning when that differs.
 func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	type pooled struct {
 		reqs    []registry.RangeRequest
@@ -47,10 +50,19 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
 		}
 	}
-	if len(names) == 0 && len(scripts) == 0 {
+	st, err := pl.state("package.json")
+	if err != nil {
+		return err
+	}
+	create := !st.exists && !st.touched
+	if len(names) == 0 && len(scripts) == 0 && !(create && pl.plan.Mode == ModeInit) {
 		return nil
 	}
-	u := registry.PackageUpdate{Name: name, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	pkgName := registry.NPMName(name)
+	if create && pkgName != name {
+		pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("package.json is named %q: %q is not a valid npm package name (npm names use lowercase letters, digits, -, . and _)", pkgName, name))
+	}
+	u := registry.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
 	for _, pkg := range names {
 		p := pool[pkg]
 		rng, winner, conflict := registry.CombineRanges(p.reqs...)
@@ -62,10 +74,6 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		} else {
 			u.DevDependencies[pkg] = rng
 		}
-	}
-	st, err := pl.state("package.json")
-	if err != nil {
-		return err
 	}
 	out, changes, err := registry.UpdatePackageJSON(st.cur, st.exists || st.touched, u)
 	if err != nil {
@@ -81,6 +89,9 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	}
 	for _, k := range from {
 		st.from = appendOnce(st.from, k)
+	}
+	if len(st.from) == 0 {
+		st.from = appendOnce(st.from, "jig")
 	}
 	return nil
 }

@@ -759,7 +759,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	}
 	cur := st.cur
 	if !st.exists && !st.touched {
-		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: lc.name})
+		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: registry.NPMName(lc.name)})
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -112,8 +114,10 @@ type undo struct {
 	w pendingWrite
 }
 
-// Apply writes a plan. Every file is written atomically (a temporary file in
-// the same directory, then a rename). If any write fails, every file
+// Apply writes a plan. Every file is written atomically (a synced temporary
+// file in the same directory, then a rename; the temporary files are
+// written in parallel, the renames happen in plan order, and each
+// directory is synced once after them). If any write fails, every file
 // already written is restored (its old bytes and mode, or removed when it
 // was new), created directories are removed, and the project is left as it
 // was; the returned error says what failed. A plan whose files changed on
@@ -164,7 +168,13 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
 			return err
 		}
 	}
-	for _, w := range p.writes {
+	// Check and prepare every target first (cheap, in plan order), then
+	// write and sync all temporary files in parallel, then rename them
+	// into place in plan order, then sync each directory once. Until the
+	// first rename nothing in the project changed; after it, the deferred
+	// rollback restores what was renamed.
+	writes := make([]pendingWrite, len(p.writes))
+	for i, w := range p.writes {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -186,21 +196,101 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
 				return fmt.Errorf("writing %s: %w", w.target, err)
 			}
 		}
+		writes[i] = w
+	}
+	temps, err := writeTemps(ctx, writes)
+	defer func() {
+		for _, t := range temps {
+			if t != "" {
+				_ = os.Remove(t) // not renamed: a failure midway
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	synced := map[string]bool{}
+	for i, w := range writes {
 		if w.remove {
-			if err := os.Remove(real); err != nil {
+			if err := os.Remove(w.real); err != nil {
 				return fmt.Errorf("deleting %s: %w", w.target, err)
 			}
 			done = append(done, undo{w: w})
+			synced[filepath.Dir(w.real)] = false
 			e.progress("write", "deleted %s", w.target)
 			continue
 		}
-		if err := writeAtomic(real, w.data, w.mode); err != nil {
+		if err := os.Rename(temps[i], w.real); err != nil {
 			return fmt.Errorf("writing %s: %w", w.target, err)
 		}
+		temps[i] = ""
 		done = append(done, undo{w: w})
+		synced[filepath.Dir(w.real)] = false
 		e.progress("write", "wrote %s", w.target)
 	}
+	for dir := range synced {
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("syncing %s: %w", dir, err)
+		}
+	}
 	pruneEmptyDirs(root, p.writes)
+	return nil
+}
+
+// maxParallelWrites bounds the temporary files written at once.
+const maxParallelWrites = 32
+
+// writeTemps writes each file's content to a synced temporary file next to
+// its target, in parallel, and returns their names by index. On error
+// every temporary file written is removed and the names returned are "".
+func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
+	temps := make([]string, len(writes))
+	errs := make([]error, len(writes))
+	sem := make(chan struct{}, maxParallelWrites)
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return
+			}
+			if w.remove {
+				return
+			}
+			tmp, err := writeTemp(w.real, w.data, w.mode)
+			if err != nil {
+				errs[i] = fmt.Errorf("writing %s: %w", w.target, err)
+				return
+			}
+			temps[i] = tmp
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for i, t := range temps {
+			if t != "" {
+				_ = os.Remove(t)
+				temps[i] = ""
+			}
+		}
+		return temps, err
+	}
+	return temps, nil
+}
+
+// syncDir makes the renames in dir durable. File systems that cannot sync
+// a directory (EINVAL) are left as they are.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
 	return nil
 }
 
@@ -264,9 +354,23 @@ func mkdirAll(dir string) ([]string, error) {
 // writeAtomic writes data to a temporary file next to path and renames it
 // into place, with the given mode.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".jig-*.tmp")
+	tmp, err := writeTemp(path, data, mode)
 	if err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes data with mode to a new, synced temporary file in the
+// directory of path and returns its name.
+func writeTemp(path string, data []byte, mode fs.FileMode) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".jig-*.tmp")
+	if err != nil {
+		return "", err
 	}
 	tmp := f.Name()
 	ok := false
@@ -277,20 +381,17 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Chmod(mode); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
+		return "", err
 	}
 	ok = true
-	return nil
+	return tmp, nil
 }

@@ -1,0 +1,259 @@
+package registryserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// DefaultMutableTTL is how long a [Handler] trusts what it read about
+// stored objects (a registry's versions list, a version's registry.json,
+// a file's metadata) before it asks the storage again; see
+// [WithMutableTTL].
+const DefaultMutableTTL = 10 * time.Second
+
+// MaxMutableTTL is the longest [WithMutableTTL] accepts: the 60 s cache
+// tier the server announces for versions lists.
+const MaxMutableTTL = 60 * time.Second
+
+// readCache is the handler's memory of the read path, so that reading
+// published content costs no storage call:
+//
+//   - objects: for each storage key read (a version's registry.json, the
+//     version's commit point; a file of the version), its ETag and what a
+//     response needs (media type, modification time). The bytes live in
+//     the byte cache under a key holding the storage key and that ETag, so
+//     different content never shares an entry.
+//   - versions: for each versions.json key, the document, raw and
+//     with the latest version picked out (parsed and validated once).
+//
+// Entries are trusted for ttl and then read again, so another replica's
+// publish or rollback shows up within ttl, and are all forgotten when this
+// handler publishes (whatever the outcome: a failed publish may have
+// committed and rolled back). Absent objects are never remembered: a
+// version may appear at any time.
+type readCache struct {
+	ttl time.Duration
+	now func() time.Time
+
+	// gen counts invalidations. A fill that started under another
+	// generation is dropped, so a read racing a publish cannot store what
+	// it read before the publish.
+	gen atomic.Uint64
+
+	mu       sync.RWMutex
+	objects  map[string]*objectState
+	versions map[string]*versionsState
+}
+
+// objectState is what the handler knows about one stored object, with the
+// header values of its responses computed once.
+type objectState struct {
+	etag     string // quoted storage ETag (never "")
+	statOnly bool   // learnt from Stat: only etag is known
+	// document marks a manifest, answered as [Handler.sendDocument]
+	// does; otherwise a file, answered as [Handler.sendStored] does.
+	document     bool
+	compressible bool // negotiate a content coding
+	seekable     bool // the backend's reader could seek (Range, Last-Modified)
+	modTime      time.Time
+	expires      time.Time
+
+	// keys are the byte-cache keys of the content by encIndex (identity,
+	// br, gzip, deflate): the storage key, the ETag and a content hash.
+	keys [4]string
+	// etags are the ETag header values by encIndex.
+	etags        [4][]string
+	ctypeHdr     []string
+	lengthHdr    []string // identity Content-Length
+	reprDigest   []string // identity Repr-Digest; nil for none
+	lastModified []string // what http.ServeContent sends; nil for none
+}
+
+// newObjectState describes the object at key, whose content data was read
+// with info and found to have media type ctype.
+func newObjectState(key, etag, ctype string, data []byte, info storage.Info, document bool) *objectState {
+	info.Size = int64(len(data))
+	o := &objectState{etag: etag, document: document, modTime: info.ModTime, ctypeHdr: []string{ctype},
+		lengthHdr: []string{strconv.FormatInt(info.Size, 10)}}
+	if document {
+		o.compressible = info.Size >= minCompressSize && compressible(ctype)
+	} else {
+		o.compressible = compressible(ctype) && info.Size >= minCompressSize && info.Size <= maxCompressSize
+	}
+	// The byte-cache keys hold a hash of the content besides the ETag: an
+	// ETag of modification time and size can repeat for new content
+	// (deleted and written again within a millisecond), a hash cannot.
+	sum := sha256.Sum256(data)
+	base := "s\x00" + key + "\x00" + etag + "\x00" + hex.EncodeToString(sum[:12])
+	o.keys[0] = encIdentity + "\x00" + base
+	o.etags[0] = []string{etag}
+	for _, enc := range supportedEncodings {
+		i := encIndex(enc)
+		o.keys[i] = enc + "\x00" + base
+		o.etags[i] = []string{encodedETag(etag, enc)}
+	}
+	if t := info.ModTime; !t.IsZero() && !t.Equal(time.Unix(0, 0)) {
+		o.lastModified = []string{t.UTC().Format(http.TimeFormat)}
+	}
+	return o
+}
+
+// versionsState is a registry's versions.json as read at one time.
+type versionsState struct {
+	doc      document // the stored bytes, served by /versions
+	latest   string   // the version "latest" serves; "" when the list is empty
+	parseErr error    // why the list does not parse, reported by "latest"
+	expires  time.Time
+}
+
+func newReadCache(ttl time.Duration, now func() time.Time) *readCache {
+	return &readCache{
+		ttl:      ttl,
+		now:      now,
+		objects:  map[string]*objectState{},
+		versions: map[string]*versionsState{},
+	}
+}
+
+// maxTracked bounds the objects and versions lists remembered; past it a
+// map is cleared and refills from storage, so a scan of many paths cannot
+// grow it without bound.
+const maxTracked = 1 << 16
+
+// invalidate forgets every object and versions list.
+func (rc *readCache) invalidate() {
+	rc.mu.Lock()
+	rc.gen.Add(1)
+	clear(rc.objects)
+	clear(rc.versions)
+	rc.mu.Unlock()
+}
+
+// object returns the fresh state of key, or nil.
+func (rc *readCache) object(key string) *objectState {
+	if rc.ttl <= 0 {
+		return nil
+	}
+	rc.mu.RLock()
+	o := rc.objects[key]
+	rc.mu.RUnlock()
+	if o == nil || !rc.now().Before(o.expires) {
+		return nil
+	}
+	return o
+}
+
+// rememberObject records o for key, learnt by a read that started under
+// generation gen. A full state is not replaced by a Stat-only one.
+func (rc *readCache) rememberObject(gen uint64, key string, o *objectState) {
+	if rc.ttl <= 0 || o.etag == "" {
+		return
+	}
+	o.expires = rc.now().Add(rc.ttl)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.gen.Load() != gen {
+		return
+	}
+	if old := rc.objects[key]; old != nil && o.statOnly && !old.statOnly && old.etag == o.etag {
+		old.expires = o.expires // the same object: keep what is known of it
+		return
+	}
+	if len(rc.objects) >= maxTracked {
+		clear(rc.objects)
+	}
+	rc.objects[key] = o
+}
+
+// versionsList returns the fresh versions list of registry folder dir, or
+// nil.
+func (rc *readCache) versionsList(dir string) *versionsState {
+	if rc.ttl <= 0 {
+		return nil
+	}
+	rc.mu.RLock()
+	vs := rc.versions[dir]
+	rc.mu.RUnlock()
+	if vs == nil || !rc.now().Before(vs.expires) {
+		return nil
+	}
+	return vs
+}
+
+func (rc *readCache) rememberVersions(gen uint64, dir string, vs *versionsState) {
+	if rc.ttl <= 0 {
+		return
+	}
+	vs.expires = rc.now().Add(rc.ttl)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.gen.Load() != gen {
+		return
+	}
+	if len(rc.versions) >= maxTracked {
+		clear(rc.versions)
+	}
+	rc.versions[dir] = vs
+}
+
+// commitOf checks that the version whose registry.json (its commit point)
+// is at key exists and returns what is known of that registry.json (at
+// least the ETag), from memory while fresh. A missing version is
+// storage.ErrNotFound.
+func (h *Handler) commitOf(ctx context.Context, key string) (storage.Info, error) {
+	if o := h.rcache.object(key); o != nil {
+		return storage.Info{Key: key, ETag: o.etag, ModTime: o.modTime}, nil
+	}
+	gen := h.rcache.gen.Load()
+	info, err := h.store.Stat(ctx, key)
+	if err != nil {
+		return storage.Info{}, err
+	}
+	h.rcache.rememberObject(gen, key, &objectState{etag: storageETag(info), statOnly: true, modTime: info.ModTime})
+	return info, nil
+}
+
+// versionsOf returns the versions list of res's registry, from memory
+// while fresh. A missing versions.json is storage.ErrNotFound.
+func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState, error) {
+	key := layout.Versions(res.namespace, res.path)
+	if vs := h.rcache.versionsList(key); vs != nil {
+		return vs, nil
+	}
+	gen := h.rcache.gen.Load()
+	data, info, err := h.readDocument(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	vs := &versionsState{doc: storedDocument(key, data, info, echo.MIMEApplicationJSON)}
+	if vl, err := registry.ParseVersionList(data); err != nil {
+		vs.parseErr = err
+	} else {
+		vs.latest = vl.Latest()
+	}
+	h.rcache.rememberVersions(gen, key, vs)
+	return vs, nil
+}
+
+// conditionalOrRange reports whether a request carries a header that
+// [http.ServeContent] must answer (a range, or a precondition).
+func conditionalOrRange(h http.Header) bool {
+	for _, k := range [...]string{"Range", "If-Range", "If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"} {
+		if _, ok := h[k]; ok {
+			return true
+		}
+	}
+	return false
+}
