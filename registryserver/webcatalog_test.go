@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -189,4 +190,31 @@ func TestWebCatalogKeepsAPI(t *testing.T) {
 	if _, err := registryserver.New(registryserver.WithWebCatalog("catalog")); err == nil {
 		t.Error("a relative base path: got nil error")
 	}
+}
+
+// FuzzWebCatalogPath: any path under the catalog's registry pages is
+// answered with a page (200) or the not-found page (404), never an error
+// or a crash, and an anonymous visitor never gets gated content.
+func FuzzWebCatalogPath(f *testing.F) {
+	for _, s := range []string{
+		"@main/runtimes/node", "@main/runtimes/node/1.1.0", "@main/runtimes/node/1.1.0/files/templates/big.ts",
+		"@gated/secret/thing", "@gated/secret/thing/1.0.0/files/templates/.gitignore", "@main/runtimes/node/1.1.0/files/../../x",
+		"@main/runtimes/node/1.1.0/files/", "@main/%2e%2e/x", "@MAIN/runtimes/node", "@main/runtimes/node/versions", "",
+	} {
+		f.Add(s)
+	}
+	h := newHandler(f, registryserver.WithWebCatalog("/"), registryserver.WithRateLimit(1<<30, time.Minute))
+	f.Fuzz(func(t *testing.T, p string) {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+		req.URL.Path = "/-/r/" + p
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if rec.Code != 200 && rec.Code != 404 && rec.Code != 301 {
+			t.Fatalf("%q: status %d: %s", p, rec.Code, body)
+		}
+		if strings.Contains(body, "@gated/") || strings.Contains(body, "dist\n") {
+			t.Fatalf("%q: anonymous page shows gated content:\n%s", p, body)
+		}
+	})
 }
