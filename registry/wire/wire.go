@@ -14,6 +14,8 @@ const (
 	CodeInvalidPreset    Code = "INVALID_PRESET"     // 400, a preset name breaking the grammar
 	CodeNotFound         Code = "NOT_FOUND"          // 404, no such route, registry, version, file or preset
 	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED" // 405
+	CodeInvalidQuery     Code = "INVALID_QUERY"      // 400, a bad /search or listing query
+	CodeQueryTooLong     Code = "QUERY_TOO_LONG"     // 400, a /search query over its length limit
 	// CodeNamespaceNotFound is sent with 404 for a namespace that holds nothing.
 	CodeNamespaceNotFound Code = "NAMESPACE_NOT_FOUND"
 
