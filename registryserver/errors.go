@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -27,8 +28,8 @@ const (
 	codeNamespaceNotFound  = "NAMESPACE_NOT_FOUND"
 	codeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	codeInternal           = "INTERNAL_SERVER_ERROR"
-	codeInvalidQuery       = "INVALID_QUERY"
-	codeQueryTooLong       = "QUERY_TOO_LONG"
+	codeInvalidQuery       = string(wire.CodeInvalidQuery)
+	codeQueryTooLong       = string(wire.CodeQueryTooLong)
 )
 
 // msgInvalidKey is the message of a path the storage cannot hold.

@@ -41,6 +41,10 @@ const (
 	CodeVersionExists       Code = "VERSION_EXISTS"             // 409, the version is already published
 	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"          // 413, the body exceeds a limit
 
+	// Search (GET /search).
+	CodeInvalidQuery Code = "INVALID_QUERY"  // 400, a bad filter, limit or cursor
+	CodeQueryTooLong Code = "QUERY_TOO_LONG" // 400, the text or a filter is over its length limit
+
 	// Operations.
 	CodeRateLimitExceeded Code = "RATE_LIMIT_EXCEEDED"   // 429, with Retry-After
 	CodeInternal          Code = "INTERNAL_SERVER_ERROR" // 500, the cause is only logged
