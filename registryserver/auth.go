@@ -95,6 +95,7 @@ type tokenRule struct {
 	publish bool
 	mark    string
 	expires time.Time // zero: never
+	inClear bool      // written as "token", not "tokenSha256"
 	ns      int       // nsRule.id of the namespace the entry belongs to
 }
 
@@ -218,6 +219,7 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 			return t, "token is empty"
 		}
 		t.sum = sha256.Sum256([]byte(tok))
+		t.inClear = true
 	case e.TokenSha256 != nil:
 		b, err := hex.DecodeString(strings.TrimSpace(*e.TokenSha256))
 		if err != nil || len(b) != sha256.Size {

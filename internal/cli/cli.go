@@ -37,6 +37,9 @@ type CLI struct {
 	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
 	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
+
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
 }
 
 // Validate rejects contradictory global flags.

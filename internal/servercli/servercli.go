@@ -152,6 +152,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 			code = ke.code
 		}
 	}()
+	if len(args) > 0 && toolCommands[args[0]] {
+		return runTool(ctx, args, stdout, stderr)
+	}
 	if err := loadDotEnv(".env"); err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
 		return ExitError
@@ -159,7 +162,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("jig-server"),
-		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."),
+		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."+toolsHelp),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
 		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},

@@ -1,0 +1,317 @@
+package servercli
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryserver"
+)
+
+// toolCommands are the first arguments that select a tool instead of the
+// server: "jig-server token new", "jig-server auth check",
+// "jig-server health".
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true}
+
+// toolsHelp is appended to "jig-server --help".
+const toolsHelp = `
+
+Other commands (each has --help):
+  jig-server token new --namespace @team [--publish] [--expires 90d]   make a token; prints the auth.json entry with only its SHA-256
+  jig-server auth check auth.json                                     validate auth.json and show what each token may do
+  jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)`
+
+// tools is the command line of the helper commands.
+type tools struct {
+	Token struct {
+		New tokenNewCmd `cmd:"" help:"Make a random token for a namespace and print the auth.json entry that stores only its SHA-256."`
+	} `cmd:"" help:"Manage tokens."`
+	Auth struct {
+		Check authCheckCmd `cmd:"" help:"Validate an auth.json file and print what each token may do."`
+	} `cmd:"" help:"Inspect auth.json."`
+	Health healthCmd `cmd:"" help:"Ask a running jig-server's /health; exit 0 when it answers 200."`
+}
+
+// runTool runs one of the helper commands.
+func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = ke.code
+		}
+	}()
+	var t tools
+	parser, err := kong.New(&t,
+		kong.Name("jig-server"),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Vars{"version": "jig-server " + buildinfo.Get().String(), "port": portOrDefault(os.Getenv("PORT"))},
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		return ExitError
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\nRun 'jig-server %s --help' for usage.\n", err, args[0])
+		return ExitError
+	}
+	kctx.BindTo(stdout, (*io.Writer)(nil))
+	if err := kctx.Run(); err != nil {
+		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+// portOrDefault is PORT when it is a number, else jig-server's default.
+func portOrDefault(p string) string {
+	if _, err := strconv.Atoi(p); err == nil {
+		return p
+	}
+	return "8080"
+}
+
+// tokenNewCmd is "jig-server token new".
+type tokenNewCmd struct {
+	Namespace string `required:"" help:"Namespace the token opens, e.g. @team."`
+	Publish   bool   `help:"Let the token publish to the namespace (it always reads)."`
+	Expires   string `help:"Lifetime such as 90d, 12h or 2027-12-31 (default: never)."`
+	Mark      string `help:"Label kept in auth.json and shown in logs instead of the token."`
+	JSON      bool   `name:"json" help:"Print one JSON document: token, namespace and entry."`
+}
+
+// Help is shown by "jig-server token new --help".
+func (c *tokenNewCmd) Help() string {
+	return `The token is printed once; auth.json keeps only its SHA-256 ("tokenSha256").
+Add the printed entry to the namespace's list in auth.json, then restart jig-server.
+
+Examples:
+  jig-server token new --namespace @team
+  jig-server token new --namespace @team --publish --expires 90d --mark ci`
+}
+
+// tokenEntry is one auth.json token entry holding only the token's hash.
+type tokenEntry struct {
+	TokenSha256 string `json:"tokenSha256"`
+	Publish     bool   `json:"publish,omitempty"`
+	Mark        string `json:"mark,omitempty"`
+	ExpiresAt   string `json:"expiresAt,omitempty"`
+}
+
+// tokenPrefix marks jig tokens so secret scanners can find leaked ones.
+const tokenPrefix = "jig_"
+
+// newToken returns a random token: tokenPrefix and 32 random bytes in
+// unpadded base64url.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// parseLifetime reads --expires: Nd, a Go duration, or a date/time.
+func parseLifetime(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(d); err == nil && n > 0 && n <= 36500 {
+			return now.AddDate(0, 0, n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			if !t.After(now) {
+				return time.Time{}, fmt.Errorf("--expires %s is in the past", s)
+			}
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--expires %q is not a lifetime; use days (90d), a duration (12h) or a date (2027-12-31)", s)
+}
+
+// Run prints the token once with its auth.json entry.
+func (c *tokenNewCmd) Run(stdout io.Writer) error {
+	if !registry.ValidNamespace(c.Namespace) {
+		return fmt.Errorf("--namespace %q is not a namespace; use @ then lowercase letters, digits, - or _, e.g. --namespace @team", c.Namespace)
+	}
+	entry := tokenEntry{Publish: c.Publish, Mark: c.Mark}
+	if c.Expires != "" {
+		exp, err := parseLifetime(c.Expires, time.Now().UTC())
+		if err != nil {
+			return err
+		}
+		entry.ExpiresAt = exp.UTC().Format(time.RFC3339)
+	}
+	tok, err := newToken()
+	if err != nil {
+		return fmt.Errorf("making a random token: %w", err)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	entry.TokenSha256 = fmt.Sprintf("%x", sum)
+	if c.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Token     string     `json:"token"`
+			ID        string     `json:"id"`
+			Namespace string     `json:"namespace"`
+			Entry     tokenEntry `json:"entry"`
+		}{tok, registryserver.TokenID(sum), c.Namespace, entry})
+	}
+	line, err := json.Marshal(entry)
+	if err != nil {
+		return err
+	}
+	what := "reads"
+	if c.Publish {
+		what = "reads and publishes"
+	}
+	fmt.Fprintf(stdout, "Token (shown once; store it now): %s\n", tok)
+	fmt.Fprintf(stdout, "It %s %s; id %s.\n\n", what, c.Namespace, registryserver.TokenID(sum))
+	fmt.Fprintf(stdout, "Add this entry to the %q list in auth.json (it holds only the token's SHA-256):\n%s\n\n", c.Namespace, line)
+	fmt.Fprintf(stdout, "Clients use it with: jig config set %s --url <server-url> --token <token>\n", c.Namespace)
+	return nil
+}
+
+// authCheckCmd is "jig-server auth check".
+type authCheckCmd struct {
+	File string `arg:"" type:"existingfile" help:"The auth.json to check."`
+	JSON bool   `name:"json" help:"Print one JSON document: namespaces, tokens and problems."`
+}
+
+// Help is shown by "jig-server auth check --help".
+func (c *authCheckCmd) Help() string {
+	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest).
+Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TOKEN" | sha256sum).
+
+Examples:
+  jig-server auth check /etc/jig/auth.json
+  jig-server auth check auth.json --json`
+}
+
+// Run validates the file and prints each namespace's access.
+func (c *authCheckCmd) Run(stdout io.Writer) error {
+	a, err := registryserver.LoadAuthConfig(c.File)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	desc := a.Describe(now)
+	var problems []string
+	for _, w := range a.Warnings() {
+		problems = append(problems, w.Error())
+	}
+	for _, ns := range desc {
+		for _, t := range ns.Tokens {
+			if t.InClear {
+				problems = append(problems, fmt.Sprintf("%s: token %s is stored in clear; replace its \"token\" with \"tokenSha256\": %q", ns.Namespace, t.ID, t.SHA256))
+			}
+		}
+	}
+	if c.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Namespaces []registryserver.NamespaceAccess `json:"namespaces"`
+			Problems   []string                         `json:"problems"`
+		}{desc, append([]string{}, problems...)}); err != nil {
+			return err
+		}
+	} else {
+		for _, ns := range desc {
+			if ns.Public {
+				fmt.Fprintf(stdout, "%s  public: anyone reads; only the admin token publishes\n", ns.Namespace)
+				continue
+			}
+			fmt.Fprintf(stdout, "%s  gated: %d token(s)\n", ns.Namespace, len(ns.Tokens))
+			for _, t := range ns.Tokens {
+				what := "read"
+				if t.Publish {
+					what = "read, publish"
+				}
+				line := fmt.Sprintf("  %s  %s", t.ID, what)
+				if t.Mark != "" {
+					line += fmt.Sprintf("  mark %q", t.Mark)
+				}
+				switch {
+				case t.Expired:
+					line += "  EXPIRED " + t.ExpiresAt.UTC().Format(time.RFC3339)
+				case t.ExpiresAt != nil:
+					line += "  expires " + t.ExpiresAt.UTC().Format(time.RFC3339)
+				}
+				if t.InClear {
+					line += "  (stored in clear)"
+				}
+				fmt.Fprintln(stdout, line)
+			}
+		}
+		for _, p := range problems {
+			fmt.Fprintln(stdout, "problem: "+p)
+		}
+	}
+	if n := len(a.Warnings()); n > 0 {
+		return fmt.Errorf("%s: %d namespace(s) rejected; fix them and run 'jig-server auth check %s' again", c.File, n, c.File)
+	}
+	return nil
+}
+
+// healthCmd is "jig-server health".
+type healthCmd struct {
+	URL     string        `default:"http://127.0.0.1:${port}" help:"Base URL of the server to ask (default: this machine on PORT)."`
+	Timeout time.Duration `default:"5s" help:"How long to wait for the answer."`
+}
+
+// Help is shown by "jig-server health --help".
+func (c *healthCmd) Help() string {
+	return `For container health checks in images without curl.
+
+Examples:
+  jig-server health
+  jig-server health --url http://127.0.0.1:9000`
+}
+
+// Run asks /health and fails unless it answers 200.
+func (c *healthCmd) Run(ctx context.Context, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.URL, "/")+"/health", nil)
+	if err != nil {
+		return fmt.Errorf("--url %q: %w", c.URL, err)
+	}
+	client := &http.Client{Timeout: c.Timeout, Transport: &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: c.Timeout}).DialContext}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("health check of %s failed: %w", c.URL, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("health check of %s: %s %s", c.URL, resp.Status, strings.TrimSpace(string(body)))
+	}
+	fmt.Fprintln(stdout, strings.TrimSpace(string(body)))
+	return nil
+}

@@ -1,0 +1,155 @@
+package servercli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runToolArgs runs a helper command and returns its exit code and output.
+func runToolArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(t.Context(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestTokenNewOpensTheNamespace makes a token with "token new", puts the
+// printed entry in auth.json, and reads the gated namespace with it.
+func TestTokenNewOpensTheNamespace(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runToolArgs(t, "token", "new", "--namespace", "@team", "--publish", "--expires", "90d", "--mark", "ci", "--json")
+	if code != 0 {
+		t.Fatalf("token new: exit %d, stderr %s", code, errOut)
+	}
+	var got struct {
+		Token, ID, Namespace string
+		Entry                map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("token new --json: %v in %s", err, out)
+	}
+	if !strings.HasPrefix(got.Token, "jig_") || len(got.Token) < 40 {
+		t.Errorf("got token %q, want jig_ and 43 base64url characters", got.Token)
+	}
+	if _, ok := got.Entry["token"]; ok || got.Entry["tokenSha256"] == nil || got.Entry["publish"] != true || got.Entry["mark"] != "ci" {
+		t.Errorf("got entry %v, want tokenSha256, publish true and mark ci, and no token", got.Entry)
+	}
+	exp, err := time.Parse(time.RFC3339, got.Entry["expiresAt"].(string))
+	if err != nil || exp.Sub(time.Now()) < 89*24*time.Hour || exp.Sub(time.Now()) > 91*24*time.Hour {
+		t.Errorf("got expiresAt %v (%v), want about 90 days from now", got.Entry["expiresAt"], err)
+	}
+	if strings.Contains(out, `"entry": {`) && strings.Contains(mustJSON(t, got.Entry), got.Token) {
+		t.Errorf("the entry holds the token in clear: %v", got.Entry)
+	}
+
+	dir := t.TempDir()
+	auth := filepath.Join(dir, "auth.json")
+	if err := os.WriteFile(auth, []byte(`{"@main": [], "@team": [`+mustJSON(t, got.Entry)+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := start(t, "--storage-root", filepath.Join(dir, "data"), "--auth-config-path", auth)
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{"", http.StatusUnauthorized}, {"jig_wrong", http.StatusUnauthorized}, {got.Token, http.StatusOK}} {
+		hdr := map[string]string{}
+		if tc.token != "" {
+			hdr["Authorization"] = "Bearer " + tc.token
+		}
+		resp, body := getFrom(t, base+"/namespaces/@team/registries", hdr)
+		if resp.StatusCode != tc.want && !(tc.want == http.StatusOK && resp.StatusCode == http.StatusNotFound) {
+			t.Errorf("GET /namespaces/@team/registries with token %q: got %d %s, want %d", tc.token, resp.StatusCode, body, tc.want)
+		}
+	}
+
+	// auth check lists the token by its id, never the token itself.
+	code, out, errOut = runToolArgs(t, "auth", "check", auth)
+	if code != 0 {
+		t.Fatalf("auth check: exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"@main  public", "@team  gated: 1 token(s)", "  " + got.ID + "  read, publish  mark \"ci\"  expires "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("auth check output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, got.Token) {
+		t.Errorf("auth check prints the token:\n%s", out)
+	}
+
+	// health asks the running server.
+	code, out, errOut = runToolArgs(t, "health", "--url", base)
+	if code != 0 || !strings.Contains(out, `"status":"ok"`) {
+		t.Errorf("health: exit %d, stdout %s, stderr %s; want 0 and the health report", code, out, errOut)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestToolErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "auth.json")
+	if err := os.WriteFile(bad, []byte(`{"@main": [], "@team": [{"token": "plain-secret"}], "@broken": [{"publish": true}], "NoAt": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    []string
+		stderr    []string
+		notOutput string
+	}{
+		{name: "bad namespace", args: []string{"token", "new", "--namespace", "team"}, code: 1,
+			stderr: []string{`--namespace "team" is not a namespace`, "--namespace @team"}},
+		{name: "bad lifetime", args: []string{"token", "new", "--namespace", "@team", "--expires", "soon"}, code: 1,
+			stderr: []string{`--expires "soon" is not a lifetime; use days (90d)`}},
+		{name: "past date", args: []string{"token", "new", "--namespace", "@team", "--expires", "2001-01-01"}, code: 1,
+			stderr: []string{"--expires 2001-01-01 is in the past"}},
+		{name: "rejected namespaces", args: []string{"auth", "check", bad}, code: 1,
+			stdout:    []string{"@team  gated: 1 token(s)", "(stored in clear)", `namespace "@broken" rejected: entry 0: has neither token nor tokenSha256`, `namespace "NoAt" rejected`},
+			stderr:    []string{"2 namespace(s) rejected; fix them and run 'jig-server auth check"},
+			notOutput: "plain-secret"},
+		{name: "missing file", args: []string{"auth", "check", filepath.Join(dir, "nope.json")}, code: 1,
+			stderr: []string{"nope.json"}},
+		{name: "health of nothing", args: []string{"health", "--url", "http://127.0.0.1:1", "--timeout", "2s"}, code: 1,
+			stderr: []string{"health check of http://127.0.0.1:1 failed"}},
+		{name: "help", args: []string{"token", "new", "--help"}, code: 0,
+			stdout: []string{"jig-server token new --namespace @team --publish --expires 90d --mark ci"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runToolArgs(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit: got %d, want %d; stdout %s stderr %s", code, tt.code, out, errOut)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tt.notOutput != "" && strings.Contains(out+errOut, tt.notOutput) {
+				t.Errorf("output holds %q", tt.notOutput)
+			}
+		})
+	}
+}

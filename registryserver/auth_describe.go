@@ -1,0 +1,69 @@
+package registryserver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"time"
+)
+
+// NamespaceAccess describes one declared namespace of an auth.json, for
+// review tools such as "jig-server auth check". It never holds a token.
+type NamespaceAccess struct {
+	Namespace string `json:"namespace"`
+	// Public is true for an empty token list: anyone reads, only the admin
+	// token publishes.
+	Public bool         `json:"public"`
+	Tokens []TokenGrant `json:"tokens,omitempty"`
+}
+
+// TokenGrant describes one token entry without the token.
+type TokenGrant struct {
+	// ID is the first 12 hex digits of the token's SHA-256: enough to tell
+	// entries apart and to match a token someone holds
+	// (printf %s "$TOKEN" | sha256sum), useless to an attacker.
+	ID        string     `json:"id"`
+	Read      bool       `json:"read"`
+	Publish   bool       `json:"publish"`
+	Mark      string     `json:"mark,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	Expired   bool       `json:"expired"`
+	// InClear is true when the file holds the token itself ("token")
+	// rather than its hash ("tokenSha256").
+	InClear bool `json:"inClear"`
+	// SHA256 is the token's full hex SHA-256, set only for a token stored
+	// in clear: the value to write as "tokenSha256" instead.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// TokenID returns the short identifier of a token's SHA-256 used in
+// [TokenGrant.ID].
+func TokenID(sum [sha256.Size]byte) string { return hex.EncodeToString(sum[:6]) }
+
+// Describe lists the declared namespaces, sorted, with what each token may
+// do at time now. Rejected namespaces are not listed; see
+// [AuthConfig.Warnings]. A nil *AuthConfig describes nothing.
+func (a *AuthConfig) Describe(now time.Time) []NamespaceAccess {
+	if a == nil {
+		return nil
+	}
+	out := make([]NamespaceAccess, 0, len(a.namespaces))
+	for ns, rule := range a.namespaces {
+		d := NamespaceAccess{Namespace: ns, Public: len(rule.tokens) == 0}
+		for _, t := range rule.tokens {
+			g := TokenGrant{ID: TokenID(t.sum), Read: true, Publish: t.publish, Mark: t.mark, InClear: t.inClear}
+			if t.inClear {
+				g.SHA256 = hex.EncodeToString(t.sum[:])
+			}
+			if !t.expires.IsZero() {
+				exp := t.expires
+				g.ExpiresAt = &exp
+				g.Expired = !now.Before(exp)
+			}
+			d.Tokens = append(d.Tokens, g)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
+	return out
+}
