@@ -8,13 +8,12 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // VersionList is the document stored as versions.json and served at
 // .../versions: every published version, newest first.
-type VersionList struct {
-	Versions []string `json:"versions"`
-}
+type VersionList wire.VersionList
 
 // ParseVersionList decodes a versions.json document and checks every entry
 // is a full SemVer version.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // Client reads from one registry server. It is safe for concurrent use.
@@ -367,10 +368,7 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 		return &response{status: res.StatusCode, header: res.Header, body: data, url: shown}, nil, false
 	}
 	se := &StatusError{StatusCode: res.StatusCode, Registry: r.registry, URL: shown}
-	var eb struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
+	var eb wire.Error
 	if decodeJSON(shown, data, &eb) == nil {
 		se.Code, se.Message = eb.Code, eb.Message
 	}
@@ -456,9 +454,7 @@ func decodeJSON(from string, data []byte, v any) error {
 //
 // API: GET /namespaces
 func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
-	var body struct {
-		Namespaces []string `json:"namespaces"`
-	}
+	var body wire.Namespaces
 	if err := c.getJSON(ctx, request{path: "/namespaces"}, &body); err != nil {
 		return nil, err
 	}
@@ -476,9 +472,7 @@ func (c *Client) Registries(ctx context.Context, ns string) ([]string, error) {
 	if !registry.ValidNamespace(ns) {
 		return nil, fmt.Errorf("invalid namespace %q: it must start with @ and use lowercase letters, digits, - or _ (e.g. @main)", ns)
 	}
-	var body struct {
-		Registries []string `json:"registries"`
-	}
+	var body wire.Registries
 	if err := c.getJSON(ctx, request{path: "/namespaces/" + url.PathEscape(ns) + "/registries", registry: ns}, &body); err != nil {
 		return nil, err
 	}
@@ -544,9 +538,7 @@ func (c *Client) Versions(ctx context.Context, id registry.ID) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	var body struct {
-		Versions []string `json:"versions"`
-	}
+	var body wire.VersionList
 	if err := c.getJSON(ctx, request{path: p + "/versions", registry: id.Key()}, &body); err != nil {
 		return nil, err
 	}
@@ -635,19 +627,12 @@ func (c *Client) Schema(ctx context.Context, name string) ([]byte, error) {
 	return resp.body, nil
 }
 
-// Health is the server's health report.
-type Health struct {
-	// Status is "ok" or "error".
-	Status string `json:"status"`
-	// Checks are keyed by check name ("storage").
-	Checks map[string]HealthCheck `json:"checks,omitempty"`
-}
+// Health is the server's health report: [wire.StatusOK] or
+// [wire.StatusError], with checks keyed by name ("storage").
+type Health = wire.Health
 
 // HealthCheck is one check of a [Health] report.
-type HealthCheck struct {
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-}
+type HealthCheck = wire.HealthCheck
 
 // Health fetches the server's health report. When the server answers 503
 // with a report, both the report and a [*StatusError] are returned. A 503 is

@@ -159,7 +159,7 @@ func TestClientErrors(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Fatalf("got %v, want a StatusError", err)
 			}
-			if se.StatusCode != tt.wantStatus || (tt.wantCode != "" && se.Code != tt.wantCode) || se.Registry != tt.wantReg {
+			if se.StatusCode != tt.wantStatus || (tt.wantCode != "" && string(se.Code) != tt.wantCode) || se.Registry != tt.wantReg {
 				t.Errorf("got %d %s %q, want %d %s %q", se.StatusCode, se.Code, se.Registry, tt.wantStatus, tt.wantCode, tt.wantReg)
 			}
 			if !errors.Is(err, tt.wantIs) {

@@ -3,6 +3,7 @@ package registryclient
 import (
 	"errors"
 	"fmt"
+	"github.com/jigkit/jig/registry/wire"
 	"net/http"
 	"strings"
 	"time"
@@ -32,14 +33,14 @@ var (
 )
 
 // StatusError is returned for a non-2xx response. Code and Message come from
-// the server's {"code","message"} body when it has one. Registry names what
+// the server's [wire.Error] body when it has one. Registry names what
 // the request concerned (an identifier such as "@main/quality/eslint@1.0.0",
 // a namespace, "@presets/node"), or the client's namespace (see
 // [WithNamespace]) for requests about the whole source. URL is the request URL
 // with any user info removed. Error never includes credentials.
 type StatusError struct {
 	StatusCode int
-	Code       string
+	Code       wire.Code
 	Message    string
 	Registry   string
 	URL        string

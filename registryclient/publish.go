@@ -22,6 +22,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // Limits of what [OpenPackage] and [Pack] accept, the server's limits.
@@ -331,15 +332,10 @@ func readArchive(data []byte) ([]byte, []string, error) {
 	return manifest, files, nil
 }
 
-// PublishResult is the server's answer to a publish.
+// PublishResult is the server's answer to a publish ([wire.UploadResult])
+// and where the new version is served.
 type PublishResult struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"`
-	Namespace string `json:"namespace,omitempty"`
-	Message   string `json:"message"`
-	// Path is "@ns/<seg>…/<version>" for a registry, "presets/<name>/<version>"
-	// for a preset.
-	Path string `json:"path"`
+	wire.UploadResult
 	// URL is where the new version is served: its versioned manifest, or
 	// the preset.
 	URL string `json:"url"`
@@ -371,7 +367,7 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="file"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
+	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
 	h.Set("Content-Type", "application/gzip")
 	pw, err := mw.CreatePart(h)
 	if err != nil {
@@ -380,7 +376,7 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 	if _, err := pw.Write(p.Data); err != nil {
 		return nil, err
 	}
-	if err := mw.WriteField("checksum", p.Checksum); err != nil {
+	if err := mw.WriteField(wire.FormChecksum, p.Checksum); err != nil {
 		return nil, err
 	}
 	if err := mw.Close(); err != nil {

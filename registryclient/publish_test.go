@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -170,8 +171,8 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &registryclient.PublishResult{Name: "ui-kit", Version: "1.0.0", Namespace: "@acme", Message: "Registry uploaded successfully",
-		Path: "@acme/features/ui-kit/1.0.0", URL: srv.URL + "/registries/@acme/features/ui-kit/1.0.0"}
+	want := &registryclient.PublishResult{UploadResult: wire.UploadResult{Name: "ui-kit", Version: "1.0.0", Namespace: "@acme", Message: "Registry uploaded successfully",
+		Path: "@acme/features/ui-kit/1.0.0"}, URL: srv.URL + "/registries/@acme/features/ui-kit/1.0.0"}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}

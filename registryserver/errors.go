@@ -13,23 +13,24 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// Wire error codes shared by every route. Publishing, rate limiting and the
-// other routes add their own codes next to their handlers but build the
-// error with [newAPIError] so that it is written by [Handler.handleError].
+// Short names of the wire error codes shared by every route; the values
+// live in package wire. Publishing, rate limiting and the other routes name
+// their own codes next to their handlers but build the error with
+// [newAPIError] so that it is written by [Handler.handleError].
 const (
-	codeInvalidPath        = "INVALID_PATH"
-	codeInvalidNamespace   = "INVALID_NAMESPACE"
-	codeInvalidPreset      = "INVALID_PRESET"
-	codeForbiddenNamespace = "FORBIDDEN_NAMESPACE"
-	codeUnauthorized       = "UNAUTHORIZED"
-	codeInvalidToken       = "INVALID_TOKEN"
-	codeTokenExpired       = "TOKEN_EXPIRED"
-	codeNotFound           = "NOT_FOUND"
-	codeNamespaceNotFound  = "NAMESPACE_NOT_FOUND"
-	codeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
-	codeInternal           = "INTERNAL_SERVER_ERROR"
-	codeInvalidQuery       = string(wire.CodeInvalidQuery)
-	codeQueryTooLong       = string(wire.CodeQueryTooLong)
+	codeInvalidPath        = wire.CodeInvalidPath
+	codeInvalidNamespace   = wire.CodeInvalidNamespace
+	codeInvalidPreset      = wire.CodeInvalidPreset
+	codeForbiddenNamespace = wire.CodeForbiddenNamespace
+	codeUnauthorized       = wire.CodeUnauthorized
+	codeInvalidToken       = wire.CodeInvalidToken
+	codeTokenExpired       = wire.CodeTokenExpired
+	codeNotFound           = wire.CodeNotFound
+	codeNamespaceNotFound  = wire.CodeNamespaceNotFound
+	codeMethodNotAllowed   = wire.CodeMethodNotAllowed
+	codeInternal           = wire.CodeInternal
+	codeInvalidQuery       = wire.CodeInvalidQuery
+	codeQueryTooLong       = wire.CodeQueryTooLong
 )
 
 // msgInvalidKey is the message of a path the storage cannot hold.
@@ -43,14 +44,14 @@ var msgInvalidKey = fmt.Sprintf("Invalid path: each part must be at most %d byte
 // set, is logged (at error level, for 5xx) and never sent.
 type apiError struct {
 	status int
-	code   string
+	code   wire.Code
 	msg    string
 	cause  error
 }
 
 // newAPIError returns an error that is sent as status with body
 // {"code": code, "message": msg}.
-func newAPIError(status int, code, msg string) *apiError {
+func newAPIError(status int, code wire.Code, msg string) *apiError {
 	return &apiError{status: status, code: code, msg: msg}
 }
 
@@ -70,19 +71,13 @@ func internalError(cause error) *apiError {
 // built by handleError.
 func (e *apiError) Error() string {
 	if e.cause != nil {
-		return e.code + ": " + e.msg + ": " + e.cause.Error()
+		return string(e.code) + ": " + e.msg + ": " + e.cause.Error()
 	}
-	return e.code + ": " + e.msg
+	return string(e.code) + ": " + e.msg
 }
 
 // Unwrap returns the logged cause, if any.
 func (e *apiError) Unwrap() error { return e.cause }
-
-// errorBody is the JSON shape of every error response.
-type errorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
 
 // authError maps the access errors of [AuthConfig.Authorize] to their wire
 // form. It returns nil for a nil err and a 500 for anything unexpected.
@@ -142,7 +137,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 		resp.WriteHeader(ae.status)
 		return
 	}
-	body, _ := json.Marshal(errorBody{Code: ae.code, Message: ae.msg})
+	body, _ := json.Marshal(wire.Error{Code: ae.code, Message: ae.msg})
 	if werr := c.Blob(ae.status, echo.MIMEApplicationJSON, body); werr != nil {
 		h.log.Debug("writing error response", zap.Error(werr))
 	}
@@ -167,18 +162,18 @@ func fromEchoError(he *echo.HTTPError) *apiError {
 	return &apiError{status: he.Code, code: codeForStatus(he.Code), msg: msg, cause: he}
 }
 
-func codeForStatus(status int) string {
+func codeForStatus(status int) wire.Code {
 	switch status {
 	case http.StatusBadRequest:
-		return "BAD_REQUEST"
+		return wire.CodeBadRequest
 	case http.StatusUnauthorized:
-		return codeUnauthorized
+		return wire.CodeUnauthorized
 	case http.StatusForbidden:
-		return "FORBIDDEN"
+		return wire.CodeForbidden
 	case http.StatusRequestEntityTooLarge:
-		return "PAYLOAD_TOO_LARGE"
+		return wire.CodePayloadTooLarge
 	case http.StatusTooManyRequests:
-		return "RATE_LIMIT_EXCEEDED"
+		return wire.CodeRateLimitExceeded
 	}
-	return "HTTP_ERROR"
+	return wire.CodeHTTPError
 }

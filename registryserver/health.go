@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -18,34 +19,19 @@ import (
 // "not found" is a healthy answer (the backend answered).
 const healthKey = layout.HealthKey
 
-// healthReport is the body of GET /health.
-type healthReport struct {
-	Status string `json:"status"`
-	Checks struct {
-		Storage healthCheck `json:"storage"`
-	} `json:"checks"`
-}
-
-type healthCheck struct {
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-}
-
 // getHealth serves GET and HEAD /health: 200 when the storage answers a
 // probe within the health timeout, else 503 with the error text. Always
 // Cache-Control: no-store.
 func (h *Handler) getHealth(c echo.Context) error {
-	var rep healthReport
 	status := http.StatusOK
-	rep.Status, rep.Checks.Storage.Status = "ok", "ok"
+	check := wire.HealthCheck{Status: wire.StatusOK}
 	if err := h.probeStorage(c.Request().Context()); err != nil {
 		status = http.StatusServiceUnavailable
-		rep.Status, rep.Checks.Storage.Status = "error", "error"
-		rep.Checks.Storage.Error = err.Error()
+		check = wire.HealthCheck{Status: wire.StatusError, Error: err.Error()}
 		h.log.Warn("storage health check failed", zap.Error(err))
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return c.JSON(status, rep)
+	return c.JSON(status, wire.Health{Status: check.Status, Checks: map[string]wire.HealthCheck{"storage": check}})
 }
 
 // probeStorage asks the storage whether it is reachable, giving up after

@@ -16,13 +16,14 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/internal/logx"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/clientip"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
-const codeRateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+const codeRateLimitExceeded = wire.CodeRateLimitExceeded
 
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in
 // Go's canonical form (RateLimit-Limit on the wire is case-insensitive).

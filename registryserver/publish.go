@@ -23,6 +23,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -31,21 +32,21 @@ import (
 
 // Wire error codes of the publishing routes (DESIGN.md section 3.3).
 const (
-	codeMissingFile          = "MISSING_FILE"
-	codeInvalidFileType      = "INVALID_FILE_TYPE"
-	codeMissingChecksum      = "MISSING_CHECKSUM"
-	codeChecksumMismatch     = "CHECKSUM_MISMATCH"
-	codeInvalidArchive       = "INVALID_ARCHIVE"
-	codeUploadFailed         = "UPLOAD_FAILED"
-	codeNamespaceNotAllowed  = "NAMESPACE_NOT_ALLOWED"
-	codeAnonymousUpload      = "ANONYMOUS_UPLOAD_FORBIDDEN"
-	codeInsufficientPerms    = "INSUFFICIENT_PERMISSIONS"
-	codeSchemaValidation     = "SCHEMA_VALIDATION_FAILED"
-	codeFileNotFound         = "FILE_NOT_FOUND"
-	codeUnsafeFile           = "UNSAFE_FILE"
-	codeUndeclaredFile       = "UNDECLARED_FILE"
-	codeVersionExists        = "VERSION_EXISTS"
-	codePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	codeMissingFile          = wire.CodeMissingFile
+	codeInvalidFileType      = wire.CodeInvalidFileType
+	codeMissingChecksum      = wire.CodeMissingChecksum
+	codeChecksumMismatch     = wire.CodeChecksumMismatch
+	codeInvalidArchive       = wire.CodeInvalidArchive
+	codeUploadFailed         = wire.CodeUploadFailed
+	codeNamespaceNotAllowed  = wire.CodeNamespaceNotAllowed
+	codeAnonymousUpload      = wire.CodeAnonymousUpload
+	codeInsufficientPerms    = wire.CodeInsufficientPerms
+	codeSchemaValidation     = wire.CodeSchemaValidation
+	codeFileNotFound         = wire.CodeFileNotFound
+	codeUnsafeFile           = wire.CodeUnsafeFile
+	codeUndeclaredFile       = wire.CodeUndeclaredFile
+	codeVersionExists        = wire.CodeVersionExists
+	codePayloadTooLarge      = wire.CodePayloadTooLarge
 	uploadSuccessMessage     = "Registry uploaded successfully"
 	presetSuccessMessage     = "Preset published successfully"
 	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
@@ -210,15 +211,6 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	return nil
 }
 
-// uploadResponse is the 201 body of POST /registries.
-type uploadResponse struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"`
-	Namespace string `json:"namespace"`
-	Message   string `json:"message"`
-	Path      string `json:"path"`
-}
-
 // postRegistry serves POST /registries: a multipart upload of a registry
 // package (one file part, a checksum field). The steps and their error
 // codes follow the reference (REFERENCE.md 2.4); see publish.go's package
@@ -349,7 +341,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	if h.pub.hooks != nil {
 		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.now())...)
 	}
-	return c.JSON(http.StatusCreated, uploadResponse{
+	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
 }
@@ -427,7 +419,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 				return up, tooLarge(lim)
 			}
 			sum = hash.Sum(nil)
-		case part.FileName() == "" && part.FormName() == "checksum":
+		case part.FileName() == "" && part.FormName() == wire.FormChecksum:
 			b, err := io.ReadAll(io.LimitReader(part, maxChecksumField))
 			if err != nil {
 				return up, bodyError(err, lim)
@@ -545,14 +537,6 @@ func schemaError(err error) error {
 	return internalError(err)
 }
 
-// presetResponse is the 201 body of POST /presets.
-type presetResponse struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Message string `json:"message"`
-	Path    string `json:"path"`
-}
-
 // postPreset serves POST /presets: a preset.json body, admin token only.
 // Versions are immutable; /presets/<name> serves the highest version.
 func (h *Handler) postPreset(c echo.Context) error {
@@ -595,7 +579,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 	}
 	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
 	h.presetPublished(req.Context(), p.Name)
-	return c.JSON(http.StatusCreated, presetResponse{
+	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),
 	})
 }

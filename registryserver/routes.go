@@ -12,6 +12,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -134,9 +135,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	doc, err := jsonDocument(struct {
-		Namespaces []string `json:"namespaces"`
-	}{visible})
+	doc, err := jsonDocument(wire.Namespaces{Namespaces: visible})
 	if err != nil {
 		return internalError(err)
 	}
@@ -178,10 +177,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
-	doc, err := jsonDocument(struct {
-		Namespace  string   `json:"namespace"`
-		Registries []string `json:"registries"`
-	}{ns, regs})
+	doc, err := jsonDocument(wire.Registries{Namespace: ns, Registries: regs})
 	if err != nil {
 		return internalError(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -68,23 +69,23 @@ func printPublishError(app *App, pkg *registryclient.Package, ns string, se *reg
 		msg = "the server refused the upload"
 	}
 	if se.Code != "" {
-		msg += " [" + se.Code + "]"
+		msg += " [" + string(se.Code) + "]"
 	}
 	fmt.Fprintf(w, "Publishing %s to %s failed: %s\n", pkg.ID(), se.URL, msg)
 	hint := ""
 	switch se.Code {
-	case "UNAUTHORIZED", "INVALID_TOKEN", "TOKEN_EXPIRED", "INSUFFICIENT_PERMISSIONS":
+	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
 		hint = fmt.Sprintf("Set a token with publish permission: jig config set %s --token <token>", ns)
 		if pkg.Preset != nil {
 			hint = fmt.Sprintf("Publishing presets needs the server's admin token: jig config set %s --token <admin token>", ns)
 		}
-	case "ANONYMOUS_UPLOAD_FORBIDDEN":
+	case wire.CodeAnonymousUpload:
 		hint = fmt.Sprintf("%s is a public namespace: only the server's admin token may publish to it.", pkg.Namespace())
-	case "NAMESPACE_NOT_ALLOWED":
+	case wire.CodeNamespaceNotAllowed:
 		hint = fmt.Sprintf("This token may not publish to %[1]s: set a token of %[1]s with publish permission (jig config set %[2]s --token <token>), or ask the server's operator to declare %[1]s in auth.json.", pkg.Namespace(), ns)
-	case "VERSION_EXISTS":
+	case wire.CodeVersionExists:
 		hint = "Published versions are immutable; raise \"version\" and publish again."
-	case "UNDECLARED_FILE":
+	case wire.CodeUndeclaredFile:
 		hint = "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
 	}
 	if hint != "" {

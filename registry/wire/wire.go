@@ -14,6 +14,8 @@ const (
 	CodeInvalidPreset    Code = "INVALID_PRESET"     // 400, a preset name breaking the grammar
 	CodeNotFound         Code = "NOT_FOUND"          // 404, no such route, registry, version, file or preset
 	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED" // 405
+	CodeInvalidQuery     Code = "INVALID_QUERY"      // 400, a bad /search or listing query
+	CodeQueryTooLong     Code = "QUERY_TOO_LONG"     // 400, a /search query over its length limit
 	// CodeNamespaceNotFound is sent with 404 for a namespace that holds nothing.
 	CodeNamespaceNotFound Code = "NAMESPACE_NOT_FOUND"
 
@@ -40,10 +42,6 @@ const (
 	CodeInsufficientPerms   Code = "INSUFFICIENT_PERMISSIONS"   // 403, the token may not publish here
 	CodeVersionExists       Code = "VERSION_EXISTS"             // 409, the version is already published
 	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"          // 413, the body exceeds a limit
-
-	// Search (GET /search).
-	CodeInvalidQuery Code = "INVALID_QUERY"  // 400, a bad filter, limit or cursor
-	CodeQueryTooLong Code = "QUERY_TOO_LONG" // 400, the text or a filter is over its length limit
 
 	// Operations.
 	CodeRateLimitExceeded Code = "RATE_LIMIT_EXCEEDED"   // 429, with Retry-After
