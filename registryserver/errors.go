@@ -127,6 +127,11 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	if resp.Committed {
 		return
 	}
+	if hasBody(c.Request()) {
+		// Whatever is left of the body is not wanted: never wait for it
+		// (a client trickling it would hold the connection).
+		refuseBody(c)
+	}
 	hdr := resp.Header()
 	for _, k := range representationHeaders {
 		hdr.Del(k)

@@ -130,6 +130,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		seq := s.reqSeq.Add(1)
 		req := c.Request()
+		h.guardBody(c)
 		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
 
 		var err error

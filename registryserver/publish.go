@@ -117,6 +117,8 @@ type publishOptions struct {
 	hooksSet     bool
 	webhookDrain time.Duration
 	tempDir      string
+	idleTimeout  time.Duration
+	maxUploads   int
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -168,6 +170,10 @@ func WithUploadTempDir(dir string) Option {
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
+	// idleTimeout bounds a stall of an upload body.
+	idleTimeout time.Duration
+	// slots holds one token per upload being received.
+	slots   chan struct{}
 	limits  UploadLimits
 	store   *publish.Store
 	hooks   *webhook.Dispatcher // nil: no webhooks
@@ -177,10 +183,19 @@ type publishState struct {
 // setupPublish builds the publishing state; the webhook dispatcher it
 // starts is drained by Close.
 func (h *Handler) setupPublish(o publishOptions) error {
+	idle, maxUploads := o.idleTimeout, o.maxUploads
+	if idle <= 0 {
+		idle = DefaultUploadIdleTimeout
+	}
+	if maxUploads <= 0 {
+		maxUploads = DefaultMaxConcurrentUploads
+	}
 	p := &publishState{
-		limits:  o.limits.withDefaults(),
-		store:   publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
-		tempDir: o.tempDir,
+		limits:      o.limits.withDefaults(),
+		store:       publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
+		tempDir:     o.tempDir,
+		idleTimeout: idle,
+		slots:       make(chan struct{}, maxUploads),
 	}
 	if o.hooksSet && len(o.hooks) > 0 {
 		opts := []webhook.Option{webhook.WithLogger(h.log)}
@@ -223,6 +238,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
 			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
 	}
+	release, err := h.acquireUpload(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	lim := h.pub.limits
 	req.Body = http.MaxBytesReader(c.Response(), req.Body, lim.MaxUploadSize+multipartOverhead)
 
@@ -468,6 +488,9 @@ func bodyError(err error, lim UploadLimits) error {
 	if errors.As(err, &mbe) {
 		return tooLarge(lim)
 	}
+	if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
+		return uploadTimeout(ute)
+	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
 		return newAPIError(http.StatusBadRequest, codeUploadFailed, "Malformed multipart/form-data body: part headers too large")
 	}
@@ -549,8 +572,16 @@ func (h *Handler) postPreset(c echo.Context) error {
 	if !who.admin {
 		return newAPIError(http.StatusForbidden, codeInsufficientPerms, "Publishing presets requires the admin token")
 	}
+	release, err := h.acquireUpload(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
 	if err != nil {
+		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
+			return uploadTimeout(ute)
+		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))

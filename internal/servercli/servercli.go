@@ -67,17 +67,26 @@ type CLI struct {
 	WebCatalog        bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
 	WebBasePath       string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
 
-	LogLevel   string `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
-	LogFormat  string `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
-	NodeEnv    string `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
-	TrustProxy string `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
-	RedisURL   string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
+	LogLevel             string        `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
+	LogFormat            string        `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
+	NodeEnv              string        `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
+	TrustProxy           string        `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
+	UploadIdleTimeout    time.Duration `name:"upload-idle-timeout" env:"UPLOAD_IDLE_TIMEOUT" default:"30s" help:"How long an upload may send nothing before it gets 408 and its connection is closed (a slow upload that keeps sending is not cut off)."`
+	MaxConcurrentUploads int           `name:"max-concurrent-uploads" env:"MAX_CONCURRENT_UPLOADS" default:"16" help:"How many uploads are received at once; one more gets 503 with Retry-After."`
+
+	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
 
 // Validate checks combinations kong's tags cannot express.
 func (c *CLI) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		return fmt.Errorf("--port/PORT %d is out of range; use 1-65535 (or 0 for any free port)", c.Port)
+	}
+	if c.UploadIdleTimeout <= 0 {
+		return fmt.Errorf("--upload-idle-timeout/UPLOAD_IDLE_TIMEOUT %v must be positive, such as 30s", c.UploadIdleTimeout)
+	}
+	if c.MaxConcurrentUploads <= 0 {
+		return fmt.Errorf("--max-concurrent-uploads/MAX_CONCURRENT_UPLOADS %d must be positive, such as 16", c.MaxConcurrentUploads)
 	}
 	if c.StorageCacheMB < 0 {
 		return fmt.Errorf("--storage-cache-mb/STORAGE_CACHE_MB %d is negative; use 0 to disable the cache or a size in MiB such as 64", c.StorageCacheMB)
@@ -124,11 +133,13 @@ func (c *CLI) s3Settings() (endpoint, region string) {
 	return endpoint, region
 }
 
-// Server timeouts: headers must arrive quickly (no slowloris); bodies and
-// responses may be large (100 MiB uploads) on slow links.
+// Server timeouts: headers must arrive quickly (no slowloris); responses
+// may be large on slow links. There is no overall read timeout: the
+// handler never waits for the body of a route that reads none, and bounds
+// upload bodies by progress (--upload-idle-timeout) rather than by one
+// budget for 100 MiB.
 const (
 	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 10 * time.Minute
 	writeTimeout      = 10 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 64 << 10
@@ -311,6 +322,8 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
+		registryserver.WithUploadIdleTimeout(c.UploadIdleTimeout),
+		registryserver.WithMaxConcurrentUploads(c.MaxConcurrentUploads),
 	}, opsOpts...)
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
@@ -353,7 +366,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,

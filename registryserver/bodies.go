@@ -1,0 +1,157 @@
+package registryserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Defaults of the request-body bounds (see [WithUploadIdleTimeout] and
+// [WithMaxConcurrentUploads]).
+const (
+	DefaultUploadIdleTimeout    = 30 * time.Second
+	DefaultMaxConcurrentUploads = 16
+	// uploadsBusyRetryAfter is the Retry-After of a 503 for a full upload
+	// slot, in seconds.
+	uploadsBusyRetryAfter = 10
+)
+
+const (
+	codeRequestTimeout = "REQUEST_TIMEOUT"
+	codeTooManyUploads = "TOO_MANY_UPLOADS"
+)
+
+// WithUploadIdleTimeout bounds how long an upload (POST /registries, POST
+// /presets, and the web catalog's forms) may go without sending a byte of
+// its body: a client that
+// stalls longer gets 408 REQUEST_TIMEOUT and its connection is closed. A
+// slow client that keeps sending is not cut off. It takes effect when the
+// handler runs in a net/http server (it sets the connection's read
+// deadline). The default is [DefaultUploadIdleTimeout].
+func WithUploadIdleTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("upload idle timeout must be positive, got %s", d)
+		}
+		o.publish.idleTimeout = d
+		return nil
+	}
+}
+
+// WithMaxConcurrentUploads bounds how many uploads are received at the same
+// time; one more gets 503 TOO_MANY_UPLOADS with Retry-After, before its
+// body is read. The default is [DefaultMaxConcurrentUploads].
+func WithMaxConcurrentUploads(n int) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return fmt.Errorf("max concurrent uploads must be positive, got %d", n)
+		}
+		o.publish.maxUploads = n
+		return nil
+	}
+}
+
+// takesBody reports whether the request is for a route that reads a
+// request body: the uploads and the web catalog's forms, all of them POST.
+func takesBody(r *http.Request) bool { return r.Method == http.MethodPost }
+
+// guardBody bounds how the request's body is read, before any route runs:
+// a route that reads none never waits for it ([refuseBody]); one that
+// does reads it through the idle timeout ([idleBody]).
+func (h *Handler) guardBody(c echo.Context) {
+	req := c.Request()
+	switch {
+	case !hasBody(req):
+	case takesBody(req):
+		req.Body = newIdleBody(c, h.pub.idleTimeout)
+	default:
+		refuseBody(c)
+	}
+}
+
+// hasBody reports whether the request announces a body.
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody
+}
+
+// refuseBody makes sure the server never waits for the body of a request
+// whose route reads none (a GET with a body trickled one byte at a time
+// must not hold the connection): the body is never read and the
+// connection is closed after the answer.
+func refuseBody(c echo.Context) {
+	resp := c.Response()
+	resp.Header().Set(echo.HeaderConnection, "close")
+	// Where the server supports it, no read may wait for the body, not
+	// even the one net/http does after the handler to reuse a connection.
+	_ = http.NewResponseController(resp).SetReadDeadline(time.Now())
+}
+
+// idleBody is a request body whose every read must make progress within
+// idle: before each read it moves the connection's read deadline.
+type idleBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	idle time.Duration
+	// ok is false once the server said it cannot set deadlines.
+	ok bool
+}
+
+func newIdleBody(c echo.Context, idle time.Duration) *idleBody {
+	req := c.Request()
+	return &idleBody{ReadCloser: req.Body, rc: http.NewResponseController(c.Response()), idle: idle, ok: true}
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	if b.ok {
+		if err := b.rc.SetReadDeadline(time.Now().Add(b.idle)); err != nil {
+			b.ok = false
+		}
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = &uploadTimeoutError{idle: b.idle, err: err}
+	}
+	return n, err
+}
+
+// uploadTimeoutError is a body read that made no progress within the idle
+// timeout.
+type uploadTimeoutError struct {
+	idle time.Duration
+	err  error
+}
+
+func (e *uploadTimeoutError) Error() string {
+	return fmt.Sprintf("no upload progress for %s: %v", e.idle, e.err)
+}
+
+func (e *uploadTimeoutError) Unwrap() error { return e.err }
+
+// uploadTimeout is the answer to a stalled upload. Like every error
+// answered to a request with a body, it closes the connection (see
+// [Handler.handleError]).
+func uploadTimeout(err *uploadTimeoutError) error {
+	return &apiError{status: http.StatusRequestTimeout, code: codeRequestTimeout,
+		msg: fmt.Sprintf("The upload sent nothing for %s; check the connection and publish again", err.idle), cause: err}
+}
+
+// acquireUpload takes an upload slot, or answers 503 with Retry-After
+// without reading the body when every slot is taken. release must be
+// called when ok.
+func (h *Handler) acquireUpload(c echo.Context) (release func(), err error) {
+	select {
+	case h.pub.slots <- struct{}{}:
+		return func() { <-h.pub.slots }, nil
+	default:
+	}
+	refuseBody(c)
+	c.Response().Header().Set(headerRetryAfter, strconv.Itoa(uploadsBusyRetryAfter))
+	return nil, newAPIError(http.StatusServiceUnavailable, codeTooManyUploads,
+		fmt.Sprintf("The server is receiving %d uploads already; try again in %d s", cap(h.pub.slots), uploadsBusyRetryAfter))
+}
