@@ -18,6 +18,9 @@ func printError(w io.Writer, o *Output, err error) {
 	var rl *registryclient.RateLimitError
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError
+	var nc *registryclient.NotConfiguredError
+	var env *registryclient.EnvNotSetError
+	var nu *registryclient.MissingURLError
 	switch {
 	case errors.As(err, &rl):
 		fmt.Fprintf(w, "%s 429 Too Many Requests\n", errorWord)
@@ -53,9 +56,31 @@ func printError(w io.Writer, o *Output, err error) {
 	case errors.As(err, &ne):
 		fmt.Fprintf(w, "%s could not reach %s: %v\n", errorWord, ne.URL, ne.Err)
 		fmt.Fprintln(w, "Run 'jig doctor' to check your registry configuration and connectivity.")
+	case errors.As(err, &nc):
+		fmt.Fprintf(w, "%s %v. Run 'jig config set %s --url <url>' first.\n", errorWord, err, nc.Namespace)
+	case errors.As(err, &env):
+		fmt.Fprintf(w, "%s %v\n", errorWord, err)
+		fmt.Fprintf(w, "Export %s, or store the value with '%s'.\n", env.Var, configSetCommand(env.Namespace, env.Field))
+	case errors.As(err, &nu):
+		fmt.Fprintf(w, "%s %v\n", errorWord, err)
+		fmt.Fprintf(w, "Set it with '%s'.\n", configSetCommand(nu.Namespace, "url"))
 	default:
 		fmt.Fprintf(w, "%s %v\n", errorWord, err)
 	}
+}
+
+// configSetCommand returns the complete jig config set command that stores
+// field ("url", "token" or "header <Name>") of namespace ns.
+func configSetCommand(ns, field string) string {
+	switch {
+	case field == "url":
+		return "jig config set " + ns + " --url <url>"
+	case field == "token":
+		return "jig config set " + ns + " --token <token>"
+	case strings.HasPrefix(field, "header "):
+		return "jig config set " + ns + " --header \"" + strings.TrimPrefix(field, "header ") + ": <value>\""
+	}
+	return "jig config set " + ns + " --url <url>"
 }
 
 // describe names what a failed request concerned, with its URL.
