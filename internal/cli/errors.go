@@ -27,19 +27,21 @@ type errorReport struct {
 	// Status is the HTTP status of a failed request, 0 otherwise.
 	Status int `json:"status,omitempty"`
 
-	headline string // after "Error: " in text output
-	detail   string // a second line in text output, "" for none
-	plain    bool   // text output is Message alone, without "Error: "
+	headline  string // after "Error: " in text output
+	detail    string // a second line in text output, "" for none
+	plain     bool   // text output is Message alone, without "Error: "
+	hintShown bool   // the headline already ends with the hint
 }
 
 // Codes of errors that did not come from a server's error body.
 const (
-	codeNetwork     = "NETWORK_ERROR"
-	codeRateLimited = "RATE_LIMIT_EXCEEDED"
-	codeTimeout     = "TIMEOUT"
-	codeAborted     = "ABORTED"
-	codeUsage       = "USAGE"
-	codeGeneric     = "ERROR"
+	codeNetwork       = "NETWORK_ERROR"
+	codeRateLimited   = "RATE_LIMIT_EXCEEDED"
+	codeTimeout       = "TIMEOUT"
+	codeAborted       = "ABORTED"
+	codeUsage         = "USAGE"
+	codeNotConfigured = "NOT_CONFIGURED"
+	codeGeneric       = "ERROR"
 )
 
 // reportFor describes err. HTTP errors name the status and the registry,
@@ -59,6 +61,9 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 	var rl *registryclient.RateLimitError
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError
+	var nc *registryclient.NotConfiguredError
+	var env *registryclient.EnvNotSetError
+	var nu *registryclient.MissingURLError
 	switch {
 	case errors.As(err, &rl):
 		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
@@ -104,6 +109,16 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 			Hint: "Run 'jig doctor' to check your registry configuration and connectivity."}
 		r.Message = r.headline
 		return r
+	case errors.As(err, &nc):
+		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), Hint: hint,
+			headline: err.Error() + ". " + hint, hintShown: true}
+	case errors.As(err, &env):
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
+			Hint: fmt.Sprintf("Export %s, or store the value with '%s'.", env.Var, configSetCommand(env.Namespace, env.Field))}
+	case errors.As(err, &nu):
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
+			Hint: fmt.Sprintf("Set it with '%s'.", configSetCommand(nu.Namespace, "url"))}
 	default:
 		return errorReport{Code: codeGeneric, Message: err.Error(), headline: err.Error()}
 	}
@@ -123,7 +138,7 @@ func printError(w io.Writer, o *Output, r errorReport) {
 	if r.detail != "" {
 		fmt.Fprintln(w, r.detail)
 	}
-	if r.Hint != "" {
+	if r.Hint != "" && !r.hintShown {
 		fmt.Fprintln(w, r.Hint)
 	}
 }
@@ -136,6 +151,20 @@ func printErrorJSON(w io.Writer, r errorReport) {
 	_ = enc.Encode(struct {
 		Error errorReport `json:"error"`
 	}{r})
+}
+
+// configSetCommand returns the complete jig config set command that stores
+// field ("url", "token" or "header <Name>") of namespace ns.
+func configSetCommand(ns, field string) string {
+	switch {
+	case field == "url":
+		return "jig config set " + ns + " --url <url>"
+	case field == "token":
+		return "jig config set " + ns + " --token <token>"
+	case strings.HasPrefix(field, "header "):
+		return "jig config set " + ns + " --header \"" + strings.TrimPrefix(field, "header ") + ": <value>\""
+	}
+	return "jig config set " + ns + " --url <url>"
 }
 
 // describe names what a failed request concerned, with its URL.

@@ -32,6 +32,14 @@ func TestPrintError(t *testing.T) {
 		{name: "network", err: &registryclient.NetworkError{Method: "GET", URL: "http://127.0.0.1:1/namespaces", Err: errors.New("connection refused")},
 			want: "Error: could not reach http://127.0.0.1:1/namespaces: connection refused\nRun 'jig doctor' to check your registry configuration and connectivity.\n"},
 		{name: "other", err: errors.New("boom"), want: "Error: boom\n"},
+		{name: "not configured", err: fmt.Errorf("listing: %w", &registryclient.NotConfiguredError{Namespace: "@nope"}),
+			want: "Error: listing: No registry configured for namespace @nope. Run 'jig config set @nope --url <url>' first.\n"},
+		{name: "env token", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "TEAM_TOKEN", Field: "token"},
+			want: "Error: invalid registry configuration: registry @team: environment variable TEAM_TOKEN used in its token is not set\nExport TEAM_TOKEN, or store the value with 'jig config set @team --token <token>'.\n"},
+		{name: "env header", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "KEY", Field: "header X-Key"},
+			want: "Error: invalid registry configuration: registry @team: environment variable KEY used in its header X-Key is not set\nExport KEY, or store the value with 'jig config set @team --header \"X-Key: <value>\"'.\n"},
+		{name: "no url", err: &registryclient.MissingURLError{Namespace: "@team"},
+			want: "Error: invalid registry configuration: registry @team has no url\nSet it with 'jig config set @team --url <url>'.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
