@@ -394,7 +394,8 @@ func TestSourcesRouteByNamespace(t *testing.T) {
 		t.Errorf("got %v, %v, want preset node", p, err)
 	}
 	_, err = src.Manifest(ctx, registry.MustParseID("@other/x"))
-	if !errors.Is(err, registryclient.ErrNotConfigured) || !strings.Contains(err.Error(), "jig config set @other --url <url>") {
+	var nc *registryclient.NotConfiguredError
+	if !errors.Is(err, registryclient.ErrNotConfigured) || !errors.As(err, &nc) || nc.Namespace != "@other" || strings.Contains(err.Error(), "jig ") {
 		t.Errorf("got %v, want a NotConfiguredError for @other", err)
 	}
 	c1, _ := src.Client("@main")

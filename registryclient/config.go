@@ -548,7 +548,7 @@ func (c *Config) expand(ns, field, s string) (string, error) {
 		return v
 	})
 	if missing != "" {
-		return "", fmt.Errorf("%w: registry %s: environment variable %s used in its %s is not set; export it or run 'jig config set %s'", ErrInvalidConfig, ns, missing, field, ns)
+		return "", &EnvNotSetError{Namespace: ns, Var: missing, Field: field}
 	}
 	return out, nil
 }
@@ -584,7 +584,7 @@ func (c *Config) Client(ns string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if e.URL == "" {
-		return nil, fmt.Errorf("%w: registry %s has no url; run 'jig config set %s --url <url>'", ErrInvalidConfig, ns, ns)
+		return nil, &MissingURLError{Namespace: ns}
 	}
 	if _, err := url.Parse(e.URL); err != nil {
 		return nil, fmt.Errorf("%w: registry %s: url: %w", ErrInvalidConfig, ns, err)

@@ -316,7 +316,7 @@ func TestConfigClientExpandsEnv(t *testing.T) {
 	if !errors.As(err, &nce) || !errors.Is(err, registryclient.ErrNotConfigured) {
 		t.Fatalf("got error %v, want a NotConfiguredError", err)
 	}
-	if got, want := err.Error(), "No registry configured for namespace @unknown. Run 'jig config set @unknown --url <url>' first."; got != want {
+	if got, want := err.Error(), "No registry configured for namespace @unknown"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

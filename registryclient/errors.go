@@ -122,10 +122,42 @@ type NotConfiguredError struct {
 	Namespace string
 }
 
-// Error names the namespace and the command that configures it.
+// Error names the namespace.
 func (e *NotConfiguredError) Error() string {
-	return fmt.Sprintf("No registry configured for namespace %s. Run 'jig config set %s --url <url>' first.", e.Namespace, e.Namespace)
+	return "No registry configured for namespace " + e.Namespace
 }
+
+// EnvNotSetError is returned when a "${VAR}" in a source's url, token or
+// header names an environment variable that is not set. It matches
+// [ErrInvalidConfig].
+type EnvNotSetError struct {
+	Namespace string // the source's namespace, "@team"
+	Var       string // the variable, "TEAM_TOKEN"
+	// Field is where it was used: "url", "token" or "header <Name>".
+	Field string
+}
+
+// Error names the variable and where it was used.
+func (e *EnvNotSetError) Error() string {
+	return fmt.Sprintf("%s: registry %s: environment variable %s used in its %s is not set", ErrInvalidConfig, e.Namespace, e.Var, e.Field)
+}
+
+// Unwrap returns [ErrInvalidConfig].
+func (e *EnvNotSetError) Unwrap() error { return ErrInvalidConfig }
+
+// MissingURLError is returned for a configured source without a url. It
+// matches [ErrInvalidConfig].
+type MissingURLError struct {
+	Namespace string
+}
+
+// Error names the namespace.
+func (e *MissingURLError) Error() string {
+	return fmt.Sprintf("%s: registry %s has no url", ErrInvalidConfig, e.Namespace)
+}
+
+// Unwrap returns [ErrInvalidConfig].
+func (e *MissingURLError) Unwrap() error { return ErrInvalidConfig }
 
 // Is matches [ErrNotConfigured].
 func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
