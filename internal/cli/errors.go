@@ -195,6 +195,6 @@ func namespaceOf(label string) string {
 // also used by jig mcp's tool errors.
 func ErrorText(err error) string {
 	var b strings.Builder
-	printError(&b, newOutput(&b, &b, false, false), err)
+	printError(&b, newOutput(&b, &b, false, false), reportFor(err, 0, false))
 	return strings.TrimRight(b.String(), "\n")
 }

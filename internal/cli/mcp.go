@@ -35,3 +35,14 @@ func (c *McpCmd) Run(ctx context.Context, app *App) error {
 	})
 	return mcpserver.Run(ctx, srv)
 }
+
+// Help shows how an agent client starts the server.
+func (c *McpCmd) Help() string {
+	return `Speaks MCP on stdin/stdout; register it with an agent client as
+{"mcpServers": {"jig": {"command": "jig", "args": ["mcp"]}}}.
+
+Examples:
+  jig mcp                       # serve the project in the current directory
+  jig --timeout 5m mcp          # allow each tool call 5 minutes
+  JIG_CONFIG=~/work/.jigrc jig mcp`
+}
