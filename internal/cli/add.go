@@ -68,7 +68,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		return nil
 	}
 	if !c.SkipInstall && packagesChanged(plan) {
-		res.Install = runInstall(ctx, app, pr, dir)
+		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
 	}
 	if c.JSON {
 		return app.Out.JSON(res)

@@ -42,6 +42,9 @@ type App struct {
 
 	// Mode is where content may come from (--offline, --prefer-offline).
 	Mode registryclient.Mode
+	// JSON is true when the command runs with --json: an error is then
+	// also printed as {"error": {code, message, hint}} on stdout.
+	JSON bool
 
 	// timeout and deadline bound all registry requests of the command
 	// (--timeout, JIG_TIMEOUT); zero means none.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/alecthomas/kong"
 
@@ -95,14 +96,17 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
+		if slices.Contains(args, "--json") {
+			printErrorJSON(stdout, errorReport{Code: codeUsage, Message: err.Error(), Hint: "Run 'jig --help' for usage."})
+		}
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		fmt.Fprintln(stderr, "Run 'jig --help' for usage.")
 		return ExitError
 	}
+	app.JSON = jsonRequested(kctx)
 	app.setup(root.CI)
 	if err := app.setTimeout(root.Timeout); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return ExitError
+		return app.report(ctx, err)
 	}
 	switch {
 	case root.Offline:
@@ -122,17 +126,27 @@ func (a *App) report(ctx context.Context, err error) int {
 	if errors.Is(err, errSilent) {
 		return ExitError
 	}
+	code := ExitError
 	if errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
-		a.Out.Errorln("Operation cancelled")
-		return ExitAborted
+		code = ExitAborted
 	}
-	if errors.Is(err, registryclient.ErrDeadline) {
-		fmt.Fprintf(a.Stderr, "%s gave up after %s: %v\n", a.Out.paintErr(ansiRed, "Error:"), a.timeout, err)
-		fmt.Fprintln(a.Stderr, "The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'.")
-		return ExitError
+	r := reportFor(err, a.timeout, code == ExitAborted)
+	if a.JSON {
+		printErrorJSON(a.Stdout, r)
 	}
-	printError(a.Stderr, a.Out, err)
-	return ExitError
+	printError(a.Stderr, a.Out, r)
+	return code
+}
+
+// jsonRequested reports whether the command being run has --json set.
+func jsonRequested(kctx *kong.Context) bool {
+	for _, f := range kctx.Flags() {
+		if f.Name == "json" {
+			v, ok := kctx.FlagValue(f).(bool)
+			return ok && v
+		}
+	}
+	return false
 }
 
 // errSilent is returned by commands that already printed why they failed

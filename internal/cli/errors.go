@@ -1,20 +1,63 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/jigkit/jig/registryclient"
 )
 
-// printError writes err for people: HTTP errors as "Error: <status>" and a
-// line naming the registry, network errors with the URL and a hint to run
-// jig doctor, anything else as "Error: <err>".
-func printError(w io.Writer, o *Output, err error) {
-	errorWord := o.paintErr(ansiRed, "Error:")
+// errorReport is what jig says about a failed command: for people
+// ([printError]: the headline, the detail line and the hint, each on its
+// own line) and for --json ([printErrorJSON]: {"error": {code, message,
+// hint}} on stdout).
+type errorReport struct {
+	// Code is the server's error code for HTTP errors (UNAUTHORIZED,
+	// NOT_FOUND, …), NETWORK_ERROR, RATE_LIMIT_EXCEEDED, or ERROR.
+	Code string `json:"code"`
+	// Message says what went wrong, on one line.
+	Message string `json:"message"`
+	// Hint is a complete command or step that fixes it, when there is one.
+	Hint string `json:"hint,omitempty"`
+	// Status is the HTTP status of a failed request, 0 otherwise.
+	Status int `json:"status,omitempty"`
+
+	headline  string // after "Error: " in text output
+	detail    string // a second line in text output, "" for none
+	plain     bool   // text output is Message alone, without "Error: "
+	hintShown bool   // the headline already ends with the hint
+}
+
+// Codes of errors that did not come from a server's error body.
+const (
+	codeNetwork       = "NETWORK_ERROR"
+	codeRateLimited   = "RATE_LIMIT_EXCEEDED"
+	codeTimeout       = "TIMEOUT"
+	codeAborted       = "ABORTED"
+	codeUsage         = "USAGE"
+	codeNotConfigured = "NOT_CONFIGURED"
+	codeGeneric       = "ERROR"
+)
+
+// reportFor describes err. HTTP errors name the status and the registry,
+// network errors the URL, with a hint to run jig doctor; timeout is the
+// command's deadline (for the message when it passed); aborted says the
+// user cancelled.
+func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
+	if aborted {
+		return errorReport{Code: codeAborted, Message: "Operation cancelled", plain: true}
+	}
+	if errors.Is(err, registryclient.ErrDeadline) {
+		r := errorReport{Code: codeTimeout, headline: fmt.Sprintf("gave up after %s: %v", timeout, err),
+			Hint: "The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'."}
+		r.Message = r.headline
+		return r
+	}
 	var rl *registryclient.RateLimitError
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError
@@ -23,15 +66,21 @@ func printError(w io.Writer, o *Output, err error) {
 	var nu *registryclient.MissingURLError
 	switch {
 	case errors.As(err, &rl):
-		fmt.Fprintf(w, "%s 429 Too Many Requests\n", errorWord)
+		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
 		what := describe(rl.Err)
 		if rl.RetryAfter > 0 {
-			fmt.Fprintf(w, "Rate limited while fetching %s; try again in %s.\n", what, rl.RetryAfter)
+			r.detail = fmt.Sprintf("Rate limited while fetching %s; try again in %s.", what, rl.RetryAfter)
 		} else {
-			fmt.Fprintf(w, "Rate limited while fetching %s; try again later.\n", what)
+			r.detail = fmt.Sprintf("Rate limited while fetching %s; try again later.", what)
 		}
+		r.Message = r.detail
+		return r
 	case errors.As(err, &se):
-		fmt.Fprintf(w, "%s %d %s\n", errorWord, se.StatusCode, http.StatusText(se.StatusCode))
+		r := errorReport{Code: string(se.Code), Status: se.StatusCode,
+			headline: fmt.Sprintf("%d %s", se.StatusCode, http.StatusText(se.StatusCode))}
+		if r.Code == "" {
+			r.Code = strings.ToUpper(strings.ReplaceAll(http.StatusText(se.StatusCode), " ", "_"))
+		}
 		what := describe(se)
 		detail := ""
 		if se.Message != "" {
@@ -39,34 +88,69 @@ func printError(w io.Writer, o *Output, err error) {
 		}
 		switch se.StatusCode {
 		case http.StatusUnauthorized:
-			fmt.Fprintf(w, "Failed to fetch %s%s\n", what, detail)
+			r.detail = fmt.Sprintf("Failed to fetch %s%s", what, detail)
 			if ns := namespaceOf(se.Registry); ns != "" {
-				fmt.Fprintf(w, "Set a valid token with 'jig config set %s --token <token>'.\n", ns)
+				r.Hint = fmt.Sprintf("Set a valid token with 'jig config set %s --token <token>'.", ns)
 			}
 		case http.StatusForbidden:
-			fmt.Fprintf(w, "Access denied to %s%s\n", what, detail)
+			r.detail = fmt.Sprintf("Access denied to %s%s", what, detail)
 		case http.StatusNotFound:
-			fmt.Fprintf(w, "Not found: %s%s\n", what, detail)
+			r.detail = fmt.Sprintf("Not found: %s%s", what, detail)
 		default:
-			fmt.Fprintf(w, "Failed to fetch %s%s\n", what, detail)
+			r.detail = fmt.Sprintf("Failed to fetch %s%s", what, detail)
 		}
 		if se.StatusCode >= 500 {
-			fmt.Fprintln(w, "Run 'jig doctor' to check the registry's health.")
+			r.Hint = "Run 'jig doctor' to check the registry's health."
 		}
+		r.Message = r.detail
+		return r
 	case errors.As(err, &ne):
-		fmt.Fprintf(w, "%s could not reach %s: %v\n", errorWord, ne.URL, ne.Err)
-		fmt.Fprintln(w, "Run 'jig doctor' to check your registry configuration and connectivity.")
+		r := errorReport{Code: codeNetwork, headline: fmt.Sprintf("could not reach %s: %v", ne.URL, ne.Err),
+			Hint: "Run 'jig doctor' to check your registry configuration and connectivity."}
+		r.Message = r.headline
+		return r
 	case errors.As(err, &nc):
-		fmt.Fprintf(w, "%s %v. Run 'jig config set %s --url <url>' first.\n", errorWord, err, nc.Namespace)
+		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), Hint: hint,
+			headline: err.Error() + ". " + hint, hintShown: true}
 	case errors.As(err, &env):
-		fmt.Fprintf(w, "%s %v\n", errorWord, err)
-		fmt.Fprintf(w, "Export %s, or store the value with '%s'.\n", env.Var, configSetCommand(env.Namespace, env.Field))
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
+			Hint: fmt.Sprintf("Export %s, or store the value with '%s'.", env.Var, configSetCommand(env.Namespace, env.Field))}
 	case errors.As(err, &nu):
-		fmt.Fprintf(w, "%s %v\n", errorWord, err)
-		fmt.Fprintf(w, "Set it with '%s'.\n", configSetCommand(nu.Namespace, "url"))
+		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
+			Hint: fmt.Sprintf("Set it with '%s'.", configSetCommand(nu.Namespace, "url"))}
 	default:
-		fmt.Fprintf(w, "%s %v\n", errorWord, err)
+		return errorReport{Code: codeGeneric, Message: err.Error(), headline: err.Error()}
 	}
+}
+
+// printError writes r for people: "Error: <headline>", then the detail
+// and the hint lines when there are any.
+func printError(w io.Writer, o *Output, r errorReport) {
+	if r.plain {
+		fmt.Fprintln(w, r.Message)
+		return
+	}
+	if r.headline == "" {
+		r.headline = r.Message
+	}
+	fmt.Fprintf(w, "%s %s\n", o.paintErr(ansiRed, "Error:"), r.headline)
+	if r.detail != "" {
+		fmt.Fprintln(w, r.detail)
+	}
+	if r.Hint != "" && !r.hintShown {
+		fmt.Fprintln(w, r.Hint)
+	}
+}
+
+// printErrorJSON writes r as the --json error document on w.
+func printErrorJSON(w io.Writer, r errorReport) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(struct {
+		Error errorReport `json:"error"`
+	}{r})
 }
 
 // configSetCommand returns the complete jig config set command that stores

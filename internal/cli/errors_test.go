@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -44,9 +45,45 @@ func TestPrintError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			printError(&b, newOutput(&b, &b, false, false), tt.err)
+			printError(&b, newOutput(&b, &b, false, false), reportFor(tt.err, 0, false))
 			if got := b.String(); got != tt.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestErrorJSON(t *testing.T) {
+	t.Parallel()
+	url := "http://r.example/registries/@team/tools/lint"
+	tests := []struct {
+		name    string
+		err     error
+		aborted bool
+		want    string
+	}{
+		{name: "401", err: &registryclient.StatusError{StatusCode: 401, Code: "UNAUTHORIZED", Message: "Authentication token is required", Registry: "@team/tools/lint", URL: url},
+			want: `{"error":{"code":"UNAUTHORIZED","message":"Failed to fetch registry @team/tools/lint (` + url + `): Authentication token is required","hint":"Set a valid token with 'jig config set @team --token <token>'.","status":401}}`},
+		{name: "no code from the server", err: &registryclient.StatusError{StatusCode: 502, URL: "http://r.example/namespaces"},
+			want: `{"error":{"code":"BAD_GATEWAY","message":"Failed to fetch http://r.example/namespaces","hint":"Run 'jig doctor' to check the registry's health.","status":502}}`},
+		{name: "network", err: &registryclient.NetworkError{Method: "GET", URL: "http://127.0.0.1:1/namespaces", Err: errors.New("connection refused")},
+			want: `{"error":{"code":"NETWORK_ERROR","message":"could not reach http://127.0.0.1:1/namespaces: connection refused","hint":"Run 'jig doctor' to check your registry configuration and connectivity."}}`},
+		{name: "deadline", err: fmt.Errorf("GET x: %w", registryclient.ErrDeadline),
+			want: `{"error":{"code":"TIMEOUT","message":"gave up after 2m0s: GET x: ` + registryclient.ErrDeadline.Error() + `","hint":"The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'."}}`},
+		{name: "aborted", err: ErrAborted, aborted: true, want: `{"error":{"code":"ABORTED","message":"Operation cancelled"}}`},
+		{name: "other", err: errors.New("boom"), want: `{"error":{"code":"ERROR","message":"boom"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			printErrorJSON(&b, reportFor(tt.err, 2*time.Minute, tt.aborted))
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, b.Bytes()); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, b.String())
+			}
+			if got := compact.String(); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}

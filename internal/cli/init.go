@@ -208,7 +208,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		return err
 	}
 	if !ci && !c.SkipInstall {
-		res.Install = runInstall(ctx, app, pr, dir)
+		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
 	}
 	if !ci && !c.SkipGit {
 		res.Git = runGit(ctx, app, dir)

@@ -336,7 +336,7 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 func finishLifecycle(ctx context.Context, app *App, pr *progress, plan *apply.Plan, dryRun, asJSON, skipInstall bool) error {
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun}
 	if !dryRun && !skipInstall && packagesChanged(plan) {
-		res.Install = runInstall(ctx, app, pr, plan.Dir)
+		res.Install = runInstall(ctx, app, pr, plan, false)
 	}
 	if asJSON {
 		if err := app.Out.JSON(res); err != nil {

@@ -182,8 +182,18 @@ func packagesChanged(p *apply.Plan) bool {
 }
 
 // runInstall runs the project's package manager; a failure is a warning.
-func runInstall(ctx context.Context, app *App, pr *progress, dir string) *stepResult {
+// When the plan's registries set package.json scripts the install would run
+// by itself (postinstall, prepare, …) and scripts are not allowed, the
+// install is skipped with a warning instead.
+func runInstall(ctx context.Context, app *App, pr *progress, plan *apply.Plan, allowScripts bool) *stepResult {
+	dir := plan.Dir
 	pm := apply.DetectPackageManager(dir)
+	if scripts := plan.InstallScripts(); len(scripts) > 0 && !allowScripts {
+		why := fmt.Sprintf("package.json now has %s from a registry, which '%s install' would run", strings.Join(scripts, ", "), pm)
+		app.Out.Warnf("skipped '%s install': %s", pm, why)
+		app.Out.Warnf("review package.json, then run '%s install' in %s by hand (or re-run with --allow-scripts)", pm, dir)
+		return &stepResult{Command: pm + " install", Status: "skipped", Error: why}
+	}
 	pr.line(fmt.Sprintf("running %s install", pm))
 	_, err := apply.Install(ctx, dir)
 	pr.done()

@@ -555,6 +555,32 @@ func TestInitWritesPackageJSON(t *testing.T) {
 	}
 }
 
+// TestInstallScripts: a plan names the package.json scripts from registries
+// that the package manager's install would run by itself.
+func TestInstallScripts(t *testing.T) {
+	t.Parallel()
+	src := fixture()
+	src.add("@main/features/hooks", &registry.Manifest{
+		Name: "hooks", Namespace: "@main", Type: registry.TypeFeature, Version: "1.0.0",
+		Scripts: map[string]string{"prepare": "husky", "postinstall": "node setup.js", "lint": "eslint ."},
+	}, nil)
+	for _, tt := range []struct {
+		template string
+		want     []string
+	}{
+		{"features/hooks", []string{"postinstall", "prepare"}},
+		{"quality/eslint", nil},
+	} {
+		p, err := newEngine(t, src).Plan(t.Context(), Request{Dir: t.TempDir(), Template: tt.template, Mode: ModeInit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, p.InstallScripts()); diff != "" {
+			t.Errorf("%s: InstallScripts (-want +got):\n%s", tt.template, diff)
+		}
+	}
+}
+
 func TestInvalidPackageJSONStopsEverything(t *testing.T) {
 	t.Parallel()
 	src := fixture()

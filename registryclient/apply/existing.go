@@ -1,5 +1,7 @@
 package apply
 
+import "sort"
+
 // ExistingChanges returns the files that already exist in the project and
 // that applying the plan changes: rewritten (whatever the strategy),
 // deleted, or given another mode. They are in write order, each as its
@@ -20,5 +22,33 @@ func (p *Plan) ExistingChanges() []FileChange {
 			out = append(out, byTarget[w.target])
 		}
 	}
+	return out
+}
+
+// npmInstallScripts are the package.json scripts of the project itself that
+// "npm install" (and pnpm, yarn, bun) run on their own.
+var npmInstallScripts = map[string]bool{
+	"preinstall": true, "install": true, "postinstall": true,
+	"preprepare": true, "prepare": true, "postprepare": true,
+	"prepublish": true, "dependencies": true,
+}
+
+// InstallScripts returns, sorted, the names of the package.json scripts
+// this plan's registries set (or an update adds or changes) that the
+// package manager's install runs by itself: preinstall, install,
+// postinstall, preprepare, prepare, postprepare, prepublish and
+// dependencies. Running the install would run registry code, so commands
+// skip it unless the user allowed scripts (--allow-scripts).
+func (p *Plan) InstallScripts() []string {
+	if p == nil {
+		return nil
+	}
+	out := append([]string(nil), p.installScripts...)
+	for _, s := range p.Scripts {
+		if npmInstallScripts[s.Name] && (s.Action == "added" || s.Action == "changed") {
+			out = appendOnce(out, s.Name)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -62,6 +62,11 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	if create && pkgName != name {
 		pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("package.json is named %q: %q is not a valid npm package name (npm names use lowercase letters, digits, -, . and _)", pkgName, name))
 	}
+	for _, s := range scripts {
+		if npmInstallScripts[s.Name] {
+			pl.plan.installScripts = appendOnce(pl.plan.installScripts, s.Name)
+		}
+	}
 	u := registry.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
 	for _, pkg := range names {
 		p := pool[pkg]

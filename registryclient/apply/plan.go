@@ -81,8 +81,9 @@ type Plan struct {
 	// the project and the registry changed; the project's value is kept.
 	PackageConflicts []registry.Conflict `json:"packageConflicts,omitempty"`
 
-	writes     []pendingWrite
-	createRoot bool
+	writes         []pendingWrite
+	createRoot     bool
+	installScripts []string // see InstallScripts
 }
 
 // PlannedRegistry is one registry of a plan.

@@ -1,0 +1,130 @@
+package cli
+
+// Help texts with examples, one per command ("jig <command> --help" shows
+// them under the flags). TestEveryCommandHasExamples keeps them complete.
+
+func (c *InitCmd) Help() string {
+	return `Examples:
+  jig init -t @presets/node -n my-app          # a new directory from a preset
+  jig init -t @presets/node -n . -f            # into the current, non-empty directory
+  jig init -t quality/eslint -n my-lib --ci    # no prompts, no install, no git
+  jig init -t @presets/node -n demo --dry-run  # show the plan, write nothing
+  jig init --frozen -n copy                    # re-create a project from its jig.json`
+}
+
+func (c *AddCmd) Help() string {
+	return `Examples:
+  jig add quality/eslint
+  jig add @team/features/auth@1.2.0:ts
+  jig add testing/vitest --dry-run --json`
+}
+
+func (c *UpdateCmd) Help() string {
+	return `Examples:
+  jig update                        # every installed registry to its latest version
+  jig update quality/eslint --to 1.1.0
+  jig update --dry-run --json`
+}
+
+func (c *RemoveCmd) Help() string {
+	return `Examples:
+  jig remove quality/prettier
+  jig remove quality/prettier --dry-run
+  jig rm @team/features/auth --force   # also delete the files you changed`
+}
+
+func (c *CheckCmd) Help() string {
+	return `Examples:
+  jig check          # exit 1 when a file or package.json entry drifted
+  jig check --json`
+}
+
+func (c *DiffCmd) Help() string {
+	return `Examples:
+  jig diff
+  jig diff quality/eslint --to 1.1.0`
+}
+
+func (c *OutdatedCmd) Help() string {
+	return `Examples:
+  jig outdated
+  jig outdated --json --exit-code   # exit 1 when something is outdated (CI)`
+}
+
+func (c *ConfigListCmd) Help() string {
+	return `Examples:
+  jig config list
+  jig config ls --json`
+}
+
+func (c *ConfigGetCmd) Help() string {
+	return `Examples:
+  jig config get @main
+  jig config get @company --json`
+}
+
+func (c *ConfigSetCmd) Help() string {
+	return `Examples:
+  jig config set @company --url https://registry.company.com --token <token>
+  jig config set @company --token '${COMPANY_TOKEN}'   # read from the environment at request time
+  jig config set @company --header "X-Team: web"
+  jig config set @main --url http://localhost:9000      # override a built-in`
+}
+
+func (c *ConfigRemoveCmd) Help() string {
+	return `Examples:
+  jig config remove @company
+  jig config rm @company -f
+  jig config rm @main -f    # drop an override of a built-in; the default comes back`
+}
+
+func (c *ListCmd) Help() string {
+	return `Examples:
+  jig list                  # namespaces of @main's server
+  jig list @main            # registries in a namespace
+  jig list @presets         # presets
+  jig list @company --json`
+}
+
+func (c *SearchCmd) Help() string {
+	return `Examples:
+  jig search eslint
+  jig search test --type registry:testing --json
+  jig search auth --namespace @team`
+}
+
+func (c *InfoCmd) Help() string {
+	return `Examples:
+  jig info quality/eslint
+  jig info @team/features/auth@1.2.0 --json`
+}
+
+func (c *DoctorCmd) Help() string {
+	return `Examples:
+  jig doctor
+  jig doctor --json`
+}
+
+func (c *PublishCmd) Help() string {
+	return `Examples:
+  jig publish ./my-registry
+  jig publish my-registry-1.0.0.tar.gz --registry @company
+  jig publish ./presets/node --json`
+}
+
+func (c *CacheLsCmd) Help() string {
+	return `Examples:
+  jig cache ls
+  jig cache ls --json`
+}
+
+func (c *CacheVerifyCmd) Help() string {
+	return `Examples:
+  jig cache verify
+  JIG_CACHE_DIR=/tmp/jig-cache jig cache verify --json`
+}
+
+func (c *CacheCleanCmd) Help() string {
+	return `Examples:
+  jig cache clean`
+}
