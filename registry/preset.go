@@ -7,8 +7,8 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 )
 
-// Preset is a named list of registries applied together by "jig init -t
-// @presets/<name>". It is served at /presets/<name>.
+// Preset is a named list of registries applied together when a project is
+// initialised from the template "@presets/<name>". It is served at /presets/<name>.
 type Preset struct {
 	Schema      string   `json:"$schema,omitempty"`
 	Name        string   `json:"name"`

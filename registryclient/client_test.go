@@ -129,10 +129,12 @@ func TestClientErrors(t *testing.T) {
 			_, err := c.Versions(ctx, registry.MustParseID("@team/tools/lint"))
 			return err
 		}, wantStatus: 401, wantCode: "INVALID_TOKEN", wantReg: "@team/tools/lint", wantIs: registryclient.ErrUnauthorized},
+		// An anonymous caller cannot tell an undeclared namespace from a
+		// gated one: both answer 401 (no existence oracle).
 		{name: "undeclared namespace", call: func(c *registryclient.Client) error {
 			_, err := c.Manifest(ctx, registry.MustParseID("@secret/tools/x@1.0.0"))
 			return err
-		}, wantStatus: 403, wantCode: "FORBIDDEN_NAMESPACE", wantReg: "@secret/tools/x@1.0.0", wantIs: registryclient.ErrForbidden},
+		}, wantStatus: 401, wantCode: "UNAUTHORIZED", wantReg: "@secret/tools/x@1.0.0", wantIs: registryclient.ErrUnauthorized},
 		{name: "missing registry", call: func(c *registryclient.Client) error {
 			_, err := c.Manifest(ctx, registry.MustParseID("@main/runtimes/nope"))
 			return err

@@ -18,7 +18,7 @@ const lockWait = 10 * time.Second
 // writers: it takes an exclusive lock on a sibling lock file (the file's
 // resolved name plus ".lock"), reads the file afresh, calls fn, and saves
 // the result atomically, then releases the lock. Ten concurrent
-// "jig config set" runs therefore keep all ten entries. When fn returns an
+// config updates (from ten CLI runs) therefore keep all ten entries. When fn returns an
 // error nothing is written. Waiting for the lock stops when ctx is done, or
 // after about 10 seconds with an error naming the lock file.
 //

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // Defaults of the request-body bounds (see [WithUploadIdleTimeout] and
@@ -23,8 +25,8 @@ const (
 )
 
 const (
-	codeRequestTimeout = "REQUEST_TIMEOUT"
-	codeTooManyUploads = "TOO_MANY_UPLOADS"
+	codeRequestTimeout = wire.CodeRequestTimeout
+	codeTooManyUploads = wire.CodeTooManyUploads
 )
 
 // WithUploadIdleTimeout bounds how long an upload (POST /registries, POST

@@ -44,6 +44,8 @@ const (
 	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"          // 413, the body exceeds a limit
 
 	// Operations.
+	CodeRequestTimeout    Code = "REQUEST_TIMEOUT"       // 408, the request body arrived too slowly
+	CodeTooManyUploads    Code = "TOO_MANY_UPLOADS"      // 503, too many uploads in progress
 	CodeRateLimitExceeded Code = "RATE_LIMIT_EXCEEDED"   // 429, with Retry-After
 	CodeInternal          Code = "INTERNAL_SERVER_ERROR" // 500, the cause is only logged
 	CodeHTTPError         Code = "HTTP_ERROR"            // any other status

@@ -128,7 +128,7 @@ func WithConcurrency(n int) Option {
 
 // WithAllowScripts lets files with a custom merge strategy run their
 // JavaScript merge script with node. Scripts run with the user's rights, so
-// this must only follow an explicit request (--allow-scripts). The default
+// this must only follow an explicit request of the user. The default
 // is false: such files are skipped with a warning.
 func WithAllowScripts(allow bool) Option {
 	return func(o *options) error { o.allowScripts = allow; return nil }
