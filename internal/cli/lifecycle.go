@@ -24,6 +24,22 @@ func projectDir(dir string) (string, error) {
 	return filepath.Abs(dir)
 }
 
+// lifecycleSetup returns the project directory (dirFlag, or the current
+// directory), a progress display and an engine that runs no scripts: what
+// outdated, check, diff, update and remove all start from.
+func lifecycleSetup(app *App, dirFlag string) (string, *progress, *apply.Engine, error) {
+	dir, err := projectDir(dirFlag)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	pr := newProgress(app)
+	eng, err := engine(app, false, pr)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return dir, pr, eng, nil
+}
+
 // OutdatedCmd is "jig outdated [--json] [--exit-code]".
 type OutdatedCmd struct {
 	JSON     bool   `name:"json" help:"Print the report as one JSON document."`
@@ -41,11 +57,7 @@ type outdatedResult struct {
 // Run lists the installed, wanted and latest version of every installed
 // registry.
 func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
-	dir, err := projectDir(c.Dir)
-	if err != nil {
-		return err
-	}
-	eng, err := engine(app, false, newProgress(app))
+	dir, _, eng, err := lifecycleSetup(app, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -107,11 +119,7 @@ type CheckCmd struct {
 
 // Run compares the project with what jig.json records; drift exits 1.
 func (c *CheckCmd) Run(ctx context.Context, app *App) error {
-	dir, err := projectDir(c.Dir)
-	if err != nil {
-		return err
-	}
-	eng, err := engine(app, false, newProgress(app))
+	dir, _, eng, err := lifecycleSetup(app, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -208,12 +216,7 @@ type diffResult struct {
 
 // Run prints the unified diff an update would apply; it writes nothing.
 func (c *DiffCmd) Run(ctx context.Context, app *App) error {
-	dir, err := projectDir(c.Dir)
-	if err != nil {
-		return err
-	}
-	pr := newProgress(app)
-	eng, err := engine(app, false, pr)
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -278,12 +281,7 @@ type lifecycleResult struct {
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
-	dir, err := projectDir(c.Dir)
-	if err != nil {
-		return err
-	}
-	pr := newProgress(app)
-	eng, err := engine(app, false, pr)
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -311,12 +309,7 @@ type RemoveCmd struct {
 
 // Run removes a registry from the project.
 func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
-	dir, err := projectDir(c.Dir)
-	if err != nil {
-		return err
-	}
-	pr := newProgress(app)
-	eng, err := engine(app, false, pr)
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
 	if err != nil {
 		return err
 	}
