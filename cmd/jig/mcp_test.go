@@ -18,7 +18,7 @@ import (
 // the SDK's client and calls tool; the structured result (or, for a tool
 // error, its message) becomes stdout. With !, the call must be a tool
 // error. "mcp tools" lists the tool names, one a line; "mcp read uri"
-// reads a resource.
+// reads a resource; "mcp prompts" gets every prompt.
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: [!] mcp tool [json-args]")
@@ -48,6 +48,16 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("tool %s has no input or output schema", t.Name)
 			}
 			fmt.Fprintln(ts.Stdout(), t.Name)
+		}
+		return
+	}
+	if args[0] == "prompts" {
+		res, err := cs.ListPrompts(ctx, nil)
+		ts.Check(err)
+		for _, p := range res.Prompts {
+			got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: map[string]string{}})
+			ts.Check(err)
+			fmt.Fprintf(ts.Stdout(), "%s: %s\n", p.Name, got.Messages[0].Content.(*mcp.TextContent).Text)
 		}
 		return
 	}

@@ -101,6 +101,7 @@ func New(opts Options) *mcp.Server {
 		Annotations: readOnly(),
 	}, s.outdated)
 	s.addResources(srv)
+	s.addPrompts(srv)
 	return srv
 }
 
