@@ -17,7 +17,8 @@ import (
 // the script's directory and environment, connects to it over stdio with
 // the SDK's client and calls tool; the structured result (or, for a tool
 // error, its message) becomes stdout. With !, the call must be a tool
-// error. "mcp tools" lists the tool names, one a line.
+// error. "mcp tools" lists the tool names, one a line; "mcp read uri"
+// reads a resource.
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: [!] mcp tool [json-args]")
@@ -47,6 +48,20 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("tool %s has no input or output schema", t.Name)
 			}
 			fmt.Fprintln(ts.Stdout(), t.Name)
+		}
+		return
+	}
+	if args[0] == "read" && len(args) == 2 {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: args[1]})
+		if (err != nil) != neg {
+			ts.Fatalf("reading %s: err=%v, want error %v", args[1], err, neg)
+		}
+		if err != nil {
+			fmt.Fprintln(ts.Stdout(), err)
+			return
+		}
+		for _, c := range res.Contents {
+			fmt.Fprint(ts.Stdout(), c.Text)
 		}
 		return
 	}

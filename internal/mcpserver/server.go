@@ -100,6 +100,7 @@ func New(opts Options) *mcp.Server {
 		Description: "List the installed, wanted and latest versions of the project's installed registries.",
 		Annotations: readOnly(),
 	}, s.outdated)
+	s.addResources(srv)
 	return srv
 }
 
