@@ -206,12 +206,38 @@ func TestReplicasShareRedisBudget(t *testing.T) {
 			t.Fatalf("request %d: got %d, want 200", i+1, resp.StatusCode)
 		}
 	}
+	// A Redis call slower than the limiter's timeout (a loaded CI machine)
+	// is allowed and counted in jig_ratelimit_redis_failures_total; it may
+	// or may not have reached the budget. Only then may a probe get 200, at
+	// most once per such failure.
+	failures := func() int {
+		n := 0
+		for _, r := range replicas {
+			_, body := getFrom(t, r+"/metrics", nil)
+			fams, err := parseExposition(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := fams["jig_ratelimit_redis_failures_total"]; f != nil {
+				n += int(f.GetMetric()[0].GetCounter().GetValue())
+			}
+		}
+		return n
+	}
+	allowed := 0
 	for _, r := range replicas {
-		resp, body := getFrom(t, r+"/registries/@main/runtimes/node", hdr)
-		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" ||
-			!strings.Contains(string(body), `"code":"RATE_LIMIT_EXCEEDED"`) {
-			t.Errorf("%s after 1200 shared requests: got %d Retry-After %q body %s, want the 429 contract",
-				r, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		for {
+			resp, body := getFrom(t, r+"/registries/@main/runtimes/node", hdr)
+			if resp.StatusCode == http.StatusOK && allowed < failures() {
+				allowed++
+				continue
+			}
+			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" ||
+				!strings.Contains(string(body), `"code":"RATE_LIMIT_EXCEEDED"`) {
+				t.Errorf("%s after 1200 shared requests (%d Redis failures): got %d Retry-After %q body %s, want the 429 contract",
+					r, failures(), resp.StatusCode, resp.Header.Get("Retry-After"), body)
+			}
+			break
 		}
 	}
 
