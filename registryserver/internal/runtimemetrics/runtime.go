@@ -112,6 +112,9 @@ func (r *Runtime) Collect(ch chan<- prometheus.Metric) {
 		count   uint64
 		buckets = make(map[float64]uint64, len(gcBuckets))
 	)
+	for _, b := range gcBuckets {
+		buckets[b] = 0 // every bound is exported, even when no pause was that short
+	}
 	if v := r.samples[3].Value; v.Kind() == metrics.KindFloat64Histogram {
 		h := v.Float64Histogram()
 		for i, c := range h.Counts {

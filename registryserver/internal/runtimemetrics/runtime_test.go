@@ -120,3 +120,29 @@ func TestLagSampled(t *testing.T) {
 		t.Errorf("got lag %v, want >= 0", v)
 	}
 }
+
+// TestGCBucketsAlwaysExported: a process whose GC pauses were all longer
+// than the smallest bound (a loaded machine) still exports every bucket.
+func TestGCBucketsAlwaysExported(t *testing.T) {
+	t.Parallel()
+	r := NewRuntime(time.Hour)
+	defer r.Stop()
+	r.samples[3].Name = "/no/such/metric:seconds" // reads as no histogram: no pauses
+	ch := make(chan prometheus.Metric, 16)
+	r.Collect(ch)
+	close(ch)
+	for m := range ch {
+		if m.Desc() != r.gc {
+			continue
+		}
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pb.GetHistogram().GetBucket()); got != len(gcBuckets) {
+			t.Errorf("got %d buckets, want %d", got, len(gcBuckets))
+		}
+		return
+	}
+	t.Fatal("no nodejs_gc_duration_seconds collected")
+}
