@@ -16,7 +16,11 @@ import (
 // through the whole handler (rate limit, client address from
 // X-Forwarded-For, metrics, request log, compression) from 50,000
 // distinct addresses.
-func benchmarkMixedReads(b *testing.B, level string) {
+// mixedReadsSetup returns the handler of the mixed-read benchmarks (every
+// middleware, the request log at level, client addresses from
+// X-Forwarded-For), their paths and 50,000 client addresses.
+func mixedReadsSetup(b *testing.B, level string) (http.Handler, []string, []string) {
+	b.Helper()
 	log, err := logx.New(logx.Config{Level: level, Format: logx.FormatJSON, Out: io.Discard})
 	if err != nil {
 		b.Fatal(err)
@@ -32,6 +36,11 @@ func benchmarkMixedReads(b *testing.B, level string) {
 	for i := range addrs {
 		addrs[i] = "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
 	}
+	return h, paths, addrs
+}
+
+func benchmarkMixedReads(b *testing.B, level string) {
+	h, paths, addrs := mixedReadsSetup(b, level)
 	var n atomic.Uint64
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -1,15 +1,10 @@
 package registryserver_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"sync/atomic"
 	"testing"
-
-	"github.com/jigkit/jig/internal/logx"
-	"github.com/jigkit/jig/registryserver"
 )
 
 // BenchmarkMixedReadsHandlerOnly is BenchmarkHandlerMixedReads without the
@@ -24,21 +19,7 @@ func BenchmarkMixedReadsHandlerOnly(b *testing.B) {
 			name = "br"
 		}
 		b.Run(name, func(b *testing.B) {
-			log, err := logx.New(logx.Config{Level: "info", Format: logx.FormatJSON, Out: io.Discard})
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := newHandler(b, registryserver.WithLogger(log), registryserver.WithTrustProxy(registryserver.TrustAllProxies))
-			paths := []string{
-				"/registries/@main/runtimes/node",
-				"/registries/@main/runtimes/node/1.1.0",
-				"/registries/@main/runtimes/node/1.1.0/files/templates/big.ts",
-				"/registries/@main/quality/eslint/2.0.0",
-			}
-			addrs := make([]string, 50_000)
-			for i := range addrs {
-				addrs[i] = "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
-			}
+			h, paths, addrs := mixedReadsSetup(b, "info")
 			var n atomic.Uint64
 			b.ReportAllocs()
 			b.ResetTimer()
