@@ -184,7 +184,7 @@ func (d *Dir) Sweep() (Swept, error) {
 	}
 	type owner struct {
 		lock, pending, dead bool
-		files              []fs.DirEntry
+		files               []fs.DirEntry
 	}
 	owners := map[string]*owner{}
 	for _, e := range entries {
