@@ -320,8 +320,16 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	return nil
 }
 
-// clearVersionDir deletes every key under vdir and returns how many.
+// clearVersionDir deletes every key under vdir, and the backend's own
+// temporary files of writers that died there, and returns how many keys.
 func (s *Store) clearVersionDir(ctx context.Context, vdir string) (int, error) {
+	if tr, ok := s.st.(storage.TempRemover); ok {
+		if n, err := tr.RemoveTemp(ctx, vdir); err != nil {
+			return 0, fmt.Errorf("publish: removing the temporary files of an interrupted publish: %w", err)
+		} else if n > 0 {
+			s.log.Warn("removed the temporary files of an interrupted publish", zap.String("path", strings.TrimSuffix(vdir, "/")), zap.Int("files", n))
+		}
+	}
 	old, err := s.st.List(ctx, vdir)
 	if err != nil {
 		return 0, fmt.Errorf("publish: listing %s: %w", vdir, err)

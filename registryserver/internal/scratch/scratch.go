@@ -58,7 +58,9 @@ type Dir struct {
 
 // Open returns the share of a new owner in the folder path. It writes
 // nothing: the folder and the owner's lock file are created on first use
-// ([Dir.CreateTemp], [Dir.Acquire]).
+// ([Dir.CreateTemp], [Dir.Acquire]). A folder that exists already must be
+// private to this user: a directory, not a symbolic link, owned by this
+// user and not writable by others.
 func Open(path string) (*Dir, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, errors.New("scratch folder is empty")
@@ -66,6 +68,11 @@ func Open(path string) (*Dir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("scratch folder %q: %w", path, err)
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		if err := checkPrivate(abs); err != nil {
+			return nil, err
+		}
 	}
 	return &Dir{path: abs, id: newID()}, nil
 }

@@ -183,10 +183,17 @@ func TestRefusesSharedFolder(t *testing.T) {
 	link := filepath.Join(base, "link")
 	os.Symlink(t.TempDir(), link)
 	for _, dir := range []string{shared, link} {
-		d := open(t, dir)
-		if err := d.Acquire(); err == nil {
-			t.Errorf("Acquire in %s succeeded, want an error", dir)
+		if _, err := Open(dir); err == nil {
+			t.Errorf("Open(%s) succeeded, want an error", dir)
 		}
+	}
+	// Made shared after Open: refused on first use.
+	later := filepath.Join(base, "later")
+	d := open(t, later)
+	os.Mkdir(later, 0o777)
+	os.Chmod(later, 0o777)
+	if err := d.Acquire(); err == nil {
+		t.Errorf("Acquire in a folder writable by others succeeded, want an error")
 	}
 }
 
