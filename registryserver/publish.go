@@ -208,7 +208,7 @@ type publishState struct {
 	// idleTimeout bounds a stall of an upload body.
 	idleTimeout time.Duration
 	// slots holds one token per upload being received.
-	slots   chan struct{}
+	slots  chan struct{}
 	limits UploadLimits
 	store  *publish.Store
 	hooks  *webhook.Dispatcher // nil: no webhooks
