@@ -83,7 +83,9 @@ type Plan struct {
 
 	writes         []pendingWrite
 	createRoot     bool
-	installScripts []string // see InstallScripts
+	installScripts []string        // see InstallScripts
+	inputs         []Input         // see Inputs
+	skippedScripts []SkippedScript // see SkippedScripts
 }
 
 // PlannedRegistry is one registry of a plan.
@@ -439,6 +441,11 @@ func (pl *planner) state(target string) (*fileState, error) {
 		}
 		st.exists, st.orig, st.cur, st.mode = true, b, b, fi.Mode().Perm()
 	}
+	in := Input{Target: target, Exists: st.exists}
+	if st.exists {
+		in.Digest, in.Mode = hashOf(st.orig), st.mode
+	}
+	pl.plan.inputs = append(pl.plan.inputs, in)
 	pl.files[target] = st
 	pl.order = append(pl.order, target)
 	return st, nil
@@ -542,6 +549,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 		case strategy == registry.StrategyCustom:
 			if !pl.e.opts.allowScripts {
 				pl.skip(st, n.key, "its merge strategy runs a script from the registry")
+				pl.plan.skippedScripts = append(pl.plan.skippedScripts, SkippedScript{Target: target, Registry: n.key})
 				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("skipped %s: %s uses a custom merge script; re-run with --allow-scripts to run it with node", target, n.key))
 				continue
 			}

@@ -544,6 +544,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			seen[f.Target] = true
 		}
 		for _, t := range o.theirs.Skipped {
+			p.skippedScripts = append(p.skippedScripts, SkippedScript{Target: t, Registry: o.key})
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s uses a custom merge script; update does not run scripts, so it was left alone", t, o.key))
 		}
 	}
