@@ -134,8 +134,10 @@ func (h *Handler) newEcho() *echo.Echo {
 	return e
 }
 
-// routes registers every route. Helpers that add routes (publishing,
-// health, metrics) or middleware (logging, rate limit) register them here.
+// routes registers the API routes: reads, search, publishing and the web
+// catalog. /health, /metrics and the operations middleware (rate limit,
+// timing, metrics, logging) are installed before them by [Handler.useOps]
+// (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
 	e.Match(getHead, "/registries", h.getRegistry)
