@@ -37,8 +37,8 @@ var npmInstallScripts = map[string]bool{
 // this plan's registries set (or an update adds or changes) that the
 // package manager's install runs by itself: preinstall, install,
 // postinstall, preprepare, prepare, postprepare, prepublish and
-// dependencies. Running the install would run registry code, so commands
-// skip it unless the user allowed scripts (--allow-scripts).
+// dependencies. Running the install would run registry code, so it is
+// skipped unless scripts are allowed ([WithAllowScripts]).
 func (p *Plan) InstallScripts() []string {
 	if p == nil {
 		return nil
