@@ -85,7 +85,7 @@ func (s *server) plan(ctx context.Context, in PlanInput) (PlanOutput, error) {
 	if err != nil {
 		return PlanOutput{}, err
 	}
-	if err := in.refuseScripts(p.SkippedScripts()); err != nil {
+	if err := in.refuseScripts(p.SkippedScripts); err != nil {
 		return PlanOutput{}, err
 	}
 	out := planOutput(in.Command, p)

@@ -673,8 +673,9 @@ func TestDependencyLevelsAreRoundTrips(t *testing.T) {
 func TestPresetInAddRefused(t *testing.T) {
 	t.Parallel()
 	_, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: t.TempDir(), Template: "@presets/node"}, false)
-	if !errors.Is(err, ErrPresetNotAllowed) || !strings.Contains(err.Error(), "jig init -t") {
-		t.Errorf("got %v, want ErrPresetNotAllowed pointing to jig init -t", err)
+	var pe *PresetNotAddableError
+	if !errors.Is(err, ErrPresetNotAllowed) || !errors.As(err, &pe) || pe.Template != "@presets/node" || pe.Preset != "@presets/node" {
+		t.Errorf("got %#v, want a PresetNotAddableError for @presets/node", err)
 	}
 }
 
@@ -700,15 +701,12 @@ func TestCustomScript(t *testing.T) {
 		if got := readFile(t, filepath.Join(dir, "config.yml")); got != "a: 1\n" {
 			t.Errorf("config.yml = %q, want it untouched", got)
 		}
-		if !strings.Contains(strings.Join(p.Warnings, "\n"), "--allow-scripts") {
-			t.Errorf("warnings %q do not name --allow-scripts", p.Warnings)
+		want := []SkippedScript{{Target: "config.yml", Registry: "@main/features/yaml", Script: "merge.mjs"}}
+		if diff := cmp.Diff(want, p.SkippedScripts); diff != "" {
+			t.Errorf("skipped scripts (-want +got):\n%s", diff)
 		}
 		if p.Files[0].Action != ActionSkip {
 			t.Errorf("action = %q, want skip", p.Files[0].Action)
-		}
-		want := []SkippedScript{{Target: "config.yml", Registry: "@main/features/yaml"}}
-		if diff := cmp.Diff(want, p.SkippedScripts()); diff != "" {
-			t.Errorf("SkippedScripts() (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("run with allow", func(t *testing.T) {
@@ -876,8 +874,8 @@ func TestPlanInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.SkippedScripts()) != 0 {
-		t.Errorf("SkippedScripts() = %v, want none", p.SkippedScripts())
+	if len(p.SkippedScripts) != 0 {
+		t.Errorf("SkippedScripts() = %v, want none", p.SkippedScripts)
 	}
 	if len(p.Files) < 3 {
 		t.Fatalf("plan files = %v, want the registry's files, package.json and jig.json", p.Files)

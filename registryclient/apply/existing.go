@@ -40,8 +40,8 @@ var npmInstallScripts = map[string]bool{
 // this plan's registries set (or an update adds or changes) that the
 // package manager's install runs by itself: preinstall, install,
 // postinstall, preprepare, prepare, postprepare, prepublish and
-// dependencies. Running the install would run registry code, so commands
-// skip it unless the user allowed scripts (--allow-scripts).
+// dependencies. Running the install would run registry code, so it is
+// skipped unless scripts are allowed ([WithAllowScripts]).
 func (p *Plan) InstallScripts() []string {
 	if p == nil {
 		return nil
@@ -81,23 +81,6 @@ func (p *Plan) Inputs() []Input {
 		return nil
 	}
 	return append([]Input(nil), p.inputs...)
-}
-
-// SkippedScript is a file a plan left alone because its merge strategy
-// runs a registry's custom script, which was not allowed (see
-// [WithAllowScripts]; updates never run scripts).
-type SkippedScript struct {
-	Target   string // the project file
-	Registry string // the registry's canonical key
-}
-
-// SkippedScripts returns the files the plan left alone because they need
-// a custom merge script, in plan order.
-func (p *Plan) SkippedScripts() []SkippedScript {
-	if p == nil {
-		return nil
-	}
-	return append([]SkippedScript(nil), p.skippedScripts...)
 }
 
 // PackagesChanged reports whether the plan adds, changes or removes a
