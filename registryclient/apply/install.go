@@ -64,22 +64,12 @@ type StepResult struct {
 // finish runs the steps asked for with [WithInstall] and [WithGitInit]
 // after p was written.
 func (e *Engine) finish(ctx context.Context, p *Plan) {
-	if e.opts.install && (p.Mode == ModeInit || p.packagesChanged()) {
+	if e.opts.install && (p.Mode == ModeInit || p.PackagesChanged()) {
 		p.Install = e.install(ctx, p)
 	}
 	if e.opts.gitInit && p.Mode == ModeInit {
 		p.Git = gitStep(ctx, p.Dir)
 	}
-}
-
-// packagesChanged reports whether p adds, changes or removes a dependency.
-func (p *Plan) packagesChanged() bool {
-	for _, d := range p.Packages {
-		if d.Action != PackageUnchanged {
-			return true
-		}
-	}
-	return false
 }
 
 // install runs the package manager's install in p.Dir, or skips it when
