@@ -67,7 +67,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		printPlan(app.Out, plan)
 		return nil
 	}
-	if !c.SkipInstall && packagesChanged(plan) {
+	if !c.SkipInstall && plan.PackagesChanged() {
 		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
 	}
 	if c.JSON {

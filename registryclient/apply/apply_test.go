@@ -865,3 +865,34 @@ func TestCustomScriptFailures(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"package.json": `{"name":"app"}` + "\n"})
+	p, err := newEngine(t, fixture()).Plan(t.Context(), Request{Dir: dir, Template: "quality/eslint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.SkippedScripts) != 0 {
+		t.Errorf("SkippedScripts() = %v, want none", p.SkippedScripts)
+	}
+	if len(p.Files) < 3 {
+		t.Fatalf("plan files = %v, want the registry's files, package.json and jig.json", p.Files)
+	}
+	got := map[string]Input{}
+	for _, in := range p.Inputs() {
+		got[in.Target] = in
+	}
+	if in := got[registry.ProjectFile]; in.Exists || in.Digest != "" {
+		t.Errorf("jig.json input = %+v, want absent", in)
+	}
+	if in := got["package.json"]; !in.Exists || in.Digest != hashOf([]byte(`{"name":"app"}`+"\n")) || in.Mode == 0 {
+		t.Errorf("package.json input = %+v, want its digest and mode", in)
+	}
+	for _, f := range p.Files {
+		if _, ok := got[f.Target]; !ok {
+			t.Errorf("file %s of the plan is not among its inputs %v", f.Target, p.Inputs())
+		}
+	}
+}

@@ -90,6 +90,7 @@ type Plan struct {
 	writes         []pendingWrite
 	createRoot     bool
 	installScripts []string // see InstallScripts
+	inputs         []Input  // see Inputs
 }
 
 // SkippedScript is a file whose custom merge script did not run because
@@ -453,6 +454,11 @@ func (pl *planner) state(target string) (*fileState, error) {
 		}
 		st.exists, st.orig, st.cur, st.mode = true, b, b, fi.Mode().Perm()
 	}
+	in := Input{Target: target, Exists: st.exists}
+	if st.exists {
+		in.Digest, in.Mode = hashOf(st.orig), st.mode
+	}
+	pl.plan.inputs = append(pl.plan.inputs, in)
 	pl.files[target] = st
 	pl.order = append(pl.order, target)
 	return st, nil
