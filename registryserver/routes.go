@@ -21,7 +21,7 @@ import (
 func (h *Handler) getRegistry(c echo.Context) error {
 	p := strings.TrimPrefix(c.Request().URL.Path, "/registries")
 	p = strings.TrimPrefix(p, "/")
-	res, ok := parseResource(p)
+	res, ok := resources.parse(p)
 	if !ok {
 		return newAPIError(http.StatusBadRequest, codeInvalidPath, "Invalid registry resource path")
 	}
