@@ -93,7 +93,7 @@ func New(opts ...Option) (*Handler, error) {
 		cache: newByteCache(o.cacheBytes),
 		// Indexes are small (about 100 bytes per file); 4096 of them
 		// cover every version a typical server serves.
-		digests: newDigestIndexes(4096),
+		digests: newDigestIndexes(digestCacheBytes),
 	}
 	h.rcache = newReadCache(o.mutableTTL, o.now)
 	if o.adminToken != "" {

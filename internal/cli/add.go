@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -28,7 +27,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if id.IsPreset() {
-		return fmt.Errorf("%w: %s is a preset; use 'jig init -t %s' or add its registries one by one", apply.ErrPresetNotAllowed, c.Registry, id.Key())
+		return &apply.PresetNotAddableError{Template: c.Registry, Preset: id.Key()}
 	}
 	dir := c.Dir
 	if dir == "" {
@@ -43,7 +42,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		app.Out.Infof("Adding registry: %s", id)
 	}
 	pr := newProgress(app)
-	eng, err := engine(app, c.AllowScripts, pr)
+	eng, err := engine(app, c.AllowScripts, pr, apply.WithInstall(!c.SkipInstall))
 	if err != nil {
 		return err
 	}
@@ -52,6 +51,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
+	scriptWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	if plan.AlreadyInstalled != "" {
 		if c.JSON {
@@ -67,9 +67,8 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		printPlan(app.Out, plan)
 		return nil
 	}
-	if !c.SkipInstall && packagesChanged(plan) {
-		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
-	}
+	printSteps(app.Out, plan)
+	res.Install = plan.Install
 	if c.JSON {
 		return app.Out.JSON(res)
 	}

@@ -35,7 +35,7 @@ type DigestSource interface {
 
 // Errors the engine returns; match them with errors.Is.
 var (
-	// ErrPresetNotAllowed: "jig add" was given a preset.
+	// ErrPresetNotAllowed is matched by a [*PresetNotAddableError].
 	ErrPresetNotAllowed = errors.New("presets cannot be added to a project")
 	// ErrDuplicate: a preset names the same registry twice.
 	ErrDuplicate = errors.New("duplicate registry")
@@ -59,6 +59,22 @@ var (
 	// (a digest differs, a registry is not recorded, no jig.json).
 	ErrFrozen = errors.New("frozen install failed")
 )
+
+// PresetNotAddableError is returned when [ModeAdd] is asked for a preset:
+// a preset starts a project ([ModeInit]); its member registries can be
+// added one by one. It matches [ErrPresetNotAllowed].
+type PresetNotAddableError struct {
+	Template string // as given, "@presets/node"
+	Preset   string // the preset's key, "@presets/node"
+}
+
+// Error reads "presets cannot be added to a project: <template> is a preset".
+func (e *PresetNotAddableError) Error() string {
+	return fmt.Sprintf("%v: %s is a preset", ErrPresetNotAllowed, e.Template)
+}
+
+// Unwrap returns [ErrPresetNotAllowed].
+func (e *PresetNotAddableError) Unwrap() error { return ErrPresetNotAllowed }
 
 // CycleError reports a dependency cycle, e.g. "@main/a -> @main/b -> @main/a".
 type CycleError struct {
@@ -97,7 +113,8 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // Event is a progress notice sent to the [WithProgress] callback.
 type Event struct {
-	// Stage is "preset", "manifest", "files", "script" or "write".
+	// Stage is "preset", "manifest", "files", "script", "write" or
+	// "install".
 	Stage string
 	// Message is one human-readable line.
 	Message string
@@ -109,6 +126,8 @@ type options struct {
 	node          string
 	scriptTimeout time.Duration
 	progress      func(Event)
+	install       bool
+	gitInit       bool
 	beforeWrite   func(target string) error // tests only
 }
 
@@ -129,7 +148,7 @@ func WithConcurrency(n int) Option {
 // WithAllowScripts lets files with a custom merge strategy run their
 // JavaScript merge script with node. Scripts run with the user's rights, so
 // this must only follow an explicit request of the user. The default
-// is false: such files are skipped with a warning.
+// is false: such files are skipped and listed in [Plan.SkippedScripts].
 func WithAllowScripts(allow bool) Option {
 	return func(o *options) error { o.allowScripts = allow; return nil }
 }
@@ -156,6 +175,27 @@ func WithScriptTimeout(d time.Duration) Option {
 		o.scriptTimeout = d
 		return nil
 	}
+}
+
+// WithInstall makes [Engine.Apply] run the project's package manager
+// install ([DetectPackageManager]) after writing an init plan, or an add,
+// update or remove plan that adds, changes or removes an npm dependency.
+// The result is [Plan.Install]; a failure does not fail Apply. When the
+// plan's registries set package.json scripts the install would run by
+// itself ([Plan.InstallScripts]) and scripts are not allowed
+// ([WithAllowScripts]), the install is skipped instead, so no registry code
+// runs. The default is false: no install.
+func WithInstall(on bool) Option {
+	return func(o *options) error { o.install = on; return nil }
+}
+
+// WithGitInit makes [Engine.Apply] of a [ModeInit] plan run "git init" and
+// a first commit of the project ([GitInit]) after writing it (and after the
+// install, see [WithInstall]), unless the directory is already inside a git
+// repository. The result is [Plan.Git]; a failure does not fail Apply. The
+// default is false: no git step.
+func WithGitInit(on bool) Option {
+	return func(o *options) error { o.gitInit = on; return nil }
 }
 
 // WithProgress receives progress events. It may be called from several
