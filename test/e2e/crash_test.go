@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryserver/storage/s3"
 )
 
 // crashServer is one jig-server process on a disk storage, which the test
@@ -31,9 +34,9 @@ type crashServer struct {
 	log  *bytes.Buffer
 }
 
-// startCrashServer runs the built jig-server on storage data and port,
-// and waits until it answers /health.
-func startCrashServer(t *testing.T, dir, data string, port int) *crashServer {
+// startCrashServer runs the built jig-server with the storage settings env
+// on port, and waits until it answers /health.
+func startCrashServer(t *testing.T, dir string, env []string, port int) *crashServer {
 	t.Helper()
 	bin, err := buildBin()
 	if err != nil {
@@ -42,8 +45,8 @@ func startCrashServer(t *testing.T, dir, data string, port int) *crashServer {
 	s := &crashServer{base: "http://127.0.0.1:" + strconv.Itoa(port), done: make(chan struct{}), log: &bytes.Buffer{}}
 	s.cmd = exec.Command(bin)
 	s.cmd.Dir = dir
-	s.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
-		"ADMIN_TOKEN=" + adminToken, "NODE_ENV=production", "LOG_LEVEL=info", "STORAGE_ROOT=" + data}
+	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
+		"ADMIN_TOKEN=" + adminToken, "NODE_ENV=production", "LOG_LEVEL=info"}, env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,13 +128,72 @@ func bigRegistry(t *testing.T, version string, n, big int) (string, string) {
 
 // uploadFiles lists the upload files (not lock files or markers) in the
 // server's upload folder.
-func uploadFiles(t *testing.T, data string) []string {
+func uploadFiles(t *testing.T, uploads string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(data, ".jig", "uploads", "*.tar.gz"))
+	m, err := filepath.Glob(filepath.Join(uploads, "*.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// crashStorage is a storage the killed servers use, as the test sees it.
+type crashStorage struct {
+	env     []string // the server's storage settings
+	uploads string   // the server's upload folder
+	// exists reports whether key exists; count how many objects (on
+	// disk: files, the backend's temporary files included) are under
+	// the folder prefix.
+	exists func(key string) bool
+	count  func(prefix string) int
+}
+
+func diskStorage(t *testing.T, dir string) crashStorage {
+	data := filepath.Join(dir, "data")
+	return crashStorage{
+		env:     []string{"STORAGE_ROOT=" + data},
+		uploads: filepath.Join(data, ".jig", "uploads"),
+		exists:  func(key string) bool { _, err := os.Stat(filepath.Join(data, key)); return err == nil },
+		count: func(prefix string) int {
+			n := 0
+			_ = filepath.WalkDir(filepath.Join(data, prefix), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					n++
+				}
+				return nil
+			})
+			return n
+		},
+	}
+}
+
+func s3Storage(t *testing.T, dir string) crashStorage {
+	env := s3Env(t)
+	cfg := testenv.S3(t)
+	var prefix string
+	for _, e := range env {
+		if p, ok := strings.CutPrefix(e, "S3_PREFIX="); ok {
+			prefix = p
+		}
+	}
+	st, err := s3.New(t.Context(), s3.Config{Endpoint: cfg.Endpoint, Bucket: cfg.Bucket, Region: cmp.Or(cfg.Region, "us-east-1"),
+		AccessKeyID: cfg.AccessKey, SecretAccessKey: cfg.SecretKey, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads := filepath.Join(dir, "uploads")
+	return crashStorage{
+		env:     append(env, "UPLOAD_DIR="+uploads),
+		uploads: uploads,
+		exists: func(key string) bool {
+			_, err := st.Stat(context.WithoutCancel(t.Context()), key)
+			return err == nil
+		},
+		count: func(p string) int {
+			keys, _ := st.List(context.WithoutCancel(t.Context()), p)
+			return len(keys)
+		},
+	}
 }
 
 // poll waits until cond holds, for at most two minutes (a hang, not a
@@ -147,28 +209,33 @@ func poll(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 // TestKillDuringPublish kills jig-server with SIGKILL in the middle of a
 // publish, twice: while it receives the upload, and while it writes the
 // version's files. Each time the restarted server leaves no upload file
 // behind, shows no part of the version, and a retry of the same version
-// succeeds at once (issue 10 item 13).
+// succeeds at once (issue 10 item 13). It runs on disk and on S3.
 func TestKillDuringPublish(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
+	t.Run("disk", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		killDuringPublish(t, dir, diskStorage(t, dir))
+	})
+	t.Run("s3", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		killDuringPublish(t, dir, s3Storage(t, dir))
+	})
+}
+
+func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 	port := freePort(t)
-	vdir := filepath.Join(data, "@e2e", "features", "big", "1.0.0")
-	claim := filepath.Join(data, ".publish", "@e2e", "features", "big", "1.0.0.lock")
+	const reg = "@e2e/features/big/"
 	pkg, blobSum := bigRegistry(t, "1.0.0", 2000, 8<<20)
 
 	// 1. Killed while receiving: the client sends half the body and
 	// waits until the server has spooled some of it to disk.
-	srv := startCrashServer(t, dir, data, port)
+	srv := startCrashServer(t, dir, st.env, port)
 	var tgz bytes.Buffer
 	if _, _, err := registryclient.Pack(&tgz, pkg); err != nil {
 		t.Fatal(err)
@@ -198,7 +265,7 @@ func TestKillDuringPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, "the upload file", func() bool {
-		for _, f := range uploadFiles(t, data) {
+		for _, f := range uploadFiles(t, st.uploads) {
 			if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
 				return true
 			}
@@ -208,24 +275,24 @@ func TestKillDuringPublish(t *testing.T) {
 	srv.kill(t)
 	pw.CloseWithError(io.ErrClosedPipe)
 	<-respc
-	if got := uploadFiles(t, data); len(got) != 1 {
+	if got := uploadFiles(t, st.uploads); len(got) != 1 {
 		t.Fatalf("after the kill: upload files %q, want the one being received", got)
 	}
 
-	srv = startCrashServer(t, dir, data, port)
-	if got := uploadFiles(t, data); len(got) != 0 {
+	srv = startCrashServer(t, dir, st.env, port)
+	if got := uploadFiles(t, st.uploads); len(got) != 0 {
 		t.Errorf("after the restart: upload files %q, want none", got)
 	}
 
 	// 2. Killed while writing the version: the publish is stopped
-	// (SIGSTOP) as soon as its claim and its first files exist, checked to
-	// be halfway, then killed. Should it have finished in between, the
+	// (SIGSTOP) as soon as its claim and its first files exist, checked
+	// to be halfway, then killed. Should it have finished in between, the
 	// next version is tried.
 	version := ""
+	var vdir, claim string
 	for attempt := range 5 {
 		v := fmt.Sprintf("1.0.%d", attempt)
-		vdir = filepath.Join(data, "@e2e", "features", "big", v)
-		claim = filepath.Join(data, ".publish", "@e2e", "features", "big", v+".lock")
+		vdir, claim = reg+v+"/", ".publish/"+reg+v+".lock"
 		pkg, blobSum = bigRegistry(t, v, 2000, 8<<20)
 		c, err := registryclient.New(srv.base, registryclient.WithToken(adminToken))
 		if err != nil {
@@ -234,13 +301,12 @@ func TestKillDuringPublish(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() { _, err := c.Publish(t.Context(), pkg); errc <- err }()
 		poll(t, "the claim and the first files", func() bool {
-			entries, _ := os.ReadDir(filepath.Join(vdir, "files"))
-			return exists(claim) && len(entries) >= 5
+			return st.exists(claim) && st.count(vdir) >= 5
 		})
 		if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
-		halfway := exists(claim) && !exists(filepath.Join(vdir, "registry.json"))
+		halfway := st.exists(claim) && !st.exists(vdir+"registry.json")
 		srv.kill(t)
 		<-errc
 		if halfway {
@@ -248,35 +314,28 @@ func TestKillDuringPublish(t *testing.T) {
 			break
 		}
 		t.Logf("attempt %d: the publish of %s finished before it was stopped; trying again", attempt, v)
-		srv = startCrashServer(t, dir, data, port)
+		srv = startCrashServer(t, dir, st.env, port)
 	}
 	if version == "" {
 		t.Fatal("every publish finished before it could be stopped halfway")
 	}
-	written, _ := os.ReadDir(filepath.Join(vdir, "files"))
-	if len(written) == 0 || len(uploadFiles(t, data)) != 1 {
-		t.Fatalf("after the kill: %d files written, uploads %q; want some files and the upload", len(written), uploadFiles(t, data))
+	written := st.count(vdir)
+	if written == 0 || len(uploadFiles(t, st.uploads)) != 1 {
+		t.Fatalf("after the kill: %d files written, uploads %q; want some files and the upload", written, uploadFiles(t, st.uploads))
 	}
-	t.Logf("killed the publish of %s after %d of 2001 files", version, len(written))
+	t.Logf("killed the publish of %s after %d of 2002 files", version, written)
 
-	srv = startCrashServer(t, dir, data, port)
-	if got := uploadFiles(t, data); len(got) != 0 {
+	srv = startCrashServer(t, dir, st.env, port)
+	if got := uploadFiles(t, st.uploads); len(got) != 0 {
 		t.Errorf("after the restart: upload files %q, want none", got)
 	}
-	if exists(claim) {
+	if st.exists(claim) {
 		t.Errorf("after the restart the claim %s is still there", claim)
 	}
-	var left []string
-	_ = filepath.WalkDir(vdir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			left = append(left, p)
-		}
-		return nil
-	})
-	if len(left) > 0 {
-		t.Errorf("after the restart %d files of the interrupted publish are left, e.g. %s", len(left), left[0])
+	if n := st.count(vdir); n > 0 {
+		t.Errorf("after the restart %d files of the interrupted publish are left", n)
 	}
-	for _, path := range []string{"/registries/@e2e/features/big/" + version, "/registries/@e2e/features/big/" + version + "/files/files/f00000.txt"} {
+	for _, path := range []string{"/registries/" + reg + version, "/registries/" + reg + version + "/files/files/f00000.txt"} {
 		if code, _ := get(t, srv.base+path, "127.0.0.1"); code != http.StatusNotFound {
 			t.Errorf("GET %s after the restart = %d, want 404", path, code)
 		}
@@ -293,27 +352,21 @@ func TestKillDuringPublish(t *testing.T) {
 	if err != nil {
 		t.Fatalf("retrying the publish of %s: %v", version, err)
 	}
-	if want := "@e2e/features/big/" + version; res.Path != want {
+	if want := reg + version; res.Path != want {
 		t.Errorf("published path %q, want %q", res.Path, want)
 	}
-	code, body := get(t, srv.base+"/registries/@e2e/features/big/"+version+"/files/blob.bin", "127.0.0.1")
+	code, body := get(t, srv.base+"/registries/"+reg+version+"/files/blob.bin", "127.0.0.1")
 	if sum := sha256.Sum256(body); code != http.StatusOK || hex.EncodeToString(sum[:]) != blobSum {
 		t.Errorf("blob.bin after the retry: %d, sha256 %x; want 200 and %s", code, sum, blobSum)
 	}
 	for _, i := range []int{0, 999, 1999} {
-		code, body := get(t, srv.base+fmt.Sprintf("/registries/@e2e/features/big/%s/files/files/f%05d.txt", version, i), "127.0.0.1")
+		code, body := get(t, srv.base+fmt.Sprintf("/registries/%s%s/files/files/f%05d.txt", reg, version, i), "127.0.0.1")
 		if want := fmt.Sprintf("file %d of %s\n", i, version); code != http.StatusOK || string(body) != want {
 			t.Errorf("file %d after the retry: %d %q, want 200 %q", i, code, body, want)
 		}
 	}
-	var stored int
-	_ = filepath.WalkDir(vdir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".jig-") {
-			stored++
-		}
-		return nil
-	})
-	if stored != 2002 { // 2000 files, blob.bin, registry.json
-		t.Errorf("the version folder holds %d files, want 2002", stored)
+	// 2000 files, blob.bin, registry.json and the digest index.
+	if n := st.count(vdir); n != 2003 {
+		t.Errorf("the version folder holds %d files, want 2003", n)
 	}
 }

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +86,32 @@ func TestReadClaim(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadClaim: whatever a claim holds, reading it never fails, and a
+// claim with a fresh heartbeat of an owner not known to be dead is never
+// taken over.
+func FuzzReadClaim(f *testing.F) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	f.Add([]byte(`{"id":"a","owner":"o","started":"2026-01-01T11:59:50Z","heartbeat":"2026-01-01T11:59:59Z","seq":1}`), int64(1000))
+	f.Add([]byte(`{"id":"a","started":"2026-01-01T11:00:00Z"}`), int64(0))
+	f.Add([]byte(`{"id":"a","owner":"self","heartbeat":"2099-01-01T00:00:00Z"}`), int64(-5000))
+	f.Add([]byte("\x00garbage"), int64(60000))
+	f.Add([]byte(`{"id":"","heartbeat":null}`), int64(1))
+	const ttl, legacy = 30 * time.Second, 15 * time.Minute
+	f.Fuzz(func(t *testing.T, body []byte, ageMs int64) {
+		info := storage.Info{ModTime: now.Add(-time.Duration(ageMs) * time.Millisecond), ETag: `"x"`}
+		cv := readClaim(bytes.NewReader(body), info)
+		if cv.valid && (cv.doc.ID == "" || len(body) > maxClaimDoc) {
+			t.Fatalf("claim %q read as valid with id %q", body, cv.doc.ID)
+		}
+		for _, l := range []Liveness{LivenessUnknown, LivenessAlive} {
+			take, reason := decide(cv, now, ttl, legacy, "self", false, func(string) Liveness { return l })
+			hb := cv.doc.Heartbeat
+			fresh := cv.valid && cv.doc.Owner != "self" && !hb.IsZero() && !hb.After(now) && now.Sub(hb) <= ttl
+			if fresh && take {
+				t.Fatalf("claim %q with a fresh heartbeat taken over (%s)", body, reason)
+			}
+		}
+	})
 }

@@ -132,3 +132,93 @@ func TestReplicasPublishDifferentVersions(t *testing.T) {
 		t.Errorf("versions.json lists %q, want all of %q (an update was lost)", doc.Versions, want)
 	}
 }
+
+// TestReplicasTakeOverDeadClaim: a publisher died while writing 1.0.0 and
+// left its claim and a file. Replicas retrying at once, all knowing its
+// process is dead, give exactly one success, with the winner's files only;
+// a replica's recovery of a gone publish that had committed lists it.
+func TestReplicasTakeOverDeadClaim(t *testing.T) {
+	t.Parallel()
+	s3test.Config(t)
+	sts := replicas(t, 4)
+	ctx := t.Context()
+	const dead = "0123456789abcdef0123456789abcdef"
+	claim := fmt.Sprintf(`{"id":"crashed","owner":%q,"started":%q,"heartbeat":%q}`, dead,
+		time.Now().UTC().Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano))
+	for k, v := range map[string]string{
+		".publish/@acme/features/ui-kit/1.0.0.lock":      claim,
+		"@acme/features/ui-kit/1.0.0/templates/half.tsx": "half",
+		".publish/@acme/features/ui-kit/2.0.0.lock":      claim,
+		"@acme/features/ui-kit/2.0.0/registry.json":      `{"name":"ui-kit","version":"2.0.0"}`,
+	} {
+		if err := sts[0].Put(ctx, k, strings.NewReader(v), -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := func(owner string) publish.Liveness {
+		if owner == dead {
+			return publish.LivenessDead
+		}
+		return publish.LivenessUnknown
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(sts))
+	start := make(chan struct{})
+	for i, st := range sts {
+		wg.Go(func() {
+			pub := publish.New(st, publish.WithOwner(fmt.Sprintf("%032x", i+1), gone))
+			v := publish.Version{
+				Namespace: "@acme", Segments: []string{"features", "ui-kit"}, Version: "1.0.0",
+				Manifest: []byte(fmt.Sprintf(`{"name":"ui-kit","version":"1.0.0","description":"replica %d"}`, i)),
+			}
+			<-start
+			errs[i] = pub.Publish(ctx, v, func(put publish.PutFunc) error {
+				body := fmt.Sprintf("replica %d", i)
+				return put(ctx, "templates/button.tsx", int64(len(body)), strings.NewReader(body))
+			})
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Errorf("replicas %d and %d both published 1.0.0, want exactly one", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, publish.ErrVersionExists):
+			t.Errorf("replica %d: %v, want nil or ErrVersionExists", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("no replica took the dead claim over, want exactly one")
+	}
+	keys, err := sts[1].List(ctx, "@acme/features/ui-kit/1.0.0/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"@acme/features/ui-kit/1.0.0/.jig-digests.json", "@acme/features/ui-kit/1.0.0/registry.json", "@acme/features/ui-kit/1.0.0/templates/button.tsx"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("version folder after the takeover = %q, want %q (no debris)", keys, want)
+	}
+	rec, err := publish.New(sts[2], publish.WithOwner(fmt.Sprintf("%032x", 9), gone)).Recover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (publish.Recovery{Claims: 1, Listed: 1}); rec != want {
+		t.Errorf("Recover = %+v, want %+v", rec, want)
+	}
+	rc, _, err := sts[3].Get(ctx, "@acme/features/ui-kit/versions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(rc)
+	rc.Close()
+	if !strings.Contains(string(data), `"2.0.0"`) || !strings.Contains(string(data), `"1.0.0"`) {
+		t.Errorf("versions.json = %s, want 1.0.0 and the recovered 2.0.0", data)
+	}
+	if claims, err := sts[0].List(ctx, ".publish/"); err != nil || len(claims) != 0 {
+		t.Errorf("claims left = %q, %v; want none", claims, err)
+	}
+}
