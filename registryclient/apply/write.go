@@ -126,14 +126,30 @@ type undo struct {
 // project is left as it was; the returned error says what failed. A plan
 // whose files changed on disk since it was made is refused.
 //
-// Crash consistency: once Apply returns nil, every change is on disk. If
-// the machine stops during Apply, each target holds either its old bytes
-// or its complete new bytes, never a mix or an empty file (a rename only
-// happens once the new data is durable); the targets renamed before the
-// crash keep their new content (there is no rollback after a crash), and
-// temporary files named .jig-*.tmp may be left next to them.
-func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
-	if p == nil || len(p.writes) == 0 {
+// Crash consistency: once the writes are done, every change is on disk.
+// If the machine stops during them, each target holds either its old
+// bytes or its complete new bytes, never a mix or an empty file (a rename
+// only happens once the new data is durable); the targets renamed before
+// the crash keep their new content (there is no rollback after a crash),
+// and temporary files named .jig-*.tmp may be left next to them.
+//
+// After the writes, Apply runs the install and git steps asked for with
+// [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
+// [Plan.Git]; their failures are reported there and do not fail Apply.
+func (e *Engine) Apply(ctx context.Context, p *Plan) error {
+	if p == nil {
+		return nil
+	}
+	if err := e.write(ctx, p); err != nil {
+		return err
+	}
+	e.finish(ctx, p)
+	return nil
+}
+
+// write makes the plan's writes, rolling every one back when one fails.
+func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
+	if len(p.writes) == 0 {
 		return nil
 	}
 	root, rerr := resolveExisting(p.Dir)
