@@ -139,12 +139,17 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	doc, err := jsonDocument(wire.Namespaces{Namespaces: visible})
+	return h.sendDiscovery(c, who, wire.Namespaces{Namespaces: visible})
+}
+
+// sendDiscovery sends v, a discovery document whose content depends on
+// the caller's token (namespaces, search results): shared caches must keep
+// one copy per token, and a document answered for a token is private.
+func (h *Handler) sendDiscovery(c echo.Context, who caller, v any) error {
+	doc, err := jsonDocument(v)
 	if err != nil {
 		return internalError(err)
 	}
-	// The list depends on the token: shared caches must keep one copy per
-	// token, and a list answered for a token is private.
 	hdr := c.Response().Header()
 	setCacheHeaders(hdr, h.tiers.Discovery, false, who.sum != nil)
 	if who.sum == nil {
