@@ -122,7 +122,8 @@ func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMs
 }
 
 // getNamespaces serves GET /namespaces: the stored namespaces the caller
-// may read, sorted.
+// may read, sorted, and the default namespace when one is configured and
+// the caller may read it (so a gated one is never named to others).
 func (h *Handler) getNamespaces(c echo.Context) error {
 	who := h.callerOf(c.Request())
 	all, err := h.storedNamespaces(c)
@@ -135,7 +136,11 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	doc, err := jsonDocument(wire.Namespaces{Namespaces: visible})
+	body := wire.Namespaces{Namespaces: visible}
+	if h.defaultNamespace != "" && h.canList(who, h.defaultNamespace) {
+		body.DefaultNamespace = h.defaultNamespace
+	}
+	doc, err := jsonDocument(body)
 	if err != nil {
 		return internalError(err)
 	}
