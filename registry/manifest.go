@@ -47,17 +47,6 @@ const (
 	FileAsset  FileType = "registry:asset"
 )
 
-// Strategy names a built-in merge strategy.
-type Strategy string
-
-// The built-in merge strategies.
-const (
-	StrategyJSON      Strategy = "json"
-	StrategyIgnore    Strategy = "ignore"
-	StrategyEnv       Strategy = "env"
-	StrategyOverwrite Strategy = "overwrite"
-)
-
 // MergeStrategy is a file's explicit merge strategy: either
 // {"type":"builtin","strategy":"json"} or {"type":"custom","script":"merge.js"}.
 type MergeStrategy struct {

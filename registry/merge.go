@@ -4,77 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path"
+
 	"regexp"
 	"strings"
 )
 
-// StrategyCustom is the strategy of a file whose mergeStrategy is
-// {"type":"custom","script":"..."}: a JavaScript merge script from the
-// registry. [Merge] does not run scripts; the apply engine does, and only
-// when the user allows it.
-const StrategyCustom Strategy = "custom"
-
 // ErrMerge is wrapped by every error [Merge] returns.
 var ErrMerge = errors.New("merge failed")
-
-// jsonBasenames are the file names merged with [StrategyJSON] by default.
-var jsonBasenames = map[string]bool{
-	"package.json":       true,
-	"tsconfig.json":      true,
-	"jsconfig.json":      true,
-	ProjectFile:          true,
-	"rack.json":          true,
-	".eslintrc.json":     true,
-	".prettierrc.json":   true,
-	".babelrc.json":      true,
-	"composer.json":      true,
-	"deno.json":          true,
-	"vercel.json":        true,
-	"turbo.json":         true,
-	"lerna.json":         true,
-	".lintstagedrc.json": true,
-}
-
-// ignoreBasenames are the file names merged with [StrategyIgnore] by default.
-var ignoreBasenames = map[string]bool{
-	".gitignore":      true,
-	".npmignore":      true,
-	".dockerignore":   true,
-	".eslintignore":   true,
-	".prettierignore": true,
-}
-
-// StrategyFor returns the merge strategy for a file target. An explicit
-// strategy wins: {"type":"custom"} gives [StrategyCustom], {"type":"builtin"}
-// its named strategy. Otherwise the target's basename decides:
-// package.json, tsconfig*.json, jsconfig.json, jig.json, *.schema.json and
-// a few other well-known JSON configuration files use [StrategyJSON];
-// .gitignore, .npmignore, .dockerignore, .eslintignore and .prettierignore
-// use [StrategyIgnore]; any name starting with ".env" uses [StrategyEnv];
-// everything else uses [StrategyOverwrite].
-func StrategyFor(target string, ms *MergeStrategy) Strategy {
-	if ms != nil {
-		switch {
-		case ms.Type == "custom":
-			return StrategyCustom
-		case ms.Strategy != "":
-			return ms.Strategy
-		}
-	}
-	base := path.Base(strings.ReplaceAll(target, `\`, "/"))
-	switch {
-	case jsonBasenames[base],
-		strings.HasPrefix(base, "tsconfig") && strings.HasSuffix(base, ".json"),
-		strings.HasSuffix(base, ".schema.json"):
-		return StrategyJSON
-	case ignoreBasenames[base]:
-		return StrategyIgnore
-	case strings.HasPrefix(base, ".env"):
-		return StrategyEnv
-	}
-	return StrategyOverwrite
-}
 
 // Merge combines the incoming content of a registry file with the current
 // content of the project file (exists reports whether the file exists; when
@@ -103,36 +39,37 @@ func StrategyFor(target string, ms *MergeStrategy) Strategy {
 // gives the same bytes as merging it once. [StrategyCustom] and unknown
 // strategies return an error wrapping [ErrMerge].
 func Merge(strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	s, err := builtinStrategy(strategy, "the apply engine handles it")
+	if err != nil {
+		return nil, err
+	}
 	if !exists {
 		current = nil
 	}
-	crlf := exists && usesCRLF(current)
-	var out []byte
-	var err error
-	switch strategy {
-	case StrategyJSON:
-		out, err = mergeJSON(current, exists, incoming)
-		if err != nil || (exists && bytes.Equal(out, current)) {
-			return out, err
-		}
-	case StrategyIgnore:
-		out = mergeIgnore(toLF(current), toLF(incoming))
-	case StrategyEnv:
-		out = mergeEnv(toLF(current), toLF(incoming))
-	case StrategyOverwrite:
-		out = toLF(incoming)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-	case StrategyCustom:
-		return nil, fmt.Errorf("%w: the custom strategy runs a script; the apply engine handles it", ErrMerge)
-	default:
-		return nil, fmt.Errorf("%w: unknown merge strategy %q (use json, ignore, env or overwrite)", ErrMerge, strategy)
+	return s.merge(current, exists, incoming)
+}
+
+// mergeJSONFile is the two-way merge of [StrategyJSON]: current is
+// returned as it is when the merge changes nothing, and CRLF line endings
+// are kept otherwise.
+func mergeJSONFile(current []byte, exists bool, incoming []byte) ([]byte, error) {
+	out, err := mergeJSON(current, exists, incoming)
+	if err != nil || (exists && bytes.Equal(out, current)) {
+		return out, err
 	}
-	if crlf {
+	if exists && usesCRLF(current) {
 		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
 	}
 	return out, nil
+}
+
+// mergeOverwrite is the two-way merge of [StrategyOverwrite]: the incoming
+// text with a trailing newline.
+func mergeOverwrite(_, incoming []byte) []byte {
+	if len(incoming) > 0 && incoming[len(incoming)-1] != '\n' {
+		incoming = append(incoming, '\n')
+	}
+	return incoming
 }
 
 // usesCRLF reports whether the first line break of b is CRLF.

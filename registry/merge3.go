@@ -69,12 +69,9 @@ type Merge3Result struct {
 // strategies return an error wrapping [ErrMerge]; so do JSON inputs that do
 // not parse.
 func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
-	switch strategy {
-	case StrategyOverwrite, StrategyJSON, StrategyIgnore, StrategyEnv:
-	case StrategyCustom:
-		return nil, fmt.Errorf("%w: the custom strategy runs a script; it has no three-way merge", ErrMerge)
-	default:
-		return nil, fmt.Errorf("%w: unknown merge strategy %q (use json, ignore, env or overwrite)", ErrMerge, strategy)
+	s, err := builtinStrategy(strategy, "it has no three-way merge")
+	if err != nil {
+		return nil, err
 	}
 	if bytes.Equal(ours, base) {
 		return &Merge3Result{Content: clone(theirs)}, nil
@@ -82,24 +79,7 @@ func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3
 	if bytes.Equal(theirs, base) || bytes.Equal(ours, theirs) {
 		return &Merge3Result{Content: clone(ours)}, nil
 	}
-	crlf := usesCRLF(ours)
-	var res *Merge3Result
-	switch strategy {
-	case StrategyOverwrite:
-		res = merge3Lines(toLF(base), toLF(ours), toLF(theirs), label)
-	case StrategyJSON:
-		// JSON keeps the project's bytes when nothing changes and writes
-		// its own line endings otherwise.
-		return merge3JSON(base, ours, theirs)
-	case StrategyIgnore:
-		res = merge3Ignore(toLF(base), toLF(ours), toLF(theirs))
-	case StrategyEnv:
-		res = merge3Env(toLF(base), toLF(ours), toLF(theirs))
-	}
-	if crlf {
-		res.Content = bytes.ReplaceAll(res.Content, []byte("\n"), []byte("\r\n"))
-	}
-	return res, nil
+	return s.merge3(base, ours, theirs, label)
 }
 
 func clone(b []byte) []byte { return append([]byte{}, b...) }

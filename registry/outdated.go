@@ -1,7 +1,5 @@
 package registry
 
-import "github.com/Masterminds/semver/v3"
-
 // UpdateCandidates picks, from a registry's published versions, the ones
 // "jig outdated" reports for an installed version:
 //
@@ -14,26 +12,26 @@ import "github.com/Masterminds/semver/v3"
 // Versions that do not parse are ignored. Both are "" when versions is
 // empty; wanted is installed itself when nothing newer is compatible.
 func UpdateCandidates(installed string, versions []string) (wanted, latest string) {
-	iv, _ := semver.StrictNewVersion(installed)
-	pre := iv != nil && iv.Prerelease() != ""
-	var bestAll, bestRelease, bestWanted *semver.Version
+	iv, okIV := parseVersion(installed)
+	pre := okIV && iv.pre != nil
+	var bestAll, bestRelease, bestWanted *semVersion
 	var sAll, sRelease, sWanted string
 	for _, s := range versions {
-		v, err := semver.StrictNewVersion(s)
-		if err != nil {
+		v, ok := parseVersion(s)
+		if !ok {
 			continue
 		}
-		if bestAll == nil || v.GreaterThan(bestAll) {
-			bestAll, sAll = v, s
+		if bestAll == nil || v.compare(*bestAll) > 0 {
+			bestAll, sAll = &v, s
 		}
-		if v.Prerelease() != "" && !pre {
+		if v.pre != nil && !pre {
 			continue
 		}
-		if bestRelease == nil || v.GreaterThan(bestRelease) {
-			bestRelease, sRelease = v, s
+		if bestRelease == nil || v.compare(*bestRelease) > 0 {
+			bestRelease, sRelease = &v, s
 		}
-		if iv != nil && caretCompatible(iv, v) && !v.LessThan(iv) && (bestWanted == nil || v.GreaterThan(bestWanted)) {
-			bestWanted, sWanted = v, s
+		if okIV && caretCompatible(iv, v) && v.compare(iv) >= 0 && (bestWanted == nil || v.compare(*bestWanted) > 0) {
+			bestWanted, sWanted = &v, s
 		}
 	}
 	latest = sRelease
@@ -41,18 +39,18 @@ func UpdateCandidates(installed string, versions []string) (wanted, latest strin
 		latest = sAll
 	}
 	wanted = sWanted
-	if wanted == "" && iv != nil {
+	if wanted == "" && okIV {
 		wanted = installed
 	}
 	return wanted, latest
 }
 
-func caretCompatible(base, v *semver.Version) bool {
+func caretCompatible(base, v semVersion) bool {
 	switch {
-	case base.Major() > 0:
-		return v.Major() == base.Major()
-	case base.Minor() > 0:
-		return v.Major() == 0 && v.Minor() == base.Minor()
+	case !base.isZero(0):
+		return v.nums[0] == base.nums[0]
+	case !base.isZero(1):
+		return v.isZero(0) && v.nums[1] == base.nums[1]
 	}
-	return v.Major() == 0 && v.Minor() == 0 && v.Patch() == base.Patch()
+	return v.isZero(0) && v.isZero(1) && v.nums[2] == base.nums[2]
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/jigkit/jig/internal/ident"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -303,9 +304,9 @@ func violationMessage(e *jsonschema.ValidationError) string {
 }
 
 const (
-	semverPattern = `(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-(?:(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?`
-	nsPattern     = `@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?`
-	segPattern    = `[a-z0-9]+(?:-[a-z0-9]+)*`
+	semverPattern = ident.VersionPattern
+	nsPattern     = ident.NamespacePattern
+	segPattern    = ident.SegmentPattern
 	pathPattern   = segPattern + `(?:/` + segPattern + `)*`
 )
 

@@ -1,11 +1,11 @@
 package registry
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
-
-	"github.com/Masterminds/semver/v3"
+	"strings"
 
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
@@ -67,23 +67,125 @@ func (vl *VersionList) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// SortVersions sorts SemVer strings newest first. Strings that do not parse
-// sort last, in their original order.
+// SortVersions sorts SemVer strings newest first ([CompareVersions]).
+// Strings that are not versions ([ValidVersion]) sort last, in their
+// original order.
 func SortVersions(vs []string) {
-	parsed := make(map[string]*semver.Version, len(vs))
+	parsed := make(map[string]semVersion, len(vs))
 	for _, v := range vs {
-		if sv, err := semver.StrictNewVersion(v); err == nil {
+		if sv, ok := parseVersion(v); ok {
 			parsed[v] = sv
 		}
 	}
 	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := parsed[vs[i]], parsed[vs[j]]
+		a, okA := parsed[vs[i]]
+		b, okB := parsed[vs[j]]
 		switch {
-		case a == nil:
+		case !okA:
 			return false
-		case b == nil:
+		case !okB:
 			return true
 		}
-		return a.GreaterThan(b)
+		return a.compare(b) > 0
 	})
+}
+
+// CompareVersions compares two versions by SemVer 2.0 precedence: -1 when
+// a is older than b, +1 when newer, 0 when they have the same precedence
+// (build metadata is ignored). Numbers of any length compare correctly.
+// A string [ValidVersion] refuses is older than every version; two such
+// strings compare equal.
+func CompareVersions(a, b string) int {
+	va, okA := parseVersion(a)
+	vb, okB := parseVersion(b)
+	switch {
+	case !okA && !okB:
+		return 0
+	case !okA:
+		return -1
+	case !okB:
+		return 1
+	}
+	return va.compare(vb)
+}
+
+// semVersion is a version [ValidVersion] accepts, split into what its
+// precedence depends on (SemVer 2.0 section 11).
+type semVersion struct {
+	// nums are the major, minor and patch numbers: decimal digits
+	// without leading zeros, of any length.
+	nums [3]string
+	// pre are the pre-release identifiers; nil for a release.
+	pre []string
+}
+
+// parseVersion splits v when [ValidVersion] accepts it: the grammar is
+// checked in one place, and this only cuts at the separators it allows.
+func parseVersion(v string) (semVersion, bool) {
+	if !ValidVersion(v) {
+		return semVersion{}, false
+	}
+	v, _, _ = strings.Cut(v, "+")
+	core, pre, hasPre := strings.Cut(v, "-")
+	var sv semVersion
+	copy(sv.nums[:], strings.SplitN(core, ".", 3))
+	if hasPre {
+		sv.pre = strings.Split(pre, ".")
+	}
+	return sv, true
+}
+
+func (a semVersion) compare(b semVersion) int {
+	for i := range a.nums {
+		if c := compareNumbers(a.nums[i], b.nums[i]); c != 0 {
+			return c
+		}
+	}
+	switch {
+	case a.pre == nil && b.pre == nil:
+		return 0
+	case a.pre == nil:
+		return 1 // a release is newer than its pre-releases
+	case b.pre == nil:
+		return -1
+	}
+	for i := 0; i < len(a.pre) && i < len(b.pre); i++ {
+		x, y := a.pre[i], b.pre[i]
+		xNum, yNum := isDigits(x), isDigits(y)
+		var c int
+		switch {
+		case xNum && yNum:
+			c = compareNumbers(x, y)
+		case xNum:
+			c = -1 // numeric identifiers are older than alphanumeric ones
+		case yNum:
+			c = 1
+		default:
+			c = strings.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a.pre), len(b.pre))
+}
+
+// isZero reports whether number i (0 major, 1 minor, 2 patch) is 0.
+func (a semVersion) isZero(i int) bool { return a.nums[i] == "0" }
+
+// compareNumbers compares decimal numbers without leading zeros.
+func compareNumbers(a, b string) int {
+	if len(a) != len(b) {
+		return cmp.Compare(len(a), len(b))
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -91,13 +91,13 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, fmt.Errorf("registryclient: invalid registry URL: %w", err)
+		return nil, fmt.Errorf("invalid registry URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("registryclient: registry URL %q must be an absolute http:// or https:// URL", redactURL(u))
+		return nil, fmt.Errorf("registry URL %q must be an absolute http:// or https:// URL", redactURL(u))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("registryclient: registry URL %q must not have a query or fragment", redactURL(u))
+		return nil, fmt.Errorf("registry URL %q must not have a query or fragment", redactURL(u))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -296,7 +296,7 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, full, body)
 	if err != nil {
-		return nil, fmt.Errorf("registryclient: building request for %s: %w", shown, err), false
+		return nil, fmt.Errorf("building the request for %s: %w", shown, err), false
 	}
 	for k, v := range c.opts.headers {
 		req.Header.Set(k, v)

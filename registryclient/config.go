@@ -36,7 +36,9 @@ var BuiltinNamespaces = []string{registry.DefaultNamespace, registry.PresetNames
 // Entry is one registry source of the rc file. On disk it is either a URL
 // string or an object {"url", "token", "headers", "defaultNamespace"}.
 type Entry struct {
-	// URL is the server's base URL. "${VAR}" is expanded at request time.
+	// URL is the server's base URL. A "${VAR}" here, in Token or in a
+	// header value is kept as written and expanded when a client is built
+	// for the source ([*Config.Client], [*Config.Resolved]).
 	URL string `json:"url"`
 	// Token is sent as "Authorization: Bearer <token>". It is kept in
 	// its own field and never written into Headers.
@@ -59,12 +61,15 @@ type Entry struct {
 // write it with [*Config.Save]. A Config is not safe for concurrent
 // mutation.
 type Config struct {
-	// LookupEnv expands "${VAR}" at request time. Nil means os.LookupEnv.
+	// LookupEnv looks up the variables of "${VAR}" when a client is built
+	// ([*Config.Client], [*Config.Resolved]); a [*Sources] builds each
+	// namespace's client once, on its first request. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 
 	path       string
 	builtinURL string
 	entries    map[string]Entry           // from the file or set
+	literal    bool                       // from [NewSources]: no built-ins, no "${VAR}"
 	other      map[string]json.RawMessage // unknown top-level fields, kept on save
 }
 
@@ -157,9 +162,9 @@ func (c *Config) parse(data []byte) error {
 			if err := json.Unmarshal(v, &obj); err != nil {
 				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\"} with string values", ns)
 			}
-			if obj.DefaultNamespace != nil && *obj.DefaultNamespace != "" {
-				if !registry.ValidDefaultNamespace(*obj.DefaultNamespace) {
-					return fmt.Errorf("registry %s: defaultNamespace %q must be a namespace such as @rack, other than %s", ns, *obj.DefaultNamespace, registry.PresetNamespace)
+			if obj.DefaultNamespace != nil {
+				if err := checkEntryDefaultNamespace(ns, *obj.DefaultNamespace); err != nil {
+					return err
 				}
 				e.DefaultNamespace = *obj.DefaultNamespace
 			}
@@ -189,7 +194,7 @@ func (c *Config) Get(ns string) (Entry, bool) {
 		e.Headers = cloneHeaders(e.Headers)
 		return e, true
 	}
-	if IsBuiltin(ns) {
+	if IsBuiltin(ns) && !c.literal {
 		return Entry{URL: c.builtinURL, short: true}, true
 	}
 	return Entry{}, false
@@ -200,6 +205,9 @@ func (c *Config) List() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, ns := range BuiltinNamespaces {
+		if c.literal {
+			break
+		}
 		seen[ns] = true
 		out = append(out, ns)
 	}
@@ -282,8 +290,8 @@ func ValidateNamespaceArg(ns string) error {
 }
 
 // Set adds or updates the entry for ns. A new namespace needs a URL; a URL
-// must be absolute http:// or https:// (a "${VAR}" URL is checked at request
-// time). An "Authorization: Bearer <t>" header becomes the token, so a token
+// must be absolute http:// or https:// (a "${VAR}" URL is checked when a
+// client is built, after expansion). An "Authorization: Bearer <t>" header becomes the token, so a token
 // never sits in Headers. Nothing is written until [*Config.Save].
 func (c *Config) Set(ns string, u Update) error {
 	if err := ValidateNamespaceArg(ns); err != nil {
@@ -373,6 +381,15 @@ func (c *Config) Set(ns string, u Update) error {
 	}
 	e.short = false
 	c.entries[ns] = e
+	return nil
+}
+
+// checkEntryDefaultNamespace checks the defaultNamespace v of entry ns as
+// stored ("@rack"; "" for none).
+func checkEntryDefaultNamespace(ns, v string) error {
+	if v != "" && !registry.ValidDefaultNamespace(v) {
+		return fmt.Errorf("registry %s: defaultNamespace %q must be a namespace such as @rack, other than %s", ns, v, registry.PresetNamespace)
+	}
 	return nil
 }
 
@@ -585,6 +602,9 @@ var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // expand replaces ${VAR} from the environment; a missing variable is an
 // error naming it and where it was used.
 func (c *Config) expand(ns, field, s string) (string, error) {
+	if c.literal {
+		return s, nil
+	}
 	lookup := c.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv

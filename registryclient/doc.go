@@ -39,6 +39,9 @@
 // http://localhost:8080) are merged under the file and cannot be removed.
 // The token stays in its own field; it becomes "Authorization: Bearer
 // <token>" only when shown ([Entry.DisplayHeaders]) and when sent. "${VAR}"
-// in url, token and header values is expanded when a client is built.
+// in url, token and header values is kept in the file as written and
+// expanded from the environment when a client is built ([*Config.Client]);
+// [*Sources] builds each namespace's client on its first request and
+// reuses it.
 // [*Config.Save] writes the file atomically with mode 0600.
 package registryclient

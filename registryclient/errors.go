@@ -165,3 +165,20 @@ func (e *MissingURLError) Unwrap() error { return ErrInvalidConfig }
 
 // Is matches [ErrNotConfigured].
 func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
+
+// NotSupportedError is returned when a server lacks an optional route that
+// jig servers have, such as the preset listing (GET /presets) the reference
+// server does not serve. It matches [ErrNotSupported].
+type NotSupportedError struct {
+	URL    string // the server's base URL, without user info
+	Route  string // the missing route, "/presets"
+	Action string // what could not be done, "list presets"
+}
+
+// Error reads "<url> cannot <action>: not supported by this server".
+func (e *NotSupportedError) Error() string {
+	return fmt.Sprintf("%s cannot %s: %v", e.URL, e.Action, ErrNotSupported)
+}
+
+// Unwrap returns [ErrNotSupported].
+func (e *NotSupportedError) Unwrap() error { return ErrNotSupported }

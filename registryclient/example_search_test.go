@@ -43,9 +43,9 @@ func ExampleClient_Search() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(info.Versions, info.AddCommand())
+	fmt.Println(info.Versions, info.Ref())
 	// Output:
 	// exact @main/quality/eslint 1.1.0
 	// word @main/quality/prettier 3.0.0
-	// [1.1.0 1.0.0] jig add @main/quality/eslint
+	// [1.1.0 1.0.0] @main/quality/eslint
 }

@@ -93,7 +93,7 @@ func WithToken(token string) Option {
 	return func(o *options) error {
 		token = strings.TrimSpace(token)
 		if strings.ContainsAny(token, "\r\n") {
-			return errors.New("registryclient: token must not contain line breaks")
+			return errors.New("token must not contain line breaks")
 		}
 		o.token = token
 		return nil
@@ -110,7 +110,7 @@ func WithHeaders(h map[string]string) Option {
 		}
 		for k, v := range h {
 			if k == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
-				return fmt.Errorf("registryclient: invalid header %q", k)
+				return fmt.Errorf("invalid header %q: a header name has no spaces or ':' and a value no line breaks", k)
 			}
 			o.headers[textproto.CanonicalMIMEHeaderKey(k)] = v
 		}

@@ -215,7 +215,8 @@ func rankOf(m search.Match) int {
 
 // Presets lists every preset the server holds: name, latest version,
 // description and members, sorted by name. A server without the listing
-// (the reference server) gives an error wrapping [ErrNotSupported].
+// (the reference server) gives a [*NotSupportedError] for route "/presets"
+// (presets can still be fetched one by one with [Client.Preset]).
 //
 // API: GET /presets
 func (c *Client) Presets(ctx context.Context) ([]search.Preset, error) {
@@ -223,7 +224,7 @@ func (c *Client) Presets(ctx context.Context) ([]search.Preset, error) {
 	err := c.getJSON(ctx, request{path: "/presets", registry: registry.PresetNamespace}, &body)
 	var se *StatusError
 	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed) {
-		return nil, fmt.Errorf("%s cannot list presets: %w; fetch one by name with 'jig init -t @presets/<name>'", c.baseStr, ErrNotSupported)
+		return nil, &NotSupportedError{URL: c.baseStr, Route: "/presets", Action: "list presets"}
 	}
 	if err != nil {
 		return nil, err
@@ -259,16 +260,10 @@ func (i *Info) Languages() []string {
 	return out
 }
 
-// AddCommand returns the command that adds the registry to a project:
-// "jig add @ns/path", with "@version" when a version other than the latest
-// was asked for.
-func (i *Info) AddCommand() string { return "jig add " + i.ref() }
-
-// InitCommand returns the command that starts a project from the registry:
-// "jig init -t @ns/path".
-func (i *Info) InitCommand() string { return "jig init -t " + i.ref() }
-
-func (i *Info) ref() string {
+// Ref returns the identifier that names the described registry when it is
+// applied: "@ns/path", with "@version" when a version other than the
+// latest was asked for.
+func (i *Info) Ref() string {
 	if i.Version != "" && i.Version != i.Latest {
 		return i.ID + "@" + i.Version
 	}

@@ -106,8 +106,10 @@ func TestPresets(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	ref, _ := registryclient.New(newRegistry(t, withoutSearch).URL)
-	if _, err := ref.Presets(t.Context()); !errors.Is(err, registryclient.ErrNotSupported) {
-		t.Errorf("reference: got %v, want ErrNotSupported", err)
+	_, err = ref.Presets(t.Context())
+	var ns *registryclient.NotSupportedError
+	if !errors.Is(err, registryclient.ErrNotSupported) || !errors.As(err, &ns) || ns.Route != "/presets" || ns.URL != ref.BaseURL() {
+		t.Errorf("reference: got %v, want a NotSupportedError for /presets", err)
 	}
 }
 
@@ -117,17 +119,17 @@ func TestInfo(t *testing.T) {
 	tests := []struct {
 		id               string
 		version, latest  string
-		add, init        string
+		ref              string
 		versions         []string
 		wantErrNotFound  bool
 		wantErrForbidden bool
 	}{
 		{id: "@main/runtimes/node", version: "1.1.0", latest: "1.1.0", versions: []string{"1.1.0", "1.0.0"},
-			add: "jig add @main/runtimes/node", init: "jig init -t @main/runtimes/node"},
+			ref: "@main/runtimes/node"},
 		{id: "@main/runtimes/node@1.0.0", version: "1.0.0", latest: "1.1.0", versions: []string{"1.1.0", "1.0.0"},
-			add: "jig add @main/runtimes/node@1.0.0", init: "jig init -t @main/runtimes/node@1.0.0"},
+			ref: "@main/runtimes/node@1.0.0"},
 		{id: "@team/tools/lint", version: "2.0.0", latest: "2.0.0", versions: []string{"2.0.0"},
-			add: "jig add @team/tools/lint", init: "jig init -t @team/tools/lint"},
+			ref: "@team/tools/lint"},
 		{id: "@main/runtimes/nope", wantErrNotFound: true},
 	}
 	for _, tt := range tests {
@@ -147,8 +149,8 @@ func TestInfo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := []string{info.Version, info.Latest, info.AddCommand(), info.InitCommand(), info.Manifest.Version}
-			want := []string{tt.version, tt.latest, tt.add, tt.init, tt.version}
+			got := []string{info.Version, info.Latest, info.Ref(), info.Manifest.Version}
+			want := []string{tt.version, tt.latest, tt.ref, tt.version}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -3,6 +3,7 @@ package registryclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -14,7 +15,8 @@ import (
 // so every registry (transitive dependencies included) is fetched from its
 // own namespace's server with its own credentials. Presets come from the
 // @presets source. Clients are built on first use and reused. It is safe
-// for concurrent use. Build it with [*Config.Sources].
+// for concurrent use. Build it with [*Config.Sources] from an rc file, or
+// with [NewSources] from Go values.
 //
 // Shorthand identifiers ("runtimes/node") are resolved as the server that
 // sent them intends: see [Sources.DefaultNamespace].
@@ -222,4 +224,40 @@ func (s *Sources) ManifestDigest(ctx context.Context, id registry.ID) (*registry
 		return nil, "", false, err
 	}
 	return r.Manifest, r.Digest, r.Verified, nil
+}
+
+// NewSources returns a router over sources given as Go values, keyed by
+// namespace ("@main", "@presets", "@company"), for programs that configure
+// jig without an rc file. Only the namespaces given are configured: there
+// are no built-in defaults and $JIG_REGISTRY_URL is not read, so give
+// @main and @presets when templates or presets come from them. URL, Token
+// and Headers are used as given ("${VAR}" is not expanded). opts are
+// applied to every client, after each entry's token and headers.
+//
+// Every entry is checked now: a namespace that does not follow the
+// namespace grammar, a URL that is not an absolute http:// or https:// URL,
+// or an invalid header is an error wrapping [ErrInvalidConfig] that names
+// the namespace.
+func NewSources(entries map[string]Entry, opts ...Option) (*Sources, error) {
+	cfg := &Config{entries: make(map[string]Entry, len(entries)), literal: true}
+	for ns, e := range entries {
+		if _, err := registry.ParseNamespace(ns); err != nil {
+			return nil, fmt.Errorf("%w: registry %q: %w", ErrInvalidConfig, ns, err)
+		}
+		if err := checkEntryDefaultNamespace(ns, e.DefaultNamespace); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		e.Headers = cloneHeaders(e.Headers)
+		cfg.entries[ns] = e
+	}
+	s := cfg.Sources(opts...)
+	for _, ns := range cfg.List() {
+		if _, err := s.Client(ns); err != nil {
+			if errors.Is(err, ErrInvalidConfig) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
+	return s, nil
 }

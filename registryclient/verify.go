@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/cache"
 )
@@ -213,21 +211,16 @@ func (c *Client) newestCached(id registry.ID) string {
 	if c.opts.cache == nil {
 		return ""
 	}
-	var best *semver.Version
 	bestS := ""
 	for _, name := range c.opts.cache.Children(c.refBase() + "/" + id.Namespace + "/" + id.Path) {
 		if !registry.ValidVersion(name) {
 			continue
 		}
-		v, err := semver.StrictNewVersion(name)
-		if err != nil {
-			continue
-		}
-		if best == nil || v.GreaterThan(best) {
+		if bestS == "" || registry.CompareVersions(name, bestS) > 0 {
 			if c.cachedIndex(id, name) == nil {
 				continue
 			}
-			best, bestS = v, name
+			bestS = name
 		}
 	}
 	return bestS
@@ -392,12 +385,10 @@ func (c *Client) cachedPreset(name string) (*registry.Preset, string) {
 	if c.opts.cache == nil {
 		return nil, ""
 	}
-	var best *semver.Version
 	var bestP *registry.Preset
 	bestV := ""
 	for _, v := range c.opts.cache.Children(c.presetRef(name)) {
-		sv, err := semver.StrictNewVersion(v)
-		if err != nil || (best != nil && !sv.GreaterThan(best)) {
+		if !registry.ValidVersion(v) || (bestV != "" && registry.CompareVersions(v, bestV) <= 0) {
 			continue
 		}
 		d, ok := c.opts.cache.Ref(c.presetRef(name) + "/" + v)
@@ -412,7 +403,7 @@ func (c *Client) cachedPreset(name string) (*registry.Preset, string) {
 		if err != nil || p.Version != v {
 			continue
 		}
-		best, bestP, bestV = sv, p, v
+		bestP, bestV = p, v
 	}
 	return bestP, bestV
 }

@@ -1,7 +1,6 @@
 package registryserver
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,12 +9,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/internal/lru"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -34,11 +33,10 @@ const maxComputedIndexFiles = 10_000
 // manifest's ETag, so a version rewritten by hand gets a fresh index. The
 // index of a version published by jig is read from storage; one for any
 // other version is computed on first use (reading every file once).
+// Entries are bounded by their size ([digestCacheBytes]), not their number:
+// an index of 10,000 files is a megabyte.
 type digestIndexes struct {
-	mu    sync.Mutex
-	max   int
-	ll    *list.List // front = most recently used
-	items map[string]*list.Element
+	lru   *lru.Cache[string, *indexEntry]
 	group singleflight.Group
 }
 
@@ -48,33 +46,19 @@ type indexEntry struct {
 	doc []byte
 }
 
-func newDigestIndexes(max int) *digestIndexes {
-	return &digestIndexes{max: max, ll: list.New(), items: map[string]*list.Element{}}
+// digestCacheBytes bounds the memory of the digest-index cache.
+const digestCacheBytes = 16 << 20
+
+func newDigestIndexes(maxBytes int64) *digestIndexes {
+	return &digestIndexes{lru: lru.New[string, *indexEntry](maxBytes, nil)}
 }
 
-func (d *digestIndexes) get(key string) (*indexEntry, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	el, ok := d.items[key]
-	if !ok {
-		return nil, false
-	}
-	d.ll.MoveToFront(el)
-	return el.Value.(*indexEntry), true
-}
+func (d *digestIndexes) get(key string) (*indexEntry, bool) { return d.lru.Get(key) }
 
+// add caches e; its cost counts the document twice, once for the parsed
+// index holding the same names and digests.
 func (d *digestIndexes) add(e *indexEntry) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.items[e.key]; ok {
-		return
-	}
-	d.items[e.key] = d.ll.PushFront(e)
-	for d.ll.Len() > d.max {
-		el := d.ll.Back()
-		d.ll.Remove(el)
-		delete(d.items, el.Value.(*indexEntry).key)
-	}
+	d.lru.Add(e.key, e, int64(len(e.key)+2*len(e.doc)+entryOverhead))
 }
 
 // digestIndex returns the digest index of the version res names (its

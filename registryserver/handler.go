@@ -96,7 +96,7 @@ func New(opts ...Option) (*Handler, error) {
 		cache: newByteCache(o.cacheBytes),
 		// Indexes are small (about 100 bytes per file); 4096 of them
 		// cover every version a typical server serves.
-		digests: newDigestIndexes(4096),
+		digests: newDigestIndexes(digestCacheBytes),
 
 		defaultNamespace: o.defaultNamespace,
 	}
@@ -139,8 +139,10 @@ func (h *Handler) newEcho() *echo.Echo {
 	return e
 }
 
-// routes registers every route. Helpers that add routes (publishing,
-// health, metrics) or middleware (logging, rate limit) register them here.
+// routes registers the API routes: reads, search, publishing and the web
+// catalog. /health, /metrics and the operations middleware (rate limit,
+// timing, metrics, logging) are installed before them by [Handler.useOps]
+// (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
 	e.Match(getHead, "/registries", h.getRegistry)

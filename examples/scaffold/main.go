@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -46,17 +45,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-template is required")
 	}
 
-	// The same routing the CLI uses, built from code instead of ~/.jigrc.
-	entry := map[string]any{"url": *url}
-	if tok := os.Getenv("REGISTRY_TOKEN"); tok != "" {
-		entry["token"] = tok
-	}
-	rc, _ := json.Marshal(map[string]any{"registries": map[string]any{"@main": entry, "@presets": entry}})
-	cfg, err := registryclient.ParseConfig("scaffold", rc)
+	// The same routing the CLI uses, built from Go values instead of ~/.jigrc.
+	entry := registryclient.Entry{URL: *url, Token: os.Getenv("REGISTRY_TOKEN")}
+	src, err := registryclient.NewSources(map[string]registryclient.Entry{"@main": entry, "@presets": entry},
+		registryclient.WithUserAgent("scaffold-example"))
 	if err != nil {
 		return err
 	}
-	eng, err := apply.New(cfg.Sources(registryclient.WithUserAgent("scaffold-example")))
+	eng, err := apply.New(src)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -28,7 +27,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if id.IsPreset() {
-		return fmt.Errorf("%w: %s is a preset; use 'jig init -t %s' or add its registries one by one", apply.ErrPresetNotAllowed, c.Registry, id.Key())
+		return &apply.PresetNotAddableError{Template: c.Registry, Preset: id.Key()}
 	}
 	dir := c.Dir
 	if dir == "" {
@@ -58,6 +57,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
+	scriptWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	if plan.AlreadyInstalled != "" {
 		if c.JSON {
@@ -73,7 +73,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		printPlan(app.Out, plan)
 		return nil
 	}
-	if !c.SkipInstall && packagesChanged(plan) {
+	if !c.SkipInstall && plan.PackagesChanged() {
 		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
 	}
 	if c.JSON {

@@ -100,6 +100,11 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var nc *registryclient.NotConfiguredError
 	var env *registryclient.EnvNotSetError
 	var nu *registryclient.MissingURLError
+	var uns *registryclient.NotSupportedError
+	var pna *apply.PresetNotAddableError
+	var ni *apply.NotInstalledError
+	var np *apply.NoProjectError
+	var ov *apply.OtherVersionError
 	switch {
 	case errors.As(err, &rl):
 		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
@@ -155,8 +160,40 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	case errors.As(err, &nu):
 		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
 			Hint: fmt.Sprintf("Set it with '%s'.", configSetCommand(nu.Namespace, "url"))}
+	case errors.As(err, &uns) && uns.Route == "/presets":
+		return hinted(err, fmt.Sprintf("fetch one by name with '%s'", InitCommand(registry.PresetNamespace+"/<name>")))
+	case errors.As(err, &pna):
+		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", InitCommand(pna.Preset)))
+	case errors.As(err, &ni):
+		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
+	case errors.As(err, &np):
+		return hinted(err, "run 'jig init' or 'jig add' first")
+	case errors.As(err, &ov):
+		return hinted(err, fmt.Sprintf("run 'jig update %s --to %s' to move it (your edits are merged, not overwritten)", ov.Key, ov.Requested))
 	default:
 		return errorReport{Code: codeGeneric, Message: err.Error(), headline: err.Error()}
+	}
+}
+
+// hinted reports err with a hint that completes its line: "<err>; <hint>"
+// for people, the hint in its own field for --json.
+func hinted(err error, hint string) errorReport {
+	return errorReport{Code: codeGeneric, Message: err.Error(), Hint: hint, headline: err.Error() + "; " + hint, hintShown: true}
+}
+
+// AddCommand returns the command that adds ref ("@ns/path", optionally
+// with "@version" or ":ts") to a project.
+func AddCommand(ref string) string { return "jig add " + ref }
+
+// InitCommand returns the command that starts a project from ref (a
+// preset or a registry).
+func InitCommand(ref string) string { return "jig init -t " + ref }
+
+// scriptWarnings adds to p's warnings one line per file whose custom
+// merge script was skipped, naming --allow-scripts.
+func scriptWarnings(p *apply.Plan) {
+	for _, s := range p.SkippedScripts {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("skipped %s: %s uses a custom merge script; re-run with --allow-scripts to run it with node", s.Target, s.Registry))
 	}
 }
 

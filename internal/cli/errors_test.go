@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/apply"
 )
 
 func TestPrintError(t *testing.T) {
@@ -40,6 +42,19 @@ func TestPrintError(t *testing.T) {
 			want: "Error: invalid registry configuration: registry @team: environment variable KEY used in its header X-Key is not set\nExport KEY, or store the value with 'jig config set @team --header \"X-Key: <value>\"'.\n"},
 		{name: "no url", err: &registryclient.MissingURLError{Namespace: "@team"},
 			want: "Error: invalid registry configuration: registry @team has no url\nSet it with 'jig config set @team --url <url>'.\n"},
+		// Library errors carry data; the hints naming commands are the CLI's.
+		{name: "presets not listed", err: fmt.Errorf("listing: %w", &registryclient.NotSupportedError{URL: "http://r.example", Route: "/presets", Action: "list presets"}),
+			want: "Error: listing: http://r.example cannot list presets: not supported by this server; fetch one by name with 'jig init -t @presets/<name>'\n"},
+		{name: "other route not supported", err: &registryclient.NotSupportedError{URL: "http://r.example", Route: "/search", Action: "search"},
+			want: "Error: http://r.example cannot search: not supported by this server\n"},
+		{name: "preset in add", err: &apply.PresetNotAddableError{Template: "presets/node", Preset: "@presets/node"},
+			want: "Error: presets cannot be added to a project: presets/node is a preset; use 'jig init -t @presets/node' or add its registries one by one\n"},
+		{name: "not installed", err: &apply.NotInstalledError{Registry: "@main/quality/eslint", Typed: "quality/eslint"},
+			want: "Error: registry is not installed: @main/quality/eslint is not installed in this project; add it with 'jig add quality/eslint'\n"},
+		{name: "no project", err: &apply.NoProjectError{Dir: "/p"},
+			want: "Error: no jig.json in the project directory /p; run 'jig init' or 'jig add' first\n"},
+		{name: "other version", err: &apply.OtherVersionError{Key: "@team/x", Installed: "1.0.0", Requested: "1.1.0"},
+			want: "Error: registry @team/x is installed at version 1.0.0, not 1.1.0; run 'jig update @team/x --to 1.1.0' to move it (your edits are merged, not overwritten)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +87,8 @@ func TestErrorJSON(t *testing.T) {
 			want: `{"error":{"code":"TIMEOUT","message":"gave up after 2m0s: GET x: ` + registryclient.ErrDeadline.Error() + `","hint":"The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'."}}`},
 		{name: "aborted", err: ErrAborted, aborted: true, want: `{"error":{"code":"ABORTED","message":"Operation cancelled"}}`},
 		{name: "other", err: errors.New("boom"), want: `{"error":{"code":"ERROR","message":"boom"}}`},
+		{name: "hint of a library error", err: &apply.NotInstalledError{Registry: "@main/x", Typed: "x"},
+			want: `{"error":{"code":"ERROR","message":"registry is not installed: @main/x is not installed in this project","hint":"add it with 'jig add x'"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,5 +103,48 @@ func TestErrorJSON(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestShorthandHint: a registry named in shorthand that jig read as @main
+// and the server does not have (404) or hides (403) gets a hint naming
+// both settings; other failures keep their own hints.
+func TestShorthandHint(t *testing.T) {
+	t.Parallel()
+	short := func(from, ns string, status int) error {
+		id := registry.MustParseID("runtimes/node")
+		id.Namespace = ns
+		return fmt.Errorf("fetching registry %s: %w", id, &apply.ShorthandError{Written: "runtimes/node", ID: id, From: from,
+			Err: &registryclient.StatusError{StatusCode: status, Registry: id.String(), URL: "http://r.example/registries/" + id.Key()}})
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // the hint; "" for "not the shorthand hint"
+	}{
+		{"preset member 404", short("@presets", "@main", 404),
+			"The preset member runtimes/node is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @presets --default-namespace <namespace>'."},
+		{"typed 403", short("@main", "@main", 403),
+			"The identifier runtimes/node is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @main --default-namespace <namespace>'."},
+		{"dependency 404", short("@team", "@main", 404),
+			"The dependency runtimes/node of a registry in @team is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @team --default-namespace <namespace>'."},
+		{"already another namespace", short("@presets", "@rack", 404), ""},
+		{"401 keeps the token hint", short("@presets", "@main", 401), ""},
+		{"500", short("@presets", "@main", 500), ""},
+		{"not shorthand", &registryclient.StatusError{StatusCode: 404, Registry: "@main/runtimes/node"}, ""},
+	} {
+		r := reportFor(tc.err, 0, false)
+		if tc.want == "" {
+			if r.Hint != "" && r.Hint == shorthandHint(tc.err) {
+				t.Errorf("%s: got the shorthand hint %q, want none", tc.name, r.Hint)
+			}
+			if shorthandHint(tc.err) != "" {
+				t.Errorf("%s: shorthandHint = %q, want none", tc.name, shorthandHint(tc.err))
+			}
+			continue
+		}
+		if r.Hint != tc.want {
+			t.Errorf("%s: hint\n%s\nwant\n%s", tc.name, r.Hint, tc.want)
+		}
 	}
 }

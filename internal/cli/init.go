@@ -171,6 +171,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
+	scriptWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	changed := plan.ExistingChanges()
 	if guarded {

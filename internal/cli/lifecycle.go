@@ -328,7 +328,7 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 // and turns conflicts into exit 1.
 func finishLifecycle(ctx context.Context, app *App, pr *progress, plan *apply.Plan, dryRun, asJSON, skipInstall bool) error {
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun}
-	if !dryRun && !skipInstall && packagesChanged(plan) {
+	if !dryRun && !skipInstall && plan.PackagesChanged() {
 		res.Install = runInstall(ctx, app, pr, plan, false)
 	}
 	if asJSON {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jigkit/jig/internal/buildinfo"
@@ -11,7 +12,17 @@ import (
 
 // McpCmd is "jig mcp": a Model Context Protocol server on stdin/stdout for
 // coding agents, using the rc file and credentials the other commands use.
-type McpCmd struct{}
+type McpCmd struct {
+	PlanTTL time.Duration `name:"plan-ttl" default:"15m" help:"How long a plan made with the plan tool can be applied."`
+}
+
+// Validate checks --plan-ttl.
+func (c *McpCmd) Validate() error {
+	if c.PlanTTL <= 0 {
+		return fmt.Errorf("--plan-ttl %s must be positive, e.g. --plan-ttl 15m", c.PlanTTL)
+	}
+	return nil
+}
 
 // Run serves MCP until the client closes stdin. --timeout (or JIG_TIMEOUT)
 // bounds each tool call instead of the whole run.
@@ -29,8 +40,11 @@ func (c *McpCmd) Run(ctx context.Context, app *App) error {
 		Config:        app.Config,
 		ClientOptions: func() []registryclient.Option { return app.ClientOptions() },
 		ErrorText:     ErrorText,
+		AddCommand:    AddCommand,
+		InitCommand:   InitCommand,
 		Timeout:       perCall,
 		Root:          root,
+		PlanTTL:       c.PlanTTL,
 		Version:       buildinfo.Get().Version,
 	})
 	return mcpserver.Run(ctx, srv)
@@ -44,5 +58,6 @@ func (c *McpCmd) Help() string {
 Examples:
   jig mcp                       # serve the project in the current directory
   jig --timeout 5m mcp          # allow each tool call 5 minutes
+  jig mcp --plan-ttl 5m         # plans can be applied for 5 minutes
   JIG_CONFIG=~/work/.jigrc jig mcp`
 }

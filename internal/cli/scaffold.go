@@ -171,16 +171,6 @@ func printSummary(o *Output, p *apply.Plan) {
 	o.Printf("Dependencies: %d added, %d dev added, %d changed\n", s.DependenciesAdded, s.DevDependenciesAdded, s.DependenciesChanged)
 }
 
-// packagesChanged reports whether the plan adds or changes a dependency.
-func packagesChanged(p *apply.Plan) bool {
-	for _, d := range p.Packages {
-		if d.Action != apply.PackageUnchanged {
-			return true
-		}
-	}
-	return false
-}
-
 // runInstall runs the project's package manager; a failure is a warning.
 // When the plan's registries set package.json scripts the install would run
 // by itself (postinstall, prepare, …) and scripts are not allowed, the

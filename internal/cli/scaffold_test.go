@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -355,5 +356,53 @@ func TestAddRefusesPreset(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files written: %v", entries)
+	}
+}
+
+// TestAddSkippedScriptNamesFlag checks that a file whose custom merge
+// script did not run is reported with the flag that allows it: the library
+// lists it in Plan.SkippedScripts, the CLI words the warning.
+func TestAddSkippedScriptNamesFlag(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	for k, v := range map[string]string{
+		"@main/features/yaml/versions.json":       `{"versions":["1.0.0"]}`,
+		"@main/features/yaml/1.0.0/registry.json": `{"name":"yaml","namespace":"@main","type":"registry:feature","version":"1.0.0","priority":5,"files":[{"target":"config.yml","type":"registry:config","content":"b: 2\n","mergeStrategy":{"type":"custom","script":"merge.mjs"}}]}`,
+		"@main/features/yaml/1.0.0/merge.mjs":     "export function merge(p) { return { content: p.incomingContent }; }\n",
+	} {
+		if err := st.Put(context.Background(), k, strings.NewReader(v), int64(len(v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); _ = h.Close() })
+	home := scaffoldHome(t, srv.URL)
+	const want = "skipped config.yml: @main/features/yaml uses a custom merge script; re-run with --allow-scripts to run it with node"
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.yml"), []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := runCLI(t, home, nil, "add", "features/yaml", "--dry-run", "--json", "--dir", dir)
+	var doc struct {
+		Warnings       []string
+		SkippedScripts []struct{ Target, Registry, Script string }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil {
+		t.Fatalf("--json: exit %d %s", code, stdout)
+	}
+	if !slices.Contains(doc.Warnings, want) || len(doc.SkippedScripts) != 1 || doc.SkippedScripts[0].Script != "merge.mjs" {
+		t.Errorf("--json: warnings %q, skippedScripts %+v; want %q and merge.mjs", doc.Warnings, doc.SkippedScripts, want)
+	}
+	_, stderr, code := runCLI(t, home, nil, "add", "features/yaml", "--skip-install", "--dir", dir)
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want the warning %q", code, stderr, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "config.yml")); string(b) != "a: 1\n" {
+		t.Errorf("config.yml = %q, want it untouched", b)
 	}
 }

@@ -165,7 +165,7 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 		if files == nil {
 			files = []fileJSON{}
 		}
-		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: info.AddCommand(), InitCommand: info.InitCommand()})
+		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: AddCommand(info.Ref()), InitCommand: InitCommand(info.Ref())})
 	}
 	o := app.Out
 	latest := ""
@@ -207,8 +207,8 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 			o.Printf("  %s\n", d)
 		}
 	}
-	o.Printf("\nAdd it to a project:  %s\n", info.AddCommand())
-	o.Printf("Start a project:      %s\n", info.InitCommand())
+	o.Printf("\nAdd it to a project:  %s\n", AddCommand(info.Ref()))
+	o.Printf("Start a project:      %s\n", InitCommand(info.Ref()))
 	return nil
 }
 

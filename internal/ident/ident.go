@@ -11,12 +11,21 @@ import (
 	"strings"
 )
 
+// The grammar's regular expressions without anchors, as the JSON Schemas
+// spell them (registry/schemas), so schema messages can be matched to them.
+const (
+	NamespacePattern = `@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?`
+	SegmentPattern   = `[a-z0-9]+(?:-[a-z0-9]+)*`
+	// VersionPattern is the official SemVer 2.0 regular expression with
+	// non-capturing groups.
+	VersionPattern = `(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-(?:(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?`
+)
+
 var (
-	namespaceRE = regexp.MustCompile(`^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$`)
-	segmentRE   = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	// semverRE is the official SemVer 2.0 regular expression.
-	semverRE  = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-	fileSegRE = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
+	namespaceRE = regexp.MustCompile(`^` + NamespacePattern + `$`)
+	segmentRE   = regexp.MustCompile(`^` + SegmentPattern + `$`)
+	semverRE    = regexp.MustCompile(`^` + VersionPattern + `$`)
+	fileSegRE   = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
 )
 
 // Namespace reports whether ns is a namespace such as "@main".
@@ -25,7 +34,9 @@ func Namespace(ns string) bool { return namespaceRE.MatchString(ns) }
 // Segment reports whether s is one lowercase kebab-case path segment.
 func Segment(s string) bool { return segmentRE.MatchString(s) }
 
-// Version reports whether v is a full SemVer 2.0 version.
+// Version reports whether v is a full SemVer 2.0 version. It is the one
+// version validator: registry.ValidVersion calls it and registry's
+// version ordering accepts exactly what it accepts.
 func Version(v string) bool { return semverRE.MatchString(v) }
 
 // FilePath reports whether p is a legal path of a file inside a registry

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -17,8 +18,14 @@ type ProjectInput struct {
 }
 
 // projectDir resolves dir against the server's root and refuses anything
-// outside it, symbolic links included.
-func (s *server) projectDir(dir string) (string, error) {
+// outside it, symbolic links included. The directory must exist.
+func (s *server) projectDir(dir string) (string, error) { return s.resolveDir(dir, false) }
+
+// resolveDir is projectDir; with mayCreate the directory (a new project of
+// init) may be missing, as long as its nearest existing parent, symbolic
+// links resolved, is inside the root. A directory inside a .git directory
+// is refused: writing there would give registries a way to git's hooks.
+func (s *server) resolveDir(dir string, mayCreate bool) (string, error) {
 	root := s.opts.Root
 	if root == "" {
 		return "", errors.New("jig mcp has no project directory; start it in the project")
@@ -38,6 +45,9 @@ func (s *server) projectDir(dir string) (string, error) {
 		p = filepath.Join(realRoot, p)
 	}
 	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, os.ErrNotExist) && mayCreate {
+		real, err = resolveMissing(p)
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("dir %q does not exist inside the project directory %s", dir, realRoot)
@@ -48,7 +58,41 @@ func (s *server) projectDir(dir string) (string, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", fmt.Errorf("dir %q is outside the project directory %s (symbolic links are followed); give a directory inside it", dir, realRoot)
 	}
+	for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+		if registry.IsDotGit(seg) {
+			return "", fmt.Errorf("dir %q is inside git's metadata directory (%s); give a project directory outside .git", dir, filepath.ToSlash(rel))
+		}
+	}
 	return real, nil
+}
+
+// resolveMissing resolves the symbolic links of the nearest existing parent
+// of the absolute, clean path p and appends the missing rest. A parent
+// that exists but is no directory is an error.
+func resolveMissing(p string) (string, error) {
+	var rest []string
+	for cur := p; ; {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			fi, err := os.Stat(real)
+			if err != nil {
+				return "", err
+			}
+			if !fi.IsDir() {
+				return "", fmt.Errorf("%s is not a directory", cur)
+			}
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", err
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
+	}
 }
 
 // engine returns an apply engine over the configured sources that never

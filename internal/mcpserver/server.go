@@ -1,7 +1,10 @@
 // Package mcpserver is jig's Model Context Protocol server ("jig mcp"): it
 // lets a coding agent browse the configured registries (namespaces,
 // registries, search, info, presets) with the user's own rc file and
-// credentials, over the official Go SDK.
+// credentials, over the official Go SDK, and change the project it was
+// started in: plan (init, add, update, remove) shows every change and
+// returns a plan id; apply writes exactly that plan, once, and only if the
+// project's files are still as the plan read them.
 //
 // It lives outside registryclient so the SDK stays out of the library's
 // import graph; the CLI hands it the rc file, the client options and its
@@ -37,18 +40,27 @@ type Options struct {
 	// status, the registry concerned, what to do next). Nil means
 	// err.Error().
 	ErrorText func(error) string
+	// AddCommand and InitCommand render the CLI commands that add a
+	// registry ("@ns/path[@version]") to a project and start a project from
+	// it, for the info tool. Nil leaves those fields empty.
+	AddCommand, InitCommand func(ref string) string
 	// Timeout bounds every tool call; zero means [DefaultTimeout].
 	Timeout time.Duration
 	// Root is the project directory the server was started in: lifecycle
 	// tools work in it or in a directory inside it, never outside.
 	Root string
+	// PlanTTL is how long a plan can be applied; zero means
+	// [DefaultPlanTTL].
+	PlanTTL time.Duration
 	// Version is reported to clients as the server's version.
 	Version string
 }
 
 // server holds the state shared by the tool handlers.
 type server struct {
-	opts Options
+	opts    Options
+	plans   *planStore
+	applyMu sync.Mutex // one apply at a time
 }
 
 // New returns the jig MCP server with its tools added.
@@ -59,11 +71,17 @@ func New(opts Options) *mcp.Server {
 	if opts.ClientOptions == nil {
 		opts.ClientOptions = func() []registryclient.Option { return nil }
 	}
-	s := &server{opts: opts}
+	if opts.PlanTTL <= 0 {
+		opts.PlanTTL = DefaultPlanTTL
+	}
+	s := &server{opts: opts, plans: newPlanStore(opts.PlanTTL, maxPlans, time.Now)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "jig", Title: "jig registries", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "jig scaffolds projects from versioned registries published in namespaces (@ns/path). " +
 			"Use list_namespaces, list_registries, search, info and list_presets to find registries; " +
-			"registry references look like @main/quality/eslint or @main/quality/eslint@1.0.0.",
+			"registry references look like @main/quality/eslint or @main/quality/eslint@1.0.0. " +
+			"To change the project, call plan (init, add, update or remove), show the plan to the user, and call apply " +
+			"with its planId only once they agree; check and outdated report the project's state. " +
+			"jig mcp never runs registry scripts or package installs.",
 	})
 	addTool(s, srv, &mcp.Tool{
 		Name:        "list_namespaces",
@@ -90,6 +108,19 @@ func New(opts Options) *mcp.Server {
 		Description: "List the presets (ready-made sets of registries to start a project from).",
 		Annotations: readOnly(),
 	}, s.listPresets)
+	addTool(s, srv, &mcp.Tool{
+		Name: "plan",
+		Description: "Plan init, add, update or remove in the project, writing nothing: the registries, every file created, " +
+			"modified, deleted or skipped (with diffs), package.json changes and warnings, and a planId for apply. " +
+			"Show the plan to the user before applying it.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	}, s.plan)
+	addTool(s, srv, &mcp.Tool{
+		Name: "apply",
+		Description: "Carry out a plan, given its planId, writing exactly what it showed; refused when the project changed " +
+			"since the plan was made, when the plan expired or was applied already. A failed apply changes nothing.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, s.apply)
 	addTool(s, srv, &mcp.Tool{
 		Name:        "check",
 		Description: "Report the files and package.json entries of the project that changed since jig wrote them.",
@@ -377,11 +408,17 @@ func (s *server) info(ctx context.Context, in InfoInput) (InfoOutput, error) {
 	if err != nil {
 		return InfoOutput{}, err
 	}
-	return InfoOutput{
+	out := InfoOutput{
 		ID: info.ID, Version: info.Version, Latest: info.Latest, Versions: info.Versions,
 		Languages: info.Languages(), Manifest: info.Manifest,
-		AddCommand: info.AddCommand(), InitCommand: info.InitCommand(),
-	}, nil
+	}
+	if s.opts.AddCommand != nil {
+		out.AddCommand = s.opts.AddCommand(info.Ref())
+	}
+	if s.opts.InitCommand != nil {
+		out.InitCommand = s.opts.InitCommand(info.Ref())
+	}
+	return out, nil
 }
 
 // PresetsOutput is the result of list_presets.

@@ -22,10 +22,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
-	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/cache"
-	"github.com/jigkit/jig/registryserver/storage/disk"
-	"github.com/jigkit/jig/registryserver/storage/s3"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
@@ -45,7 +42,7 @@ type CLI struct {
 	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
 
 	StorageRoot    string `env:"STORAGE_ROOT" default:"./data" help:"Directory of the disk storage (registries, presets, versions lists)."`
-	StorageBackend string `env:"STORAGE_BACKEND" default:"disk" enum:"disk,local,s3,r2" help:"Storage backend: disk (local is an alias) or s3 (r2 is an alias)."`
+	StorageBackend string `env:"STORAGE_BACKEND" default:"${storage_backend}" enum:"${storage_backends}" help:"Storage backend: ${storage_backends_help}."`
 
 	S3Endpoint        string `name:"s3-endpoint" env:"S3_ENDPOINT" help:"S3-compatible endpoint URL (derived from R2_ACCOUNT_ID for Cloudflare R2)."`
 	S3Bucket          string `name:"s3-bucket" env:"S3_BUCKET,R2_BUCKET_NAME" help:"S3 bucket holding the storage."`
@@ -105,12 +102,7 @@ func (c *CLI) Validate() error {
 	if _, err := c.defaultNamespace(); err != nil {
 		return err
 	}
-	if c.StorageBackend == "disk" || c.StorageBackend == "local" {
-		if strings.TrimSpace(c.StorageRoot) == "" {
-			return errors.New("--storage-root/STORAGE_ROOT is empty; set it to a directory such as ./data")
-		}
-	}
-	return nil
+	return c.storageBackend().validate(c)
 }
 
 // defaultNamespace returns --default-namespace with its "@" ("rack" and
@@ -127,31 +119,6 @@ func (c *CLI) defaultNamespace() (string, error) {
 		return "", fmt.Errorf("--default-namespace/DEFAULT_NAMESPACE %q is not a namespace other than %s; use lowercase letters, digits, - or _, e.g. --default-namespace rack", c.DefaultNamespace, registry.PresetNamespace)
 	}
 	return ns, nil
-}
-
-// backend returns the normalised storage backend: "disk" or "s3".
-func (c *CLI) backend() string {
-	switch c.StorageBackend {
-	case "local", "disk", "":
-		return "disk"
-	}
-	return "s3"
-}
-
-// s3Settings returns the S3 endpoint and region with the reference's R2
-// conventions applied: R2_ACCOUNT_ID gives the endpoint
-// https://<account>.r2.cloudflarestorage.com and the region "auto" unless
-// they are set explicitly; STORAGE_BACKEND=r2 also defaults the region to
-// "auto".
-func (c *CLI) s3Settings() (endpoint, region string) {
-	endpoint, region = c.S3Endpoint, c.S3Region
-	if endpoint == "" && c.R2AccountID != "" {
-		endpoint = "https://" + c.R2AccountID + ".r2.cloudflarestorage.com"
-	}
-	if region == "" && (c.R2AccountID != "" || c.StorageBackend == "r2") {
-		region = "auto"
-	}
-	return endpoint, region
 }
 
 // Server timeouts: headers must arrive quickly (no slowloris); responses
@@ -192,13 +159,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		return ExitError
 	}
 	var cli CLI
-	parser, err := kong.New(&cli,
-		kong.Name("jig-server"),
-		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."+toolsHelp),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
-		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
-	)
+	parser, err := newParser(&cli, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
 		return ExitError
@@ -220,6 +181,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	return ExitOK
 }
 
+// newParser returns the kong parser of jig-server's flags into cli. Exits
+// (after --help or --version) panic with a kongExit, which [Main] recovers.
+func newParser(cli *CLI, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("jig-server"),
+		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."+toolsHelp),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
+		kong.Vars(backendVars()),
+	)
+}
+
 // loadDotEnv sets the variables of path (when it exists) that are not
 // already set in the environment.
 func loadDotEnv(path string) error {
@@ -230,74 +204,6 @@ func loadDotEnv(path string) error {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	return nil
-}
-
-// openStorage opens the configured backend, with the read cache in front
-// of S3 (its metrics on reg). The returned close function releases it.
-func openStorage(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error) {
-	switch c.backend() {
-	case "disk":
-		st, err := disk.New(c.StorageRoot)
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	cfg, err := c.s3Config()
-	if err != nil {
-		return nil, nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, s3StartupTimeout)
-	defer cancel()
-	st, err := s3.New(ctx, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("STORAGE_BACKEND=%s: %w", c.StorageBackend, err)
-	}
-	if c.StorageCacheMB == 0 {
-		return st, func() error { return nil }, nil
-	}
-	cached, err := cache.New(st, cache.WithMaxBytes(int64(c.StorageCacheMB)<<20), cache.WithMutableTTL(c.StorageCacheTTL),
-		cache.WithRegisterer(reg))
-	if err != nil {
-		return nil, nil, err
-	}
-	return cached, func() error { return nil }, nil
-}
-
-// s3StartupTimeout bounds the bucket check at startup.
-const s3StartupTimeout = 30 * time.Second
-
-// s3Config turns the S3_* (and R2_*) settings into an [s3.Config], with an
-// error naming every missing setting.
-func (c *CLI) s3Config() (s3.Config, error) {
-	endpoint, region := c.s3Settings()
-	var missing []string
-	if c.S3Bucket == "" {
-		missing = append(missing, "S3_BUCKET (or R2_BUCKET_NAME)")
-	}
-	if c.StorageBackend == "r2" && endpoint == "" {
-		missing = append(missing, "R2_ACCOUNT_ID (or S3_ENDPOINT)")
-	}
-	switch {
-	case c.S3AccessKeyID == "" && c.S3SecretAccessKey == "" && c.StorageBackend == "r2":
-		missing = append(missing, "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
-	case c.S3AccessKeyID == "" && c.S3SecretAccessKey != "":
-		missing = append(missing, "S3_ACCESS_KEY_ID (or R2_ACCESS_KEY_ID)")
-	case c.S3AccessKeyID != "" && c.S3SecretAccessKey == "":
-		missing = append(missing, "S3_SECRET_ACCESS_KEY (or R2_SECRET_ACCESS_KEY)")
-	}
-	if len(missing) > 0 {
-		return s3.Config{}, fmt.Errorf("STORAGE_BACKEND=%s needs %s; set them in the environment, .env or as flags (jig-server --help)",
-			c.StorageBackend, strings.Join(missing, ", "))
-	}
-	return s3.Config{
-		Endpoint:        endpoint,
-		Bucket:          c.S3Bucket,
-		Region:          region,
-		AccessKeyID:     c.S3AccessKeyID,
-		SecretAccessKey: c.S3SecretAccessKey,
-		Prefix:          c.S3Prefix,
-	}, nil
 }
 
 // serve runs the server until ctx ends.

@@ -35,7 +35,7 @@ type DigestSource interface {
 
 // Errors the engine returns; match them with errors.Is.
 var (
-	// ErrPresetNotAllowed: "jig add" was given a preset.
+	// ErrPresetNotAllowed is matched by a [*PresetNotAddableError].
 	ErrPresetNotAllowed = errors.New("presets cannot be added to a project")
 	// ErrDuplicate: a preset names the same registry twice.
 	ErrDuplicate = errors.New("duplicate registry")
@@ -59,6 +59,22 @@ var (
 	// (a digest differs, a registry is not recorded, no jig.json).
 	ErrFrozen = errors.New("frozen install failed")
 )
+
+// PresetNotAddableError is returned when [ModeAdd] is asked for a preset:
+// a preset starts a project ([ModeInit]); its member registries can be
+// added one by one. It matches [ErrPresetNotAllowed].
+type PresetNotAddableError struct {
+	Template string // as given, "@presets/node"
+	Preset   string // the preset's key, "@presets/node"
+}
+
+// Error reads "presets cannot be added to a project: <template> is a preset".
+func (e *PresetNotAddableError) Error() string {
+	return fmt.Sprintf("%v: %s is a preset", ErrPresetNotAllowed, e.Template)
+}
+
+// Unwrap returns [ErrPresetNotAllowed].
+func (e *PresetNotAddableError) Unwrap() error { return ErrPresetNotAllowed }
 
 // CycleError reports a dependency cycle, e.g. "@main/a -> @main/b -> @main/a".
 type CycleError struct {
@@ -129,7 +145,7 @@ func WithConcurrency(n int) Option {
 // WithAllowScripts lets files with a custom merge strategy run their
 // JavaScript merge script with node. Scripts run with the user's rights, so
 // this must only follow an explicit request of the user. The default
-// is false: such files are skipped with a warning.
+// is false: such files are skipped and listed in [Plan.SkippedScripts].
 func WithAllowScripts(allow bool) Option {
 	return func(o *options) error { o.allowScripts = allow; return nil }
 }

@@ -673,8 +673,9 @@ func TestDependencyLevelsAreRoundTrips(t *testing.T) {
 func TestPresetInAddRefused(t *testing.T) {
 	t.Parallel()
 	_, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: t.TempDir(), Template: "@presets/node"}, false)
-	if !errors.Is(err, ErrPresetNotAllowed) || !strings.Contains(err.Error(), "jig init -t") {
-		t.Errorf("got %v, want ErrPresetNotAllowed pointing to jig init -t", err)
+	var pe *PresetNotAddableError
+	if !errors.Is(err, ErrPresetNotAllowed) || !errors.As(err, &pe) || pe.Template != "@presets/node" || pe.Preset != "@presets/node" {
+		t.Errorf("got %#v, want a PresetNotAddableError for @presets/node", err)
 	}
 }
 
@@ -700,8 +701,9 @@ func TestCustomScript(t *testing.T) {
 		if got := readFile(t, filepath.Join(dir, "config.yml")); got != "a: 1\n" {
 			t.Errorf("config.yml = %q, want it untouched", got)
 		}
-		if !strings.Contains(strings.Join(p.Warnings, "\n"), "--allow-scripts") {
-			t.Errorf("warnings %q do not name --allow-scripts", p.Warnings)
+		want := []SkippedScript{{Target: "config.yml", Registry: "@main/features/yaml", Script: "merge.mjs"}}
+		if diff := cmp.Diff(want, p.SkippedScripts); diff != "" {
+			t.Errorf("skipped scripts (-want +got):\n%s", diff)
 		}
 		if p.Files[0].Action != ActionSkip {
 			t.Errorf("action = %q, want skip", p.Files[0].Action)
@@ -861,5 +863,36 @@ func TestCustomScriptFailures(t *testing.T) {
 			}
 			assertSame(t, before, snapshot(t, dir))
 		})
+	}
+}
+
+func TestPlanInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"package.json": `{"name":"app"}` + "\n"})
+	p, err := newEngine(t, fixture()).Plan(t.Context(), Request{Dir: dir, Template: "quality/eslint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.SkippedScripts) != 0 {
+		t.Errorf("SkippedScripts() = %v, want none", p.SkippedScripts)
+	}
+	if len(p.Files) < 3 {
+		t.Fatalf("plan files = %v, want the registry's files, package.json and jig.json", p.Files)
+	}
+	got := map[string]Input{}
+	for _, in := range p.Inputs() {
+		got[in.Target] = in
+	}
+	if in := got[registry.ProjectFile]; in.Exists || in.Digest != "" {
+		t.Errorf("jig.json input = %+v, want absent", in)
+	}
+	if in := got["package.json"]; !in.Exists || in.Digest != hashOf([]byte(`{"name":"app"}`+"\n")) || in.Mode == 0 {
+		t.Errorf("package.json input = %+v, want its digest and mode", in)
+	}
+	for _, f := range p.Files {
+		if _, ok := got[f.Target]; !ok {
+			t.Errorf("file %s of the plan is not among its inputs %v", f.Target, p.Inputs())
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package apply
 
-import "sort"
+import (
+	"io/fs"
+	"sort"
+)
 
 // ExistingChanges returns the files that already exist in the project and
 // that applying the plan changes: rewritten (whatever the strategy),
@@ -37,8 +40,8 @@ var npmInstallScripts = map[string]bool{
 // this plan's registries set (or an update adds or changes) that the
 // package manager's install runs by itself: preinstall, install,
 // postinstall, preprepare, prepare, postprepare, prepublish and
-// dependencies. Running the install would run registry code, so commands
-// skip it unless the user allowed scripts (--allow-scripts).
+// dependencies. Running the install would run registry code, so it is
+// skipped unless scripts are allowed ([WithAllowScripts]).
 func (p *Plan) InstallScripts() []string {
 	if p == nil {
 		return nil
@@ -51,4 +54,45 @@ func (p *Plan) InstallScripts() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Input is one project file a plan read, as it was when read: what the
+// plan's changes are computed from.
+type Input struct {
+	// Target is the file, relative to the project directory, with
+	// forward slashes.
+	Target string
+	// Exists is false when there was no file: the plan creates it (or
+	// only looked).
+	Exists bool
+	// Digest is "sha256:<hex>" of the bytes read; empty when !Exists.
+	Digest string
+	// Mode is the file's permission bits; zero when !Exists.
+	Mode fs.FileMode
+}
+
+// Inputs returns every project file the plan read, in the order first
+// read: jig.json and package.json, and each file it writes, deletes,
+// keeps or merges. A caller that applies the plan later compares them
+// with the disk to know the project has not changed since ([Engine.Apply]
+// itself checks only the files it writes).
+func (p *Plan) Inputs() []Input {
+	if p == nil {
+		return nil
+	}
+	return append([]Input(nil), p.inputs...)
+}
+
+// PackagesChanged reports whether the plan adds, changes or removes a
+// package.json dependency: the project then needs an install.
+func (p *Plan) PackagesChanged() bool {
+	if p == nil {
+		return false
+	}
+	for _, d := range p.Packages {
+		if d.Action != PackageUnchanged {
+			return true
+		}
+	}
+	return false
 }

@@ -54,8 +54,9 @@ type RegistryUpdate struct {
 // ErrOtherVersion is wrapped by [*OtherVersionError].
 var ErrOtherVersion = errors.New("another version is installed")
 
-// OtherVersionError: "jig add" was asked for a version of a registry the
-// project has at another version.
+// OtherVersionError is returned when [ModeAdd] is asked for a version of a
+// registry the project has at another version: an update
+// ([UpdateRequest.To]) moves it and merges the project's edits.
 type OtherVersionError struct {
 	Key       string // canonical key
 	Installed string // installed version
@@ -63,7 +64,7 @@ type OtherVersionError struct {
 }
 
 func (e *OtherVersionError) Error() string {
-	return fmt.Sprintf("registry %s is installed at version %s, not %s; run 'jig update %s --to %s' to move it (your edits are merged, not overwritten)", e.Key, e.Installed, e.Requested, e.Key, e.Requested)
+	return fmt.Sprintf("registry %s is installed at version %s, not %s", e.Key, e.Installed, e.Requested)
 }
 
 // Unwrap makes errors.Is(err, ErrOtherVersion) true.

@@ -63,8 +63,14 @@ type Plan struct {
 	Files []FileChange `json:"files"`
 	// Packages are the npm dependency changes, sorted by name.
 	Packages []PackageChange `json:"packages"`
-	// Warnings are non-fatal notices (skipped scripts, range conflicts).
+	// Warnings are non-fatal notices (range conflicts, registries already
+	// installed). Files skipped because their merge script may not run are
+	// in SkippedScripts instead.
 	Warnings []string `json:"warnings"`
+	// SkippedScripts are the files left alone because their custom merge
+	// strategy runs a script from the registry and scripts are not allowed
+	// ([WithAllowScripts]).
+	SkippedScripts []SkippedScript `json:"skippedScripts,omitempty"`
 	// RoundTrips is the number of sequential fetch rounds the plan needed.
 	RoundTrips int `json:"roundTrips"`
 	// Updates are the registries an update or remove moves, with their
@@ -84,6 +90,15 @@ type Plan struct {
 	writes         []pendingWrite
 	createRoot     bool
 	installScripts []string // see InstallScripts
+	inputs         []Input  // see Inputs
+}
+
+// SkippedScript is a file whose custom merge script did not run because
+// scripts are not allowed.
+type SkippedScript struct {
+	Target   string `json:"target"`   // the project file, "config.yml"
+	Registry string `json:"registry"` // the registry's key
+	Script   string `json:"script"`   // the script's path in the registry
 }
 
 // PlannedRegistry is one registry of a plan.
@@ -260,7 +275,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		short[tid.Key()] = shortRef{written: req.Template, from: registry.DefaultNamespace}
 	}
 	if tid.IsPreset() && req.Mode == ModeAdd {
-		return nil, fmt.Errorf("%w: %s is a preset; use \"jig init -t %s\" or add its registries one by one", ErrPresetNotAllowed, req.Template, tid.Key())
+		return nil, &PresetNotAddableError{Template: req.Template, Preset: tid.Key()}
 	}
 	root, err := resolveExisting(abs)
 	if err != nil {
@@ -446,6 +461,11 @@ func (pl *planner) state(target string) (*fileState, error) {
 		}
 		st.exists, st.orig, st.cur, st.mode = true, b, b, fi.Mode().Perm()
 	}
+	in := Input{Target: target, Exists: st.exists}
+	if st.exists {
+		in.Digest, in.Mode = hashOf(st.orig), st.mode
+	}
+	pl.plan.inputs = append(pl.plan.inputs, in)
 	pl.files[target] = st
 	pl.order = append(pl.order, target)
 	return st, nil
@@ -549,7 +569,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 		case strategy == registry.StrategyCustom:
 			if !pl.e.opts.allowScripts {
 				pl.skip(st, n.key, "its merge strategy runs a script from the registry")
-				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("skipped %s: %s uses a custom merge script; re-run with --allow-scripts to run it with node", target, n.key))
+				pl.plan.SkippedScripts = append(pl.plan.SkippedScripts, SkippedScript{Target: target, Registry: n.key, Script: f.MergeStrategy.Script})
 				continue
 			}
 			script := blobs[blobKey{n.key, registry.NormalizeFilePath(f.MergeStrategy.Script)}]

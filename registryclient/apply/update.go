@@ -18,14 +18,42 @@ import (
 
 // More errors of the lifecycle commands; match them with errors.Is.
 var (
-	// ErrNoProject: the directory has no jig.json.
+	// ErrNoProject is matched by a [*NoProjectError].
 	ErrNoProject = errors.New("no jig.json in the project directory")
-	// ErrNotInstalled: update or remove named a registry the project
-	// does not have.
+	// ErrNotInstalled is matched by a [*NotInstalledError].
 	ErrNotInstalled = errors.New("registry is not installed")
 	// ErrDependedOn is wrapped by [*DependedOnError].
 	ErrDependedOn = errors.New("registry is needed by another installed registry")
 )
+
+// NoProjectError is returned by the lifecycle operations (update, remove,
+// check, diff, outdated) for a directory without a jig.json: there is no
+// project to change yet. It matches [ErrNoProject].
+type NoProjectError struct {
+	Dir string // the absolute project directory
+}
+
+// Error reads "no jig.json in the project directory <dir>".
+func (e *NoProjectError) Error() string { return fmt.Sprintf("%v %s", ErrNoProject, e.Dir) }
+
+// Unwrap returns [ErrNoProject].
+func (e *NoProjectError) Unwrap() error { return ErrNoProject }
+
+// NotInstalledError is returned when update or remove names a registry
+// the project does not have. It matches [ErrNotInstalled].
+type NotInstalledError struct {
+	Registry string // the canonical key, "@main/quality/eslint"
+	Typed    string // as given, "quality/eslint@2.0.0"
+}
+
+// Error reads "registry is not installed: <key> is not installed in this
+// project".
+func (e *NotInstalledError) Error() string {
+	return fmt.Sprintf("%v: %s is not installed in this project", ErrNotInstalled, e.Registry)
+}
+
+// Unwrap returns [ErrNotInstalled].
+func (e *NotInstalledError) Unwrap() error { return ErrNotInstalled }
 
 // DependedOnError: remove was asked for a registry other installed
 // registries depend on.
@@ -124,7 +152,7 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 		return nil, err
 	}
 	if !st.exists {
-		return nil, fmt.Errorf("%w %s; run 'jig init' or 'jig add' first", ErrNoProject, abs)
+		return nil, &NoProjectError{Dir: abs}
 	}
 	proj, err := pl.loadProject(filepath.Base(abs))
 	if err != nil {
@@ -179,7 +207,8 @@ func (lc *lifecycle) installedIDs() []registry.ID {
 	return ids
 }
 
-// find returns the installed identifier for typed, or [ErrNotInstalled].
+// find returns the installed identifier for typed, or a
+// [*NotInstalledError].
 func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error) {
 	want, _, err := lc.pl.e.parseID(ctx, registry.DefaultNamespace, typed)
 	if err != nil {
@@ -193,7 +222,7 @@ func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error
 			return id, nil
 		}
 	}
-	return registry.ID{}, fmt.Errorf("%w: %s is not installed in this project; add it with 'jig add %s'", ErrNotInstalled, want.Key(), typed)
+	return registry.ID{}, &NotInstalledError{Registry: want.Key(), Typed: typed}
 }
 
 // fetchInstalled fetches the manifest of every installed registry at its

@@ -63,7 +63,7 @@ type Option func(*Cache) error
 func WithMaxBytes(n int64) Option {
 	return func(c *Cache) error {
 		if n <= 0 {
-			return fmt.Errorf("cache: size cap %d must be positive", n)
+			return fmt.Errorf("the cache size cap %d must be positive", n)
 		}
 		c.max = n
 		return nil
@@ -109,7 +109,7 @@ func DefaultDir(getenv func(string) string) string {
 // Open opens (creating it when missing, mode 0700) the cache in dir.
 func Open(dir string, opts ...Option) (*Cache, error) {
 	if dir == "" {
-		return nil, errors.New("cache: no cache directory; set JIG_CACHE_DIR")
+		return nil, errors.New("no cache directory is known (no user cache directory); set JIG_CACHE_DIR")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -123,7 +123,7 @@ func Open(dir string, opts ...Option) (*Cache, error) {
 	}
 	for _, sub := range []string{"sha256", "refs", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(abs, sub), 0o700); err != nil {
-			return nil, fmt.Errorf("cache: %w", err)
+			return nil, fmt.Errorf("opening the cache: %w", err)
 		}
 	}
 	return c, nil
@@ -175,7 +175,7 @@ func (c *Cache) Has(digest string) bool {
 // refreshes its use time.
 func (c *Cache) Put(data []byte) (string, error) {
 	if len(data) > maxBlob {
-		return "", fmt.Errorf("cache: entry of %d bytes is too large", len(data))
+		return "", fmt.Errorf("a cache entry of %d bytes is too large", len(data))
 	}
 	d := registry.Digest(data)
 	p := c.blobPath(d)
@@ -198,17 +198,17 @@ func (c *Cache) Put(data []byte) (string, error) {
 // to p.
 func (c *Cache) writeAtomic(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return fmt.Errorf("writing to the cache: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(c.dir, "tmp"), 0o700); err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return fmt.Errorf("writing to the cache: %w", err)
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(c.dir, "tmp", hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return fmt.Errorf("writing to the cache: %w", err)
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
@@ -220,7 +220,7 @@ func (c *Cache) writeAtomic(p string, data []byte) error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("cache: %w", werr)
+		return fmt.Errorf("writing to the cache: %w", werr)
 	}
 	return nil
 }
@@ -256,7 +256,7 @@ func (c *Cache) refPath(name string) string {
 func (c *Cache) SetRef(name, digest string) error {
 	p := c.refPath(name)
 	if p == "" || !registry.ValidDigest(digest) {
-		return fmt.Errorf("cache: invalid ref %q -> %q", name, digest)
+		return fmt.Errorf("invalid cache ref %q -> %q", name, digest)
 	}
 	if cur, ok := c.Ref(name); ok && cur == digest {
 		return nil
@@ -354,7 +354,7 @@ type Problem struct {
 func (c *Cache) Verify() (blobs int, problems []Problem, err error) {
 	ents, err := os.ReadDir(filepath.Join(c.dir, "sha256"))
 	if err != nil {
-		return 0, nil, fmt.Errorf("cache: %w", err)
+		return 0, nil, fmt.Errorf("reading the cache: %w", err)
 	}
 	for _, e := range ents {
 		p := filepath.Join(c.dir, "sha256", e.Name())
@@ -421,7 +421,7 @@ func (c *Cache) Trim() (int, error) {
 	dir := filepath.Join(c.dir, "sha256")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, fmt.Errorf("cache: %w", err)
+		return 0, fmt.Errorf("trimming the cache: %w", err)
 	}
 	type blob struct {
 		name string
@@ -499,13 +499,13 @@ func (c *Cache) Clean() error {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return fmt.Errorf("cache: %w", err)
+			return fmt.Errorf("cleaning the cache: %w", err)
 		}
 		if err := os.RemoveAll(gone); err != nil {
-			return fmt.Errorf("cache: %w", err)
+			return fmt.Errorf("cleaning the cache: %w", err)
 		}
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			return fmt.Errorf("cache: %w", err)
+			return fmt.Errorf("cleaning the cache: %w", err)
 		}
 	}
 	return nil

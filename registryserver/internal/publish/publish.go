@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
@@ -440,10 +439,6 @@ func (s *Store) PublishPreset(ctx context.Context, name, version string, data []
 	if !registry.ValidSegment(name) || !registry.ValidVersion(version) {
 		return fmt.Errorf("publish: invalid preset coordinates %q@%q", name, version)
 	}
-	nv, err := semver.StrictNewVersion(version)
-	if err != nil {
-		return fmt.Errorf("publish: preset version: %w", err)
-	}
 	latestKey := layout.Preset(name)
 	versionKey := layout.PresetVersion(name, version)
 
@@ -462,7 +457,7 @@ func (s *Store) PublishPreset(ctx context.Context, name, version string, data []
 	}
 	err = s.update(ctx, latestKey, func(cur []byte) ([]byte, error) {
 		if cur != nil {
-			if cv, err := semver.StrictNewVersion(presetVersion(cur)); err == nil && !nv.GreaterThan(cv) {
+			if cv := presetVersion(cur); registry.ValidVersion(cv) && registry.CompareVersions(version, cv) <= 0 {
 				return nil, nil // an equal or newer version is already latest
 			}
 		}

@@ -2,7 +2,6 @@ package cache
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jigkit/jig/internal/lru"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -117,13 +117,9 @@ func New(inner storage.Storage, opts ...Option) (storage.Storage, error) {
 		}
 	}
 	o.maxEntry = min(o.maxBytes/8, 8<<20)
-	c := &cache{
-		inner:   inner,
-		opts:    o,
-		lru:     list.New(),
-		entries: make(map[string]*list.Element),
-		lists:   make(map[string]struct{}),
-	}
+	c := &cache{inner: inner, opts: o, lists: make(map[string]struct{})}
+	// Evictions happen inside store, under c.mu, which guards lists.
+	c.lru = lru.New(o.maxBytes, func(key string, _ *entry) { delete(c.lists, key) })
 	cp, _ := inner.(storage.ConditionalPutter)
 	pinger, _ := inner.(storage.Pinger)
 	if o.reg != nil {
@@ -186,21 +182,21 @@ type cache struct {
 	opts          options
 	cached, fresh storage.Storage
 
-	mu        sync.Mutex
-	lru       *list.List // front: most recently used
-	entries   map[string]*list.Element
-	lists     map[string]struct{} // map keys of listing entries
-	bytes     int64
-	gen       uint64 // bumped by every write; fills from older reads are dropped
-	hits      uint64
-	misses    uint64
-	evictions uint64
+	// mu orders the entries with gen and lists; lru is only called with
+	// it held.
+	mu     sync.Mutex
+	lru    *lru.Cache[string, *entry]
+	lists  map[string]struct{} // lru keys of listing entries
+	gen    uint64              // bumped by every write; fills from older reads are dropped
+	hits   uint64
+	misses uint64
 }
 
 func (c *cache) stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Hits: c.hits, Misses: c.misses, Evictions: c.evictions, Entries: len(c.entries), Bytes: c.bytes}
+	entries, bytes, evictions := c.lru.Stats()
+	return Stats{Hits: c.hits, Misses: c.misses, Evictions: evictions, Entries: entries, Bytes: bytes}
 }
 
 func (c *cache) register(reg prometheus.Registerer) error {
@@ -229,12 +225,10 @@ func (c *cache) register(reg prometheus.Registerer) error {
 func (c *cache) lookup(key string, needData bool) (*entry, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		e := el.Value.(*entry)
+	if e, ok := c.lru.Get(key); ok {
 		if !e.expires.IsZero() && !c.opts.now().Before(e.expires) {
-			c.remove(el)
+			c.remove(key)
 		} else if !needData || e.hasData || e.notFound {
-			c.lru.MoveToFront(el)
 			c.hits++
 			return e, c.gen
 		}
@@ -258,25 +252,15 @@ func (c *cache) store(e *entry, gen uint64) {
 	if gen != c.gen {
 		return
 	}
-	if el, ok := c.entries[e.key]; ok {
-		c.remove(el)
-	}
-	c.entries[e.key] = c.lru.PushFront(e)
-	if !strings.HasPrefix(e.key, "o:") {
+	if c.lru.Add(e.key, e, e.size) && !strings.HasPrefix(e.key, "o:") {
 		c.lists[e.key] = struct{}{}
-	}
-	c.bytes += e.size
-	for c.bytes > c.opts.maxBytes {
-		c.remove(c.lru.Back())
-		c.evictions++
 	}
 }
 
-func (c *cache) remove(el *list.Element) {
-	e := c.lru.Remove(el).(*entry)
-	delete(c.entries, e.key)
-	delete(c.lists, e.key)
-	c.bytes -= e.size
+// remove forgets key. c.mu is held.
+func (c *cache) remove(key string) {
+	c.lru.Remove(key)
+	delete(c.lists, key)
 }
 
 // invalidate forgets key and every listing after this replica wrote it.
@@ -284,11 +268,9 @@ func (c *cache) invalidate(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	if el, ok := c.entries["o:"+key]; ok {
-		c.remove(el)
-	}
+	c.remove("o:" + key)
 	for k := range c.lists {
-		c.remove(c.entries[k])
+		c.remove(k)
 	}
 }
 

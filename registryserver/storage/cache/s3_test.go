@@ -3,9 +3,9 @@ package cache_test
 import (
 	"testing"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/cache"
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
 )
 

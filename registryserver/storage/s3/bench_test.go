@@ -3,8 +3,8 @@ package s3_test
 import (
 	"testing"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver/storage"
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 )
 
 // BenchmarkHandlerReadPath puts the handler's hot read path (latest

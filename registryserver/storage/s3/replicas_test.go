@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage/s3"
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 )
 
 // replicas returns n stores with their own S3 clients on one key prefix,

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/s3"
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
 	"github.com/jigkit/jig/registryserver/storage/storagetest"
 )
 

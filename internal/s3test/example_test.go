@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jigkit/jig/registryserver/storage/s3/s3test"
+	"github.com/jigkit/jig/internal/s3test"
 )
 
 // Every test's keys live in a prefix of its own under Area.
