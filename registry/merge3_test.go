@@ -19,74 +19,66 @@ import (
 // conflicts after checking the change by hand.
 func TestMerge3Golden(t *testing.T) {
 	t.Parallel()
-	dirs, err := filepath.Glob(filepath.Join("testdata", "merge3", "*"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			t.Parallel()
-			target := string(mustRead(t, filepath.Join(dir, "target")))
-			base := mustRead(t, filepath.Join(dir, "base"))
-			ours := mustRead(t, filepath.Join(dir, "ours"))
-			theirs := mustRead(t, filepath.Join(dir, "theirs"))
-			var got []byte
-			var conflicts []Conflict
-			if target == "package.json" {
-				var bf, tf, rf PackageFragment
-				mustJSON(t, base, &bf)
-				mustJSON(t, theirs, &tf)
-				if b, err := os.ReadFile(filepath.Join(dir, "retain")); err == nil {
-					mustJSON(t, b, &rf)
-				}
-				res, err := Merge3PackageJSON(ours, bf, tf, rf)
+	eachGoldenCase(t, "merge3", func(t *testing.T, dir, target string) {
+		base := mustRead(t, filepath.Join(dir, "base"))
+		ours := mustRead(t, filepath.Join(dir, "ours"))
+		theirs := mustRead(t, filepath.Join(dir, "theirs"))
+		var got []byte
+		var conflicts []Conflict
+		if target == "package.json" {
+			var bf, tf, rf PackageFragment
+			mustJSON(t, base, &bf)
+			mustJSON(t, theirs, &tf)
+			if b, err := os.ReadFile(filepath.Join(dir, "retain")); err == nil {
+				mustJSON(t, b, &rf)
+			}
+			res, err := Merge3PackageJSON(ours, bf, tf, rf)
+			if err != nil {
+				t.Fatalf("Merge3PackageJSON: %v", err)
+			}
+			got, conflicts = res.Content, res.Conflicts
+		} else {
+			strategy := StrategyFor(target, nil)
+			res, err := Merge3(strategy, base, ours, theirs, "@team/x@1.1.0")
+			if err != nil {
+				t.Fatalf("Merge3(%s): %v", strategy, err)
+			}
+			got, conflicts = res.Content, res.Conflicts
+			// Merging the same change again changes nothing more.
+			if len(conflicts) == 0 {
+				again, err := Merge3(strategy, base, got, theirs, "@team/x@1.1.0")
 				if err != nil {
-					t.Fatalf("Merge3PackageJSON: %v", err)
+					t.Fatal(err)
 				}
-				got, conflicts = res.Content, res.Conflicts
-			} else {
-				strategy := StrategyFor(target, nil)
-				res, err := Merge3(strategy, base, ours, theirs, "@team/x@1.1.0")
-				if err != nil {
-					t.Fatalf("Merge3(%s): %v", strategy, err)
-				}
-				got, conflicts = res.Content, res.Conflicts
-				// Merging the same change again changes nothing more.
-				if len(conflicts) == 0 {
-					again, err := Merge3(strategy, base, got, theirs, "@team/x@1.1.0")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if strategy != StrategyOverwrite && !bytes.Equal(again.Content, got) {
-						t.Errorf("merging twice changed the result:\ngot:\n%s\nwant:\n%s", again.Content, got)
-					}
+				if strategy != StrategyOverwrite && !bytes.Equal(again.Content, got) {
+					t.Errorf("merging twice changed the result:\ngot:\n%s\nwant:\n%s", again.Content, got)
 				}
 			}
-			var paths []string
-			for _, c := range conflicts {
-				paths = append(paths, c.Path)
+		}
+		var paths []string
+		for _, c := range conflicts {
+			paths = append(paths, c.Path)
+		}
+		gotConflicts := strings.Join(paths, "\n")
+		if len(paths) > 0 {
+			gotConflicts += "\n"
+		}
+		wantPath, conflictsPath := filepath.Join(dir, "want"), filepath.Join(dir, "conflicts")
+		if *updateGolden {
+			writeGolden(t, wantPath, got)
+			_ = os.Remove(conflictsPath)
+			if gotConflicts != "" {
+				writeGolden(t, conflictsPath, []byte(gotConflicts))
 			}
-			gotConflicts := strings.Join(paths, "\n")
-			if len(paths) > 0 {
-				gotConflicts += "\n"
-			}
-			wantPath, conflictsPath := filepath.Join(dir, "want"), filepath.Join(dir, "conflicts")
-			if *updateGolden {
-				writeGolden(t, wantPath, got)
-				_ = os.Remove(conflictsPath)
-				if gotConflicts != "" {
-					writeGolden(t, conflictsPath, []byte(gotConflicts))
-				}
-			}
-			if want := mustRead(t, wantPath); !bytes.Equal(got, want) {
-				t.Errorf("content:\ngot:\n%s\nwant:\n%s", got, want)
-			}
-			wantConflicts, _ := os.ReadFile(conflictsPath)
-			if gotConflicts != string(wantConflicts) {
-				t.Errorf("conflicts: got %q, want %q", gotConflicts, wantConflicts)
-			}
-		})
-	}
+		}
+		if want := mustRead(t, wantPath); !bytes.Equal(got, want) {
+			t.Errorf("content:\ngot:\n%s\nwant:\n%s", got, want)
+		}
+		wantConflicts, _ := os.ReadFile(conflictsPath)
+		if gotConflicts != string(wantConflicts) {
+			t.Errorf("conflicts: got %q, want %q", gotConflicts, wantConflicts)
+		}
+	})
 }
 
 func writeGolden(t *testing.T, p string, b []byte) {

@@ -19,39 +19,47 @@ var updateGolden = flag.Bool("update", false, "rewrite the want files of testdat
 // want the expected result.
 func TestMergeGolden(t *testing.T) {
 	t.Parallel()
-	dirs, err := filepath.Glob(filepath.Join("testdata", "merge", "*"))
+	eachGoldenCase(t, "merge", func(t *testing.T, dir, target string) {
+		incoming := mustRead(t, filepath.Join(dir, "incoming"))
+		current, err := os.ReadFile(filepath.Join(dir, "current"))
+		exists := err == nil
+		strategy := StrategyFor(target, nil)
+		got, err := Merge(strategy, current, exists, incoming)
+		if err != nil {
+			t.Fatalf("Merge(%s): %v", strategy, err)
+		}
+		wantPath := filepath.Join(dir, "want")
+		if *updateGolden {
+			if err := os.WriteFile(wantPath, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := mustRead(t, wantPath)
+		if !bytes.Equal(got, want) {
+			t.Errorf("Merge(%s, %s):\ngot:\n%q\nwant:\n%q", strategy, target, got, want)
+		}
+		again, err := Merge(strategy, got, true, incoming)
+		if err != nil {
+			t.Fatalf("second Merge: %v", err)
+		}
+		if !bytes.Equal(again, got) {
+			t.Errorf("merging twice changed the result:\ngot:\n%q\nwant:\n%q", again, got)
+		}
+	})
+}
+
+// eachGoldenCase runs f in a parallel subtest for every case folder of
+// testdata/<suite>, with the project file its "target" file names.
+func eachGoldenCase(t *testing.T, suite string, f func(t *testing.T, dir, target string)) {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("testdata", suite, "*"))
 	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no golden cases: %v", err)
+		t.Fatalf("no golden cases in testdata/%s: %v", suite, err)
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			target := string(mustRead(t, filepath.Join(dir, "target")))
-			incoming := mustRead(t, filepath.Join(dir, "incoming"))
-			current, err := os.ReadFile(filepath.Join(dir, "current"))
-			exists := err == nil
-			strategy := StrategyFor(target, nil)
-			got, err := Merge(strategy, current, exists, incoming)
-			if err != nil {
-				t.Fatalf("Merge(%s): %v", strategy, err)
-			}
-			wantPath := filepath.Join(dir, "want")
-			if *updateGolden {
-				if err := os.WriteFile(wantPath, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want := mustRead(t, wantPath)
-			if !bytes.Equal(got, want) {
-				t.Errorf("Merge(%s, %s):\ngot:\n%q\nwant:\n%q", strategy, target, got, want)
-			}
-			again, err := Merge(strategy, got, true, incoming)
-			if err != nil {
-				t.Fatalf("second Merge: %v", err)
-			}
-			if !bytes.Equal(again, got) {
-				t.Errorf("merging twice changed the result:\ngot:\n%q\nwant:\n%q", again, got)
-			}
+			f(t, dir, string(mustRead(t, filepath.Join(dir, "target"))))
 		})
 	}
 }

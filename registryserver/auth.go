@@ -312,7 +312,7 @@ func (a *AuthConfig) Authorize(ns, token string, now time.Time) (Grant, error) {
 }
 
 // authorize is [AuthConfig.Authorize] with the token already hashed; sum
-// is nil when no token was sent.
+// is nil when no token was sent, and now is only read when it is not.
 func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time) (Grant, error) {
 	if a == nil {
 		return Grant{Public: true}, nil

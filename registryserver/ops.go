@@ -40,9 +40,12 @@ const unmatchedRoute = "unmatched"
 
 // opsState is what the operations middleware, /health and /metrics share.
 type opsState struct {
-	limiter      ratelimit.Limiter
-	limitN       int    // the built-in limiter's limit ...
-	limitText    string // ... as header text
+	limiter   ratelimit.Limiter
+	limitN    int    // the built-in limiter's limit ...
+	limitText string // ... as header text
+	// remaining holds the text of 0 to limitN (at most 4096 of them),
+	// the usual values of RateLimit-Remaining.
+	remaining    []string
 	retryAfter   string
 	trustHops    int
 	clearHeaders bool
@@ -77,6 +80,10 @@ func (h *Handler) setupOps(o opsOptions) error {
 		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
 	}
 	s.limitN, s.limitText = o.limit, strconv.Itoa(o.limit)
+	s.remaining = make([]string, min(o.limit, 4095)+1)
+	for i := range s.remaining {
+		s.remaining[i] = itoa(i)
+	}
 	if s.limiter == nil {
 		lim, err := ratelimit.NewMemory(o.limit, o.window, ratelimit.WithClock(h.now))
 		if err != nil {
@@ -245,7 +252,13 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	if res.Limit != s.limitN {
 		limit = strconv.Itoa(res.Limit)
 	}
-	vals := &[3]string{limit, itoa(res.Remaining), itoa(reset)} // one allocation
+	var remaining string
+	if res.Remaining >= 0 && res.Remaining < len(s.remaining) {
+		remaining = s.remaining[res.Remaining]
+	} else {
+		remaining = strconv.Itoa(res.Remaining)
+	}
+	vals := &[3]string{limit, remaining, itoa(reset)} // one allocation
 	hdr[headerRateLimit] = vals[0:1:1]
 	hdr[headerRateRemaining] = vals[1:2:2]
 	hdr[headerRateReset] = vals[2:3:3]

@@ -1,7 +1,9 @@
 package registryserver
 
 import (
+	"hash/maphash"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
@@ -129,4 +131,43 @@ func parseResource(p string) (resource, bool) {
 		return resource{}, false
 	}
 	return r, true
+}
+
+// resources remembers recent results of [parseResource]: parsing is a
+// pure function, so one table serves every handler.
+var resources = &resourceCache{seed: maphash.MakeSeed()}
+
+// resourceCacheSlots is the size of the table: more than the paths a
+// registry server's hot set spans.
+const resourceCacheSlots = 1024
+
+// resourceCache remembers the parses of valid resource paths, so that a
+// path read again skips the grammar's regular expressions. It is a fixed
+// table of slots picked by a seeded hash of the path: bounded whatever
+// paths clients send, free of locks, and a path whose slot another path
+// took is parsed again.
+type resourceCache struct {
+	seed  maphash.Seed
+	slots [resourceCacheSlots]atomic.Pointer[parsedResource]
+}
+
+type parsedResource struct {
+	p   string
+	res resource
+}
+
+// parse is [parseResource], from the table when p was parsed recently.
+func (c *resourceCache) parse(p string) (resource, bool) {
+	slot := &c.slots[maphash.String(c.seed, p)%resourceCacheSlots]
+	if e := slot.Load(); e != nil && e.p == p {
+		return e.res, true
+	}
+	// p may share its memory with the whole request line (a long query
+	// included): keep a copy, which the resource's fields then point into.
+	p = strings.Clone(p)
+	res, ok := parseResource(p)
+	if ok {
+		slot.Store(&parsedResource{p: p, res: res})
+	}
+	return res, ok
 }

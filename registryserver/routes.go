@@ -21,7 +21,7 @@ import (
 func (h *Handler) getRegistry(c echo.Context) error {
 	p := strings.TrimPrefix(c.Request().URL.Path, "/registries")
 	p = strings.TrimPrefix(p, "/")
-	res, ok := parseResource(p)
+	res, ok := resources.parse(p)
 	if !ok {
 		return newAPIError(http.StatusBadRequest, codeInvalidPath, "Invalid registry resource path")
 	}
@@ -140,12 +140,17 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	if h.defaultNamespace != "" && h.canList(who, h.defaultNamespace) {
 		body.DefaultNamespace = h.defaultNamespace
 	}
-	doc, err := jsonDocument(body)
+	return h.sendDiscovery(c, who, body)
+}
+
+// sendDiscovery sends v, a discovery document whose content depends on
+// the caller's token (namespaces, search results): shared caches must keep
+// one copy per token, and a document answered for a token is private.
+func (h *Handler) sendDiscovery(c echo.Context, who caller, v any) error {
+	doc, err := jsonDocument(v)
 	if err != nil {
 		return internalError(err)
 	}
-	// The list depends on the token: shared caches must keep one copy per
-	// token, and a list answered for a token is private.
 	hdr := c.Response().Header()
 	setCacheHeaders(hdr, h.tiers.Discovery, false, who.sum != nil)
 	if who.sum == nil {

@@ -298,18 +298,7 @@ func (h *Handler) getSearch(c echo.Context) error {
 		}
 		return internalError(err)
 	}
-	doc, err := jsonDocument(page)
-	if err != nil {
-		return internalError(err)
-	}
-	// As for /namespaces: the results depend on the token, so shared
-	// caches keep one copy per token and a token's results are private.
-	hdr := c.Response().Header()
-	setCacheHeaders(hdr, h.tiers.Discovery, false, who.sum != nil)
-	if who.sum == nil {
-		hdr.Add(headerVary, varyToken)
-	}
-	return h.sendDocument(c, doc)
+	return h.sendDiscovery(c, who, page)
 }
 
 func queryError(err error) error {

@@ -12,6 +12,7 @@ import (
 )
 
 func main() {
+	servercli.TuneGC(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := servercli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

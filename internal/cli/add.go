@@ -48,7 +48,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		app.Out.Infof("Adding registry: %s", shown)
 	}
 	pr := newProgress(app)
-	eng, err := engine(app, c.AllowScripts, pr)
+	eng, err := engine(app, c.AllowScripts, pr, apply.WithInstall(!c.SkipInstall))
 	if err != nil {
 		return err
 	}
@@ -73,9 +73,8 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		printPlan(app.Out, plan)
 		return nil
 	}
-	if !c.SkipInstall && plan.PackagesChanged() {
-		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
-	}
+	printSteps(app.Out, plan)
+	res.Install = plan.Install
 	if c.JSON {
 		return app.Out.JSON(res)
 	}

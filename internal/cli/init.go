@@ -162,7 +162,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		}
 	}
 	pr := newProgress(app)
-	eng, err := engine(app, c.AllowScripts, pr)
+	eng, err := engine(app, c.AllowScripts, pr, apply.WithInstall(!ci && !c.SkipInstall), apply.WithGitInit(!ci && !c.SkipGit))
 	if err != nil {
 		return err
 	}
@@ -205,15 +205,13 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 			return nil
 		}
 	}
-	if err := eng.Apply(ctx, plan); err != nil {
+	err = eng.Apply(ctx, plan)
+	pr.done()
+	if err != nil {
 		return err
 	}
-	if !ci && !c.SkipInstall {
-		res.Install = runInstall(ctx, app, pr, plan, c.AllowScripts)
-	}
-	if !ci && !c.SkipGit {
-		res.Git = runGit(ctx, app, dir)
-	}
+	printSteps(app.Out, plan)
+	res.Install, res.Git = plan.Install, plan.Git
 	if c.JSON {
 		return app.Out.JSON(res)
 	}

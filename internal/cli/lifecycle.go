@@ -27,13 +27,13 @@ func projectDir(dir string) (string, error) {
 // lifecycleSetup returns the project directory (dirFlag, or the current
 // directory), a progress display and an engine that runs no scripts: what
 // outdated, check, diff, update and remove all start from.
-func lifecycleSetup(app *App, dirFlag string) (string, *progress, *apply.Engine, error) {
+func lifecycleSetup(app *App, dirFlag string, opts ...apply.Option) (string, *progress, *apply.Engine, error) {
 	dir, err := projectDir(dirFlag)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	pr := newProgress(app)
-	eng, err := engine(app, false, pr)
+	eng, err := engine(app, false, pr, opts...)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -202,7 +202,7 @@ func (c *DiffCmd) Validate() error {
 	if c.To != "" && c.Registry == "" {
 		return errors.New("--to needs a registry: jig diff <registry> --to <version>")
 	}
-	return nil
+	return checkTo(c.To)
 }
 
 // diffResult is the --json document of jig diff.
@@ -267,6 +267,14 @@ func (c *UpdateCmd) Validate() error {
 	if c.To != "" && len(c.Registries) != 1 {
 		return errors.New("--to needs exactly one registry: jig update <registry> --to <version>")
 	}
+	return checkTo(c.To)
+}
+
+// checkTo checks a --to version.
+func checkTo(v string) error {
+	if v != "" && !registry.ValidVersion(v) {
+		return fmt.Errorf("--to %q is not a full SemVer version (for example 1.2.0)", v)
+	}
 	return nil
 }
 
@@ -274,14 +282,14 @@ func (c *UpdateCmd) Validate() error {
 // (schema: registry/schemas/lifecycle-plan.json).
 type lifecycleResult struct {
 	*apply.Plan
-	DryRun  bool        `json:"dryRun"`
-	Install *stepResult `json:"install,omitempty"`
+	DryRun  bool              `json:"dryRun"`
+	Install *apply.StepResult `json:"install,omitempty"`
 }
 
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
-	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir, apply.WithInstall(!c.SkipInstall))
 	if err != nil {
 		return err
 	}
@@ -293,7 +301,7 @@ func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	return finishLifecycle(ctx, app, pr, plan, c.DryRun, c.JSON, c.SkipInstall)
+	return finishLifecycle(app, plan, c.DryRun, c.JSON)
 }
 
 // RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]
@@ -309,7 +317,7 @@ type RemoveCmd struct {
 
 // Run removes a registry from the project.
 func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
-	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir, apply.WithInstall(!c.SkipInstall))
 	if err != nil {
 		return err
 	}
@@ -321,16 +329,14 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	return finishLifecycle(ctx, app, pr, plan, c.DryRun, c.JSON, c.SkipInstall)
+	return finishLifecycle(app, plan, c.DryRun, c.JSON)
 }
 
-// finishLifecycle installs when dependencies changed, prints the result
+// finishLifecycle warns about a failed or skipped install, prints the result
 // and turns conflicts into exit 1.
-func finishLifecycle(ctx context.Context, app *App, pr *progress, plan *apply.Plan, dryRun, asJSON, skipInstall bool) error {
-	res := &lifecycleResult{Plan: plan, DryRun: dryRun}
-	if !dryRun && !skipInstall && plan.PackagesChanged() {
-		res.Install = runInstall(ctx, app, pr, plan, false)
-	}
+func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
+	printSteps(app.Out, plan)
+	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
 	if asJSON {
 		if err := app.Out.JSON(res); err != nil {
 			return err

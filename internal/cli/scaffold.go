@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,13 +50,14 @@ func (p *progress) done() {
 	}
 }
 
-// engine builds the apply engine over the configured sources.
-func engine(app *App, allowScripts bool, pr *progress) (*apply.Engine, error) {
+// engine builds the apply engine over the configured sources; opts (the
+// install and git steps) are added to the common ones.
+func engine(app *App, allowScripts bool, pr *progress, opts ...apply.Option) (*apply.Engine, error) {
 	src, err := app.Sources()
 	if err != nil {
 		return nil, err
 	}
-	return apply.New(src, apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event))
+	return apply.New(src, append([]apply.Option{apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event)}, opts...)...)
 }
 
 // scaffoldResult is the --json document of init and add.
@@ -67,17 +67,12 @@ type scaffoldResult struct {
 	// NeedsForce is set when init targets a non-empty directory without
 	// --force; ExistingChanged then names the existing files the plan
 	// changes.
-	NeedsForce      bool        `json:"needsForce,omitempty"`
-	ExistingChanged []string    `json:"existingChanged,omitempty"`
-	Install         *stepResult `json:"install,omitempty"`
-	Git             *stepResult `json:"git,omitempty"`
-}
-
-// stepResult reports the package-manager install or the git step.
-type stepResult struct {
-	Command string `json:"command"`
-	Status  string `json:"status"` // "ok", "skipped" or "failed"
-	Error   string `json:"error,omitempty"`
+	NeedsForce      bool     `json:"needsForce,omitempty"`
+	ExistingChanged []string `json:"existingChanged,omitempty"`
+	// Install and Git are the plan's, after the plan's own fields as
+	// they always were printed.
+	Install *apply.StepResult `json:"install,omitempty"`
+	Git     *apply.StepResult `json:"git,omitempty"`
 }
 
 // printPlan writes a plan for people (dry run).
@@ -171,52 +166,31 @@ func printSummary(o *Output, p *apply.Plan) {
 	o.Printf("Dependencies: %d added, %d dev added, %d changed\n", s.DependenciesAdded, s.DevDependenciesAdded, s.DependenciesChanged)
 }
 
-// runInstall runs the project's package manager; a failure is a warning.
-// When the plan's registries set package.json scripts the install would run
-// by itself (postinstall, prepare, …) and scripts are not allowed, the
-// install is skipped with a warning instead.
-func runInstall(ctx context.Context, app *App, pr *progress, plan *apply.Plan, allowScripts bool) *stepResult {
-	dir := plan.Dir
-	pm := apply.DetectPackageManager(dir)
-	if scripts := plan.InstallScripts(); len(scripts) > 0 && !allowScripts {
-		why := fmt.Sprintf("package.json now has %s from a registry, which '%s install' would run", strings.Join(scripts, ", "), pm)
-		app.Out.Warnf("skipped '%s install': %s", pm, why)
-		app.Out.Warnf("review package.json, then run '%s install' in %s by hand (or re-run with --allow-scripts)", pm, dir)
-		return &stepResult{Command: pm + " install", Status: "skipped", Error: why}
+// printSteps warns about the install and git steps of p that did not
+// succeed, with the command to run by hand.
+func printSteps(o *Output, p *apply.Plan) {
+	if s := p.Install; s != nil {
+		switch s.Status {
+		case apply.StepSkipped:
+			o.Warnf("skipped '%s': %s", s.Command, s.Error)
+			o.Warnf("review package.json, then run '%s' in %s by hand (or re-run with --allow-scripts)", s.Command, p.Dir)
+		case apply.StepFailed:
+			o.Warnf("installing dependencies failed: %s", firstLine(s.Error))
+			o.Warnf("run '%s' in %s by hand", s.Command, p.Dir)
+		}
 	}
-	pr.line(fmt.Sprintf("running %s install", pm))
-	_, err := apply.Install(ctx, dir)
-	pr.done()
-	res := &stepResult{Command: pm + " install", Status: "ok"}
-	if err != nil {
-		res.Status, res.Error = "failed", err.Error()
-		app.Out.Warnf("installing dependencies failed: %s", firstLine(err))
-		app.Out.Warnf("run '%s install' in %s by hand", pm, dir)
-	}
-	return res
-}
-
-// runGit runs git init and a first commit unless dir is in a repository.
-func runGit(ctx context.Context, app *App, dir string) *stepResult {
-	created, err := apply.GitInit(ctx, dir)
-	res := &stepResult{Command: "git init", Status: "ok"}
-	var ce *apply.CommandError
-	switch {
-	case err != nil:
-		res.Status, res.Error = "failed", err.Error()
-		cmd := "git init"
-		if errors.As(err, &ce) {
+	if s := p.Git; s != nil && s.Status == apply.StepFailed {
+		cmd := s.Command
+		var ce *apply.CommandError
+		if errors.As(s.Err, &ce) {
 			cmd = ce.Command
 		}
-		app.Out.Warnf("git failed: %s", firstLine(err))
-		app.Out.Warnf("run '%s' in %s by hand", cmd, dir)
-	case !created:
-		res.Status = "skipped"
+		o.Warnf("git failed: %s", firstLine(s.Error))
+		o.Warnf("run '%s' in %s by hand", cmd, p.Dir)
 	}
-	return res
 }
 
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
 	return s
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -404,5 +406,37 @@ func TestAddSkippedScriptNamesFlag(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "config.yml")); string(b) != "a: 1\n" {
 		t.Errorf("config.yml = %q, want it untouched", b)
+	}
+}
+
+// TestPrintSteps: the install and git steps the engine ran are worded by
+// the CLI, with the command to run by hand; successes print nothing.
+func TestPrintSteps(t *testing.T) {
+	t.Parallel()
+	gitErr := &apply.CommandError{Command: "git commit -q --no-verify -m \"Initial commit from jig\"", Dir: "/p", Err: errors.New("exit status 128")}
+	tests := []struct {
+		name         string
+		install, git *apply.StepResult
+		want         string
+	}{
+		{name: "ok", install: &apply.StepResult{Command: "npm install", Status: apply.StepOK}, git: &apply.StepResult{Command: "git init", Status: apply.StepOK}},
+		{name: "git skipped in a repository", git: &apply.StepResult{Command: "git init", Status: apply.StepSkipped}},
+		{name: "install skipped", install: &apply.StepResult{Command: "pnpm install", Status: apply.StepSkipped, Error: "package.json now has prepare from a registry, which 'pnpm install' would run"},
+			want: "Warning: skipped 'pnpm install': package.json now has prepare from a registry, which 'pnpm install' would run\n" +
+				"Warning: review package.json, then run 'pnpm install' in /p by hand (or re-run with --allow-scripts)\n"},
+		{name: "install failed", install: &apply.StepResult{Command: "npm install", Status: apply.StepFailed, Error: "npm install failed: exit status 1\nnpm ERR! x"},
+			want: "Warning: installing dependencies failed: npm install failed: exit status 1\nWarning: run 'npm install' in /p by hand\n"},
+		{name: "git failed", git: &apply.StepResult{Command: "git init", Status: apply.StepFailed, Error: gitErr.Error(), Err: gitErr},
+			want: "Warning: git failed: " + strings.SplitN(gitErr.Error(), "\n", 2)[0] + "\nWarning: run '" + gitErr.Command + "' in /p by hand\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			printSteps(newOutput(&b, &b, false, false), &apply.Plan{Dir: "/p", Install: tt.install, Git: tt.git})
+			if got := b.String(); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }

@@ -104,23 +104,16 @@ func LevelName(l zapcore.Level) string {
 // PinoEncoderConfig is the JSON encoder configuration producing pino's
 // field names and value formats.
 func PinoEncoderConfig() zapcore.EncoderConfig {
-	return zapcore.EncoderConfig{
-		MessageKey:     "msg",
-		LevelKey:       "level",
-		TimeKey:        "time",
-		NameKey:        "name",
-		StacktraceKey:  "stack",
-		LineEnding:     zapcore.DefaultLineEnding,
-		EncodeLevel:    func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) { enc.AppendInt(PinoLevel(l)) },
-		EncodeTime:     func(t time.Time, enc zapcore.PrimitiveArrayEncoder) { enc.AppendInt64(t.UnixMilli()) },
-		EncodeDuration: zapcore.MillisDurationEncoder,
-		EncodeName:     zapcore.FullNameEncoder,
-	}
+	c := pinoKeys()
+	c.EncodeLevel = func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) { enc.AppendInt(PinoLevel(l)) }
+	c.EncodeTime = func(t time.Time, enc zapcore.PrimitiveArrayEncoder) { enc.AppendInt64(t.UnixMilli()) }
+	c.EncodeDuration = zapcore.MillisDurationEncoder
+	return c
 }
 
-// PrettyEncoderConfig is the console encoder configuration for
-// development: local time, coloured level names (TRACE included).
-func PrettyEncoderConfig(color bool) zapcore.EncoderConfig {
+// pinoKeys is an encoder configuration with pino's field names, shared by
+// the JSON and the pretty output.
+func pinoKeys() zapcore.EncoderConfig {
 	return zapcore.EncoderConfig{
 		MessageKey:    "msg",
 		LevelKey:      "level",
@@ -128,18 +121,25 @@ func PrettyEncoderConfig(color bool) zapcore.EncoderConfig {
 		NameKey:       "name",
 		StacktraceKey: "stack",
 		LineEnding:    zapcore.DefaultLineEnding,
-		EncodeLevel: func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
-			name := strings.ToUpper(LevelName(l))
-			if color {
-				name = colorFor(l) + name + "\x1b[0m"
-			}
-			enc.AppendString(name)
-		},
-		EncodeTime:       zapcore.TimeEncoderOfLayout("15:04:05.000"),
-		EncodeDuration:   zapcore.StringDurationEncoder,
-		EncodeName:       zapcore.FullNameEncoder,
-		ConsoleSeparator: " ",
+		EncodeName:    zapcore.FullNameEncoder,
 	}
+}
+
+// PrettyEncoderConfig is the console encoder configuration for
+// development: local time, coloured level names (TRACE included).
+func PrettyEncoderConfig(color bool) zapcore.EncoderConfig {
+	c := pinoKeys()
+	c.EncodeLevel = func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
+		name := strings.ToUpper(LevelName(l))
+		if color {
+			name = colorFor(l) + name + "\x1b[0m"
+		}
+		enc.AppendString(name)
+	}
+	c.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05.000")
+	c.EncodeDuration = zapcore.StringDurationEncoder
+	c.ConsoleSeparator = " "
+	return c
 }
 
 func colorFor(l zapcore.Level) string {

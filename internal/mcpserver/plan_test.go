@@ -140,6 +140,13 @@ func newPlanned(t *testing.T) (*server, string, string) {
 	root := t.TempDir()
 	write(t, root, "app/package.json", `{"name":"app"}`+"\n")
 	s := &server{opts: Options{Root: root}, plans: newPlanStore(time.Minute, maxPlans, time.Now)}
+	id, dir := planAdd(t, s)
+	return s, id, dir
+}
+
+// planAdd plans adding @main/x in s's project "app" and stores the plan.
+func planAdd(t *testing.T, s *server) (string, string) {
+	t.Helper()
 	dir, err := s.resolveDir("app", false)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +160,7 @@ func newPlanned(t *testing.T) (*server, string, string) {
 		t.Fatal(err)
 	}
 	id := s.plans.put(&storedPlan{command: cmdAdd, dir: "app", real: dir, plan: p, eng: eng, fp: fingerprintOf(p.Inputs())})
-	return s, id, dir
+	return id, dir
 }
 
 // snapshot returns every file below dir with its bytes and mode.
@@ -298,5 +305,32 @@ func TestResolveDirForInit(t *testing.T) {
 	}
 	if _, err := s.resolveDir("new", false); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a missing directory outside init: %v", err)
+	}
+}
+
+// Two plans of one project made before either is applied: applied at the
+// same time, exactly one writes; the other finds the project changed.
+func TestApplyConcurrentPlans(t *testing.T) {
+	t.Parallel()
+	s, first, dir := newPlanned(t)
+	second, _ := planAdd(t, s)
+	errs := make(chan error, 2)
+	for _, id := range []string{first, second} {
+		go func() {
+			_, err := s.apply(t.Context(), ApplyInput{PlanID: id})
+			errs <- err
+		}()
+	}
+	var failed []error
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0].Error(), "the project changed since plan") {
+		t.Fatalf("errors = %v, want exactly one refusal because the project changed", failed)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "src/x.txt")); string(b) != "hello\n" {
+		t.Errorf("src/x.txt = %q", b)
 	}
 }

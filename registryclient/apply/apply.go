@@ -113,7 +113,8 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // Event is a progress notice sent to the [WithProgress] callback.
 type Event struct {
-	// Stage is "preset", "manifest", "files", "script" or "write".
+	// Stage is "preset", "manifest", "files", "script", "write" or
+	// "install".
 	Stage string
 	// Message is one human-readable line.
 	Message string
@@ -125,6 +126,8 @@ type options struct {
 	node          string
 	scriptTimeout time.Duration
 	progress      func(Event)
+	install       bool
+	gitInit       bool
 	beforeWrite   func(target string) error // tests only
 }
 
@@ -172,6 +175,27 @@ func WithScriptTimeout(d time.Duration) Option {
 		o.scriptTimeout = d
 		return nil
 	}
+}
+
+// WithInstall makes [Engine.Apply] run the project's package manager
+// install ([DetectPackageManager]) after writing an init plan, or an add,
+// update or remove plan that adds, changes or removes an npm dependency.
+// The result is [Plan.Install]; a failure does not fail Apply. When the
+// plan's registries set package.json scripts the install would run by
+// itself ([Plan.InstallScripts]) and scripts are not allowed
+// ([WithAllowScripts]), the install is skipped instead, so no registry code
+// runs. The default is false: no install.
+func WithInstall(on bool) Option {
+	return func(o *options) error { o.install = on; return nil }
+}
+
+// WithGitInit makes [Engine.Apply] of a [ModeInit] plan run "git init" and
+// a first commit of the project ([GitInit]) after writing it (and after the
+// install, see [WithInstall]), unless the directory is already inside a git
+// repository. The result is [Plan.Git]; a failure does not fail Apply. The
+// default is false: no git step.
+func WithGitInit(on bool) Option {
+	return func(o *options) error { o.gitInit = on; return nil }
 }
 
 // WithProgress receives progress events. It may be called from several

@@ -4,8 +4,14 @@
 // roll-back. It is what "jig init" and "jig add" run, usable from Go without
 // the CLI:
 //
-//	eng, err := apply.New(sources) // any [Source], e.g. *registryclient.Sources
+//	eng, err := apply.New(sources, // any [Source], e.g. *registryclient.Sources
+//		apply.WithInstall(true), apply.WithGitInit(true))
 //	plan, err := eng.Run(ctx, apply.Request{Dir: "demo", Template: "@presets/node", Mode: apply.ModeInit}, false)
+//
+// That one call is a whole "jig init": plan, write, then the package
+// manager's install ([WithInstall]; skipped when it would run scripts a
+// registry set, unless [WithAllowScripts]) and git init with a first commit
+// ([WithGitInit]), reported in [Plan.Install] and [Plan.Git].
 //
 // Fetches are concurrent and bounded: a preset's members in parallel, then
 // each dependency level in parallel, then every file in one parallel round,
@@ -26,5 +32,6 @@
 // roll-back as add, and [Plan.Diffs] shows it. [Engine.Check] compares the
 // project with jig.json, [Engine.Outdated] lists newer versions.
 //
-// [Install] and [GitInit] run the project's package manager and git.
+// [Install] and [GitInit] run the project's package manager and git on
+// their own.
 package apply

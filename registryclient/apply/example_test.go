@@ -73,3 +73,39 @@ func ExampleDetectPackageManager() {
 	// npm
 	// pnpm
 }
+
+// A new project in one call: plan, write, install and git. The registry
+// here sets a "prepare" script, which "npm install" would run; scripts are
+// not allowed ([apply.WithAllowScripts]), so the install is skipped and
+// says why.
+func ExampleEngine_Run_init() {
+	content := "root = true\n"
+	src := oneRegistry{&registry.Manifest{
+		Name: "editorconfig", Namespace: "@main", Type: registry.TypeQuality, Version: "1.0.0",
+		DevDependencies: map[string]string{"husky": "^9.0.0"},
+		Scripts:         map[string]string{"prepare": "husky"},
+		Files:           []registry.File{{Target: ".editorconfig", Type: registry.FileConfig, Content: &content}},
+	}}
+	base, _ := os.MkdirTemp("", "jig-example-*")
+	defer os.RemoveAll(base)
+
+	eng, err := apply.New(src, apply.WithInstall(true), apply.WithGitInit(true))
+	if err != nil {
+		panic(err)
+	}
+	plan, err := eng.Run(context.Background(), apply.Request{
+		Dir: filepath.Join(base, "demo"), Template: "quality/editorconfig", Mode: apply.ModeInit,
+	}, false)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Name, len(plan.Files), "files")
+	fmt.Println(plan.Install.Command, plan.Install.Status+":", plan.Install.Error)
+	// plan.Git.Status is "ok", "skipped" when the directory already was
+	// in a git repository, or "failed" with plan.Git.Err.
+	fmt.Println(plan.Git.Command)
+	// Output:
+	// demo 3 files
+	// npm install skipped: package.json now has prepare from a registry, which 'npm install' would run
+	// git init
+}

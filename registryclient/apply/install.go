@@ -34,6 +34,74 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
+// StepStatus is how an install or git step ended.
+type StepStatus string
+
+// The statuses of a [StepResult].
+const (
+	StepOK      StepStatus = "ok"
+	StepSkipped StepStatus = "skipped" // see [StepResult.Error] for why; git: already a repository
+	StepFailed  StepStatus = "failed"
+)
+
+// StepResult reports the install or git step [Engine.Apply] ran after
+// writing a plan ([WithInstall], [WithGitInit]).
+type StepResult struct {
+	// Command is the step's command: "<package manager> install" or
+	// "git init".
+	Command string `json:"command"`
+	// Status is [StepOK], [StepSkipped] or [StepFailed].
+	Status StepStatus `json:"status"`
+	// Error says why the step failed, or why the install was skipped.
+	Error string `json:"error,omitempty"`
+	// Scripts are the install-time package.json scripts that made the
+	// install skip ([Plan.InstallScripts]).
+	Scripts []string `json:"-"`
+	// Err is the failure, a [*CommandError] when a command failed.
+	Err error `json:"-"`
+}
+
+// finish runs the steps asked for with [WithInstall] and [WithGitInit]
+// after p was written.
+func (e *Engine) finish(ctx context.Context, p *Plan) {
+	if e.opts.install && (p.Mode == ModeInit || p.PackagesChanged()) {
+		p.Install = e.install(ctx, p)
+	}
+	if e.opts.gitInit && p.Mode == ModeInit {
+		p.Git = gitStep(ctx, p.Dir)
+	}
+}
+
+// install runs the package manager's install in p.Dir, or skips it when
+// that would run scripts from a registry that are not allowed.
+func (e *Engine) install(ctx context.Context, p *Plan) *StepResult {
+	pm := DetectPackageManager(p.Dir)
+	res := &StepResult{Command: pm + " install", Status: StepOK}
+	if scripts := p.InstallScripts(); len(scripts) > 0 && !e.opts.allowScripts {
+		res.Status, res.Scripts = StepSkipped, scripts
+		res.Error = fmt.Sprintf("package.json now has %s from a registry, which '%s install' would run", strings.Join(scripts, ", "), pm)
+		return res
+	}
+	e.progress("install", "running %s install", pm)
+	if err := run(ctx, p.Dir, pm, "install"); err != nil {
+		res.Status, res.Error, res.Err = StepFailed, err.Error(), err
+	}
+	return res
+}
+
+// gitStep runs [GitInit] in dir.
+func gitStep(ctx context.Context, dir string) *StepResult {
+	created, err := GitInit(ctx, dir)
+	res := &StepResult{Command: "git init", Status: StepOK}
+	switch {
+	case err != nil:
+		res.Status, res.Error, res.Err = StepFailed, err.Error(), err
+	case !created:
+		res.Status = StepSkipped
+	}
+	return res
+}
+
 // DetectPackageManager returns the package manager a project uses: the
 // name in package.json's packageManager field ("pnpm@9.1.0" → "pnpm"),
 // else the first lockfile found (pnpm-lock.yaml, yarn.lock,

@@ -87,6 +87,13 @@ type Plan struct {
 	// the project and the registry changed; the project's value is kept.
 	PackageConflicts []registry.Conflict `json:"packageConflicts,omitempty"`
 
+	// Install is the package manager's install that [Engine.Apply] ran
+	// ([WithInstall]); nil when it did not run.
+	Install *StepResult `json:"install,omitempty"`
+	// Git is the git step that Apply ran for [ModeInit] ([WithGitInit]);
+	// nil when it did not run.
+	Git *StepResult `json:"git,omitempty"`
+
 	writes         []pendingWrite
 	createRoot     bool
 	installScripts []string // see InstallScripts

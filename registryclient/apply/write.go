@@ -122,8 +122,24 @@ type undo struct {
 // was new), created directories are removed, and the project is left as it
 // was; the returned error says what failed. A plan whose files changed on
 // disk since it was made is refused.
-func (e *Engine) Apply(ctx context.Context, p *Plan) (err error) {
-	if p == nil || len(p.writes) == 0 {
+//
+// After the writes, Apply runs the install and git steps asked for with
+// [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
+// [Plan.Git]; their failures are reported there and do not fail Apply.
+func (e *Engine) Apply(ctx context.Context, p *Plan) error {
+	if p == nil {
+		return nil
+	}
+	if err := e.write(ctx, p); err != nil {
+		return err
+	}
+	e.finish(ctx, p)
+	return nil
+}
+
+// write makes the plan's writes, rolling every one back when one fails.
+func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
+	if len(p.writes) == 0 {
 		return nil
 	}
 	root, rerr := resolveExisting(p.Dir)

@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"errors"
+	"hash/maphash"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -251,6 +253,108 @@ func BenchmarkMemoryAllowAtCap(b *testing.B) {
 		i++
 		if _, err := lim.Allow(ctx, keys[i&(len(keys)-1)]); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMemoryMatchesModel drives the limiter and a plain model of its
+// contract with the same random requests and clock steps: fixed windows
+// per key, and a shard at its cap evicting the key whose window ends
+// soonest (the earliest started among equals). Every result must agree.
+func TestMemoryMatchesModel(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			t.Parallel()
+			clk := newFakeClock()
+			const limit, perCap = 4, 3
+			lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
+			if err != nil {
+				t.Fatal(err)
+			}
+			type modelEntry struct {
+				count int
+				reset time.Time
+				seq   int
+			}
+			model := map[uint64]map[string]*modelEntry{} // by shard
+			rnd := rand.New(rand.NewPCG(seed, 0))
+			for op := range 20_000 {
+				if rnd.IntN(4) == 0 {
+					clk.Advance(time.Duration(rnd.IntN(20_000)) * time.Millisecond)
+				}
+				key := "10.0.0." + strconv.Itoa(rnd.IntN(600))
+				now := clk.Now()
+				sh := maphash.String(lim.seed, key) % numShards
+				entries := model[sh]
+				if entries == nil {
+					entries = map[string]*modelEntry{}
+					model[sh] = entries
+				}
+				for k, e := range entries {
+					if !now.Before(e.reset) {
+						delete(entries, k)
+					}
+				}
+				e := entries[key]
+				if e == nil {
+					if len(entries) >= perCap {
+						victim := ""
+						for k, c := range entries {
+							if v := entries[victim]; victim == "" || c.reset.Before(v.reset) || (c.reset.Equal(v.reset) && c.seq < v.seq) {
+								victim = k
+							}
+						}
+						delete(entries, victim)
+					}
+					e = &modelEntry{reset: now.Add(time.Minute), seq: op}
+					entries[key] = e
+				}
+				e.count++
+				want := Result{Allowed: e.count <= limit, Limit: limit, Remaining: max(0, limit-e.count), Reset: e.reset}
+				got, err := lim.Allow(t.Context(), key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !got.Reset.Equal(want.Reset) || got.Allowed != want.Allowed || got.Remaining != want.Remaining || got.Limit != want.Limit {
+					t.Fatalf("op %d, %s at %s: got %+v, want %+v", op, key, now.Format(time.StampMilli), got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestMemoryShrinksAfterBurst checks that a shard's map and ring are
+// rebuilt small once a burst of keys has expired.
+func TestMemoryShrinksAfterBurst(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	lim, err := NewMemory(5, time.Minute, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200_000 {
+		if _, err := lim.Allow(t.Context(), "burst"+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	peak := 0
+	for i := range lim.shards {
+		peak = max(peak, len(lim.shards[i].ring))
+	}
+	if peak < 1024 {
+		t.Fatalf("got rings of at most %d windows after the burst, want them grown to the cap", peak)
+	}
+	clk.Advance(2 * time.Minute)
+	for i := range 20_000 {
+		if _, err := lim.Allow(t.Context(), "late"+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range lim.shards {
+		s := &lim.shards[i]
+		if len(s.ring) >= peak/2 || s.n != len(s.m) {
+			t.Fatalf("shard %d: ring of %d windows (%d used) for %d keys after the burst expired, want it rebuilt small", i, len(s.ring), s.n, len(s.m))
 		}
 	}
 }

@@ -153,6 +153,44 @@ func ValidPrefix(prefix string) bool {
 	return prefix == "" || ValidKey(strings.TrimSuffix(prefix, "/"))
 }
 
+// CheckKey is the first check of a backend method given a key, so every
+// backend refuses the same keys with the same words: an error
+// `<backend>: <op> "<key>": …` wrapping [ErrInvalidKey] when [ValidKey]
+// refuses key, wrapping ctx's error when ctx is done, and nil otherwise.
+func CheckKey(ctx context.Context, backend, op, key string) error {
+	if !ValidKey(key) {
+		return fmt.Errorf("%s: %s %q: %w", backend, op, key, ErrInvalidKey)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %s %q: %w", backend, op, key, err)
+	}
+	return nil
+}
+
+// CheckPrefix is [CheckKey] for the prefix of [Storage.List]
+// ([ValidPrefix]).
+func CheckPrefix(ctx context.Context, backend, prefix string) error {
+	if !ValidPrefix(prefix) {
+		return fmt.Errorf("%s: list %q: %w", backend, prefix, ErrInvalidKey)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: list %q: %w", backend, prefix, err)
+	}
+	return nil
+}
+
+// CheckFolder is [CheckKey] for the folder of [DirLister.ListDir]: "" or a
+// valid prefix ending in "/".
+func CheckFolder(ctx context.Context, backend, prefix string) error {
+	if prefix != "" && (!strings.HasSuffix(prefix, "/") || !ValidPrefix(prefix)) {
+		return fmt.Errorf("%s: list folder %q: want \"\" or a folder ending in \"/\": %w", backend, prefix, ErrInvalidKey)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: list folder %q: %w", backend, prefix, err)
+	}
+	return nil
+}
+
 // Freshener is implemented by caching wrappers (see the storage/cache
 // package). Fresh returns a view of the same storage whose reads always go
 // to the backend and never to a cache, while its writes still invalidate

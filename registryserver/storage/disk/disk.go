@@ -332,11 +332,8 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 // and temporary files, folders, and symbolic links that do not lead to a
 // regular file inside the root are left out.
 func (s *Storage) List(ctx context.Context, prefix string) ([]string, error) {
-	if !storage.ValidPrefix(prefix) {
-		return nil, fmt.Errorf("disk: list %q: %w", prefix, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("disk: list %q: %w", prefix, err)
+	if err := storage.CheckPrefix(ctx, "disk", prefix); err != nil {
+		return nil, err
 	}
 	start := "."
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
@@ -405,11 +402,8 @@ func (s *Storage) isFile(d fs.DirEntry, p string) bool {
 // folder left behind by hand is listed too; [Storage.Delete] removes the
 // folders it empties.
 func (s *Storage) ListDir(ctx context.Context, prefix string) ([]string, error) {
-	if prefix != "" && (!strings.HasSuffix(prefix, "/") || !storage.ValidPrefix(prefix)) {
-		return nil, fmt.Errorf("disk: list folder %q: want \"\" or a folder ending in \"/\": %w", prefix, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("disk: list folder %q: %w", prefix, err)
+	if err := storage.CheckFolder(ctx, "disk", prefix); err != nil {
+		return nil, err
 	}
 	dir := strings.TrimSuffix(prefix, "/")
 	if dir == "" {
@@ -491,16 +485,10 @@ func (s *Storage) Ping(ctx context.Context) error {
 
 // checkKey validates key for this backend and checks ctx.
 func checkKey(ctx context.Context, op, key string) error {
-	if !storage.ValidKey(key) {
-		return fmt.Errorf("disk: %s %q: %w", op, key, storage.ErrInvalidKey)
-	}
-	if reserved(key) {
+	if storage.ValidKey(key) && reserved(key) {
 		return fmt.Errorf("disk: %s %q: the name is reserved by the disk backend: %w", op, key, storage.ErrInvalidKey)
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("disk: %s %q: %w", op, key, err)
-	}
-	return nil
+	return storage.CheckKey(ctx, "disk", op, key)
 }
 
 // reserved reports whether the slash-separated path p names something the

@@ -53,7 +53,7 @@ func (Reader) Close() error { return nil }
 
 // Get returns the content of key. The reader implements [io.ReadSeeker].
 func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.Info, error) {
-	if err := check(ctx, "get", key); err != nil {
+	if err := storage.CheckKey(ctx, "memory", "get", key); err != nil {
 		return nil, storage.Info{}, err
 	}
 	s.mu.RLock()
@@ -69,7 +69,7 @@ func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.I
 
 // Stat returns the metadata of key.
 func (s *Storage) Stat(ctx context.Context, key string) (storage.Info, error) {
-	if err := check(ctx, "stat", key); err != nil {
+	if err := storage.CheckKey(ctx, "memory", "stat", key); err != nil {
 		return storage.Info{}, err
 	}
 	s.mu.RLock()
@@ -96,7 +96,7 @@ func (s *Storage) PutIf(ctx context.Context, key string, r io.Reader, size int64
 }
 
 func (s *Storage) put(ctx context.Context, op, key string, r io.Reader, size int64, ifMatch *string) (string, error) {
-	if err := check(ctx, op, key); err != nil {
+	if err := storage.CheckKey(ctx, "memory", op, key); err != nil {
 		return "", err
 	}
 	data, err := readAll(ctx, r, size)
@@ -135,7 +135,7 @@ func readAll(ctx context.Context, r io.Reader, size int64) ([]byte, error) {
 
 // Delete removes key; a missing key is not an error.
 func (s *Storage) Delete(ctx context.Context, key string) error {
-	if err := check(ctx, "delete", key); err != nil {
+	if err := storage.CheckKey(ctx, "memory", "delete", key); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -146,7 +146,7 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 
 // List returns every key starting with prefix, sorted bytewise.
 func (s *Storage) List(ctx context.Context, prefix string) ([]string, error) {
-	if err := checkPrefix(ctx, prefix); err != nil {
+	if err := storage.CheckPrefix(ctx, "memory", prefix); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
@@ -185,24 +185,4 @@ func (s *Storage) Ping(ctx context.Context) error {
 
 func (o object) info(key string) storage.Info {
 	return storage.Info{Key: key, Size: int64(len(o.data)), ModTime: o.modTime, ETag: o.etag}
-}
-
-func check(ctx context.Context, op, key string) error {
-	if !storage.ValidKey(key) {
-		return fmt.Errorf("memory: %s %q: %w", op, key, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("memory: %s %q: %w", op, key, err)
-	}
-	return nil
-}
-
-func checkPrefix(ctx context.Context, prefix string) error {
-	if !storage.ValidPrefix(prefix) {
-		return fmt.Errorf("memory: list %q: %w", prefix, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("memory: list %q: %w", prefix, err)
-	}
-	return nil
 }

@@ -524,11 +524,8 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 // through ListObjectsV2. Objects whose names are not valid keys (folder
 // markers ending in "/", for example) are left out.
 func (s *Storage) List(ctx context.Context, prefix string) ([]string, error) {
-	if !storage.ValidPrefix(prefix) {
-		return nil, fmt.Errorf("s3: list %q: %w", prefix, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("s3: list %q: %w", prefix, err)
+	if err := storage.CheckPrefix(ctx, "s3", prefix); err != nil {
+		return nil, err
 	}
 	keys := []string{}
 	for oi := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
@@ -552,11 +549,8 @@ func (s *Storage) List(ctx context.Context, prefix string) ([]string, error) {
 // ending in "/") with one delimited listing: objects as keys, common
 // prefixes ending in "/".
 func (s *Storage) ListDir(ctx context.Context, prefix string) ([]string, error) {
-	if prefix != "" && (!strings.HasSuffix(prefix, "/") || !storage.ValidPrefix(prefix)) {
-		return nil, fmt.Errorf("s3: list folder %q: want \"\" or a folder ending in \"/\": %w", prefix, storage.ErrInvalidKey)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("s3: list folder %q: %w", prefix, err)
+	if err := storage.CheckFolder(ctx, "s3", prefix); err != nil {
+		return nil, err
 	}
 	out := []string{}
 	for oi := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix}) {
@@ -599,20 +593,15 @@ func reserved(key string) bool { return strings.HasPrefix(key, ".jig/") }
 // checkKey validates key for this store and checks ctx. The object name
 // (the store's prefix and key) must fit S3's limit too.
 func (s *Storage) checkKey(ctx context.Context, op, key string) error {
-	if !storage.ValidKey(key) {
-		return fmt.Errorf("s3: %s %q: %w", op, key, storage.ErrInvalidKey)
-	}
-	if len(s.prefix)+len(key) > storage.MaxKeyLength {
+	switch {
+	case !storage.ValidKey(key):
+	case len(s.prefix)+len(key) > storage.MaxKeyLength:
 		return fmt.Errorf("s3: %s %q: with the prefix %q the object name is longer than %d bytes: %w",
 			op, key, s.prefix, storage.MaxKeyLength, storage.ErrInvalidKey)
-	}
-	if reserved(key) {
+	case reserved(key):
 		return fmt.Errorf("s3: %s %q: the .jig folder is reserved: %w", op, key, storage.ErrInvalidKey)
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("s3: %s %q: %w", op, key, err)
-	}
-	return nil
+	return storage.CheckKey(ctx, "s3", op, key)
 }
 
 // mapErr turns minio errors into storage's sentinels. A cancelled context
