@@ -298,7 +298,7 @@ func (c *Config) Set(ns string, u Update) error {
 		return err
 	}
 	if u.URL == nil && u.Token == nil && u.DefaultNamespace == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
-		return errors.New(errNothingToSet)
+		return errors.New("the update changes nothing: give a URL, a token, a default namespace, headers or headers to remove")
 	}
 	var defNS string
 	if u.DefaultNamespace != nil {
@@ -392,9 +392,6 @@ func checkEntryDefaultNamespace(ns, v string) error {
 	}
 	return nil
 }
-
-// errNothingToSet is the error of a [*Config.Set] that changes nothing.
-const errNothingToSet = "At least one of --url, --token, --default-namespace, --header or --remove-header must be provided"
 
 // ParseDefaultNamespace checks a default namespace given by a user (a
 // flag or a prompt): "@rack" or "rack" give "@rack", "" gives "" (none).

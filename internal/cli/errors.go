@@ -106,6 +106,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var np *apply.NoProjectError
 	var ov *apply.OtherVersionError
 	var nr *apply.NotRecordedError
+	var ncd *registryclient.NotCachedError
 	switch {
 	case errors.As(err, &rl):
 		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
@@ -169,6 +170,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
+	case errors.As(err, &ncd) && !ncd.Unpublished:
+		return hinted(err, "run the command once without --offline")
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
 	case errors.As(err, &ov):

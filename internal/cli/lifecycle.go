@@ -335,7 +335,7 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 // finishLifecycle warns about a failed or skipped install, prints the result
 // and turns conflicts into exit 1.
 func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
-	printSteps(app.Out, plan)
+	printSteps(app.Out, plan, false)
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
 	if asJSON {
 		if err := app.Out.JSON(res); err != nil {
