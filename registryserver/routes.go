@@ -86,14 +86,18 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	if vs.latest == "" {
 		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
-	return h.sendManifest(c, res, vs.latest, "Latest registry not found")
+	return h.sendManifestKey(c, res, vs.latestKey, vs.latest, "Latest registry not found")
 }
 
 // sendManifest serves the stored registry.json of version as it is, with
 // the Repr-Digest of the version's digest index, from memory once read
 // (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	key := layout.Manifest(res.namespace, res.path, version)
+	return h.sendManifestKey(c, res, layout.Manifest(res.namespace, res.path, version), version, notFoundMsg)
+}
+
+// sendManifestKey is sendManifest with the manifest's storage key given.
+func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, notFoundMsg string) error {
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
 		if data, ok := h.cache.get(o.keys[0]); ok {
 			return h.sendMemory(c, o, data)
@@ -122,7 +126,8 @@ func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMs
 }
 
 // getNamespaces serves GET /namespaces: the stored namespaces the caller
-// may read, sorted.
+// may read, sorted, and the default namespace when one is configured and
+// the caller may read it (so a gated one is never named to others).
 func (h *Handler) getNamespaces(c echo.Context) error {
 	who := h.callerOf(c.Request())
 	all, err := h.storedNamespaces(c)
@@ -135,7 +140,11 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	return h.sendDiscovery(c, who, wire.Namespaces{Namespaces: visible})
+	body := wire.Namespaces{Namespaces: visible}
+	if h.defaultNamespace != "" && h.canList(who, h.defaultNamespace) {
+		body.DefaultNamespace = h.defaultNamespace
+	}
+	return h.sendDiscovery(c, who, body)
 }
 
 // sendDiscovery sends v, a discovery document whose content depends on
