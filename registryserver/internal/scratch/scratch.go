@@ -40,6 +40,9 @@ const (
 	deadSuffix    = ".dead"
 	// deadKeep is how long a dead owner's marker is kept.
 	deadKeep = time.Hour
+	// pendingGrace is the age after which an unlocked pending lock file
+	// is taken for the debris of an owner that died taking its lock.
+	pendingGrace = time.Minute
 	// lockless is the age after which, without flock(2), a file is
 	// assumed abandoned.
 	lockless = 24 * time.Hour
@@ -225,7 +228,7 @@ func (d *Dir) Sweep() (Swept, error) {
 	var errs []error
 	for id, o := range owners {
 		if o.pending {
-			d.removeIfFree(filepath.Join(d.path, id+pendingSuffix))
+			d.removeIfFree(filepath.Join(d.path, id+pendingSuffix), pendingGrace)
 		}
 		if o.lock {
 			n, b, err := d.sweepLocked(id, o.files)
@@ -304,12 +307,19 @@ func (d *Dir) sweepLocked(id string, files []fs.DirEntry) (n int, bytes int64, e
 	return n, bytes, errors.Join(errs...)
 }
 
-func (d *Dir) removeIfFree(path string) {
+// removeIfFree removes the file at path when nobody holds its lock and it
+// is older than grace: a live owner creates its pending lock file an
+// instant before it locks it.
+func (d *Dir) removeIfFree(path string, grace time.Duration) {
 	f, err := os.Open(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || time.Since(fi.ModTime()) < grace {
+		return
+	}
 	if ok, err := tryLock(f); err == nil && ok {
 		os.Remove(path)
 	}
