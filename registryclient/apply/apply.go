@@ -33,6 +33,19 @@ type DigestSource interface {
 	ManifestDigest(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, verified bool, err error)
 }
 
+// AheadSource is a [DigestSource] that can download a registry's files
+// while it checks the manifest's digest, so that a scaffold costs one
+// round trip less. *registryclient.Sources satisfies it.
+type AheadSource interface {
+	DigestSource
+	// ManifestDigestAhead is ManifestDigest that, once the manifest is in
+	// and before it is checked, may call files with it and start
+	// downloading the paths it returns (of the manifest's version), for
+	// the File calls that follow. What it returns is verified exactly as
+	// ManifestDigest's result is.
+	ManifestDigestAhead(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (m *registry.Manifest, digest string, verified bool, err error)
+}
+
 // Errors the engine returns; match them with errors.Is.
 var (
 	// ErrPresetNotAllowed is matched by a [*PresetNotAddableError].
@@ -209,6 +222,9 @@ func WithProgress(f func(Event)) Option {
 type Engine struct {
 	src  Source
 	opts options
+	// names resolves shorthand identifiers; nil means they take
+	// [registry.DefaultNamespace].
+	names NamespaceSource
 }
 
 // New returns an engine that fetches from src.
@@ -222,7 +238,11 @@ func New(src Source, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{src: src, opts: o}, nil
+	e := &Engine{src: src, opts: o}
+	if ns, ok := src.(NamespaceSource); ok {
+		e.names = ns
+	}
+	return e, nil
 }
 
 func (e *Engine) progress(stage, format string, args ...any) {

@@ -273,9 +273,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		req.Template = tpl
 	}
-	tid, err := registry.ParseID(req.Template)
+	tid, tidShort, err := e.parseID(ctx, registry.DefaultNamespace, req.Template)
 	if err != nil {
 		return nil, err
+	}
+	short := map[string]shortRef{}
+	if tidShort {
+		short[tid.Key()] = shortRef{written: req.Template, from: registry.DefaultNamespace}
 	}
 	if tid.IsPreset() && req.Mode == ModeAdd {
 		return nil, &PresetNotAddableError{Template: req.Template, Preset: tid.Key()}
@@ -346,9 +350,12 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		p.RoundTrips++
 		for _, r := range pr.Registries {
-			id, err := registry.ParseID(r)
+			id, isShort, err := e.parseID(ctx, registry.PresetNamespace, r)
 			if err != nil {
 				return nil, fmt.Errorf("preset %s: %w", tid.Key(), err)
+			}
+			if isShort {
+				short[id.Key()] = shortRef{written: r, from: registry.PresetNamespace}
 			}
 			if id.IsPreset() {
 				return nil, fmt.Errorf("preset %s: member %s is a preset; presets cannot nest", tid.Key(), r)
@@ -367,7 +374,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		fresh = append(fresh, id)
 	}
-	res, err := e.resolve(ctx, fresh, projectLang, installed)
+	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
 	if err != nil {
 		return nil, err
 	}
@@ -499,17 +506,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	for _, nd := range nodes {
 		pinned := nd.id.WithVersion(nd.raw.Version)
 		pinned.Language = ""
-		want := map[string]bool{}
-		for _, f := range nd.m.Files {
-			custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
-			if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
-				want[registry.NormalizeFilePath(f.Path)] = true
-			}
-			if custom && pl.e.opts.allowScripts && f.Type != registry.FileAsset {
-				want[registry.NormalizeFilePath(f.MergeStrategy.Script)] = true
-			}
-		}
-		for path := range want {
+		for _, path := range wantedFiles(nd.m, pl.e.opts.allowScripts) {
 			n++
 			g.Go(func() error {
 				b, err := pl.e.src.File(gctx, pinned, path)
@@ -531,6 +528,31 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 		return nil, 0, err
 	}
 	return out, 1, nil
+}
+
+// wantedFiles lists, once each, the file paths of m (a manifest with its
+// language block merged in) that applying it downloads: files without
+// inline content, assets, and with allowScripts the custom merge scripts.
+func wantedFiles(m *registry.Manifest, allowScripts bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = registry.NormalizeFilePath(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, f := range m.Files {
+		custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
+		if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
+			add(f.Path)
+		}
+		if custom && allowScripts && f.Type != registry.FileAsset {
+			add(f.MergeStrategy.Script)
+		}
+	}
+	return out
 }
 
 // applyFiles merges one registry's files into the running state.
@@ -640,6 +662,11 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 	}
 	if req.Mode == ModeInit {
 		proj.Template = req.Template
+		if registry.IsShorthand(req.Template) {
+			// Recorded fully qualified, so later commands read it the
+			// same way whatever shorthand means to them.
+			proj.Template = tid.String()
+		}
 		if !tid.IsPreset() && tid.Language != "" {
 			proj.Language = projectLang
 		}
