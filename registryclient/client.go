@@ -597,7 +597,7 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 			return p, nil
 		}
 		if c.opts.mode == Offline {
-			return nil, fmt.Errorf("%w: preset %s/%s from %s; run the command once without --offline", ErrNotCached, registry.PresetNamespace, name, c.baseStr)
+			return nil, notCached("preset %s/%s from %s", registry.PresetNamespace, name, c.baseStr)
 		}
 	}
 	resp, err := c.do(ctx, request{path: "/presets/" + name, registry: registry.PresetNamespace + "/" + name})

@@ -282,7 +282,7 @@ func (c *Config) Set(ns string, u Update) error {
 		return err
 	}
 	if u.URL == nil && u.Token == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
-		return errors.New("At least one of --url, --token, --header or --remove-header must be provided")
+		return errors.New("the update changes nothing: give a URL, a token, headers or headers to remove")
 	}
 	e, exists := c.entries[ns]
 	if !exists {

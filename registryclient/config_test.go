@@ -96,7 +96,7 @@ func TestConfigSet(t *testing.T) {
 	}{
 		{name: "new with url", ns: "@co", upd: registryclient.Update{URL: ptr("https://r.example.com")}, want: registryclient.Entry{URL: "https://r.example.com"}},
 		{name: "new needs url", ns: "@new", upd: registryclient.Update{Token: ptr("t")}, wantErr: "--url is required"},
-		{name: "nothing given", ns: "@co", upd: registryclient.Update{}, wantErr: "At least one of --url, --token, --header or --remove-header"},
+		{name: "nothing given", ns: "@co", upd: registryclient.Update{}, wantErr: "the update changes nothing"},
 		{name: "header without value", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"X-A": " "}}, wantErr: `header "X-A" has no value; to remove a header use --remove-header X-A`},
 		{name: "header name with colon", ns: "@old", upd: registryclient.Update{Headers: map[string]string{"A:B": "c"}}, wantErr: `header name "A:B" is not a valid HTTP header name`},
 		{name: "remove header", ns: "@old", upd: registryclient.Update{RemoveHeaders: []string{"x-a"}},

@@ -31,13 +31,34 @@ const (
 )
 
 var (
-	// ErrNotCached is wrapped when [Offline] needs content the cache does
-	// not hold.
+	// ErrNotCached is matched by a [*NotCachedError].
 	ErrNotCached = errors.New("not in the cache")
 	// ErrOffline is wrapped when a request would go to the network in
 	// [Offline] mode (listings, health, publishing).
 	ErrOffline = errors.New("offline: no network requests are made")
 )
+
+// NotCachedError is returned in [Offline] mode for content the cache does
+// not hold. It matches [ErrNotCached].
+type NotCachedError struct {
+	// What names the content and the server it comes from, e.g.
+	// "preset @presets/node from https://registry.example.com".
+	What string
+	// Unpublished is true when the version's digest index does not list
+	// the content: fetching would not get it either.
+	Unpublished bool
+}
+
+// Error reads "not in the cache: <what>".
+func (e *NotCachedError) Error() string { return ErrNotCached.Error() + ": " + e.What }
+
+// Unwrap returns [ErrNotCached].
+func (e *NotCachedError) Unwrap() error { return ErrNotCached }
+
+// notCached returns a [*NotCachedError] for content a fetch would get.
+func notCached(format string, args ...any) error {
+	return &NotCachedError{What: fmt.Sprintf(format, args...)}
+}
 
 // WithCache stores verified immutable content in c and serves it from
 // there (see [Mode]). Content of a server that publishes no digest index
@@ -152,7 +173,7 @@ func (c *Client) digests(ctx context.Context, id registry.ID, version string) (*
 		return nil, errNoIndex
 	}
 	if c.opts.mode == Offline {
-		return nil, fmt.Errorf("%w: digest index of %s@%s from %s", ErrNotCached, id.Key(), version, c.baseStr)
+		return nil, notCached("digest index of %s@%s from %s", id.Key(), version, c.baseStr)
 	}
 	v, err, _ := c.idxGroup.Do(ref, func() (any, error) {
 		if x := c.cachedIndex(id, version); x != nil {
@@ -240,7 +261,7 @@ func (c *Client) ManifestWithDigest(ctx context.Context, id registry.ID) (*Manif
 			version = v
 			c.notice("%s resolved to %s, the newest version in the cache (%s)", id.Key(), v, modeName(c.opts.mode))
 		} else if c.opts.mode == Offline {
-			return nil, fmt.Errorf("%w: no version of %s from %s is cached; run the command once without --offline", ErrNotCached, id.Key(), c.baseStr)
+			return nil, notCached("no version of %s from %s is cached", id.Key(), c.baseStr)
 		}
 	}
 	if version != "" {
@@ -248,7 +269,7 @@ func (c *Client) ManifestWithDigest(ctx context.Context, id registry.ID) (*Manif
 			return r, nil
 		}
 		if c.opts.mode == Offline {
-			return nil, fmt.Errorf("%w: %s@%s from %s; run the command once without --offline", ErrNotCached, id.Key(), version, c.baseStr)
+			return nil, notCached("%s@%s from %s", id.Key(), version, c.baseStr)
 		}
 	}
 	pid := id
@@ -337,7 +358,7 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 	x, err := c.digests(ctx, id, id.Version)
 	if errors.Is(err, errNoIndex) {
 		if c.opts.mode == Offline {
-			return nil, fmt.Errorf("%w: %s file %s from %s", ErrNotCached, idLabel(id), path, c.baseStr)
+			return nil, notCached("%s file %s from %s", idLabel(id), path, c.baseStr)
 		}
 		return fetch()
 	}
@@ -347,7 +368,7 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 	want, ok := x.Files[path]
 	if !ok {
 		if c.opts.mode == Offline {
-			return nil, fmt.Errorf("%w: %s file %s from %s (not in the version's digest index)", ErrNotCached, idLabel(id), path, c.baseStr)
+			return nil, &NotCachedError{What: fmt.Sprintf("%s file %s from %s (not in the version's digest index)", idLabel(id), path, c.baseStr), Unpublished: true}
 		}
 		// The server's answer (most likely 404) says it best; content it
 		// serves anyway was not published with the version.
@@ -362,7 +383,7 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 		}
 	}
 	if c.opts.mode == Offline {
-		return nil, fmt.Errorf("%w: %s file %s from %s; run the command once without --offline", ErrNotCached, idLabel(id), path, c.baseStr)
+		return nil, notCached("%s file %s from %s", idLabel(id), path, c.baseStr)
 	}
 	b, err := fetch()
 	if err != nil {

@@ -172,8 +172,10 @@ func TestOfflineMakesNoRequest(t *testing.T) {
 			t.Errorf("offline %s: got %v, want ErrNotCached", id, err)
 		}
 	}
-	if _, err := off.File(t.Context(), registry.MustParseID("@main/runtimes/node@1.0.0"), "templates/index.ts"); !errors.Is(err, registryclient.ErrNotCached) {
-		t.Errorf("offline uncached file: got %v, want ErrNotCached", err)
+	_, err = off.File(t.Context(), registry.MustParseID("@main/runtimes/node@1.0.0"), "templates/index.ts")
+	var nc *registryclient.NotCachedError
+	if !errors.Is(err, registryclient.ErrNotCached) || !errors.As(err, &nc) || nc.Unpublished || strings.Contains(err.Error(), "--offline") {
+		t.Errorf("offline uncached file: got %v, want a NotCachedError naming no flag", err)
 	}
 	if _, err := off.Namespaces(t.Context()); !errors.Is(err, registryclient.ErrOffline) {
 		t.Errorf("offline listing: got %v, want ErrOffline", err)

@@ -67,7 +67,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		printPlan(app.Out, plan)
 		return nil
 	}
-	printSteps(app.Out, plan)
+	printSteps(app.Out, plan, true)
 	res.Install = plan.Install
 	if c.JSON {
 		return app.Out.JSON(res)

@@ -71,6 +71,8 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 	var ni *apply.NotInstalledError
 	var np *apply.NoProjectError
 	var ov *apply.OtherVersionError
+	var nr *apply.NotRecordedError
+	var ncd *registryclient.NotCachedError
 	switch {
 	case errors.As(err, &rl):
 		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
@@ -134,6 +136,10 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
+	case errors.As(err, &ncd) && !ncd.Unpublished:
+		return hinted(err, "run the command once without --offline")
+	case errors.As(err, &nr):
+		return hinted(err, "run without --frozen to update the project")
 	case errors.As(err, &ov):
 		return hinted(err, fmt.Sprintf("run 'jig update %s --to %s' to move it (your edits are merged, not overwritten)", ov.Key, ov.Requested))
 	default:

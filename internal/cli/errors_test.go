@@ -52,6 +52,12 @@ func TestPrintError(t *testing.T) {
 			want: "Error: registry is not installed: @main/quality/eslint is not installed in this project; add it with 'jig add quality/eslint'\n"},
 		{name: "no project", err: &apply.NoProjectError{Dir: "/p"},
 			want: "Error: no jig.json in the project directory /p; run 'jig init' or 'jig add' first\n"},
+		{name: "not cached", err: fmt.Errorf("resolving: %w", &registryclient.NotCachedError{What: "preset @presets/node from http://r.example"}),
+			want: "Error: resolving: not in the cache: preset @presets/node from http://r.example; run the command once without --offline\n"},
+		{name: "not published", err: &registryclient.NotCachedError{What: "@main/x@1.0.0 file a.txt from http://r.example (not in the version's digest index)", Unpublished: true},
+			want: "Error: not in the cache: @main/x@1.0.0 file a.txt from http://r.example (not in the version's digest index)\n"},
+		{name: "not recorded", err: fmt.Errorf("resolving @main/a: %w", &apply.NotRecordedError{Registry: "@main/b"}),
+			want: "Error: resolving @main/a: frozen install failed: @main/b is not recorded in jig.json (a registry dependency added since?); run without --frozen to update the project\n"},
 		{name: "other version", err: &apply.OtherVersionError{Key: "@team/x", Installed: "1.0.0", Requested: "1.1.0"},
 			want: "Error: registry @team/x is installed at version 1.0.0, not 1.1.0; run 'jig update @team/x --to 1.1.0' to move it (your edits are merged, not overwritten)\n"},
 	}

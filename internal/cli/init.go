@@ -210,7 +210,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	printSteps(app.Out, plan)
+	printSteps(app.Out, plan, true)
 	res.Install, res.Git = plan.Install, plan.Git
 	if c.JSON {
 		return app.Out.JSON(res)

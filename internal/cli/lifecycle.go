@@ -202,7 +202,7 @@ func (c *DiffCmd) Validate() error {
 	if c.To != "" && c.Registry == "" {
 		return errors.New("--to needs a registry: jig diff <registry> --to <version>")
 	}
-	return nil
+	return checkTo(c.To)
 }
 
 // diffResult is the --json document of jig diff.
@@ -267,6 +267,14 @@ func (c *UpdateCmd) Validate() error {
 	if c.To != "" && len(c.Registries) != 1 {
 		return errors.New("--to needs exactly one registry: jig update <registry> --to <version>")
 	}
+	return checkTo(c.To)
+}
+
+// checkTo checks a --to version.
+func checkTo(v string) error {
+	if v != "" && !registry.ValidVersion(v) {
+		return fmt.Errorf("--to %q is not a full SemVer version (for example 1.2.0)", v)
+	}
 	return nil
 }
 
@@ -327,7 +335,7 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 // finishLifecycle warns about a failed or skipped install, prints the result
 // and turns conflicts into exit 1.
 func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
-	printSteps(app.Out, plan)
+	printSteps(app.Out, plan, false)
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
 	if asJSON {
 		if err := app.Out.JSON(res); err != nil {

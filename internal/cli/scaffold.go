@@ -167,13 +167,19 @@ func printSummary(o *Output, p *apply.Plan) {
 }
 
 // printSteps warns about the install and git steps of p that did not
-// succeed, with the command to run by hand.
-func printSteps(o *Output, p *apply.Plan) {
+// succeed, with the command to run by hand. hasAllowScripts says whether the
+// command that made p takes --allow-scripts (init and add do; update and
+// remove do not, so their hint must not name it).
+func printSteps(o *Output, p *apply.Plan, hasAllowScripts bool) {
 	if s := p.Install; s != nil {
 		switch s.Status {
 		case apply.StepSkipped:
 			o.Warnf("skipped '%s': %s", s.Command, s.Error)
-			o.Warnf("review package.json, then run '%s' in %s by hand (or re-run with --allow-scripts)", s.Command, p.Dir)
+			if hasAllowScripts {
+				o.Warnf("review package.json, then run '%s' in %s by hand (or re-run with --allow-scripts)", s.Command, p.Dir)
+			} else {
+				o.Warnf("review package.json, then run '%s' in %s by hand", s.Command, p.Dir)
+			}
 		case apply.StepFailed:
 			o.Warnf("installing dependencies failed: %s", firstLine(s.Error))
 			o.Warnf("run '%s' in %s by hand", s.Command, p.Dir)

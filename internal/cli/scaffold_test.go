@@ -417,6 +417,7 @@ func TestPrintSteps(t *testing.T) {
 	tests := []struct {
 		name         string
 		install, git *apply.StepResult
+		update       bool // made by jig update or remove, which have no --allow-scripts
 		want         string
 	}{
 		{name: "ok", install: &apply.StepResult{Command: "npm install", Status: apply.StepOK}, git: &apply.StepResult{Command: "git init", Status: apply.StepOK}},
@@ -424,6 +425,9 @@ func TestPrintSteps(t *testing.T) {
 		{name: "install skipped", install: &apply.StepResult{Command: "pnpm install", Status: apply.StepSkipped, Error: "package.json now has prepare from a registry, which 'pnpm install' would run"},
 			want: "Warning: skipped 'pnpm install': package.json now has prepare from a registry, which 'pnpm install' would run\n" +
 				"Warning: review package.json, then run 'pnpm install' in /p by hand (or re-run with --allow-scripts)\n"},
+		{name: "install skipped by update", update: true, install: &apply.StepResult{Command: "npm install", Status: apply.StepSkipped, Error: "package.json now has postinstall from a registry, which 'npm install' would run"},
+			want: "Warning: skipped 'npm install': package.json now has postinstall from a registry, which 'npm install' would run\n" +
+				"Warning: review package.json, then run 'npm install' in /p by hand\n"},
 		{name: "install failed", install: &apply.StepResult{Command: "npm install", Status: apply.StepFailed, Error: "npm install failed: exit status 1\nnpm ERR! x"},
 			want: "Warning: installing dependencies failed: npm install failed: exit status 1\nWarning: run 'npm install' in /p by hand\n"},
 		{name: "git failed", git: &apply.StepResult{Command: "git init", Status: apply.StepFailed, Error: gitErr.Error(), Err: gitErr},
@@ -433,7 +437,7 @@ func TestPrintSteps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var b strings.Builder
-			printSteps(newOutput(&b, &b, false, false), &apply.Plan{Dir: "/p", Install: tt.install, Git: tt.git})
+			printSteps(newOutput(&b, &b, false, false), &apply.Plan{Dir: "/p", Install: tt.install, Git: tt.git}, !tt.update)
 			if got := b.String(); got != tt.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}

@@ -37,6 +37,22 @@ func frozenTemplate(dir string) (string, error) {
 	return proj.Items[0], nil
 }
 
+// NotRecordedError is returned by a frozen install ([Request.Frozen]) for
+// a registry the resolution needs that jig.json does not record (a
+// registryDependency added to a registry since): only a normal install can
+// add it. It matches [ErrFrozen].
+type NotRecordedError struct {
+	Registry string // the registry's key
+}
+
+// Error names the registry and jig.json.
+func (e *NotRecordedError) Error() string {
+	return fmt.Sprintf("%v: %s is not recorded in %s (a registry dependency added since?)", ErrFrozen, e.Registry, registry.ProjectFile)
+}
+
+// Unwrap returns [ErrFrozen].
+func (e *NotRecordedError) Unwrap() error { return ErrFrozen }
+
 // frozenSource pins every registry to the version jig.json records and
 // checks each manifest's digest against the recorded one.
 type frozenSource struct {
@@ -48,7 +64,7 @@ type frozenSource struct {
 func (f *frozenSource) pin(id registry.ID) (registry.ID, registry.Installed, error) {
 	rec, ok := f.proj.Installed[id.Key()]
 	if !ok {
-		return id, rec, fmt.Errorf("%w: %s is not recorded in %s (a registry dependency added since?); run without --frozen to update the project", ErrFrozen, id.Key(), registry.ProjectFile)
+		return id, rec, &NotRecordedError{Registry: id.Key()}
 	}
 	if id.Version != "" && id.Version != rec.Version {
 		return id, rec, fmt.Errorf("%w: %s is listed at %s but installed at %s in %s", ErrFrozen, id.Key(), id.Version, rec.Version, registry.ProjectFile)

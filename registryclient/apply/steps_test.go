@@ -140,3 +140,23 @@ func TestGitStep(t *testing.T) {
 		t.Errorf("add ran git: %+v", p.Git)
 	}
 }
+
+// TestFrozenNotRecorded: a frozen install that needs a registry jig.json
+// does not record fails with a NotRecordedError and writes nothing.
+func TestFrozenNotRecorded(t *testing.T) {
+	t.Parallel()
+	src := stepSource()
+	dir := t.TempDir()
+	e := newEngine(t, src)
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "features/plain", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	src.manifests["@main/features/plain"].RegistryDependencies = []string{"@main/features/hooks"}
+	_, err := e.Run(t.Context(), Request{Dir: dir, Frozen: true}, false)
+	var nr *NotRecordedError
+	if !errors.Is(err, ErrFrozen) || !errors.As(err, &nr) || nr.Registry != "@main/features/hooks" {
+		t.Fatalf("got %v, want a NotRecordedError for @main/features/hooks", err)
+	}
+	assertSame(t, before, snapshot(t, dir))
+}

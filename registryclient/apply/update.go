@@ -323,10 +323,10 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	}
 	if req.To != "" {
 		if len(selected) != 1 {
-			return nil, errors.New("--to needs exactly one registry: jig update <registry> --to <version>")
+			return nil, fmt.Errorf("a target version (To) needs exactly one registry, not %d", len(selected))
 		}
 		if !registry.ValidVersion(req.To) {
-			return nil, fmt.Errorf("--to %q is not a full SemVer version (for example 1.2.0)", req.To)
+			return nil, fmt.Errorf("target version %q is not a full SemVer version (for example 1.2.0)", req.To)
 		}
 		pinnedTo[selected[0].Key()] = req.To
 	}
