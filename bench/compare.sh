@@ -14,6 +14,11 @@
 # server in turn, first with "Accept-Encoding: br, gzip", then with none
 # (identity), REPEAT times. It prints each server's median requests/s, its
 # ratio to the baseline's median, and its peak RSS (VmHWM) after the load.
+# It also prints the CPU time each server spent per request (utime+stime
+# from /proc over each wrk run) and the baseline's CPU per request divided
+# by the server's: on a machine other work keeps busy, that efficiency
+# ratio moves much less than req/s does. The load average is printed at
+# the start and the end.
 #
 # With jig binaries (JIGS), it also times "jig init -t @presets/node --ci"
 # against the last server, INITS times each, and prints the median.
@@ -127,6 +132,7 @@ done
 bport=$("$work/loadgen" -free-port)
 "$work/baseline" -copy-from "${urls[0]}" -paths "$work/paths.txt" -listen "127.0.0.1:$bport" >"$work/baseline.log" 2>&1 &
 pids+=($!)
+baseline_pid=$!
 burl="http://127.0.0.1:$bport"
 for _ in $(seq 100); do
 	grep -q '^baseline:' "$work/baseline.log" 2>/dev/null && break
@@ -145,43 +151,63 @@ for u in "$burl" "${urls[@]}"; do
 	"$work/loadgen" -url "$u" -paths "$work/paths.txt" -duration 2s -c 8 >/dev/null
 done
 
-# run_wrk URL ACCEPT prints requests/s.
+# cpu_ticks PID prints the user+system CPU time the process has used, in
+# clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+clk_tck=$(getconf CLK_TCK)
+
+# run_wrk URL ACCEPT PID prints requests/s and the CPU microseconds PID
+# spent per request.
 run_wrk() {
-	local out
+	local out t0 t1
+	t0=$(cpu_ticks "$3")
 	out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" -s "$root/bench/load.lua" "$1" -- "$work/paths.txt" "$2")
+	t1=$(cpu_ticks "$3")
 	if grep -q 'non-2xx/3xx: [1-9]' <<<"$out"; then
 		echo "warning: $1 answered errors: $(grep 'non-2xx' <<<"$out")" >&2
 	fi
-	awk '/^requests\/s:/ {print $2}' <<<"$out"
+	awk -v dt=$((t1 - t0)) -v hz="$clk_tck" '
+		/^requests\/s:/ {rps = $2}
+		/ requests in / {n = $1}
+		END {printf "%s %.1f\n", rps, (n > 0 ? dt * 1e6 / hz / n : 0)}' <<<"$out"
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.0f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+medianf() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-declare -A results
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A results cpus
 for round in $(seq "$REPEAT"); do
 	for enc in "br, gzip" identity; do
-		r=$(run_wrk "$burl" "$enc")
+		read -r r c < <(run_wrk "$burl" "$enc" "$baseline_pid")
 		results["baseline|$enc"]+="$r "
+		cpus["baseline|$enc"]+="$c "
 		line="round $round, $enc: baseline $r"
 		for i in "${!bins[@]}"; do
-			r=$(run_wrk "${urls[$i]}" "$enc")
+			read -r r c < <(run_wrk "${urls[$i]}" "$enc" "${server_pids[$i]}")
 			results["$i|$enc"]+="$r "
+			cpus["$i|$enc"]+="$c "
 			line+=", ${labels[$i]} $r"
 		done
 		echo "$line"
 	done
 done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-printf '%-12s %-10s %10s %10s %7s %10s\n' target encoding "req/s" baseline ratio "peak RSS"
+printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' target encoding "req/s" baseline ratio "peak RSS" "CPU us/req" "CPU ratio"
 for enc in "br, gzip" identity; do
 	b=$(median <<<"${results["baseline|$enc"]}")
+	bc=$(medianf <<<"${cpus["baseline|$enc"]}")
 	for i in "${!bins[@]}"; do
 		r=$(median <<<"${results["$i|$enc"]}")
+		c=$(medianf <<<"${cpus["$i|$enc"]}")
 		hwm=$(awk '/^VmHWM:/ {printf "%.1f MB", $2/1024}' "/proc/${server_pids[$i]}/status")
 		ratio=$(awk -v a="$r" -v b="$b" 'BEGIN {printf "%.2f", a/b}')
-		printf '%-12s %-10s %10s %10s %7s %10s\n' "${labels[$i]}" "${enc// /}" "$r" "$b" "$ratio" "$hwm"
+		cratio=$(awk -v a="$c" -v b="$bc" 'BEGIN {if (a > 0) printf "%.2f", b/a; else print "-"}')
+		printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' "${labels[$i]}" "${enc// /}" "$r" "$b" "$ratio" "$hwm" "$c" "$cratio"
 	done
+	printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' baseline "${enc// /}" "$b" "$b" 1.00 "" "$bc" 1.00
 done
 for i in "${!bins[@]}"; do
 	limited=$(grep -c '"statusCode":429' "$work/server$i.log" || true)

@@ -77,3 +77,26 @@ func FuzzResourceCache(f *testing.F) {
 func unsafeSameMemory(a, b string) bool {
 	return len(a) > 0 && len(b) > 0 && unsafe.StringData(a) == unsafe.StringData(b)
 }
+
+// BenchmarkParseResource compares parsing a file path every time with
+// reading it again through the table.
+func BenchmarkParseResource(b *testing.B) {
+	const p = "@main/runtimes/node/1.1.0/files/templates/src/index.ts"
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := parseResource(p); !ok {
+				b.Fatal("rejected")
+			}
+		}
+	})
+	b.Run("table", func(b *testing.B) {
+		c := &resourceCache{seed: maphash.MakeSeed()}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := c.parse(p); !ok {
+				b.Fatal("rejected")
+			}
+		}
+	})
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/internal/scratch"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
@@ -119,6 +120,7 @@ type publishOptions struct {
 	tempDir      string
 	idleTimeout  time.Duration
 	maxUploads   int
+	claimTTL     time.Duration
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -159,25 +161,59 @@ func WithWebhookDrainTimeout(d time.Duration) Option {
 	}
 }
 
-// WithUploadTempDir sets the directory uploads are streamed to before they
-// are checked. The default is the system's temporary directory.
+// WithUploadTempDir sets the folder uploads are streamed to before they
+// are checked. The Handler owns it: it creates it (mode 0700) on the first
+// upload and refuses one that another user owns or may write to. Each
+// upload file is held under the process's flock(2) lock while it is
+// received, and the Handler removes the upload files of jig-server
+// processes that died (a kill -9 halfway through an upload) when it is
+// built and every claim TTL (see [WithPublishClaimTTL]). Several processes
+// may share the folder. The default is <root>/.jig/uploads for a storage on
+// disk ([storage.ScratchDirer]), which no storage key can reach, and
+// jig-server-uploads-<uid> in the system's temporary directory otherwise.
 func WithUploadTempDir(dir string) Option {
 	return func(o *options) error {
+		if strings.TrimSpace(dir) == "" {
+			return errors.New("upload folder is empty; name a directory of the server's own, or leave it unset for the default")
+		}
 		o.publish.tempDir = dir
 		return nil
 	}
 }
+
+// WithPublishClaimTTL sets how long the claim of a publish in progress
+// stays valid without a heartbeat. A publish refreshes its claim every
+// third of ttl; a claim whose publisher is gone can be taken over (and
+// the version published again) once its heartbeat is older than ttl, or at
+// once when its publisher was a jig-server process on this host that died
+// (its lock in the upload folder is free). The Handler also looks for such
+// claims every ttl and removes what their publishes left. Replicas sharing
+// a storage must use the same ttl, and their clocks must agree to well
+// within it. The default is [DefaultPublishClaimTTL].
+func WithPublishClaimTTL(ttl time.Duration) Option {
+	return func(o *options) error {
+		if ttl < time.Second {
+			return fmt.Errorf("publish claim TTL must be at least 1s, got %s", ttl)
+		}
+		o.publish.claimTTL = ttl
+		return nil
+	}
+}
+
+// DefaultPublishClaimTTL is the default of [WithPublishClaimTTL].
+const DefaultPublishClaimTTL = publish.DefaultClaimTTL
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
 	// idleTimeout bounds a stall of an upload body.
 	idleTimeout time.Duration
 	// slots holds one token per upload being received.
-	slots   chan struct{}
-	limits  UploadLimits
-	store   *publish.Store
-	hooks   *webhook.Dispatcher // nil: no webhooks
-	tempDir string
+	slots  chan struct{}
+	limits UploadLimits
+	store  *publish.Store
+	hooks  *webhook.Dispatcher // nil: no webhooks
+	// scratch is this process's share of the upload folder.
+	scratch *scratch.Dir
 }
 
 // setupPublish builds the publishing state; the webhook dispatcher it
@@ -190,13 +226,43 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	if maxUploads <= 0 {
 		maxUploads = DefaultMaxConcurrentUploads
 	}
+	ttl := o.claimTTL
+	if ttl <= 0 {
+		ttl = DefaultPublishClaimTTL
+	}
+	dir, err := h.uploadDir(o.tempDir)
+	if err != nil {
+		return err
+	}
+	sd, err := scratch.Open(dir)
+	if err != nil {
+		return fmt.Errorf("upload folder: %w", err)
+	}
+	liveness := func(owner string) publish.Liveness {
+		switch sd.Owner(owner) {
+		case scratch.Dead:
+			return publish.LivenessDead
+		case scratch.Alive:
+			return publish.LivenessAlive
+		}
+		return publish.LivenessUnknown
+	}
 	p := &publishState{
-		limits:      o.limits.withDefaults(),
-		store:       publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now)),
-		tempDir:     o.tempDir,
+		limits: o.limits.withDefaults(),
+		store: publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now),
+			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
+		scratch:     sd,
 		idleTimeout: idle,
 		slots:       make(chan struct{}, maxUploads),
 	}
+	h.closers = append(h.closers, sd.Close)
+	// Uploads of processes that died go at once: they are local files,
+	// not storage keys. Claims are recovered by the loop below and, in
+	// jig-server, once the port is bound ([Handler.Recover]).
+	h.sweepUploads(p)
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go h.recoverLoop(p, ttl, stop, stopped)
+	h.closers = append(h.closers, func() error { close(stop); <-stopped; return nil })
 	if o.hooksSet && len(o.hooks) > 0 {
 		opts := []webhook.Option{webhook.WithLogger(h.log)}
 		if h.ops != nil && h.ops.reg != nil {
@@ -352,6 +418,10 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return newAPIError(http.StatusConflict, codeVersionExists,
 			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
 	}
+	if errors.Is(err, publish.ErrClaimLost) {
+		return &apiError{status: http.StatusServiceUnavailable, code: codeUploadFailed, cause: err,
+			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
+	}
 	if err != nil {
 		return internalError(err)
 	}
@@ -424,7 +494,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 				part.Close()
 				return up, newAPIError(http.StatusBadRequest, codeInvalidFileType, "File must be a tar.gz archive")
 			}
-			f, err := os.CreateTemp(h.pub.tempDir, "jig-upload-*.tar.gz")
+			f, err := h.pub.scratch.CreateTemp(".tar.gz")
 			if err != nil {
 				return up, internalError(fmt.Errorf("creating the upload file: %w", err))
 			}

@@ -112,10 +112,12 @@ func newObjectState(key, etag, ctype string, data []byte, info storage.Info, doc
 
 // versionsState is a registry's versions.json as read at one time.
 type versionsState struct {
-	doc      document // the stored bytes, served by /versions
-	latest   string   // the version "latest" serves; "" when the list is empty
-	parseErr error    // why the list does not parse, reported by "latest"
-	expires  time.Time
+	doc    document // the stored bytes, served by /versions
+	latest string   // the version "latest" serves; "" when the list is empty
+	// latestKey is the storage key of latest's registry.json.
+	latestKey string
+	parseErr  error // why the list does not parse, reported by "latest"
+	expires   time.Time
 }
 
 func newReadCache(ttl time.Duration, now func() time.Time) *readCache {
@@ -242,6 +244,9 @@ func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState,
 		vs.parseErr = err
 	} else {
 		vs.latest = vl.Latest()
+		if vs.latest != "" {
+			vs.latestKey = layout.Manifest(res.namespace, res.path, vs.latest)
+		}
 	}
 	h.rcache.rememberVersions(gen, key, vs)
 	return vs, nil

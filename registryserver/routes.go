@@ -86,14 +86,18 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	if vs.latest == "" {
 		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
 	}
-	return h.sendManifest(c, res, vs.latest, "Latest registry not found")
+	return h.sendManifestKey(c, res, vs.latestKey, vs.latest, "Latest registry not found")
 }
 
 // sendManifest serves the stored registry.json of version as it is, with
 // the Repr-Digest of the version's digest index, from memory once read
 // (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	key := layout.Manifest(res.namespace, res.path, version)
+	return h.sendManifestKey(c, res, layout.Manifest(res.namespace, res.path, version), version, notFoundMsg)
+}
+
+// sendManifestKey is sendManifest with the manifest's storage key given.
+func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, notFoundMsg string) error {
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
 		if data, ok := h.cache.get(o.keys[0]); ok {
 			return h.sendMemory(c, o, data)

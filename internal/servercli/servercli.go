@@ -70,6 +70,8 @@ type CLI struct {
 	TrustProxy           string        `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
 	UploadIdleTimeout    time.Duration `name:"upload-idle-timeout" env:"UPLOAD_IDLE_TIMEOUT" default:"30s" help:"How long an upload may send nothing before it gets 408 and its connection is closed (a slow upload that keeps sending is not cut off)."`
 	MaxConcurrentUploads int           `name:"max-concurrent-uploads" env:"MAX_CONCURRENT_UPLOADS" default:"16" help:"How many uploads are received at once; one more gets 503 with Retry-After."`
+	UploadDir            string        `name:"upload-dir" env:"UPLOAD_DIR" help:"Folder of the uploads being received, owned by jig-server: created with mode 0700, refused if another user owns or may write to it; uploads of jig-server processes that died are removed at start and every --publish-claim-ttl. Default: <STORAGE_ROOT>/.jig/uploads for disk storage, jig-server-uploads-<uid> in the system's temporary folder for S3."`
+	PublishClaimTTL      time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"How long the claim of a publish in progress lives without a heartbeat: a publish interrupted on another host can be retried after this long (at once when the server that died ran on this host). Use the same value on every replica; their clocks must agree to well within it."`
 
 	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
@@ -84,6 +86,9 @@ func (c *CLI) Validate() error {
 	}
 	if c.MaxConcurrentUploads <= 0 {
 		return fmt.Errorf("--max-concurrent-uploads/MAX_CONCURRENT_UPLOADS %d must be positive, such as 16", c.MaxConcurrentUploads)
+	}
+	if c.PublishClaimTTL < time.Second {
+		return fmt.Errorf("--publish-claim-ttl/PUBLISH_CLAIM_TTL %v is too short; use at least 1s, such as 30s", c.PublishClaimTTL)
 	}
 	if c.StorageCacheMB < 0 {
 		return fmt.Errorf("--storage-cache-mb/STORAGE_CACHE_MB %d is negative; use 0 to disable the cache or a size in MiB such as 64", c.StorageCacheMB)
@@ -174,6 +179,9 @@ func loadDotEnv(path string) error {
 	return nil
 }
 
+// recoverTimeout bounds the recovery of interrupted publishes at startup.
+const recoverTimeout = 30 * time.Second
+
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	var certs *certReloader
@@ -219,7 +227,11 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithAdminToken(c.AdminToken),
 		registryserver.WithUploadIdleTimeout(c.UploadIdleTimeout),
 		registryserver.WithMaxConcurrentUploads(c.MaxConcurrentUploads),
+		registryserver.WithPublishClaimTTL(c.PublishClaimTTL),
 	}, opsOpts...)
+	if c.UploadDir != "" {
+		opts = append(opts, registryserver.WithUploadTempDir(c.UploadDir))
+	}
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}
@@ -257,6 +269,19 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}
 	if seeded {
 		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+	}
+	// Finish what publishes interrupted by a crash left (their claims,
+	// half-written versions), so a retry succeeds at once; the handler
+	// repeats it every claim TTL.
+	rctx, rcancel := context.WithTimeout(ctx, recoverTimeout)
+	rec, err := h.Recover(rctx)
+	rcancel()
+	if err != nil {
+		log.Warn("Recovering interrupted publishes failed; retrying every claim TTL", zap.Error(err))
+	}
+	if !rec.Empty() {
+		log.Info("Recovered interrupted publishes", zap.Int("uploads", rec.UploadFiles), zap.Int64("upload_bytes", rec.UploadBytes),
+			zap.Int("claims", rec.Claims), zap.Int("removed_keys", rec.RemovedKeys), zap.Int("listed_versions", rec.ListedVersions))
 	}
 	srv := &http.Server{
 		Handler:           h,

@@ -70,6 +70,30 @@ func Claim(namespace, path, version string) string {
 	return ClaimsDir + namespace + "/" + path + "/" + version + claimSuffix
 }
 
+// ParseClaim takes a claim key (see [Claim]) apart. ok is false for any
+// key that [Claim] cannot have built from a valid namespace, path and
+// version, including keys under [ClaimsDir] that do not follow the layout.
+func ParseClaim(key string) (namespace, path, version string, ok bool) {
+	rest, found := strings.CutPrefix(key, ClaimsDir)
+	if !found {
+		return "", "", "", false
+	}
+	rest, found = strings.CutSuffix(rest, claimSuffix)
+	if !found {
+		return "", "", "", false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < 3 || !ident.Namespace(parts[0]) || !ident.Version(parts[len(parts)-1]) {
+		return "", "", "", false
+	}
+	for _, p := range parts[1 : len(parts)-1] {
+		if !ident.Segment(p) {
+			return "", "", "", false
+		}
+	}
+	return parts[0], strings.Join(parts[1:len(parts)-1], "/"), parts[len(parts)-1], true
+}
+
 // PresetDir returns "presets/<name>/", the folder of a preset.
 func PresetDir(name string) string { return PresetsDir + name + "/" }
 

@@ -149,3 +149,33 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestParseClaim(t *testing.T) {
+	t.Parallel()
+	type parts struct{ Namespace, Path, Version string }
+	tests := []struct {
+		key  string
+		want parts
+		ok   bool
+	}{
+		{layout.Claim("@main", "runtimes/node", "1.2.0"), parts{"@main", "runtimes/node", "1.2.0"}, true},
+		{layout.Claim("@main", "a", "1.0.0-rc.lock+b.1"), parts{"@main", "a", "1.0.0-rc.lock+b.1"}, true},
+		{".publish/@main/a/1.0.0", parts{}, false},       // no suffix
+		{".publish/@main/1.0.0.lock", parts{}, false},    // no path segment
+		{".publish/@Main/a/1.0.0.lock", parts{}, false},  // bad namespace
+		{".publish/@main/../1.0.0.lock", parts{}, false}, // bad segment
+		{".publish/@main/a/1.0.lock", parts{}, false},    // not a full version
+		{".publish/garbage.lock", parts{}, false},
+		{"@main/a/1.0.0.lock", parts{}, false}, // not under .publish/
+		{"", parts{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			t.Parallel()
+			ns, p, v, ok := layout.ParseClaim(tt.key)
+			if got := (parts{ns, p, v}); ok != tt.ok || got != tt.want {
+				t.Errorf("ParseClaim(%q) = %+v, %v; want %+v, %v", tt.key, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -123,6 +123,28 @@ func ChildrenOf(prefix string, keys []string) []string {
 	return out
 }
 
+// ScratchDirer is implemented by backends on a local file system (the disk
+// backend). ScratchDir returns the absolute path of a folder for the
+// caller's own temporary files, such as uploads being received: on the
+// storage's file system, but where no key can reach it, so it is never
+// listed, served or written through the [Storage] methods. name is one
+// path segment of letters, digits and '-'. The folder need not exist yet.
+type ScratchDirer interface {
+	ScratchDir(name string) (string, error)
+}
+
+// TempRemover is implemented by backends that write through temporary
+// files of their own (the disk backend). A process killed while writing
+// leaves such a file behind: no key names it and List never shows it, but
+// it holds space and keeps its folder in place. RemoveTemp removes the
+// temporary files under the folder prefix (ending in "/") whose writer is
+// gone, and the folders that leaves empty, and returns how many files it
+// removed. The publisher calls it on the folder of a version whose claim
+// it took over, where nobody else writes.
+type TempRemover interface {
+	RemoveTemp(ctx context.Context, prefix string) (int, error)
+}
+
 // Pinger is implemented by backends that can answer a cheap liveness probe
 // (used by /health).
 type Pinger interface {

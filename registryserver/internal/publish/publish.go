@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 	"sync"
@@ -26,11 +27,33 @@ import (
 // already published, or is being published by someone else right now.
 var ErrVersionExists = errors.New("version already exists")
 
+// ErrClaimLost is returned when another publisher took the claim over
+// while this one was still writing (its heartbeats did not reach the
+// storage for longer than the claim TTL). Nothing of the attempt was
+// committed; the client may retry.
+var ErrClaimLost = errors.New("the publish lost its claim to another publisher; retry it")
+
 // Defaults of [Store].
 const (
+	// DefaultClaimTTL is how long a claim lives without a heartbeat.
+	DefaultClaimTTL = 30 * time.Second
+	// DefaultStaleAfter is the age after which a claim without
+	// heartbeats, written by a jig-server older than heartbeats, may be
+	// taken over.
 	DefaultStaleAfter = 15 * time.Minute
 	maxCASAttempts    = 64
 	rollbackTimeout   = 30 * time.Second
+	maxClaimDoc       = 4096
+)
+
+// Liveness is what is known of the process that owns a claim.
+type Liveness int
+
+// The answers of a liveness check (see [WithOwner]).
+const (
+	LivenessUnknown Liveness = iota // nothing known: the heartbeat decides
+	LivenessAlive                   // the process lives (its claim may still be stale)
+	LivenessDead                    // the process is gone: its claims may be taken over at once
 )
 
 // Store publishes versions and presets on a storage backend. It is safe for
@@ -42,21 +65,48 @@ type Store struct {
 	log        *zap.Logger
 	now        func() time.Time
 	staleAfter time.Duration
+	ttl        time.Duration
+	owner      string
+	liveness   func(owner string) Liveness
+	host       string
+	pid        int
+
+	// active holds the claim ids of this process's running publishes: a
+	// claim of this owner that is not here was left behind.
+	activeMu sync.Mutex
+	active   map[string]struct{}
 }
 
 // Option configures a [Store].
 type Option func(*Store)
 
-// WithLogger sets the logger for rollback failures. The default is a no-op
-// logger.
+// WithLogger sets the logger for rollback failures and takeovers. The
+// default is a no-op logger.
 func WithLogger(l *zap.Logger) Option { return func(s *Store) { s.log = l } }
 
-// WithClock sets the clock used for claim ages. The default is time.Now.
+// WithClock sets the clock of claim heartbeats and ages. The default is
+// time.Now.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// WithStaleAfter sets the age after which an unfinished claim (a publisher
-// that died) may be taken over. The default is [DefaultStaleAfter].
+// WithStaleAfter sets the age after which a claim without heartbeats (one
+// written by an older jig-server, which never refreshes it) may be taken
+// over. The default is [DefaultStaleAfter].
 func WithStaleAfter(d time.Duration) Option { return func(s *Store) { s.staleAfter = d } }
+
+// WithClaimTTL sets how long a claim stays valid without a heartbeat. A
+// publish refreshes its claim every ttl/3; a claim whose last heartbeat is
+// older than ttl (its publisher died on another host, or cannot reach the
+// storage) may be taken over. The clocks of replicas sharing a storage
+// must agree to well within ttl. The default is [DefaultClaimTTL].
+func WithClaimTTL(ttl time.Duration) Option { return func(s *Store) { s.ttl = ttl } }
+
+// WithOwner sets the owner id this process writes into its claims and the
+// function that tells what is known of another owner: a claim whose owner
+// is [LivenessDead] is taken over at once, without waiting for its TTL.
+// The default is a random id and no knowledge of other owners.
+func WithOwner(id string, liveness func(owner string) Liveness) Option {
+	return func(s *Store) { s.owner, s.liveness = id, liveness }
+}
 
 // New returns a Store writing to st. When st is a caching wrapper, the
 // Store uses its uncached view ([storage.Fresh]): the existence checks,
@@ -64,12 +114,23 @@ func WithStaleAfter(d time.Duration) Option { return func(s *Store) { s.staleAft
 // backend as it is now, never a cached copy.
 func New(st storage.Storage, opts ...Option) *Store {
 	st = storage.Fresh(st)
-	s := &Store{st: st, locks: newKeyLocks(), log: zap.NewNop(), now: time.Now, staleAfter: DefaultStaleAfter}
+	s := &Store{
+		st: st, locks: newKeyLocks(), log: zap.NewNop(), now: time.Now,
+		staleAfter: DefaultStaleAfter, ttl: DefaultClaimTTL, owner: randomID(), pid: os.Getpid(),
+		active: map[string]struct{}{},
+	}
+	s.host, _ = os.Hostname()
 	if cp, ok := st.(storage.ConditionalPutter); ok {
 		s.cp = cp
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultClaimTTL
+	}
+	if s.liveness == nil {
+		s.liveness = func(string) Liveness { return LivenessUnknown }
 	}
 	return s
 }
@@ -136,9 +197,12 @@ type PutFunc func(ctx context.Context, name string, size int64, r io.Reader) err
 // Publish makes v visible atomically, as the package documentation
 // describes. writeFiles is called once, after the version has been claimed,
 // and must store every declared file through put (registry.json excluded:
-// Publish writes v.Manifest itself, last). It returns [ErrVersionExists]
-// when the version exists or is being published concurrently; on any
-// other error nothing of v is visible and versions.json does not name it.
+// Publish writes v.Manifest itself, last); put stores with a context of
+// its own that also ends when the claim is lost. It returns
+// [ErrVersionExists] when the version exists or is being published
+// concurrently, and [ErrClaimLost] when another publisher took the claim
+// over; on any error nothing of v is visible and versions.json does not
+// name it.
 func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutFunc) error) (err error) {
 	if err := v.validate(); err != nil {
 		return err
@@ -153,38 +217,40 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		s.repairVersions(ctx, v, lockKey)
 		return ErrVersionExists
 	}
-	release, err := s.claim(ctx, lockKey)
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c, err := s.claim(pctx, lockKey, cancel)
 	if err != nil {
 		return err
 	}
 	var written []string
 	committed := false
 	defer func() {
-		if err == nil {
-			s.bestEffort(ctx, "release claim", func(ctx context.Context) error { return release(ctx) })
+		if c.isLost() {
+			// The claim and the version folder are someone else's now:
+			// touch neither. A committed version is complete; its new
+			// claim holder lists it if this publish could not.
+			c.stop()
+			if !committed {
+				err = fmt.Errorf("publish %s: %w", v.Path(), ErrClaimLost)
+			}
 			return
 		}
-		if errors.Is(err, ErrVersionExists) && !committed && len(written) == 0 {
-			s.bestEffort(ctx, "release claim", func(ctx context.Context) error { return release(ctx) })
+		if err == nil || (errors.Is(err, ErrVersionExists) && !committed && len(written) == 0) {
+			s.bestEffort(ctx, "release claim", c.release)
 			return
 		}
-		s.rollback(ctx, committed, manifestKey, written, release)
+		s.rollback(ctx, committed, manifestKey, written, c.release)
 	}()
 
-	if exists, err := s.exists(ctx, manifestKey); err != nil {
+	if exists, err := s.exists(pctx, manifestKey); err != nil {
 		return err
 	} else if exists {
 		return ErrVersionExists
 	}
 	// Debris of a crashed attempt whose claim we took over.
-	old, err := s.st.List(ctx, vdir)
-	if err != nil {
-		return fmt.Errorf("publish: listing %s: %w", vdir, err)
-	}
-	for _, k := range old {
-		if err := s.st.Delete(ctx, k); err != nil {
-			return fmt.Errorf("publish: removing leftovers of an interrupted publish: %w", err)
-		}
+	if _, err := s.clearVersionDir(pctx, vdir); err != nil {
+		return err
 	}
 
 	index := &registry.DigestIndex{
@@ -192,7 +258,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		Manifest: registry.Digest(v.Manifest), Files: map[string]string{},
 	}
 	var mu sync.Mutex
-	put := func(ctx context.Context, name string, size int64, r io.Reader) error {
+	put := func(_ context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
 		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile {
 			return fmt.Errorf("publish: refusing file path %q", name)
@@ -202,7 +268,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		written = append(written, key)
 		mu.Unlock()
 		h := sha256.New()
-		if err := s.st.Put(ctx, key, io.TeeReader(r, h), size); err != nil {
+		if err := s.st.Put(pctx, key, io.TeeReader(r, h), size); err != nil {
 			return fmt.Errorf("publish: storing %s: %w", name, err)
 		}
 		mu.Lock()
@@ -222,14 +288,23 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	indexKey := layout.DigestIndex(v.Namespace, v.registryPath(), v.Version)
 	written = append(written, indexKey)
-	if err := s.st.Put(ctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
+	if err := s.st.Put(pctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
 		return fmt.Errorf("publish: storing the digest index: %w", err)
 	}
 
-	// Commit point.
-	if err := s.create(ctx, manifestKey, v.Manifest); err != nil {
+	// A previous holder of the claim that kept writing after it was taken
+	// over may have added keys meanwhile: the version is exactly what this
+	// publish wrote.
+	if err := s.removeForeign(pctx, vdir, written); err != nil {
+		return err
+	}
+	// Commit point, only while the claim is ours.
+	if c.isLost() {
+		return ErrClaimLost
+	}
+	if err := s.create(pctx, manifestKey, v.Manifest); err != nil {
 		if errors.Is(err, storage.ErrPrecondition) {
-			// Only possible when a stale claim was taken over from a
+			// Only possible when a claim was taken over from a
 			// publisher that was not dead after all and committed first.
 			written = nil
 			return ErrVersionExists
@@ -244,13 +319,62 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	return nil
 }
 
+// clearVersionDir deletes every key under vdir, and the backend's own
+// temporary files of writers that died there, and returns how many keys.
+func (s *Store) clearVersionDir(ctx context.Context, vdir string) (int, error) {
+	if tr, ok := s.st.(storage.TempRemover); ok {
+		if n, err := tr.RemoveTemp(ctx, vdir); err != nil {
+			return 0, fmt.Errorf("publish: removing the temporary files of an interrupted publish: %w", err)
+		} else if n > 0 {
+			s.log.Warn("removed the temporary files of an interrupted publish", zap.String("path", strings.TrimSuffix(vdir, "/")), zap.Int("files", n))
+		}
+	}
+	old, err := s.st.List(ctx, vdir)
+	if err != nil {
+		return 0, fmt.Errorf("publish: listing %s: %w", vdir, err)
+	}
+	for i, k := range old {
+		if err := s.st.Delete(ctx, k); err != nil {
+			return i, fmt.Errorf("publish: removing leftovers of an interrupted publish: %w", err)
+		}
+	}
+	if len(old) > 0 {
+		s.log.Warn("removed the leftovers of an interrupted publish",
+			zap.String("path", strings.TrimSuffix(vdir, "/")), zap.Int("keys", len(old)))
+	}
+	return len(old), nil
+}
+
+// removeForeign deletes the keys under vdir that are not in written.
+func (s *Store) removeForeign(ctx context.Context, vdir string, written []string) error {
+	present, err := s.st.List(ctx, vdir)
+	if err != nil {
+		return fmt.Errorf("publish: listing %s: %w", vdir, err)
+	}
+	own := make(map[string]bool, len(written))
+	for _, k := range written {
+		own[k] = true
+	}
+	for _, k := range present {
+		if own[k] {
+			continue
+		}
+		s.log.Warn("removing a file a previous holder of the publish claim wrote", zap.String("key", k))
+		if err := s.st.Delete(ctx, k); err != nil {
+			return fmt.Errorf("publish: removing %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
 // repairVersions adds v to versions.json when its registry.json exists but
 // nobody is publishing it (a publisher died between commit and listing).
 func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 	rc, info, err := s.st.Get(ctx, lockKey)
 	if err == nil {
+		cv := readClaim(rc, info)
 		rc.Close()
-		if s.now().Sub(info.ModTime) < s.staleAfter {
+		if take, _ := s.judge(cv); !take {
 			return // a publish is in flight; it will list the version
 		}
 	} else if !errors.Is(err, storage.ErrNotFound) {
@@ -259,58 +383,6 @@ func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		s.log.Warn("repairing versions.json failed", zap.String("path", v.Path()), zap.Error(err))
 	}
-}
-
-type claimDoc struct {
-	ID      string    `json:"id"`
-	Started time.Time `json:"started"`
-}
-
-// claim takes the exclusive right to publish under lockKey and returns the
-// function that gives it back.
-func (s *Store) claim(ctx context.Context, lockKey string) (func(context.Context) error, error) {
-	id := randomID()
-	body, _ := json.Marshal(claimDoc{ID: id, Started: s.now().UTC()})
-	if s.cp == nil {
-		if !s.locks.tryLock(lockKey) {
-			return nil, ErrVersionExists
-		}
-		return func(context.Context) error { s.locks.unlock(lockKey); return nil }, nil
-	}
-	release := func(ctx context.Context) error { return s.st.Delete(ctx, lockKey) }
-	_, err := s.cp.PutIf(ctx, lockKey, bytes.NewReader(body), int64(len(body)), "")
-	if err == nil {
-		return release, nil
-	}
-	if !errors.Is(err, storage.ErrPrecondition) {
-		return nil, fmt.Errorf("publish: claiming the version: %w", err)
-	}
-	// Someone holds the claim. Take it over only when it is stale.
-	rc, info, err := s.st.Get(ctx, lockKey)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ErrVersionExists // released just now: the other publish finished
-	}
-	if err != nil {
-		return nil, fmt.Errorf("publish: reading the claim: %w", err)
-	}
-	var cur claimDoc
-	derr := json.NewDecoder(io.LimitReader(rc, 4096)).Decode(&cur)
-	rc.Close()
-	started := cur.Started
-	if derr != nil || started.IsZero() {
-		started = info.ModTime
-	}
-	if s.now().Sub(started) < s.staleAfter {
-		return nil, ErrVersionExists
-	}
-	if _, err := s.cp.PutIf(ctx, lockKey, bytes.NewReader(body), int64(len(body)), info.ETag); err != nil {
-		if errors.Is(err, storage.ErrPrecondition) {
-			return nil, ErrVersionExists
-		}
-		return nil, fmt.Errorf("publish: taking over a stale claim: %w", err)
-	}
-	s.log.Warn("took over a stale publish claim", zap.String("claim", lockKey), zap.Time("started", started))
-	return release, nil
 }
 
 // rollback removes what a failed publish wrote, registry.json first.

@@ -49,6 +49,8 @@ var (
 	_ storage.ConditionalPutter = (*Storage)(nil)
 	_ storage.DirLister         = (*Storage)(nil)
 	_ storage.Pinger            = (*Storage)(nil)
+	_ storage.ScratchDirer      = (*Storage)(nil)
+	_ storage.TempRemover       = (*Storage)(nil)
 )
 
 // New opens the storage directory root, creating it (and its parents) when
@@ -84,6 +86,16 @@ func New(root string) (*Storage, error) {
 
 // Dir returns the absolute path of the storage root.
 func (s *Storage) Dir() string { return s.dir }
+
+// ScratchDir returns <root>/.jig/<name>, a folder inside the reserved
+// ".jig" folder that no key can name: jig-server keeps the uploads it is
+// receiving there. name must be one segment of letters, digits and '-'.
+func (s *Storage) ScratchDir(name string) (string, error) {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" || name == "locks" {
+		return "", fmt.Errorf("disk: scratch folder name %q: want letters, digits and '-' (not \"locks\")", name)
+	}
+	return filepath.Join(s.dir, reservedDir, name), nil
+}
 
 // Close releases the directory handle. The store is unusable afterwards.
 func (s *Storage) Close() error { return errors.Join(s.fast.close(), s.root.Close()) }
@@ -171,21 +183,20 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 	if err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
+	// The temporary file stays open, and so locked (see RemoveTemp), until
+	// it has been renamed over key.
 	renamed := false
 	defer func() {
 		if !renamed {
-			tmp.Close()
 			s.root.Remove(tmpName)
 		}
+		tmp.Close()
 	}()
 	if _, err := storage.CopyContent(ctx, tmp, r, size); err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return "", fmt.Errorf("disk: %s %q: flush: %w", op, key, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
 
 	// Plain writes take the key's lock too, so a conditional write never
@@ -248,6 +259,11 @@ func (s *Storage) createTemp(dir string) (*os.File, string, error) {
 		name := filepath.Join(dir, tmpPrefix+hex.EncodeToString(rnd[:]))
 		f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
+			if err := lockTemp(f); err != nil {
+				f.Close()
+				s.root.Remove(name)
+				return nil, "", err
+			}
 			return f, name, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
@@ -382,6 +398,60 @@ func (s *Storage) List(ctx context.Context, prefix string) ([]string, error) {
 	}
 	slices.Sort(keys)
 	return keys, nil
+}
+
+// RemoveTemp removes the temporary files (".jig-tmp-*") under the folder
+// prefix whose writer is gone, and the folders that leaves empty. A writer
+// holds an flock(2) lock on its temporary file until it has renamed it, so
+// a file whose lock is free was left by a process that died while writing
+// (or by a writer in the instant between creating and locking it: only
+// call it where nobody writes). Without flock(2) it removes only files
+// older than a day.
+func (s *Storage) RemoveTemp(ctx context.Context, prefix string) (int, error) {
+	if !strings.HasSuffix(prefix, "/") || !storage.ValidPrefix(prefix) || reserved(strings.TrimSuffix(prefix, "/")) {
+		return 0, fmt.Errorf("disk: remove temporary files under %q: want a folder ending in \"/\": %w", prefix, storage.ErrInvalidKey)
+	}
+	start := strings.TrimSuffix(prefix, "/")
+	var stale []string
+	err := fs.WalkDir(s.root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if isNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), tmpPrefix) {
+			stale = append(stale, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("disk: remove temporary files under %q: %w", prefix, s.hideEscape(err))
+	}
+	n := 0
+	for _, p := range stale {
+		name := filepath.FromSlash(p)
+		f, err := s.root.OpenFile(name, os.O_RDONLY, 0)
+		if err != nil {
+			continue // renamed or removed meanwhile
+		}
+		free, err := tempAbandoned(f)
+		if err == nil && free {
+			if err := s.root.Remove(name); err == nil {
+				n++
+			}
+		}
+		f.Close()
+		for dir := filepath.Dir(name); dir != "."; dir = filepath.Dir(dir) {
+			if s.root.Remove(dir) != nil {
+				break
+			}
+		}
+	}
+	return n, nil
 }
 
 // isFile reports whether the entry at p is a regular file, following a

@@ -448,3 +448,111 @@ func TestPutIfAcrossProcesses(t *testing.T) {
 		t.Errorf("counter = %s, want %s (an update was lost between processes)", got, want)
 	}
 }
+
+func TestScratchDir(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	st, err := disk.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir, err := st.ScratchDir("uploads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(st.Dir(), ".jig", "uploads"); dir != want {
+		t.Errorf("ScratchDir = %q, want %q", dir, want)
+	}
+	// Whatever is kept there is out of reach of every key.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.tar.gz"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := st.List(t.Context(), ""); err != nil || len(keys) != 0 {
+		t.Errorf("List = %q, %v; want no keys", keys, err)
+	}
+	if children, err := st.ListDir(t.Context(), ""); err != nil || len(children) != 0 {
+		t.Errorf("ListDir = %q, %v; want nothing", children, err)
+	}
+	if _, err := st.Stat(t.Context(), ".jig/uploads/x.tar.gz"); !errors.Is(err, storage.ErrInvalidKey) {
+		t.Errorf("Stat of the scratch file: %v, want ErrInvalidKey", err)
+	}
+	for _, bad := range []string{"", "a/b", "..", "locks", "a b"} {
+		if _, err := st.ScratchDir(bad); err == nil {
+			t.Errorf("ScratchDir(%q): got nil, want an error", bad)
+		}
+	}
+}
+
+// blockingReader gives one byte, then blocks until release is closed.
+type blockingReader struct {
+	sent    bool
+	release chan struct{}
+}
+
+func (r *blockingReader) Read(p []byte) (int, error) {
+	if !r.sent {
+		r.sent = true
+		p[0] = 'x'
+		return 1, nil
+	}
+	<-r.release
+	return 0, io.EOF
+}
+
+func TestRemoveTemp(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("needs flock(2)")
+	}
+	root := t.TempDir()
+	st, err := disk.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	// Left by a writer killed halfway: nobody holds its lock.
+	dead := filepath.Join(root, "@a", "x", "1.0.0", "files", ".jig-tmp-0123456789abcdef")
+	if err := os.MkdirAll(filepath.Dir(dead), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dead, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Being written right now.
+	live := &blockingReader{release: make(chan struct{})}
+	putErr := make(chan error, 1)
+	go func() { putErr <- st.Put(ctx, "@a/x/2.0.0/f.txt", live, -1) }()
+	var liveTmp []string
+	for len(liveTmp) == 0 {
+		liveTmp, _ = filepath.Glob(filepath.Join(root, "@a", "x", "2.0.0", ".jig-tmp-*"))
+		time.Sleep(time.Millisecond)
+	}
+
+	n, err := st.RemoveTemp(ctx, "@a/x/1.0.0/")
+	if err != nil || n != 1 {
+		t.Errorf("RemoveTemp of the dead writer's folder = %d, %v; want 1, nil", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "@a", "x", "1.0.0")); !os.IsNotExist(err) {
+		t.Errorf("the emptied folders are still there: %v", err)
+	}
+	if n, err := st.RemoveTemp(ctx, "@a/x/2.0.0/"); err != nil || n != 0 {
+		t.Errorf("RemoveTemp of a live writer's folder = %d, %v; want 0, nil", n, err)
+	}
+	close(live.release)
+	if err := <-putErr; err != nil {
+		t.Fatalf("the live Put failed: %v", err)
+	}
+	if got, err := st.Stat(ctx, "@a/x/2.0.0/f.txt"); err != nil || got.Size != 1 {
+		t.Errorf("the live Put's key: %+v, %v; want 1 byte", got, err)
+	}
+	for _, bad := range []string{"", "@a/x", ".jig/", "../"} {
+		if _, err := st.RemoveTemp(ctx, bad); !errors.Is(err, storage.ErrInvalidKey) {
+			t.Errorf("RemoveTemp(%q): %v, want ErrInvalidKey", bad, err)
+		}
+	}
+}

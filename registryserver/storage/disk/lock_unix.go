@@ -76,3 +76,49 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 		release()
 	}, nil
 }
+
+// lockTemp takes an exclusive flock(2) on a new temporary file, held until
+// the file is closed: it tells RemoveTemp that its writer lives.
+func lockTemp(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if cerr := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(ferr, syscall.EINTR) {
+				return
+			}
+		}
+	}); cerr != nil {
+		return cerr
+	}
+	if ferr != nil {
+		return fmt.Errorf("lock temporary file: %w", ferr)
+	}
+	return nil
+}
+
+// tempAbandoned reports whether the temporary file f is not locked by a
+// writer: its lock can be taken.
+func tempAbandoned(f *os.File) (bool, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false, err
+	}
+	var ferr error
+	if cerr := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(ferr, syscall.EINTR) {
+				return
+			}
+		}
+	}); cerr != nil {
+		return false, cerr
+	}
+	if errors.Is(ferr, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return ferr == nil, ferr
+}

@@ -1,0 +1,319 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jigkit/jig/registryclient"
+)
+
+// crashServer is one jig-server process on a disk storage, which the test
+// may kill.
+type crashServer struct {
+	cmd  *exec.Cmd
+	base string
+	done chan struct{}
+	log  *bytes.Buffer
+}
+
+// startCrashServer runs the built jig-server on storage data and port,
+// and waits until it answers /health.
+func startCrashServer(t *testing.T, dir, data string, port int) *crashServer {
+	t.Helper()
+	bin, err := buildBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &crashServer{base: "http://127.0.0.1:" + strconv.Itoa(port), done: make(chan struct{}), log: &bytes.Buffer{}}
+	s.cmd = exec.Command(bin)
+	s.cmd.Dir = dir
+	s.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
+		"ADMIN_TOKEN=" + adminToken, "NODE_ENV=production", "LOG_LEVEL=info", "STORAGE_ROOT=" + data}
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		if t.Failed() {
+			t.Logf("jig-server log:\n%s", tail(s.log.String(), 4000))
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		resp, err := http.Get(s.base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("jig-server exited at startup:\n%s", s.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jig-server did not answer /health: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *crashServer) kill(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+}
+
+// bigRegistry writes a registry of n small files plus one of big bytes to
+// a new folder and returns the folder and the big file's SHA-256.
+func bigRegistry(t *testing.T, version string, n, big int) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	type file struct {
+		Target string `json:"target"`
+		Type   string `json:"type"`
+		Path   string `json:"path"`
+	}
+	var files []file
+	for i := range n {
+		name := fmt.Sprintf("files/f%05d.txt", i)
+		files = append(files, file{name, "registry:docs", name})
+		if err := os.MkdirAll(filepath.Join(dir, "files"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("file %d of %s\n", i, version)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blob := make([]byte, big)
+	for i := range blob {
+		blob[i] = byte(i*7919 + i/251) // poorly compressible, deterministic
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blob.bin"), blob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, file{"blob.bin", "registry:docs", "blob.bin"})
+	m, _ := json.Marshal(map[string]any{
+		"name": "big", "namespace": "@e2e", "type": "registry:feature", "version": version, "priority": 4, "files": files,
+	})
+	if err := os.WriteFile(filepath.Join(dir, "registry.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(blob)
+	return dir, hex.EncodeToString(sum[:])
+}
+
+// uploadFiles lists the upload files (not lock files or markers) in the
+// server's upload folder.
+func uploadFiles(t *testing.T, data string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(data, ".jig", "uploads", "*.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// poll waits until cond holds, for at most two minutes (a hang, not a
+// timing assertion).
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestKillDuringPublish kills jig-server with SIGKILL in the middle of a
+// publish, twice: while it receives the upload, and while it writes the
+// version's files. Each time the restarted server leaves no upload file
+// behind, shows no part of the version, and a retry of the same version
+// succeeds at once (issue 10 item 13).
+func TestKillDuringPublish(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	port := freePort(t)
+	vdir := filepath.Join(data, "@e2e", "features", "big", "1.0.0")
+	claim := filepath.Join(data, ".publish", "@e2e", "features", "big", "1.0.0.lock")
+	pkg, blobSum := bigRegistry(t, "1.0.0", 2000, 8<<20)
+
+	// 1. Killed while receiving: the client sends half the body and
+	// waits until the server has spooled some of it to disk.
+	srv := startCrashServer(t, dir, data, port)
+	var tgz bytes.Buffer
+	if _, _, err := registryclient.Pack(&tgz, pkg); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.base+"/registries", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	respc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("the killed server answered %s", resp.Status)
+		}
+		respc <- err
+	}()
+	fw, err := mw.CreateFormFile("file", "big.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Write(tgz.Bytes()[:tgz.Len()/2]); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the upload file", func() bool {
+		for _, f := range uploadFiles(t, data) {
+			if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	srv.kill(t)
+	pw.CloseWithError(io.ErrClosedPipe)
+	<-respc
+	if got := uploadFiles(t, data); len(got) != 1 {
+		t.Fatalf("after the kill: upload files %q, want the one being received", got)
+	}
+
+	srv = startCrashServer(t, dir, data, port)
+	if got := uploadFiles(t, data); len(got) != 0 {
+		t.Errorf("after the restart: upload files %q, want none", got)
+	}
+
+	// 2. Killed while writing the version: the publish is stopped
+	// (SIGSTOP) as soon as its claim and its first files exist, checked to
+	// be halfway, then killed. Should it have finished in between, the
+	// next version is tried.
+	version := ""
+	for attempt := range 5 {
+		v := fmt.Sprintf("1.0.%d", attempt)
+		vdir = filepath.Join(data, "@e2e", "features", "big", v)
+		claim = filepath.Join(data, ".publish", "@e2e", "features", "big", v+".lock")
+		pkg, blobSum = bigRegistry(t, v, 2000, 8<<20)
+		c, err := registryclient.New(srv.base, registryclient.WithToken(adminToken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 1)
+		go func() { _, err := c.Publish(t.Context(), pkg); errc <- err }()
+		poll(t, "the claim and the first files", func() bool {
+			entries, _ := os.ReadDir(filepath.Join(vdir, "files"))
+			return exists(claim) && len(entries) >= 5
+		})
+		if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		halfway := exists(claim) && !exists(filepath.Join(vdir, "registry.json"))
+		srv.kill(t)
+		<-errc
+		if halfway {
+			version = v
+			break
+		}
+		t.Logf("attempt %d: the publish of %s finished before it was stopped; trying again", attempt, v)
+		srv = startCrashServer(t, dir, data, port)
+	}
+	if version == "" {
+		t.Fatal("every publish finished before it could be stopped halfway")
+	}
+	written, _ := os.ReadDir(filepath.Join(vdir, "files"))
+	if len(written) == 0 || len(uploadFiles(t, data)) != 1 {
+		t.Fatalf("after the kill: %d files written, uploads %q; want some files and the upload", len(written), uploadFiles(t, data))
+	}
+	t.Logf("killed the publish of %s after %d of 2001 files", version, len(written))
+
+	srv = startCrashServer(t, dir, data, port)
+	if got := uploadFiles(t, data); len(got) != 0 {
+		t.Errorf("after the restart: upload files %q, want none", got)
+	}
+	if exists(claim) {
+		t.Errorf("after the restart the claim %s is still there", claim)
+	}
+	var left []string
+	_ = filepath.WalkDir(vdir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("after the restart %d files of the interrupted publish are left, e.g. %s", len(left), left[0])
+	}
+	for _, path := range []string{"/registries/@e2e/features/big/" + version, "/registries/@e2e/features/big/" + version + "/files/files/f00000.txt"} {
+		if code, _ := get(t, srv.base+path, "127.0.0.1"); code != http.StatusNotFound {
+			t.Errorf("GET %s after the restart = %d, want 404", path, code)
+		}
+	}
+
+	// The retry succeeds at once and serves every file.
+	c, err := registryclient.New(srv.base, registryclient.WithToken(adminToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := c.Publish(ctx, pkg)
+	if err != nil {
+		t.Fatalf("retrying the publish of %s: %v", version, err)
+	}
+	if want := "@e2e/features/big/" + version; res.Path != want {
+		t.Errorf("published path %q, want %q", res.Path, want)
+	}
+	code, body := get(t, srv.base+"/registries/@e2e/features/big/"+version+"/files/blob.bin", "127.0.0.1")
+	if sum := sha256.Sum256(body); code != http.StatusOK || hex.EncodeToString(sum[:]) != blobSum {
+		t.Errorf("blob.bin after the retry: %d, sha256 %x; want 200 and %s", code, sum, blobSum)
+	}
+	for _, i := range []int{0, 999, 1999} {
+		code, body := get(t, srv.base+fmt.Sprintf("/registries/@e2e/features/big/%s/files/files/f%05d.txt", version, i), "127.0.0.1")
+		if want := fmt.Sprintf("file %d of %s\n", i, version); code != http.StatusOK || string(body) != want {
+			t.Errorf("file %d after the retry: %d %q, want 200 %q", i, code, body, want)
+		}
+	}
+	var stored int
+	_ = filepath.WalkDir(vdir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".jig-") {
+			stored++
+		}
+		return nil
+	})
+	if stored != 2002 { // 2000 files, blob.bin, registry.json
+		t.Errorf("the version folder holds %d files, want 2002", stored)
+	}
+}
