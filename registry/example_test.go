@@ -35,3 +35,20 @@ func ExampleParseID() {
 	// true path
 	// path quality/eslint
 }
+
+// A storage written for the reference names registries in shorthand meant
+// for its default namespace, @rack: parse such identifiers with the
+// namespace their server says shorthand means.
+func ExampleWithDefaultNamespace() {
+	for _, s := range []string{"runtimes/node", "@company/features/ui-kit", "build/typescript@1.0.0:js"} {
+		id, err := registry.ParseID(s, registry.WithDefaultNamespace("@rack"))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(registry.IsShorthand(s), id)
+	}
+	// Output:
+	// true @rack/runtimes/node
+	// false @company/features/ui-kit
+	// true @rack/build/typescript@1.0.0:js
+}

@@ -116,14 +116,50 @@ func ParseNamespace(s string) (string, error) {
 // Unwrap makes errors.Is(err, ErrInvalidID) true.
 func (e *IDError) Unwrap() error { return ErrInvalidID }
 
+// IsShorthand reports whether the identifier s names no namespace
+// ("runtimes/node"), so that its namespace is the default one: the one a
+// [ParseOption] from [WithDefaultNamespace] gives, else [DefaultNamespace].
+// It says nothing about whether s is valid.
+func IsShorthand(s string) bool { return !strings.HasPrefix(strings.TrimSpace(s), "@") }
+
+// ValidDefaultNamespace reports whether ns may stand for the namespace of
+// shorthand identifiers: a valid namespace other than [PresetNamespace]
+// (shorthand never names a preset).
+func ValidDefaultNamespace(ns string) bool { return ValidNamespace(ns) && ns != PresetNamespace }
+
+// ParseOption changes how [ParseID] reads an identifier.
+type ParseOption func(*parseOptions)
+
+type parseOptions struct {
+	defaultNamespace string
+}
+
+// WithDefaultNamespace makes a shorthand identifier ("runtimes/node") name
+// a registry in namespace ns ("@rack") instead of [DefaultNamespace]: the
+// namespace a server or an rc-file entry says its shorthand means. An ns
+// that [ValidDefaultNamespace] refuses is ignored. The default is
+// [DefaultNamespace].
+func WithDefaultNamespace(ns string) ParseOption {
+	return func(o *parseOptions) {
+		if ValidDefaultNamespace(ns) {
+			o.defaultNamespace = ns
+		}
+	}
+}
+
 // ParseID parses an identifier of the form
 // [@namespace/]path/to/name[@version][:ts|:js]. The namespace defaults to
-// [DefaultNamespace]. Identifiers are case-sensitive and lowercase: an
+// [DefaultNamespace] (or the one given with [WithDefaultNamespace]).
+// Identifiers are case-sensitive and lowercase: an
 // uppercase letter in the namespace or path is refused, never lowercased
 // silently, and the error suggests the lowercase form ("Quality/ESLint":
 // did you mean quality/eslint?). The error is an [*IDError] naming the
 // part that is wrong.
-func ParseID(s string) (ID, error) {
+func ParseID(s string, opts ...ParseOption) (ID, error) {
+	po := parseOptions{defaultNamespace: DefaultNamespace}
+	for _, o := range opts {
+		o(&po)
+	}
 	in := s
 	s = strings.TrimSpace(s)
 	fail := func(part, reason string) (ID, error) {
@@ -138,7 +174,7 @@ func ParseID(s string) (ID, error) {
 			sug = strings.ToLower(nsRaw) + "/" + sug
 		}
 		sug += versionLangSuffix(full, nsRaw, pathRaw)
-		if _, err := ParseID(sug); err == nil {
+		if _, err := ParseID(sug, opts...); err == nil {
 			e.Suggestion = sug
 		}
 		return ID{}, e
@@ -172,7 +208,7 @@ func ParseID(s string) (ID, error) {
 		}
 		s = s[slash+1:]
 	} else {
-		id.Namespace = DefaultNamespace
+		id.Namespace = po.defaultNamespace
 		pathRaw = pathPart(s)
 	}
 	if at := strings.LastIndexByte(s, '@'); at >= 0 {

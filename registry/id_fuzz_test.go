@@ -22,6 +22,21 @@ func FuzzParseID(f *testing.F) {
 	file.Close()
 	f.Fuzz(func(t *testing.T, s string) {
 		id, err := registry.ParseID(s)
+		// Another default namespace changes the namespace of shorthand
+		// and nothing else: not validity, not the other parts.
+		other, otherErr := registry.ParseID(s, registry.WithDefaultNamespace("@rack"))
+		if (err == nil) != (otherErr == nil) {
+			t.Fatalf("ParseID(%q): error %v, with @rack as default: error %v", s, err, otherErr)
+		}
+		if err == nil {
+			want := id
+			if registry.IsShorthand(s) {
+				want.Namespace = "@rack"
+			}
+			if other != want {
+				t.Fatalf("ParseID(%q, WithDefaultNamespace(@rack)) = %+v, want %+v", s, other, want)
+			}
+		}
 		if err != nil {
 			var ie *registry.IDError
 			if !errors.As(err, &ie) || !errors.Is(err, registry.ErrInvalidID) {
@@ -137,4 +152,43 @@ func suggestion(ie *registry.IDError) string {
 		return ""
 	}
 	return ie.Suggestion
+}
+
+// TestParseIDDefaultNamespace: WithDefaultNamespace gives shorthand its
+// namespace; a value that is not a namespace, or is @presets (shorthand
+// never names a preset), is ignored.
+func TestParseIDDefaultNamespace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, def, want string
+	}{
+		{"runtimes/node", "@rack", "@rack/runtimes/node"},
+		{"  runtimes/node@1.0.0:ts ", "@rack", "@rack/runtimes/node@1.0.0:ts"},
+		{"@main/runtimes/node", "@rack", "@main/runtimes/node"},
+		{"@presets/node", "@rack", "@presets/node"},
+		{"runtimes/node", "", "@main/runtimes/node"},
+		{"runtimes/node", "@presets", "@main/runtimes/node"},
+		{"runtimes/node", "rack", "@main/runtimes/node"},
+		{"runtimes/node", "@Rack", "@main/runtimes/node"},
+		{"runtimes/node", "@../x", "@main/runtimes/node"},
+		{"node", "@presets", "@main/node"},
+	} {
+		id, err := registry.ParseID(tc.in, registry.WithDefaultNamespace(tc.def))
+		if err != nil {
+			t.Fatalf("ParseID(%q, WithDefaultNamespace(%q)): %v", tc.in, tc.def, err)
+		}
+		if got := id.String(); got != tc.want {
+			t.Errorf("ParseID(%q, WithDefaultNamespace(%q)) = %s, want %s", tc.in, tc.def, got, tc.want)
+		}
+	}
+	for _, s := range []string{"runtimes/node", " a/b", "x@1.0.0"} {
+		if !registry.IsShorthand(s) {
+			t.Errorf("IsShorthand(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{"@main/x", " @rack/x", "@presets/node"} {
+		if registry.IsShorthand(s) {
+			t.Errorf("IsShorthand(%q) = true, want false", s)
+		}
+	}
 }

@@ -464,6 +464,29 @@ func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
 	return body.Namespaces, nil
 }
 
+// DefaultNamespace returns the namespace the server says shorthand
+// identifiers ("runtimes/node") in its presets and manifests mean, such as
+// "@rack" for a storage written for the reference, or "" when it says
+// nothing (then [registry.DefaultNamespace] applies; the reference's
+// server never says). An advertised value that [registry.ValidDefaultNamespace]
+// refuses is an error wrapping [ErrInvalidAdvertisement], never used.
+//
+// API: GET /namespaces (its "defaultNamespace" field)
+func (c *Client) DefaultNamespace(ctx context.Context) (string, error) {
+	var body wire.Namespaces
+	if err := c.getJSON(ctx, request{path: "/namespaces"}, &body); err != nil {
+		return "", err
+	}
+	if body.DefaultNamespace == "" {
+		return "", nil
+	}
+	if !registry.ValidDefaultNamespace(body.DefaultNamespace) {
+		return "", fmt.Errorf("%w: %s/namespaces names %q as its default namespace; want a namespace such as @rack other than %s",
+			ErrInvalidAdvertisement, c.baseStr, shorten(body.DefaultNamespace), registry.PresetNamespace)
+	}
+	return body.DefaultNamespace, nil
+}
+
 // Registries lists the registry paths in namespace ns ("build/rollup"),
 // sorted.
 //
@@ -661,4 +684,14 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 		return &h, se
 	}
 	return &h, nil
+}
+
+// shorten cuts s to at most 64 bytes for a message, so a hostile server
+// cannot fill the terminal.
+func shorten(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }

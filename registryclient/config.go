@@ -34,7 +34,7 @@ const (
 var BuiltinNamespaces = []string{registry.DefaultNamespace, registry.PresetNamespace}
 
 // Entry is one registry source of the rc file. On disk it is either a URL
-// string or an object {"url", "token", "headers"}.
+// string or an object {"url", "token", "headers", "defaultNamespace"}.
 type Entry struct {
 	// URL is the server's base URL. A "${VAR}" here, in Token or in a
 	// header value is kept as written and expanded when a client is built
@@ -45,6 +45,12 @@ type Entry struct {
 	Token string `json:"token,omitempty"`
 	// Headers are sent with every request to the source.
 	Headers map[string]string `json:"headers,omitempty"`
+	// DefaultNamespace is the namespace ("@rack") that shorthand
+	// identifiers ("runtimes/node") mean in what this source serves; for
+	// the @main entry, also in identifiers typed on the command line. It
+	// overrides what the server advertises. "" means: ask the server (GET
+	// /namespaces), else [registry.DefaultNamespace].
+	DefaultNamespace string `json:"defaultNamespace,omitempty"`
 
 	short bool // stored as a bare URL string
 }
@@ -148,12 +154,19 @@ func (c *Config) parse(data []byte) error {
 			e = Entry{URL: s, short: true}
 		} else {
 			var obj struct {
-				URL     *string           `json:"url"`
-				Token   *string           `json:"token"`
-				Headers map[string]string `json:"headers"`
+				URL              *string           `json:"url"`
+				Token            *string           `json:"token"`
+				Headers          map[string]string `json:"headers"`
+				DefaultNamespace *string           `json:"defaultNamespace"`
 			}
 			if err := json.Unmarshal(v, &obj); err != nil {
-				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\"} with string values", ns)
+				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\"} with string values", ns)
+			}
+			if obj.DefaultNamespace != nil {
+				if err := checkEntryDefaultNamespace(ns, *obj.DefaultNamespace); err != nil {
+					return err
+				}
+				e.DefaultNamespace = *obj.DefaultNamespace
 			}
 			if obj.URL != nil {
 				e.URL = *obj.URL
@@ -211,9 +224,12 @@ func (c *Config) List() []string {
 // current value; Headers are merged into the existing headers by name
 // (case-insensitively), and RemoveHeaders are then deleted by name.
 type Update struct {
-	URL     *string
-	Token   *string
-	Headers map[string]string
+	URL   *string
+	Token *string
+	// DefaultNamespace sets [Entry.DefaultNamespace] ("@rack"; "rack" is
+	// accepted too); "" clears it.
+	DefaultNamespace *string
+	Headers          map[string]string
 	// RemoveHeaders names headers to delete. "Authorization" also clears
 	// the token. Naming a header the entry does not have is an error.
 	RemoveHeaders []string
@@ -281,8 +297,15 @@ func (c *Config) Set(ns string, u Update) error {
 	if err := ValidateNamespaceArg(ns); err != nil {
 		return err
 	}
-	if u.URL == nil && u.Token == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
-		return errors.New("the update changes nothing: give a URL, a token, headers or headers to remove")
+	if u.URL == nil && u.Token == nil && u.DefaultNamespace == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
+		return errors.New("the update changes nothing: give a URL, a token, a default namespace, headers or headers to remove")
+	}
+	var defNS string
+	if u.DefaultNamespace != nil {
+		var err error
+		if defNS, err = ParseDefaultNamespace(*u.DefaultNamespace); err != nil {
+			return err
+		}
 	}
 	e, exists := c.entries[ns]
 	if !exists {
@@ -307,6 +330,9 @@ func (c *Config) Set(ns string, u Update) error {
 	}
 	if u.Token != nil {
 		e.Token = strings.TrimSpace(*u.Token)
+	}
+	if u.DefaultNamespace != nil {
+		e.DefaultNamespace = defNS
 	}
 	if len(u.Headers) > 0 || len(u.RemoveHeaders) > 0 {
 		h := cloneHeaders(e.Headers)
@@ -356,6 +382,36 @@ func (c *Config) Set(ns string, u Update) error {
 	e.short = false
 	c.entries[ns] = e
 	return nil
+}
+
+// checkEntryDefaultNamespace checks the defaultNamespace v of entry ns as
+// stored ("@rack"; "" for none).
+func checkEntryDefaultNamespace(ns, v string) error {
+	if v != "" && !registry.ValidDefaultNamespace(v) {
+		return fmt.Errorf("registry %s: defaultNamespace %q must be a namespace such as @rack, other than %s", ns, v, registry.PresetNamespace)
+	}
+	return nil
+}
+
+// ParseDefaultNamespace checks a default namespace given by a user (a
+// flag or a prompt): "@rack" or "rack" give "@rack", "" gives "" (none).
+// It must be a valid namespace other than @presets; the error says what
+// to write instead.
+func ParseDefaultNamespace(s string) (string, error) {
+	ns := strings.TrimSpace(s)
+	if ns == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(ns, "@") {
+		ns = "@" + ns
+	}
+	if ns == registry.PresetNamespace {
+		return "", fmt.Errorf("the default namespace cannot be %s: shorthand identifiers never name presets; use the namespace the registries are stored in, e.g. @rack", registry.PresetNamespace)
+	}
+	if _, err := registry.ParseNamespace(ns); err != nil {
+		return "", fmt.Errorf("default namespace: %w", err)
+	}
+	return ns, nil
 }
 
 func bearer(v string) (string, bool) {
@@ -466,15 +522,16 @@ func (c *Config) Marshal() ([]byte, error) {
 	}
 	regs := map[string]any{}
 	for ns, e := range c.entries {
-		if e.short && e.Token == "" && len(e.Headers) == 0 {
+		if e.short && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" {
 			regs[ns] = e.URL
 			continue
 		}
 		obj := struct {
-			URL     string            `json:"url"`
-			Token   string            `json:"token,omitempty"`
-			Headers map[string]string `json:"headers"`
-		}{URL: e.URL, Token: e.Token, Headers: e.Headers}
+			URL              string            `json:"url"`
+			Token            string            `json:"token,omitempty"`
+			Headers          map[string]string `json:"headers"`
+			DefaultNamespace string            `json:"defaultNamespace,omitempty"`
+		}{URL: e.URL, Token: e.Token, Headers: e.Headers, DefaultNamespace: e.DefaultNamespace}
 		if obj.Headers == nil {
 			obj.Headers = map[string]string{}
 		}

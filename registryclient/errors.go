@@ -30,6 +30,10 @@ var (
 	// ErrDeadline is wrapped when the deadline given with [WithDeadline]
 	// passes before a request (with its retries) completes.
 	ErrDeadline = errors.New("deadline exceeded")
+	// ErrInvalidAdvertisement is wrapped when a server advertises a
+	// default namespace that is not a valid namespace other than
+	// @presets ([Client.DefaultNamespace]); the value is never used.
+	ErrInvalidAdvertisement = errors.New("invalid default namespace advertised")
 )
 
 // StatusError is returned for a non-2xx response. Code and Message come from

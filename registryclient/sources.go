@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/jigkit/jig/registry"
 )
 
@@ -15,34 +17,145 @@ import (
 // @presets source. Clients are built on first use and reused. It is safe
 // for concurrent use. Build it with [*Config.Sources] from an rc file, or
 // with [NewSources] from Go values.
+//
+// Shorthand identifiers ("runtimes/node") are resolved as the server that
+// sent them intends: see [Sources.DefaultNamespace].
 type Sources struct {
 	cfg  *Config
 	opts []Option
 
 	mu      sync.Mutex
 	clients map[string]*Client
+	// defaults caches each source's default namespace, by namespace.
+	defaults map[string]string
+	// hosted maps a namespace that a source named as its default and that
+	// the rc file does not configure to that source's URL.
+	hosted   map[string]string
+	defGroup singleflight.Group
 }
 
 // Sources returns a router over the configured namespaces; opts are applied
 // to every client it builds.
 func (c *Config) Sources(opts ...Option) *Sources {
-	return &Sources{cfg: c, opts: opts, clients: map[string]*Client{}}
+	return &Sources{cfg: c, opts: opts, clients: map[string]*Client{}, defaults: map[string]string{}, hosted: map[string]string{}}
 }
 
 // Client returns the (cached) client for namespace ns, or a
-// [*NotConfiguredError].
+// [*NotConfiguredError]. A namespace the rc file does not configure but
+// that a source named as its default namespace ([Sources.DefaultNamespace])
+// is read from that source's URL, without its token or headers (they
+// belong to the other namespace); configure it to send credentials.
 func (s *Sources) Client(ns string) (*Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.clientLocked(ns)
+}
+
+func (s *Sources) clientLocked(ns string) (*Client, error) {
 	if c, ok := s.clients[ns]; ok {
 		return c, nil
 	}
 	c, err := s.cfg.Client(ns, s.opts...)
+	var nc *NotConfiguredError
+	if u, ok := s.hosted[ns]; ok && errors.As(err, &nc) {
+		c, err = New(u, append([]Option{WithNamespace(ns)}, s.opts...)...)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.clients[ns] = c
 	return c, nil
+}
+
+// DefaultNamespace returns the namespace that shorthand identifiers mean in
+// what namespace from's source serves: preset members when from is
+// @presets, registryDependencies and conflicts of a registry of from, and
+// identifiers typed by the user when from is [registry.DefaultNamespace].
+// In order: the rc entry's [Entry.DefaultNamespace]; else what the source's
+// server advertises ([Client.DefaultNamespace], fetched once per source and
+// only when a shorthand identifier needs it); else
+// [registry.DefaultNamespace]. A server that cannot be asked (an error
+// status, no /namespaces) advertises nothing; a server advertising an
+// invalid namespace is an error wrapping [ErrInvalidAdvertisement].
+//
+// When the result is a namespace the rc file does not configure, it is
+// read from from's URL from then on (see [Sources.Client]), and its own
+// shorthand means itself.
+func (s *Sources) DefaultNamespace(ctx context.Context, from string) (string, error) {
+	s.mu.Lock()
+	if ns, ok := s.defaults[from]; ok {
+		s.mu.Unlock()
+		return ns, nil
+	}
+	s.mu.Unlock()
+	v, err, _ := s.defGroup.Do(from, func() (any, error) {
+		ns, err := s.defaultNamespace(ctx, from)
+		if err != nil {
+			return "", err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.defaults[from] = ns
+		if ns == from || ns == registry.DefaultNamespace {
+			return ns, nil
+		}
+		if _, configured := s.cfg.Get(ns); configured {
+			return ns, nil
+		}
+		if c, err := s.clientLocked(from); err == nil {
+			if _, taken := s.hosted[ns]; !taken {
+				u := *c.base
+				u.User = nil // credentials in the URL belong to from's entry
+				s.hosted[ns] = u.String()
+			}
+			if _, ok := s.defaults[ns]; !ok {
+				s.defaults[ns] = ns
+			}
+		}
+		return ns, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
+// ParseID parses an identifier the user typed ("runtimes/node",
+// "@team/x@1.0.0") as [registry.ParseID] does, a shorthand one taking the
+// namespace [Sources.DefaultNamespace] gives for
+// [registry.DefaultNamespace]. Only shorthand costs a look-up.
+func (s *Sources) ParseID(ctx context.Context, typed string) (registry.ID, error) {
+	id, err := registry.ParseID(typed)
+	if err != nil || !registry.IsShorthand(typed) {
+		return id, err
+	}
+	ns, err := s.DefaultNamespace(ctx, registry.DefaultNamespace)
+	if err != nil {
+		return registry.ID{}, err
+	}
+	return registry.ParseID(typed, registry.WithDefaultNamespace(ns))
+}
+
+// defaultNamespace looks from's default namespace up without the cache.
+func (s *Sources) defaultNamespace(ctx context.Context, from string) (string, error) {
+	if e, ok := s.cfg.Get(from); ok && e.DefaultNamespace != "" {
+		return e.DefaultNamespace, nil
+	}
+	c, err := s.Client(from)
+	if err != nil {
+		return "", err
+	}
+	ns, err := c.DefaultNamespace(ctx)
+	switch {
+	case errors.Is(err, ErrInvalidAdvertisement):
+		return "", err
+	case err != nil && ctx.Err() != nil:
+		return "", err
+	case err != nil || ns == "":
+		// The next request to this server reports what is wrong with it.
+		return registry.DefaultNamespace, nil
+	}
+	return ns, nil
 }
 
 // Manifest fetches id's manifest from id.Namespace's source.
@@ -130,6 +243,9 @@ func NewSources(entries map[string]Entry, opts ...Option) (*Sources, error) {
 	for ns, e := range entries {
 		if _, err := registry.ParseNamespace(ns); err != nil {
 			return nil, fmt.Errorf("%w: registry %q: %w", ErrInvalidConfig, ns, err)
+		}
+		if err := checkEntryDefaultNamespace(ns, e.DefaultNamespace); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 		}
 		e.Headers = cloneHeaders(e.Headers)
 		cfg.entries[ns] = e

@@ -25,6 +25,9 @@ func TestNewSources(t *testing.T) {
 		{"query", map[string]Entry{"@main": {URL: "https://r.example.com/?a=1"}}, "must not have a query"},
 		{"bad header", map[string]Entry{"@main": {URL: "https://r.example.com", Headers: map[string]string{"X Team": "web"}}}, `invalid header "X Team"`},
 		{"token line break", map[string]Entry{"@main": {URL: "https://r.example.com", Token: "a\nb"}}, "token"},
+		{"default namespace", map[string]Entry{"@presets": {URL: "https://r.example.com", DefaultNamespace: "@rack"}}, ""},
+		{"default namespace presets", map[string]Entry{"@presets": {URL: "https://r.example.com", DefaultNamespace: "@presets"}}, `defaultNamespace "@presets"`},
+		{"default namespace without at", map[string]Entry{"@presets": {URL: "https://r.example.com", DefaultNamespace: "rack"}}, `defaultNamespace "rack"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

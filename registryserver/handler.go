@@ -47,6 +47,9 @@ type Handler struct {
 	index *searchIndex
 	// webui is the web catalog, nil when it is off (webcatalog.go).
 	webui *webui.UI
+	// defaultNamespace is advertised in GET /namespaces, "" for none
+	// ([WithDefaultNamespace]).
+	defaultNamespace string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -94,6 +97,8 @@ func New(opts ...Option) (*Handler, error) {
 		// Indexes are small (about 100 bytes per file); 4096 of them
 		// cover every version a typical server serves.
 		digests: newDigestIndexes(digestCacheBytes),
+
+		defaultNamespace: o.defaultNamespace,
 	}
 	h.rcache = newReadCache(o.mutableTTL, o.now)
 	if o.adminToken != "" {

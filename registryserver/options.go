@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -35,6 +36,8 @@ type options struct {
 	searchRefresh time.Duration
 	// webBase is the web catalog's base path, "" for none (webcatalog.go).
 	webBase string
+	// defaultNamespace is advertised in GET /namespaces, "" for none.
+	defaultNamespace string
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -211,6 +214,25 @@ func WithMutableTTL(d time.Duration) Option {
 			return fmt.Errorf("WithMutableTTL(%v): want 0 to %v, the cache tier of versions lists", d, MaxMutableTTL)
 		}
 		o.mutableTTL = d
+		return nil
+	}
+}
+
+// WithDefaultNamespace sets the namespace ("@rack") that shorthand
+// identifiers ("runtimes/node") in the stored presets and manifests mean,
+// for a storage written for a client whose default namespace is not jig's
+// "@main" (the reference's is "@rack"). It is advertised as
+// "defaultNamespace" in GET /namespaces to callers who may read that
+// namespace (a gated one stays hidden from the others), and jig clients
+// resolve shorthand with it; the reference's clients ignore the field. ns
+// must be a valid namespace other than "@presets"; "" means none. The
+// default is none: /namespaces is sent exactly as before.
+func WithDefaultNamespace(ns string) Option {
+	return func(o *options) error {
+		if ns != "" && !registry.ValidDefaultNamespace(ns) {
+			return fmt.Errorf("WithDefaultNamespace(%q): want a namespace such as @rack (@ followed by lowercase letters, digits, - or _), other than %s", ns, registry.PresetNamespace)
+		}
+		o.defaultNamespace = ns
 		return nil
 	}
 }

@@ -126,7 +126,8 @@ func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, no
 }
 
 // getNamespaces serves GET /namespaces: the stored namespaces the caller
-// may read, sorted.
+// may read, sorted, and the default namespace when one is configured and
+// the caller may read it (so a gated one is never named to others).
 func (h *Handler) getNamespaces(c echo.Context) error {
 	who := h.callerOf(c.Request())
 	all, err := h.storedNamespaces(c)
@@ -139,7 +140,11 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 			visible = append(visible, ns)
 		}
 	}
-	return h.sendDiscovery(c, who, wire.Namespaces{Namespaces: visible})
+	body := wire.Namespaces{Namespaces: visible}
+	if h.defaultNamespace != "" && h.canList(who, h.defaultNamespace) {
+		body.DefaultNamespace = h.defaultNamespace
+	}
+	return h.sendDiscovery(c, who, body)
 }
 
 // sendDiscovery sends v, a discovery document whose content depends on

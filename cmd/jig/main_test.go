@@ -220,7 +220,8 @@ func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
 
 // start-server [storage-dir] [auth.json]: starts the built jig-server on a
 // free loopback port and sets $SERVER_URL. It is stopped when the script
-// ends. ADMIN_TOKEN from the script's environment is passed on.
+// ends. ADMIN_TOKEN and DEFAULT_NAMESPACE from the script's environment
+// are passed on.
 func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! start-server")
@@ -247,6 +248,9 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if tok := ts.Getenv("ADMIN_TOKEN"); tok != "" {
 		cmd.Env = append(cmd.Env, "ADMIN_TOKEN="+tok)
+	}
+	if ns := ts.Getenv("DEFAULT_NAMESPACE"); ns != "" {
+		cmd.Env = append(cmd.Env, "DEFAULT_NAMESPACE="+ns)
 	}
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs

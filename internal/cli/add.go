@@ -38,8 +38,14 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
+	// A shorthand identifier is shown as typed: its namespace is the one
+	// the source says shorthand means, known only once the plan is made.
+	shown, shownKey := id.String(), id.Key()
+	if registry.IsShorthand(c.Registry) {
+		shown, shownKey = c.Registry, c.Registry
+	}
 	if !c.JSON {
-		app.Out.Infof("Adding registry: %s", id)
+		app.Out.Infof("Adding registry: %s", shown)
 	}
 	pr := newProgress(app)
 	eng, err := engine(app, c.AllowScripts, pr, apply.WithInstall(!c.SkipInstall))
@@ -57,7 +63,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		if c.JSON {
 			return app.Out.JSON(res)
 		}
-		app.Out.Warnf("registry %s is already installed (%s); no changes made", id.Key(), plan.AlreadyInstalled)
+		app.Out.Warnf("registry %s is already installed (%s); no changes made", shownKey, plan.AlreadyInstalled)
 		return nil
 	}
 	if c.DryRun {

@@ -41,13 +41,17 @@ func (h headerList) MarshalJSON() ([]byte, error) {
 }
 
 type entryJSON struct {
-	Namespace string     `json:"namespace,omitempty"`
-	URL       string     `json:"url"`
-	Headers   headerList `json:"headers,omitempty"`
+	Namespace        string     `json:"namespace,omitempty"`
+	URL              string     `json:"url"`
+	Headers          headerList `json:"headers,omitempty"`
+	DefaultNamespace string     `json:"defaultNamespace,omitempty"`
 }
 
 func printEntry(o *Output, e registryclient.Entry) {
 	o.Printf("  URL:     %s\n", e.URL)
+	if e.DefaultNamespace != "" {
+		o.Printf("  Default namespace: %s (shorthand such as runtimes/node means %s/runtimes/node)\n", e.DefaultNamespace, e.DefaultNamespace)
+	}
 	hs := e.DisplayHeaders()
 	if len(hs) == 0 {
 		o.Println("  Headers: (none)")
@@ -74,7 +78,7 @@ func (c *ConfigListCmd) Run(app *App) error {
 		out := map[string]entryJSON{}
 		for _, ns := range cfg.List() {
 			e, _ := cfg.Get(ns)
-			out[ns] = entryJSON{URL: e.URL, Headers: e.DisplayHeaders()}
+			out[ns] = entryJSON{URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace}
 		}
 		return app.Out.JSON(out)
 	}
@@ -112,26 +116,27 @@ func (c *ConfigGetCmd) Run(app *App) error {
 		return fmt.Errorf("Registry '%s' not found. Add it with 'jig config set %s --url <url>'.", c.Namespace, c.Namespace)
 	}
 	if c.JSON {
-		return app.Out.JSON(entryJSON{Namespace: c.Namespace, URL: e.URL, Headers: e.DisplayHeaders()})
+		return app.Out.JSON(entryJSON{Namespace: c.Namespace, URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace})
 	}
 	app.Out.Printf("Configuration for %s:\n", c.Namespace)
 	printEntry(app.Out, e)
 	return nil
 }
 
-// ConfigSetCmd is "jig config set <ns> [--url] [--token] [--header]... [--remove-header]...".
+// ConfigSetCmd is "jig config set <ns> [--url] [--token] [--default-namespace] [--header]... [--remove-header]...".
 type ConfigSetCmd struct {
-	Namespace    string   `arg:"" help:"Namespace, e.g. @company."`
-	URL          *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
-	Token        *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
-	Header       []string `name:"header" sep:"none" help:"Custom header 'Name: Value' (repeatable); replaces a header of the same name."`
-	RemoveHeader []string `name:"remove-header" sep:"none" placeholder:"NAME" help:"Remove the header NAME (repeatable); Authorization also removes the token."`
+	Namespace        string   `arg:"" help:"Namespace, e.g. @company."`
+	URL              *string  `name:"url" help:"Registry server URL (http:// or https://). Required for a new namespace."`
+	Token            *string  `name:"token" help:"Bearer token, sent as 'Authorization: Bearer <token>'."`
+	DefaultNamespace *string  `name:"default-namespace" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) mean in what this source serves (for @main: also in identifiers you type); overrides what the server advertises. E.g. @rack for a storage written for the reference. '' removes the setting."`
+	Header           []string `name:"header" sep:"none" help:"Custom header 'Name: Value' (repeatable); replaces a header of the same name."`
+	RemoveHeader     []string `name:"remove-header" sep:"none" placeholder:"NAME" help:"Remove the header NAME (repeatable); Authorization also removes the token."`
 }
 
 // Validate checks the flags before anything is read or written.
 func (c *ConfigSetCmd) Validate() error {
-	if c.URL == nil && c.Token == nil && len(c.Header) == 0 && len(c.RemoveHeader) == 0 {
-		return errors.New("At least one of --url, --token, --header or --remove-header must be provided")
+	if c.URL == nil && c.Token == nil && c.DefaultNamespace == nil && len(c.Header) == 0 && len(c.RemoveHeader) == 0 {
+		return errors.New("At least one of --url, --token, --default-namespace, --header or --remove-header must be provided")
 	}
 	return nil
 }
@@ -155,7 +160,7 @@ func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	cfg, err := registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error {
-		return cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, Headers: headers, RemoveHeaders: c.RemoveHeader})
+		return cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, DefaultNamespace: c.DefaultNamespace, Headers: headers, RemoveHeaders: c.RemoveHeader})
 	})
 	if err != nil {
 		return err

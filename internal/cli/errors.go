@@ -51,6 +51,40 @@ const (
 // command's deadline (for the message when it passed); aborted says the
 // user cancelled.
 func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
+	r := reportOf(err, timeout, aborted)
+	if h := shorthandHint(err); h != "" && !aborted {
+		r.Hint, r.hintShown = h, false
+	}
+	return r
+}
+
+// shorthandHint explains a registry named in shorthand that jig read as
+// @main and that the server does not have (or will not show): the server
+// probably stores it in another namespace, as a storage written for the
+// reference does (@rack). It returns "" for other errors.
+func shorthandHint(err error) string {
+	var sh *apply.ShorthandError
+	if !errors.As(err, &sh) || sh.ID.Namespace != registry.DefaultNamespace ||
+		!(errors.Is(err, registryclient.ErrNotFound) || errors.Is(err, registryclient.ErrForbidden)) {
+		return ""
+	}
+	whose := "The identifier " + sh.Written
+	switch sh.From {
+	case registry.PresetNamespace:
+		whose = "The preset member " + sh.Written
+	case registry.DefaultNamespace:
+	default:
+		whose = "The dependency " + sh.Written + " of a registry in " + sh.From
+	}
+	return fmt.Sprintf("%s is shorthand, which jig reads as %s. If the server keeps it in another namespace "+
+		"(a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> "+
+		"(e.g. --default-namespace rack), or run 'jig config set %s --default-namespace <namespace>'.",
+		whose, sh.ID.Key(), sh.From)
+}
+
+// reportOf is [reportFor] without the hints that depend on how a
+// registry was named.
+func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	if aborted {
 		return errorReport{Code: codeAborted, Message: "Operation cancelled", plain: true}
 	}

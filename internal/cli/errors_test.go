@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -108,5 +109,48 @@ func TestErrorJSON(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestShorthandHint: a registry named in shorthand that jig read as @main
+// and the server does not have (404) or hides (403) gets a hint naming
+// both settings; other failures keep their own hints.
+func TestShorthandHint(t *testing.T) {
+	t.Parallel()
+	short := func(from, ns string, status int) error {
+		id := registry.MustParseID("runtimes/node")
+		id.Namespace = ns
+		return fmt.Errorf("fetching registry %s: %w", id, &apply.ShorthandError{Written: "runtimes/node", ID: id, From: from,
+			Err: &registryclient.StatusError{StatusCode: status, Registry: id.String(), URL: "http://r.example/registries/" + id.Key()}})
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // the hint; "" for "not the shorthand hint"
+	}{
+		{"preset member 404", short("@presets", "@main", 404),
+			"The preset member runtimes/node is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @presets --default-namespace <namespace>'."},
+		{"typed 403", short("@main", "@main", 403),
+			"The identifier runtimes/node is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @main --default-namespace <namespace>'."},
+		{"dependency 404", short("@team", "@main", 404),
+			"The dependency runtimes/node of a registry in @team is shorthand, which jig reads as @main/runtimes/node. If the server keeps it in another namespace (a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack), or run 'jig config set @team --default-namespace <namespace>'."},
+		{"already another namespace", short("@presets", "@rack", 404), ""},
+		{"401 keeps the token hint", short("@presets", "@main", 401), ""},
+		{"500", short("@presets", "@main", 500), ""},
+		{"not shorthand", &registryclient.StatusError{StatusCode: 404, Registry: "@main/runtimes/node"}, ""},
+	} {
+		r := reportFor(tc.err, 0, false)
+		if tc.want == "" {
+			if r.Hint != "" && r.Hint == shorthandHint(tc.err) {
+				t.Errorf("%s: got the shorthand hint %q, want none", tc.name, r.Hint)
+			}
+			if shorthandHint(tc.err) != "" {
+				t.Errorf("%s: shorthandHint = %q, want none", tc.name, shorthandHint(tc.err))
+			}
+			continue
+		}
+		if r.Hint != tc.want {
+			t.Errorf("%s: hint\n%s\nwant\n%s", tc.name, r.Hint, tc.want)
+		}
 	}
 }

@@ -68,7 +68,8 @@ func (c *ConfigSetCmd) Help() string {
   jig config set @company --url https://registry.company.com --token <token>
   jig config set @company --token '${COMPANY_TOKEN}'   # read from the environment each time jig runs
   jig config set @company --header "X-Team: web"
-  jig config set @main --url http://localhost:9000      # override a built-in`
+  jig config set @main --url http://localhost:9000      # override a built-in
+  jig config set @presets --default-namespace @rack     # its presets' shorthand (runtimes/node) means @rack/runtimes/node`
 }
 
 func (c *ConfigRemoveCmd) Help() string {

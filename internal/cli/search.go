@@ -143,6 +143,9 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
+	if id, err = src.ParseID(ctx, c.Registry); err != nil {
+		return err
+	}
 	info, err := src.Info(ctx, id)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/kongexit"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage/cache"
@@ -57,6 +59,7 @@ type CLI struct {
 	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
+	DefaultNamespace  string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
 
 	TLSCertFile       string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile        string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
@@ -102,7 +105,26 @@ func (c *CLI) Validate() error {
 	if c.TLSReloadInterval < 0 {
 		return fmt.Errorf("--tls-reload-interval/TLS_RELOAD_INTERVAL %v is negative; use 0 to disable the check or a duration such as 10s", c.TLSReloadInterval)
 	}
+	if _, err := c.defaultNamespace(); err != nil {
+		return err
+	}
 	return c.storageBackend().validate(c)
+}
+
+// defaultNamespace returns --default-namespace with its "@" ("rack" and
+// "@rack" both give "@rack"), or "" when it is not set.
+func (c *CLI) defaultNamespace() (string, error) {
+	ns := strings.TrimSpace(c.DefaultNamespace)
+	if ns == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(ns, "@") {
+		ns = "@" + ns
+	}
+	if !registry.ValidDefaultNamespace(ns) {
+		return "", fmt.Errorf("--default-namespace/DEFAULT_NAMESPACE %q is not a namespace other than %s; use lowercase letters, digits, - or _, e.g. --default-namespace rack", c.DefaultNamespace, registry.PresetNamespace)
+	}
+	return ns, nil
 }
 
 // Server timeouts: headers must arrive quickly (no slowloris); responses
@@ -237,6 +259,11 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}
 	if c.WebCatalog {
 		opts = append(opts, registryserver.WithWebCatalog(c.WebBasePath))
+	}
+	if ns, err := c.defaultNamespace(); err != nil {
+		return err
+	} else if ns != "" {
+		opts = append(opts, registryserver.WithDefaultNamespace(ns))
 	}
 	if c.WebhookConfigPath != "" {
 		hooks, err := loadWebhooks(c.WebhookConfigPath, log)

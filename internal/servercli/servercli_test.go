@@ -158,6 +158,43 @@ func TestServeReferenceLayout(t *testing.T) {
 	}
 }
 
+// TestServeReferenceDefaultNamespace: --default-namespace rack (with or
+// without the @) is advertised in GET /namespaces to callers who may read
+// @rack; a gated @rack stays hidden from anonymous callers.
+func TestServeReferenceDefaultNamespace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "@rack/quality/eslint/versions.json"), `{"versions":["1.0.0"]}`)
+	writeFile(t, filepath.Join(root, "@rack/quality/eslint/1.0.0/registry.json"), `{"name":"eslint","namespace":"@rack","version":"1.0.0","type":"registry:quality"}`)
+	writeFile(t, filepath.Join(root, "presets/node/preset.json"), `{"name":"node","version":"1.0.0","registries":["quality/eslint"]}`)
+	public := filepath.Join(t.TempDir(), "auth.json")
+	writeFile(t, public, `{"@rack": []}`)
+	gated := filepath.Join(t.TempDir(), "auth.json")
+	writeFile(t, gated, `{"@rack": [{"token": "tok"}]}`)
+	for _, tc := range []struct {
+		flag, auth string
+		hdr        map[string]string
+		want       string
+	}{
+		{"rack", public, nil, `{"namespaces":["@rack"],"defaultNamespace":"@rack"}`},
+		{"@rack", public, nil, `{"namespaces":["@rack"],"defaultNamespace":"@rack"}`},
+		{"", public, nil, `{"namespaces":["@rack"]}`},
+		{"rack", gated, nil, `{"namespaces":[]}`},
+		{"rack", gated, map[string]string{"Authorization": "Bearer tok"}, `{"namespaces":["@rack"],"defaultNamespace":"@rack"}`},
+	} {
+		args := []string{"--storage-root", root, "--auth-config-path", tc.auth}
+		if tc.flag != "" {
+			args = append(args, "--default-namespace", tc.flag)
+		}
+		base, stop, _ := start(t, args...)
+		status, body := get(t, base+"/namespaces", tc.hdr)
+		if status != http.StatusOK || body != tc.want {
+			t.Errorf("--default-namespace %q, auth %s: GET /namespaces = %d %s, want 200 %s", tc.flag, filepath.Base(filepath.Dir(tc.auth)), status, body, tc.want)
+		}
+		stop()
+	}
+}
+
 // TestStarterCatalog serves a fresh storage: it is seeded with the starter
 // catalog, the node preset resolves, and every file its registries name is
 // served.
@@ -235,6 +272,9 @@ func TestMainErrors(t *testing.T) {
 		{"bad level", []string{"--log-level", "loud"}, ExitError, "log-level"},
 		{"negative cache size", []string{"--storage-cache-mb=-1"}, ExitError, "STORAGE_CACHE_MB -1 is negative"},
 		{"cache TTL above the tier", []string{"--storage-cache-ttl", "2m"}, ExitError, "STORAGE_CACHE_TTL 2m0s is out of range"},
+		{"default namespace presets", []string{"--default-namespace", "presets"}, ExitError, "--default-namespace/DEFAULT_NAMESPACE \"presets\" is not a namespace other than @presets"},
+		{"default namespace uppercase", []string{"--default-namespace", "@Rack"}, ExitError, "e.g. --default-namespace rack"},
+		{"default namespace path", []string{"--default-namespace", "rack/x"}, ExitError, "DEFAULT_NAMESPACE"},
 		{"missing auth file", []string{"--port", "0", "--host", "127.0.0.1", "--storage-root", "", "--auth-config-path", "/nonexistent/auth.json"}, ExitError, "STORAGE_ROOT"},
 	}
 	for _, tt := range tests {

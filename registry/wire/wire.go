@@ -73,6 +73,13 @@ type Error struct {
 // read, sorted.
 type Namespaces struct {
 	Namespaces []string `json:"namespaces"`
+	// DefaultNamespace is the namespace that shorthand identifiers
+	// ("runtimes/node") in this server's presets and manifests mean, e.g.
+	// "@rack" for a storage written for the reference. It is sent only
+	// when the server is configured with one and the caller may read it;
+	// otherwise it is absent and clients use their own default (jig's is
+	// "@main"). The reference's clients ignore it.
+	DefaultNamespace string `json:"defaultNamespace,omitempty"`
 }
 
 // Registries is the body of GET /namespaces/:ns/registries: the registry

@@ -209,6 +209,9 @@ func WithProgress(f func(Event)) Option {
 type Engine struct {
 	src  Source
 	opts options
+	// names resolves shorthand identifiers; nil means they take
+	// [registry.DefaultNamespace].
+	names NamespaceSource
 }
 
 // New returns an engine that fetches from src.
@@ -222,7 +225,11 @@ func New(src Source, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{src: src, opts: o}, nil
+	e := &Engine{src: src, opts: o}
+	if ns, ok := src.(NamespaceSource); ok {
+		e.names = ns
+	}
+	return e, nil
 }
 
 func (e *Engine) progress(stage, format string, args ...any) {

@@ -273,9 +273,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		req.Template = tpl
 	}
-	tid, err := registry.ParseID(req.Template)
+	tid, tidShort, err := e.parseID(ctx, registry.DefaultNamespace, req.Template)
 	if err != nil {
 		return nil, err
+	}
+	short := map[string]shortRef{}
+	if tidShort {
+		short[tid.Key()] = shortRef{written: req.Template, from: registry.DefaultNamespace}
 	}
 	if tid.IsPreset() && req.Mode == ModeAdd {
 		return nil, &PresetNotAddableError{Template: req.Template, Preset: tid.Key()}
@@ -346,9 +350,12 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		p.RoundTrips++
 		for _, r := range pr.Registries {
-			id, err := registry.ParseID(r)
+			id, isShort, err := e.parseID(ctx, registry.PresetNamespace, r)
 			if err != nil {
 				return nil, fmt.Errorf("preset %s: %w", tid.Key(), err)
+			}
+			if isShort {
+				short[id.Key()] = shortRef{written: r, from: registry.PresetNamespace}
 			}
 			if id.IsPreset() {
 				return nil, fmt.Errorf("preset %s: member %s is a preset; presets cannot nest", tid.Key(), r)
@@ -367,7 +374,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		fresh = append(fresh, id)
 	}
-	res, err := e.resolve(ctx, fresh, projectLang, installed)
+	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
 	if err != nil {
 		return nil, err
 	}
@@ -640,6 +647,11 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 	}
 	if req.Mode == ModeInit {
 		proj.Template = req.Template
+		if registry.IsShorthand(req.Template) {
+			// Recorded fully qualified, so later commands read it the
+			// same way whatever shorthand means to them.
+			proj.Template = tid.String()
+		}
 		if !tid.IsPreset() && tid.Language != "" {
 			proj.Language = projectLang
 		}

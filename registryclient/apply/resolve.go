@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -23,9 +24,10 @@ type node struct {
 	level     int
 	requested bool
 	parent    *node
-	digest    string // manifest digest, "" when the source reports none
-	verified  bool   // digest checked against the server's index
-	hasDigest bool   // the source reports digests (DigestSource)
+	short     shortRef // how it was named, when in shorthand
+	digest    string   // manifest digest, "" when the source reports none
+	verified  bool     // digest checked against the server's index
+	hasDigest bool     // the source reports digests (DigestSource)
 }
 
 // resolution is the result of resolving a template.
@@ -38,8 +40,9 @@ type resolution struct {
 
 // resolve fetches the roots and their registryDependencies breadth-first,
 // one concurrent round per dependency level, checks conflicts and cycles
-// and orders the registries by level, then priority.
-func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang registry.Language, installed []registry.ID) (*resolution, error) {
+// and orders the registries by level, then priority. short says which
+// roots were named in shorthand (by key; nil for none).
+func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[string]shortRef, projectLang registry.Language, installed []registry.ID) (*resolution, error) {
 	res := &resolution{installed: map[string]*registry.Manifest{}}
 	installedKeys := map[string]bool{}
 	for _, id := range installed {
@@ -52,7 +55,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 		if seen[id.Key()] != nil {
 			return nil, fmt.Errorf("%w: %s is listed twice", ErrDuplicate, id.Key())
 		}
-		n := &node{id: id, key: id.Key(), order: order, requested: true}
+		n := &node{id: id, key: id.Key(), order: order, requested: true, short: short[id.Key()]}
 		order++
 		seen[n.key] = n
 		level = append(level, n)
@@ -66,6 +69,9 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 			g.Go(func() error {
 				m, err := e.manifest(gctx, n)
 				if err != nil {
+					if n.short.written != "" {
+						err = &ShorthandError{Written: n.short.written, ID: n.id, From: n.short.from, Err: err}
+					}
 					return fmt.Errorf("fetching registry %s: %w", n.id, err)
 				}
 				if err := checkManifest(n.id, m); err != nil {
@@ -105,7 +111,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 			n.lang = chooseLanguage(n, projectLang)
 			n.m = n.raw.ForLanguage(n.lang)
 			for _, d := range n.raw.RegistryDependencies {
-				did, err := registry.ParseID(d)
+				did, isShort, err := e.parseID(ctx, n.id.Namespace, d)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s: registryDependencies: %w", ErrInvalidManifest, n.key, err)
 				}
@@ -120,6 +126,9 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 					continue
 				}
 				c := &node{id: did, key: did.Key(), order: order, parent: n}
+				if isShort {
+					c.short = shortRef{written: d, from: n.id.Namespace}
+				}
 				order++
 				seen[c.key] = c
 				n.deps = append(n.deps, c.key)
@@ -133,7 +142,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, projectLang r
 		all = append(all, n)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].order < all[j].order })
-	if err := checkConflicts(all, res.installed, installedKeys); err != nil {
+	if err := e.checkConflicts(ctx, all, res.installed, installedKeys); err != nil {
 		return nil, err
 	}
 	if err := computeLevels(all, seen); err != nil {
@@ -219,7 +228,7 @@ func checkManifest(id registry.ID, m *registry.Manifest) error {
 // checkConflicts checks every conflicts declaration of the new registries
 // against the new and installed ones, and those of the installed registries
 // against the new ones.
-func checkConflicts(nodes []*node, installed map[string]*registry.Manifest, installedKeys map[string]bool) error {
+func (e *Engine) checkConflicts(ctx context.Context, nodes []*node, installed map[string]*registry.Manifest, installedKeys map[string]bool) error {
 	newKeys := map[string]bool{}
 	for _, n := range nodes {
 		newKeys[n.key] = true
@@ -236,7 +245,10 @@ func checkConflicts(nodes []*node, installed map[string]*registry.Manifest, inst
 	}
 	for _, n := range nodes {
 		for _, c := range n.raw.Conflicts {
-			cid, err := registry.ParseID(c)
+			cid, _, err := e.parseID(ctx, n.id.Namespace, c)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err != nil || cid.Key() == n.key {
 				continue
 			}
@@ -252,7 +264,7 @@ func checkConflicts(nodes []*node, installed map[string]*registry.Manifest, inst
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, c := range installed[k].Conflicts {
-			cid, err := registry.ParseID(c)
+			cid, _, err := e.parseID(ctx, namespaceOfKey(k), c)
 			if err == nil && newKeys[cid.Key()] && cid.Key() != k {
 				add(k, cid.Key())
 			}
@@ -310,4 +322,10 @@ func computeLevels(nodes []*node, byKey map[string]*node) error {
 		}
 	}
 	return nil
+}
+
+// namespaceOfKey returns the namespace of a canonical key "@ns/path".
+func namespaceOfKey(key string) string {
+	ns, _, _ := strings.Cut(key, "/")
+	return ns
 }

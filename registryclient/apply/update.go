@@ -209,8 +209,8 @@ func (lc *lifecycle) installedIDs() []registry.ID {
 
 // find returns the installed identifier for typed, or a
 // [*NotInstalledError].
-func (lc *lifecycle) find(typed string) (registry.ID, error) {
-	want, err := registry.ParseID(typed)
+func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error) {
+	want, _, err := lc.pl.e.parseID(ctx, registry.DefaultNamespace, typed)
 	if err != nil {
 		return registry.ID{}, err
 	}
@@ -307,7 +307,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	} else {
 		seen := map[string]bool{}
 		for _, r := range req.Registries {
-			id, err := lc.find(r)
+			id, err := lc.find(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -402,7 +402,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if err := lc.installNewDependencies(ctx, ops); err != nil {
 		return nil, err
 	}
-	lc.reportUnneeded(ops, base)
+	lc.reportUnneeded(ctx, ops, base)
 	if err := lc.planProjectFile(ops); err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	lc.force = req.Force
 	p := lc.pl.plan
 	p.Template = req.Registry
-	id, err := lc.find(req.Registry)
+	id, err := lc.find(ctx, req.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +441,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 			continue
 		}
 		for _, d := range lc.current[other.Key()].RegistryDependencies {
-			if did, err := registry.ParseID(d); err == nil && did.Key() == id.Key() {
+			if did, _, err := e.parseID(ctx, other.Namespace, d); err == nil && did.Key() == id.Key() {
 				by = append(by, other.Key())
 				break
 			}
@@ -463,7 +463,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	if err := lc.mergeOp(ctx, o); err != nil {
 		return nil, err
 	}
-	lc.reportUnneeded([]*op{o}, base)
+	lc.reportUnneeded(ctx, []*op{o}, base)
 	if err := lc.planProjectFile([]*op{o}); err != nil {
 		return nil, err
 	}
@@ -840,7 +840,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 	var fresh []registry.ID
 	for _, o := range ops {
 		for _, d := range lc.current[o.key].RegistryDependencies {
-			did, err := registry.ParseID(d)
+			did, _, err := lc.pl.e.parseID(ctx, o.id.Namespace, d)
 			if err != nil {
 				return fmt.Errorf("%w: %s@%s: registryDependencies: %w", ErrInvalidManifest, o.key, o.to, err)
 			}
@@ -854,7 +854,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		return nil
 	}
 	pl := lc.pl
-	res, err := pl.e.resolve(ctx, fresh, lc.proj.Language, lc.installedIDs())
+	res, err := pl.e.resolve(ctx, fresh, nil, lc.proj.Language, lc.installedIDs())
 	if err != nil {
 		return err
 	}
@@ -895,22 +895,23 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 
 // reportUnneeded warns about installed registries that a moved registry
 // depended on and that nothing depends on any more.
-func (lc *lifecycle) reportUnneeded(ops []*op, base map[string]*registry.Manifest) {
+func (lc *lifecycle) reportUnneeded(ctx context.Context, ops []*op, base map[string]*registry.Manifest) {
+	e := lc.pl.e
 	needed := map[string]bool{}
-	for _, m := range lc.current {
+	for k, m := range lc.current {
 		for _, d := range m.RegistryDependencies {
-			if did, err := registry.ParseID(d); err == nil {
+			if did, _, err := e.parseID(ctx, namespaceOfKey(k), d); err == nil {
 				needed[did.Key()] = true
 			}
 		}
 	}
 	tmpl := ""
-	if t, err := registry.ParseID(lc.proj.Template); err == nil {
+	if t, _, err := e.parseID(ctx, registry.DefaultNamespace, lc.proj.Template); err == nil {
 		tmpl = t.Key()
 	}
 	for _, o := range ops {
 		for _, d := range base[o.key].RegistryDependencies {
-			did, err := registry.ParseID(d)
+			did, _, err := e.parseID(ctx, o.id.Namespace, d)
 			if err != nil || needed[did.Key()] || lc.current[did.Key()] == nil || did.Key() == tmpl {
 				continue
 			}
