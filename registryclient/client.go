@@ -35,6 +35,11 @@ type Client struct {
 	indexes  map[string]*registry.DigestIndex
 	missing  map[string]bool // versions whose server has no index
 	idxGroup singleflight.Group
+
+	// Files downloaded ahead of their File call (ahead.go).
+	aheadMu  sync.Mutex
+	ahead    map[string]*aheadFile
+	aheadSem chan struct{}
 }
 
 // New returns a client for the registry server at baseURL, an absolute
@@ -106,15 +111,20 @@ func parseBaseURL(raw string) (*url.URL, error) {
 
 // NewTransport returns a new transport configured as the one clients use
 // by default: the proxy from HTTP_PROXY, HTTPS_PROXY and NO_PROXY as they
-// are now, HTTP/2 when a server offers it over TLS, and enough idle
-// connections per host that a scaffold's concurrent requests reuse their
-// connections instead of opening new ones. Use it with [WithHTTPClient]
-// to change one setting (such as TLSClientConfig) and keep the others.
+// are now, HTTP/2 when a server offers it over TLS, HTTP/2 over plain TCP
+// (h2c) for the GET and HEAD requests to an http:// server reached without
+// a proxy once it said it speaks it ([wire.HeaderH2C]; jig-server does),
+// and enough idle connections per host that a scaffold's concurrent
+// HTTP/1.1 requests reuse their connections instead of opening new ones.
+// Use it with [WithHTTPClient] to change one setting (such as
+// TLSClientConfig) and keep the others; a [http.Transport.Clone] of it
+// speaks only HTTP/1.1 to http:// servers.
 func NewTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = proxyFromEnvironment()
 	tr.ForceAttemptHTTP2 = true
 	tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	tr.RegisterProtocol("http", newH2CSwitch(tr))
 	return tr
 }
 
@@ -586,6 +596,21 @@ func (c *Client) File(ctx context.Context, id registry.ID, path string) ([]byte,
 	if !registry.ValidFilePath(path) {
 		return nil, fmt.Errorf("invalid file path %q in %s: %w", path, idLabel(id), registry.ErrUnsafePath)
 	}
+	if _, err := registryPath(id); err != nil {
+		return nil, err
+	}
+	return c.verifiedFile(ctx, id, path, func() ([]byte, error) {
+		norm := registry.NormalizeFilePath(path)
+		if body, ok := c.takeAhead(ctx, id, norm); ok {
+			return body, nil
+		}
+		return c.fetchFile(ctx, id, norm)
+	})
+}
+
+// fetchFile downloads path of id (pinned, path valid and normalized)
+// without verifying it.
+func (c *Client) fetchFile(ctx context.Context, id registry.ID, path string) ([]byte, error) {
 	p, err := registryPath(id)
 	if err != nil {
 		return nil, err
@@ -593,17 +618,15 @@ func (c *Client) File(ctx context.Context, id registry.ID, path string) ([]byte,
 	var b strings.Builder
 	b.WriteString(p)
 	b.WriteString("/files")
-	for _, s := range strings.Split(registry.NormalizeFilePath(path), "/") {
+	for _, s := range strings.Split(path, "/") {
 		b.WriteString("/")
 		b.WriteString(url.PathEscape(s))
 	}
-	return c.verifiedFile(ctx, id, path, func() ([]byte, error) {
-		resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
-		if err != nil {
-			return nil, err
-		}
-		return resp.body, nil
-	})
+	resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
+	if err != nil {
+		return nil, err
+	}
+	return resp.body, nil
 }
 
 // Preset fetches a preset by name ("node", or "@presets/node").

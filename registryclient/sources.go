@@ -226,6 +226,29 @@ func (s *Sources) ManifestDigest(ctx context.Context, id registry.ID) (*registry
 	return r.Manifest, r.Digest, r.Verified, nil
 }
 
+// ManifestDigestAhead is [Sources.ManifestDigest] for the apply engine's
+// AheadSource: when id names no version, the files that files returns for
+// the latest manifest (paths of that version, as in files[].path) are
+// downloaded while the manifest is checked against the version's digest
+// index, so a scaffold needs one round trip less. [Sources.File] verifies
+// them as usual when asked for them; what it is never asked for is dropped
+// after a while. files runs before the manifest is verified and must only
+// name paths.
+//
+// API: GET /registries/@ns/<path>, GET …/<version>/digests and
+// GET …/<version>/files/<file path> at once
+func (s *Sources) ManifestDigestAhead(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (*registry.Manifest, string, bool, error) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return nil, "", false, err
+	}
+	r, err := c.manifestWithDigest(ctx, id, files)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return r.Manifest, r.Digest, r.Verified, nil
+}
+
 // NewSources returns a router over sources given as Go values, keyed by
 // namespace ("@main", "@presets", "@company"), for programs that configure
 // jig without an rc file. Only the namespaces given are configured: there

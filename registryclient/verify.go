@@ -252,6 +252,13 @@ func (c *Client) newestCached(id registry.ID) string {
 //
 // API: GET /registries/@ns/<path>[/<version>], GET …/<version>/digests
 func (c *Client) ManifestWithDigest(ctx context.Context, id registry.ID) (*ManifestResult, error) {
+	return c.manifestWithDigest(ctx, id, nil)
+}
+
+// manifestWithDigest is ManifestWithDigest; when files is not nil, the
+// files it names in a latest manifest are downloaded while the manifest is
+// checked (see [Sources.ManifestDigestAhead]).
+func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (*ManifestResult, error) {
 	if _, err := registryPath(id); err != nil {
 		return nil, err
 	}
@@ -297,6 +304,9 @@ func (c *Client) ManifestWithDigest(ctx context.Context, id registry.ID) (*Manif
 	}
 	res := &ManifestResult{Manifest: m, Digest: digest, Verified: verified}
 	if version == "" && registry.ValidVersion(m.Version) {
+		if files != nil {
+			c.startAhead(ctx, id, m.Version, files(m))
+		}
 		if res.Verified, err = c.checkManifest(ctx, id, m.Version, digest); err != nil {
 			return nil, err
 		}

@@ -319,6 +319,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	// HTTP/2 over plain TCP too, so a jig scaffold's concurrent requests
+	// share one connection without TLS.
+	registryserver.EnableH2C(srv)
 	addr := ln.Addr().(*net.TCPAddr)
 	scheme := "http"
 	if certs != nil {

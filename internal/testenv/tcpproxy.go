@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -16,6 +17,8 @@ type TCPProxy struct {
 	conns []net.Conn
 	wg    sync.WaitGroup
 	once  sync.Once
+
+	accepted atomic.Int64
 }
 
 // StartTCPProxy listens on a free loopback port and forwards every
@@ -33,6 +36,7 @@ func StartTCPProxy(t testing.TB, target string) *TCPProxy {
 			if err != nil {
 				return
 			}
+			p.accepted.Add(1)
 			up, err := net.Dial("tcp", target)
 			if err != nil {
 				_ = c.Close()
@@ -48,6 +52,9 @@ func StartTCPProxy(t testing.TB, target string) *TCPProxy {
 	t.Cleanup(p.Stop)
 	return p
 }
+
+// Accepted is the number of connections the proxy accepted so far.
+func (p *TCPProxy) Accepted() int64 { return p.accepted.Load() }
 
 // Addr is the proxy's listening address, host:port.
 func (p *TCPProxy) Addr() string { return p.ln.Addr().String() }

@@ -33,6 +33,19 @@ type DigestSource interface {
 	ManifestDigest(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, verified bool, err error)
 }
 
+// AheadSource is a [DigestSource] that can download a registry's files
+// while it checks the manifest's digest, so that a scaffold costs one
+// round trip less. *registryclient.Sources satisfies it.
+type AheadSource interface {
+	DigestSource
+	// ManifestDigestAhead is ManifestDigest that, once the manifest is in
+	// and before it is checked, may call files with it and start
+	// downloading the paths it returns (of the manifest's version), for
+	// the File calls that follow. What it returns is verified exactly as
+	// ManifestDigest's result is.
+	ManifestDigestAhead(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (m *registry.Manifest, digest string, verified bool, err error)
+}
+
 // Errors the engine returns; match them with errors.Is.
 var (
 	// ErrPresetNotAllowed is matched by a [*PresetNotAddableError].

@@ -506,17 +506,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	for _, nd := range nodes {
 		pinned := nd.id.WithVersion(nd.raw.Version)
 		pinned.Language = ""
-		want := map[string]bool{}
-		for _, f := range nd.m.Files {
-			custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
-			if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
-				want[registry.NormalizeFilePath(f.Path)] = true
-			}
-			if custom && pl.e.opts.allowScripts && f.Type != registry.FileAsset {
-				want[registry.NormalizeFilePath(f.MergeStrategy.Script)] = true
-			}
-		}
-		for path := range want {
+		for _, path := range wantedFiles(nd.m, pl.e.opts.allowScripts) {
 			n++
 			g.Go(func() error {
 				b, err := pl.e.src.File(gctx, pinned, path)
@@ -538,6 +528,31 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 		return nil, 0, err
 	}
 	return out, 1, nil
+}
+
+// wantedFiles lists, once each, the file paths of m (a manifest with its
+// language block merged in) that applying it downloads: files without
+// inline content, assets, and with allowScripts the custom merge scripts.
+func wantedFiles(m *registry.Manifest, allowScripts bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = registry.NormalizeFilePath(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, f := range m.Files {
+		custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
+		if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
+			add(f.Path)
+		}
+		if custom && allowScripts && f.Type != registry.FileAsset {
+			add(f.MergeStrategy.Script)
+		}
+	}
+	return out
 }
 
 // applyFiles merges one registry's files into the running state.

@@ -67,7 +67,13 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 		g.SetLimit(e.opts.concurrency)
 		for _, n := range level {
 			g.Go(func() error {
-				m, err := e.manifest(gctx, n)
+				// The files it will need start downloading while the
+				// manifest is verified; chooseLanguage reads only the
+				// parent's language, settled in the previous round.
+				m, err := e.manifestAhead(gctx, n, func(raw *registry.Manifest) []string {
+					lang := chooseLanguage(&node{id: n.id, parent: n.parent, raw: raw}, projectLang)
+					return wantedFiles(raw.ForLanguage(lang), e.opts.allowScripts)
+				})
 				if err != nil {
 					if n.short.written != "" {
 						err = &ShorthandError{Written: n.short.written, ID: n.id, From: n.short.from, Err: err}
@@ -166,6 +172,21 @@ func (e *Engine) manifest(ctx context.Context, n *node) (*registry.Manifest, err
 		return e.src.Manifest(ctx, n.id)
 	}
 	m, digest, verified, err := ds.ManifestDigest(ctx, n.id)
+	if err != nil {
+		return nil, err
+	}
+	n.digest, n.verified, n.hasDigest = digest, verified, true
+	return m, nil
+}
+
+// manifestAhead is manifest that lets an [AheadSource] download the files
+// that files names while it verifies the manifest.
+func (e *Engine) manifestAhead(ctx context.Context, n *node, files func(*registry.Manifest) []string) (*registry.Manifest, error) {
+	as, ok := e.src.(AheadSource)
+	if !ok {
+		return e.manifest(ctx, n)
+	}
+	m, digest, verified, err := as.ManifestDigestAhead(ctx, n.id, files)
 	if err != nil {
 		return nil, err
 	}

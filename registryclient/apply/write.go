@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,14 +115,23 @@ type undo struct {
 	w pendingWrite
 }
 
-// Apply writes a plan. Every file is written atomically (a synced temporary
-// file in the same directory, then a rename; the temporary files are
-// written in parallel, the renames happen in plan order, and each
-// directory is synced once after them). If any write fails, every file
-// already written is restored (its old bytes and mode, or removed when it
-// was new), created directories are removed, and the project is left as it
-// was; the returned error says what failed. A plan whose files changed on
-// disk since it was made is refused.
+// Apply writes a plan. Every file is written atomically: a temporary file
+// in the same directory, then a rename. The temporary files are written in
+// parallel and made durable together before the first rename (on Linux
+// one syncfs(2) per file system, elsewhere one fsync per file), the
+// renames happen in plan order, and then the renames are made durable
+// together (one syncfs, or one fsync per directory). If any write fails,
+// every file already written is restored (its old bytes and mode, or
+// removed when it was new), created directories are removed, and the
+// project is left as it was; the returned error says what failed. A plan
+// whose files changed on disk since it was made is refused.
+//
+// Crash consistency: once the writes are done, every change is on disk.
+// If the machine stops during them, each target holds either its old
+// bytes or its complete new bytes, never a mix or an empty file (a rename
+// only happens once the new data is durable); the targets renamed before
+// the crash keep their new content (there is no rollback after a crash),
+// and temporary files named .jig-*.tmp may be left next to them.
 //
 // After the writes, Apply runs the install and git steps asked for with
 // [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
@@ -225,6 +235,17 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	if err != nil {
 		return err
 	}
+	if !syncEachTemp {
+		var tempDirs []string
+		for _, t := range temps {
+			if t != "" {
+				tempDirs = append(tempDirs, filepath.Dir(t))
+			}
+		}
+		if err := syncBatch(tempDirs); err != nil {
+			return fmt.Errorf("syncing the new files: %w", err)
+		}
+	}
 	synced := map[string]bool{}
 	for i, w := range writes {
 		if w.remove {
@@ -244,10 +265,13 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		synced[filepath.Dir(w.real)] = false
 		e.progress("write", "wrote %s", w.target)
 	}
+	renamedIn := make([]string, 0, len(synced))
 	for dir := range synced {
-		if err := syncDir(dir); err != nil {
-			return fmt.Errorf("syncing %s: %w", dir, err)
-		}
+		renamedIn = append(renamedIn, dir)
+	}
+	sort.Strings(renamedIn)
+	if err := syncBatch(renamedIn); err != nil {
+		return fmt.Errorf("syncing the project's directories: %w", err)
 	}
 	pruneEmptyDirs(root, p.writes)
 	return nil
@@ -256,8 +280,9 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 // maxParallelWrites bounds the temporary files written at once.
 const maxParallelWrites = 32
 
-// writeTemps writes each file's content to a synced temporary file next to
-// its target, in parallel, and returns their names by index. On error
+// writeTemps writes each file's content to a temporary file next to its
+// target, in parallel (synced when syncEachTemp), and returns their names
+// by index. On error
 // every temporary file written is removed and the names returned are "".
 func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
 	temps := make([]string, len(writes))
@@ -275,7 +300,7 @@ func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
 			if w.remove {
 				return
 			}
-			tmp, err := writeTemp(w.real, w.data, w.mode)
+			tmp, err := writeTemp(w.real, w.data, w.mode, syncEachTemp)
 			if err != nil {
 				errs[i] = fmt.Errorf("writing %s: %w", w.target, err)
 				return
@@ -370,7 +395,7 @@ func mkdirAll(dir string) ([]string, error) {
 // writeAtomic writes data to a temporary file next to path and renames it
 // into place, with the given mode.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := writeTemp(path, data, mode)
+	tmp, err := writeTemp(path, data, mode, true)
 	if err != nil {
 		return err
 	}
@@ -381,9 +406,9 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// writeTemp writes data with mode to a new, synced temporary file in the
-// directory of path and returns its name.
-func writeTemp(path string, data []byte, mode fs.FileMode) (string, error) {
+// writeTemp writes data with mode to a new temporary file in the
+// directory of path, synced when sync is true, and returns its name.
+func writeTemp(path string, data []byte, mode fs.FileMode, sync bool) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), ".jig-*.tmp")
 	if err != nil {
 		return "", err
@@ -402,8 +427,10 @@ func writeTemp(path string, data []byte, mode fs.FileMode) (string, error) {
 	if err := f.Chmod(mode); err != nil {
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return "", err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return "", err

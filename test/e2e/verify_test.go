@@ -42,6 +42,7 @@ var buildJig = sync.OnceValues(func() (string, error) {
 type server struct {
 	storage string
 	base    string // the proxy's URL, what jig talks to
+	direct  string // jig-server's own URL
 	stop    func()
 
 	mu    sync.Mutex
@@ -72,6 +73,7 @@ func startServer(t *testing.T) *server {
 	s := &server{storage: filepath.Join(dir, "data")}
 	port := freePort(t)
 	direct := "http://127.0.0.1:" + strconv.Itoa(port)
+	s.direct = direct
 	var logs bytes.Buffer
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
