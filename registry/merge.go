@@ -125,13 +125,30 @@ func splitLines(b []byte) []string {
 }
 
 func joinLines(lines []string) []byte {
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
+	lines = trimBlankEnd(lines)
 	if len(lines) == 0 {
 		return []byte{}
 	}
 	return []byte(strings.Join(lines, "\n") + "\n")
+}
+
+// trimBlankEnd drops the blank lines at the end of lines.
+func trimBlankEnd(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// appendMissing appends line unless a line with the same text (ignoring
+// surrounding space) was seen (have records it); blank lines collapse.
+func appendMissing(out []string, have map[string]bool, line string) []string {
+	t := strings.TrimSpace(line)
+	if t != "" && have[t] {
+		return out
+	}
+	have[t] = true
+	return appendCollapsed(out, line)
 }
 
 // appendCollapsed appends line to out; blank lines are added only when the
@@ -147,21 +164,13 @@ func appendCollapsed(out []string, line string) []string {
 }
 
 func mergeIgnore(current, incoming []byte) []byte {
-	out := splitLines(current)
-	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-		out = out[:len(out)-1]
-	}
+	out := trimBlankEnd(splitLines(current))
 	have := map[string]bool{}
 	for _, l := range out {
 		have[strings.TrimSpace(l)] = true
 	}
 	for _, l := range splitLines(incoming) {
-		t := strings.TrimSpace(l)
-		if t != "" && have[t] {
-			continue
-		}
-		have[t] = true
-		out = appendCollapsed(out, l)
+		out = appendMissing(out, have, l)
 	}
 	return joinLines(out)
 }
@@ -169,10 +178,7 @@ func mergeIgnore(current, incoming []byte) []byte {
 var envLineRE = regexp.MustCompile(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=`)
 
 func mergeEnv(current, incoming []byte) []byte {
-	out := splitLines(current)
-	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-		out = out[:len(out)-1]
-	}
+	out := trimBlankEnd(splitLines(current))
 	keyAt := map[string]int{}
 	have := map[string]bool{}
 	for i, l := range out {
@@ -195,12 +201,7 @@ func mergeEnv(current, incoming []byte) []byte {
 			out = append(out, m[1]+"="+value)
 			continue
 		}
-		t := strings.TrimSpace(l)
-		if t != "" && have[t] {
-			continue
-		}
-		have[t] = true
-		out = appendCollapsed(out, l)
+		out = appendMissing(out, have, l)
 	}
 	return joinLines(out)
 }

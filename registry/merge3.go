@@ -194,9 +194,7 @@ func merge3Ignore(base, ours, theirs []byte) *Merge3Result {
 		have[t] = true
 		out = append(out, l)
 	}
-	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-		out = out[:len(out)-1]
-	}
+	out = trimBlankEnd(out)
 	for _, l := range splitLines(theirs) {
 		t := strings.TrimSpace(l)
 		if t == "" || have[t] || bs[t] {
@@ -268,9 +266,7 @@ func merge3Env(base, ours, theirs []byte) *Merge3Result {
 			out = append(out, l)
 		}
 	}
-	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-		out = out[:len(out)-1]
-	}
+	out = trimBlankEnd(out)
 	for _, l := range tlines {
 		if m := envLineRE.FindStringSubmatch(l); m != nil {
 			k := m[1]

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/kongexit"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -59,9 +60,6 @@ const (
 	ExitAborted = 130
 )
 
-// kongExit carries kong's exit code (after --help) out of the parser.
-type kongExit struct{ code int }
-
 // Main runs the jig command line with args (without the program name) and
 // returns the exit code: 0 on success, 1 on error, 130 when aborted (the
 // context was cancelled, or a prompt was aborted).
@@ -72,20 +70,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func run(ctx context.Context, args []string, app *App) (code int) {
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
-	defer func() {
-		if r := recover(); r != nil {
-			ke, ok := r.(kongExit)
-			if !ok {
-				panic(r)
-			}
-			code = ke.code
-		}
-	}()
+	defer kongexit.Recover(&code)
 	parser, err := kong.New(&root,
 		kong.Name("jig"),
 		kong.Description("jig scaffolds projects from versioned registries and manages registry sources."),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kongexit.Option(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(app),

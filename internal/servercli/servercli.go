@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/kongexit"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
@@ -139,23 +140,12 @@ const (
 	shutdownTimeout   = 30 * time.Second
 )
 
-// kongExit carries kong's exit code (after --help) out of the parser.
-type kongExit struct{ code int }
-
 // Main runs jig-server with args (without the program name) until ctx ends,
 // then shuts down gracefully. It reads .env from the working directory
 // first (real environment variables win). It returns 0 after a clean
 // shutdown or --help, 1 on any error.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			ke, ok := r.(kongExit)
-			if !ok {
-				panic(r)
-			}
-			code = ke.code
-		}
-	}()
+	defer kongexit.Recover(&code)
 	if len(args) > 0 && toolCommands[args[0]] {
 		return runTool(ctx, args, stdout, stderr)
 	}
@@ -187,13 +177,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 }
 
 // newParser returns the kong parser of jig-server's flags into cli. Exits
-// (after --help or --version) panic with a kongExit, which [Main] recovers.
+// (after --help or --version) unwind to [Main] ([kongexit.Recover]).
 func newParser(cli *CLI, stdout, stderr io.Writer) (*kong.Kong, error) {
 	return kong.New(cli,
 		kong.Name("jig-server"),
 		kong.Description("jig-server serves namespaced registries over HTTP. Every flag can also be set by the environment variable shown, or in a .env file in the working directory."+toolsHelp),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kongexit.Option(),
 		kong.Vars{"version": "jig-server " + buildinfo.Get().String()},
 		kong.Vars(backendVars()),
 	)

@@ -19,6 +19,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/kongexit"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 )
@@ -49,20 +50,12 @@ type tools struct {
 
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			ke, ok := r.(kongExit)
-			if !ok {
-				panic(r)
-			}
-			code = ke.code
-		}
-	}()
+	defer kongexit.Recover(&code)
 	var t tools
 	parser, err := kong.New(&t,
 		kong.Name("jig-server"),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kongexit.Option(),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Vars{"version": "jig-server " + buildinfo.Get().String(), "port": portOrDefault(os.Getenv("PORT"))},
 	)
