@@ -276,6 +276,8 @@ func TestMainErrors(t *testing.T) {
 		{"default namespace uppercase", []string{"--default-namespace", "@Rack"}, ExitError, "e.g. --default-namespace rack"},
 		{"default namespace path", []string{"--default-namespace", "rack/x"}, ExitError, "DEFAULT_NAMESPACE"},
 		{"missing auth file", []string{"--port", "0", "--host", "127.0.0.1", "--storage-root", "", "--auth-config-path", "/nonexistent/auth.json"}, ExitError, "STORAGE_ROOT"},
+		{"claim TTL too short", []string{"--publish-claim-ttl", "100ms"}, ExitError, "--publish-claim-ttl/PUBLISH_CLAIM_TTL 100ms is too short"},
+		{"help names the upload folder", []string{"--help"}, ExitOK, "$UPLOAD_DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
