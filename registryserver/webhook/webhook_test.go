@@ -127,8 +127,10 @@ func TestDeliveryOrderSignatureAndRetries(t *testing.T) {
 	rc := &receiver{t: t, fail: map[int]int{0: 500, 1: 500}}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
+	// A loaded CI machine can stall a loopback answer for seconds; the
+	// attempt timeout is not what this test is about.
 	d, err := webhook.New([]webhook.Hook{{URL: srv.URL + "/hook", Secret: secret, Events: []string{webhook.EventUploaded, webhook.EventVersionCreated}, Enabled: true}},
-		webhook.WithBackoff(noWait))
+		webhook.WithBackoff(noWait), webhook.WithAttemptTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
