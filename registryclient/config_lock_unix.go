@@ -3,9 +3,9 @@
 package registryclient
 
 import (
-	"errors"
 	"os"
-	"syscall"
+
+	"github.com/jigkit/jig/internal/flock"
 )
 
 // tryLock takes a non-blocking flock on name (created 0600 and kept). The
@@ -16,21 +16,16 @@ func tryLock(name string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
+	ok, err := flock.TryLock(f)
+	if err == nil && !ok {
+		err = errLockBusy
 	}
 	if err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errLockBusy
-		}
 		return nil, err
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = flock.Unlock(f)
 		f.Close()
 	}, nil
 }

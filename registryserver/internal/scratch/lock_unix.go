@@ -3,37 +3,18 @@
 package scratch
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/jigkit/jig/internal/flock"
 )
 
-const canLock = true
+const canLock = flock.Supported
 
 // tryLock takes an exclusive flock(2) on f without waiting. ok is false
 // when another open file holds it, in this process or another.
-func tryLock(f *os.File) (ok bool, err error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false, err
-	}
-	var ferr error
-	if cerr := rc.Control(func(fd uintptr) {
-		for {
-			ferr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB)
-			if !errors.Is(ferr, syscall.EINTR) {
-				return
-			}
-		}
-	}); cerr != nil {
-		return false, cerr
-	}
-	if errors.Is(ferr, syscall.EWOULDBLOCK) {
-		return false, nil
-	}
-	return ferr == nil, ferr
-}
+func tryLock(f *os.File) (ok bool, err error) { return flock.TryLock(f) }
 
 // checkPrivate refuses a folder that is a symbolic link, belongs to
 // another user or that other users may write to: they could read the

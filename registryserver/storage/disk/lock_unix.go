@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/jigkit/jig/internal/flock"
 )
 
 // lock takes the lock for key's stripe: first this process's semaphore,
@@ -35,29 +36,16 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 		release()
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
-		release()
-		return nil, err
-	}
-	flock := func(how int) error {
-		var ferr error
-		if cerr := rc.Control(func(fd uintptr) { ferr = syscall.Flock(int(fd), how) }); cerr != nil {
-			return cerr
-		}
-		return ferr
-	}
 	delay := time.Millisecond
 	for {
-		err := flock(syscall.LOCK_EX | syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		ok, err := flock.TryLock(f)
+		if err != nil {
 			f.Close()
 			release()
 			return nil, fmt.Errorf("lock: %w", err)
+		}
+		if ok {
+			break
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -71,7 +59,7 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 		delay = min(2*delay, 25*time.Millisecond)
 	}
 	return func() {
-		flock(syscall.LOCK_UN)
+		flock.Unlock(f)
 		f.Close() // closing also drops the lock
 		release()
 	}, nil
@@ -80,45 +68,16 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 // lockTemp takes an exclusive flock(2) on a new temporary file, held until
 // the file is closed: it tells RemoveTemp that its writer lives.
 func lockTemp(f *os.File) error {
-	rc, err := f.SyscallConn()
+	ok, err := flock.TryLock(f)
+	if err == nil && !ok {
+		err = errors.New("held by another writer")
+	}
 	if err != nil {
-		return err
-	}
-	var ferr error
-	if cerr := rc.Control(func(fd uintptr) {
-		for {
-			if ferr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(ferr, syscall.EINTR) {
-				return
-			}
-		}
-	}); cerr != nil {
-		return cerr
-	}
-	if ferr != nil {
-		return fmt.Errorf("lock temporary file: %w", ferr)
+		return fmt.Errorf("lock temporary file: %w", err)
 	}
 	return nil
 }
 
 // tempAbandoned reports whether the temporary file f is not locked by a
 // writer: its lock can be taken.
-func tempAbandoned(f *os.File) (bool, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false, err
-	}
-	var ferr error
-	if cerr := rc.Control(func(fd uintptr) {
-		for {
-			if ferr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(ferr, syscall.EINTR) {
-				return
-			}
-		}
-	}); cerr != nil {
-		return false, cerr
-	}
-	if errors.Is(ferr, syscall.EWOULDBLOCK) {
-		return false, nil
-	}
-	return ferr == nil, ferr
-}
+func tempAbandoned(f *os.File) (bool, error) { return flock.TryLock(f) }
