@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -130,20 +131,7 @@ func TestConcurrentTakeoverOneWinner(t *testing.T) {
 			}
 			close(start)
 			wg.Wait()
-			winner := -1
-			for i, err := range errs {
-				switch {
-				case err == nil && winner >= 0:
-					t.Errorf("publishers %d and %d both won", winner, i)
-				case err == nil:
-					winner = i
-				case !errors.Is(err, publish.ErrVersionExists):
-					t.Errorf("publisher %d: %v, want nil or ErrVersionExists", i, err)
-				}
-			}
-			if winner < 0 {
-				t.Fatal("no publisher won, want exactly one")
-			}
+			winner := publishtest.OneWinner(t, errs)
 			if got, want := get(t, st, "@acme/features/ui-kit/1.0.0/b.json"), fmt.Sprintf("b.json:%d", winner); got != want {
 				t.Errorf("stored file = %q, want the winner's %q", got, want)
 			}

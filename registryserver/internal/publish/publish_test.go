@@ -16,6 +16,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -133,21 +134,7 @@ func TestPublishConcurrentSameVersion(t *testing.T) {
 			}
 			close(start)
 			wg.Wait()
-			winner := -1
-			for i, err := range errs {
-				switch {
-				case err == nil:
-					if winner >= 0 {
-						t.Fatalf("publishers %d and %d both succeeded", winner, i)
-					}
-					winner = i
-				case !errors.Is(err, publish.ErrVersionExists):
-					t.Fatalf("publisher %d: got %v, want nil or ErrVersionExists", i, err)
-				}
-			}
-			if winner < 0 {
-				t.Fatal("no publisher succeeded")
-			}
+			winner := publishtest.OneWinner(t, errs)
 			tag := fmt.Sprint(winner)
 			if got, want := get(t, st, "@acme/features/ui-kit/1.0.0/registry.json"), string(version("1.0.0", tag).Manifest); got != want {
 				t.Errorf("registry.json: got %q, want the winner's %q", got, want)

@@ -3,7 +3,6 @@ package s3_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage/s3"
 )
 
@@ -61,20 +61,7 @@ func TestReplicasPublishSameVersion(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && winner >= 0:
-			t.Errorf("replicas %d and %d both published 1.0.0, want exactly one", winner, i)
-		case err == nil:
-			winner = i
-		case !errors.Is(err, publish.ErrVersionExists):
-			t.Errorf("replica %d: %v, want nil or ErrVersionExists", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no replica published, want exactly one")
-	}
+	winner := publishtest.OneWinner(t, errs)
 	rc, _, err := sts[0].Get(t.Context(), "@acme/features/ui-kit/1.0.0/templates/button.tsx")
 	if err != nil {
 		t.Fatal(err)
@@ -180,20 +167,7 @@ func TestReplicasTakeOverDeadClaim(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && winner >= 0:
-			t.Errorf("replicas %d and %d both published 1.0.0, want exactly one", winner, i)
-		case err == nil:
-			winner = i
-		case !errors.Is(err, publish.ErrVersionExists):
-			t.Errorf("replica %d: %v, want nil or ErrVersionExists", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no replica took the dead claim over, want exactly one")
-	}
+	publishtest.OneWinner(t, errs)
 	keys, err := sts[1].List(ctx, "@acme/features/ui-kit/1.0.0/")
 	if err != nil {
 		t.Fatal(err)
