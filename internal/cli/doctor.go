@@ -23,12 +23,8 @@ func (c *DoctorCmd) Run(ctx context.Context, app *App) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if c.JSON {
-		if err := app.Out.JSON(rep); err != nil {
-			return err
-		}
-	} else {
-		printReport(app.Out, rep)
+	if err := app.Out.Result(c.JSON, rep, func() { printReport(app.Out, rep) }); err != nil {
+		return err
 	}
 	if rep.HasErrors {
 		return errSilent

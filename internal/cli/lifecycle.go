@@ -69,12 +69,8 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 	for _, e := range entries {
 		res.Outdated = res.Outdated || e.Outdated
 	}
-	if c.JSON {
-		if err := app.Out.JSON(res); err != nil {
-			return err
-		}
-	} else {
-		printOutdated(app.Out, entries)
+	if err := app.Out.Result(c.JSON, res, func() { printOutdated(app.Out, entries) }); err != nil {
+		return err
 	}
 	if c.ExitCode && res.Outdated {
 		return errSilent
@@ -127,12 +123,8 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		if err := app.Out.JSON(rep); err != nil {
-			return err
-		}
-	} else {
-		printCheck(app.Out, rep)
+	if err := app.Out.Result(c.JSON, rep, func() { printCheck(app.Out, rep) }); err != nil {
+		return err
 	}
 	if rep.Drift {
 		return errSilent
@@ -337,12 +329,8 @@ func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
 func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 	printSteps(app.Out, plan, false)
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
-	if asJSON {
-		if err := app.Out.JSON(res); err != nil {
-			return err
-		}
-	} else {
-		printLifecycle(app.Out, plan, dryRun)
+	if err := app.Out.Result(asJSON, res, func() { printLifecycle(app.Out, plan, dryRun) }); err != nil {
+		return err
 	}
 	if plan.Conflicts > 0 {
 		if !asJSON {

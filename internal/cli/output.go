@@ -67,6 +67,16 @@ func (o *Output) Warnf(format string, a ...any) {
 // Errorln writes a line to stderr.
 func (o *Output) Errorln(a ...any) { fmt.Fprintln(o.stderr, a...) }
 
+// Result prints a command's result: v as one JSON document with --json
+// (asJSON), else whatever text prints.
+func (o *Output) Result(asJSON bool, v any, text func()) error {
+	if asJSON {
+		return o.JSON(v)
+	}
+	text()
+	return nil
+}
+
 // JSON writes v to stdout as one indented JSON document.
 func (o *Output) JSON(v any) error {
 	enc := json.NewEncoder(o.stdout)
