@@ -71,16 +71,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
 	defer kongexit.Recover(&code)
-	parser, err := kong.New(&root,
-		kong.Name("jig"),
-		kong.Description("jig scaffolds projects from versioned registries and manages registry sources."),
-		kong.Writers(stdout, stderr),
-		kongexit.Option(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.BindTo(ctx, (*context.Context)(nil)),
-		kong.Bind(app),
-		kong.Vars{"version": "jig " + buildinfo.Get().String()},
-	)
+	parser, err := newParser(ctx, app, &root, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return ExitError
@@ -107,6 +98,25 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 	}
 	err = kctx.Run()
 	return app.report(ctx, err)
+}
+
+// newParser builds the kong parser of root for args: the model of the
+// command args name only (see [onlyCommand]), or of every command.
+func newParser(ctx context.Context, app *App, root *CLI, args []string) (*kong.Kong, error) {
+	opts := []kong.Option{
+		kong.Name("jig"),
+		kong.Description("jig scaffolds projects from versioned registries and manages registry sources."),
+		kong.Writers(app.Stdout, app.Stderr),
+		kongexit.Option(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(app),
+		kong.Vars{"version": "jig " + buildinfo.Get().String()},
+	}
+	if skip := onlyCommand(args); skip != "" {
+		opts = append(opts, kong.IgnoreFields(skip))
+	}
+	return kong.New(root, opts...)
 }
 
 // report prints err and maps it to an exit code.
