@@ -26,6 +26,7 @@
 #   BENCHTIME=20x iterations of each BenchmarkInitNodePreset case
 # Everything listens on 127.0.0.1 only; everything started is stopped on exit.
 set -euo pipefail
+TIMEFORMAT="%3R %3U %3S"
 
 INITS=${INITS:-15}
 BENCHTIME=${BENCHTIME:-20x}
@@ -58,14 +59,26 @@ done
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$work/server"
-(cd "$work/server" && HOST=127.0.0.1 PORT=$port STORAGE_ROOT="$work/server/data" LOG_LEVEL=warn \
-	NODE_ENV=production exec "$work/jig-server" >"$work/server/log" 2>&1) &
-server_pid=$!
-for _ in $(seq 100); do
-	curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fs "http://127.0.0.1:$port/health" >/dev/null || { cat "$work/server/log" >&2; exit 1; }
+
+# start_server (re)starts jig-server on the same storage. Each batch of
+# INITS runs gets a fresh server: a scaffold makes 28 requests, and the
+# default rate limit (1200 a minute per client address) would otherwise
+# answer a later batch with 429 and Retry-After: 60.
+start_server() {
+	if [[ -n $server_pid ]]; then
+		kill -TERM "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	(cd "$work/server" && HOST=127.0.0.1 PORT=$port STORAGE_ROOT="$work/server/data" LOG_LEVEL=warn \
+		NODE_ENV=production exec "$work/jig-server" >>"$work/server/log" 2>&1) &
+	server_pid=$!
+	for _ in $(seq 100); do
+		curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	curl -fs "http://127.0.0.1:$port/health" >/dev/null || { cat "$work/server/log" >&2; exit 1; }
+}
+start_server
 
 # stats FILE: "min X ms, median Y ms, cpu median Z ms" from lines "wall user sys".
 stats() {
@@ -85,12 +98,17 @@ for i in "${!bins[@]}"; do
 		home=$work/home-$i-$cache proj=$work/proj-$i-$cache times=$work/times-$i-$cache
 		mkdir -p "$home" "$proj"
 		: >"$times"
+		start_server
 		for n in $(seq "$INITS"); do
 			[[ $cache == cold ]] && rm -rf "$home/cache"
 			rm -rf "$proj/app"
-			(cd "$proj" && HOME=$home JIG_CACHE_DIR=$home/cache JIG_REGISTRY_URL=http://127.0.0.1:$port NO_COLOR=1 \
-				/usr/bin/time -a -o "$times" -f "%e %U %S" "${bins[$i]}" init -t @presets/node -n app \
-				--ci --skip-install --skip-git >/dev/null 2>"$work/err") || { cat "$work/err" >&2; exit 1; }
+			# bash's time keyword, to the millisecond (GNU time's %e counts
+			# hundredths).
+			cd "$proj"
+			{ time HOME=$home JIG_CACHE_DIR=$home/cache JIG_REGISTRY_URL=http://127.0.0.1:$port NO_COLOR=1 \
+				"${bins[$i]}" init -t @presets/node -n app \
+				--ci --skip-install --skip-git >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }; } 2>>"$times"
+			cd "$root"
 		done
 		printf '  %-10s %-5s cache: %s\n' "${labels[$i]}" "$cache" "$(stats "$times")"
 	done
