@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"regexp"
 	"strings"
@@ -175,14 +176,16 @@ func mergeIgnore(current, incoming []byte) []byte {
 	return joinLines(out)
 }
 
-var envLineRE = regexp.MustCompile(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=`)
+var envLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=`)
+})
 
 func mergeEnv(current, incoming []byte) []byte {
 	out := trimBlankEnd(splitLines(current))
 	keyAt := map[string]int{}
 	have := map[string]bool{}
 	for i, l := range out {
-		if m := envLineRE.FindStringSubmatch(l); m != nil {
+		if m := envLineRE().FindStringSubmatch(l); m != nil {
 			if _, ok := keyAt[m[1]]; !ok {
 				keyAt[m[1]] = i
 			}
@@ -190,10 +193,10 @@ func mergeEnv(current, incoming []byte) []byte {
 		have[strings.TrimSpace(l)] = true
 	}
 	for _, l := range splitLines(incoming) {
-		if m := envLineRE.FindStringSubmatch(l); m != nil {
+		if m := envLineRE().FindStringSubmatch(l); m != nil {
 			value := l[len(m[0]):]
 			if i, ok := keyAt[m[1]]; ok {
-				prefix := envLineRE.FindString(out[i])
+				prefix := envLineRE().FindString(out[i])
 				out[i] = prefix + value
 				continue
 			}

@@ -214,7 +214,7 @@ func envEntries(lines []string) (map[string]string, map[string]bool) {
 	vals := map[string]string{}
 	other := map[string]bool{}
 	for _, l := range lines {
-		if m := envLineRE.FindStringSubmatch(l); m != nil {
+		if m := envLineRE().FindStringSubmatch(l); m != nil {
 			if _, ok := vals[m[1]]; !ok {
 				vals[m[1]] = l[len(m[0]):]
 			}
@@ -236,7 +236,7 @@ func merge3Env(base, ours, theirs []byte) *Merge3Result {
 	seen := map[string]bool{}
 	haveOther := map[string]bool{}
 	for _, l := range splitLines(ours) {
-		m := envLineRE.FindStringSubmatch(l)
+		m := envLineRE().FindStringSubmatch(l)
 		if m == nil {
 			t := strings.TrimSpace(l)
 			if t != "" && bo[t] && !to[t] {
@@ -268,7 +268,7 @@ func merge3Env(base, ours, theirs []byte) *Merge3Result {
 	}
 	out = trimBlankEnd(out)
 	for _, l := range tlines {
-		if m := envLineRE.FindStringSubmatch(l); m != nil {
+		if m := envLineRE().FindStringSubmatch(l); m != nil {
 			k := m[1]
 			if seen[k] {
 				continue

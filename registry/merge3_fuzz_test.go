@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -221,4 +222,18 @@ func TestMerge3LargeInputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzJSONIdent: jsonIdent accepts exactly what JavaScript's ASCII
+// identifier pattern accepts, so conflict paths read as before.
+func FuzzJSONIdent(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+	for _, s := range []string{"compilerOptions", "@/*", "$schema", "_a1", "1a", "", "a-b", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := jsonIdent(s), re.MatchString(s); got != want {
+			t.Errorf("jsonIdent(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
 }

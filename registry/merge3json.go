@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -181,14 +180,24 @@ func merge3Array(b, o, t []any) (_ []any, ok bool) {
 func isObject(v any) bool { _, ok := v.(*jsonObject); return ok }
 func isArray(v any) bool  { _, ok := v.([]any); return ok }
 
-var jsonIdentRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// jsonIdent reports whether k is an identifier in JavaScript's ASCII
+// subset: [A-Za-z_$][A-Za-z0-9_$]*.
+func jsonIdent(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c == '$' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
 
 // jsonPath writes a JSON path: identifier keys joined with ".", others as
 // ["key"], e.g. compilerOptions.paths["@/*"].
 func jsonPath(p []string) string {
 	var sb strings.Builder
 	for i, k := range p {
-		if jsonIdentRE.MatchString(k) {
+		if jsonIdent(k) {
 			if i > 0 {
 				sb.WriteByte('.')
 			}

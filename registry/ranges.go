@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -58,7 +59,9 @@ func CombineRanges(reqs ...RangeRequest) (rng string, winner RangeRequest, confl
 	return best.Range, best, true
 }
 
-var rangeVersionRE = regexp.MustCompile(`(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(-[0-9A-Za-z.-]+)?`)
+var rangeVersionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(-[0-9A-Za-z.-]+)?`)
+})
 
 func intersectRanges(rs []string) (string, bool) {
 	cons := make([]*semver.Constraints, len(rs))
@@ -118,7 +121,7 @@ func sampleVersions(rs []string) []*semver.Version {
 	}
 	add(0, 0, 0)
 	for _, r := range rs {
-		for _, m := range rangeVersionRE.FindAllStringSubmatch(r, -1) {
+		for _, m := range rangeVersionRE().FindAllStringSubmatch(r, -1) {
 			ma, mi, pa := parts(m)
 			add(ma, mi, pa)
 			add(ma, mi, pa+1)
@@ -167,7 +170,7 @@ func minVersion(r string) *semver.Version {
 				if strings.HasPrefix(op, "<") {
 					continue
 				}
-				m := rangeVersionRE.FindStringSubmatch(f)
+				m := rangeVersionRE().FindStringSubmatch(f)
 				if m == nil {
 					continue
 				}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -263,7 +264,10 @@ func checkHeader(s, k, v string) (name, value string, err error) {
 	return k, v, nil
 }
 
-var schemeRE = regexp.MustCompile(`^https?://`)
+// httpScheme reports whether v starts with http:// or https://.
+func httpScheme(v string) bool {
+	return strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://")
+}
 
 // ValidateNamespaceArg checks a namespace given on the command line with
 // [registry.ParseNamespace]: it must start with "@" and follow the
@@ -317,7 +321,7 @@ func (c *Config) Set(ns string, u Update) error {
 	if u.URL != nil {
 		v := strings.TrimSpace(*u.URL)
 		if !strings.Contains(v, "${") {
-			if !schemeRE.MatchString(v) {
+			if !httpScheme(v) {
 				return errors.New("--url must be an absolute http:// or https:// URL")
 			}
 			if _, err := parseBaseURL(v); err != nil {
@@ -594,7 +598,8 @@ func (c *Config) Save() error {
 	return nil
 }
 
-var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+// varRE matches ${NAME}; compiled on first use, not on every start.
+var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // expand replaces ${VAR} from the environment; a missing variable is an
 // error naming it and where it was used.
@@ -607,7 +612,7 @@ func (c *Config) expand(ns, field, s string) (string, error) {
 		lookup = os.LookupEnv
 	}
 	var missing string
-	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
+	out := varRE().ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-1]
 		v, ok := lookup(name)
 		if !ok && missing == "" {

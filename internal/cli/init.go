@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -30,7 +31,7 @@ type InitCmd struct {
 	Dir          string `name:"dir" hidden:"" help:"Base directory instead of the current one."`
 }
 
-var projectNameRE = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
+var projectNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`) })
 
 // checkProjectName accepts "." or one safe path segment.
 func checkProjectName(name string) error {
@@ -39,7 +40,7 @@ func checkProjectName(name string) error {
 		return nil
 	case name == "" || name == "..":
 		return fmt.Errorf("invalid project name %q: give a directory name or . for the current directory", name)
-	case filepath.IsAbs(name) || !projectNameRE.MatchString(name):
+	case filepath.IsAbs(name) || !projectNameRE().MatchString(name):
 		return fmt.Errorf("invalid project name %q: use one path segment of letters, digits, ., _, -, @ or + (no / or \\)", name)
 	}
 	return nil

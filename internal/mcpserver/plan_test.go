@@ -15,8 +15,8 @@ func TestPlanStore(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	st := newPlanStore(time.Minute, 2, func() time.Time { return now })
 	a := st.put(&storedPlan{})
-	if !planIDRE.MatchString(a) {
-		t.Fatalf("id %q does not match %s", a, planIDRE)
+	if !planIDRE().MatchString(a) {
+		t.Fatalf("id %q does not match %s", a, planIDRE())
 	}
 	b := st.put(&storedPlan{})
 	if b == a {

@@ -22,7 +22,7 @@ const maxPlans = 32
 // follow, so ids cannot be guessed.
 const planIDPrefix = "plan-"
 
-var planIDRE = regexp.MustCompile(`^plan-[A-Z2-7]{26}$`)
+var planIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^plan-[A-Z2-7]{26}$`) })
 
 // storedPlan is a plan waiting to be applied: the engine's plan (with the
 // exact bytes it will write), the project it was made for and the
@@ -82,7 +82,7 @@ func (st *planStore) put(p *storedPlan) string {
 // take removes and returns the plan with the given id: a plan is applied
 // at most once, whatever the outcome.
 func (st *planStore) take(id string) (*storedPlan, error) {
-	if !planIDRE.MatchString(id) {
+	if !planIDRE().MatchString(id) {
 		return nil, fmt.Errorf("planId %q is not a plan id; pass the planId the plan tool returned (plan-…)", id)
 	}
 	st.mu.Lock()
