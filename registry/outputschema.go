@@ -1,11 +1,10 @@
 package registry
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/jigkit/jig/internal/jsonschema"
 )
 
 // The embedded JSON Schemas (draft 2020-12) of the documents the lifecycle
@@ -37,18 +36,9 @@ func OutputSchemaFile(name string) ([]byte, bool) {
 }
 
 var compiledOutputs = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	for _, n := range outputSchemaNames {
-		b, _ := OutputSchemaFile(n)
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("embedded schema %s: %w", n, err)
-		}
-		if err := c.AddResource(SchemaBaseURL+n, doc); err != nil {
-			return nil, fmt.Errorf("embedded schema %s: %w", n, err)
-		}
+	c, err := embeddedCompiler(outputSchemaNames)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]*jsonschema.Schema{}
 	for _, n := range outputSchemaNames {
@@ -63,7 +53,7 @@ var compiledOutputs = sync.OnceValues(func() (map[string]*jsonschema.Schema, err
 
 // ValidateOutputJSON checks a --json document against the output schema
 // name. It returns nil when the document is valid, an error wrapping
-// [ErrInvalidJSON] when it is not JSON, or an error describing the
+// [ErrInvalidJSON] when it is not JSON, or a [*SchemaError] listing the
 // violations.
 func ValidateOutputJSON(name string, data []byte) error {
 	schemas, err := compiledOutputs()
@@ -74,12 +64,5 @@ func ValidateOutputJSON(name string, data []byte) error {
 	if !ok {
 		return fmt.Errorf("no output schema %q", name)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidJSON, err)
-	}
-	if err := s.Validate(doc); err != nil {
-		return fmt.Errorf("document does not match schema %s: %w", name, err)
-	}
-	return nil
+	return validate(data, name, func() (*jsonschema.Schema, error) { return s, nil }, nil)
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -9,12 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/jigkit/jig/internal/ident"
+	"github.com/jigkit/jig/internal/jsonschema"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -103,20 +98,31 @@ func (e *SchemaError) Error() string {
 // references between them). Each is compiled once, on first use, so a
 // command that validates only manifests does not pay for the others.
 func compileSchema(name string) (*jsonschema.Schema, error) {
+	return compileEmbedded(name, []string{ManifestSchemaFile, PresetSchemaFile, ProjectSchemaFile})
+}
+
+// embeddedCompiler returns a compiler with the embedded schemas names
+// loaded. Every $ref is local to them: nothing is fetched.
+func embeddedCompiler(names []string) (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	// Never fetch anything: every $ref is local to the embedded documents.
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	for _, n := range []string{ManifestSchemaFile, PresetSchemaFile, ProjectSchemaFile} {
-		b, _ := SchemaFile(n)
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	for _, n := range names {
+		b, err := schemaFS.ReadFile("schemas/" + n)
 		if err != nil {
 			return nil, fmt.Errorf("embedded schema %s: %w", n, err)
 		}
-		if err := c.AddResource(SchemaBaseURL+n, doc); err != nil {
+		if err := c.AddResource(SchemaBaseURL+n, b); err != nil {
 			return nil, fmt.Errorf("embedded schema %s: %w", n, err)
 		}
+	}
+	return c, nil
+}
+
+// compileEmbedded compiles the embedded schema name with the embedded
+// schemas names loaded.
+func compileEmbedded(name string, names []string) (*jsonschema.Schema, error) {
+	c, err := embeddedCompiler(names)
+	if err != nil {
+		return nil, err
 	}
 	s, err := c.Compile(SchemaBaseURL + name)
 	if err != nil {
@@ -205,26 +211,18 @@ func validate(data []byte, name string, compiled func() (*jsonschema.Schema, err
 	if err != nil {
 		return err
 	}
-	if err := CheckJSONDepth(documentNames[name], data); err != nil {
+	docName, ok := documentNames[name]
+	if !ok {
+		docName = name
+	}
+	if err := CheckJSONDepth(docName, data); err != nil {
 		return &SchemaError{Schema: name, Violations: []Violation{{Message: err.Error()}}}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := jsonschema.Decode(data)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidJSON, err)
 	}
-	se := &SchemaError{Schema: name}
-	err = schema.Validate(doc)
-	var ve *jsonschema.ValidationError
-	switch {
-	case err == nil:
-	case !errors.As(err, &ve):
-		return fmt.Errorf("validating against %s: %w", name, err)
-	default:
-		collectViolations(ve, &se.Violations)
-		if len(se.Violations) == 0 {
-			se.Violations = []Violation{{Pointer: pointer(ve.InstanceLocation), Message: violationMessage(ve)}}
-		}
-	}
+	se := &SchemaError{Schema: name, Violations: violations(schema.Validate(doc))}
 	if extra != nil {
 		// The schema's own finding at a pointer is enough.
 		seen := map[string]bool{}
@@ -245,19 +243,29 @@ func validate(data []byte, name string, compiled func() (*jsonschema.Schema, err
 	return se
 }
 
-// collectViolations flattens the error tree to its leaves: the wrappers
-// ("doesn't validate with ...", allOf, $ref) say nothing a user can act on.
-func collectViolations(e *jsonschema.ValidationError, out *[]Violation) {
-	switch e.ErrorKind.(type) {
-	case *kind.AnyOf, *kind.OneOf:
-		// "one of these must hold": one line naming every alternative.
+// violations turns the validator's errors into what a user reads, in the
+// validator's order.
+func violations(errs []*jsonschema.Error) []Violation {
+	var out []Violation
+	for _, e := range errs {
+		out = append(out, Violation{Pointer: pointer(e.Location), Message: violationMessage(e)})
+	}
+	return out
+}
+
+// violationMessage is the message of one error: an anyOf/oneOf none of
+// whose alternatives held is one line naming every alternative, a "not"
+// (the schemas use it only to refuse paths that leave their root) says
+// so, and a pattern says in words what it wants.
+func violationMessage(e *jsonschema.Error) string {
+	switch e.Keyword {
+	case "anyOf", "oneOf":
+		at := pointer(e.Location)
 		var alts []string
-		for _, c := range e.Causes {
-			var sub []Violation
-			collectViolations(c, &sub)
+		for _, errs := range e.Alternatives {
 			var msgs []string
-			for _, v := range sub {
-				if v.Pointer != pointer(e.InstanceLocation) {
+			for _, v := range violations(errs) {
+				if v.Pointer != at {
 					msgs = append(msgs, v.String())
 				} else {
 					msgs = append(msgs, v.Message)
@@ -267,40 +275,17 @@ func collectViolations(e *jsonschema.ValidationError, out *[]Violation) {
 				alts = append(alts, strings.Join(msgs, ", "))
 			}
 		}
-		msg := violationMessage(e)
 		if len(alts) > 0 {
-			msg = "must satisfy one of: " + strings.Join(alts, " | ")
+			return "must satisfy one of: " + strings.Join(alts, " | ")
 		}
-		*out = append(*out, Violation{Pointer: pointer(e.InstanceLocation), Message: msg})
-		return
-	case *kind.Not:
-		*out = append(*out, Violation{Pointer: pointer(e.InstanceLocation),
-			Message: "path must be relative and must not contain . or .. segments (it would leave its root)"})
-		return
-	}
-	if len(e.Causes) == 0 {
-		switch e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group, *kind.Reference:
-			return
-		}
-		*out = append(*out, Violation{Pointer: pointer(e.InstanceLocation), Message: violationMessage(e)})
-		return
-	}
-	for _, c := range e.Causes {
-		collectViolations(c, out)
-	}
-}
-
-// printer renders the library's messages in English.
-var printer = message.NewPrinter(language.English)
-
-func violationMessage(e *jsonschema.ValidationError) string {
-	if k, ok := e.ErrorKind.(*kind.Pattern); ok {
-		if d, ok := patternDescriptions[k.Want]; ok {
-			return fmt.Sprintf("%q %s", k.Got, d)
+	case "not":
+		return "path must be relative and must not contain . or .. segments (it would leave its root)"
+	case "pattern":
+		if d, ok := patternDescriptions[e.Pattern]; ok {
+			return fmt.Sprintf("%q %s", e.Value, d)
 		}
 	}
-	return e.ErrorKind.LocalizedString(printer)
+	return e.Message
 }
 
 const (
