@@ -83,38 +83,14 @@ func New(opts Options) *mcp.Server {
 			"with its planId only once they agree; check and outdated report the project's state. " +
 			"jig mcp never runs registry scripts or package installs.",
 	})
-	addTool(s, srv, &mcp.Tool{
-		Name:        "list_namespaces",
-		Description: "List the namespaces visible with the configured credentials, on every configured registry source.",
-		Annotations: readOnly(),
-	}, s.listNamespaces)
-	addTool(s, srv, &mcp.Tool{
-		Name:        "list_registries",
-		Description: "List the registries published in one namespace, e.g. @main.",
-		Annotations: readOnly(),
-	}, s.listRegistries)
-	addTool(s, srv, &mcp.Tool{
-		Name:        "search",
-		Description: "Search the registries of every configured source by words, type and tag.",
-		Annotations: readOnly(),
-	}, s.search)
-	addTool(s, srv, &mcp.Tool{
-		Name:        "info",
-		Description: "Show one registry: description, versions, files, dependencies and the commands that add it.",
-		Annotations: readOnly(),
-	}, s.info)
-	addTool(s, srv, &mcp.Tool{
-		Name:        "list_presets",
-		Description: "List the presets (ready-made sets of registries to start a project from).",
-		Annotations: readOnly(),
-	}, s.listPresets)
-	addTool(s, srv, &mcp.Tool{
-		Name: "plan",
-		Description: "Plan init, add, update or remove in the project, writing nothing: the registries, every file created, " +
-			"modified, deleted or skipped (with diffs), package.json changes and warnings, and a planId for apply. " +
-			"Show the plan to the user before applying it.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
-	}, s.plan)
+	addTool(s, srv, readOnlyTool("list_namespaces", "List the namespaces visible with the configured credentials, on every configured registry source."), s.listNamespaces)
+	addTool(s, srv, readOnlyTool("list_registries", "List the registries published in one namespace, e.g. @main."), s.listRegistries)
+	addTool(s, srv, readOnlyTool("search", "Search the registries of every configured source by words, type and tag."), s.search)
+	addTool(s, srv, readOnlyTool("info", "Show one registry: description, versions, files, dependencies and the commands that add it."), s.info)
+	addTool(s, srv, readOnlyTool("list_presets", "List the presets (ready-made sets of registries to start a project from)."), s.listPresets)
+	addTool(s, srv, readOnlyTool("plan", "Plan init, add, update or remove in the project, writing nothing: the registries, every file created, "+
+		"modified, deleted or skipped (with diffs), package.json changes and warnings, and a planId for apply. "+
+		"Show the plan to the user before applying it."), s.plan)
 	addTool(s, srv, &mcp.Tool{
 		Name: "apply",
 		Description: "Carry out a plan, given its planId, writing exactly what it showed; refused when the project changed " +
@@ -126,18 +102,16 @@ func New(opts Options) *mcp.Server {
 		Description: "Report the files and package.json entries of the project that changed since jig wrote them.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.check)
-	addTool(s, srv, &mcp.Tool{
-		Name:        "outdated",
-		Description: "List the installed, wanted and latest versions of the project's installed registries.",
-		Annotations: readOnly(),
-	}, s.outdated)
+	addTool(s, srv, readOnlyTool("outdated", "List the installed, wanted and latest versions of the project's installed registries."), s.outdated)
 	s.addResources(srv)
 	s.addPrompts(srv)
 	return srv
 }
 
-func readOnly() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}
+// readOnlyTool describes a tool that reads the registries (an open world)
+// and changes nothing.
+func readOnlyTool(name, description string) *mcp.Tool {
+	return &mcp.Tool{Name: name, Description: description, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}
 }
 
 func ptr[T any](v T) *T { return &v }
