@@ -57,22 +57,33 @@ type outdatedResult struct {
 // Run lists the installed, wanted and latest version of every installed
 // registry.
 func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
-	dir, _, eng, err := lifecycleSetup(app, c.Dir)
+	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (outdatedResult, error) {
+		entries, err := eng.Outdated(ctx, dir)
+		res := outdatedResult{Dir: dir, Registries: entries}
+		for _, e := range entries {
+			res.Outdated = res.Outdated || e.Outdated
+		}
+		return res, err
+	}, func(res outdatedResult) { printOutdated(app.Out, res.Registries) },
+		func(res outdatedResult) bool { return c.ExitCode && res.Outdated })
+}
+
+// runReport makes a report of the project (outdated, check), prints it as
+// JSON or, with print, as text, and exits 1 (without a message) when
+// fails says so.
+func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *apply.Engine, dir string) (T, error), print func(T), fails func(T) bool) error {
+	dir, _, eng, err := lifecycleSetup(app, dirFlag)
 	if err != nil {
 		return err
 	}
-	entries, err := eng.Outdated(ctx, dir)
+	res, err := report(eng, dir)
 	if err != nil {
 		return err
 	}
-	res := outdatedResult{Dir: dir, Registries: entries}
-	for _, e := range entries {
-		res.Outdated = res.Outdated || e.Outdated
-	}
-	if err := app.Out.Result(c.JSON, res, func() { printOutdated(app.Out, entries) }); err != nil {
+	if err := app.Out.Result(asJSON, res, func() { print(res) }); err != nil {
 		return err
 	}
-	if c.ExitCode && res.Outdated {
+	if fails(res) {
 		return errSilent
 	}
 	return nil
@@ -115,21 +126,10 @@ type CheckCmd struct {
 
 // Run compares the project with what jig.json records; drift exits 1.
 func (c *CheckCmd) Run(ctx context.Context, app *App) error {
-	dir, _, eng, err := lifecycleSetup(app, c.Dir)
-	if err != nil {
-		return err
-	}
-	rep, err := eng.Check(ctx, dir)
-	if err != nil {
-		return err
-	}
-	if err := app.Out.Result(c.JSON, rep, func() { printCheck(app.Out, rep) }); err != nil {
-		return err
-	}
-	if rep.Drift {
-		return errSilent
-	}
-	return nil
+	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (*apply.CheckReport, error) {
+		return eng.Check(ctx, dir)
+	}, func(rep *apply.CheckReport) { printCheck(app.Out, rep) },
+		func(rep *apply.CheckReport) bool { return rep.Drift })
 }
 
 func printCheck(o *Output, rep *apply.CheckReport) {
@@ -281,19 +281,9 @@ type lifecycleResult struct {
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
-	dir, pr, eng, err := lifecycleSetup(app, c.Dir, apply.WithInstall(!c.SkipInstall))
-	if err != nil {
-		return err
-	}
-	plan, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
-	if err == nil && !c.DryRun {
-		err = eng.Apply(ctx, plan)
-	}
-	pr.done()
-	if err != nil {
-		return err
-	}
-	return finishLifecycle(app, plan, c.DryRun, c.JSON)
+	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
+		return eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+	})
 }
 
 // RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]
@@ -309,19 +299,27 @@ type RemoveCmd struct {
 
 // Run removes a registry from the project.
 func (c *RemoveCmd) Run(ctx context.Context, app *App) error {
-	dir, pr, eng, err := lifecycleSetup(app, c.Dir, apply.WithInstall(!c.SkipInstall))
+	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
+		return eng.PlanRemove(ctx, apply.RemoveRequest{Dir: dir, Registry: c.Registry, Force: c.Force})
+	})
+}
+
+// runLifecycle makes the plan of update or remove in the project, applies
+// it unless dryRun, and prints the result.
+func runLifecycle(ctx context.Context, app *App, dirFlag string, skipInstall, dryRun, asJSON bool, makePlan func(eng *apply.Engine, dir string) (*apply.Plan, error)) error {
+	dir, pr, eng, err := lifecycleSetup(app, dirFlag, apply.WithInstall(!skipInstall))
 	if err != nil {
 		return err
 	}
-	plan, err := eng.PlanRemove(ctx, apply.RemoveRequest{Dir: dir, Registry: c.Registry, Force: c.Force})
-	if err == nil && !c.DryRun {
+	plan, err := makePlan(eng, dir)
+	if err == nil && !dryRun {
 		err = eng.Apply(ctx, plan)
 	}
 	pr.done()
 	if err != nil {
 		return err
 	}
-	return finishLifecycle(app, plan, c.DryRun, c.JSON)
+	return finishLifecycle(app, plan, dryRun, asJSON)
 }
 
 // finishLifecycle warns about a failed or skipped install, prints the result
