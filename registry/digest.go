@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registry/layout"
@@ -147,12 +148,7 @@ func (x *DigestIndex) Marshal() ([]byte, error) {
 
 // FilePaths returns the indexed file paths, sorted.
 func (x *DigestIndex) FilePaths() []string {
-	ps := make([]string, 0, len(x.Files))
-	for p := range x.Files {
-		ps = append(ps, p)
-	}
-	sort.Strings(ps)
-	return ps
+	return slices.Sorted(maps.Keys(x.Files))
 }
 
 // DigestError reports content whose digest differs from the one published

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -104,7 +106,7 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 		m.set(name, rng)
 		changes = append(changes, c)
 	}
-	for _, name := range sortedNames(u.Dependencies) {
+	for _, name := range slices.Sorted(maps.Keys(u.Dependencies)) {
 		if prev, ok := dev.get(name); ok {
 			// Moving from dev to runtime: report the change, not an add.
 			dev.del(name)
@@ -112,7 +114,7 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 		}
 		record(deps, name, u.Dependencies[name], false)
 	}
-	for _, name := range sortedNames(u.DevDependencies) {
+	for _, name := range slices.Sorted(maps.Keys(u.DevDependencies)) {
 		if _, ok := deps.get(name); ok {
 			record(deps, name, u.DevDependencies[name], false)
 			continue
@@ -163,13 +165,4 @@ func childObject(root *jsonObject, k string) *jsonObject {
 	o := newJSONObject()
 	root.set(k, o)
 	return o
-}
-
-func sortedNames(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -4,6 +4,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -171,20 +173,11 @@ func targetViolations(doc any) []Violation {
 	top, _ := doc.(map[string]any)
 	check(top["files"], "")
 	langs, _ := top["languages"].(map[string]any)
-	for _, l := range sortedAnyKeys(langs) {
+	for _, l := range slices.Sorted(maps.Keys(langs)) {
 		blk, _ := langs[l].(map[string]any)
 		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
 	}
 	return out
-}
-
-func sortedAnyKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded
@@ -222,25 +215,31 @@ func validate(data []byte, name string, compiled func() (*jsonschema.Schema, err
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidJSON, err)
 	}
-	se := &SchemaError{Schema: name, Violations: violations(schema.Validate(doc))}
+	var more []Violation
 	if extra != nil {
-		// The schema's own finding at a pointer is enough.
-		seen := map[string]bool{}
-		for _, v := range se.Violations {
-			seen[v.Pointer] = true
-		}
-		for _, v := range extra(doc) {
-			if !seen[v.Pointer] {
-				se.Violations = append(se.Violations, v)
-			}
+		more = extra(doc)
+	}
+	return schemaError(name, violations(schema.Validate(doc)), more)
+}
+
+// schemaError returns the [*SchemaError] of the schema's violations and
+// the extra checks' (an extra finding at a pointer the schema already
+// reported is left out), sorted by pointer, or nil when there are none.
+func schemaError(name string, found, extra []Violation) error {
+	seen := map[string]bool{}
+	for _, v := range found {
+		seen[v.Pointer] = true
+	}
+	for _, v := range extra {
+		if !seen[v.Pointer] {
+			found = append(found, v)
 		}
 	}
-	if len(se.Violations) == 0 {
+	if len(found) == 0 {
 		return nil
 	}
-	sort.SliceStable(se.Violations, func(i, j int) bool { return se.Violations[i].Pointer < se.Violations[j].Pointer })
-	se.Violations = dedupeViolations(se.Violations)
-	return se
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Pointer < found[j].Pointer })
+	return &SchemaError{Schema: name, Violations: dedupeViolations(found)}
 }
 
 // violations turns the validator's errors into what a user reads, in the

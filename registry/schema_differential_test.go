@@ -113,23 +113,11 @@ func libValidate(t testing.TB, name string, data []byte) error {
 			se.Violations = []Violation{{Pointer: pointer(ve.InstanceLocation), Message: libMessage(ve)}}
 		}
 	}
+	var extra []Violation
 	if name == ManifestSchemaFile {
-		seen := map[string]bool{}
-		for _, v := range se.Violations {
-			seen[v.Pointer] = true
-		}
-		for _, v := range targetViolations(doc) {
-			if !seen[v.Pointer] {
-				se.Violations = append(se.Violations, v)
-			}
-		}
+		extra = targetViolations(doc)
 	}
-	if len(se.Violations) == 0 {
-		return nil
-	}
-	sort.SliceStable(se.Violations, func(i, j int) bool { return se.Violations[i].Pointer < se.Violations[j].Pointer })
-	se.Violations = dedupeViolations(se.Violations)
-	return se
+	return schemaError(name, se.Violations, extra)
 }
 
 // canonicalize takes out of the library's error tree the two orders it

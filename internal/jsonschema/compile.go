@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,11 +184,7 @@ func (c *Compiler) compileAt(url, ptr string) (*Schema, error) {
 // fill compiles obj's keywords into s; names are visited sorted so that the
 // first error reported is always the same.
 func (c *Compiler) fill(s *Schema, url, ptr string, obj map[string]any) error {
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(obj))
 	sub := func(tokens ...string) (*Schema, error) {
 		p := ptr
 		for _, t := range tokens {
@@ -209,7 +207,7 @@ func (c *Compiler) fill(s *Schema, url, ptr string, obj map[string]any) error {
 		case "$defs":
 			var defs map[string]any
 			if defs, err = object(v); err == nil {
-				for _, d := range sortedKeys(defs) {
+				for _, d := range slices.Sorted(maps.Keys(defs)) {
 					if _, err = sub(k, d); err != nil {
 						break
 					}
@@ -260,7 +258,7 @@ func (c *Compiler) fill(s *Schema, url, ptr string, obj map[string]any) error {
 			var props map[string]any
 			if props, err = object(v); err == nil {
 				s.properties = make(map[string]*Schema, len(props))
-				for _, p := range sortedKeys(props) {
+				for _, p := range slices.Sorted(maps.Keys(props)) {
 					if s.properties[p], err = sub(k, p); err != nil {
 						break
 					}
@@ -274,7 +272,7 @@ func (c *Compiler) fill(s *Schema, url, ptr string, obj map[string]any) error {
 					err = errors.New("more than one pattern is not supported")
 					break
 				}
-				for _, p := range sortedKeys(props) {
+				for _, p := range slices.Sorted(maps.Keys(props)) {
 					var pp patternProp
 					if pp.re, err = regexp.Compile(p); err != nil {
 						break
@@ -477,15 +475,6 @@ func object(v any) (map[string]any, error) {
 		return nil, errors.New("not an object")
 	}
 	return m, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func stringList(v any) ([]string, error) {

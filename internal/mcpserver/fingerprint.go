@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 
@@ -51,12 +52,7 @@ func fingerprintOf(inputs []apply.Input) fingerprint {
 
 // targets returns the fingerprinted targets, sorted.
 func (fp fingerprint) targets() []string {
-	ts := make([]string, 0, len(fp))
-	for t := range fp {
-		ts = append(ts, t)
-	}
-	slices.Sort(ts)
-	return ts
+	return slices.Sorted(maps.Keys(fp))
 }
 
 // readFingerprint fingerprints targets as they are now in dir. Symbolic

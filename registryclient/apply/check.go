@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -246,7 +248,7 @@ func hashFile(path string, scan bool) (string, bool, error) {
 func packageDrift(rec, cur registry.PackageFragment) []PackageDrift {
 	out := []PackageDrift{}
 	deps := func(section string, m map[string]string) {
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			v, ok := cur.Dependencies[name]
 			if !ok {
 				v, ok = cur.DevDependencies[name]
@@ -261,7 +263,7 @@ func packageDrift(rec, cur registry.PackageFragment) []PackageDrift {
 	}
 	deps("dependencies", rec.Dependencies)
 	deps("devDependencies", rec.DevDependencies)
-	for _, name := range sortedKeys(rec.Scripts) {
+	for _, name := range slices.Sorted(maps.Keys(rec.Scripts)) {
 		v, ok := cur.Scripts[name]
 		switch {
 		case !ok:

@@ -2,6 +2,8 @@ package apply
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -27,7 +29,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	pool := map[string]*pooled{}
 	var names []string
 	add := func(n *node, deps map[string]string, runtime bool) {
-		for _, pkg := range sortedKeys(deps) {
+		for _, pkg := range slices.Sorted(maps.Keys(deps)) {
 			p := pool[pkg]
 			if p == nil {
 				p = &pooled{}
@@ -46,7 +48,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		}
 		add(n, n.m.Dependencies, true)
 		add(n, n.m.DevDependencies, false)
-		for _, k := range sortedKeys(n.m.Scripts) {
+		for _, k := range slices.Sorted(maps.Keys(n.m.Scripts)) {
 			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
 		}
 	}

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -419,10 +421,10 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 				pr.Verification = "verified"
 			}
 		}
-		for _, name := range sortedKeys(n.m.Dependencies) {
+		for _, name := range slices.Sorted(maps.Keys(n.m.Dependencies)) {
 			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.Dependencies[name]})
 		}
-		for _, name := range sortedKeys(n.m.DevDependencies) {
+		for _, name := range slices.Sorted(maps.Keys(n.m.DevDependencies)) {
 			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.DevDependencies[name], Dev: true})
 		}
 		p.Registries = append(p.Registries, pr)
@@ -432,15 +434,6 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 	}
 	pl.finish()
 	return p, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // state returns the tracked state of a clean target, reading the existing

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registry/layout"
@@ -132,12 +133,7 @@ type Index struct {
 
 // Names returns the regular file names, sorted.
 func (ix *Index) Names() []string {
-	out := make([]string, 0, len(ix.Files))
-	for n := range ix.Files {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(ix.Files))
 }
 
 // Scan reads a whole gzip-compressed tar archive from r, checks it against
