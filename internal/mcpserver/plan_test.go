@@ -261,55 +261,6 @@ func TestApply(t *testing.T) {
 	}
 }
 
-func TestResolveDirForInit(t *testing.T) {
-	t.Parallel()
-	base := t.TempDir()
-	root := filepath.Join(base, "proj")
-	write(t, root, "file", "")
-	write(t, base, "other/x", "")
-	if err := os.Symlink(base+"/other", root+"/out"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(root+"/.git", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{opts: Options{Root: root}}
-	tests := []struct {
-		dir, want, wantErr string
-	}{
-		{dir: "new", want: filepath.Join(realRoot, "new")},
-		{dir: "a/b/c", want: filepath.Join(realRoot, "a/b/c")},
-		{dir: "new/../x", want: filepath.Join(realRoot, "x")},
-		{dir: "../new", wantErr: "is outside the project directory"},
-		{dir: "out/new", wantErr: "is outside the project directory"},
-		{dir: "file/new", wantErr: "not a directory"},
-		{dir: ".git/hooks", wantErr: "inside git's metadata directory"},
-		{dir: ".GIT", wantErr: "inside git's metadata directory"},
-		{dir: "x/.git/y", wantErr: "inside git's metadata directory"},
-	}
-	for _, tt := range tests {
-		got, err := s.resolveDir(tt.dir, true)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("resolveDir(%q) = %q, %v; want error containing %q", tt.dir, got, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("resolveDir(%q) = %q, %v; want %q", tt.dir, got, err, tt.want)
-		}
-	}
-	if _, err := s.resolveDir("new", false); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("a missing directory outside init: %v", err)
-	}
-}
-
-// Two plans of one project made before either is applied: applied at the
-// same time, exactly one writes; the other finds the project changed.
 func TestApplyConcurrentPlans(t *testing.T) {
 	t.Parallel()
 	s, first, dir := newPlanned(t)
