@@ -12,6 +12,13 @@ import (
 
 // die drops d's lock the way the kernel does when a process is killed: the
 // lock file stays, unlocked, and nothing is cleaned up.
+//
+// A test that calls die and then expects the lock to be free must not run
+// in parallel with TestKilledProcess: a fork copies every open descriptor
+// into the child until it execs, so the lock (held per open file, not per
+// descriptor) can outlive die for that moment, and the owner still looks
+// alive. Such tests do not call t.Parallel(): the sequential tests of a
+// package all finish before its parallel ones start.
 func die(t *testing.T, d *Dir) {
 	t.Helper()
 	d.mu.Lock()
@@ -47,7 +54,7 @@ func open(t *testing.T, dir string) *Dir {
 }
 
 func TestOwnerStates(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see die.
 	if !canLock {
 		t.Skip("needs flock(2)")
 	}
@@ -80,7 +87,7 @@ func TestOwnerStates(t *testing.T) {
 }
 
 func TestSweepRemovesOnlyDeadOwnersFiles(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see die.
 	if !canLock {
 		t.Skip("needs flock(2)")
 	}
