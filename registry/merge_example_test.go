@@ -84,3 +84,23 @@ func ExampleUpdatePackageJSON() {
 	// added vitest ^2.0.0
 	// changed zod ^3.22.0
 }
+
+func ExampleParseRange() {
+	r, err := registry.ParseRange(">=18.17.0 <19 || ^20.3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range []string{"18.17.1", "19.0.0", "20.11.1", "21.0.0", "20.12.0-rc.1"} {
+		fmt.Println(v, r.Allows(v))
+	}
+	_, err = registry.ParseRange("^1.0.0 || latest")
+	fmt.Println(err)
+	// Output:
+	// 18.17.1 true
+	// 19.0.0 false
+	// 20.11.1 true
+	// 21.0.0 false
+	// 20.12.0-rc.1 false
+	// "latest" is not a version range comparator (e.g. ^1.2.0, >=2, 1.x)
+}

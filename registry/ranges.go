@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // RangeRequest is one registry's request for an npm package version range.
@@ -64,26 +62,23 @@ var rangeVersionRE = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func intersectRanges(rs []string) (string, bool) {
-	cons := make([]*semver.Constraints, len(rs))
+	cons := make([]Range, len(rs))
 	for i, r := range rs {
-		c, err := semver.NewConstraint(r)
+		c, err := ParseRange(r)
 		if err != nil {
 			return "", false
 		}
 		cons[i] = c
 	}
-	var highest *semver.Version
+	var highest *semVersion
 	for _, r := range rs {
 		m := minVersion(r)
-		if m == nil {
-			return "", false
-		}
-		if highest == nil || m.GreaterThan(highest) {
-			highest = m
+		if highest == nil || m.compare(*highest) > 0 {
+			highest = &m
 		}
 	}
 	for _, c := range cons {
-		if !c.Check(highest) {
+		if !c.allows(*highest) {
 			return "", false
 		}
 	}
@@ -105,19 +100,25 @@ func intersectRanges(rs []string) (string, bool) {
 	return strings.Join(rs, " "), true
 }
 
-func containedOn(samples []*semver.Version, a, b *semver.Constraints) bool {
+func containedOn(samples []semVersion, a, b Range) bool {
 	for _, v := range samples {
-		if a.Check(v) && !b.Check(v) {
+		if a.allows(v) && !b.allows(v) {
 			return false
 		}
 	}
 	return true
 }
 
-func sampleVersions(rs []string) []*semver.Version {
-	var out []*semver.Version
+// release is the version ma.mi.pa.
+func release(ma, mi, pa uint64) semVersion {
+	f := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	return semVersion{nums: [3]string{f(ma), f(mi), f(pa)}}
+}
+
+func sampleVersions(rs []string) []semVersion {
+	var out []semVersion
 	add := func(ma, mi, pa uint64) {
-		out = append(out, semver.New(ma, mi, pa, "", ""))
+		out = append(out, release(ma, mi, pa))
 	}
 	add(0, 0, 0)
 	for _, r := range rs {
@@ -155,11 +156,11 @@ func parts(m []string) (ma, mi, pa uint64) {
 // minVersion returns the lowest version a range can match (without
 // pre-releases): the minimum over its || alternatives of the maximum lower
 // bound of each alternative's comparators.
-func minVersion(r string) *semver.Version {
-	var best *semver.Version
-	for _, alt := range strings.Split(r, "||") {
+func minVersion(r string) semVersion {
+	var best semVersion
+	for i, alt := range strings.Split(r, "||") {
 		alt = strings.TrimSpace(alt)
-		lower := semver.New(0, 0, 0, "", "")
+		lower := release(0, 0, 0)
 		if alt != "" && alt != "*" && alt != "x" {
 			// Hyphen ranges "a - b": the lower bound is a.
 			if i := strings.Index(alt, " - "); i >= 0 {
@@ -175,16 +176,16 @@ func minVersion(r string) *semver.Version {
 					continue
 				}
 				ma, mi, pa := parts(m)
-				v := semver.New(ma, mi, pa, "", "")
+				v := release(ma, mi, pa)
 				if op == ">" {
-					v = semver.New(ma, mi, pa+1, "", "")
+					v = release(ma, mi, pa+1)
 				}
-				if v.GreaterThan(lower) {
+				if v.compare(lower) > 0 {
 					lower = v
 				}
 			}
 		}
-		if best == nil || lower.LessThan(best) {
+		if i == 0 || lower.compare(best) < 0 {
 			best = lower
 		}
 	}

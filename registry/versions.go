@@ -141,16 +141,22 @@ func (a semVersion) compare(b semVersion) int {
 			return c
 		}
 	}
+	return comparePre(a.pre, b.pre)
+}
+
+// comparePre compares pre-release identifiers by SemVer 2.0 precedence;
+// nil is a release, newer than any of its pre-releases.
+func comparePre(a, b []string) int {
 	switch {
-	case a.pre == nil && b.pre == nil:
+	case a == nil && b == nil:
 		return 0
-	case a.pre == nil:
-		return 1 // a release is newer than its pre-releases
-	case b.pre == nil:
+	case a == nil:
+		return 1
+	case b == nil:
 		return -1
 	}
-	for i := 0; i < len(a.pre) && i < len(b.pre); i++ {
-		x, y := a.pre[i], b.pre[i]
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
 		xNum, yNum := isDigits(x), isDigits(y)
 		var c int
 		switch {
@@ -167,7 +173,7 @@ func (a semVersion) compare(b semVersion) int {
 			return c
 		}
 	}
-	return cmp.Compare(len(a.pre), len(b.pre))
+	return cmp.Compare(len(a), len(b))
 }
 
 // isZero reports whether number i (0 major, 1 minor, 2 patch) is 0.

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 )
@@ -221,13 +219,13 @@ func nodeCheck(ctx context.Context, o Options) Result {
 		r.Message = fmt.Sprintf("could not run node --version: %v", err)
 		return r
 	}
-	v, err := semver.NewVersion(strings.TrimPrefix(raw, "v"))
-	if err != nil {
+	v := strings.TrimPrefix(raw, "v")
+	if !registry.ValidVersion(v) {
 		r.Level = Warning
 		r.Message = fmt.Sprintf("could not read the node version %q", raw)
 		return r
 	}
-	r.Details = map[string]any{"version": v.String()}
+	r.Details = map[string]any{"version": v}
 	if perr != nil {
 		r.Level = Warning
 		r.Message = fmt.Sprintf("Node.js %s found, but %v", v, perr)
@@ -239,13 +237,13 @@ func nodeCheck(ctx context.Context, o Options) Result {
 		return r
 	}
 	r.Details["required"] = want
-	c, err := semver.NewConstraint(want)
+	c, err := registry.ParseRange(want)
 	if err != nil {
 		r.Level = Warning
 		r.Message = fmt.Sprintf("Node.js %s found, but package.json engines.node %q is not a valid range", v, want)
 		return r
 	}
-	if !c.Check(v) {
+	if !c.Allows(v) {
 		r.Level = Error
 		r.Message = fmt.Sprintf("Node.js %s is required (detected v%s)", want, v)
 		r.Suggestion = "Upgrade Node.js and re-run jig doctor."
