@@ -235,11 +235,10 @@ func PackageValues(b []byte) (PackageFragment, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return f, nil
 	}
-	if err := CheckPackageJSON(b); err != nil {
+	root, err := parsePackageJSON(b)
+	if err != nil {
 		return f, err
 	}
-	v, _ := parseOrderedJSON("package.json", b)
-	root := v.(*jsonObject)
 	get := func(k string) map[string]string {
 		o, ok := root.vals[k].(*jsonObject)
 		if !ok {

@@ -40,20 +40,28 @@ type DependencyChange struct {
 // CheckPackageJSON reports whether b is a package.json jig can update: a
 // JSON object (strict JSON, no comments).
 func CheckPackageJSON(b []byte) error {
+	_, err := parsePackageJSON(b)
+	return err
+}
+
+// parsePackageJSON is [CheckPackageJSON] that also returns the parsed
+// object.
+func parsePackageJSON(b []byte) (*jsonObject, error) {
 	if err := CheckJSONDepth("package.json", b); err != nil {
-		return fmt.Errorf("%w: %w", ErrPackageJSON, err)
+		return nil, fmt.Errorf("%w: %w", ErrPackageJSON, err)
 	}
 	if !jsonValidStrict(b) {
-		return fmt.Errorf("%w: it is not valid JSON; fix it (npm cannot read it either) and run the command again", ErrPackageJSON)
+		return nil, fmt.Errorf("%w: it is not valid JSON; fix it (npm cannot read it either) and run the command again", ErrPackageJSON)
 	}
 	v, err := parseOrderedJSON("package.json", b)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPackageJSON, err)
+		return nil, fmt.Errorf("%w: %w", ErrPackageJSON, err)
 	}
-	if _, ok := v.(*jsonObject); !ok {
-		return fmt.Errorf("%w: the top level must be a JSON object", ErrPackageJSON)
+	root, ok := v.(*jsonObject)
+	if !ok {
+		return nil, fmt.Errorf("%w: the top level must be a JSON object", ErrPackageJSON)
 	}
-	return nil
+	return root, nil
 }
 
 // UpdatePackageJSON applies u to the package.json current (exists reports

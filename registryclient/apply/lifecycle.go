@@ -3,6 +3,7 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -102,7 +103,7 @@ func (pl *planner) recordPackage(f registry.PackageFragment) *registry.PackageFr
 	if st == nil || f.Empty() {
 		return rec
 	}
-	cur, err := registry.PackageValues(st.cur)
+	cur, err := pl.packageValues(st.cur)
 	if err != nil {
 		return rec
 	}
@@ -145,7 +146,7 @@ func (pl *planner) refreshRecords(proj *registry.Project) {
 	}
 	var cur registry.PackageFragment
 	if st := pl.files["package.json"]; st != nil && st.touched {
-		cur, _ = registry.PackageValues(st.cur)
+		cur, _ = pl.packageValues(st.cur)
 	}
 	for key, inst := range proj.Installed {
 		for t := range inst.Files {
@@ -172,6 +173,20 @@ func (pl *planner) refreshRecords(proj *registry.Project) {
 		}
 		proj.Installed[key] = inst
 	}
+}
+
+// packageValues is [registry.PackageValues] of b, parsed once for as long
+// as package.json stays b.
+func (pl *planner) packageValues(b []byte) (registry.PackageFragment, error) {
+	if pl.pkg != nil && bytesEqual(pl.pkgOf, b) {
+		return *pl.pkg, nil
+	}
+	f, err := registry.PackageValues(b)
+	if err != nil {
+		return f, err
+	}
+	pl.pkgOf, pl.pkg = slices.Clone(b), &f
+	return f, nil
 }
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }

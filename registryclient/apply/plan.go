@@ -243,6 +243,11 @@ type planner struct {
 	order   []string
 	plan    *Plan
 	scripts map[string]*fetched
+	// pkgOf and pkg are the last package.json bytes packageValues parsed
+	// and what it found: every installed record reads the same final
+	// package.json.
+	pkgOf []byte
+	pkg   *registry.PackageFragment
 }
 
 // fetched is a downloaded file.
