@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -88,7 +89,7 @@ func TestLifecycleJSONMatchesSchemas(t *testing.T) {
 		}
 	}
 	// After remove --force only jig.json and the emptied package.json stay.
-	left := listTree(t, dir)
+	left := testenv.Snapshot(t, dir)
 	delete(left, ".")
 	if _, ok := left["app.txt"]; ok {
 		t.Errorf("remove --force kept app.txt: %v", keysOf(left))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -75,25 +75,6 @@ func scaffoldHome(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return home
-}
-
-func listTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel] = "dir"
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		out[rel] = string(b)
-		return nil
-	})
-	return out
 }
 
 func TestInitCommand(t *testing.T) {
@@ -168,12 +149,12 @@ func TestInitValidation(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(base)
 			}
-			before := listTree(t, base)
+			before := testenv.Snapshot(t, base)
 			_, stderr, code := runCLI(t, home, tt.prompt, append(tt.args, "--dir", base)...)
 			if code != ExitError || !strings.Contains(stderr, tt.wantStderr) {
 				t.Errorf("got exit %d stderr %q, want 1 and %q", code, stderr, tt.wantStderr)
 			}
-			if diff := cmp.Diff(before, listTree(t, base)); diff != "" {
+			if diff := cmp.Diff(before, testenv.Snapshot(t, base)); diff != "" {
 				t.Errorf("files changed:\n%s", diff)
 			}
 		})
@@ -247,7 +228,7 @@ func TestInitExistingDir(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := listTree(t, base)
+			before := testenv.Snapshot(t, base)
 			var p Prompter
 			if tt.prompt != nil {
 				p = tt.prompt
@@ -270,7 +251,7 @@ func TestInitExistingDir(t *testing.T) {
 			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Apply the template into "+target+"?") {
 				t.Errorf("prompts %q, want one confirmation naming %s", tt.prompt.asked, target)
 			}
-			changed := cmp.Diff(before, listTree(t, base)) != ""
+			changed := cmp.Diff(before, testenv.Snapshot(t, base)) != ""
 			if changed != tt.wantChange {
 				t.Errorf("project changed = %v, want %v", changed, tt.wantChange)
 			}
@@ -333,12 +314,12 @@ func TestAddCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), fmt.Sprintf("\"name\": %q", filepath.Base(dir))) {
 		t.Errorf("minimal jig.json from the directory name: %s (%v)", b, err)
 	}
-	before := listTree(t, dir)
+	before := testenv.Snapshot(t, dir)
 	stdout, stderr, code = runCLI(t, home, nil, "add", "@main/quality/lint", "--dir", dir)
 	if code != 0 || !strings.Contains(stderr, "already installed") || !strings.Contains(stderr, "no changes made") {
 		t.Errorf("second add: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
-	if diff := cmp.Diff(before, listTree(t, dir)); diff != "" {
+	if diff := cmp.Diff(before, testenv.Snapshot(t, dir)); diff != "" {
 		t.Errorf("second add changed files:\n%s", diff)
 	}
 	stdout, _, code = runCLI(t, home, nil, "add", "quality/lint", "--json", "--dir", dir)

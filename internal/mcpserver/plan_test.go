@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -163,32 +164,6 @@ func planAdd(t *testing.T, s *server) (string, string) {
 	return id, dir
 }
 
-// snapshot returns every file below dir with its bytes and mode.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fi.Mode().String() + " " + string(b)
-		} else {
-			out[rel] = fi.Mode().Type().String()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestApply(t *testing.T) {
 	t.Parallel()
 	t.Run("writes the plan once", func(t *testing.T) {
@@ -240,12 +215,12 @@ func TestApply(t *testing.T) {
 			t.Parallel()
 			s, id, dir := newPlanned(t)
 			tt.change(t, s.opts.Root, dir)
-			before := snapshot(t, s.opts.Root)
+			before := testenv.Snapshot(t, s.opts.Root)
 			_, err := s.apply(t.Context(), ApplyInput{PlanID: id})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was written") {
 				t.Fatalf("err = %v, want a refusal containing %q", err, tt.want)
 			}
-			after := snapshot(t, s.opts.Root)
+			after := testenv.Snapshot(t, s.opts.Root)
 			if len(before) != len(after) {
 				t.Fatalf("files changed: before %v, after %v", before, after)
 			}

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +65,40 @@ func TestLookupSingleName(t *testing.T) {
 	_, _, err := lookup(func(string) string { return "" }, "HOW", "JIG_TEST_REDIS_URL")
 	if want := "JIG_TEST_REDIS_URL is not set; HOW to run this test"; err == nil || err.Error() != want {
 		t.Errorf("got error %v, want %q", err, want)
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "run.sh"), []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "src", "run.sh"), 0o755); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src/run.sh", filepath.Join(dir, "run")); err != nil {
+		t.Fatal(err)
+	}
+	got := Snapshot(t, dir)
+	for k, v := range got {
+		if k == "." || k == "src" {
+			got[k] = v[:4] // "dir " + a mode that depends on the umask
+		}
+	}
+	want := map[string]string{
+		".":          "dir ",
+		"src":        "dir ",
+		"src/run.sh": "-rwxr-xr-x echo hi\n",
+		"run":        "link src/run.sh",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Snapshot (-want +got):\n%s", diff)
+	}
+	if got := Snapshot(t, filepath.Join(dir, "absent")); len(got) != 0 {
+		t.Errorf("Snapshot of a missing directory = %v, want empty", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -162,7 +163,7 @@ func TestAddIsIdempotent(t *testing.T) {
 	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "quality/eslint"}, false); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	for _, tmpl := range []string{"quality/eslint", "@main/quality/eslint@2.0.0", "runtimes/node"} {
 		p, err := e.Run(t.Context(), Request{Dir: dir, Template: tmpl}, false)
 		if err != nil {
@@ -172,7 +173,7 @@ func TestAddIsIdempotent(t *testing.T) {
 			t.Errorf("add %s again: AlreadyInstalled %q, changes %v; want a notice and no change", tmpl, p.AlreadyInstalled, p.Changes())
 		}
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	proj, err := registry.ParseProject([]byte(readFile(t, filepath.Join(dir, "jig.json"))))
 	if err != nil {
 		t.Fatal(err)
@@ -238,13 +239,13 @@ func TestUnsafeTargets(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, dir)
 			}
-			before, beforeOut := snapshot(t, dir), snapshot(t, outside)
+			before, beforeOut := testenv.Snapshot(t, dir), testenv.Snapshot(t, outside)
 			_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "features/evil"}, false)
 			if !errors.Is(err, ErrUnsafeTarget) {
 				t.Fatalf("got error %v, want ErrUnsafeTarget", err)
 			}
-			assertSame(t, before, snapshot(t, dir))
-			assertSame(t, beforeOut, snapshot(t, outside))
+			assertSame(t, before, testenv.Snapshot(t, dir))
+			assertSame(t, beforeOut, testenv.Snapshot(t, outside))
 		})
 	}
 }
@@ -275,12 +276,12 @@ func TestFailedDownloadLeavesProjectIdentical(t *testing.T) {
 		src.failFile = n
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"keep\"\n}\n", ".gitignore": "x\n"})
-		before := snapshot(t, dir)
+		before := testenv.Snapshot(t, dir)
 		_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
 		if err == nil || !strings.Contains(err.Error(), "HTTP 500") {
 			t.Fatalf("file request %d failing: got error %v, want the download error", n, err)
 		}
-		assertSame(t, before, snapshot(t, dir))
+		assertSame(t, before, testenv.Snapshot(t, dir))
 	}
 }
 
@@ -294,7 +295,7 @@ func TestWriteFailureRollsBack(t *testing.T) {
 			if err := os.Chmod(filepath.Join(dir, ".gitignore"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			e := newEngine(t, fixture())
 			e.opts.beforeWrite = func(target string) error {
 				if target == failAt {
@@ -306,7 +307,7 @@ func TestWriteFailureRollsBack(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "rolled back") {
 				t.Fatalf("got error %v, want the write error and a roll-back note", err)
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 }
@@ -346,8 +347,8 @@ func TestCycle(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("got %q, want the path %q", err, want)
 	}
-	if len(snapshot(t, dir)) != 1 {
-		t.Errorf("something was written: %v", snapshot(t, dir))
+	if len(testenv.Snapshot(t, dir)) != 1 {
+		t.Errorf("something was written: %v", testenv.Snapshot(t, dir))
 	}
 }
 
@@ -376,12 +377,12 @@ func TestConflicts(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			_, err := e.Run(t.Context(), Request{Dir: dir, Template: tt.template, Mode: tt.mode}, false)
 			if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), tt.wantPair) {
 				t.Fatalf("got %v, want a conflict naming %q", err, tt.wantPair)
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 }
@@ -430,12 +431,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".gitignore": "node_modules\n", "package.json": "{\"name\":\"x\",\"version\":\"2.0.0\"}\n"})
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	p, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	actions := map[string]Action{}
 	for _, f := range p.Files {
 		actions[f.Target] = f.Action
@@ -486,7 +487,7 @@ func TestDeepJSONRefused(t *testing.T) {
 			}, map[string]string{"tsconfig.json": tt.file})
 			dir := t.TempDir()
 			writeFiles(t, dir, tt.project)
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "build/deep"}, false)
 			if !errors.Is(err, tt.wantErr) || !errors.Is(err, registry.ErrJSONTooDeep) {
 				t.Fatalf("got %v, want %v wrapping registry.ErrJSONTooDeep", err, tt.wantErr)
@@ -496,7 +497,7 @@ func TestDeepJSONRefused(t *testing.T) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 }
@@ -586,12 +587,12 @@ func TestInvalidPackageJSONStopsEverything(t *testing.T) {
 	src := fixture()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"package.json": "{\"name\": \"x\",, }"})
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
 	if !errors.Is(err, ErrPackageJSONInvalid) {
 		t.Fatalf("got %v, want ErrPackageJSONInvalid", err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	if len(src.requests) != 0 {
 		t.Errorf("fetched %v before checking package.json", src.requests)
 	}
@@ -855,13 +856,13 @@ func TestCustomScriptFailures(t *testing.T) {
 				},
 			}, map[string]string{"merge.mjs": tt.script})
 			dir := t.TempDir()
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			opts := append([]Option{WithAllowScripts(true)}, tt.opts...)
 			_, err := newEngine(t, src, opts...).Run(t.Context(), Request{Dir: dir, Template: "features/scripted"}, false)
 			if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Fatalf("got %v, want ErrScript mentioning %q", err, tt.wantMsg)
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 }

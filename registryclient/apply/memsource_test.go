@@ -3,7 +3,6 @@ package apply
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,41 +78,6 @@ func (s *memSource) Preset(_ context.Context, name string) (*registry.Preset, er
 }
 
 func strp(s string) *string { return &s }
-
-// snapshot records every file and directory below dir with its mode and
-// content, so tests can assert "byte-identical".
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			out[rel] = "dir " + info.Mode().String()
-		case info.Mode()&fs.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			out[rel] = "link " + l
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = info.Mode().String() + " " + string(b)
-		}
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func assertSame(t *testing.T, before, after map[string]string) {
 	t.Helper()

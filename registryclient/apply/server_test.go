@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -91,35 +92,6 @@ func publishRaw(key string, m map[string]any, files map[string]string) map[strin
 	return out
 }
 
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			out[rel] = "dir " + info.Mode().String()
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = info.Mode().String() + " " + string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestServerInitNodePreset(t *testing.T) {
 	t.Parallel()
 	srv := catalogServer(t, nil, nil)
@@ -164,7 +136,7 @@ func TestServerInitNodePreset(t *testing.T) {
 	}
 
 	// Applying the preset again over the result changes no byte.
-	before := tree(t, dir)
+	before := testenv.Snapshot(t, dir)
 	again, err := eng.Run(t.Context(), apply.Request{Dir: dir, Template: "@presets/node", Mode: apply.ModeInit, Name: "demo"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +144,7 @@ func TestServerInitNodePreset(t *testing.T) {
 	if again.Changes() {
 		t.Errorf("second init plans writes: %+v", again.Files)
 	}
-	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+	if diff := cmp.Diff(before, testenv.Snapshot(t, dir)); diff != "" {
 		t.Errorf("second init changed the project:\n%s", diff)
 	}
 }
@@ -192,7 +164,7 @@ func TestServerAddTwiceChangesNothing(t *testing.T) {
 	if len(p.Registries) == 0 || p.Registries[len(p.Registries)-1].Key != "@main/quality/eslint" {
 		t.Fatalf("registries %+v, want eslint last", p.Registries)
 	}
-	before := tree(t, dir)
+	before := testenv.Snapshot(t, dir)
 	p2, err := eng.Run(t.Context(), apply.Request{Dir: dir, Template: "@main/quality/eslint"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +172,7 @@ func TestServerAddTwiceChangesNothing(t *testing.T) {
 	if p2.AlreadyInstalled == "" {
 		t.Error("second add: AlreadyInstalled is empty")
 	}
-	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+	if diff := cmp.Diff(before, testenv.Snapshot(t, dir)); diff != "" {
 		t.Errorf("second add changed the project:\n%s", diff)
 	}
 }
@@ -228,7 +200,7 @@ func TestServerUnsafeTargets(t *testing.T) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			before := tree(t, parent)
+			before := testenv.Snapshot(t, parent)
 			_, err = eng.Run(t.Context(), apply.Request{Dir: dir, Template: "features/escape"}, false)
 			if !errors.Is(err, apply.ErrUnsafeTarget) || !errors.Is(err, registry.ErrUnsafePath) {
 				t.Fatalf("got %v, want ErrUnsafeTarget wrapping registry.ErrUnsafePath", err)
@@ -236,7 +208,7 @@ func TestServerUnsafeTargets(t *testing.T) {
 			if !strings.Contains(err.Error(), "features/escape") {
 				t.Errorf("error %q does not name the registry", err)
 			}
-			if diff := cmp.Diff(before, tree(t, parent)); diff != "" {
+			if diff := cmp.Diff(before, testenv.Snapshot(t, parent)); diff != "" {
 				t.Errorf("something was written:\n%s", diff)
 			}
 		})
@@ -284,13 +256,13 @@ func TestServerFailedFileLeavesProjectIdentical(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte("{\n  \"name\": \"mine\",\n  \"private\": true\n}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			before := tree(t, dir)
+			before := testenv.Snapshot(t, dir)
 			_, err = eng.Run(t.Context(), apply.Request{Dir: dir, Template: "@presets/node", Mode: apply.ModeInit}, false)
 			var se *registryclient.StatusError
 			if !errors.As(err, &se) || se.StatusCode != http.StatusInternalServerError {
 				t.Fatalf("got %v, want the injected 500", err)
 			}
-			if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+			if diff := cmp.Diff(before, testenv.Snapshot(t, dir)); diff != "" {
 				t.Errorf("project changed:\n%s", diff)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -156,13 +157,13 @@ func TestShorthandResolution(t *testing.T) {
 		t.Parallel()
 		src := &nsSource{memSource: rackFixture(), defaults: map[string]string{registry.PresetNamespace: "@rack"}, asked: map[string]int{}}
 		dir := filepath.Join(t.TempDir(), "app")
-		before := snapshot(t, filepath.Dir(dir))
+		before := testenv.Snapshot(t, filepath.Dir(dir))
 		_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
 		var se *ShorthandError
 		if !errors.As(err, &se) || se.From != "@rack" || se.ID.Namespace != registry.DefaultNamespace {
 			t.Fatalf("error %v, want a *ShorthandError for a dependency of @rack read as @main", err)
 		}
-		assertSame(t, before, snapshot(t, filepath.Dir(dir)))
+		assertSame(t, before, testenv.Snapshot(t, filepath.Dir(dir)))
 	})
 
 	t.Run("look-up fails", func(t *testing.T) {

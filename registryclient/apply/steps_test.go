@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -151,12 +152,12 @@ func TestFrozenNotRecorded(t *testing.T) {
 	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "features/plain", Mode: ModeInit}, false); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	src.manifests["@main/features/plain"].RegistryDependencies = []string{"@main/features/hooks"}
 	_, err := e.Run(t.Context(), Request{Dir: dir, Frozen: true}, false)
 	var nr *NotRecordedError
 	if !errors.Is(err, ErrFrozen) || !errors.As(err, &nr) || nr.Registry != "@main/features/hooks" {
 		t.Fatalf("got %v, want a NotRecordedError for @main/features/hooks", err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -151,7 +152,7 @@ func initProject(t *testing.T, e *Engine) (string, map[string]string) {
 	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/base@1.0.0", Mode: ModeInit}, false); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.0.0"}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -437,12 +438,12 @@ func TestUpdateFileCases(t *testing.T) {
 		if err := os.Symlink(outside, filepath.Join(dir, "src/index.ts")); err != nil {
 			t.Fatal(err)
 		}
-		before := snapshot(t, dir)
+		before := testenv.Snapshot(t, dir)
 		_, err := runUpdate(t, e, UpdateRequest{Dir: dir})
 		if !errors.Is(err, ErrUnsafeTarget) {
 			t.Fatalf("got %v, want ErrUnsafeTarget", err)
 		}
-		assertSame(t, before, snapshot(t, dir))
+		assertSame(t, before, testenv.Snapshot(t, dir))
 		if readFile(t, outside) != "secret\n" {
 			t.Error("the file outside the project was changed")
 		}
@@ -480,12 +481,12 @@ func TestUpdateFailureLeavesProjectIdentical(t *testing.T) {
 			e := newEngine(t, src)
 			dir, _ := initProject(t, e)
 			editFile(t, dir, "src/index.ts", func(s string) string { return "// mine\n" + s })
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			src.failFile = src.calls.Load() + n
 			if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
 				t.Fatalf("got %v, want the download error", err)
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 	for _, failAt := range []string{"src/index.ts", "old.txt", "docs/x.md", "package.json", "jig.json"} {
@@ -494,7 +495,7 @@ func TestUpdateFailureLeavesProjectIdentical(t *testing.T) {
 			e := newEngine(t, lifecycleSource())
 			dir, _ := initProject(t, e)
 			editFile(t, dir, "src/index.ts", func(s string) string { return "// mine\n" + s })
-			before := snapshot(t, dir)
+			before := testenv.Snapshot(t, dir)
 			e.opts.beforeWrite = func(target string) error {
 				if target == failAt {
 					return errors.New("disk full")
@@ -505,7 +506,7 @@ func TestUpdateFailureLeavesProjectIdentical(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "rolled back") {
 				t.Fatalf("got %v, want a rolled-back write error", err)
 			}
-			assertSame(t, before, snapshot(t, dir))
+			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
 	}
 }
@@ -529,7 +530,7 @@ func TestRemove(t *testing.T) {
 	if err := e.Apply(t.Context(), plan); err != nil {
 		t.Fatal(err)
 	}
-	after := snapshot(t, dir)
+	after := testenv.Snapshot(t, dir)
 	// The user's own edit remains (the key they changed, nothing else of
 	// x's); everything else is as before the add.
 	if got, want := after["tsconfig.json"], "-rw-r--r-- {\n  \"compilerOptions\": {\n    \"strict\": false\n  }\n}\n"; got != want || !hasWarning(plan, "tsconfig.json: kept compilerOptions.strict") {
@@ -551,20 +552,20 @@ func TestRemoveForce(t *testing.T) {
 	if err := e.Apply(t.Context(), plan); err != nil {
 		t.Fatal(err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 }
 
 func TestAddOtherVersionPointsToUpdate(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, lifecycleSource())
 	dir, _ := initProject(t, e)
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	_, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.1.0"}, false)
 	var ov *OtherVersionError
 	if !errors.As(err, &ov) || ov.Key != "@team/x" || ov.Installed != "1.0.0" || ov.Requested != "1.1.0" {
 		t.Fatalf("got %v, want an OtherVersionError from 1.0.0 to 1.1.0", err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	// The same version is still "already installed".
 	plan, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/x@1.0.0"}, false)
 	if err != nil || plan.AlreadyInstalled == "" {
@@ -584,11 +585,11 @@ func TestUpdateHostileTargetWritesNothing(t *testing.T) {
 	}, nil)
 	e := newEngine(t, src)
 	dir, _ := initProject(t, e)
-	before := snapshot(t, dir)
+	before := testenv.Snapshot(t, dir)
 	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); !errors.Is(err, ErrUnsafeTarget) {
 		t.Fatalf("got %v, want ErrUnsafeTarget", err)
 	}
-	assertSame(t, before, snapshot(t, dir))
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape.txt")); !os.IsNotExist(err) {
 		t.Error("a file was written outside the project")
 	}

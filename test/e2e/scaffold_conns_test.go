@@ -26,7 +26,7 @@ func TestScaffoldConnections(t *testing.T) {
 			t.Fatalf("jig init through %s: exit %d\n%s", base, code, stderr)
 		}
 		var out []string
-		for p := range snapshot(t, dir+"/"+name) {
+		for p := range testenv.Snapshot(t, dir+"/"+name) {
 			out = append(out, p)
 		}
 		slices.Sort(out)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 )
@@ -158,29 +158,6 @@ func runJig(t *testing.T, env []string, dir string, args ...string) (string, str
 	return out.String(), errb.String(), code
 }
 
-// snapshot returns every path under dir with its content.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel+"/"] = ""
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 var versionedPath = regexp.MustCompile(`/\d+\.\d+\.\d+`)
 
 // A second init of the node preset with a warm cache asks only for the
@@ -237,7 +214,7 @@ func TestWarmCacheAndOffline(t *testing.T) {
 		t.Errorf("cold init made %d requests, warm %d; want the cold one to fetch more", len(cold), len(warm))
 	}
 	// Both projects are the same.
-	a, b := snapshot(t, filepath.Join(work, "cold")), snapshot(t, filepath.Join(work, "warm"))
+	a, b := testenv.Snapshot(t, filepath.Join(work, "cold")), testenv.Snapshot(t, filepath.Join(work, "warm"))
 	delete(a, "jig.json")
 	delete(b, "jig.json")
 	delete(a, "package.json")
@@ -261,7 +238,7 @@ func TestWarmCacheAndOffline(t *testing.T) {
 		!strings.Contains(errOut, "@main/runtimes/node resolved to") {
 		t.Errorf("offline init does not say what it resolved:\n%s", errOut)
 	}
-	c := snapshot(t, filepath.Join(work, "offline"))
+	c := testenv.Snapshot(t, filepath.Join(work, "offline"))
 	delete(c, "jig.json")
 	delete(c, "package.json")
 	for k, v := range a {
@@ -269,7 +246,7 @@ func TestWarmCacheAndOffline(t *testing.T) {
 			t.Errorf("offline project: %s differs", k)
 		}
 	}
-	before := snapshot(t, work)
+	before := testenv.Snapshot(t, work)
 	_, errOut, code = runJig(t, env, work, "--offline", "init", "-t", "@main/quality/not-fetched", "-n", "missing", "--ci")
 	if code != 1 || !strings.Contains(errOut, "not in the cache: no version of @main/quality/not-fetched") {
 		t.Errorf("offline init of something not cached: exit %d\n%s", code, errOut)
@@ -277,7 +254,7 @@ func TestWarmCacheAndOffline(t *testing.T) {
 	if strings.Contains(errOut, "could not reach") {
 		t.Errorf("offline mode tried the network:\n%s", errOut)
 	}
-	after := snapshot(t, work)
+	after := testenv.Snapshot(t, work)
 	if len(before) != len(after) {
 		t.Errorf("a failed offline init wrote something")
 	}
@@ -319,7 +296,7 @@ func TestTamperedFileFailsInit(t *testing.T) {
 	}
 	work := t.TempDir()
 	env := jigEnv(t, srv.base, t.TempDir())
-	before := snapshot(t, work)
+	before := testenv.Snapshot(t, work)
 	_, errOut, code := runJig(t, env, work, "init", "-t", "@main/features/tamper", "-n", "p", "--ci")
 	if code != 1 {
 		t.Fatalf("init of a tampered registry: exit %d, want 1\n%s", code, errOut)
@@ -330,7 +307,7 @@ func TestTamperedFileFailsInit(t *testing.T) {
 			t.Errorf("error does not contain %q:\n%s", want, errOut)
 		}
 	}
-	after := snapshot(t, work)
+	after := testenv.Snapshot(t, work)
 	if len(before) != len(after) {
 		keys := []string{}
 		for k := range after {

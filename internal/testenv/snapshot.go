@@ -1,0 +1,52 @@
+package testenv
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Snapshot records every directory, symbolic link and file below dir (dir
+// itself as ".") with its mode and content, for a test to assert that a
+// command left a tree byte-identical: a directory maps to "dir <mode>", a
+// link to "link <target>", a file to "<mode> <content>". A dir that does
+// not exist gives an empty map; any other error fails the test.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			out[rel] = "dir " + info.Mode().String()
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = "link " + target
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = info.Mode().String() + " " + string(b)
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
