@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // TestClientDefaultNamespace: the advertisement comes from GET /namespaces
@@ -85,17 +85,12 @@ type refServer struct {
 
 func newRefServer(t *testing.T, opts ...registryserver.Option) *refServer {
 	t.Helper()
-	st := memory.New()
-	for k, v := range map[string]string{
+	st := testenv.MemoryStorage(t, map[string]string{
 		"@rack/runtimes/node/versions.json":            `{"versions":["1.0.0"]}`,
 		"@rack/runtimes/node/1.0.0/registry.json":      manifestJSON("@rack", "node", "1.0.0"),
 		"@rack/runtimes/node/1.0.0/templates/index.ts": indexTS,
 		"presets/node/preset.json":                     `{"name":"node","version":"1.0.0","registries":["runtimes/node"]}`,
-	} {
-		if err := st.Put(t.Context(), k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	h, err := registryserver.New(append([]registryserver.Option{registryserver.WithStorage(st)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,14 @@
 package registryclient_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 const (
@@ -33,9 +31,7 @@ func manifestJSON(ns, name, version string) string {
 // wrap, when non-nil, wraps the handler (e.g. to inject a 429).
 func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler, opts ...registryserver.Option) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	st := memory.New()
-	files := map[string]string{
+	st := testenv.MemoryStorage(t, map[string]string{
 		"@main/runtimes/node/versions.json":            `{"versions":["1.1.0","1.0.0"]}`,
 		"@main/runtimes/node/1.1.0/registry.json":      manifestJSON("@main", "node", "1.1.0"),
 		"@main/runtimes/node/1.1.0/templates/index.ts": indexTS,
@@ -48,12 +44,7 @@ func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler, opts ...reg
 		"@secret/tools/x/1.0.0/registry.json":          manifestJSON("@secret", "x", "1.0.0"),
 		"presets/node/preset.json":                     `{"name":"node","version":"1.0.0","registries":["@main/runtimes/node"]}`,
 		"@main/runtimes/empty/versions.json":           `{"versions":[]}`,
-	}
-	for k, v := range files {
-		if err := st.Put(ctx, k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@team": [{"token": "` + teamToken + `"}]}`))
 	if err != nil {
 		t.Fatal(err)

@@ -21,10 +21,10 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 const (
@@ -57,8 +57,7 @@ func manifest(ns, name, version string, pad bool) string {
 // fixture returns a storage laid out like the reference's disk storage.
 func fixture(t testing.TB) storage.Storage {
 	t.Helper()
-	st := memory.New()
-	files := map[string]string{
+	return testenv.MemoryStorage(t, map[string]string{
 		"@main/runtimes/node/versions.json":              `{"versions":["1.1.0","1.0.0"]}`,
 		"@main/runtimes/node/1.0.0/registry.json":        manifest("@main", "node", "1.0.0", false),
 		"@main/runtimes/node/1.1.0/registry.json":        manifest("@main", "node", "1.1.0", true),
@@ -78,13 +77,7 @@ func fixture(t testing.TB) storage.Storage {
 		"@broken/y/versions.json":                        `{"versions":["1.0.0"]}`,
 		"presets/node/preset.json":                       `{"name":"node","version":"1.0.0","registries":["@main/runtimes/node"]}`,
 		".healthcheck":                                   "ok",
-	}
-	for k, v := range files {
-		if err := st.Put(t.Context(), k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return st
+	})
 }
 
 func newHandler(t testing.TB, opts ...registryserver.Option) *registryserver.Handler {

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,42 +8,24 @@ import (
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
-	"github.com/jigkit/jig/registryserver"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // lifecycleServer serves @main/features/app at 1.0.0 and 1.1.0: 1.1.0
 // changes the last line of app.txt and a devDependency.
 func lifecycleServer(t *testing.T) string {
 	t.Helper()
-	st := memory.New()
-	put := func(k string, v any) {
-		b, ok := v.([]byte)
-		if !ok {
-			b, _ = json.Marshal(v)
-		}
-		if err := st.Put(context.Background(), k, strings.NewReader(string(b)), int64(len(b))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	objects := map[string]any{"@main/features/app/versions.json": `{"versions":["1.1.0","1.0.0"]}`}
 	for v, last := range map[string]string{"1.0.0": "end\n", "1.1.0": "the end\n"} {
-		put("@main/features/app/"+v+"/registry.json", map[string]any{
+		objects["@main/features/app/"+v+"/registry.json"] = map[string]any{
 			"name": "app", "namespace": "@main", "type": "registry:feature", "version": v, "priority": 4,
 			"devDependencies": map[string]string{"vitest": map[string]string{"1.0.0": "^1.0.0", "1.1.0": "^2.0.0"}[v]},
 			"files": []map[string]any{
 				{"target": "app.txt", "type": "registry:docs", "content": "start\n\nmiddle\n\n" + last},
 				{"target": "tsconfig.json", "type": "registry:config", "content": `{"compilerOptions": {"strict": true}}`},
 			},
-		})
+		}
 	}
-	put("@main/features/app/versions.json", []byte(`{"versions":["1.1.0","1.0.0"]}`))
-	h, err := registryserver.New(registryserver.WithStorage(st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); _ = h.Close() })
-	return srv.URL
+	return serveObjects(t, objects)
 }
 
 // TestLifecycleJSONMatchesSchemas runs every lifecycle command with --json

@@ -25,39 +25,46 @@ import (
 // base, a dev dependency, a config), plus the preset "small".
 func scaffoldServer(t *testing.T) string {
 	t.Helper()
-	st := memory.New()
-	put := func(k string, v any) {
-		var b []byte
-		switch x := v.(type) {
-		case string:
-			b = []byte(x)
-		default:
-			b, _ = json.Marshal(x)
-		}
-		if err := st.Put(context.Background(), k, strings.NewReader(string(b)), int64(len(b))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("@main/runtimes/base/1.0.0/registry.json", map[string]any{
-		"name": "base", "namespace": "@main", "type": "registry:runtime", "version": "1.0.0", "priority": 1,
-		"scripts":         map[string]string{"start": "node src/index.js"},
-		"devDependencies": map[string]string{"@types/node": "^20.0.0"},
-		"files": []map[string]any{
-			{"target": ".gitignore", "type": "registry:config", "path": "templates/gitignore"},
-			{"target": "src/index.js", "type": "registry:entry", "content": "console.log('hi');\n"},
+	return serveObjects(t, map[string]any{
+		"@main/runtimes/base/1.0.0/registry.json": map[string]any{
+			"name": "base", "namespace": "@main", "type": "registry:runtime", "version": "1.0.0", "priority": 1,
+			"scripts":         map[string]string{"start": "node src/index.js"},
+			"devDependencies": map[string]string{"@types/node": "^20.0.0"},
+			"files": []map[string]any{
+				{"target": ".gitignore", "type": "registry:config", "path": "templates/gitignore"},
+				{"target": "src/index.js", "type": "registry:entry", "content": "console.log('hi');\n"},
+			},
 		},
+		"@main/runtimes/base/1.0.0/templates/gitignore": "node_modules\n",
+		"@main/runtimes/base/versions.json":             `{"versions":["1.0.0"]}`,
+		"@main/quality/lint/1.1.0/registry.json": map[string]any{
+			"name": "lint", "namespace": "@main", "type": "registry:quality", "version": "1.1.0", "priority": 6,
+			"registryDependencies": []string{"@main/runtimes/base"},
+			"devDependencies":      map[string]string{"eslint": "^9.0.0"},
+			"files":                []map[string]any{{"target": "eslint.config.js", "type": "registry:config", "content": "export default [];\n"}},
+		},
+		"@main/quality/lint/versions.json": `{"versions":["1.1.0"]}`,
+		"presets/small/preset.json":        map[string]any{"name": "small", "version": "1.0.0", "registries": []string{"@main/runtimes/base", "@main/quality/lint"}},
 	})
-	put("@main/runtimes/base/1.0.0/templates/gitignore", "node_modules\n")
-	put("@main/runtimes/base/versions.json", `{"versions":["1.0.0"]}`)
-	put("@main/quality/lint/1.1.0/registry.json", map[string]any{
-		"name": "lint", "namespace": "@main", "type": "registry:quality", "version": "1.1.0", "priority": 6,
-		"registryDependencies": []string{"@main/runtimes/base"},
-		"devDependencies":      map[string]string{"eslint": "^9.0.0"},
-		"files":                []map[string]any{{"target": "eslint.config.js", "type": "registry:config", "content": "export default [];\n"}},
-	})
-	put("@main/quality/lint/versions.json", `{"versions":["1.1.0"]}`)
-	put("presets/small/preset.json", map[string]any{"name": "small", "version": "1.0.0", "registries": []string{"@main/runtimes/base", "@main/quality/lint"}})
-	h, err := registryserver.New(registryserver.WithStorage(st))
+}
+
+// serveObjects serves a storage holding objects (storage key → a string
+// as is, anything else as JSON) and returns its URL.
+func serveObjects(t *testing.T, objects map[string]any) string {
+	t.Helper()
+	raw := map[string]string{}
+	for k, v := range objects {
+		s, ok := v.(string)
+		if !ok {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = string(b)
+		}
+		raw[k] = s
+	}
+	h, err := registryserver.New(registryserver.WithStorage(testenv.MemoryStorage(t, raw)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 const teamToken = "team-token-0123456789"
@@ -26,11 +25,10 @@ const teamToken = "team-token-0123456789"
 // catalogServer serves a small catalog: a public @main and a gated @team.
 func catalogServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	st := memory.New()
 	manifest := func(ns, name, typ, version, desc, extra string) string {
 		return fmt.Sprintf(`{"name":%q,"namespace":%q,"version":%q,"type":"registry:%s","priority":6,"description":%q%s}`, name, ns, version, typ, desc, extra)
 	}
-	files := map[string]string{
+	st := testenv.MemoryStorage(t, map[string]string{
 		"@main/quality/eslint/versions.json": `{"versions":["1.2.0","1.1.0","1.0.0"]}`,
 		"@main/quality/eslint/1.2.0/registry.json": manifest("@main", "eslint", "quality", "1.2.0",
 			"ESLint flat config with TypeScript rules, ready for Node.js projects.",
@@ -51,12 +49,7 @@ func catalogServer(t *testing.T) *httptest.Server {
 		"@team/tools/secret-lint/versions.json":                     `{"versions":["2.0.0"]}`,
 		"@team/tools/secret-lint/2.0.0/registry.json":               manifest("@team", "secret-lint", "quality", "2.0.0", "The team's private lint rules.", `,"path":"tools/secret-lint"`),
 		"presets/node-library/preset.json":                          `{"name":"node-library","version":"1.0.0","description":"A TypeScript library for Node.js","registries":["@main/runtimes/node","@main/quality/eslint"]}`,
-	}
-	for k, v := range files {
-		if err := st.Put(t.Context(), k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@team": [{"token": "` + teamToken + `"}]}`))
 	if err != nil {
 		t.Fatal(err)

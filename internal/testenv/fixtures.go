@@ -1,11 +1,28 @@
 package testenv
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
+
+// MemoryStorage returns an in-memory storage holding objects (storage key
+// → content), such as a catalog laid out as the reference's disk storage.
+func MemoryStorage(t testing.TB, objects map[string]string) *memory.Storage {
+	t.Helper()
+	st := memory.New()
+	for k, v := range objects {
+		if err := st.Put(context.Background(), k, strings.NewReader(v), int64(len(v))); err != nil {
+			t.Fatalf("store %s: %v", k, err)
+		}
+	}
+	return st
+}
 
 // Snapshot records every directory, symbolic link and file below dir (dir
 // itself as ".") with its mode and content, for a test to assert that a
