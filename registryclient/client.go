@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 )
@@ -267,20 +268,16 @@ func (c *Client) doAttempts(ctx context.Context, r request, full, shown string) 
 	var lastErr error
 	for attempt := 0; attempt < attempts; attempt++ {
 		if attempt > 0 {
-			wait := c.backoff(attempt)
+			delay := c.backoff(attempt)
 			var rl *RateLimitError
 			if errors.As(lastErr, &rl) && rl.RetryAfter > 0 {
-				wait = rl.RetryAfter
+				delay = rl.RetryAfter
 			}
 			if c.opts.retryNotify != nil {
-				c.opts.retryNotify(attempt, wait, lastErr)
+				c.opts.retryNotify(attempt, delay, lastErr)
 			}
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			case <-t.C:
+			if err := wait.Sleep(ctx, delay); err != nil {
+				return nil, err
 			}
 		}
 		resp, err, retry := c.once(ctx, r, full, shown)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/jigkit/jig/internal/wait"
 )
 
 // lockWait bounds how long [UpdateConfig] waits for another process that
@@ -85,7 +87,7 @@ var errLockBusy = errors.New("lock is held")
 // holds it. The returned function releases it.
 func lockFile(ctx context.Context, name string) (func(), error) {
 	deadline := time.Now().Add(lockWait)
-	wait := 5 * time.Millisecond
+	delay := 5 * time.Millisecond
 	for {
 		unlock, err := tryLock(name)
 		if err == nil {
@@ -97,13 +99,9 @@ func lockFile(ctx context.Context, name string) (func(), error) {
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("another jig process has held the configuration lock %s for over %s; try again, or delete the lock file if no jig is running", name, lockWait)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := wait.Sleep(ctx, delay); err != nil {
+			return nil, err
 		}
-		wait = min(wait*2, 100*time.Millisecond)
+		delay = min(delay*2, 100*time.Millisecond)
 	}
 }

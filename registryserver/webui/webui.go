@@ -307,6 +307,16 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusNotFound, "notfound", &page{Title: "Not found"})
 }
 
+// fail answers a catalog error: the not-found page for [ErrNotFound]
+// (gated content included), the error page otherwise.
+func (u *UI) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) {
+		u.notFound(w, r)
+		return
+	}
+	u.serverError(w, r)
+}
+
 func (u *UI) serverError(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusInternalServerError, "notfound", &page{Title: "Something went wrong", Error: "The catalog could not be read. Try again in a moment."})
 }
@@ -412,12 +422,8 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	regPath := strings.Join(segs, "/")
 	tok := token(r)
 	reg, err := u.cat.Registry(r.Context(), tok, ns, regPath, version)
-	if errors.Is(err, ErrNotFound) {
-		u.notFound(w, r)
-		return
-	}
 	if err != nil {
-		u.serverError(w, r)
+		u.fail(w, r, err)
 		return
 	}
 	id := ns + "/" + regPath
@@ -449,12 +455,8 @@ func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *pag
 		return
 	}
 	data, truncated, err := u.cat.File(r.Context(), tok, reg.Namespace, reg.Path, reg.Manifest.Version, file, maxFileShown)
-	if errors.Is(err, ErrNotFound) {
-		u.notFound(w, r)
-		return
-	}
 	if err != nil {
-		u.serverError(w, r)
+		u.fail(w, r, err)
 		return
 	}
 	fv := &fileView{Path: file, Target: target, Size: len(data), Truncated: truncated}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/flock"
+	"github.com/jigkit/jig/internal/wait"
 )
 
 // lock takes the lock for key's stripe: first this process's semaphore,
@@ -47,14 +48,10 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 		if ok {
 			break
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if err := wait.Sleep(ctx, delay); err != nil {
 			f.Close()
 			release()
-			return nil, ctx.Err()
+			return nil, err
 		}
 		delay = min(2*delay, 25*time.Millisecond)
 	}
