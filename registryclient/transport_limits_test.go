@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -32,27 +33,6 @@ func TestConnectionRefusedNotRetried(t *testing.T) {
 	if n := retries.Load(); n != 0 {
 		t.Errorf("got %d retries, want 0", n)
 	}
-}
-
-// trickle answers 200 and then sends one byte every interval, forever
-// (until the client goes away).
-func trickle(interval time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(interval):
-			}
-			if _, err := w.Write([]byte(" ")); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-		}
-	})
 }
 
 // TestIdleTimeout: a body that stops arriving is given up on, and not
@@ -84,7 +64,7 @@ func TestIdleTimeout(t *testing.T) {
 // the overall deadline ends it, with an error wrapping ErrDeadline.
 func TestDeadline(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(trickle(20 * time.Millisecond))
+	srv := httptest.NewServer(testenv.Trickle(20 * time.Millisecond))
 	defer srv.Close()
 	c, err := registryclient.New(srv.URL, registryclient.WithDeadline(time.Now().Add(300*time.Millisecond)),
 		registryclient.WithIdleTimeout(time.Minute), registryclient.WithTimeout(time.Hour))

@@ -24,6 +24,7 @@ import (
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/ratelimit"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -585,11 +586,23 @@ func TestNewOptionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	lim, err := ratelimit.NewMemory(1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		opts []registryserver.Option
 		want string
 	}{
+		{"zero limit", []registryserver.Option{registryserver.WithRateLimit(0, time.Minute)}, "limit 0 must be positive"},
+		{"tiny window", []registryserver.Option{registryserver.WithRateLimit(10, time.Millisecond)}, "window 1ms must be at least 1s"},
+		{"limit and limiter", []registryserver.Option{registryserver.WithRateLimit(10, time.Minute), registryserver.WithLimiter(lim)}, "either WithRateLimit or WithLimiter"},
+		{"nil limiter", []registryserver.Option{registryserver.WithLimiter(nil)}, "limiter is nil"},
+		{"negative hops", []registryserver.Option{registryserver.WithTrustProxy(-2)}, "hop count -2 is negative"},
+		{"nil registerer", []registryserver.Option{registryserver.WithMetrics(nil)}, "registerer is nil"},
+		{"zero health timeout", []registryserver.Option{registryserver.WithHealthTimeout(0)}, "timeout 0s must be positive"},
+		{"nil clock", []registryserver.Option{registryserver.WithClock(nil)}, "clock is nil"},
 		{"nil storage", []registryserver.Option{registryserver.WithStorage(nil)}, "storage is nil"},
 		{"nil logger", []registryserver.Option{registryserver.WithLogger(nil)}, "logger is nil"},
 		{"auth twice", []registryserver.Option{registryserver.WithAuth(a), registryserver.WithAuthFile("x.json")}, "either WithAuth or WithAuthFile"},
@@ -610,6 +623,9 @@ func TestNewOptionErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("New: got %q, want it to contain %q", err, tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), "registryserver: ") {
+				t.Errorf("New: got %q, want it prefixed with the package name", err)
 			}
 		})
 	}

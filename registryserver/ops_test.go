@@ -246,40 +246,6 @@ func TestParseTrustProxy(t *testing.T) {
 	}
 }
 
-func TestOpsOptionErrors(t *testing.T) {
-	t.Parallel()
-	lim, err := ratelimit.NewMemory(1, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		opts []registryserver.Option
-	}{
-		{"zero limit", []registryserver.Option{registryserver.WithRateLimit(0, time.Minute)}},
-		{"tiny window", []registryserver.Option{registryserver.WithRateLimit(10, time.Millisecond)}},
-		{"limit and limiter", []registryserver.Option{registryserver.WithRateLimit(10, time.Minute), registryserver.WithLimiter(lim)}},
-		{"nil limiter", []registryserver.Option{registryserver.WithLimiter(nil)}},
-		{"negative hops", []registryserver.Option{registryserver.WithTrustProxy(-2)}},
-		{"nil registerer", []registryserver.Option{registryserver.WithMetrics(nil)}},
-		{"zero health timeout", []registryserver.Option{registryserver.WithHealthTimeout(0)}},
-		{"nil clock", []registryserver.Option{registryserver.WithClock(nil)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			h, err := registryserver.New(tt.opts...)
-			if err == nil {
-				h.Close()
-				t.Fatal("got no error, want one")
-			}
-			if !strings.HasPrefix(err.Error(), "registryserver: ") {
-				t.Errorf("got %q, want it prefixed with the package name", err)
-			}
-		})
-	}
-}
-
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
 	const token = "tok-very-secret"

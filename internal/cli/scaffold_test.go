@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryserver"
-	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // scaffoldServer serves a small catalog: @main/runtimes/base (a package.json
@@ -354,23 +352,11 @@ func TestAddRefusesPreset(t *testing.T) {
 // lists it in Plan.SkippedScripts, the CLI words the warning.
 func TestAddSkippedScriptNamesFlag(t *testing.T) {
 	t.Parallel()
-	st := memory.New()
-	for k, v := range map[string]string{
+	home := scaffoldHome(t, serveObjects(t, map[string]any{
 		"@main/features/yaml/versions.json":       `{"versions":["1.0.0"]}`,
 		"@main/features/yaml/1.0.0/registry.json": `{"name":"yaml","namespace":"@main","type":"registry:feature","version":"1.0.0","priority":5,"files":[{"target":"config.yml","type":"registry:config","content":"b: 2\n","mergeStrategy":{"type":"custom","script":"merge.mjs"}}]}`,
 		"@main/features/yaml/1.0.0/merge.mjs":     "export function merge(p) { return { content: p.incomingContent }; }\n",
-	} {
-		if err := st.Put(context.Background(), k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h, err := registryserver.New(registryserver.WithStorage(st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); _ = h.Close() })
-	home := scaffoldHome(t, srv.URL)
+	}))
 	const want = "skipped config.yml: @main/features/yaml uses a custom merge script; re-run with --allow-scripts to run it with node"
 
 	dir := t.TempDir()

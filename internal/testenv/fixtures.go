@@ -3,10 +3,12 @@ package testenv
 import (
 	"context"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -66,4 +68,26 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Trickle is a handler that answers 200 with a JSON content type and then
+// sends one byte of body every interval, until the client goes away: a
+// server whose body never ends, for idle-timeout tests.
+func Trickle(interval time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(interval):
+			}
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	})
 }
