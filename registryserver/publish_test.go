@@ -123,8 +123,15 @@ type apiReply struct {
 func post(t *testing.T, h http.Handler, token string, f form) apiReply {
 	t.Helper()
 	body, ct := f.body(t)
-	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/registries", body)
-	req.Header.Set("Content-Type", ct)
+	return postBody(t, h, "/registries", token, ct, body)
+}
+
+// postBody POSTs body to path with a bearer token (none when empty) and
+// reads the reply, its error code and message included.
+func postBody(t *testing.T, h http.Handler, path, token, contentType string, body io.Reader) apiReply {
+	t.Helper()
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, path, body)
+	req.Header.Set("Content-Type", contentType)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -478,16 +485,7 @@ func TestPublishPresets(t *testing.T) {
 	st := memory.New()
 	h := publishHandler(t, st)
 	send := func(token, body string) apiReply {
-		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/presets", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		r := apiReply{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-		_ = json.Unmarshal(r.body, &r)
-		return r
+		return postBody(t, h, "/presets", token, "application/json", strings.NewReader(body))
 	}
 	doc := func(v string) string {
 		return `{"name":"web","version":"` + v + `","registries":["@gated/features/ui-kit","runtimes/node@1.0.0:ts"]}`

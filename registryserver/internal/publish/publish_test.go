@@ -114,10 +114,16 @@ func TestPublishRefusesBadInput(t *testing.T) {
 	}
 }
 
+// concurrencyBackends are the storages concurrent publishing must be safe
+// on: one with conditional writes, one with only the claim locks, and disk.
+func concurrencyBackends(t *testing.T) map[string]storage.Storage {
+	return map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)}
+}
+
 // A version published under every concurrency pattern the handler can see.
 func TestPublishConcurrentSameVersion(t *testing.T) {
 	t.Parallel()
-	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)} {
+	for name, st := range concurrencyBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := publish.New(st)
@@ -183,7 +189,7 @@ func TestPublishStoresDigestIndex(t *testing.T) {
 
 func TestPublishConcurrentVersionsAllListed(t *testing.T) {
 	t.Parallel()
-	for name, st := range map[string]storage.Storage{"conditional": memory.New(), "locks only": plain{memory.New()}, "disk": newDisk(t)} {
+	for name, st := range concurrencyBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := publish.New(st)
