@@ -1,7 +1,6 @@
 package registryclient_test
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,7 +29,7 @@ func FuzzOpenPackageTarball(f *testing.F) {
 			}
 			return
 		}
-		raw, err := registry.ParseManifest(mustJSON(t, pkg.Manifest))
+		raw, err := registry.ParseManifest(testenv.MustJSON(t, pkg.Manifest))
 		if err != nil || raw.Name != pkg.Manifest.Name {
 			t.Fatalf("accepted manifest does not round-trip: %v", err)
 		}
@@ -38,13 +37,4 @@ func FuzzOpenPackageTarball(f *testing.F) {
 			t.Fatal("package data or checksum differ from the input")
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -54,11 +54,7 @@ func serveObjects(t *testing.T, objects map[string]any) string {
 	for k, v := range objects {
 		s, ok := v.(string)
 		if !ok {
-			b, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s = string(b)
+			s = string(testenv.MustJSON(t, v))
 		}
 		raw[k] = s
 	}

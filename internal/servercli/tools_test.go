@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // runToolArgs runs a helper command and returns its exit code and output.
@@ -44,13 +46,13 @@ func TestTokenNewOpensTheNamespace(t *testing.T) {
 	if err != nil || exp.Sub(time.Now()) < 89*24*time.Hour || exp.Sub(time.Now()) > 91*24*time.Hour {
 		t.Errorf("got expiresAt %v (%v), want about 90 days from now", got.Entry["expiresAt"], err)
 	}
-	if strings.Contains(out, `"entry": {`) && strings.Contains(mustJSON(t, got.Entry), got.Token) {
+	if strings.Contains(out, `"entry": {`) && strings.Contains(string(testenv.MustJSON(t, got.Entry)), got.Token) {
 		t.Errorf("the entry holds the token in clear: %v", got.Entry)
 	}
 
 	dir := t.TempDir()
 	auth := filepath.Join(dir, "auth.json")
-	if err := os.WriteFile(auth, []byte(`{"@main": [], "@team": [`+mustJSON(t, got.Entry)+`]}`), 0o600); err != nil {
+	if err := os.WriteFile(auth, []byte(`{"@main": [], "@team": [`+string(testenv.MustJSON(t, got.Entry))+`]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	base, _, _ := start(t, "--storage-root", filepath.Join(dir, "data"), "--auth-config-path", auth)
@@ -87,15 +89,6 @@ func TestTokenNewOpensTheNamespace(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"status":"ok"`) {
 		t.Errorf("health: exit %d, stdout %s, stderr %s; want 0 and the health report", code, out, errOut)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestToolErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"os"
@@ -68,6 +69,16 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// MustJSON is v encoded as JSON; an error fails the test.
+func MustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("encode %T as JSON: %v", v, err)
+	}
+	return b
 }
 
 // Trickle is a handler that answers 200 with a JSON content type and then

@@ -208,8 +208,8 @@ func TestUpdateMergesUserEdits(t *testing.T) {
 		{Key: "@team/base", From: "1.0.0", To: "1.0.0", Language: "ts", Action: "current"},
 		{Key: "@team/x", From: "1.0.0", To: "1.1.0", Language: "ts", Action: "update"},
 	}
-	if got, _ := json.Marshal(plan.Updates); string(got) != string(mustJSON(t, wantUpdates)) {
-		t.Errorf("updates: got %s, want %s", got, mustJSON(t, wantUpdates))
+	if got, _ := json.Marshal(plan.Updates); string(got) != string(testenv.MustJSON(t, wantUpdates)) {
+		t.Errorf("updates: got %s, want %s", got, testenv.MustJSON(t, wantUpdates))
 	}
 	if len(plan.Diffs()) == 0 {
 		t.Fatal("a plan with changes has no diffs")
@@ -259,15 +259,6 @@ func TestUpdateMergesUserEdits(t *testing.T) {
 	if plan.Changes() {
 		t.Errorf("second update changes files: %+v", plan.Files)
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
@@ -644,8 +635,8 @@ func TestOutdated(t *testing.T) {
 		{Key: "@team/base", Installed: "1.0.0", Wanted: "1.0.0", Latest: "1.0.0"},
 		{Key: "@team/x", Installed: "1.0.0", Wanted: "1.1.0", Latest: "2.0.0", Outdated: true},
 	}
-	if string(mustJSON(t, got)) != string(mustJSON(t, want)) {
-		t.Errorf("got %s, want %s", mustJSON(t, got), mustJSON(t, want))
+	if string(testenv.MustJSON(t, got)) != string(testenv.MustJSON(t, want)) {
+		t.Errorf("got %s, want %s", testenv.MustJSON(t, got), testenv.MustJSON(t, want))
 	}
 	// --to moves to the wanted version instead of the latest.
 	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"})
