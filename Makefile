@@ -10,11 +10,14 @@ PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 BI := github.com/jigkit/jig/internal/buildinfo
 LDFLAGS := -s -w -X $(BI).version=$(VERSION) -X $(BI).commit=$(COMMIT) -X $(BI).date=$(DATE)
 DIST := dist
+# BIN is where "make build" writes jig and jig-server (the bench scripts
+# build into their own directory with it).
+BIN ?= bin/
 
 .PHONY: build cross release clean
 
 build:
-	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/jig ./cmd/jig-server
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/jig ./cmd/jig-server
 
 # cross builds every platform into a throw-away directory.
 cross:

@@ -74,9 +74,9 @@ build_server() {
 built_jig=""
 build_jig() {
 	if [[ -z "$built_jig" ]]; then
-		echo "building jig from $root..." >&2
-		(cd "$root" && go build -o "$work/jig-build" ./cmd/jig)
-		built_jig="$work/jig-build"
+		echo "building jig from $root as the release archives are built..." >&2
+		make -s -C "$root" build BIN="$work/release/" >&2
+		built_jig="$work/release/jig"
 	fi
 	echo "$built_jig"
 }

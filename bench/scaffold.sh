@@ -16,9 +16,12 @@
 #    included), TCP connections and TLS handshakes.
 #
 # Usage: bench/scaffold.sh [label=/path/to/jig ...]
-#   No argument (or a path "build") builds ./cmd/jig from this tree. To
-#   compare, build the other binary first:
-#     git worktree add /tmp/old main && (cd /tmp/old && go build -o /tmp/jig-old ./cmd/jig)
+#   No argument (or a path "build") builds ./cmd/jig from this tree the way
+#   "make build" and the release archives do (static, -trimpath, stripped):
+#   the binary users run, which starts faster than a default "go build"
+#   (with cgo, a dynamically linked one). To compare, build the other
+#   binary the same way first:
+#     git worktree add /tmp/old main && (cd /tmp/old && make build && cp bin/jig /tmp/jig-old)
 #     bench/scaffold.sh old=/tmp/jig-old new=build
 #   The jig-server is always built from this tree.
 # Environment:
@@ -44,14 +47,15 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 echo "building jig-server and jig..."
-(cd "$root" && go build -o "$work/jig-server" ./cmd/jig-server)
+# Both commands as the release archives are built.
+make -s -C "$root" build BIN="$work/"
 labels=() bins=()
 [[ $# -eq 0 ]] && set -- build
 for arg in "$@"; do
 	label=${arg%%=*} path=${arg#*=}
 	[[ $arg == *=* ]] || label=$path
 	if [[ $path == build ]]; then
-		(cd "$root" && go build -o "$work/jig-$label" ./cmd/jig)
+		cp "$work/jig" "$work/jig-$label"
 		path=$work/jig-$label
 	fi
 	labels+=("$label") bins+=("$path")
