@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registry"
@@ -202,7 +201,7 @@ func checkManifest(t *testing.T, fsys fs.FS, key, version string, known map[stri
 			if name == "" || r == "" {
 				t.Errorf("%s: empty package name or range (%q: %q)", where, name, r)
 			}
-			if _, err := semver.NewConstraint(r); err != nil {
+			if _, err := registry.ParseRange(r); err != nil {
 				t.Errorf("%s: %s range %q: %v", where, name, r, err)
 			}
 		}
@@ -447,5 +446,39 @@ func TestKeysFollowLayout(t *testing.T) {
 		if kind := layout.Classify(k).Kind; (kind == layout.KindOther || kind == layout.KindClaim || kind == layout.KindHealth) && k != catalog.HealthMarker {
 			t.Errorf("catalog key %q is %v, want a registry or preset key", k, kind)
 		}
+	}
+}
+
+// TestSchemas validates every manifest and preset of the catalog against the
+// embedded JSON Schemas, as the server's publish route would.
+func TestSchemas(t *testing.T) {
+	t.Parallel()
+	fsys := catalog.FS()
+	type doc struct {
+		key      string
+		validate func([]byte) error
+	}
+	var docs []doc
+	for _, reg := range catalog.Registries() {
+		_, v := loadManifest(t, fsys, reg)
+		docs = append(docs, doc{reg + "/" + v + "/registry.json", registry.ValidateManifestJSON})
+	}
+	for _, name := range catalog.Presets() {
+		docs = append(docs, doc{"presets/" + name + "/preset.json", registry.ValidatePresetJSON})
+	}
+	if len(docs) != len(catalog.Registries())+2 {
+		t.Fatalf("got %d documents, want %d", len(docs), len(catalog.Registries())+2)
+	}
+	for _, d := range docs {
+		t.Run(d.key, func(t *testing.T) {
+			t.Parallel()
+			b, err := fs.ReadFile(fsys, d.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.validate(b); err != nil {
+				t.Errorf("%s does not match its schema: %v", d.key, err)
+			}
+		})
 	}
 }

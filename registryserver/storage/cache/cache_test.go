@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/s3test"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/cache"
@@ -105,15 +106,26 @@ const (
 	presetVKey  = "presets/web/1.2.0/preset.json"
 )
 
+// TestConformance runs the storage conformance suite on the cache in front
+// of each backend (S3: a real S3-compatible server, see internal/testenv).
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T) storage.Storage {
-		st, err := cache.New(memory.New(), cache.WithMaxBytes(1<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	})
+	backends := map[string]func(*testing.T) storage.Storage{
+		"memory": func(*testing.T) storage.Storage { return memory.New() },
+		"s3":     func(t *testing.T) storage.Storage { return s3test.New(t) },
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			storagetest.Run(t, func(t *testing.T) storage.Storage {
+				st, err := cache.New(backend(t), cache.WithMaxBytes(1<<20))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			})
+		})
+	}
 }
 
 func TestImmutableHitsAvoidBackend(t *testing.T) {
