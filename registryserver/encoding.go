@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"fmt"
+	"io"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -148,43 +149,20 @@ func compress(enc string, data []byte) ([]byte, error) {
 	switch enc {
 	case encBrotli:
 		lgwin, quality := brotliParams(len(data))
-		pool := &brotliPools[lgwin-minBrotliWindow]
-		w, _ := pool.Get().(*brotli.Writer)
-		if w == nil {
-			w = brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
-		} else {
-			w.Reset(&buf)
-		}
-		if _, err = w.Write(data); err == nil {
-			err = w.Close()
-		}
-		w.Reset(nil)
-		pool.Put(w)
+		err = compressPooled(&brotliPools[lgwin-minBrotliWindow], &buf, data, func(w io.Writer) pooledWriter {
+			return brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
+		})
 	case encGzip:
-		w, _ := gzipPool.Get().(*gzip.Writer)
-		if w == nil {
-			w, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		} else {
-			w.Reset(&buf)
-		}
-		if _, err = w.Write(data); err == nil {
-			err = w.Close()
-		}
-		w.Reset(nil)
-		gzipPool.Put(w)
+		err = compressPooled(&gzipPool, &buf, data, func(w io.Writer) pooledWriter {
+			z, _ := gzip.NewWriterLevel(w, gzip.BestCompression)
+			return z
+		})
 	case encDeflate:
 		// HTTP "deflate" is the zlib format (RFC 9110 section 8.4.1.2).
-		w, _ := zlibPool.Get().(*zlib.Writer)
-		if w == nil {
-			w, _ = zlib.NewWriterLevel(&buf, zlib.BestCompression)
-		} else {
-			w.Reset(&buf)
-		}
-		if _, err = w.Write(data); err == nil {
-			err = w.Close()
-		}
-		w.Reset(nil)
-		zlibPool.Put(w)
+		err = compressPooled(&zlibPool, &buf, data, func(w io.Writer) pooledWriter {
+			z, _ := zlib.NewWriterLevel(w, zlib.BestCompression)
+			return z
+		})
 	default:
 		return nil, fmt.Errorf("unsupported content coding %q", enc)
 	}
@@ -192,6 +170,31 @@ func compress(enc string, data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("compressing with %s: %w", enc, err)
 	}
 	return bytes.Clone(buf.Bytes()), nil
+}
+
+// pooledWriter is a compressor kept in a sync.Pool between bodies.
+type pooledWriter interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// compressPooled writes data through a writer from pool (newWriter makes
+// one when the pool is empty) into buf, and returns the writer to the pool
+// detached from buf.
+func compressPooled(pool *sync.Pool, buf *bytes.Buffer, data []byte, newWriter func(io.Writer) pooledWriter) error {
+	w, _ := pool.Get().(pooledWriter)
+	if w == nil {
+		w = newWriter(buf)
+	} else {
+		w.Reset(buf)
+	}
+	_, err := w.Write(data)
+	if err == nil {
+		err = w.Close()
+	}
+	w.Reset(nil)
+	pool.Put(w)
+	return err
 }
 
 // Brotli window sizes (base 2 logarithms) the encoder accepts.
