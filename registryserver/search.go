@@ -441,33 +441,17 @@ func (h *Handler) namespacesIn(ctx context.Context) ([]string, error) {
 // readEntry reads the search entry of the registry at ns/path from its
 // latest version's manifest. ok is false when it has no readable version.
 func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry, bool, error) {
-	key := layout.Versions(ns, path)
-	data, _, err := h.readDocument(ctx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return search.Entry{}, false, nil
-	}
-	if err != nil {
+	vl, ok, err := readParsed(ctx, h, layout.Versions(ns, path), registry.ParseVersionList)
+	if !ok || err != nil {
 		return search.Entry{}, false, err
-	}
-	vl, err := registry.ParseVersionList(data)
-	if err != nil {
-		return search.Entry{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	latest := vl.Latest()
 	if latest == "" {
 		return search.Entry{}, false, nil
 	}
-	key = layout.Manifest(ns, path, latest)
-	data, _, err = h.readDocument(ctx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return search.Entry{}, false, nil
-	}
-	if err != nil {
+	m, ok, err := readParsed(ctx, h, layout.Manifest(ns, path, latest), registry.ParseManifest)
+	if !ok || err != nil {
 		return search.Entry{}, false, err
-	}
-	m, err := registry.ParseManifest(data)
-	if err != nil {
-		return search.Entry{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	e := search.EntryOf(ns, path, m)
 	e.Version = latest
@@ -493,17 +477,9 @@ func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
 
 // readPresetSummary reads presets/<name>/preset.json.
 func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
-	key := layout.Preset(name)
-	data, _, err := h.readDocument(ctx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return search.Preset{}, false, nil
-	}
-	if err != nil {
+	p, ok, err := readParsed(ctx, h, layout.Preset(name), registry.ParsePreset)
+	if !ok || err != nil {
 		return search.Preset{}, false, err
-	}
-	p, err := registry.ParsePreset(data)
-	if err != nil {
-		return search.Preset{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	return search.PresetOf(name, p), true, nil
 }

@@ -35,6 +35,24 @@ const (
 // errTooLarge is returned when a stored document exceeds maxDocumentSize.
 var errTooLarge = errors.New("stored document is too large")
 
+// readParsed reads the document at key (readDocument) and parses it. ok is
+// false when there is no such document; one that does not parse is an
+// error naming key.
+func readParsed[T any](ctx context.Context, h *Handler, key string, parse func([]byte) (T, error)) (v T, ok bool, err error) {
+	data, _, err := h.readDocument(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	v, err = parse(data)
+	if err != nil {
+		return v, false, fmt.Errorf("%s: %w", key, err)
+	}
+	return v, true, nil
+}
+
 // readDocument reads a whole, bounded object from storage.
 func (h *Handler) readDocument(ctx context.Context, key string) ([]byte, storage.Info, error) {
 	rc, info, err := h.store.Get(ctx, key)

@@ -124,16 +124,12 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	if !ok {
 		return nil, webui.ErrNotFound
 	}
-	data, _, err := w.h.readDocument(ctx, layout.Versions(ns, path))
-	if errors.Is(err, storage.ErrNotFound) {
+	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, webui.ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	vl, err := registry.ParseVersionList(data)
-	if err != nil {
-		return nil, err
 	}
 	if version == "" {
 		version = vl.Latest()
@@ -141,16 +137,12 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	if version == "" || !slices.Contains(vl.Versions, version) {
 		return nil, webui.ErrNotFound
 	}
-	data, _, err = w.h.readDocument(ctx, layout.Manifest(ns, path, version))
-	if errors.Is(err, storage.ErrNotFound) {
+	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, webui.ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := registry.ParseManifest(data)
-	if err != nil {
-		return nil, err
 	}
 	m.Version = version
 	return &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}, nil
