@@ -167,6 +167,11 @@ func parseComparator(op, s string) (comparator, error) {
 		return bad()
 	}
 	c := comparator{op: op}
+	for _, part := range parts {
+		if !isWildcard(part) && !isNumber(part) {
+			return bad()
+		}
+	}
 	for i := range 3 {
 		if i >= len(parts) || isWildcard(parts[i]) {
 			c.anyX = true
@@ -178,7 +183,7 @@ func parseComparator(op, s string) (comparator, error) {
 			break
 		}
 		n := parts[i]
-		if !isNumber(n) || len(n) > 19 {
+		if len(n) > 19 {
 			return bad()
 		}
 		c.v.nums[i] = n

@@ -39,6 +39,9 @@ func TestRangeAllows(t *testing.T) {
 		{rng: ">=1.2.3<2", parseErr: true},
 		{rng: "^1.0.0,", parseErr: true},
 		{rng: "1.2.3-", parseErr: true},
+		{rng: "X.", parseErr: true},
+		{rng: "1.x.", parseErr: true},
+		{rng: "1.x.3", in: []string{"1.0.0", "1.9.0"}, out: []string{"2.0.0"}},
 		{rng: strings.Repeat("1 || ", 40) + "1", parseErr: true},
 		{rng: strings.Repeat(" ", maxRangeLen) + "1", parseErr: true},
 	}
