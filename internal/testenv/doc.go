@@ -3,6 +3,11 @@
 // starts itself (JIG_TEST_REDIS_SERVER or redis-server on PATH) and an S3
 // server (JIG_TEST_S3_*, as printed by scripts/ci/start-s3.sh).
 //
+// It also holds the fixtures several packages' tests share (fixtures.go):
+// a seeded in-memory storage, a directory snapshot for "byte-identical"
+// assertions, a never-ending response body, JSON encoding that fails the
+// test.
+//
 // It is test support, not API: only _test.go files import it.
 //
 // Every function follows one rule. When what it needs is not configured,
