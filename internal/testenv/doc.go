@@ -10,7 +10,7 @@
 //
 // It is test support, not API: only _test.go files import it.
 //
-// Every function follows one rule. When what it needs is not configured,
+// Every function that needs a service follows one rule. When it is not configured,
 // the test is skipped with a message saying how to provide it, except
 // under CI=true, where the test fails instead, so that CI can never pass
 // by skipping. A half-configured service (JIG_TEST_S3_ENDPOINT set but
