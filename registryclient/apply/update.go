@@ -610,7 +610,12 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		if st.remove {
 			exists = false
 		}
-		unchanged := exists && ((recorded && hashOf(st.cur) == rh) || (inB && bytes.Equal(st.cur, bf.Content)))
+		// unchanged: the file holds what the installed version renders
+		// here, so replacing or deleting it loses nothing of the user's.
+		// The record cannot tell: once an update has merged the user's
+		// edits into a file, jig.json records the merged bytes. It
+		// decides only for a file the installed version no longer renders.
+		unchanged := exists && (inB && bytes.Equal(st.cur, bf.Content) || !inB && recorded && hashOf(st.cur) == rh)
 		set := func(b []byte) {
 			st.cur, st.touched, st.remove = b, true, false
 			if st.action == ActionKeep {
@@ -671,7 +676,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			case !exists && inT:
 				set(tc)
 			case !exists:
-			case !inT && unchanged && !shared:
+			case !inT && !shared && (unchanged || bytes.Equal(st.cur, bc)):
 				st.remove = true
 			default:
 				res, err := registry.Merge3(strategy, bc, st.cur, tc, label)

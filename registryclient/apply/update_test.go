@@ -444,6 +444,130 @@ func TestUpdateFileCases(t *testing.T) {
 	})
 }
 
+// withX120 adds @team/x 1.2.0 to s: 1.1.0 with a new last line in
+// src/index.ts and "target": "ES2023" in tsconfig.json.
+func withX120(s *verSource) *verSource {
+	m := *s.manifests["@team/x"]["1.1.0"]
+	m.Version = "1.2.0"
+	m.Files = append([]registry.File(nil), m.Files...)
+	for i, f := range m.Files {
+		if f.Target == "tsconfig.json" {
+			m.Files[i].Content = strp(`{"compilerOptions": {"target": "ES2023", "strict": true}}`)
+		}
+	}
+	s.add("@team/x", &m, map[string]string{"index.ts": indexV2 + "export {};\n"})
+	return s
+}
+
+// TestEditsSurviveLaterUpdates: once an update has merged the user's edit
+// into a file, the file still counts as changed by the user. A later
+// update merges it again rather than replacing it, and remove keeps it,
+// whatever jig.json recorded when it wrote the merge.
+func TestEditsSurviveLaterUpdates(t *testing.T) {
+	t.Parallel()
+	const mine = "// mine\n"
+	for _, tc := range []struct {
+		name   string
+		target string
+		edit   func(string) string
+		// then runs after the update to 1.1.0; check looks at the
+		// file afterwards ("" when it must be gone).
+		then  func(t *testing.T, e *Engine, dir string) *Plan
+		check func(t *testing.T, got string)
+	}{
+		{
+			name: "a second update merges an edited file again", target: "src/index.ts",
+			edit: func(s string) string { return mine + s },
+			then: func(t *testing.T, e *Engine, dir string) *Plan {
+				plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return plan
+			},
+			check: func(t *testing.T, got string) {
+				if got != mine+indexV2+"export {};\n" {
+					t.Errorf("src/index.ts lost the edit or the new version's change:\n%s", got)
+				}
+			},
+		},
+		{
+			name: "remove keeps an edited file", target: "src/index.ts",
+			edit: func(s string) string { return mine + s },
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			check: func(t *testing.T, got string) {
+				if got != mine+indexV2 {
+					t.Errorf("src/index.ts: got %q, want the merged file kept", got)
+				}
+			},
+		},
+		{
+			name: "remove keeps the user's own key of a JSON file", target: "tsconfig.json",
+			edit: func(s string) string {
+				return strings.Replace(s, `"strict": true`, `"strict": true, "outDir": "dist"`, 1)
+			},
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			check: func(t *testing.T, got string) {
+				if got != "{\n  \"compilerOptions\": {\n    \"outDir\": \"dist\"\n  }\n}\n" {
+					t.Errorf("tsconfig.json: got %q, want only the user's key", got)
+				}
+			},
+		},
+		{
+			name: "remove keeps an untracked file the update did not overwrite", target: "docs/x.md",
+			edit: func(string) string { return "my own docs\n" },
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			check: func(t *testing.T, got string) {
+				if got != "my own docs\n" {
+					t.Errorf("docs/x.md: got %q, want the user's own file", got)
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, withX120(lifecycleSource()))
+			dir, _ := initProject(t, e)
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tc.target)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.target), []byte(tc.edit(readFileOrEmpty(t, filepath.Join(dir, tc.target)))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := runUpdate(t, e, UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"}); err != nil {
+				t.Fatal(err)
+			}
+			tc.then(t, e, dir)
+			got, err := os.ReadFile(filepath.Join(dir, tc.target))
+			if err != nil {
+				t.Fatalf("%s is gone: %v", tc.target, err)
+			}
+			tc.check(t, string(got))
+		})
+	}
+}
+
+func runRemove(t *testing.T, e *Engine, dir string) *Plan {
+	t.Helper()
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+func readFileOrEmpty(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // runUpdate plans and applies an update.
 func runUpdate(t *testing.T, e *Engine, req UpdateRequest) (*Plan, error) {
 	t.Helper()
