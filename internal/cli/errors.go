@@ -103,6 +103,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var uns *registryclient.NotSupportedError
 	var pna *apply.PresetNotAddableError
 	var ni *apply.NotInstalledError
+	var ur *apply.UnresolvedError
 	var np *apply.NoProjectError
 	var ov *apply.OtherVersionError
 	var nr *apply.NotRecordedError
@@ -168,6 +169,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", InitCommand(pna.Preset)))
 	case errors.As(err, &ni):
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
+	case errors.As(err, &ur):
+		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
 	case errors.As(err, &ncd) && !ncd.Unpublished:

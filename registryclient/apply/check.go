@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -227,8 +228,7 @@ func hashFile(path string, scan bool) (string, bool, error) {
 		sc := bufio.NewScanner(io.TeeReader(f, h))
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
-			l := sc.Text()
-			if strings.HasPrefix(l, registry.MarkerOurs) || strings.HasPrefix(l, registry.MarkerTheirs+" ") || l == registry.MarkerSep {
+			if markerLine(sc.Text()) {
 				markers = true
 			}
 		}
@@ -240,6 +240,26 @@ func hashFile(path string, scan bool) (string, bool, error) {
 		return "", false, err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), markers, nil
+}
+
+// markerLine reports whether l is a line of a conflict an update wrote
+// (its "<<<<<<< ours", "=======" or ">>>>>>> <label>"; a CRLF file's line
+// may end in "\r").
+func markerLine(l string) bool {
+	l = strings.TrimSuffix(l, "\r")
+	return strings.HasPrefix(l, registry.MarkerOurs) || strings.HasPrefix(l, registry.MarkerTheirs+" ") || l == registry.MarkerSep
+}
+
+// hasMarkers reports whether b has a conflict line ([markerLine]).
+func hasMarkers(b []byte) bool {
+	for len(b) > 0 {
+		line, rest, _ := bytes.Cut(b, []byte{'\n'})
+		if markerLine(string(line)) {
+			return true
+		}
+		b = rest
+	}
+	return false
 }
 
 // packageDrift compares recorded package.json values with the current ones.

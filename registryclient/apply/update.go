@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,7 +25,32 @@ var (
 	ErrNotInstalled = errors.New("registry is not installed")
 	// ErrDependedOn is wrapped by [*DependedOnError].
 	ErrDependedOn = errors.New("registry is needed by another installed registry")
+	// ErrUnresolved is matched by an [*UnresolvedError].
+	ErrUnresolved = errors.New("the conflicts of the last update are not resolved")
 )
+
+// UnresolvedError: update was asked to move a registry whose files still
+// hold the conflict markers its last update wrote. Merging again would
+// nest one conflict in another, so nothing is planned until they are
+// resolved. It matches [ErrUnresolved].
+type UnresolvedError struct {
+	// Files are the files with markers, "<target> (<registry key>)",
+	// sorted.
+	Files []string
+}
+
+// Error names the files: "the conflicts of the last update are not
+// resolved: src/index.ts (@team/x) still holds conflict markers".
+func (e *UnresolvedError) Error() string {
+	verb := "still holds"
+	if len(e.Files) > 1 {
+		verb = "still hold"
+	}
+	return fmt.Sprintf("%v: %s %s conflict markers", ErrUnresolved, strings.Join(e.Files, ", "), verb)
+}
+
+// Unwrap returns [ErrUnresolved].
+func (e *UnresolvedError) Unwrap() error { return ErrUnresolved }
 
 // NoProjectError is returned by the lifecycle operations (update, remove,
 // check, diff, outdated) for a directory without a jig.json: there is no
@@ -384,6 +410,9 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if len(ops) == 0 {
 		return p, nil
 	}
+	if err := lc.unresolved(ops); err != nil {
+		return nil, err
+	}
 	base := map[string]*registry.Manifest{}
 	for k, m := range lc.current {
 		base[k] = m
@@ -408,6 +437,28 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	}
 	lc.pl.finish()
 	return p, nil
+}
+
+// unresolved returns an [*UnresolvedError] when a file the last update of
+// an op's registry left conflicted still holds markers.
+func (lc *lifecycle) unresolved(ops []*op) error {
+	var files []string
+	for _, o := range ops {
+		for _, t := range o.inst.Conflicts {
+			st, err := lc.pl.state(t)
+			if err != nil {
+				return fmt.Errorf("registry %s: %w", o.key, err)
+			}
+			if st.exists && hasMarkers(st.cur) {
+				files = append(files, t+" ("+o.key+")")
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	slices.Sort(files)
+	return &UnresolvedError{Files: slices.Compact(files)}
 }
 
 // PlanRemove plans taking an installed registry out of the project: a

@@ -263,11 +263,11 @@ func TestUpdateMergesUserEdits(t *testing.T) {
 
 func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, lifecycleSource())
+	e := newEngine(t, withX120(lifecycleSource()))
 	dir, _ := initProject(t, e)
 	editFile(t, dir, "src/index.ts", func(s string) string { return strings.Replace(s, "start(port);", "start(port, { verbose: true });", 1) })
 	editFile(t, dir, "tsconfig.json", func(s string) string { return strings.Replace(s, "ES2020", "ES2019", 1) })
-	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}})
+	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,6 +303,15 @@ func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
 	if !rep.Drift {
 		t.Error("check is clean while markers remain")
 	}
+	// Updating again before resolving would nest the conflicts: refused,
+	// naming the file, with nothing written.
+	before := testenv.Snapshot(t, dir)
+	_, err = e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	var ur *UnresolvedError
+	if !errors.As(err, &ur) || !errors.Is(err, ErrUnresolved) || len(ur.Files) != 1 || ur.Files[0] != "src/index.ts (@team/x)" {
+		t.Fatalf("update over unresolved markers: got %v, want an UnresolvedError naming src/index.ts (@team/x)", err)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
 	// The user resolves the conflict: check is clean.
 	if err := os.WriteFile(filepath.Join(dir, "src/index.ts"), []byte(indexV2), 0o644); err != nil {
 		t.Fatal(err)
@@ -310,6 +319,36 @@ func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
 	rep = mustCheck(t, e, dir)
 	if st := fileStatus(rep, "@team/x", "src/index.ts"); st != FileResolved || rep.Drift {
 		t.Errorf("after resolving: src/index.ts is %s (drift %v), want resolved and no drift: %+v", st, rep.Drift, rep.Registries)
+	}
+	// And the next update goes ahead.
+	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
+		t.Fatalf("update after resolving: %v", err)
+	}
+	if got := readFile(t, filepath.Join(dir, "src/index.ts")); got != indexV2+"export {};\n" {
+		t.Errorf("src/index.ts after the next update: %q", got)
+	}
+}
+
+func TestHasMarkers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", false},
+		{"a\nb\n", false},
+		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", true},
+		{"a\r\n=======\r\nb\r\n", true},
+		{"x\n>>>>>>> @team/x@1.1.0", true},
+		{"<<<<<<<< ours\n", false},  // eight: not a marker
+		{"========\n", false},       // a longer rule
+		{">>>>>>>\n", false},        // no label
+		{"  <<<<<<< ours\n", false}, // indented
+		{"// <<<<<<< ours is a marker\n", false},
+	} {
+		if got := hasMarkers([]byte(tc.in)); got != tc.want {
+			t.Errorf("hasMarkers(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
 
