@@ -242,14 +242,19 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 }
 
 // createTemp creates a new temporary file in dir, creating dir first. A
-// concurrent Delete may remove an emptied dir in between; then it retries.
+// concurrent Delete may remove an emptied folder in between, or between
+// two levels MkdirAll creates; then it retries.
 func (s *Storage) createTemp(dir string) (*os.File, string, error) {
 	var lastErr error
-	for range 8 {
+	for range 32 {
 		if dir != "." {
 			if err := s.root.MkdirAll(dir, 0o755); err != nil {
 				if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
 					return nil, "", fmt.Errorf("a parent of the key is a file, so it cannot hold keys: %w", err)
+				}
+				if errors.Is(err, fs.ErrNotExist) && !s.isEscape(err) {
+					lastErr = err
+					continue
 				}
 				return nil, "", s.hideEscape(err)
 			}

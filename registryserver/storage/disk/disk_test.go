@@ -285,6 +285,45 @@ func TestDeletePrunesEmptyFolders(t *testing.T) {
 	}
 }
 
+// TestPutWhileDeletePrunes: Delete removes the folders it empties while
+// other writers create keys below them. A Put whose folders vanish
+// between two of their levels creates them again rather than failing.
+func TestPutWhileDeletePrunes(t *testing.T) {
+	t.Parallel()
+	st := newDisk(t, t.TempDir())
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				// Every writer shares the upper folders; each key is
+				// alone in its own, so each Delete prunes up to a.
+				key := fmt.Sprintf("a/b/c/d%d/e/k%d", g, i)
+				if err := st.Put(ctx, key, strings.NewReader("x"), 1); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := st.PutIf(ctx, key+".lock", strings.NewReader("x"), 1, ""); err != nil {
+					errs <- err
+					return
+				}
+				for _, k := range []string{key, key + ".lock"} {
+					if err := st.Delete(ctx, k); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
 func TestPutIfChangesETagWithinOneMillisecond(t *testing.T) {
 	t.Parallel()
 	st := newDisk(t, t.TempDir())
