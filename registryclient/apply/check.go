@@ -262,6 +262,27 @@ func hasMarkers(b []byte) bool {
 	return false
 }
 
+// markedConflicts returns the conflicts b holds from an update labelled
+// label ("@team/x@1.2.0"): each block from "<<<<<<< ours" to
+// ">>>>>>> <label>", by its lines as [registry.Merge3] reports them.
+func markedConflicts(b []byte, label string) []registry.Conflict {
+	var cs []registry.Conflict
+	start := 0
+	for n := 1; len(b) > 0; n++ {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		l := strings.TrimSuffix(string(line), "\r")
+		switch {
+		case l == registry.MarkerOurs:
+			start = n
+		case start > 0 && l == registry.MarkerTheirs+" "+label:
+			cs = append(cs, registry.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
+			start = 0
+		}
+	}
+	return cs
+}
+
 // packageDrift compares recorded package.json values with the current ones.
 // A dependency counts in either section (a runtime dependency may have
 // taken over a dev one).

@@ -133,8 +133,11 @@ func (pl *planner) recordPackage(f registry.PackageFragment) *registry.PackageFr
 // refreshRecords brings every installed record up to date with what this
 // plan writes: the hash of each shared file it changed, and the value of
 // each package.json entry it changed, so that "jig check" does not report
-// jig's own writes as drift.
-func (pl *planner) refreshRecords(proj *registry.Project) {
+// jig's own writes as drift. With rewritten, a file the plan merged into
+// the bytes it already had counts too: an update run again after it was
+// stopped before writing jig.json finds its files written, and must
+// record them as the whole run would have.
+func (pl *planner) refreshRecords(proj *registry.Project, rewritten bool) {
 	changed := map[string]bool{}
 	for _, c := range pl.plan.Packages {
 		if c.Action != PackageUnchanged {
@@ -150,7 +153,7 @@ func (pl *planner) refreshRecords(proj *registry.Project) {
 	}
 	for key, inst := range proj.Installed {
 		for t := range inst.Files {
-			if st := pl.files[t]; st != nil && st.touched && !st.remove && !bytesEqual(st.orig, st.cur) {
+			if st := pl.files[t]; st != nil && st.touched && !st.remove && (rewritten || !bytesEqual(st.orig, st.cur)) {
 				inst.Files[t] = hashOf(st.cur)
 			}
 		}

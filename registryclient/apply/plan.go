@@ -685,7 +685,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		}
 		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
 	}
-	pl.refreshRecords(proj)
+	pl.refreshRecords(proj, false)
 	b, err := proj.Marshal()
 	if err != nil {
 		return err

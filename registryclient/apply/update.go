@@ -764,6 +764,12 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 				keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
 				st.conflicts = append(st.conflicts, registry.Conflict{Path: t})
 				p.Conflicts++
+			case !o.remove && len(markedConflicts(st.cur, label)) > 0:
+				// This very update wrote the file and was stopped before
+				// jig.json recorded it: the conflict is already there.
+				set(st.cur)
+				conflict(markedConflicts(st.cur, label))
+				o.conflicted = append(o.conflicted, t)
 			default:
 				res, err := registry.Merge3(registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 				if err != nil {
@@ -1023,7 +1029,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 			Package: pl.recordPackage(o.theirs.Package), Conflicts: conflicted,
 		}
 	}
-	pl.refreshRecords(proj)
+	pl.refreshRecords(proj, true)
 	b, err := proj.Marshal()
 	if err != nil {
 		return err

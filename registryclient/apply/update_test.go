@@ -329,6 +329,31 @@ func TestUpdateConflictWritesMarkersAndTheRest(t *testing.T) {
 	}
 }
 
+func TestMarkedConflicts(t *testing.T) {
+	t.Parallel()
+	const label = "@team/x@1.1.0"
+	block := func(l string) string { return "<<<<<<< ours\na\n||||||| base\nb\n=======\nc\n>>>>>>> " + l + "\n" }
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"x\n" + block(label), []string{"lines 2-8"}},
+		{block(label) + "y\n" + block(label), []string{"lines 1-7", "lines 9-15"}},
+		{block("@team/x@1.0.0"), nil}, // another update's conflict
+		{strings.ReplaceAll(block(label), "\n", "\r\n"), []string{"lines 1-7"}},
+		{">>>>>>> " + label + "\n", nil}, // no opening marker
+	} {
+		var got []string
+		for _, c := range markedConflicts([]byte(tc.in), label) {
+			got = append(got, c.Path)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("markedConflicts(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestHasMarkers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -582,6 +607,52 @@ func TestEditsSurviveLaterUpdates(t *testing.T) {
 				t.Fatalf("%s is gone: %v", tc.target, err)
 			}
 			tc.check(t, string(got))
+		})
+	}
+}
+
+// TestUpdateStoppedBeforeProjectFile: jig.json is written last, so an
+// update killed after writing the files leaves jig.json at the old
+// versions. Running the update again gives the same project as one
+// uninterrupted update: merged files merge as already there, and a
+// file holding this update's conflict is kept as it is, not merged into
+// a second, nested conflict.
+func TestUpdateStoppedBeforeProjectFile(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		edit      func(string) string
+		conflicts int
+	}{
+		{"merged cleanly", func(s string) string { return "// mine\n" + s }, 0},
+		{"with a conflict", func(s string) string { return strings.Replace(s, "start(port);", "start(port, { verbose: true });", 1) }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, lifecycleSource())
+			dir, _ := initProject(t, e)
+			editFile(t, dir, "src/index.ts", tc.edit)
+			oldProject := readFile(t, filepath.Join(dir, registry.ProjectFile))
+			plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Conflicts != tc.conflicts {
+				t.Fatalf("first update: %d conflicts, want %d", plan.Conflicts, tc.conflicts)
+			}
+			want := testenv.Snapshot(t, dir)
+			// The files are written; jig.json is not.
+			if err := os.WriteFile(filepath.Join(dir, registry.ProjectFile), []byte(oldProject), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			plan, err = runUpdate(t, e, UpdateRequest{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Conflicts != tc.conflicts {
+				t.Errorf("second update: %d conflicts, want %d: %+v", plan.Conflicts, tc.conflicts, plan.Files)
+			}
+			assertSame(t, want, testenv.Snapshot(t, dir))
 		})
 	}
 }
