@@ -27,7 +27,7 @@ type Conflict struct {
 	// Ours, Base and Theirs are the three values (compact JSON for JSON
 	// and package.json, the value text for env); empty for line merges,
 	// whose file holds markers instead. A side without the value is
-	// empty and its Has flag false.
+	// empty.
 	Ours   string `json:"ours,omitempty"`
 	Base   string `json:"base,omitempty"`
 	Theirs string `json:"theirs,omitempty"`

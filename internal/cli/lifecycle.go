@@ -332,12 +332,30 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 	}
 	if plan.Conflicts > 0 {
 		if !asJSON {
-			app.Out.Errorln(fmt.Sprintf("%d conflict(s) to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", plan.Conflicts))
+			markers := 0
+			for _, f := range plan.Files {
+				for _, c := range f.Conflicts {
+					if lineConflict(c) {
+						markers++
+					}
+				}
+			}
+			if markers > 0 {
+				app.Out.Errorln(fmt.Sprintf("%d conflict(s) to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", markers))
+			}
+			if kept := plan.Conflicts - markers; kept > 0 {
+				app.Out.Errorln(fmt.Sprintf("%d change(s) of the registry not applied: you had changed the same value or binary file, and yours was kept (listed above); make the registry's change by hand if you want it.", kept))
+			}
 		}
 		return errSilent
 	}
 	return nil
 }
+
+// lineConflict reports whether c is a conflict of a line merge, written
+// into its file with markers ("lines 4-10"), rather than a value of the
+// project's that was kept.
+func lineConflict(c registry.Conflict) bool { return strings.HasPrefix(c.Path, "lines ") }
 
 func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if dryRun {
@@ -382,6 +400,11 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 			line += " (" + f.Reason + ")"
 		}
 		o.Println(line)
+		for _, c := range f.Conflicts {
+			if c.Ours != "" || c.Theirs != "" {
+				o.Printf("            %s: yours %s kept, the registry wants %s\n", c.Path, orRemoved(c.Ours), orRemoved(c.Theirs))
+			}
+		}
 	}
 	printPackages(o, p.Packages, "")
 	if len(p.Scripts) > 0 {
@@ -398,17 +421,18 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 		}
 	}
 	for _, c := range p.PackageConflicts {
-		theirs := c.Theirs
-		if theirs == "" {
-			theirs = "(removed)"
-		}
-		ours := c.Ours
-		if ours == "" {
-			ours = "(removed)"
-		}
-		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, ours, theirs)
+		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, orRemoved(c.Ours), orRemoved(c.Theirs))
 	}
 	printWarnings(o, p.Warnings)
+}
+
+// orRemoved is a conflict's side for people: "(removed)" when that side
+// does not have the value.
+func orRemoved(v string) string {
+	if v == "" {
+		return "(removed)"
+	}
+	return v
 }
 
 func verb(dryRun bool, plan, done string) string {
