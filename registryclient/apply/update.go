@@ -648,7 +648,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		if err != nil {
 			return fmt.Errorf("registry %s: %w", o.key, err)
 		}
-		rh, recorded := o.inst.Files[t]
+		_, recorded := o.inst.Files[t]
 		strategy := tf.Strategy
 		if !inT {
 			strategy = bf.Strategy
@@ -664,9 +664,8 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		// unchanged: the file holds what the installed version renders
 		// here, so replacing or deleting it loses nothing of the user's.
 		// The record cannot tell: once an update has merged the user's
-		// edits into a file, jig.json records the merged bytes. It
-		// decides only for a file the installed version no longer renders.
-		unchanged := exists && (inB && bytes.Equal(st.cur, bf.Content) || !inB && recorded && hashOf(st.cur) == rh)
+		// edits into a file, jig.json records the merged bytes.
+		unchanged := exists && inB && bytes.Equal(st.cur, bf.Content)
 		set := func(b []byte) {
 			st.cur, st.touched, st.remove = b, true, false
 			if st.action == ActionKeep {
