@@ -2,17 +2,21 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
 // AddCmd is "jig add <registry> [--skip-install] [--dry-run] [--json]
-// [--allow-scripts]".
+// [--allow-scripts] [-f]".
 type AddCmd struct {
 	Registry     string `arg:"" help:"Registry to add: [@namespace/]path[@version][:ts|:js]."`
+	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, without asking."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
 	JSON         bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
@@ -52,7 +56,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Run(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd}, c.DryRun)
+	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd})
 	pr.done()
 	if err != nil {
 		return err
@@ -66,13 +70,39 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		app.Out.Warnf("registry %s is already installed (%s); no changes made", shownKey, plan.AlreadyInstalled)
 		return nil
 	}
+	over := plan.Overwritten()
+	guarded := len(over) > 0 && !c.Force
+	if guarded {
+		res.NeedsForce, res.Overwritten = true, over
+	}
 	if c.DryRun {
 		if c.JSON {
 			return app.Out.JSON(res)
 		}
 		printPlan(app.Out, plan)
+		if guarded {
+			app.Out.Println(overwriteNote(over))
+		}
 		return nil
 	}
+	if guarded {
+		if !app.Interactive {
+			return errors.New(overwriteNote(over) + "\nre-run with --force (-f) to replace them, or with --dry-run to see the whole plan")
+		}
+		app.Out.Infof("%s", overwriteNote(over))
+		ok, err := app.Prompt.Confirm(ctx, "Replace them?", false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			app.Out.Println("Operation cancelled")
+			return nil
+		}
+	}
+	if err := eng.Apply(ctx, plan); err != nil {
+		return err
+	}
+	pr.done()
 	printSteps(app.Out, plan, true)
 	res.Install = plan.Install
 	if c.JSON {
@@ -99,4 +129,10 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	printSummary(app.Out, plan)
 	printWarnings(app.Out, plan.Warnings)
 	return nil
+}
+
+// overwriteNote names the files of the project's own that adding a
+// registry replaces.
+func overwriteNote(files []string) string {
+	return fmt.Sprintf("the registry overwrites %d file(s) of the project's own (or changed since jig wrote them), and their content would be lost: %s", len(files), strings.Join(files, ", "))
 }

@@ -65,10 +65,12 @@ type scaffoldResult struct {
 	*apply.Plan
 	DryRun bool `json:"dryRun"`
 	// NeedsForce is set when init targets a non-empty directory without
-	// --force; ExistingChanged then names the existing files the plan
-	// changes.
+	// --force (ExistingChanged then names the existing files the plan
+	// changes), or when add overwrites files of the project's own without
+	// --force (Overwritten names them).
 	NeedsForce      bool     `json:"needsForce,omitempty"`
 	ExistingChanged []string `json:"existingChanged,omitempty"`
+	Overwritten     []string `json:"overwritten,omitempty"`
 	// Install and Git are the plan's, after the plan's own fields as
 	// they always were printed.
 	Install *apply.StepResult `json:"install,omitempty"`

@@ -414,3 +414,101 @@ func TestPrintSteps(t *testing.T) {
 		})
 	}
 }
+
+// TestAddOverwritesOwnFiles: a registry whose file replaces (overwrite
+// strategy) a file of the project's own, or one changed since jig wrote
+// it, needs -f or a yes on a terminal; the error, the prompt and --dry-run
+// name the file. A file jig wrote and nobody changed is replaced freely.
+func TestAddOverwritesOwnFiles(t *testing.T) {
+	t.Parallel()
+	objects := map[string]any{
+		"@main/features/entry/1.0.0/registry.json": map[string]any{
+			"name": "entry", "namespace": "@main", "type": "registry:feature", "version": "1.0.0", "priority": 4,
+			"files": []map[string]any{{"target": "src/index.js", "type": "registry:entry", "content": "console.log('entry');\n"}},
+		},
+		"@main/features/entry/versions.json": `{"versions":["1.0.0"]}`,
+	}
+	for k, v := range map[string]any{
+		"@main/runtimes/base/1.0.0/registry.json": map[string]any{
+			"name": "base", "namespace": "@main", "type": "registry:runtime", "version": "1.0.0", "priority": 1,
+			"files": []map[string]any{{"target": "src/index.js", "type": "registry:entry", "content": "console.log('hi');\n"}},
+		},
+		"@main/runtimes/base/versions.json": `{"versions":["1.0.0"]}`,
+	} {
+		objects[k] = v
+	}
+	url := serveObjects(t, objects)
+	const entry = "console.log('entry');\n"
+	tests := []struct {
+		name     string
+		setup    string // "own": src/index.js is the user's; "init": base wrote it; "edited": base wrote it, the user changed it
+		args     []string
+		prompt   *fakePrompter
+		wantCode int
+		wantOut  []string
+		wantErr  []string
+		want     string // src/index.js afterwards
+	}{
+		{"own file without -f", "own", []string{"--skip-install"}, nil, ExitError, nil,
+			[]string{"the registry overwrites 1 file(s) of the project's own", "lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
+		{"own file with -f", "own", []string{"--skip-install", "-f"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
+		{"edited file without -f", "edited", []string{"--skip-install"}, nil, ExitError, nil, []string{"lost: src/index.js"}, "my edit\n"},
+		{"file jig wrote", "init", []string{"--skip-install"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
+		{"terminal, declined", "own", []string{"--skip-install"}, &fakePrompter{confirm: false}, 0, []string{"Operation cancelled"}, []string{"lost: src/index.js"}, "my code\n"},
+		{"terminal, confirmed", "own", []string{"--skip-install"}, &fakePrompter{confirm: true}, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
+		{"dry run names them", "own", []string{"--dry-run"}, nil, 0, []string{"modify    src/index.js", "lost: src/index.js"}, nil, "my code\n"},
+		{"dry run json", "own", []string{"--dry-run", "--json"}, nil, 0, []string{`"needsForce": true`, `"overwritten": [`, `"src/index.js"`}, nil, "my code\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := scaffoldHome(t, url)
+			dir := filepath.Join(t.TempDir(), "app")
+			if tt.setup == "own" {
+				writeProjectFile(t, dir, "src/index.js", "my code\n")
+			} else {
+				if _, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", "app", "--ci", "--dir", filepath.Dir(dir)); code != 0 {
+					t.Fatalf("init: %s", stderr)
+				}
+				if tt.setup == "edited" {
+					writeProjectFile(t, dir, "src/index.js", "my edit\n")
+				}
+			}
+			var p Prompter
+			if tt.prompt != nil {
+				p = tt.prompt
+			}
+			stdout, stderr, code := runCLI(t, home, p, append([]string{"add", "features/entry", "--dir", dir}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Replace them?") {
+				t.Errorf("prompts %q, want one confirmation", tt.prompt.asked)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "src/index.js")); string(got) != tt.want {
+				t.Errorf("src/index.js: got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func writeProjectFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -42,6 +42,7 @@ type PlanOutput struct {
 	Updates          []apply.RegistryUpdate  `json:"updates,omitempty" jsonschema:"update and remove: each registry moved, with its versions before and after"`
 	Files            []apply.FileChange      `json:"files" jsonschema:"each project file touched: create, modify, unchanged, skip, delete, conflict or keep, with the reason"`
 	ExistingChanged  []string                `json:"existingChanged,omitempty" jsonschema:"files that exist already and that the plan changes or deletes"`
+	Overwritten      []string                `json:"overwritten,omitempty" jsonschema:"init and add: existing files the plan replaces whose content no registry wrote (the user's own, or changed since): applying it loses that content; ask the user first"`
 	Packages         []apply.PackageChange   `json:"packages" jsonschema:"package.json dependency changes"`
 	Scripts          []registry.ScriptChange `json:"scripts,omitempty" jsonschema:"update and remove: package.json script changes"`
 	InstallScripts   []string                `json:"installScripts,omitempty" jsonschema:"package.json scripts the plan sets that a package manager's install runs by itself; review them before installing"`
@@ -184,6 +185,7 @@ func planOutput(command string, p *apply.Plan) PlanOutput {
 	for _, f := range p.ExistingChanges() {
 		out.ExistingChanged = append(out.ExistingChanged, f.Target)
 	}
+	out.Overwritten = p.Overwritten()
 	for i, d := range out.Diffs {
 		if len(d.Diff) > maxDiffBytes {
 			out.Diffs[i].Diff = fmt.Sprintf("%s\n... (%d more bytes not shown)\n", d.Diff[:maxDiffBytes], len(d.Diff)-maxDiffBytes)

@@ -28,6 +28,19 @@ func (p *Plan) ExistingChanges() []FileChange {
 	return out
 }
 
+// Overwritten returns, sorted, the existing files applying the plan
+// replaces with a registry's content (the overwrite strategy) although no
+// installed registry wrote their current bytes: a file of the project's
+// own, or one changed since jig wrote it. Applying the plan loses that
+// content, so "jig add" asks for --force or a confirmation first. Only
+// init and add plans set it.
+func (p *Plan) Overwritten() []string {
+	if p == nil {
+		return nil
+	}
+	return append([]string(nil), p.overwritten...)
+}
+
 // npmInstallScripts are the package.json scripts of the project itself that
 // "npm install" (and pnpm, yarn, bun) run on their own.
 var npmInstallScripts = map[string]bool{

@@ -100,6 +100,7 @@ type Plan struct {
 	createRoot     bool
 	installScripts []string // see InstallScripts
 	inputs         []Input  // see Inputs
+	overwritten    []string // see Overwritten
 }
 
 // SkippedScript is a file whose custom merge script did not run because
@@ -434,11 +435,37 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		}
 		p.Registries = append(p.Registries, pr)
 	}
+	p.overwritten = pl.overwritten(proj)
 	if err := pl.planProject(proj, req, tid, projectLang, res.nodes, perReg); err != nil {
 		return nil, err
 	}
 	pl.finish()
 	return p, nil
+}
+
+// overwritten lists, sorted, the existing files the plan replaces with a
+// registry's content (the overwrite strategy) whose bytes no registry
+// installed in proj recorded: the project's own content, which the plan
+// loses.
+func (pl *planner) overwritten(proj *registry.Project) []string {
+	var out []string
+	for t, st := range pl.files {
+		if !st.exists || !st.touched || st.strategy != registry.StrategyOverwrite || bytes.Equal(st.orig, st.cur) {
+			continue
+		}
+		h, written := hashOf(st.orig), false
+		for _, inst := range proj.Installed {
+			if inst.Files[t] == h {
+				written = true
+				break
+			}
+		}
+		if !written {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // state returns the tracked state of a clean target, reading the existing
