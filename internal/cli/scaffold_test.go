@@ -236,19 +236,7 @@ func TestInitExistingDir(t *testing.T) {
 			}
 			args := append([]string{"init", "-t", "runtimes/base"}, tt.args...)
 			stdout, stderr, code := runCLI(t, home, p, append(args, "--dir", base)...)
-			if code != tt.wantCode {
-				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
-			}
-			for _, w := range tt.wantOut {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tt.wantErr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
+			checkRun(t, stdout, stderr, code, tt.wantCode, tt.wantOut, tt.wantErr)
 			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Apply the template into "+target+"?") {
 				t.Errorf("prompts %q, want one confirmation naming %s", tt.prompt.asked, target)
 			}
@@ -465,13 +453,13 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 			home := scaffoldHome(t, url)
 			dir := filepath.Join(t.TempDir(), "app")
 			if tt.setup == "own" {
-				writeProjectFile(t, dir, "src/index.js", "my code\n")
+				testenv.WriteFiles(t, dir, map[string]string{"src/index.js": "my code\n"})
 			} else {
 				if _, stderr, code := runCLI(t, home, nil, "init", "-t", "runtimes/base", "-n", "app", "--ci", "--dir", filepath.Dir(dir)); code != 0 {
 					t.Fatalf("init: %s", stderr)
 				}
 				if tt.setup == "edited" {
-					writeProjectFile(t, dir, "src/index.js", "my edit\n")
+					testenv.WriteFiles(t, dir, map[string]string{"src/index.js": "my edit\n"})
 				}
 			}
 			var p Prompter
@@ -479,19 +467,7 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 				p = tt.prompt
 			}
 			stdout, stderr, code := runCLI(t, home, p, append([]string{"add", "features/entry", "--dir", dir}, tt.args...)...)
-			if code != tt.wantCode {
-				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
-			}
-			for _, w := range tt.wantOut {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tt.wantErr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
+			checkRun(t, stdout, stderr, code, tt.wantCode, tt.wantOut, tt.wantErr)
 			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Replace them?") {
 				t.Errorf("prompts %q, want one confirmation", tt.prompt.asked)
 			}
@@ -502,13 +478,21 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 	}
 }
 
-func writeProjectFile(t *testing.T, dir, name, content string) {
+// checkRun fails t unless a command exited with wantCode (fatal) and its
+// stdout and stderr contain every string of wantOut and wantErr.
+func checkRun(t *testing.T, stdout, stderr string, code, wantCode int, wantOut, wantErr []string) {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, wantCode, stdout, stderr)
 	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+	for _, w := range wantOut {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	for _, w := range wantErr {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -15,13 +16,7 @@ import (
 // write creates dir/name (and its parents) with content.
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteFiles(t, dir, map[string]string{name: content})
 }
 
 func TestFingerprintChanged(t *testing.T) {

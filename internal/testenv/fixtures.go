@@ -102,3 +102,18 @@ func Trickle(interval time.Duration) http.Handler {
 		}
 	})
 }
+
+// WriteFiles writes each file (a slash-separated path below dir → its
+// content) with mode 0644, creating the folders it needs.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

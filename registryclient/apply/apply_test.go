@@ -235,7 +235,7 @@ func TestUnsafeTargets(t *testing.T) {
 				},
 			}, nil)
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"package.json": "{\"name\":\"x\"}\n"})
+			testenv.WriteFiles(t, dir, map[string]string{"package.json": "{\"name\":\"x\"}\n"})
 			if tt.setup != nil {
 				tt.setup(t, dir)
 			}
@@ -254,7 +254,7 @@ func TestSymlinkInsideProjectIsFollowed(t *testing.T) {
 	t.Parallel()
 	src := fixture()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"real/.prettierrc": "{\"semi\":false}\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"real/.prettierrc": "{\"semi\":false}\n"})
 	if err := os.Symlink("real/.prettierrc", filepath.Join(dir, ".prettierrc")); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestFailedDownloadLeavesProjectIdentical(t *testing.T) {
 		src := fixture()
 		src.failFile = n
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"keep\"\n}\n", ".gitignore": "x\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"keep\"\n}\n", ".gitignore": "x\n"})
 		before := testenv.Snapshot(t, dir)
 		_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
 		if err == nil || !strings.Contains(err.Error(), "HTTP 500") {
@@ -291,7 +291,7 @@ func TestWriteFailureRollsBack(t *testing.T) {
 		t.Run(failAt, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"keep\",\n  \"dependencies\": {\"typescript\": \"^4.0.0\"}\n}\n", ".gitignore": "x\n"})
+			testenv.WriteFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"keep\",\n  \"dependencies\": {\"typescript\": \"^4.0.0\"}\n}\n", ".gitignore": "x\n"})
 			if err := os.Chmod(filepath.Join(dir, ".gitignore"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -411,7 +411,7 @@ func TestLanguageSelection(t *testing.T) {
 			src.manifests["@main/runtimes/node"].DefaultLanguage = tt.defLang
 			dir := t.TempDir()
 			if tt.jigJSON != "" {
-				writeFiles(t, dir, map[string]string{"jig.json": tt.jigJSON})
+				testenv.WriteFiles(t, dir, map[string]string{"jig.json": tt.jigJSON})
 			}
 			p, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: tt.template}, false)
 			if err != nil {
@@ -430,7 +430,7 @@ func TestLanguageSelection(t *testing.T) {
 func TestDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{".gitignore": "node_modules\n", "package.json": "{\"name\":\"x\",\"version\":\"2.0.0\"}\n"})
+	testenv.WriteFiles(t, dir, map[string]string{".gitignore": "node_modules\n", "package.json": "{\"name\":\"x\",\"version\":\"2.0.0\"}\n"})
 	before := testenv.Snapshot(t, dir)
 	p, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, true)
 	if err != nil {
@@ -486,7 +486,7 @@ func TestDeepJSONRefused(t *testing.T) {
 				Files: []registry.File{{Target: "tsconfig.json", Type: registry.FileConfig, Path: "tsconfig.json"}},
 			}, map[string]string{"tsconfig.json": tt.file})
 			dir := t.TempDir()
-			writeFiles(t, dir, tt.project)
+			testenv.WriteFiles(t, dir, tt.project)
 			before := testenv.Snapshot(t, dir)
 			_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "build/deep"}, false)
 			if !errors.Is(err, tt.wantErr) || !errors.Is(err, registry.ErrJSONTooDeep) {
@@ -526,7 +526,7 @@ func TestInitWritesPackageJSON(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			if tt.existing != "" {
-				writeFiles(t, dir, map[string]string{"package.json": tt.existing})
+				testenv.WriteFiles(t, dir, map[string]string{"package.json": tt.existing})
 			}
 			p, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: dir, Template: "quality/biome", Mode: tt.mode, Name: tt.project}, false)
 			if err != nil {
@@ -586,7 +586,7 @@ func TestInvalidPackageJSONStopsEverything(t *testing.T) {
 	t.Parallel()
 	src := fixture()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"package.json": "{\"name\": \"x\",, }"})
+	testenv.WriteFiles(t, dir, map[string]string{"package.json": "{\"name\": \"x\",, }"})
 	before := testenv.Snapshot(t, dir)
 	_, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
 	if !errors.Is(err, ErrPackageJSONInvalid) {
@@ -606,7 +606,7 @@ func TestRuntimeDependencyRemovesDevDependency(t *testing.T) {
 		Dependencies: map[string]string{"zod": "^3.0.0"},
 	}, nil)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"x\",\n  \"devDependencies\": {\n    \"zod\": \"^2.0.0\",\n    \"vitest\": \"^1.0.0\"\n  }\n}\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"package.json": "{\n  \"name\": \"x\",\n  \"devDependencies\": {\n    \"zod\": \"^2.0.0\",\n    \"vitest\": \"^1.0.0\"\n  }\n}\n"})
 	p, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "features/api"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -694,7 +694,7 @@ func TestCustomScript(t *testing.T) {
 	t.Run("skipped without allow", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"config.yml": "a: 1\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"config.yml": "a: 1\n"})
 		p, err := newEngine(t, mk()).Run(t.Context(), Request{Dir: dir, Template: "features/yaml"}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -716,7 +716,7 @@ func TestCustomScript(t *testing.T) {
 			t.Skip("node is not on PATH")
 		}
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"config.yml": "a: 1\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"config.yml": "a: 1\n"})
 		p, err := newEngine(t, mk(), WithAllowScripts(true)).Run(t.Context(), Request{Dir: dir, Template: "features/yaml"}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -749,7 +749,7 @@ func TestDetectPackageManager(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFiles(t, dir, tt.files)
+			testenv.WriteFiles(t, dir, tt.files)
 			if got := DetectPackageManager(dir); got != tt.want {
 				t.Errorf("DetectPackageManager = %q, want %q", got, tt.want)
 			}
@@ -763,7 +763,7 @@ func TestGitInit(t *testing.T) {
 		t.Skip("git is not on PATH")
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.txt": "a\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
 	created, err := GitInit(t.Context(), dir)
 	var ce *CommandError
 	if err != nil && !errors.As(err, &ce) {
@@ -792,7 +792,7 @@ func TestGitInitRunsNothingFromTheProject(t *testing.T) {
 	dir := t.TempDir()
 	marks := t.TempDir()
 	hook := "#!/bin/sh\ntouch \"" + marks + "/$(basename \"$0\")\"\n"
-	writeFiles(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"a.txt":                          "a\n",
 		"githooks/pre-commit":            hook,
 		"githooks/prepare-commit-msg":    hook,
@@ -807,7 +807,7 @@ func TestGitInitRunsNothingFromTheProject(t *testing.T) {
 		}
 	}
 	global := filepath.Join(t.TempDir(), "gitconfig")
-	writeFiles(t, filepath.Dir(global), map[string]string{"gitconfig": "[core]\n\thooksPath = githooks\n\tfsmonitor = " + filepath.Join(dir, "fsmonitor.sh") + "\n[user]\n\tname = jig test\n\temail = jig@example.com\n"})
+	testenv.WriteFiles(t, filepath.Dir(global), map[string]string{"gitconfig": "[core]\n\thooksPath = githooks\n\tfsmonitor = " + filepath.Join(dir, "fsmonitor.sh") + "\n[user]\n\tname = jig test\n\temail = jig@example.com\n"})
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	created, err := GitInit(t.Context(), dir)
@@ -870,7 +870,7 @@ func TestCustomScriptFailures(t *testing.T) {
 func TestPlanInputs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"package.json": `{"name":"app"}` + "\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"package.json": `{"name":"app"}` + "\n"})
 	p, err := newEngine(t, fixture()).Plan(t.Context(), Request{Dir: dir, Template: "quality/eslint"})
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func TestInstallFailureIsReported(t *testing.T) {
 		t.Skip("bun is installed; this test needs a package manager that is not")
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"package.json": `{"name":"x","packageManager":"bun@1.1.0"}` + "\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"package.json": `{"name":"x","packageManager":"bun@1.1.0"}` + "\n"})
 	p, err := newEngine(t, fixture(), WithInstall(true)).Run(t.Context(), Request{Dir: dir, Template: "quality/prettier"}, false)
 	if err != nil {
 		t.Fatalf("Apply failed with the install: %v", err)

@@ -434,7 +434,7 @@ func TestUpdateFileCases(t *testing.T) {
 		t.Parallel()
 		e := newEngine(t, lifecycleSource())
 		dir, _ := initProject(t, e)
-		writeFiles(t, dir, map[string]string{"docs/x.md": "my own docs\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"docs/x.md": "my own docs\n"})
 		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
@@ -443,7 +443,7 @@ func TestUpdateFileCases(t *testing.T) {
 			t.Errorf("the untracked file was not kept and reported: %v", plan.Warnings)
 		}
 		dir2, _ := initProject(t, e)
-		writeFiles(t, dir2, map[string]string{"docs/x.md": "my own docs\n"})
+		testenv.WriteFiles(t, dir2, map[string]string{"docs/x.md": "my own docs\n"})
 		if _, err := runUpdate(t, e, UpdateRequest{Dir: dir2, Force: true}); err != nil {
 			t.Fatal(err)
 		}
