@@ -1,0 +1,101 @@
+package apply
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jigkit/jig/registry"
+)
+
+// userLine is the line the fuzzed user adds; no registry version holds it.
+const userLine = "USER-EDIT-7f3a"
+
+// FuzzUpdateKeepsEdits checks what the lifecycle promises about an edit:
+// a line the user adds to a registry's file is in the file after an update
+// to 1.1.0, after a second update to 1.2.0 (unless it is refused because
+// the first one's conflict is unresolved) and after remove, whatever the
+// three versions of the file hold and wherever the line goes. The file's
+// conflict lines also stay recognisable to check.
+func FuzzUpdateKeepsEdits(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n", "a\nB\nC\n", uint8(1))
+	f.Add("a\nb\nc\n", "a\nb\nc\nd\n", "a\nb\n", uint8(3))
+	f.Add("x\n", "y\n", "z\n", uint8(0))
+	f.Add("", "a\n", "", uint8(0))
+	f.Add("a\r\nb\r\n", "a\r\nc\r\n", "d\r\n", uint8(1))
+	f.Add("same\n", "same\n", "same\n", uint8(9))
+	f.Fuzz(func(t *testing.T, v1, v2, v3 string, at uint8) {
+		for _, v := range []string{v1, v2, v3} {
+			if len(v) > 2048 || strings.Contains(v, userLine) || strings.ContainsRune(v, 0) {
+				t.Skip()
+			}
+		}
+		s := newVerSource()
+		for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
+			s.add("@team/f", &registry.Manifest{
+				Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
+				Files: []registry.File{{Target: "a.txt", Type: registry.FileDocs, Content: &v.content}},
+			}, nil)
+		}
+		e := newEngine(t, s)
+		dir := filepath.Join(t.TempDir(), "app")
+		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "a.txt")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		i := int(at) % (len(lines) + 1)
+		edited := strings.Join(lines[:i], "") + userLine + "\n" + strings.Join(lines[i:], "")
+		if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kept := func(step string) {
+			t.Helper()
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatalf("after %s: %v", step, err)
+			}
+			if !strings.Contains(string(b), userLine) {
+				t.Fatalf("after %s the user's line is gone:\n%s", step, b)
+			}
+		}
+		for _, to := range []string{"1.1.0", "1.2.0"} {
+			plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, To: to, Registries: []string{"@team/f"}})
+			if errors.Is(err, ErrUnresolved) {
+				cur, _ := os.ReadFile(p)
+				if !hasMarkers(cur) {
+					t.Fatalf("update to %s refused as unresolved without markers:\n%s", to, cur)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("update to %s: %v", to, err)
+			}
+			if err := e.Apply(t.Context(), plan); err != nil {
+				t.Fatalf("update to %s: %v", to, err)
+			}
+			kept("the update to " + to)
+			cur, _ := os.ReadFile(p)
+			if plan.Conflicts > 0 && len(markedConflicts(cur, "@team/f@"+to)) != plan.Conflicts {
+				t.Fatalf("update to %s: %d conflicts, %d found in the file:\n%s", to, plan.Conflicts, len(markedConflicts(cur, "@team/f@"+to)), cur)
+			}
+		}
+		plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Apply(t.Context(), plan); err != nil {
+			t.Fatal(err)
+		}
+		kept("remove")
+	})
+}
