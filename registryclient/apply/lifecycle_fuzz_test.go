@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -99,3 +100,77 @@ func FuzzUpdateKeepsEdits(f *testing.F) {
 		kept("remove")
 	})
 }
+
+// FuzzUpdateKeepsJSONKeys is FuzzUpdateKeepsEdits for tsconfig.json (the
+// json merge strategy): a top-level key the user adds stays, with its
+// value, through two updates and remove, whatever JSON objects the three
+// versions hold.
+func FuzzUpdateKeepsJSONKeys(f *testing.F) {
+	f.Add(`{"a": 1}`, `{"a": 2}`, `{"b": [1, 2]}`)
+	f.Add(`{"compilerOptions": {"target": "ES2020"}}`, `{"compilerOptions": {"target": "ES2022"}, "include": ["src"]}`, `{}`)
+	f.Add(`{"x": {"y": {"z": null}}}`, `{"x": "flat"}`, `{"x": {"y": 1}}`)
+	f.Add(`{}`, `{}`, `{}`)
+	f.Fuzz(func(t *testing.T, v1, v2, v3 string) {
+		for _, v := range []string{v1, v2, v3} {
+			var m map[string]any
+			if len(v) > 2048 || strings.Contains(v, userLine) || json.Unmarshal([]byte(v), &m) != nil || m == nil {
+				t.Skip()
+			}
+		}
+		s := newVerSource()
+		for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
+			s.add("@team/f", &registry.Manifest{
+				Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
+				Files: []registry.File{{Target: "tsconfig.json", Type: registry.FileConfig, Content: &v.content}},
+			}, nil)
+		}
+		e := newEngine(t, s)
+		dir := filepath.Join(t.TempDir(), "app")
+		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
+			t.Skip() // a document the json strategy refuses (too deep, duplicate keys, ...)
+		}
+		p := filepath.Join(dir, "tsconfig.json")
+		var doc map[string]any
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("init wrote invalid JSON: %v\n%s", err, b)
+		}
+		doc[userLine] = "mine"
+		edited, _ := json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(p, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kept := func(step string) {
+			t.Helper()
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatalf("after %s: %v", step, err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("after %s the file is not JSON: %v\n%s", step, err, b)
+			}
+			if got[userLine] != "mine" {
+				t.Fatalf("after %s the user's key is gone:\n%s", step, b)
+			}
+		}
+		for _, to := range []string{"1.1.0", "1.2.0"} {
+			if _, err := runUpdate(t, e, UpdateRequest{Dir: dir, To: to, Registries: []string{"@team/f"}}); err != nil {
+				t.Fatalf("update to %s: %v", to, err)
+			}
+			kept("the update to " + to)
+		}
+		plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Apply(t.Context(), plan); err != nil {
+			t.Fatal(err)
+		}
+		kept("remove")
+	})
+}
+
