@@ -173,4 +173,3 @@ func FuzzUpdateKeepsJSONKeys(f *testing.F) {
 		kept("remove")
 	})
 }
-
