@@ -19,7 +19,9 @@ const userLine = "USER-EDIT-7f3a"
 // to 1.1.0, after a second update to 1.2.0 (unless it is refused because
 // the first one's conflict is unresolved) and after remove, whatever the
 // three versions of the file hold and wherever the line goes. The file's
-// conflict lines also stay recognisable to check.
+// conflict lines also stay recognisable to check. It runs for a file of
+// each line-based strategy: overwrite (a.txt), ignore (.gitignore) and env
+// (.env.example, where the line is a variable of the user's).
 func FuzzUpdateKeepsEdits(f *testing.F) {
 	f.Add("a\nb\nc\n", "a\nB\nc\n", "a\nB\nC\n", uint8(1))
 	f.Add("a\nb\nc\n", "a\nb\nc\nd\n", "a\nb\n", uint8(3))
@@ -29,76 +31,90 @@ func FuzzUpdateKeepsEdits(f *testing.F) {
 	f.Add("same\n", "same\n", "same\n", uint8(9))
 	f.Fuzz(func(t *testing.T, v1, v2, v3 string, at uint8) {
 		for _, v := range []string{v1, v2, v3} {
-			if len(v) > 2048 || strings.Contains(v, userLine) || strings.ContainsRune(v, 0) {
+			if len(v) > 2048 || strings.Contains(strings.ToUpper(v), "USER") || strings.ContainsRune(v, 0) {
 				t.Skip()
 			}
 		}
-		s := newVerSource()
-		for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
-			s.add("@team/f", &registry.Manifest{
-				Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
-				Files: []registry.File{{Target: "a.txt", Type: registry.FileDocs, Content: &v.content}},
-			}, nil)
+		for _, target := range []struct{ name, line string }{
+			{"a.txt", userLine},
+			{".gitignore", userLine},
+			{".env.example", "USER_EDIT_7F3A=mine"},
+		} {
+			keepsEdit(t, target.name, target.line, v1, v2, v3, at)
 		}
-		e := newEngine(t, s)
-		dir := filepath.Join(t.TempDir(), "app")
-		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, "a.txt")
+	})
+}
+
+// keepsEdit is one run of FuzzUpdateKeepsEdits: the registry's file
+// target holds v1, v2 and v3 in its three versions; the user inserts
+// userLine before the line at (modulo the lines there are).
+func keepsEdit(t *testing.T, target, userLine, v1, v2, v3 string, at uint8) {
+	t.Helper()
+	s := newVerSource()
+	for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
+		s.add("@team/f", &registry.Manifest{
+			Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
+			Files: []registry.File{{Target: target, Type: registry.FileConfig, Content: &v.content}},
+		}, nil)
+	}
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, target)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	i := int(at) % (len(lines) + 1)
+	edited := strings.Join(lines[:i], "") + userLine + "\n" + strings.Join(lines[i:], "")
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := func(step string) {
+		t.Helper()
 		b, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("after %s: %v", step, err)
 		}
-		lines := strings.SplitAfter(string(b), "\n")
-		if lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
+		if !strings.Contains(string(b), userLine) {
+			t.Fatalf("%s: after %s the user's line is gone:\n%s", target, step, b)
 		}
-		i := int(at) % (len(lines) + 1)
-		edited := strings.Join(lines[:i], "") + userLine + "\n" + strings.Join(lines[i:], "")
-		if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		kept := func(step string) {
-			t.Helper()
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatalf("after %s: %v", step, err)
-			}
-			if !strings.Contains(string(b), userLine) {
-				t.Fatalf("after %s the user's line is gone:\n%s", step, b)
-			}
-		}
-		for _, to := range []string{"1.1.0", "1.2.0"} {
-			plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, To: to, Registries: []string{"@team/f"}})
-			if errors.Is(err, ErrUnresolved) {
-				cur, _ := os.ReadFile(p)
-				if !hasMarkers(cur) {
-					t.Fatalf("update to %s refused as unresolved without markers:\n%s", to, cur)
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatalf("update to %s: %v", to, err)
-			}
-			if err := e.Apply(t.Context(), plan); err != nil {
-				t.Fatalf("update to %s: %v", to, err)
-			}
-			kept("the update to " + to)
+	}
+	for _, to := range []string{"1.1.0", "1.2.0"} {
+		plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, To: to, Registries: []string{"@team/f"}})
+		if errors.Is(err, ErrUnresolved) {
 			cur, _ := os.ReadFile(p)
-			if plan.Conflicts > 0 && len(markedConflicts(cur, "@team/f@"+to)) != plan.Conflicts {
-				t.Fatalf("update to %s: %d conflicts, %d found in the file:\n%s", to, plan.Conflicts, len(markedConflicts(cur, "@team/f@"+to)), cur)
+			if !hasMarkers(cur) {
+				t.Fatalf("update to %s refused as unresolved without markers:\n%s", to, cur)
 			}
+			continue
 		}
-		plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("update to %s: %v", to, err)
 		}
 		if err := e.Apply(t.Context(), plan); err != nil {
-			t.Fatal(err)
+			t.Fatalf("update to %s: %v", to, err)
 		}
-		kept("remove")
-	})
+		kept("the update to " + to)
+		cur, _ := os.ReadFile(p)
+		if plan.Conflicts > 0 && len(markedConflicts(cur, "@team/f@"+to)) != plan.Conflicts {
+			t.Fatalf("update to %s: %d conflicts, %d found in the file:\n%s", to, plan.Conflicts, len(markedConflicts(cur, "@team/f@"+to)), cur)
+		}
+	}
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	kept("remove")
 }
 
 // FuzzUpdateKeepsJSONKeys is FuzzUpdateKeepsEdits for tsconfig.json (the
