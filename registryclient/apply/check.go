@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -171,7 +173,45 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		rep.Drift = rep.Drift || rc.Drift
 		rep.Registries = append(rep.Registries, rc)
 	}
+	rep.Warnings = append(rep.Warnings, leftoverTemps(lc.pl.root, lc.proj)...)
 	return rep, nil
+}
+
+// leftoverTemps names the temporary files ([tempPattern]) that a jig
+// command stopped midway left in the project's folder or in a folder of a
+// recorded file, one warning each.
+func leftoverTemps(root string, proj *registry.Project) []string {
+	dirs := map[string]bool{".": true}
+	for _, inst := range proj.Installed {
+		for t := range inst.Files {
+			if clean, err := registry.CleanTarget(t); err == nil {
+				dirs[path.Dir(clean)] = true
+			}
+		}
+	}
+	r, err := os.OpenRoot(root) // a folder symlinked out of the project is not read
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var out []string
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		f, err := r.Open(filepath.FromSlash(d))
+		if err != nil {
+			continue
+		}
+		entries, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if ok, _ := filepath.Match(tempPattern, e.Name()); ok && e.Type().IsRegular() {
+				out = append(out, fmt.Sprintf("%s is a temporary file left by a jig command that was stopped midway; delete it", path.Join(d, e.Name())))
+			}
+		}
+	}
+	return out
 }
 
 // checkFile reports the status of one recorded target.

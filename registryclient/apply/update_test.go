@@ -354,6 +354,36 @@ func TestMarkedConflicts(t *testing.T) {
 	}
 }
 
+// TestCheckReportsLeftoverTemps: the temporary files a stopped jig left
+// next to the files it was writing are named by check as warnings (not
+// drift); a folder symlinked out of the project is not looked into.
+func TestCheckReportsLeftoverTemps(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	outside := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{".jig-123.tmp": "half", "src/.jig-456.tmp": "half", "src/jig-789.tmp": "not ours"})
+	testenv.WriteFiles(t, outside, map[string]string{".jig-out.tmp": "elsewhere"})
+	if err := os.Symlink(outside, filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	// docs/ is where x@1.1.0 puts docs/x.md; record it to make check look.
+	editFile(t, dir, registry.ProjectFile, func(s string) string {
+		return strings.Replace(s, `"old.txt":`, `"docs/x.md": "sha256:00", "old.txt":`, 1)
+	})
+	rep := mustCheck(t, e, dir)
+	if st := fileStatus(rep, "@team/x", "docs/x.md"); st == "" {
+		t.Fatal("docs/x.md is not recorded; the test does not look into the symlinked folder")
+	}
+	want := []string{
+		".jig-123.tmp is a temporary file left by a jig command that was stopped midway; delete it",
+		"src/.jig-456.tmp is a temporary file left by a jig command that was stopped midway; delete it",
+	}
+	if strings.Join(rep.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(rep.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestHasMarkers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

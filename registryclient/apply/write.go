@@ -406,10 +406,14 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
+// tempPattern names the temporary files Apply writes next to their
+// targets ("*" is random); a crash can leave them behind.
+const tempPattern = ".jig-*.tmp"
+
 // writeTemp writes data with mode to a new temporary file in the
 // directory of path, synced when sync is true, and returns its name.
 func writeTemp(path string, data []byte, mode fs.FileMode, sync bool) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".jig-*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), tempPattern)
 	if err != nil {
 		return "", err
 	}
