@@ -24,9 +24,10 @@ var ErrMerge = errors.New("merge failed")
 //     first, no duplicates added), other values take the incoming value.
 //     Keys keep the existing file's order, new keys follow. When the merge
 //     changes nothing, current is returned byte for byte, comments
-//     included; otherwise the output is strict JSON (RFC 8259), two-space
-//     indented with a trailing newline, and the existing file's comments
-//     are not kept. So the result is always valid JSONC, and valid strict
+//     included; otherwise the output is strict JSON (RFC 8259) with a
+//     trailing newline, indented as the existing file is (a tab or one to
+//     eight spaces; two spaces for a new file), and the existing file's
+//     comments are not kept. So the result is always valid JSONC, and valid strict
 //     JSON whenever it differs from current or current was strict JSON.
 //   - [StrategyIgnore]: existing lines are kept, incoming lines not present
 //     yet are appended in order, runs of blank lines collapse.
@@ -109,7 +110,11 @@ func mergeJSON(current []byte, exists bool, incoming []byte) ([]byte, error) {
 	if exists && jsonEqual(merged, co) && len(bytes.TrimSpace(current)) > 0 {
 		return current, nil
 	}
-	out, err := encodeOrderedJSON(merged)
+	var like []byte
+	if exists {
+		like = current
+	}
+	out, err := encodeOrderedJSON(merged, like)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}

@@ -28,7 +28,7 @@ func merge3JSON(base, ours, theirs []byte) (*Merge3Result, error) {
 		res.Content = clone(ours)
 		return res, nil
 	}
-	out, err := encodeOrderedJSON(merged)
+	out, err := encodeOrderedJSON(merged, ours)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
@@ -218,7 +218,7 @@ func compactJSON(v any, present bool) string {
 		return ""
 	}
 	var b bytes.Buffer
-	if err := writeJSON(&b, v, ""); err != nil {
+	if err := writeJSON(&b, v, "", "  "); err != nil {
 		return ""
 	}
 	var c bytes.Buffer

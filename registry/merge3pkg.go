@@ -201,7 +201,11 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*Pack
 		res.Content = clone(ours)
 		return res, nil
 	}
-	out, err := encodeOrderedJSON(root)
+	var like []byte
+	if exists {
+		like = ours
+	}
+	out, err := encodeOrderedJSON(root, like)
 	if err != nil {
 		return nil, err
 	}

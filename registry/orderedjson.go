@@ -202,18 +202,46 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 }
 
-// encodeOrderedJSON writes v with two-space indentation and a trailing
-// newline. HTML characters are not escaped.
-func encodeOrderedJSON(v any) ([]byte, error) {
+// encodeOrderedJSON writes v with a trailing newline, indented the way
+// the file like is (see [jsonIndent]; two spaces when like is empty).
+// HTML characters are not escaped.
+func encodeOrderedJSON(v any, like []byte) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeJSON(&b, v, ""); err != nil {
+	if err := writeJSON(&b, v, "", jsonIndent(like)); err != nil {
 		return nil, err
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }
 
-func writeJSON(b *bytes.Buffer, v any, indent string) error {
+// jsonIndent returns the indentation unit of the JSON text b: the leading
+// whitespace of its first indented line, a tab or one to eight spaces;
+// two spaces when b has no such line. A rewritten file keeps the style
+// its author (or npm, which does the same) gave it.
+func jsonIndent(b []byte) string {
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		if len(line) > 0 && line[0] == '\t' {
+			return "\t"
+		}
+		n := 0
+		for n < len(line) && line[n] == ' ' {
+			n++
+		}
+		switch {
+		case n == 0 || n == len(line) || line[n] == '\r':
+			// not indented, or blank
+		case n <= 8:
+			return string(line[:n])
+		default:
+			return "  "
+		}
+	}
+	return "  "
+}
+
+func writeJSON(b *bytes.Buffer, v any, indent, unit string) error {
 	switch t := v.(type) {
 	case *jsonObject:
 		if len(t.keys) == 0 {
@@ -221,12 +249,12 @@ func writeJSON(b *bytes.Buffer, v any, indent string) error {
 			return nil
 		}
 		b.WriteString("{\n")
-		in := indent + "  "
+		in := indent + unit
 		for i, k := range t.keys {
 			b.WriteString(in)
 			writeJSONString(b, k)
 			b.WriteString(": ")
-			if err := writeJSON(b, t.vals[k], in); err != nil {
+			if err := writeJSON(b, t.vals[k], in, unit); err != nil {
 				return err
 			}
 			if i < len(t.keys)-1 {
@@ -242,10 +270,10 @@ func writeJSON(b *bytes.Buffer, v any, indent string) error {
 			return nil
 		}
 		b.WriteString("[\n")
-		in := indent + "  "
+		in := indent + unit
 		for i, e := range t {
 			b.WriteString(in)
-			if err := writeJSON(b, e, in); err != nil {
+			if err := writeJSON(b, e, in, unit); err != nil {
 				return err
 			}
 			if i < len(t)-1 {

@@ -152,7 +152,11 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 	if exists && jsonEqual(orig, root) {
 		return current, changes, nil
 	}
-	out, err := encodeOrderedJSON(root)
+	var like []byte
+	if exists {
+		like = current
+	}
+	out, err := encodeOrderedJSON(root, like)
 	if err != nil {
 		return nil, nil, err
 	}
