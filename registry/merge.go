@@ -60,7 +60,7 @@ func mergeJSONFile(current []byte, exists bool, incoming []byte) ([]byte, error)
 		return out, err
 	}
 	if exists && usesCRLF(current) {
-		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		out = toCRLF(out)
 	}
 	return out, nil
 }
@@ -81,6 +81,15 @@ func usesCRLF(b []byte) bool {
 }
 
 func toLF(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }
+
+// toCRLF turns LF line endings into CRLF; empty input gives empty, not
+// nil, output.
+func toCRLF(b []byte) []byte {
+	if out := bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")); out != nil {
+		return out
+	}
+	return []byte{}
+}
 
 func mergeJSON(current []byte, exists bool, incoming []byte) ([]byte, error) {
 	var cur any = newJSONObject()

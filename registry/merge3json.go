@@ -33,7 +33,7 @@ func merge3JSON(base, ours, theirs []byte) (*Merge3Result, error) {
 		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
 	if usesCRLF(ours) {
-		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		out = toCRLF(out)
 	}
 	res.Content = out
 	return res, nil

@@ -210,7 +210,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*Pack
 		return nil, err
 	}
 	if exists && usesCRLF(ours) {
-		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		out = toCRLF(out)
 	}
 	res.Content = out
 	return res, nil

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -161,7 +160,7 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 		return nil, nil, err
 	}
 	if exists && usesCRLF(current) {
-		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		out = toCRLF(out)
 	}
 	return out, changes, nil
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"strings"
@@ -92,7 +91,7 @@ func textMerge(f func(current, incoming []byte) []byte) func([]byte, bool, []byt
 	return func(current []byte, exists bool, incoming []byte) ([]byte, error) {
 		out := f(toLF(current), toLF(incoming))
 		if exists && usesCRLF(current) {
-			out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+			out = toCRLF(out)
 		}
 		return out, nil
 	}
@@ -105,7 +104,7 @@ func textMerge3(f func(base, ours, theirs []byte, label string) *Merge3Result) f
 	return func(base, ours, theirs []byte, label string) (*Merge3Result, error) {
 		res := f(toLF(base), toLF(ours), toLF(theirs), label)
 		if usesCRLF(ours) {
-			res.Content = bytes.ReplaceAll(res.Content, []byte("\n"), []byte("\r\n"))
+			res.Content = toCRLF(res.Content)
 		}
 		return res, nil
 	}
