@@ -324,14 +324,16 @@ func TestFilesOfUncommittedVersionAreHidden(t *testing.T) {
 }
 
 // Twenty uploads of one version race: exactly one 201, the others 409,
-// and what is stored is the winner's package.
+// and what is stored is the winner's package. The server receives all
+// twenty at once (more than the default upload slots, which would answer
+// some 503 when they overlap).
 func TestPublishRace(t *testing.T) {
 	t.Parallel()
+	const n = 20
 	st := memory.New()
-	h := publishHandler(t, st)
+	h := publishHandler(t, st, registryserver.WithMaxConcurrentUploads(n))
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	const n = 20
 	type result struct {
 		status int
 		tag    string
