@@ -50,14 +50,7 @@ func FuzzUpdateKeepsEdits(f *testing.F) {
 // userLine before the line at (modulo the lines there are).
 func keepsEdit(t *testing.T, target, userLine, v1, v2, v3 string, at uint8) {
 	t.Helper()
-	s := newVerSource()
-	for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
-		s.add("@team/f", &registry.Manifest{
-			Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
-			Files: []registry.File{{Target: target, Type: registry.FileConfig, Content: &v.content}},
-		}, nil)
-	}
-	e := newEngine(t, s)
+	e := newEngine(t, threeVersions(target, v1, v2, v3))
 	dir := filepath.Join(t.TempDir(), "app")
 	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
 		t.Fatal(err)
@@ -107,13 +100,7 @@ func keepsEdit(t *testing.T, target, userLine, v1, v2, v3 string, at uint8) {
 			t.Fatalf("update to %s: %d conflicts, %d found in the file:\n%s", to, plan.Conflicts, len(markedConflicts(cur, "@team/f@"+to)), cur)
 		}
 	}
-	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Apply(t.Context(), plan); err != nil {
-		t.Fatal(err)
-	}
+	runRemove(t, e, dir, "@team/f")
 	kept("remove")
 }
 
@@ -133,14 +120,7 @@ func FuzzUpdateKeepsJSONKeys(f *testing.F) {
 				t.Skip()
 			}
 		}
-		s := newVerSource()
-		for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
-			s.add("@team/f", &registry.Manifest{
-				Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
-				Files: []registry.File{{Target: "tsconfig.json", Type: registry.FileConfig, Content: &v.content}},
-			}, nil)
-		}
-		e := newEngine(t, s)
+		e := newEngine(t, threeVersions("tsconfig.json", v1, v2, v3))
 		dir := filepath.Join(t.TempDir(), "app")
 		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/f@1.0.0", Mode: ModeInit}, false); err != nil {
 			t.Skip() // a document the json strategy refuses (too deep, duplicate keys, ...)
@@ -179,13 +159,20 @@ func FuzzUpdateKeepsJSONKeys(f *testing.F) {
 			}
 			kept("the update to " + to)
 		}
-		plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/f"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Apply(t.Context(), plan); err != nil {
-			t.Fatal(err)
-		}
+		runRemove(t, e, dir, "@team/f")
 		kept("remove")
 	})
+}
+
+// threeVersions is a source with @team/f 1.0.0, 1.1.0 and 1.2.0, each
+// writing one file, target, with v1, v2 and v3.
+func threeVersions(target, v1, v2, v3 string) *verSource {
+	s := newVerSource()
+	for _, v := range []struct{ version, content string }{{"1.0.0", v1}, {"1.1.0", v2}, {"1.2.0", v3}} {
+		s.add("@team/f", &registry.Manifest{
+			Name: "f", Namespace: "@team", Type: registry.TypeFeature, Version: v.version, Priority: 4,
+			Files: []registry.File{{Target: target, Type: registry.FileConfig, Content: &v.content}},
+		}, nil)
+	}
+	return s
 }

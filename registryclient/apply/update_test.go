@@ -588,7 +588,7 @@ func TestEditsSurviveLaterUpdates(t *testing.T) {
 		{
 			name: "remove keeps an edited file", target: "src/index.ts",
 			edit: func(s string) string { return mine + s },
-			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir, "@team/x") },
 			check: func(t *testing.T, got string) {
 				if got != mine+indexV2 {
 					t.Errorf("src/index.ts: got %q, want the merged file kept", got)
@@ -600,7 +600,7 @@ func TestEditsSurviveLaterUpdates(t *testing.T) {
 			edit: func(s string) string {
 				return strings.Replace(s, `"strict": true`, `"strict": true, "outDir": "dist"`, 1)
 			},
-			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir, "@team/x") },
 			check: func(t *testing.T, got string) {
 				if got != "{\n  \"compilerOptions\": {\n    \"outDir\": \"dist\"\n  }\n}\n" {
 					t.Errorf("tsconfig.json: got %q, want only the user's key", got)
@@ -610,7 +610,7 @@ func TestEditsSurviveLaterUpdates(t *testing.T) {
 		{
 			name: "remove keeps an untracked file the update did not overwrite", target: "docs/x.md",
 			edit: func(string) string { return "my own docs\n" },
-			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir) },
+			then: func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir, "@team/x") },
 			check: func(t *testing.T, got string) {
 				if got != "my own docs\n" {
 					t.Errorf("docs/x.md: got %q, want the user's own file", got)
@@ -687,9 +687,10 @@ func TestUpdateStoppedBeforeProjectFile(t *testing.T) {
 	}
 }
 
-func runRemove(t *testing.T, e *Engine, dir string) *Plan {
+// runRemove plans and applies the removal of key.
+func runRemove(t *testing.T, e *Engine, dir, key string) *Plan {
 	t.Helper()
-	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/x"})
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: key})
 	if err != nil {
 		t.Fatal(err)
 	}
