@@ -548,7 +548,12 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	if n == 0 {
 		return out, 0, nil
 	}
-	pl.e.progress("files", "downloading %d file(s)", n)
+	if len(nodes) == 1 && nodes[0].raw != nil {
+		// One registry version (an update's base or target): name it.
+		pl.e.progress("files", "downloading %d file(s) of %s@%s", n, nodes[0].key, nodes[0].raw.Version)
+	} else {
+		pl.e.progress("files", "downloading %d file(s)", n)
+	}
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
 	}
