@@ -529,9 +529,6 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 	need := map[string]bool{}
 	for _, o := range ops {
 		for t := range o.inst.Files {
-			if s := registry.StrategyFor(t, nil); s == registry.StrategyOverwrite {
-				continue
-			}
 			for k, inst := range lc.proj.Installed {
 				if _, ok := inst.Files[t]; ok && k != o.key && lc.current[k] != nil {
 					need[k] = true
@@ -596,6 +593,40 @@ func (lc *lifecycle) others(key, target string, strategy registry.Strategy) ([]b
 		out, found = b, true
 	}
 	return out, found
+}
+
+// otherOverwrites returns what the other installed registries that
+// recorded target (at their versions after the plan) render for it, the
+// one that would win last: in ascending priority, ties in jig.json order.
+// For a file with the overwrite strategy, the last is what a fresh project
+// would hold.
+func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
+	type other struct {
+		priority int
+		content  []byte
+	}
+	var found []other
+	for _, id := range lc.installedIDs() {
+		k := id.Key()
+		if k == key || lc.current[k] == nil {
+			continue
+		}
+		if _, ok := lc.proj.Installed[k].Files[target]; !ok {
+			continue
+		}
+		lc.mu.Lock()
+		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
+		lc.mu.Unlock()
+		if f, ok := r.file(target); ok && !structured(f.Strategy) {
+			found = append(found, other{lc.current[k].Priority, f.Content})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].priority < found[j].priority })
+	out := make([][]byte, len(found))
+	for i, f := range found {
+		out[i] = f.content
+	}
+	return out
 }
 
 func structured(s registry.Strategy) bool {
@@ -746,7 +777,13 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			continue
 		}
 
+		// Another installed registry may write this file too; the file
+		// then holds what the last one applied wrote.
+		others := lc.otherOverwrites(o.key, t)
+		byOther := exists && !unchanged && slices.ContainsFunc(others, func(b []byte) bool { return bytes.Equal(st.cur, b) })
 		switch {
+		case byOther && !(inT && bytes.Equal(st.cur, tf.Content)):
+			// Another registry's content, not this one's: left alone.
 		case inB && inT:
 			switch {
 			case !exists && recorded:
@@ -794,6 +831,10 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		default: // a file the registry no longer provides
 			switch {
 			case !exists:
+			case len(others) > 0 && (unchanged || lc.force && o.remove):
+				// Another installed registry writes it too: its content
+				// takes the file back.
+				set(others[len(others)-1])
 			case unchanged, lc.force && o.remove:
 				st.remove, st.touched = true, false
 			default:

@@ -687,6 +687,77 @@ func TestUpdateStoppedBeforeProjectFile(t *testing.T) {
 	}
 }
 
+// TestSharedOverwriteFile: two installed registries write README.md (the
+// overwrite strategy); the file holds what the last one applied wrote.
+// Removing that one gives the file back to the other, removing the other
+// leaves it alone, and updating the other does not touch it.
+func TestSharedOverwriteFile(t *testing.T) {
+	t.Parallel()
+	src := func() *verSource {
+		s := newVerSource()
+		for _, r := range []struct {
+			name, version, content string
+			priority               int
+		}{{"a", "1.0.0", "# A\n", 1}, {"a", "1.1.0", "# A, new\n", 1}, {"b", "1.0.0", "# B\n", 9}} {
+			s.add("@team/"+r.name, &registry.Manifest{
+				Name: r.name, Namespace: "@team", Type: registry.TypeFeature, Version: r.version, Priority: r.priority,
+				Files: []registry.File{{Target: "README.md", Type: registry.FileDocs, Content: strp(r.content)}},
+			}, nil)
+		}
+		return s
+	}
+	setup := func(t *testing.T, first, second string) (*Engine, string) {
+		t.Helper()
+		e := newEngine(t, src())
+		dir := filepath.Join(t.TempDir(), "app")
+		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: first, Mode: ModeInit}, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: second}, false); err != nil {
+			t.Fatal(err)
+		}
+		return e, dir
+	}
+	readme := func(t *testing.T, dir, want string) {
+		t.Helper()
+		if got := readFile(t, filepath.Join(dir, "README.md")); got != want {
+			t.Errorf("README.md: got %q, want %q", got, want)
+		}
+	}
+	t.Run("removing the last writer gives the file back", func(t *testing.T) {
+		t.Parallel()
+		e, dir := setup(t, "@team/a@1.0.0", "@team/b@1.0.0")
+		readme(t, dir, "# B\n")
+		plan := runRemove(t, e, dir, "@team/b")
+		readme(t, dir, "# A\n")
+		if len(plan.Warnings) > 0 || mustCheck(t, e, dir).Drift {
+			t.Errorf("warnings %v, drift %v; want neither", plan.Warnings, mustCheck(t, e, dir).Registries)
+		}
+	})
+	t.Run("removing the overwritten one leaves the file alone", func(t *testing.T) {
+		t.Parallel()
+		e, dir := setup(t, "@team/b@1.0.0", "@team/a@1.0.0")
+		readme(t, dir, "# A\n")
+		plan := runRemove(t, e, dir, "@team/b")
+		readme(t, dir, "# A\n")
+		if len(plan.Warnings) > 0 || mustCheck(t, e, dir).Drift {
+			t.Errorf("warnings %v, drift %v; want neither", plan.Warnings, mustCheck(t, e, dir).Registries)
+		}
+	})
+	t.Run("updating the overwritten one does not touch the file", func(t *testing.T) {
+		t.Parallel()
+		e, dir := setup(t, "@team/a@1.0.0", "@team/b@1.0.0")
+		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir, Registries: []string{"@team/a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme(t, dir, "# B\n")
+		if plan.Conflicts > 0 || mustCheck(t, e, dir).Drift {
+			t.Errorf("conflicts %d, drift %v; want neither", plan.Conflicts, mustCheck(t, e, dir).Registries)
+		}
+	})
+}
+
 // runRemove plans and applies the removal of key.
 func runRemove(t *testing.T, e *Engine, dir, key string) *Plan {
 	t.Helper()
