@@ -27,8 +27,9 @@ var ErrMerge = errors.New("merge failed")
 //     included; otherwise the output is strict JSON (RFC 8259) with a
 //     trailing newline, indented as the existing file is (a tab or one to
 //     eight spaces; two spaces for a new file), and the existing file's
-//     comments are not kept. So the result is always valid JSONC, and valid strict
-//     JSON whenever it differs from current or current was strict JSON.
+//     comments are not kept. So the result is always valid JSONC, and
+//     valid strict JSON whenever it differs from current or current was
+//     strict JSON.
 //   - [StrategyIgnore]: existing lines are kept, incoming lines not present
 //     yet are appended in order, runs of blank lines collapse.
 //   - [StrategyEnv]: KEY=value lines update the same key in place (keeping
