@@ -71,11 +71,7 @@ func keepsEdit(t *testing.T, target, userLine, v1, v2, v3 string, at uint8) {
 	}
 	kept := func(step string) {
 		t.Helper()
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("after %s: %v", step, err)
-		}
-		if !strings.Contains(string(b), userLine) {
+		if b := readAfter(t, p, step); !strings.Contains(string(b), userLine) {
 			t.Fatalf("%s: after %s the user's line is gone:\n%s", target, step, b)
 		}
 	}
@@ -141,10 +137,7 @@ func FuzzUpdateKeepsJSONKeys(f *testing.F) {
 		}
 		kept := func(step string) {
 			t.Helper()
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatalf("after %s: %v", step, err)
-			}
+			b := readAfter(t, p, step)
 			var got map[string]any
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatalf("after %s the file is not JSON: %v\n%s", step, err, b)
@@ -175,4 +168,14 @@ func threeVersions(target, v1, v2, v3 string) *verSource {
 		}, nil)
 	}
 	return s
+}
+
+// readAfter reads the file p after step of a fuzzed lifecycle.
+func readAfter(t *testing.T, p, step string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("after %s: %v", step, err)
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -571,22 +572,8 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 func (lc *lifecycle) others(key, target string, strategy registry.Strategy) ([]byte, bool) {
 	var out []byte
 	found := false
-	for _, id := range lc.installedIDs() {
-		k := id.Key()
-		if k == key || lc.current[k] == nil {
-			continue
-		}
-		if _, ok := lc.proj.Installed[k].Files[target]; !ok {
-			continue
-		}
-		lc.mu.Lock()
-		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
-		lc.mu.Unlock()
-		f, ok := r.file(target)
-		if !ok {
-			continue
-		}
-		b, err := registry.Merge(strategy, out, found, f.Content)
+	for _, o := range lc.otherFiles(key, target) {
+		b, err := registry.Merge(strategy, out, found, o.file.Content)
 		if err != nil {
 			continue
 		}
@@ -595,17 +582,17 @@ func (lc *lifecycle) others(key, target string, strategy registry.Strategy) ([]b
 	return out, found
 }
 
-// otherOverwrites returns what the other installed registries that
-// recorded target (at their versions after the plan) render for it, the
-// one that would win last: in ascending priority, ties in jig.json order.
-// For a file with the overwrite strategy, the last is what a fresh project
-// would hold.
-func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
-	type other struct {
-		priority int
-		content  []byte
-	}
-	var found []other
+// otherFile is what another installed registry renders for a target.
+type otherFile struct {
+	key  string
+	file RenderedFile
+}
+
+// otherFiles returns, in jig.json order, what each other installed
+// registry that recorded target renders for it at its version after the
+// plan.
+func (lc *lifecycle) otherFiles(key, target string) []otherFile {
+	var out []otherFile
 	for _, id := range lc.installedIDs() {
 		k := id.Key()
 		if k == key || lc.current[k] == nil {
@@ -617,14 +604,25 @@ func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
 		lc.mu.Lock()
 		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
 		lc.mu.Unlock()
-		if f, ok := r.file(target); ok && !structured(f.Strategy) {
-			found = append(found, other{lc.current[k].Priority, f.Content})
+		if f, ok := r.file(target); ok {
+			out = append(out, otherFile{k, f})
 		}
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].priority < found[j].priority })
-	out := make([][]byte, len(found))
-	for i, f := range found {
-		out[i] = f.content
+	return out
+}
+
+// otherOverwrites returns what the other installed registries that
+// recorded target render for it, the one that would win last: in
+// ascending priority, ties in jig.json order. For a file with the
+// overwrite strategy, the last is what a fresh project would hold.
+func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
+	others := slices.DeleteFunc(lc.otherFiles(key, target), func(o otherFile) bool { return structured(o.file.Strategy) })
+	slices.SortStableFunc(others, func(a, b otherFile) int {
+		return cmp.Compare(lc.current[a.key].Priority, lc.current[b.key].Priority)
+	})
+	out := make([][]byte, len(others))
+	for i, o := range others {
+		out[i] = o.file.Content
 	}
 	return out
 }

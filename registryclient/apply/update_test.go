@@ -706,56 +706,43 @@ func TestSharedOverwriteFile(t *testing.T) {
 		}
 		return s
 	}
-	setup := func(t *testing.T, first, second string) (*Engine, string) {
-		t.Helper()
-		e := newEngine(t, src())
-		dir := filepath.Join(t.TempDir(), "app")
-		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: first, Mode: ModeInit}, false); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: second}, false); err != nil {
-			t.Fatal(err)
-		}
-		return e, dir
+	for _, tc := range []struct {
+		name, first, second string // applied in this order
+		run                 func(t *testing.T, e *Engine, dir string) *Plan
+		want                string // README.md afterwards
+	}{
+		{"removing the last writer gives the file back", "@team/a@1.0.0", "@team/b@1.0.0",
+			func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir, "@team/b") }, "# A\n"},
+		{"removing the overwritten one leaves the file alone", "@team/b@1.0.0", "@team/a@1.0.0",
+			func(t *testing.T, e *Engine, dir string) *Plan { return runRemove(t, e, dir, "@team/b") }, "# A\n"},
+		{"updating the overwritten one does not touch the file", "@team/a@1.0.0", "@team/b@1.0.0",
+			func(t *testing.T, e *Engine, dir string) *Plan {
+				plan, err := runUpdate(t, e, UpdateRequest{Dir: dir, Registries: []string{"@team/a"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return plan
+			}, "# B\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, src())
+			dir := filepath.Join(t.TempDir(), "app")
+			if _, err := e.Run(t.Context(), Request{Dir: dir, Template: tc.first, Mode: ModeInit}, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Run(t.Context(), Request{Dir: dir, Template: tc.second}, false); err != nil {
+				t.Fatal(err)
+			}
+			plan := tc.run(t, e, dir)
+			if got := readFile(t, filepath.Join(dir, "README.md")); got != tc.want {
+				t.Errorf("README.md: got %q, want %q", got, tc.want)
+			}
+			if rep := mustCheck(t, e, dir); len(plan.Warnings) > 0 || plan.Conflicts > 0 || rep.Drift {
+				t.Errorf("warnings %v, conflicts %d, drift %v; want none", plan.Warnings, plan.Conflicts, rep.Registries)
+			}
+		})
 	}
-	readme := func(t *testing.T, dir, want string) {
-		t.Helper()
-		if got := readFile(t, filepath.Join(dir, "README.md")); got != want {
-			t.Errorf("README.md: got %q, want %q", got, want)
-		}
-	}
-	t.Run("removing the last writer gives the file back", func(t *testing.T) {
-		t.Parallel()
-		e, dir := setup(t, "@team/a@1.0.0", "@team/b@1.0.0")
-		readme(t, dir, "# B\n")
-		plan := runRemove(t, e, dir, "@team/b")
-		readme(t, dir, "# A\n")
-		if len(plan.Warnings) > 0 || mustCheck(t, e, dir).Drift {
-			t.Errorf("warnings %v, drift %v; want neither", plan.Warnings, mustCheck(t, e, dir).Registries)
-		}
-	})
-	t.Run("removing the overwritten one leaves the file alone", func(t *testing.T) {
-		t.Parallel()
-		e, dir := setup(t, "@team/b@1.0.0", "@team/a@1.0.0")
-		readme(t, dir, "# A\n")
-		plan := runRemove(t, e, dir, "@team/b")
-		readme(t, dir, "# A\n")
-		if len(plan.Warnings) > 0 || mustCheck(t, e, dir).Drift {
-			t.Errorf("warnings %v, drift %v; want neither", plan.Warnings, mustCheck(t, e, dir).Registries)
-		}
-	})
-	t.Run("updating the overwritten one does not touch the file", func(t *testing.T) {
-		t.Parallel()
-		e, dir := setup(t, "@team/a@1.0.0", "@team/b@1.0.0")
-		plan, err := runUpdate(t, e, UpdateRequest{Dir: dir, Registries: []string{"@team/a"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		readme(t, dir, "# B\n")
-		if plan.Conflicts > 0 || mustCheck(t, e, dir).Drift {
-			t.Errorf("conflicts %d, drift %v; want neither", plan.Conflicts, mustCheck(t, e, dir).Registries)
-		}
-	})
 }
 
 // runRemove plans and applies the removal of key.
