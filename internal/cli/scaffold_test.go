@@ -220,15 +220,7 @@ func TestInitExistingDir(t *testing.T) {
 			if tt.args[1] != "." {
 				target = filepath.Join(base, tt.args[1])
 			}
-			for name, content := range tt.files {
-				p := filepath.Join(target, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testenv.WriteFiles(t, target, tt.files)
 			before := testenv.Snapshot(t, base)
 			var p Prompter
 			if tt.prompt != nil {
