@@ -71,7 +71,7 @@ func printPublishError(app *App, pkg *registryclient.Package, ns string, se *reg
 	if se.Code != "" {
 		msg += " [" + string(se.Code) + "]"
 	}
-	fmt.Fprintf(w, "Publishing %s to %s failed: %s\n", pkg.ID(), se.URL, msg)
+	fmt.Fprintf(w, "Publishing %s to %s failed: %s\n", safeArgs([]any{pkg.ID(), se.URL, msg})...)
 	hint := ""
 	switch se.Code {
 	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
@@ -89,7 +89,7 @@ func printPublishError(app *App, pkg *registryclient.Package, ns string, se *reg
 		hint = "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
 	}
 	if hint != "" {
-		fmt.Fprintln(w, hint)
+		fmt.Fprintln(w, Escape(hint))
 	}
 }
 
