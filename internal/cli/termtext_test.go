@@ -73,7 +73,7 @@ func printManifestFields(s string) (string, string) {
 		Files:    []apply.FileChange{{Target: s, Action: apply.ActionCreate, Reason: s}, {Target: s, Action: apply.ActionConflict, Conflicts: []registry.Conflict{{Path: s, Ours: s, Theirs: s}}}},
 		Packages: []apply.PackageChange{{Name: s, Range: s, Previous: s, Action: apply.PackageChanged}},
 		Warnings: []string{s}, Updates: []apply.RegistryUpdate{{Key: s, From: s, To: s, Action: "update"}},
-		Scripts:  []registry.ScriptChange{{Name: s, Command: s, Previous: s}},
+		Scripts: []registry.ScriptChange{{Name: s, Command: s, Previous: s}},
 	}
 	printPlan(o, p)
 	printRegistry(o, p, r, true)
