@@ -213,6 +213,8 @@ func TestUnsafeTargets(t *testing.T) {
 		{"git hfs ignorable", ".gi\u200ct/hooks/pre-commit", nil},
 		{"nested git dir", "vendor/lib/.git/config", nil},
 		{"git file", ".git", nil},
+		{"project file", "jig.json", nil},
+		{"project file, upper case", "JIG.json", nil},
 		{"symlink into git dir", "hooks/pre-commit", func(t *testing.T, dir string) {
 			if err := os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755); err != nil {
 				t.Fatal(err)

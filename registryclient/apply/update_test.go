@@ -978,13 +978,15 @@ func TestOutdated(t *testing.T) {
 	}
 }
 
+// TestRemoveNeverDeletesProjectFiles: remove --force keeps package.json
+// (and jig.json, which no registry may write) although the registry wrote
+// to it.
 func TestRemoveNeverDeletesProjectFiles(t *testing.T) {
 	t.Parallel()
 	src := lifecycleSource()
 	src.add("@team/meta", &registry.Manifest{
 		Name: "meta", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 4,
 		Files: []registry.File{
-			{Target: "jig.json", Type: registry.FileConfig, Content: strp(`{"name": "app"}`)},
 			{Target: "package.json", Type: registry.FileConfig, Content: strp(`{"private": true}`)},
 		},
 	}, nil)

@@ -62,8 +62,10 @@ func within(root, p string) bool {
 // symlinks component by component. A symlink that points outside root or
 // into a .git directory, or that dangles, is refused with [ErrUnsafeTarget].
 func resolveTarget(root, target string) (string, error) {
-	if _, err := registry.CleanTarget(target); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+	if target != registry.ProjectFile { // jig's own file, which no registry may name
+		if _, err := registry.CleanTarget(target); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+		}
 	}
 	segs := strings.Split(target, "/")
 	cur := root
