@@ -221,9 +221,14 @@ func checkFile(root, target, want string, conflicted bool) FileCheck {
 		fc.Status, fc.Reason = FileModified, "the recorded target is not a safe path"
 		return fc
 	}
-	real, err := resolveTarget(root, target)
+	real, link, err := resolveTarget(root, target)
 	if err != nil {
 		fc.Status, fc.Reason = FileModified, firstLineOf(err)
+		return fc
+	}
+	if link != "" {
+		// A link is the user's edit, whatever it points to.
+		fc.Status, fc.Reason = FileModified, linkReason(target, link)
 		return fc
 	}
 	fi, err := os.Lstat(real)

@@ -220,6 +220,10 @@ func (p *Plan) Changes() bool { return len(p.writes) > 0 }
 type fileState struct {
 	target     string
 	real       string // absolute path, symlinks resolved
+	// link is the first component of target that is a symlink (inside
+	// the project), "" when none is: such a target is the user's and is
+	// never written or deleted.
+	link string
 	exists     bool
 	orig       []byte
 	mode       fs.FileMode
@@ -439,7 +443,9 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 	if err := pl.planProject(proj, req, tid, projectLang, res.nodes, perReg); err != nil {
 		return nil, err
 	}
-	pl.finish()
+	if err := pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -474,11 +480,11 @@ func (pl *planner) state(target string) (*fileState, error) {
 	if st := pl.files[target]; st != nil {
 		return st, nil
 	}
-	real, err := resolveTarget(pl.root, target)
+	real, link, err := resolveTarget(pl.root, target)
 	if err != nil {
 		return nil, err
 	}
-	st := &fileState{target: target, real: real}
+	st := &fileState{target: target, real: real, link: link}
 	fi, err := os.Lstat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -596,6 +602,10 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 		st, err := pl.state(target)
 		if err != nil {
 			return nil, fmt.Errorf("registry %s: %w", n.key, err)
+		}
+		if st.link != "" {
+			pl.skip(st, n.key, linkReason(target, st.link))
+			continue
 		}
 		targets = append(targets, target)
 		var incoming []byte
@@ -748,8 +758,10 @@ func hashOf(b []byte) string {
 }
 
 // finish turns the file states into file changes and pending writes.
-// jig.json is written last, package.json just before it.
-func (pl *planner) finish() {
+// jig.json is written last, package.json just before it. A change to a
+// file behind a symlink (only package.json and jig.json can get one: the
+// registries' targets behind links are skipped or kept) fails the plan.
+func (pl *planner) finish() error {
 	rank := func(t string) int {
 		switch t {
 		case registry.ProjectFile:
@@ -763,6 +775,13 @@ func (pl *planner) finish() {
 	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
 	for _, t := range order {
 		st := pl.files[t]
+		if st.link != "" && (st.remove || st.touched && !bytes.Equal(st.orig, st.cur)) {
+			what := t
+			if st.link != t {
+				what = t + ": " + st.link
+			}
+			return fmt.Errorf("%w: %s is a symbolic link; jig never writes or deletes through links: replace the link with the file itself to let jig change %s", ErrUnsafeTarget, what, t)
+		}
 		if st.remove || st.action != "" {
 			pl.finishLifecycle(st)
 			continue
@@ -797,6 +816,7 @@ func (pl *planner) finish() {
 			})
 		}
 	}
+	return nil
 }
 
 // noteRangeConflict formats the warning for an npm range conflict.

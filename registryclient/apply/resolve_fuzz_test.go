@@ -35,7 +35,7 @@ func FuzzResolveTarget(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, target string) {
-		got, err := resolveTarget(root, target)
+		got, _, err := resolveTarget(root, target)
 		if err != nil {
 			return // refused (ErrUnsafeTarget) or not checkable (e.g. a name too long)
 		}

@@ -436,7 +436,9 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if err := lc.planProjectFile(ops); err != nil {
 		return nil, err
 	}
-	lc.pl.finish()
+	if err := lc.pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -519,7 +521,9 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	if err := lc.planProjectFile([]*op{o}); err != nil {
 		return nil, err
 	}
-	lc.pl.finish()
+	if err := lc.pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -729,6 +733,15 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 		}
 		if inT {
 			st.executable = st.executable || tf.Executable
+		}
+		if st.link != "" {
+			// A link is the user's edit: kept, never written or deleted
+			// through; the record stays as it was.
+			keep(linkReason(t, st.link), "")
+			if h, ok := o.inst.Files[t]; ok && inT {
+				o.newFiles[t] = h
+			}
+			continue
 		}
 
 		if structured(strategy) && !tf.Asset && !bf.Asset {

@@ -59,12 +59,16 @@ func within(root, p string) bool {
 }
 
 // resolveTarget maps a clean target onto the disk below root, following
-// symlinks component by component. A symlink that points outside root or
-// into a .git directory, or that dangles, is refused with [ErrUnsafeTarget].
-func resolveTarget(root, target string) (string, error) {
+// symlinks component by component, and returns the resolved path and the
+// first component of target that is a symlink ("cfg" for cfg/app.json
+// when cfg is a link; "" when there is none). A symlink that points
+// outside root or into a .git directory, or that dangles, is refused with
+// [ErrUnsafeTarget]. A link inside the project is the user's: jig never
+// writes or deletes through it (see [linkReason]).
+func resolveTarget(root, target string) (real, link string, err error) {
 	if target != registry.ProjectFile { // jig's own file, which no registry may name
 		if _, err := registry.CleanTarget(target); err != nil {
-			return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+			return "", "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
 		}
 	}
 	segs := strings.Split(target, "/")
@@ -73,27 +77,40 @@ func resolveTarget(root, target string) (string, error) {
 		next := filepath.Join(cur, seg)
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
+			real, err := checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
+			return real, link, err
 		}
 		if err != nil {
-			return "", fmt.Errorf("checking %s: %w", target, err)
+			return "", "", fmt.Errorf("checking %s: %w", target, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			r, err := filepath.EvalSymlinks(next)
 			if err != nil {
-				return "", fmt.Errorf("%w: target %s: %s is a symlink that cannot be resolved: %w", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), err)
+				return "", "", fmt.Errorf("%w: target %s: %s is a symlink that cannot be resolved: %w", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), err)
 			}
 			if !within(root, r) {
-				return "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
+				return "", "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
+			}
+			if link == "" {
+				link = strings.Join(segs[:i+1], "/")
 			}
 			next = r
 		}
 		cur = next
 	}
 	if cur == root {
-		return "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
+		return "", "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
 	}
-	return checkNotGit(root, target, cur)
+	real, err = checkNotGit(root, target, cur)
+	return real, link, err
+}
+
+// linkReason says why a target behind the symlink link is left alone.
+func linkReason(target, link string) string {
+	if link == target {
+		return "it is a symbolic link; jig never writes or deletes through links, so the link and the file it points to are left as they are"
+	}
+	return link + " is a symbolic link; jig never writes or deletes through links, so " + target + " is left as it is"
 }
 
 // checkNotGit refuses a resolved path inside a .git directory of the
@@ -206,9 +223,14 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		real, err := resolveTarget(root, w.target)
+		real, link, err := resolveTarget(root, w.target)
 		if err != nil {
 			return err
+		}
+		if link != "" {
+			// The planner leaves linked targets alone; a link that
+			// appeared since is not written or deleted through either.
+			return fmt.Errorf("%w: %s: %s became a symbolic link while the plan was made; jig never writes or deletes through links; run the command again", ErrUnsafeTarget, w.target, link)
 		}
 		w.real = real
 		if err := checkUnchanged(w); err != nil {
