@@ -218,12 +218,12 @@ func (p *Plan) Changes() bool { return len(p.writes) > 0 }
 
 // fileState tracks one target while the plan is built.
 type fileState struct {
-	target     string
-	real       string // absolute path, symlinks resolved
+	target string
+	real   string // absolute path, symlinks resolved
 	// link is the first component of target that is a symlink (inside
 	// the project), "" when none is: such a target is the user's and is
 	// never written or deleted.
-	link string
+	link       string
 	exists     bool
 	orig       []byte
 	mode       fs.FileMode
