@@ -94,16 +94,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"filemode":                   cmdFileMode,
-			"exe":                        cmdExe,
-			"islink":                     cmdIsLink,
-			"validjson":                  cmdValidJSON,
-			"start-trickle":              cmdStartTrickle,
-			"exit-code":                  cmdExitCode,
-			"start-server":               cmdStartServer,
-			"start-proxy-without-search": cmdStartProxyWithoutSearch,
-			"fail-files":                 cmdFailFiles,
-			"mcp":                        cmdMCP,
+			"filemode":                    cmdFileMode,
+			"exe":                         cmdExe,
+			"islink":                      cmdIsLink,
+			"validjson":                   cmdValidJSON,
+			"start-trickle":               cmdStartTrickle,
+			"exit-code":                   cmdExitCode,
+			"start-server":                cmdStartServer,
+			"start-proxy-without-search":  cmdStartProxyWithoutSearch,
+			"start-proxy-without-digests": cmdStartProxyWithoutDigests,
+			"fail-files":                  cmdFailFiles,
+			"mcp":                         cmdMCP,
 		},
 	})
 }
@@ -261,6 +262,29 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 // start-proxy-without-search url: starts a reverse proxy to url that
 // answers GET /search and GET /presets with the reference server's 404, as
 // the reference (which has neither route) does, and sets $REF_URL.
+// start-proxy-without-digests url: starts a proxy to url that withholds
+// every version's digest index (GET …/<version>/digests answers 404, as
+// on a server that publishes none); sets $NODIGEST_URL.
+func cmdStartProxyWithoutDigests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: start-proxy-without-digests url")
+	}
+	target, err := url.Parse(args[0])
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/digests") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"code":"NOT_FOUND","message":"Not found"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("NODIGEST_URL", srv.URL)
+}
+
 func cmdStartProxyWithoutSearch(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: start-proxy-without-search url")

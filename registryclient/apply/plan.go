@@ -431,6 +431,9 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 				pr.Verification = "verified"
 			}
 		}
+		if w := unverifiedWarning(n, proj.Installed[n.key]); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 		for _, name := range slices.Sorted(maps.Keys(n.m.Dependencies)) {
 			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.Dependencies[name]})
 		}
@@ -447,6 +450,22 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		return nil, err
 	}
 	return p, nil
+}
+
+// unverifiedWarning is the warning for a registry version the source
+// could not verify (the server withholds its digest index), saying so
+// more loudly when rec, the project's record of the registry, shows the
+// same version installed with a digest; "" when n was verified or the
+// source reports no digests at all.
+func unverifiedWarning(n *node, rec registry.Installed) string {
+	if !n.hasDigest || n.verified || n.raw == nil {
+		return ""
+	}
+	id := n.key + "@" + n.raw.Version
+	if rec.Digest != "" && rec.Version == n.raw.Version {
+		return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, although %s records its digest from an earlier install; its files were not checked (jig init --frozen refuses it)", id, registry.ProjectFile)
+	}
+	return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, so its files were not checked", id)
 }
 
 // overwritten lists, sorted, the existing files the plan replaces with a

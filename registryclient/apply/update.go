@@ -364,6 +364,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	// Round 1: installed manifests (base versions) and target manifests.
 	targets := map[string]*registry.Manifest{}
 	digests := map[string]string{} // target manifest digests, when the source reports them
+	unverified := map[string]string{}
 	var tmu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return lc.fetchInstalled(gctx, installed) })
@@ -385,15 +386,24 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			if err := checkManifest(want, m); err != nil {
 				return err
 			}
+			n.raw = m
 			tmu.Lock()
 			targets[id.Key()] = m
 			digests[id.Key()] = n.digest
+			if m.Version != id.Version {
+				unverified[id.Key()] = unverifiedWarning(n, lc.proj.Installed[id.Key()])
+			}
 			tmu.Unlock()
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	for _, id := range selected {
+		if w := unverified[id.Key()]; w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 	}
 	var ops []*op
 	for _, id := range selected {
