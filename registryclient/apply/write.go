@@ -152,6 +152,12 @@ type undo struct {
 // the crash keep their new content (there is no rollback after a crash),
 // and temporary files named .jig-*.tmp may be left next to them.
 //
+// Apply holds an exclusive lock on the project directory while it writes
+// (flock(2); another jig writing the same project waits for it), and
+// under it first removes the .jig-*.tmp files a stopped jig left in the
+// folders the plan reads or writes (regular files only, never through a
+// symbolic link), adding a warning to [Plan.Warnings] for each.
+//
 // After the writes, Apply runs the install and git steps asked for with
 // [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
 // [Plan.Git]; their failures are reported there and do not fail Apply.
@@ -168,12 +174,20 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) error {
 
 // write makes the plan's writes, rolling every one back when one fails.
 func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
-	if len(p.writes) == 0 {
-		return nil
-	}
 	root, rerr := resolveExisting(p.Dir)
 	if rerr != nil {
 		return rerr
+	}
+	if !p.createRoot {
+		unlock, err := lockProject(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		e.removeStaleTemps(p, root)
+	}
+	if len(p.writes) == 0 {
+		return nil
 	}
 	var done []undo
 	var dirs []string
