@@ -82,11 +82,25 @@ func shorthandHint(err error) string {
 		whose, sh.ID.Key(), sh.From)
 }
 
+// reportedError is an error whose report its command made itself, with
+// knowledge [reportOf] lacks (publish: which token a refused upload
+// needs). It is printed like any other, as text and with --json.
+type reportedError struct {
+	err error
+	r   errorReport
+}
+
+func (e *reportedError) Error() string { return e.r.Message }
+func (e *reportedError) Unwrap() error { return e.err }
+
 // reportOf is [reportFor] without the hints that depend on how a
 // registry was named.
 func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	if aborted {
 		return errorReport{Code: codeAborted, Message: "Operation cancelled", plain: true}
+	}
+	if re := (*reportedError)(nil); errors.As(err, &re) {
+		return re.r
 	}
 	if errors.Is(err, registryclient.ErrDeadline) {
 		r := errorReport{Code: codeTimeout, headline: fmt.Sprintf("gave up after %s: %v", timeout, err),
@@ -155,6 +169,13 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return r
 	case errors.As(err, &nc):
 		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
+		if !registryclient.IsBuiltin(nc.Namespace) {
+			// The namespace may be another server's default (a storage
+			// written for the reference keeps its registries in @rack).
+			hint = fmt.Sprintf("Run '%s' first, or, if %s is the default namespace of your registry server, "+
+				"start jig-server with --default-namespace %s or run 'jig config set %s --default-namespace %s'.",
+				configSetCommand(nc.Namespace, "url"), nc.Namespace, strings.TrimPrefix(nc.Namespace, "@"), registry.PresetNamespace, nc.Namespace)
+		}
 		return errorReport{Code: codeNotConfigured, Message: err.Error(), Hint: hint,
 			headline: err.Error() + ". " + hint, hintShown: true}
 	case errors.As(err, &env):

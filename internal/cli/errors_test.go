@@ -35,7 +35,7 @@ func TestPrintError(t *testing.T) {
 			want: "Error: could not reach http://127.0.0.1:1/namespaces: connection refused\nRun 'jig doctor' to check your registry configuration and connectivity.\n"},
 		{name: "other", err: errors.New("boom"), want: "Error: boom\n"},
 		{name: "not configured", err: fmt.Errorf("listing: %w", &registryclient.NotConfiguredError{Namespace: "@nope"}),
-			want: "Error: listing: No registry configured for namespace @nope. Run 'jig config set @nope --url <url>' first.\n"},
+			want: "Error: listing: No registry configured for namespace @nope. Run 'jig config set @nope --url <url>' first, or, if @nope is the default namespace of your registry server, start jig-server with --default-namespace nope or run 'jig config set @presets --default-namespace @nope'.\n"},
 		{name: "env token", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "TEAM_TOKEN", Field: "token"},
 			want: "Error: invalid registry configuration: registry @team: environment variable TEAM_TOKEN used in its token is not set\nExport TEAM_TOKEN, or store the value with 'jig config set @team --token <token>'.\n"},
 		{name: "env header", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "KEY", Field: "header X-Key"},
