@@ -61,6 +61,11 @@ func (s *Sources) client(ctx context.Context, ns string) (*Client, error) {
 		return c, err
 	}
 	if !s.discover(ctx, ns) {
+		if nc := (*NotConfiguredError)(nil); errors.As(err, &nc) {
+			asked := *nc
+			asked.DefaultsAsked = true
+			return nil, &asked
+		}
 		return nil, err
 	}
 	return s.Client(ns)

@@ -175,7 +175,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return r
 	case errors.As(err, &nc):
 		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
-		if !registryclient.IsBuiltin(nc.Namespace) {
+		if nc.DefaultsAsked && !registryclient.IsBuiltin(nc.Namespace) {
 			// The namespace may be another server's default (a storage
 			// written for the reference keeps its registries in @rack).
 			hint = fmt.Sprintf("Run '%s' first, or, if %s is the default namespace of your registry server, "+
