@@ -19,29 +19,31 @@ import (
 // lockProject takes an exclusive flock(2) on the project directory root,
 // waiting while another jig holds it (or until ctx is done). Apply holds it
 // while it writes, so two jig commands never write one project at once,
-// and a temporary file found while holding it is no live writer's. On
-// systems without flock it does nothing.
-func lockProject(ctx context.Context, root string) (unlock func(), err error) {
+// and a temporary file found while holding it is no live writer's. Where
+// the lock cannot be taken (no flock on the system, a file system that
+// refuses it) it returns locked false and no error: the writes go ahead
+// unlocked, and stale temporary files are left for "jig check" to name.
+func lockProject(ctx context.Context, root string) (unlock func(), locked bool, err error) {
 	if !flock.Supported {
-		return func() {}, nil
+		return func() {}, false, nil
 	}
 	f, err := os.Open(root)
 	if err != nil {
-		return nil, fmt.Errorf("locking the project directory: %w", err)
+		return func() {}, false, nil
 	}
 	delay := time.Millisecond
 	for {
 		ok, err := flock.TryLock(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("locking the project directory: %w", err)
+			return func() {}, false, nil
 		}
 		if ok {
-			return func() { f.Close() }, nil // closing drops the lock
+			return func() { f.Close() }, true, nil // closing drops the lock
 		}
 		if err := wait.Sleep(ctx, delay); err != nil {
 			f.Close()
-			return nil, err
+			return nil, false, err
 		}
 		delay = min(2*delay, 50*time.Millisecond)
 	}

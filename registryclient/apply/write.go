@@ -156,7 +156,8 @@ type undo struct {
 // (flock(2); another jig writing the same project waits for it), and
 // under it first removes the .jig-*.tmp files a stopped jig left in the
 // folders the plan reads or writes (regular files only, never through a
-// symbolic link), adding a warning to [Plan.Warnings] for each.
+// symbolic link), adding a warning to [Plan.Warnings] for each. Where the
+// lock cannot be taken (no flock), it writes unlocked and removes none.
 //
 // After the writes, Apply runs the install and git steps asked for with
 // [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
@@ -179,12 +180,14 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		return rerr
 	}
 	if !p.createRoot {
-		unlock, err := lockProject(ctx, root)
+		unlock, locked, err := lockProject(ctx, root)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		e.removeStaleTemps(p, root)
+		if locked {
+			e.removeStaleTemps(p, root)
+		}
 	}
 	if len(p.writes) == 0 {
 		return nil
