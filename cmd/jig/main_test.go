@@ -94,17 +94,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"filemode":                    cmdFileMode,
-			"exe":                         cmdExe,
-			"islink":                      cmdIsLink,
-			"validjson":                   cmdValidJSON,
-			"start-trickle":               cmdStartTrickle,
-			"exit-code":                   cmdExitCode,
-			"start-server":                cmdStartServer,
-			"start-proxy-without-search":  cmdStartProxyWithoutSearch,
-			"start-proxy-without-digests": cmdStartProxyWithoutDigests,
-			"fail-files":                  cmdFailFiles,
-			"mcp":                         cmdMCP,
+			"filemode":                   cmdFileMode,
+			"exe":                        cmdExe,
+			"islink":                     cmdIsLink,
+			"validjson":                  cmdValidJSON,
+			"start-trickle":              cmdStartTrickle,
+			"exit-code":                  cmdExitCode,
+			"start-server":               cmdStartServer,
+			"start-proxy-without-search": cmdStartProxyWithoutSearch,
+			"start-proxy-no-digests":     cmdStartProxyNoDigests,
+			"fail-files":                 cmdFailFiles,
+			"mcp":                        cmdMCP,
 		},
 	})
 }
@@ -259,15 +259,12 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
 }
 
-// start-proxy-without-search url: starts a reverse proxy to url that
-// answers GET /search and GET /presets with the reference server's 404, as
-// the reference (which has neither route) does, and sets $REF_URL.
-// start-proxy-without-digests url: starts a proxy to url that withholds
+// start-proxy-no-digests url: starts a proxy to url that withholds
 // every version's digest index (GET …/<version>/digests answers 404, as
 // on a server that publishes none); sets $NODIGEST_URL.
-func cmdStartProxyWithoutDigests(ts *testscript.TestScript, neg bool, args []string) {
+func cmdStartProxyNoDigests(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: start-proxy-without-digests url")
+		ts.Fatalf("usage: start-proxy-no-digests url")
 	}
 	target, err := url.Parse(args[0])
 	ts.Check(err)
@@ -285,6 +282,9 @@ func cmdStartProxyWithoutDigests(ts *testscript.TestScript, neg bool, args []str
 	ts.Setenv("NODIGEST_URL", srv.URL)
 }
 
+// start-proxy-without-search url: starts a reverse proxy to url that
+// answers GET /search and GET /presets with the reference server's 404, as
+// the reference (which has neither route) does, and sets $REF_URL.
 func cmdStartProxyWithoutSearch(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: start-proxy-without-search url")
