@@ -509,6 +509,9 @@ func (pl *planner) state(target string) (*fileState, error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", target, err)
+	case !fi.Mode().IsRegular() && link != "":
+		// A link to a folder or a device: the user's, left alone
+		// like every linked target, and not read.
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
 	default:
