@@ -61,7 +61,7 @@
 // "private" with "Vary: Authorization, X-Registry-Token" so shared caches
 // never hand it to someone else. Every 200 carries an ETag (files: the
 // storage's, "<mtime-ms hex>-<size hex>" on disk) and If-None-Match is
-// answered with 304. Bodies of 1 KiB and more are compressed with br,
+// answered with Not Modified. Bodies of 1 KiB and more are compressed with br,
 // gzip or deflate as Accept-Encoding asks (q-values honoured), each
 // encoding with its own ETag; encoded bodies are cached in memory
 // (bounded, least recently used out) so immutable content is compressed

@@ -99,8 +99,8 @@ func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMs
 // sendManifestKey is sendManifest with the manifest's storage key given.
 func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, notFoundMsg string) error {
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
-		if data, ok := h.cache.get(o.keys[0]); ok {
-			return h.sendMemory(c, o, data)
+		if data, ok := h.cache.get(o.rep.keys[0]); ok {
+			return h.writeRepresentation(c.Response(), c.Request(), o.rep, data, nil)
 		}
 	}
 	ctx := c.Request().Context()
@@ -115,11 +115,9 @@ func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, no
 	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
 	doc.reprDigest = h.reprDigest(ctx, res, version, info, "")
 	if etag := storageETag(info); etag != "" {
-		o := newObjectState(key, etag, doc.ctype, data, info, true)
-		if doc.reprDigest != "" {
-			o.reprDigest = []string{doc.reprDigest}
-		}
-		h.cache.add(o.keys[0], data)
+		o := newObjectState(key, etag, doc.ctype, data, info, false)
+		o.rep.setReprDigest(doc.reprDigest)
+		h.cache.add(o.rep.keys[0], data)
 		h.rcache.rememberObject(gen, key, o)
 	}
 	return h.sendDocument(c, doc)
