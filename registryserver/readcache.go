@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,17 +14,8 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 )
-
-// DefaultMutableTTL is how long a [Handler] trusts what it read about
-// stored objects (a registry's versions list, a version's registry.json,
-// a file's metadata) before it asks the storage again; see
-// [WithMutableTTL].
-const DefaultMutableTTL = 10 * time.Second
-
-// MaxMutableTTL is the longest [WithMutableTTL] accepts: the 60 s cache
-// tier the server announces for versions lists.
-const MaxMutableTTL = 60 * time.Second
 
 // readCache is the handler's memory of the read path, so that reading
 // published content costs no storage call:
@@ -90,6 +82,24 @@ type versionsState struct {
 	latestKey string
 	parseErr  error // why the list does not parse, reported by "latest"
 	expires   time.Time
+}
+
+// handlerTTL is how long a handler may trust what it read from st so
+// that another replica's publish shows within d (see [WithMutableTTL]):
+// d, less what a storage cache in front of the backend ([cache.New]) may
+// itself keep. The two tiers stack: the handler may refill from a cache
+// entry about to expire. A cache that keeps mutable keys longer than d
+// breaks the promise whatever the handler does, and is an error.
+func handlerTTL(d time.Duration, st storage.Storage) (time.Duration, error) {
+	c, ok := cache.MutableTTLOf(st)
+	if !ok {
+		return d, nil
+	}
+	if c > d {
+		return 0, fmt.Errorf("the storage cache keeps versions lists for %v, longer than WithMutableTTL(%v) lets another replica's publish take to show; "+
+			"pass WithMutableTTL(%v) or more, or build the cache with cache.WithMutableTTL(%v) or less", c, d, c, d)
+	}
+	return d - c, nil
 }
 
 func newReadCache(ttl time.Duration, now func() time.Time) *readCache {

@@ -14,6 +14,7 @@ import (
 	"github.com/jigkit/jig/registryserver"
 	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -291,4 +292,61 @@ func (s *spyStorage) PutIf(ctx context.Context, key string, r io.Reader, size in
 		}
 	}
 	return s.Storage.(storage.ConditionalPutter).PutIf(ctx, key, r, size, ifMatch)
+}
+
+// TestMutableTTLPromiseOverStorageCache checks WithMutableTTL's promise
+// for an embedder who keeps the defaults and puts the storage read cache
+// (storage/cache) in front of a shared storage, as for S3: another
+// replica's publish shows within the default TTL, even when the handler
+// refills its memory from a cache entry read long before.
+func TestMutableTTLPromiseOverStorageCache(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	shared := memory.New()
+	replica := func() *registryserver.Handler {
+		st, err := cache.New(shared, cache.WithClock(clk.Now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return publishHandler(t, st, registryserver.WithClock(clk.Now))
+	}
+	a, b := replica(), replica()
+	d := cache.DefaultMutableTTL
+
+	publishVersion(t, b, "1.0.0", longText("one"), http.StatusCreated)
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"1.0.0"`) // both of A's tiers hold 1.0.0
+	clk.Advance(time.Second)
+	publishVersion(t, b, "2.0.0", longText("two"), http.StatusCreated)
+	published := clk.Now()
+	// A publishes another registry: its handler forgets what it read, its
+	// storage cache keeps ui-kit's versions list. A's next read refills
+	// the handler from that cache entry, read before 2.0.0.
+	clk.Advance(d / 2)
+	other := pt.Build(0, pt.Dir("./"), pt.File("./registry.json", regJSON("@public", "1.0.0", "")),
+		pt.File("./templates/a.txt", "other"))
+	if r := post(t, a, pubAdmin, form{archive: other}); r.status != http.StatusCreated {
+		t.Fatalf("publishing @public/features/ui-kit: got %d %s", r.status, r.body)
+	}
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"1.0.0"`)
+
+	clk.Advance(published.Add(d).Sub(clk.Now()))
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"2.0.0"`)
+	wantRead(t, a, rcVersions, http.StatusOK, `"2.0.0"`)
+}
+
+// TestMutableTTLShorterThanStorageCache checks that New refuses a storage
+// cache that keeps versions lists longer than WithMutableTTL promises.
+func TestMutableTTLShorterThanStorageCache(t *testing.T) {
+	t.Parallel()
+	st, err := cache.New(memory.New(), cache.WithMutableTTL(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = registryserver.New(registryserver.WithStorage(st))
+	if err == nil || !strings.Contains(err.Error(), "WithMutableTTL(30s) or more") {
+		t.Fatalf("New with a 30s storage cache and the default WithMutableTTL: got %v, want an error naming WithMutableTTL(30s)", err)
+	}
+	if _, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithMutableTTL(30*time.Second)); err != nil {
+		t.Fatalf("New with WithMutableTTL(30s) over a 30s storage cache: %v", err)
+	}
 }
