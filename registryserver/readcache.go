@@ -212,7 +212,7 @@ func (h *Handler) commitOf(ctx context.Context, key string) (storage.Info, error
 // versionsOf returns the versions list of res's registry, from memory
 // while fresh. A missing versions.json is storage.ErrNotFound.
 func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState, error) {
-	key := layout.Versions(res.namespace, res.path)
+	key := res.versionsFile()
 	if vs := h.rcache.versionsList(key); vs != nil {
 		return vs, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -55,6 +56,25 @@ type representation struct {
 	// entries are computed per request.
 	etags [4][]string
 	keys  [4]string
+	// encLengths are the Content-Length values of the encoded bodies by
+	// encIndex, remembered as they are first sent.
+	encLengths [4]atomic.Pointer[bodyLength]
+}
+
+// bodyLength is a body's length and its Content-Length value.
+type bodyLength struct {
+	n   int
+	hdr []string
+}
+
+// encodedLength is the Content-Length value of body, coding ei of r.
+func (r *representation) encodedLength(ei int, body []byte) []string {
+	if l := r.encLengths[ei].Load(); l != nil && l.n == len(body) {
+		return l.hdr
+	}
+	l := &bodyLength{n: len(body), hdr: []string{strconv.Itoa(len(body))}}
+	r.encLengths[ei].Store(l)
+	return l.hdr
 }
 
 // newRepresentation describes a body of size bytes (-1: unknown) with
@@ -132,7 +152,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 	}
 	ei := 0
 	if rep.compressible {
-		ei = encIndex(negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding)))
+		ei = encIndex(negotiateEncoding(headerValue(req.Header, echo.HeaderAcceptEncoding)))
 	}
 	etag := rep.etagHdr(ei)
 	if etag != nil {
@@ -153,7 +173,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 			return nil
 		}
 	}
-	if etag != nil && etagMatches(req.Header.Get(headerIfNoneMatch), etag[0]) {
+	if etag != nil && etagMatches(headerValue(req.Header, headerIfNoneMatch), etag[0]) {
 		hdr.Del(echo.HeaderContentType)
 		hdr.Del(echo.HeaderContentLength)
 		hdr.Del(echo.HeaderContentEncoding)
@@ -166,7 +186,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 			return internalError(err)
 		}
 		hdr[echo.HeaderContentEncoding] = encodingValues[ei]
-		return writeBody(w, req, body, nil)
+		return writeBody(w, req, body, rep.encodedLength(ei, body))
 	}
 	if !rep.file && rep.reprDigest != nil {
 		hdr[headerReprDigest] = rep.reprDigest
@@ -274,6 +294,15 @@ func etagMatches(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// headerValue is h.Get(key) for a key in canonical form, without
+// canonicalising it again.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // conditionalOrRange reports whether a request carries a header that

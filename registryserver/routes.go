@@ -55,7 +55,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable. The
 		// stored digest index is not a file of the version.
-		manifest, err := h.commitOf(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version))
+		manifest, err := h.commitOf(c.Request().Context(), res.manifestFile())
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
@@ -93,7 +93,11 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 // the Repr-Digest of the version's digest index, from memory once read
 // (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	return h.sendManifestKey(c, res, layout.Manifest(res.namespace, res.path, version), version, notFoundMsg)
+	key := res.manifestFile()
+	if version != res.version {
+		key = layout.Manifest(res.namespace, res.path, version)
+	}
+	return h.sendManifestKey(c, res, key, version, notFoundMsg)
 }
 
 // sendManifestKey is sendManifest with the manifest's storage key given.
