@@ -57,7 +57,13 @@ func engine(app *App, allowScripts bool, pr *progress, opts ...apply.Option) (*a
 	if err != nil {
 		return nil, err
 	}
-	return apply.New(src, append([]apply.Option{apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event)}, opts...)...)
+	base := []apply.Option{apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event)}
+	if !app.deadline.IsZero() {
+		// The command's deadline covers merging files too, not only the
+		// requests.
+		base = append(base, apply.WithDeadline(app.deadline))
+	}
+	return apply.New(src, append(base, opts...)...)
 }
 
 // scaffoldResult is the --json document of init and add.

@@ -585,8 +585,16 @@ func wantedFiles(m *registry.Manifest, allowScripts bool) []string {
 	return out
 }
 
-// applyFiles merges one registry's files into the running state.
+// applyFiles merges one registry's files into the running state, within
+// the engine's deadline ([WithDeadline]).
 func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]byte) ([]string, error) {
+	ctx, cancel := pl.e.bounded(ctx)
+	defer cancel()
+	targets, err := pl.applyNodeFiles(ctx, n, blobs)
+	return targets, merged(err)
+}
+
+func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKey][]byte) ([]string, error) {
 	var targets []string
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
@@ -639,7 +647,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 			}
 			out = []byte(res.Content)
 		default:
-			out, err = registry.Merge(strategy, st.cur, exists, incoming)
+			out, err = registry.MergeContext(ctx, strategy, st.cur, exists, incoming)
 			if err != nil {
 				return nil, fmt.Errorf("registry %s, file %s: %w", n.key, target, err)
 			}

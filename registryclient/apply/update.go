@@ -569,11 +569,11 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 // others returns what the other installed registries (at their versions
 // after the plan) render for target, merged in jig.json order, when any of
 // them provides it.
-func (lc *lifecycle) others(key, target string, strategy registry.Strategy) ([]byte, bool) {
+func (lc *lifecycle) others(ctx context.Context, key, target string, strategy registry.Strategy) ([]byte, bool) {
 	var out []byte
 	found := false
 	for _, o := range lc.otherFiles(key, target) {
-		b, err := registry.Merge(strategy, out, found, o.file.Content)
+		b, err := registry.MergeContext(ctx, strategy, out, found, o.file.Content)
 		if err != nil {
 			continue
 		}
@@ -637,8 +637,15 @@ func emptyContent(b []byte) bool {
 	return len(t) == 0 || string(t) == "{}"
 }
 
-// mergeOp merges one registry's move into the running state.
+// mergeOp merges one registry's move into the running state, within the
+// engine's deadline ([WithDeadline]).
 func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
+	ctx, cancel := lc.pl.e.bounded(ctx)
+	defer cancel()
+	return merged(lc.mergeOpFiles(ctx, o))
+}
+
+func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 	pl := lc.pl
 	p := pl.plan
 	label := o.key + "@" + o.to
@@ -733,17 +740,17 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 
 		if structured(strategy) && !tf.Asset && !bf.Asset {
 			var bc, tc []byte
-			oc, shared := lc.others(o.key, t, strategy)
+			oc, shared := lc.others(ctx, o.key, t, strategy)
 			if shared {
 				bc, tc = oc, oc
 			}
 			if inB {
-				if bc, err = registry.Merge(strategy, bc, shared, bf.Content); err != nil {
+				if bc, err = registry.MergeContext(ctx, strategy, bc, shared, bf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
 				}
 			}
 			if inT {
-				if tc, err = registry.Merge(strategy, tc, shared, tf.Content); err != nil {
+				if tc, err = registry.MergeContext(ctx, strategy, tc, shared, tf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
 				}
 			}
@@ -758,7 +765,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			case !inT && !shared && (unchanged || bytes.Equal(st.cur, bc)):
 				st.remove = true
 			default:
-				res, err := registry.Merge3(strategy, bc, st.cur, tc, label)
+				res, err := registry.Merge3Context(ctx, strategy, bc, st.cur, tc, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}
@@ -805,7 +812,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 				conflict(markedConflicts(st.cur, label))
 				o.conflicted = append(o.conflicted, t)
 			default:
-				res, err := registry.Merge3(registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+				res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
@@ -1012,4 +1013,23 @@ func TestRemoveNeverDeletesProjectFiles(t *testing.T) {
 	if _, ok := proj.Installed["@team/meta"]; ok || len(proj.Items) != 2 {
 		t.Errorf("jig.json after remove: %+v", proj)
 	}
+}
+
+// TestDeadlineCoversMerges: the engine's deadline bounds the merge work of
+// a plan, not only the requests (a huge JSON file cannot keep jig busy
+// past --timeout); the error says so.
+func TestDeadlineCoversMerges(t *testing.T) {
+	t.Parallel()
+	dir, _ := initProject(t, newEngine(t, lifecycleSource()))
+	before := testenv.Snapshot(t, dir)
+	late := newEngine(t, lifecycleSource(), WithDeadline(time.Now().Add(-time.Second)))
+	_, err := late.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"})
+	if !errors.Is(err, ErrDeadline) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("update past the deadline: got %v, want ErrDeadline", err)
+	}
+	_, err = late.Plan(t.Context(), Request{Dir: filepath.Join(t.TempDir(), "new"), Template: "@team/x@1.1.0", Mode: ModeInit})
+	if !errors.Is(err, ErrDeadline) {
+		t.Fatalf("init past the deadline: got %v, want ErrDeadline", err)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
 }
