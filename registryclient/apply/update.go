@@ -137,7 +137,7 @@ type op struct {
 
 	digest     string            // manifest digest of the target version ("" when unknown)
 	newFiles   map[string]string // target -> hash recorded after the plan
-	conflicted []string          // targets written with conflict markers
+	conflicted registry.ConflictFiles // files written with conflict markers, and where
 }
 
 // lifecycle is the state shared by update and remove.
@@ -441,17 +441,19 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 }
 
 // unresolved returns an [*UnresolvedError] when a file the last update of
-// an op's registry left conflicted still holds markers.
+// an op's registry left conflicted still holds one of the conflict blocks
+// it wrote (see [openBlocks]); other lines that look like markers, a
+// Markdown heading's "=======" underline for one, do not count.
 func (lc *lifecycle) unresolved(ops []*op) error {
 	var files []string
 	for _, o := range ops {
-		for _, t := range o.inst.Conflicts {
-			st, err := lc.pl.state(t)
+		for _, rec := range o.inst.Conflicts {
+			st, err := lc.pl.state(rec.Target)
 			if err != nil {
 				return fmt.Errorf("registry %s: %w", o.key, err)
 			}
-			if st.exists && hasMarkers(st.cur) {
-				files = append(files, t+" ("+o.key+")")
+			if st.exists && len(openBlocks(st.cur, rec.Label)) > 0 {
+				files = append(files, rec.Target+" ("+o.key+")")
 			}
 		}
 	}
@@ -810,7 +812,7 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				// jig.json recorded it: the conflict is already there.
 				set(st.cur)
 				conflict(markedConflicts(st.cur, label))
-				o.conflicted = append(o.conflicted, t)
+				o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 			default:
 				res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 				if err != nil {
@@ -819,7 +821,9 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				set(res.Content)
 				if len(res.Conflicts) > 0 {
 					conflict(res.Conflicts)
-					o.conflicted = append(o.conflicted, t)
+					if blocks := markedConflicts(res.Content, label); len(blocks) > 0 {
+						o.conflicted = append(o.conflicted, conflictRecord(t, label, blocks))
+					}
 				}
 			}
 		case inT: // a file the new version adds
@@ -1065,9 +1069,11 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 				}
 			}
 		}
-		var conflicted []string
-		for _, t := range o.conflicted {
-			conflicted = appendOnce(conflicted, t)
+		var conflicted registry.ConflictFiles
+		for _, c := range o.conflicted {
+			if _, dup := conflicted.Find(c.Target); !dup {
+				conflicted = append(conflicted, c)
+			}
 		}
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,

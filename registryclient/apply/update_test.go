@@ -385,25 +385,29 @@ func TestCheckReportsLeftoverTemps(t *testing.T) {
 	}
 }
 
-func TestHasMarkers(t *testing.T) {
+// TestOpenBlocks: only complete blocks of the recorded update count as
+// unresolved; a Markdown setext underline, a lone marker or another
+// update's block do not.
+func TestOpenBlocks(t *testing.T) {
 	t.Parallel()
+	const label = "@team/x@1.1.0"
 	for _, tc := range []struct {
-		in   string
-		want bool
+		in, label string
+		want      int
 	}{
-		{"", false},
-		{"a\nb\n", false},
-		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", true},
-		{"a\r\n=======\r\nb\r\n", true},
-		{"x\n>>>>>>> @team/x@1.1.0", true},
-		{"<<<<<<<< ours\n", false},  // eight: not a marker
-		{"========\n", false},       // a longer rule
-		{">>>>>>>\n", false},        // no label
-		{"  <<<<<<< ours\n", false}, // indented
-		{"// <<<<<<< ours is a marker\n", false},
+		{"", label, 0},
+		{"a\nb\n", label, 0},
+		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", label, 1},
+		{"Title\n=======\n\ntext\n", label, 0},       // a setext heading
+		{"Title\r\n=======\r\ntext\r\n", "", 0},     // also for old records
+		{"x\n>>>>>>> @team/x@1.1.0", label, 0},         // no opening marker
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", label, 0}, // another update's
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", "", 1},    // an old record matches any
+		{"<<<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0}, // eight: not a marker
+		{"  <<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0}, // indented
 	} {
-		if got := hasMarkers([]byte(tc.in)); got != tc.want {
-			t.Errorf("hasMarkers(%q) = %v, want %v", tc.in, got, tc.want)
+		if got := len(openBlocks([]byte(tc.in), tc.label)); got != tc.want {
+			t.Errorf("openBlocks(%q, %q): got %d blocks, want %d", tc.in, tc.label, got, tc.want)
 		}
 	}
 }
