@@ -135,8 +135,8 @@ type op struct {
 	base   *Rendered
 	theirs *Rendered // nil for remove
 
-	digest     string            // manifest digest of the target version ("" when unknown)
-	newFiles   map[string]string // target -> hash recorded after the plan
+	digest     string                 // manifest digest of the target version ("" when unknown)
+	newFiles   map[string]string      // target -> hash recorded after the plan
 	conflicted registry.ConflictFiles // files written with conflict markers, and where
 }
 

@@ -398,12 +398,12 @@ func TestOpenBlocks(t *testing.T) {
 		{"", label, 0},
 		{"a\nb\n", label, 0},
 		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", label, 1},
-		{"Title\n=======\n\ntext\n", label, 0},       // a setext heading
-		{"Title\r\n=======\r\ntext\r\n", "", 0},     // also for old records
-		{"x\n>>>>>>> @team/x@1.1.0", label, 0},         // no opening marker
-		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", label, 0}, // another update's
-		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", "", 1},    // an old record matches any
-		{"<<<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0}, // eight: not a marker
+		{"Title\n=======\n\ntext\n", label, 0},                   // a setext heading
+		{"Title\r\n=======\r\ntext\r\n", "", 0},                  // also for old records
+		{"x\n>>>>>>> @team/x@1.1.0", label, 0},                   // no opening marker
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", label, 0},   // another update's
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", "", 1},      // an old record matches any
+		{"<<<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0},  // eight: not a marker
 		{"  <<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0}, // indented
 	} {
 		if got := len(openBlocks([]byte(tc.in), tc.label)); got != tc.want {
