@@ -106,6 +106,10 @@ type Project struct {
 	Name     string   `json:"name"`
 	Language Language `json:"language,omitempty"`
 	Template string   `json:"template,omitempty"`
+	// SkipInstall records that the project was made with --skip-install:
+	// later commands do not run the package manager's install either
+	// (see apply.WithInstall).
+	SkipInstall bool `json:"skipInstall,omitempty"`
 	// Items are the applied registries as version-pinned full identifiers
 	// ("@main/runtimes/node@1.0.0"), in the order they were applied.
 	Items []string `json:"items,omitempty"`

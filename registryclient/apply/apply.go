@@ -316,6 +316,15 @@ type Request struct {
 	// recorded digest. Any difference fails with [ErrFrozen] before
 	// anything is written. Template is ignored; Mode is [ModeInit].
 	Frozen bool
+	// Force lets registries replace package.json scripts the project
+	// already has. The default keeps the project's command and reports
+	// the registry's in [Plan.PackageConflicts] and a warning.
+	Force bool
+	// SkipInstall, with [ModeInit], records in jig.json that the project
+	// does not want the package manager's install: [Engine.Apply] then
+	// skips it for every later plan of the project too, whatever
+	// [WithInstall] says. The default records nothing.
+	SkipInstall bool
 }
 
 // Run plans req and, unless dryRun is set, applies the plan. It returns the

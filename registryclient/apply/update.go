@@ -186,6 +186,7 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 		return nil, err
 	}
 	p.Name = proj.Name
+	p.skipInstall = proj.SkipInstall
 	pkg, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
@@ -436,6 +437,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if err := lc.planProjectFile(ops); err != nil {
 		return nil, err
 	}
+	lc.pl.reviewPackageFields()
 	lc.pl.finish()
 	return p, nil
 }
@@ -521,6 +523,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	if err := lc.planProjectFile([]*op{o}); err != nil {
 		return nil, err
 	}
+	lc.pl.reviewPackageFields()
 	lc.pl.finish()
 	return p, nil
 }
@@ -874,7 +877,24 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	if o.theirs != nil {
 		theirs = o.theirs.Package
 	}
-	if fragmentsEqual(o.base.Package, theirs) {
+	// Only what the registry owns (see [owner]) is its to change or take
+	// out: a script the project had before it came stays the project's.
+	// Remove takes out what is still as recorded.
+	base := o.base.Package
+	if rec := o.inst.Package; rec != nil {
+		if o.remove {
+			base = *rec
+		} else {
+			scripts := map[string]string{}
+			for name, v := range base.Scripts {
+				if has(rec.Scripts, name) {
+					scripts[name] = v
+				}
+			}
+			base.Scripts = scripts
+		}
+	}
+	if fragmentsEqual(base, theirs) {
 		return nil
 	}
 	retain := registry.PackageFragment{Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: map[string]string{}}
@@ -904,7 +924,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 			return err
 		}
 	}
-	res, err := registry.Merge3PackageJSON(cur, o.base.Package, theirs, retain)
+	res, err := registry.Merge3PackageJSON(cur, base, theirs, retain)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -913,8 +933,16 @@ func (lc *lifecycle) mergePackage(o *op) error {
 		p.Packages = append(p.Packages, PackageChange{Name: c.Name, Range: c.Range, Previous: c.Previous, Dev: c.Dev, Action: PackageAction(c.Action)})
 	}
 	p.Scripts = append(p.Scripts, res.Scripts...)
-	p.PackageConflicts = append(p.PackageConflicts, res.Conflicts...)
-	p.Conflicts += len(res.Conflicts)
+	if o.remove {
+		// Removing keeps what the user changed; that is a report, not a
+		// conflict to resolve.
+		for _, c := range res.Conflicts {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("package.json: kept %s, changed in the project", c.Path))
+		}
+	} else {
+		p.PackageConflicts = append(p.PackageConflicts, res.Conflicts...)
+		p.Conflicts += len(res.Conflicts)
+	}
 	if !bytes.Equal(res.Content, st.cur) || !st.exists {
 		st.cur, st.touched = res.Content, true
 		if st.strategy == "" {
@@ -976,6 +1004,13 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		return err
 	}
 	pl.plan.RoundTrips += rounds
+	var pkgBefore []byte
+	if st, err := pl.state("package.json"); err != nil {
+		return err
+	} else if st.exists || st.touched {
+		pkgBefore = slices.Clone(st.cur)
+	}
+	owned := owner{before: pl.packageBefore()}
 	perReg := map[string][]string{}
 	for _, n := range res.nodes {
 		targets, err := pl.applyFiles(ctx, n, blobs)
@@ -985,6 +1020,9 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		perReg[n.key] = targets
 	}
 	if err := pl.planPackageJSON(res.nodes, lc.name); err != nil {
+		return err
+	}
+	if err := pl.reviewPackageJSON(pkgBefore, !lc.force); err != nil {
 		return err
 	}
 	for _, n := range res.nodes {
@@ -999,7 +1037,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
+		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned)}
 	}
 	return nil
 }
@@ -1039,6 +1077,10 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 	if proj.Installed == nil {
 		proj.Installed = map[string]registry.Installed{}
 	}
+	var before registry.PackageFragment
+	if st := pl.files["package.json"]; st != nil && st.exists {
+		before, _ = registry.PackageValues(st.orig)
+	}
 	for _, o := range ops {
 		if o.remove {
 			delete(proj.Installed, o.key)
@@ -1077,7 +1119,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 		}
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
-			Package: pl.recordPackage(o.theirs.Package), Conflicts: conflicted,
+			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
 		}
 	}
 	pl.refreshRecords(proj, true)
