@@ -664,7 +664,17 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 			seen[f.Target] = true
 		}
+	}
+	o.newFiles = map[string]string{}
+	if o.theirs != nil {
+		// A file the new version merges with a custom script: update runs
+		// no scripts, so the file stays exactly as it is (and stays
+		// recorded), whatever the installed version did with it.
 		for _, t := range o.theirs.Skipped {
+			seen[t] = true
+			if h, ok := o.inst.Files[t]; ok {
+				o.newFiles[t] = h
+			}
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s uses a custom merge script; update does not run scripts, so it was left alone", t, o.key))
 		}
 	}
@@ -673,7 +683,6 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 		}
 	}
-	o.newFiles = map[string]string{}
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -1037,3 +1037,76 @@ func TestDeadlineCoversMerges(t *testing.T) {
 	}
 	assertSame(t, before, testenv.Snapshot(t, dir))
 }
+
+// TestUpdateToCustomScriptKeepsFile: a version that merges a file with a
+// custom script (which update does not run) leaves the file as it is,
+// unedited or not, still recorded; the warning saying so is true.
+func TestUpdateToCustomScriptKeepsFile(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/c", &registry.Manifest{Name: "c", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config.yml", Type: registry.FileConfig, Content: strp("a: 1\n")}}}, nil)
+	s.add("@team/c", &registry.Manifest{Name: "c", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config.yml", Type: registry.FileConfig, Content: strp("a: 2\n"),
+			MergeStrategy: &registry.MergeStrategy{Type: "custom", Script: "merge.js"}}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/c@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFileOrEmpty(t, filepath.Join(dir, "config.yml")); got != "a: 1\n" {
+		t.Errorf("config.yml after the update: %q, want it left alone", got)
+	}
+	if !hasWarning(plan, "config.yml: @team/c uses a custom merge script; update does not run scripts, so it was left alone") {
+		t.Errorf("warnings: %q", plan.Warnings)
+	}
+	for _, f := range plan.Files {
+		if f.Target == "config.yml" {
+			t.Errorf("config.yml is in the plan: %+v", f)
+		}
+	}
+	if rep := mustCheck(t, e, dir); rep.Drift || fileStatus(rep, "@team/c", "config.yml") != FileUnchanged {
+		t.Errorf("check after the update: %+v", rep.Registries)
+	}
+}
+
+// TestFileBecomesFolder: a version that puts files inside what is a file
+// in the project fails with an error that names the file and what to do,
+// and writes nothing.
+func TestFileBecomesFolder(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
+	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/d@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Snapshot(t, dir)
+	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	var nf *NotAFolderError
+	if !errors.As(err, &nf) || !errors.Is(err, ErrNotAFolder) || nf.File != "config" || nf.Target != "config/app.json" {
+		t.Fatalf("update: got %v, want a NotAFolderError for config", err)
+	}
+	if want := "config is a file in the project, but config/app.json goes inside a folder of that name; move or delete config, then run the command again"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
+	// Once the user moved the file away, the update goes ahead.
+	if err := os.Remove(filepath.Join(dir, "config")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
+		t.Fatalf("update after moving config away: %v", err)
+	}
+	if got := readFileOrEmpty(t, filepath.Join(dir, "config", "app.json")); got != "{}\n" {
+		t.Errorf("config/app.json: %q", got)
+	}
+}
