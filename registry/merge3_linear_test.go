@@ -97,7 +97,7 @@ func stringArray(prefix string, n int, extra ...string) []any {
 // reference and that their work is linear in their input: the number of
 // loop steps (counted by the stopper every merge loop reports to) stays
 // within a constant factor of the number of elements, whatever the input.
-// Sizes go up to a few thousand elements (scale repeats the fuzz bytes),
+// Sizes go up to some 100,000 elements (scale repeats the fuzz bytes),
 // where a quadratic merge would take millions of steps.
 func FuzzMergeJSONArrayLinear(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3}, []byte{0, 1, 2, 3, 9}, []byte{0, 1, 3, 4}, uint8(0))
@@ -130,7 +130,7 @@ func FuzzMergeJSONArrayLinear(f *testing.F) {
 		}
 
 		// Work: scale the inputs up and count the steps.
-		n := int(scale)*40 + 1
+		n := int(scale)*8 + 1
 		big := func(s []any, tag string) []any {
 			out := make([]any, 0, len(s)*n+n)
 			for i := range n {
