@@ -219,7 +219,7 @@ func printSteps(o *Output, p *apply.Plan, hasAllowScripts bool) {
 		switch s.Status {
 		case apply.StepSkipped:
 			o.Warnf("skipped '%s': %s", s.Command, s.Error)
-			if len(s.Scripts) == 0 {
+			if s.Error == apply.SkipInstallRecorded {
 				o.Warnf("run '%s' in %s by hand when you want it", s.Command, p.Dir)
 				break
 			}
