@@ -49,6 +49,99 @@ func naiveMerge3Array(b, o, t []any) ([]any, bool) {
 	return out, true
 }
 
+// naiveMerge3Object is merge3Object as it was, inserting and deleting keys
+// one by one: the reference for key order and values.
+func naiveMerge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonObject {
+	out := cloneJSON(o).(*jsonObject)
+	keys := append([]string(nil), t.keys...)
+	for _, k := range b.keys {
+		if _, ok := t.vals[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	for i, k := range keys {
+		bv, inB := b.get(k)
+		tv, inT := t.get(k)
+		if inB == inT && (!inB || jsonEqual(bv, tv)) {
+			continue
+		}
+		ov, inO := out.get(k)
+		p := append(path[:len(path):len(path)], k)
+		conflict := func() {
+			res.Conflicts = append(res.Conflicts, Conflict{Path: jsonPath(p), Ours: compactJSON(ov, inO), Base: compactJSON(bv, inB), Theirs: compactJSON(tv, inT)})
+		}
+		switch {
+		case inO && inT && jsonEqual(ov, tv), !inO && !inT:
+		case !inO && !inB:
+			at := 0
+			if i > 0 && i < len(t.keys) {
+				if j := out.index(t.keys[i-1]); j >= 0 {
+					at = j + 1
+				} else {
+					at = len(out.keys)
+				}
+			}
+			out.insertAt(at, k, cloneJSON(tv))
+		case !inO:
+			conflict()
+		case inB && jsonEqual(ov, bv):
+			if inT {
+				out.vals[k] = cloneJSON(tv)
+			} else {
+				out.del(k)
+			}
+		case isObject(ov) && (!inT || isObject(tv)) && (!inB || isObject(bv)):
+			bo, _ := bv.(*jsonObject)
+			if bo == nil {
+				bo = newJSONObject()
+			}
+			to, _ := tv.(*jsonObject)
+			if to == nil {
+				to = newJSONObject()
+			}
+			merged := naiveMerge3Object(bo, ov.(*jsonObject), to, p, res)
+			if !inT && len(merged.keys) == 0 {
+				out.del(k)
+				break
+			}
+			out.vals[k] = merged
+		case isArray(ov) && (!inT || isArray(tv)) && (!inB || isArray(bv)):
+			ba, _ := bv.([]any)
+			ta, _ := tv.([]any)
+			merged, ok := naiveMerge3Array(ba, ov.([]any), ta)
+			if !ok {
+				conflict()
+				continue
+			}
+			out.vals[k] = merged
+		default:
+			conflict()
+		}
+	}
+	return out
+}
+
+// fuzzObject turns fuzz bytes into a JSON object whose keys repeat across
+// the three sides: numbers, nested objects and arrays as values.
+func fuzzObject(data []byte) *jsonObject {
+	o := newJSONObject()
+	for i, c := range data {
+		k := fmt.Sprintf("k%d", c%11)
+		switch c % 4 {
+		case 0:
+			n := newJSONObject()
+			n.set(fmt.Sprintf("n%d", c%3), json.Number(fmt.Sprint(c%2)))
+			n.set(fmt.Sprintf("n%d", (c+1)%3), json.Number("1"))
+			o.set(k, n)
+		case 1:
+			o.set(k, fuzzArray(data[i:min(len(data), i+3)]))
+		default:
+			o.set(k, json.Number(fmt.Sprint(c%3)))
+		}
+	}
+	return o
+}
+
 // fuzzArray turns fuzz bytes into a JSON array whose elements repeat
 // often: strings, numbers (also "1" next to 1.0), objects with keys in
 // either order, nested arrays and null.
@@ -127,6 +220,21 @@ func FuzzMergeJSONArrayLinear(f *testing.F) {
 		}
 		if !jsonEqual(u, wantU) {
 			t.Fatalf("union = %s, want %s", compactJSON(u, true), compactJSON(wantU, true))
+		}
+
+		// Objects: the same keys in the same order, the same values and
+		// conflicts as the one-by-one reference.
+		bo, oo, to := fuzzObject(bb), fuzzObject(ob), fuzzObject(tb)
+		gotRes, wantRes := &Merge3Result{}, &Merge3Result{}
+		gotO := merge3Object(nil, bo, oo, to, nil, gotRes)
+		wantO := naiveMerge3Object(bo, oo, to, nil, wantRes)
+		gb, _ := encodeOrderedJSON(gotO, nil)
+		wb, _ := encodeOrderedJSON(wantO, nil)
+		if string(gb) != string(wb) {
+			t.Fatalf("merge3Object:\n%s\nthe one-by-one reference gives:\n%s", gb, wb)
+		}
+		if fmt.Sprint(gotRes.Conflicts) != fmt.Sprint(wantRes.Conflicts) {
+			t.Fatalf("merge3Object conflicts %v, the reference gives %v", gotRes.Conflicts, wantRes.Conflicts)
 		}
 
 		// Work: scale the inputs up and count the steps.
@@ -238,6 +346,29 @@ func BenchmarkMergeJSONArrayUnion(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
 				mergeJSONValues(nil, ours, theirs)
+			}
+		})
+	}
+}
+
+// BenchmarkMerge3JSONObjectKeys merges an object to which the registry
+// added many keys (and dropped as many): adding and dropping keys is
+// linear too.
+func BenchmarkMerge3JSONObjectKeys(b *testing.B) {
+	for _, n := range []int{20_000, 50_000} {
+		base, ours, theirs := newJSONObject(), newJSONObject(), newJSONObject()
+		for i := range n {
+			base.set(fmt.Sprintf("old%d", i), json.Number("1"))
+			ours.set(fmt.Sprintf("old%d", i), json.Number("1"))
+			theirs.set(fmt.Sprintf("new%d", i), json.Number("2"))
+		}
+		ours.set("mine", true)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				out := merge3Object(nil, base, ours, theirs, nil, &Merge3Result{})
+				if len(out.keys) != n+1 {
+					b.Fatalf("got %d keys, want %d", len(out.keys), n+1)
+				}
 			}
 		})
 	}

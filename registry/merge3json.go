@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -109,14 +108,16 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 			keys = append(keys, k)
 		}
 	}
-	// Keys are deleted from out.vals at once and from out.keys in one
-	// pass at the end; lastKey and lastAt remember where the previous
-	// added key went, so that a run of added keys costs linear time.
-	deleted := false
-	lastKey, lastAt := "", -1
+	// Keys are deleted from and added to out.vals at once, and out.keys
+	// is rebuilt in one pass at the end: after lists, by the key they
+	// follow, the keys added after it. So adding or dropping many keys
+	// costs linear time.
+	const front, back = "\x00front", "\x00back"
+	after := map[string][]string{}
+	changed := false
 	defer func() {
-		if deleted {
-			out.keys = slices.DeleteFunc(out.keys, func(k string) bool { _, ok := out.vals[k]; return !ok })
+		if changed {
+			out.keys = orderKeys(out, after, front, back)
 		}
 	}()
 	for i, k := range keys {
@@ -138,18 +139,16 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 			// Both sides made the same change.
 		case !inO && !inB:
 			// Added by the registry: after its predecessor in theirs.
-			at := 0
+			anchor := front
 			if i > 0 && i < len(t.keys) {
-				if prev := t.keys[i-1]; prev == lastKey {
-					at = lastAt + 1
-				} else if j := out.index(prev); j >= 0 {
-					at = j + 1
-				} else {
-					at = len(out.keys)
+				anchor = back
+				if _, ok := out.vals[t.keys[i-1]]; ok {
+					anchor = t.keys[i-1]
 				}
 			}
-			out.insertAt(at, k, cloneJSON(tv))
-			lastKey, lastAt = k, at
+			out.vals[k] = cloneJSON(tv)
+			after[anchor] = append(after[anchor], k)
+			changed = true
 		case !inO:
 			conflict() // deleted by the user, changed by the registry
 		case inB && jsonEqual(ov, bv):
@@ -157,7 +156,7 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 				out.vals[k] = cloneJSON(tv)
 			} else {
 				delete(out.vals, k)
-				deleted = true
+				changed = true
 			}
 		case isObject(ov) && (!inT || isObject(tv)) && (!inB || isObject(bv)):
 			// Both changed inside an object (or the registry dropped an
@@ -174,7 +173,7 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 			merged := merge3Object(st, bo, ov.(*jsonObject), to, p, res)
 			if !inT && len(merged.keys) == 0 {
 				delete(out.vals, k)
-				deleted = true
+				changed = true
 				break
 			}
 			out.vals[k] = merged
@@ -192,6 +191,38 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 		}
 	}
 	return out
+}
+
+// orderKeys lists the keys of o.vals: the keys added after front, then
+// each key of o.keys still in o.vals followed by the keys added after it
+// (and after those, depth first), then the keys added after back.
+func orderKeys(o *jsonObject, after map[string][]string, front, back string) []string {
+	keys := make([]string, 0, len(o.vals))
+	var stack []string
+	emit := func(k string) {
+		stack = append(stack[:0], k)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if _, ok := o.vals[x]; ok {
+				keys = append(keys, x)
+			}
+			fs := after[x]
+			for i := len(fs) - 1; i >= 0; i-- {
+				stack = append(stack, fs[i])
+			}
+		}
+	}
+	for _, k := range after[front] {
+		emit(k)
+	}
+	for _, k := range o.keys {
+		emit(k)
+	}
+	for _, k := range after[back] {
+		emit(k)
+	}
+	return keys
 }
 
 // merge3Array treats arrays as sets: it removes from o the elements theirs
