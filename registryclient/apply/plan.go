@@ -502,6 +502,8 @@ func (pl *planner) state(target string) (*fileState, error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", target, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again", ErrUnsafeTarget, target)
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
 	default:

@@ -1110,3 +1110,26 @@ func TestFileBecomesFolder(t *testing.T) {
 		t.Errorf("config/app.json: %q", got)
 	}
 }
+
+// TestFolderBecomesFile: the other way round, a version that writes a file
+// where the project has a folder fails with an error that says so, and
+// writes nothing.
+func TestFolderBecomesFile(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
+	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/e@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Snapshot(t, dir)
+	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	if want := "config is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("update: got %v, want an error saying %q", err, want)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
+}
