@@ -24,11 +24,6 @@ const (
 	uploadsBusyRetryAfter = 10
 )
 
-const (
-	codeRequestTimeout = wire.CodeRequestTimeout
-	codeTooManyUploads = wire.CodeTooManyUploads
-)
-
 // WithUploadIdleTimeout bounds how long an upload (POST /registries, POST
 // /presets, and the web catalog's forms) may go without sending a byte of
 // its body: a client that
@@ -139,7 +134,7 @@ func (e *uploadTimeoutError) Unwrap() error { return e.err }
 // answered to a request with a body, it closes the connection (see
 // [Handler.handleError]).
 func uploadTimeout(err *uploadTimeoutError) error {
-	return &apiError{status: http.StatusRequestTimeout, code: codeRequestTimeout,
+	return &apiError{code: wire.CodeRequestTimeout,
 		msg: fmt.Sprintf("The upload sent nothing for %s; check the connection and publish again", err.idle), cause: err}
 }
 
@@ -154,6 +149,6 @@ func (h *Handler) acquireUpload(c echo.Context) (release func(), err error) {
 	}
 	refuseBody(c)
 	c.Response().Header().Set(headerRetryAfter, strconv.Itoa(uploadsBusyRetryAfter))
-	return nil, newAPIError(http.StatusServiceUnavailable, codeTooManyUploads,
+	return nil, newAPIError(wire.CodeTooManyUploads,
 		fmt.Sprintf("The server is receiving %d uploads already; try again in %d s", cap(h.pub.slots), uploadsBusyRetryAfter))
 }

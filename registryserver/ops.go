@@ -23,8 +23,6 @@ import (
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
-const codeRateLimitExceeded = wire.CodeRateLimitExceeded
-
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in
 // Go's canonical form (RateLimit-Limit on the wire is case-insensitive).
 const (
@@ -266,7 +264,7 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 		return nil
 	}
 	hdr[headerRetryAfter] = []string{s.retryAfter}
-	return newAPIError(http.StatusTooManyRequests, codeRateLimitExceeded,
+	return newAPIError(wire.CodeRateLimitExceeded,
 		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
 }
 

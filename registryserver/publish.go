@@ -31,23 +31,8 @@ import (
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
-// Wire error codes of the publishing routes (DESIGN.md section 3.3).
+// Messages and sizes of the publishing routes (DESIGN.md section 3.3).
 const (
-	codeMissingFile          = wire.CodeMissingFile
-	codeInvalidFileType      = wire.CodeInvalidFileType
-	codeMissingChecksum      = wire.CodeMissingChecksum
-	codeChecksumMismatch     = wire.CodeChecksumMismatch
-	codeInvalidArchive       = wire.CodeInvalidArchive
-	codeUploadFailed         = wire.CodeUploadFailed
-	codeNamespaceNotAllowed  = wire.CodeNamespaceNotAllowed
-	codeAnonymousUpload      = wire.CodeAnonymousUpload
-	codeInsufficientPerms    = wire.CodeInsufficientPerms
-	codeSchemaValidation     = wire.CodeSchemaValidation
-	codeFileNotFound         = wire.CodeFileNotFound
-	codeUnsafeFile           = wire.CodeUnsafeFile
-	codeUndeclaredFile       = wire.CodeUndeclaredFile
-	codeVersionExists        = wire.CodeVersionExists
-	codePayloadTooLarge      = wire.CodePayloadTooLarge
 	uploadSuccessMessage     = "Registry uploaded successfully"
 	presetSuccessMessage     = "Preset published successfully"
 	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
@@ -301,7 +286,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
 	if who.sum == nil {
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
+		return newAPIError(wire.CodeUnauthorized,
 			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
 	}
 	release, err := h.acquireUpload(c)
@@ -325,17 +310,17 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	ix, err := up.scan(lim)
 	if err != nil {
 		if errors.Is(err, pkgarchive.ErrInvalidArchive) {
-			return newAPIError(http.StatusBadRequest, codeInvalidArchive, "Uploaded file is not a valid tar.gz archive: "+err.Error())
+			return newAPIError(wire.CodeInvalidArchive, "Uploaded file is not a valid tar.gz archive: "+err.Error())
 		}
 		return internalError(err)
 	}
 	if ix.Manifest == nil {
 		for _, u := range ix.Unsafe {
 			if u.Name == pkgarchive.ManifestName {
-				return newAPIError(http.StatusBadRequest, codeUnsafeFile, "registry.json must be a regular file, not a "+u.Kind)
+				return newAPIError(wire.CodeUnsafeFile, "registry.json must be a regular file, not a "+u.Kind)
 			}
 		}
-		return newAPIError(http.StatusBadRequest, codeUploadFailed,
+		return newAPIError(wire.CodeUploadFailed,
 			"registry.json not found in package (it must be at the archive root: pack from inside the registry directory)")
 	}
 	head, aerr := manifestHead(ix.Manifest)
@@ -347,20 +332,20 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// the same answer whether it is gated or not declared (DESIGN 3).
 	mark := "admin"
 	if who.admin && !h.auth.Declared(head.Namespace) {
-		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
+		return newAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
 	if !who.admin {
 		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
 		switch {
 		case errors.Is(err, ErrForbiddenNamespace):
-			return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, "Namespace is not allowed for this token")
+			return newAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
 		case err != nil:
 			return authError(err)
 		case g.Public:
-			return newAPIError(http.StatusForbidden, codeAnonymousUpload,
+			return newAPIError(wire.CodeAnonymousUpload,
 				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
 		case !g.Publish:
-			return newAPIError(http.StatusForbidden, codeInsufficientPerms,
+			return newAPIError(wire.CodeInsufficientPerms,
 				fmt.Sprintf("Token does not have publish permission for namespace %s", head.Namespace))
 		}
 		mark = g.Mark
@@ -372,32 +357,32 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	m, err := registry.ParseManifest(ix.Manifest)
 	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	segs, err := m.StorageSegments()
 	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	declared := map[string]bool{}
 	for _, p := range m.FilePaths() {
 		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == pkgarchive.ManifestName {
-			return newAPIError(http.StatusBadRequest, codeFileNotFound,
+			return newAPIError(wire.CodeFileNotFound,
 				"File referenced in registry.json is missing or not a regular file: "+p)
 		}
 		if p == registry.DigestIndexFile {
-			return newAPIError(http.StatusBadRequest, codeUnsafeFile,
+			return newAPIError(wire.CodeUnsafeFile,
 				"Package declares "+p+", a name jig-server reserves for the version's digest index; rename the file")
 		}
 		declared[p] = true
 	}
 	if len(ix.Unsafe) > 0 {
 		u := ix.Unsafe[0]
-		return newAPIError(http.StatusBadRequest, codeUnsafeFile,
+		return newAPIError(wire.CodeUnsafeFile,
 			fmt.Sprintf("Package contains an unsafe file (%s): %s. Only regular files and directories are allowed.", u.Kind, u.Name))
 	}
 	for _, name := range ix.Names() {
 		if name != pkgarchive.ManifestName && !declared[name] {
-			return newAPIError(http.StatusBadRequest, codeUndeclaredFile,
+			return newAPIError(wire.CodeUndeclaredFile,
 				"Package contains a file not declared in registry.json: "+name)
 		}
 	}
@@ -405,7 +390,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
 	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
@@ -415,11 +400,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// back), reads see the storage as it is now.
 	h.rcache.invalidate()
 	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(http.StatusConflict, codeVersionExists,
+		return newAPIError(wire.CodeVersionExists,
 			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
 	}
 	if errors.Is(err, publish.ErrClaimLost) {
-		return &apiError{status: http.StatusServiceUnavailable, code: codeUploadFailed, cause: err,
+		return &apiError{code: wire.CodePublishInterrupted, cause: err,
 			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
 	}
 	if err != nil {
@@ -468,7 +453,7 @@ func (u *upload) walk(lim UploadLimits, want func(string) bool, fn func(string, 
 // its size and the checksum. The returned upload, when not nil, must be
 // cleaned up even if err is not nil.
 func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, error) {
-	noFile := newAPIError(http.StatusBadRequest, codeMissingFile,
+	noFile := newAPIError(wire.CodeMissingFile,
 		"No file uploaded. Send multipart/form-data with a .tar.gz file part and a checksum field.")
 	mr, err := req.MultipartReader()
 	if err != nil {
@@ -492,7 +477,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 		case part.FileName() != "" && up == nil:
 			if !allowedArchiveType(part.Header.Get("Content-Type")) {
 				part.Close()
-				return up, newAPIError(http.StatusBadRequest, codeInvalidFileType, "File must be a tar.gz archive")
+				return up, newAPIError(wire.CodeInvalidFileType, "File must be a tar.gz archive")
 			}
 			f, err := h.pub.scratch.CreateTemp(".tar.gz")
 			if err != nil {
@@ -526,11 +511,11 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 		return nil, noFile
 	}
 	if !haveSum || checksum == "" {
-		return up, newAPIError(http.StatusBadRequest, codeMissingChecksum, "SHA256 checksum is required for upload verification")
+		return up, newAPIError(wire.CodeMissingChecksum, "SHA256 checksum is required for upload verification")
 	}
 	want := hex.EncodeToString(sum)
 	if subtle.ConstantTimeCompare([]byte(strings.ToLower(checksum)), []byte(want)) != 1 {
-		return up, newAPIError(http.StatusBadRequest, codeChecksumMismatch,
+		return up, newAPIError(wire.CodeChecksumMismatch,
 			"Checksum verification failed: the checksum field must be the lowercase hex SHA-256 of the uploaded file")
 	}
 	return up, nil
@@ -562,14 +547,14 @@ func bodyError(err error, lim UploadLimits) error {
 		return uploadTimeout(ute)
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, "Malformed multipart/form-data body: part headers too large")
+		return newAPIError(wire.CodeUploadFailed, "Malformed multipart/form-data body: part headers too large")
 	}
-	return &apiError{status: http.StatusBadRequest, code: codeUploadFailed,
+	return &apiError{code: wire.CodeUploadFailed,
 		msg: "Malformed or interrupted multipart/form-data body", cause: err}
 }
 
 func tooLarge(lim UploadLimits) error {
-	return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge,
+	return newAPIError(wire.CodePayloadTooLarge,
 		fmt.Sprintf("Upload exceeds the limit of %d MiB", lim.MaxUploadSize>>20))
 }
 
@@ -587,7 +572,7 @@ type manifestHeadDoc struct {
 func manifestHead(data []byte) (manifestHeadDoc, *apiError) {
 	var raw map[string]any
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return manifestHeadDoc{}, newAPIError(http.StatusBadRequest, codeUploadFailed, "registry.json is not valid JSON")
+		return manifestHeadDoc{}, newAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
 	}
 	str := func(k string) (string, bool) {
 		s, ok := raw[k].(string)
@@ -600,14 +585,14 @@ func manifestHead(data []byte) (manifestHeadDoc, *apiError) {
 	}{{"namespace", &d.Namespace}, {"name", &d.Name}, {"version", &d.Version}} {
 		s, ok := str(f.name)
 		if !ok {
-			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("%s is required in registry.json", f.name))
+			return d, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("%s is required in registry.json", f.name))
 		}
 		*f.dst = s
 	}
 	if p, ok := raw["path"].(string); ok && p != "" {
 		d.Path = p
 		if last := p[strings.LastIndexByte(p, '/')+1:]; last != d.Name {
-			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("path %q must end with name %q", p, d.Name))
+			return d, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("path %q must end with name %q", p, d.Name))
 		}
 	}
 	return d, nil
@@ -622,10 +607,10 @@ func schemaError(err error) error {
 		for i, v := range se.Violations {
 			parts[i] = v.String()
 		}
-		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+strings.Join(parts, "; "))
+		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+strings.Join(parts, "; "))
 	}
 	if errors.Is(err, registry.ErrInvalidJSON) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, "document is not valid JSON")
+		return newAPIError(wire.CodeUploadFailed, "document is not valid JSON")
 	}
 	return internalError(err)
 }
@@ -637,10 +622,10 @@ func (h *Handler) postPreset(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
 	if who.sum == nil {
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized, "Authentication required: publishing presets needs the admin token.")
+		return newAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
 	}
 	if !who.admin {
-		return newAPIError(http.StatusForbidden, codeInsufficientPerms, "Publishing presets requires the admin token")
+		return newAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
 	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
@@ -654,26 +639,26 @@ func (h *Handler) postPreset(c echo.Context) error {
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
+			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
 		}
-		return &apiError{status: http.StatusBadRequest, code: codeUploadFailed, msg: "Could not read the request body", cause: err}
+		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
 	}
 	if err := registry.ValidatePresetJSON(data); err != nil {
 		if errors.Is(err, registry.ErrInvalidJSON) {
-			return newAPIError(http.StatusBadRequest, codeUploadFailed, "preset.json is not valid JSON")
+			return newAPIError(wire.CodeUploadFailed, "preset.json is not valid JSON")
 		}
 		return schemaError(err)
 	}
 	p, err := registry.ParsePreset(data)
 	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+err.Error())
 	}
 	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
+		return newAPIError(wire.CodeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(http.StatusConflict, codeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
+		return newAPIError(wire.CodeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
 	}
 	if err != nil {
 		return internalError(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -41,7 +42,6 @@ type errorReport struct {
 // Codes of errors that did not come from a server's error body.
 const (
 	codeNetwork       = "NETWORK_ERROR"
-	codeRateLimited   = "RATE_LIMIT_EXCEEDED"
 	codeTimeout       = "TIMEOUT"
 	codeAborted       = "ABORTED"
 	codeUsage         = "USAGE"
@@ -130,7 +130,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var ncd *registryclient.NotCachedError
 	switch {
 	case errors.As(err, &rl):
-		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
+		st := wire.CodeRateLimitExceeded.Status()
+		r := errorReport{Code: string(wire.CodeRateLimitExceeded), Status: st, headline: fmt.Sprintf("%d %s", st, http.StatusText(st))}
 		what := describe(rl.Err)
 		if rl.RetryAfter > 0 {
 			r.detail = fmt.Sprintf("Rate limited while fetching %s; try again in %s.", what, rl.RetryAfter)
