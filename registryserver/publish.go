@@ -399,16 +399,8 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Whatever happened (a failed publish may have committed, then rolled
 	// back), reads see the storage as it is now.
 	h.rcache.invalidate()
-	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(wire.CodeVersionExists,
-			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
-	}
-	if errors.Is(err, publish.ErrClaimLost) {
-		return &apiError{code: wire.CodePublishInterrupted, cause: err,
-			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
-	}
 	if err != nil {
-		return internalError(err)
+		return publishError(err, v)
 	}
 	h.log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
 		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
@@ -419,6 +411,19 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
+}
+
+// publishError maps an error of [publish.Store.Publish] of v.
+func publishError(err error, v publish.Version) *apiError {
+	switch {
+	case errors.Is(err, publish.ErrVersionExists):
+		return newAPIError(wire.CodeVersionExists,
+			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
+	case errors.Is(err, publish.ErrClaimLost):
+		return &apiError{code: wire.CodePublishInterrupted, cause: err,
+			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
+	}
+	return internalError(err)
 }
 
 // upload is a received archive in a temporary file.
