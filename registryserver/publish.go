@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,10 +20,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/scratch"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -36,7 +35,6 @@ const (
 	uploadSuccessMessage     = "Registry uploaded successfully"
 	presetSuccessMessage     = "Preset published successfully"
 	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
-	maxPresetSize            = 1 << 20
 	maxChecksumField         = 1 << 10
 	defaultWebhookDrainBound = 10 * time.Second
 )
@@ -67,7 +65,7 @@ type UploadLimits struct {
 // DefaultUploadLimits returns the limits of DESIGN.md section 3.3.
 func DefaultUploadLimits() UploadLimits {
 	return UploadLimits{
-		MaxUploadSize:   100 << 20,
+		MaxUploadSize:   pkgarchive.DefaultMaxUpload,
 		MaxUnpackedSize: pkgarchive.DefaultMaxUnpacked,
 		MaxEntries:      pkgarchive.DefaultMaxEntries,
 		MaxPathLength:   pkgarchive.DefaultMaxPathLen,
@@ -306,26 +304,14 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	ctx := req.Context()
 
-	// The archive: structure and limits.
+	// The archive: structure and limits, then what registry.json says.
 	ix, err := up.scan(lim)
 	if err != nil {
-		if errors.Is(err, pkgarchive.ErrInvalidArchive) {
-			return newAPIError(wire.CodeInvalidArchive, "Uploaded file is not a valid tar.gz archive: "+err.Error())
-		}
-		return internalError(err)
+		return refusal(pkgarchive.ArchiveRefusal(err))
 	}
-	if ix.Manifest == nil {
-		for _, u := range ix.Unsafe {
-			if u.Name == pkgarchive.ManifestName {
-				return newAPIError(wire.CodeUnsafeFile, "registry.json must be a regular file, not a "+u.Kind)
-			}
-		}
-		return newAPIError(wire.CodeUploadFailed,
-			"registry.json not found in package (it must be at the archive root: pack from inside the registry directory)")
-	}
-	head, aerr := manifestHead(ix.Manifest)
-	if aerr != nil {
-		return aerr
+	head, err := ix.Head()
+	if err != nil {
+		return refusal(err)
 	}
 
 	// Who may publish there. A caller who may not read the namespace gets
@@ -351,41 +337,12 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		mark = g.Mark
 	}
 
-	// What it contains.
-	if err := registry.ValidateManifestJSON(ix.Manifest); err != nil {
-		return schemaError(err)
-	}
-	m, err := registry.ParseManifest(ix.Manifest)
+	// What it contains: the checks jig publish runs before uploading.
+	contents, err := ix.Check()
 	if err != nil {
-		return newAPIError(wire.CodeUploadFailed, err.Error())
+		return refusal(err)
 	}
-	segs, err := m.StorageSegments()
-	if err != nil {
-		return newAPIError(wire.CodeUploadFailed, err.Error())
-	}
-	declared := map[string]bool{}
-	for _, p := range m.FilePaths() {
-		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == pkgarchive.ManifestName {
-			return newAPIError(wire.CodeFileNotFound,
-				"File referenced in registry.json is missing or not a regular file: "+p)
-		}
-		if p == registry.DigestIndexFile {
-			return newAPIError(wire.CodeUnsafeFile,
-				"Package declares "+p+", a name jig-server reserves for the version's digest index; rename the file")
-		}
-		declared[p] = true
-	}
-	if len(ix.Unsafe) > 0 {
-		u := ix.Unsafe[0]
-		return newAPIError(wire.CodeUnsafeFile,
-			fmt.Sprintf("Package contains an unsafe file (%s): %s. Only regular files and directories are allowed.", u.Kind, u.Name))
-	}
-	for _, name := range ix.Names() {
-		if name != pkgarchive.ManifestName && !declared[name] {
-			return newAPIError(wire.CodeUndeclaredFile,
-				"Package contains a file not declared in registry.json: "+name)
-		}
-	}
+	m, segs, declared := contents.Manifest, contents.Segments, contents.Declared
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
@@ -559,63 +516,14 @@ func bodyError(err error, lim UploadLimits) error {
 }
 
 func tooLarge(lim UploadLimits) error {
-	return newAPIError(wire.CodePayloadTooLarge,
-		fmt.Sprintf("Upload exceeds the limit of %d MiB", lim.MaxUploadSize>>20))
+	return refusal(pkgarchive.TooLarge(lim.MaxUploadSize))
 }
 
-// manifestHeadDoc is what the reference checks before authorization.
-type manifestHeadDoc struct {
-	Namespace string
-	Name      string
-	Version   string
-	Path      string
-}
-
-// manifestHead decodes registry.json far enough to authorize the upload:
-// namespace, name and version must be non-empty strings and an explicit
-// path must end with the name (REFERENCE.md 2.4 step 6, UPLOAD_FAILED).
-func manifestHead(data []byte) (manifestHeadDoc, *apiError) {
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return manifestHeadDoc{}, newAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
-	}
-	str := func(k string) (string, bool) {
-		s, ok := raw[k].(string)
-		return s, ok && s != ""
-	}
-	var d manifestHeadDoc
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"namespace", &d.Namespace}, {"name", &d.Name}, {"version", &d.Version}} {
-		s, ok := str(f.name)
-		if !ok {
-			return d, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("%s is required in registry.json", f.name))
-		}
-		*f.dst = s
-	}
-	if p, ok := raw["path"].(string); ok && p != "" {
-		d.Path = p
-		if last := p[strings.LastIndexByte(p, '/')+1:]; last != d.Name {
-			return d, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("path %q must end with name %q", p, d.Name))
-		}
-	}
-	return d, nil
-}
-
-// schemaError maps a validation failure to 400 SCHEMA_VALIDATION_FAILED
-// with every violation in the message.
-func schemaError(err error) error {
-	var se *registry.SchemaError
-	if errors.As(err, &se) {
-		parts := make([]string, len(se.Violations))
-		for i, v := range se.Violations {
-			parts[i] = v.String()
-		}
-		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+strings.Join(parts, "; "))
-	}
-	if errors.Is(err, registry.ErrInvalidJSON) {
-		return newAPIError(wire.CodeUploadFailed, "document is not valid JSON")
+// refusal sends a package's [*pkgarchive.Refusal] as its wire error;
+// any other error is a 500.
+func refusal(err error) error {
+	if r, ok := errors.AsType[*pkgarchive.Refusal](err); ok {
+		return &apiError{code: r.Code, msg: r.Message, cause: r.Unwrap()}
 	}
 	return internalError(err)
 }
@@ -637,14 +545,14 @@ func (h *Handler) postPreset(c echo.Context) error {
 		return err
 	}
 	defer release()
-	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, pkgarchive.MaxPresetSize))
 	if err != nil {
 		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
 			return uploadTimeout(ute)
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
+			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", pkgarchive.MaxPresetSize>>10))
 		}
 		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
 	}
@@ -652,7 +560,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 		if errors.Is(err, registry.ErrInvalidJSON) {
 			return newAPIError(wire.CodeUploadFailed, "preset.json is not valid JSON")
 		}
-		return schemaError(err)
+		return refusal(pkgarchive.SchemaRefusal(err))
 	}
 	p, err := registry.ParsePreset(data)
 	if err != nil {

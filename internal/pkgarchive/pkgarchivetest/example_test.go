@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
 
 func ExampleBuild() {

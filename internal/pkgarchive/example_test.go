@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/pkgarchive"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
 
 func ExampleScan() {

@@ -16,12 +16,16 @@ import (
 // ManifestName is the name of the manifest at the archive root.
 const ManifestName = layout.ManifestFile
 
-// Default limits, as DESIGN.md section 3.3 sets them for uploads.
+// Default limits, as DESIGN.md section 3.3 sets them for uploads. They
+// are jig-server's defaults and what jig publish checks before uploading.
 const (
+	DefaultMaxUpload       = 100 << 20 // 100 MiB of archive
 	DefaultMaxUnpacked     = 100 << 20 // 100 MiB of file content
 	DefaultMaxEntries      = 10000
 	DefaultMaxPathLen      = 512
 	DefaultMaxManifestSize = 1 << 20 // 1 MiB
+	// MaxPresetSize is the largest preset.json published (POST /presets).
+	MaxPresetSize = 1 << 20
 )
 
 var (
@@ -36,6 +40,10 @@ var (
 
 // Limits bound what a reader accepts. A zero field means its default.
 type Limits struct {
+	// MaxUpload is the largest archive in bytes, as uploaded
+	// (DefaultMaxUpload). The readers do not use it: the archive is
+	// measured while it is received.
+	MaxUpload int64
 	// MaxUnpacked is the most bytes of file content in total
 	// (DefaultMaxUnpacked).
 	MaxUnpacked int64
@@ -52,6 +60,9 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
+	if l.MaxUpload <= 0 {
+		l.MaxUpload = DefaultMaxUpload
+	}
 	if l.MaxUnpacked <= 0 {
 		l.MaxUnpacked = DefaultMaxUnpacked
 	}

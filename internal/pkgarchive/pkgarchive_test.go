@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/pkgarchive"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
 
 const manifest = `{"name":"x"}`

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/pkgarchive"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
 
 // BenchmarkScan reads a package of 100 files of 10 KiB each.
