@@ -126,9 +126,9 @@ func openPreset(file string) (*Package, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	defer f.Close()
-	data, err := pkgarchive.ReadCapped(f, file, pkgarchive.MaxPresetSize)
+	data, err := pkgarchive.ReadPreset(f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, file, err)
 	}
 	if err := registry.ValidatePresetJSON(data); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, file, err)

@@ -21,7 +21,6 @@ import (
 
 	"github.com/jigkit/jig/internal/pkgarchive"
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
-	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
@@ -49,24 +48,6 @@ func pubServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// writeRegistry creates a registry directory with two declared files, one
-// undeclared file, and returns its path.
-func writeRegistry(t *testing.T, version string) string {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"registry.json": `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"` + version + `","priority":4,
-		  "files":[{"target":"src/button.ts","type":"registry:lib","path":"templates/button.ts"},
-		           {"target":".gitignore","type":"registry:config","path":"./templates/gitignore"}]}`,
-		"templates/button.ts": "export const button = 1;\n",
-		"templates/gitignore": "dist\n",
-		"NOTES.md":            "not declared, not packed\n",
-		".DS_Store":           "junk",
-	}
-	testenv.WriteFiles(t, dir, files)
-	return dir
-}
-
 func TestPublish(t *testing.T) {
 	t.Parallel()
 	srv := pubServer(t)
@@ -75,7 +56,7 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pub.Publish(ctx, writeRegistry(t, "1.0.0"))
+	res, err := pub.Publish(ctx, pt.WriteRegistry(t, "1.0.0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +76,7 @@ func TestPublish(t *testing.T) {
 
 	// A tarball is sent as it is.
 	var buf bytes.Buffer
-	if _, _, err := pkgarchive.Pack(&buf, writeRegistry(t, "1.1.0")); err != nil {
+	if _, _, err := pkgarchive.Pack(&buf, pt.WriteRegistry(t, "1.1.0")); err != nil {
 		t.Fatal(err)
 	}
 	tgz := filepath.Join(t.TempDir(), "ui-kit-1.1.0.tar.gz")
@@ -113,12 +94,12 @@ func TestPublish(t *testing.T) {
 		t.Errorf("republish: got %v, want 409 VERSION_EXISTS for @acme/features/ui-kit@1.1.0", err)
 	}
 	reader, _ := registryclient.New(srv.URL, registryclient.WithToken(pubReadTok))
-	_, err = reader.Publish(ctx, writeRegistry(t, "2.0.0"))
+	_, err = reader.Publish(ctx, pt.WriteRegistry(t, "2.0.0"))
 	if !errors.As(err, &se) || se.Code != "INSUFFICIENT_PERMISSIONS" || !errors.Is(err, registryclient.ErrForbidden) {
 		t.Errorf("read-only token: got %v, want 403 INSUFFICIENT_PERMISSIONS", err)
 	}
 	anon, _ := registryclient.New(srv.URL)
-	_, err = anon.Publish(ctx, writeRegistry(t, "2.0.0"))
+	_, err = anon.Publish(ctx, pt.WriteRegistry(t, "2.0.0"))
 	if !errors.As(err, &se) || se.Code != "UNAUTHORIZED" {
 		t.Errorf("no token: got %v, want 401 UNAUTHORIZED", err)
 	}

@@ -552,7 +552,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", pkgarchive.MaxPresetSize>>10))
+			return refusal(pkgarchive.PresetTooLarge())
 		}
 		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
 	}

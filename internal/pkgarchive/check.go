@@ -36,6 +36,12 @@ func TooLarge(limit int64) *Refusal {
 	return refuse(wire.CodePayloadTooLarge, "Upload exceeds the limit of %d MiB", limit>>20)
 }
 
+// PresetTooLarge is the refusal of a preset.json of more than
+// [MaxPresetSize] bytes.
+func PresetTooLarge() *Refusal {
+	return refuse(wire.CodePayloadTooLarge, "preset.json exceeds %d KiB", MaxPresetSize>>10)
+}
+
 // ArchiveRefusal turns an error of [Scan] or [Walk] about the archive (one
 // wrapping [ErrInvalidArchive]) into its INVALID_ARCHIVE refusal; any
 // other error is returned as it is.

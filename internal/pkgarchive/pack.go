@@ -40,7 +40,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	defer root.Close()
-	raw, err := readRootFile(root, ManifestName, DefaultMaxManifestSize)
+	raw, err := readManifest(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
@@ -75,8 +75,8 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 		files = append(files, p)
 	}
 	if total > DefaultMaxUnpacked {
-		return nil, nil, fmt.Errorf("%w: the declared files add up to %s, over the server's limit of %s",
-			ErrInvalidPackage, sizeText(total), sizeText(DefaultMaxUnpacked))
+		return nil, nil, fmt.Errorf("%w: the declared files add up to %d bytes, over the server's limit of %d MiB",
+			ErrInvalidPackage, total, DefaultMaxUnpacked>>20)
 	}
 
 	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
@@ -129,35 +129,29 @@ func packFile(tw *tar.Writer, root *os.Root, p string) error {
 	return nil
 }
 
-// ReadCapped reads r to the end, refusing content larger than max bytes;
-// name is what the error calls it.
-func ReadCapped(r io.Reader, name string, max int64) ([]byte, error) {
+// ReadPreset reads a preset.json document; one of more than
+// [MaxPresetSize] bytes is refused as jig-server refuses it.
+func ReadPreset(r io.Reader) ([]byte, error) {
+	return readCapped(r, MaxPresetSize, PresetTooLarge())
+}
+
+// readCapped reads r to the end; more than max bytes is the error tooLarge.
+func readCapped(r io.Reader, max int64, tooLarge error) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %s", name, sizeText(max))
+		return nil, tooLarge
 	}
 	return data, nil
 }
 
-func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := root.Open(name)
+func readManifest(root *os.Root) ([]byte, error) {
+	f, err := root.Open(ManifestName)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadCapped(f, name, max)
-}
-
-// sizeText writes n bytes in the largest unit that divides it.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return readCapped(f, DefaultMaxManifestSize, fmt.Errorf("registry.json is larger than %d bytes", DefaultMaxManifestSize))
 }

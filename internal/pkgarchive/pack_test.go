@@ -12,25 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
-	"github.com/jigkit/jig/internal/testenv"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
-
-// writeRegistry creates a registry directory with two declared files and
-// two undeclared ones, and returns its path.
-func writeRegistry(t *testing.T, version string) string {
-	t.Helper()
-	dir := t.TempDir()
-	testenv.WriteFiles(t, dir, map[string]string{
-		"registry.json": `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"` + version + `","priority":4,
-		  "files":[{"target":"src/button.ts","type":"registry:lib","path":"templates/button.ts"},
-		           {"target":".gitignore","type":"registry:config","path":"./templates/gitignore"}]}`,
-		"templates/button.ts": "export const button = 1;\n",
-		"templates/gitignore": "dist\n",
-		"NOTES.md":            "not declared, not packed\n",
-		".DS_Store":           "junk",
-	})
-	return dir
-}
 
 // readBack reads an archive back with Walk: its regular files in archive
 // order, with their content.
@@ -53,7 +36,7 @@ func readBack(t *testing.T, data []byte) ([]string, map[string]string) {
 
 func TestPack(t *testing.T) {
 	t.Parallel()
-	dir := writeRegistry(t, "1.0.0")
+	dir := pt.WriteRegistry(t, "1.0.0")
 	var a, b bytes.Buffer
 	m, files, err := pkgarchive.Pack(&a, dir)
 	if err != nil {
@@ -117,7 +100,7 @@ func TestPackRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeRegistry(t, "1.0.0")
+			dir := pt.WriteRegistry(t, "1.0.0")
 			tt.change(t, dir)
 			_, _, err := pkgarchive.Pack(io.Discard, dir)
 			if !errors.Is(err, pkgarchive.ErrInvalidPackage) || !strings.Contains(err.Error(), tt.errHas) {
