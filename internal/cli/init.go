@@ -11,7 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -49,9 +51,12 @@ func checkProjectName(name string) error {
 // dirHasEntries reports whether dir exists and is not empty. A missing
 // directory is empty; a file where the directory should be is an error.
 func dirHasEntries(dir string) (bool, error) {
-	f, err := os.Open(dir)
+	f, err := safefile.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return false, fmt.Errorf("target %s is not a directory: %w", dir, err)
 	}
 	if err != nil {
 		return false, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/kongexit"
+	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
@@ -139,6 +140,12 @@ const (
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
 )
+
+// StopGrace is how long jig-server may take to stop after SIGTERM or
+// SIGINT before it exits regardless: the drain of in-flight requests
+// (30s), then up to [shutdown.Grace] to close connections, the handler
+// and the storage. A handler blocked in storage does not hold it longer.
+const StopGrace = shutdownTimeout + shutdown.Grace
 
 // Main runs jig-server with args (without the program name) until ctx ends,
 // then shuts down gracefully. It reads .env from the working directory
@@ -354,7 +361,11 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("graceful shutdown: %w", err)
+		// Requests still running after the grace period (a handler
+		// blocked in storage) are cut off: their connections close, and
+		// main does not wait for their goroutines.
+		_ = srv.Close()
+		return fmt.Errorf("graceful shutdown: requests still running after %v were cut off: %w", shutdownTimeout, err)
 	}
 	<-errc // Serve returned http.ErrServerClosed
 	return nil

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -196,7 +197,7 @@ func leftoverTemps(root string, proj *registry.Project) []string {
 	defer r.Close()
 	var out []string
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		f, err := r.Open(filepath.FromSlash(d))
+		f, err := safefile.OpenDirIn(r, filepath.FromSlash(d))
 		if err != nil {
 			continue
 		}
@@ -257,7 +258,7 @@ func checkFile(root, target, want string, conflicted bool) FileCheck {
 // hashFile returns "sha256:<hex>" of a file and, when scan is set, whether
 // it still holds a line starting with a conflict marker.
 func hashFile(path string, scan bool) (string, bool, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.Open(path)
 	if err != nil {
 		return "", false, err
 	}
