@@ -35,8 +35,10 @@ import (
 )
 
 // Grace is how long a command may take to stop cleanly after the first
-// signal before it is abandoned.
-const Grace = 2 * time.Second
+// signal before it is abandoned. A cancelled command stops in
+// milliseconds; the rest of the two seconds a user may expect is left for
+// the exit itself.
+const Grace = time.Second
 
 // StepLimit bounds how long the exit waits for the atomic steps in
 // progress ([Enter]) once the program is abandoned. A step only renames
@@ -61,7 +63,7 @@ func Run(name string, grace time.Duration, stderr io.Writer, fn func(ctx context
 
 // run is [Run] with the signals coming from sigc.
 func run(sigc <-chan os.Signal, name string, grace time.Duration, stderr io.Writer, fn func(ctx context.Context) int) int {
-	g := &guard{}
+	g := &guard{grace: grace}
 	ctx, cancel := context.WithCancelCause(context.WithValue(context.Background(), guardKey{}, g))
 	defer cancel(nil)
 	done := make(chan int, 1)
@@ -83,7 +85,7 @@ func run(sigc <-chan os.Signal, name string, grace time.Duration, stderr io.Writ
 			}
 			first = s
 			cancel(&SignalError{Signal: s})
-			t := time.NewTimer(grace)
+			t := time.NewTimer(g.gracePeriod())
 			defer t.Stop()
 			deadline = t.C
 		case <-deadline:
@@ -138,9 +140,22 @@ func signalName(s os.Signal) string {
 	return s.String()
 }
 
+// SetGrace sets how long the program run by [Run] with ctx may take to
+// stop after the first signal, replacing the grace given to [Run]; a
+// server sets it once its configuration is read. It has no effect once a
+// signal arrived, nor outside [Run].
+func SetGrace(ctx context.Context, d time.Duration) {
+	if g, _ := ctx.Value(guardKey{}).(*guard); g != nil {
+		g.mu.Lock()
+		g.grace = d
+		g.mu.Unlock()
+	}
+}
+
 // guard counts the atomic steps in progress.
 type guard struct {
 	mu       sync.Mutex
+	grace    time.Duration
 	active   int
 	stopping bool
 	idle     chan struct{} // closed when active drops to 0 while stopping
@@ -170,6 +185,12 @@ func Enter(ctx context.Context) (leave func(), err error) {
 	g.active++
 	var once sync.Once
 	return func() { once.Do(g.leave) }, nil
+}
+
+func (g *guard) gracePeriod() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.grace
 }
 
 func (g *guard) leave() {

@@ -183,7 +183,9 @@ func (c *Cache) blobPath(digest string) string {
 
 // Get returns the bytes stored under digest after checking that they hash
 // to it. A missing, unreadable or corrupt entry reports false (a corrupt
-// one is removed).
+// one is removed), and so does one that is not a regular file (a symbolic
+// link, a FIFO): it is opened without following links or blocking, and
+// never read past its size.
 func (c *Cache) Get(digest string) ([]byte, bool) {
 	p := c.blobPath(digest)
 	if p == "" {
@@ -191,9 +193,8 @@ func (c *Cache) Get(digest string) ([]byte, bool) {
 	}
 	b, err := safefile.ReadFileNoFollow(p, maxBlob)
 	if err != nil {
-		if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
-			_ = os.Remove(p) // a link or a special file: never an entry
-		}
+		// A link or a special file is never an entry: a miss, left
+		// alone (a later Put renames over it).
 		return nil, false
 	}
 	if registry.Digest(b) != digest {
