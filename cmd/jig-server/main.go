@@ -12,7 +12,7 @@ import (
 
 func main() {
 	servercli.TuneGC(os.Getenv)
-	os.Exit(shutdown.Run("jig-server", servercli.StopGrace, os.Stderr, func(ctx context.Context) int {
+	os.Exit(shutdown.Run("jig-server", shutdown.Grace, os.Stderr, func(ctx context.Context) int {
 		return servercli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	}))
 }

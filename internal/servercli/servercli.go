@@ -77,7 +77,7 @@ type CLI struct {
 	UploadDir            string        `name:"upload-dir" env:"UPLOAD_DIR" help:"Folder of the uploads being received, owned by jig-server: created with mode 0700, refused if another user owns or may write to it; uploads of jig-server processes that died are removed at start and every --publish-claim-ttl. Default: <STORAGE_ROOT>/.jig/uploads for disk storage, jig-server-uploads-<uid> in the system's temporary folder for S3."`
 	PublishClaimTTL      time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"How long the claim of a publish in progress lives without a heartbeat: a publish interrupted on another host can be retried after this long (at once when the server that died ran on this host). Use the same value on every replica; their clocks must agree to well within it."`
 
-	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"SHUTDOWN_TIMEOUT" default:"30s" help:"On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections are closed and the server exits (143 after SIGTERM, 130 after SIGINT) within about a second more, even when a request is blocked in storage. A second signal exits at once. Keep it below the orchestrator's own grace period (Kubernetes: terminationGracePeriodSeconds, 30s by default)."`
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"SHUTDOWN_TIMEOUT" default:"25s" help:"On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections are closed and the server exits (143 after SIGTERM, 130 after SIGINT) within about a second more, even when a request is blocked in storage (plus up to 10s for queued webhooks). A second signal exits at once. Keep it a few seconds below the time the service manager waits before it kills the server (Kubernetes: terminationGracePeriodSeconds, 30s by default)."`
 
 	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
@@ -146,16 +146,7 @@ const (
 	// webhookDrainTimeout bounds the delivery of queued webhooks at
 	// shutdown, after the requests drained.
 	webhookDrainTimeout = 10 * time.Second
-	// defaultShutdownTimeout is --shutdown-timeout's default.
-	defaultShutdownTimeout = 30 * time.Second
 )
-
-// StopGrace is how long jig-server may take to stop after SIGTERM or
-// SIGINT before it exits regardless, until its flags are read: then it is
-// --shutdown-timeout plus [shutdown.Grace] to close connections, the
-// handler and the storage. A handler blocked in storage does not hold it
-// longer.
-const StopGrace = defaultShutdownTimeout + shutdown.Grace
 
 // Main runs jig-server with args (without the program name) until ctx ends,
 // then shuts down gracefully. It reads .env from the working directory
@@ -180,7 +171,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		fmt.Fprintf(stderr, "jig-server: %v\nRun 'jig-server --help' for usage.\n", err)
 		return ExitError
 	}
-	shutdown.SetGrace(ctx, cli.ShutdownTimeout+shutdown.Grace)
 	log, err := newLogger(&cli, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
@@ -289,8 +279,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			return err
 		}
 		opts = append(opts, registryserver.WithWebhooks(hooks), registryserver.WithWebhookDrainTimeout(webhookDrainTimeout))
-		// The queued deliveries are sent after the requests drained.
-		shutdown.SetGrace(ctx, c.ShutdownTimeout+webhookDrainTimeout+shutdown.Grace)
 	}
 	h, err := registryserver.New(opts...)
 	if err != nil {
@@ -355,6 +343,14 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()),
 		zap.String("scheme", scheme))
 
+	// Until now a signal stops the server within [shutdown.Grace]; from
+	// now on requests in flight are drained first (and then the queued
+	// webhooks), and a handler blocked in storage is cut off after that.
+	grace := c.ShutdownTimeout + shutdown.Grace
+	if c.WebhookConfigPath != "" {
+		grace += webhookDrainTimeout
+	}
+	shutdown.SetGrace(ctx, grace)
 	errc := make(chan error, 1)
 	go func() {
 		if certs != nil {
