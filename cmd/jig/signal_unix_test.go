@@ -414,6 +414,23 @@ func TestSignalEndsServer(t *testing.T) {
 				t.Errorf("got exit code %d, want %d\noutput:\n%s", got, 128+int(sig), p.output())
 			}
 		})
+		t.Run("S3 that never answers/"+sigName(sig), func(t *testing.T) {
+			t.Parallel()
+			s3URL, ready := hangingServer(t)
+			dir := t.TempDir()
+			p := startProc(t, dir, []string{
+				"PORT=0", "HOST=127.0.0.1", "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + dir,
+				"STORAGE_BACKEND=s3", "S3_ENDPOINT=" + s3URL, "S3_BUCKET=jig", "S3_REGION=us-east-1",
+				"S3_ACCESS_KEY_ID=test", "S3_SECRET_ACCESS_KEY=test-secret", "UPLOAD_DIR=" + filepath.Join(dir, "uploads"),
+			}, nil, "jig-server")
+			if !p.waitBlocked(t, ready) {
+				t.Fatalf("jig-server ended before asking the storage\noutput:\n%s", p.output())
+			}
+			p.stop(t, sig, stopBound)
+			if got := p.code(); got != 128+int(sig) {
+				t.Errorf("got exit code %d, want %d\noutput:\n%s", got, 128+int(sig), p.output())
+			}
+		})
 		t.Run("stalled upload/"+sigName(sig), func(t *testing.T) {
 			t.Parallel()
 			const drain = time.Second
