@@ -20,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/kongexit"
+	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
@@ -76,6 +77,8 @@ type CLI struct {
 	UploadDir            string        `name:"upload-dir" env:"UPLOAD_DIR" help:"Folder of the uploads being received, owned by jig-server: created with mode 0700, refused if another user owns or may write to it; uploads of jig-server processes that died are removed at start and every --publish-claim-ttl. Default: <STORAGE_ROOT>/.jig/uploads for disk storage, jig-server-uploads-<uid> in the system's temporary folder for S3."`
 	PublishClaimTTL      time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"How long the claim of a publish in progress lives without a heartbeat: a publish interrupted on another host can be retried after this long (at once when the server that died ran on this host). Use the same value on every replica; their clocks must agree to well within it."`
 
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"SHUTDOWN_TIMEOUT" default:"25s" help:"On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections are closed and the server exits (143 after SIGTERM, 130 after SIGINT) within about a second more, even when a request is blocked in storage (plus up to 10s for queued webhooks). A second signal exits at once. Keep it a few seconds below the time the service manager waits before it kills the server (Kubernetes: terminationGracePeriodSeconds, 30s by default)."`
+
 	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
 
@@ -89,6 +92,9 @@ func (c *CLI) Validate() error {
 	}
 	if c.MaxConcurrentUploads <= 0 {
 		return fmt.Errorf("--max-concurrent-uploads/MAX_CONCURRENT_UPLOADS %d must be positive, such as 16", c.MaxConcurrentUploads)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %v must be positive, such as 30s", c.ShutdownTimeout)
 	}
 	if c.PublishClaimTTL < time.Second {
 		return fmt.Errorf("--publish-claim-ttl/PUBLISH_CLAIM_TTL %v is too short; use at least 1s, such as 30s", c.PublishClaimTTL)
@@ -137,7 +143,9 @@ const (
 	writeTimeout      = 10 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 64 << 10
-	shutdownTimeout   = 30 * time.Second
+	// webhookDrainTimeout bounds the delivery of queued webhooks at
+	// shutdown, after the requests drained.
+	webhookDrainTimeout = 10 * time.Second
 )
 
 // Main runs jig-server with args (without the program name) until ctx ends,
@@ -264,7 +272,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		if err != nil {
 			return err
 		}
-		opts = append(opts, registryserver.WithWebhooks(hooks))
+		opts = append(opts, registryserver.WithWebhooks(hooks), registryserver.WithWebhookDrainTimeout(webhookDrainTimeout))
 	}
 	h, err := registryserver.New(opts...)
 	if err != nil {
@@ -329,6 +337,14 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()),
 		zap.String("scheme", scheme))
 
+	// Until now a signal stops the server within [shutdown.Grace]; from
+	// now on requests in flight are drained first (and then the queued
+	// webhooks), and a handler blocked in storage is cut off after that.
+	grace := c.ShutdownTimeout + shutdown.Grace
+	if c.WebhookConfigPath != "" {
+		grace += webhookDrainTimeout
+	}
+	shutdown.SetGrace(ctx, grace)
 	errc := make(chan error, 1)
 	go func() {
 		if certs != nil {
@@ -345,10 +361,14 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	case <-ctx.Done():
 	}
 	log.Info("Shutting down")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("graceful shutdown: %w", err)
+		// Requests still running after the grace period (a handler
+		// blocked in storage) are cut off: their connections close, and
+		// main does not wait for their goroutines.
+		_ = srv.Close()
+		return fmt.Errorf("graceful shutdown: requests still running after %v were cut off: %w", c.ShutdownTimeout, err)
 	}
 	<-errc // Serve returned http.ErrServerClosed
 	return nil

@@ -118,7 +118,7 @@ func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.I
 	}
 	f, ok, err := s.fast.open(s.root, key, oRDONLY)
 	if !ok {
-		f, err = s.root.Open(filepath.FromSlash(key))
+		f, err = s.root.OpenFile(filepath.FromSlash(key), oRDONLY, 0)
 	}
 	if err != nil {
 		return nil, storage.Info{}, s.mapErr("get", key, err)
