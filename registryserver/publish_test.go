@@ -226,6 +226,8 @@ func TestPublishErrors(t *testing.T) {
 		{"expired token", pubExpired, form{archive: pkg(good)}, 401, "TOKEN_EXPIRED", ""},
 		{"schema violation", pubPublish, form{archive: pkg(`{"name":"ui-kit","namespace":"@gated","type":"registry:widget","version":"1.0","files":[]}`)}, 400, "SCHEMA_VALIDATION_FAILED", "/version"},
 		{"target in .git", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":".Git./hooks/pre-commit"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "/files/0/target"},
+		{"target with a bidi override", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":"src/invoice\u202etxt.exe"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "U+202E"},
+		{"target with terminal escapes", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":"wrote ok\u001b[2K\rfake.txt"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "U+001B"},
 		{"missing declared file", pubPublish, form{archive: pt.Build(0, pt.File("registry.json", good))}, 400, "FILE_NOT_FOUND", "templates/a.txt"},
 		{"declared file is a symlink", pubPublish, form{archive: pt.Build(0, pt.File("registry.json", good), pt.Entry{Name: "templates/a.txt", Type: tar.TypeSymlink, Link: "/etc/passwd"})}, 400, "FILE_NOT_FOUND", "templates/a.txt"},
 		{"symlink", pubPublish, form{archive: pkg(good, pt.Entry{Name: "templates/link", Type: tar.TypeSymlink, Link: "../../secret"})}, 400, "UNSAFE_FILE", "symbolic link"},

@@ -286,6 +286,7 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
+	out := showControls(buf.Bytes())
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages depend on the cookie: never stored for a signed-in visitor,
@@ -298,8 +299,37 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 	h.Set("Vary", "Cookie")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(out)
 	}
+}
+
+// hiddenControl reports whether r is a character that would change how a
+// page reads without being seen ([registry.DeceptiveRune]): a bidi
+// override that reverses a file name, an escape sequence. Tabs and line
+// breaks are the page's own.
+func hiddenControl(r rune) bool {
+	return r != '\t' && r != '\n' && r != '\r' && registry.DeceptiveRune(r)
+}
+
+// showControls replaces every hidden control of a rendered page with its
+// code point in brackets ("[U+202E]"), so a description, tag, target or
+// file that carries one shows it rather than obeys it. Templates escape
+// HTML but leave these alone; URLs in attributes are already
+// percent-encoded.
+func showControls(page []byte) []byte {
+	i := bytes.IndexFunc(page, hiddenControl)
+	if i < 0 {
+		return page
+	}
+	out := make([]byte, 0, len(page)+32)
+	for i >= 0 {
+		out = append(out, page[:i]...)
+		r, n := utf8.DecodeRune(page[i:])
+		out = fmt.Appendf(out, "[%U]", r)
+		page = page[i+n:]
+		i = bytes.IndexFunc(page, hiddenControl)
+	}
+	return append(out, page...)
 }
 
 // notFound is the one answer for anything absent or not readable.
