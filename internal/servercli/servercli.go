@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -114,12 +113,9 @@ func (c *CLI) Validate() error {
 // defaultNamespace returns --default-namespace with its "@" ("rack" and
 // "@rack" both give "@rack"), or "" when it is not set.
 func (c *CLI) defaultNamespace() (string, error) {
-	ns := strings.TrimSpace(c.DefaultNamespace)
+	ns := registry.NormalizeNamespace(c.DefaultNamespace)
 	if ns == "" {
 		return "", nil
-	}
-	if !strings.HasPrefix(ns, "@") {
-		ns = "@" + ns
 	}
 	if !registry.ValidDefaultNamespace(ns) {
 		return "", fmt.Errorf("--default-namespace/DEFAULT_NAMESPACE %q is not a namespace other than %s; use lowercase letters, digits, - or _, e.g. --default-namespace rack", c.DefaultNamespace, registry.PresetNamespace)
