@@ -187,7 +187,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	}
 	// A namespace declared in auth.json exists even while it holds
 	// nothing: the caller may read it, so it lists no registries.
-	if !found && (h.auth == nil || !h.auth.Declared(ns)) {
+	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)

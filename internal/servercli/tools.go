@@ -131,7 +131,8 @@ type tokenNewCmd struct {
 // Help is shown by "jig-server token new --help".
 func (c *tokenNewCmd) Help() string {
 	return `The token is printed once; auth.json keeps only its SHA-256 ("tokenSha256").
-Add the printed entry to the namespace's list in auth.json, then restart jig-server.
+Add the printed entry to the namespace's list in auth.json; jig-server takes it within
+--config-reload-interval, or at once on SIGHUP (systemctl reload jig-server).
 
 Examples:
   jig-server token new --namespace @team

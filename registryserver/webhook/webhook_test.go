@@ -50,6 +50,9 @@ func TestParse(t *testing.T) {
 		{name: "relative url", doc: `{"webhooks":[{"url":"/hook","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: "absolute"},
 		{name: "ftp url", doc: `{"webhooks":[{"url":"ftp://x/` + secret + `","secret":"k","events":[],"enabled":true}]}`, errHas: "http"},
 		{name: "entry not object", doc: `{"webhooks":["http://x"]}`, errHas: "webhooks[0]"},
+		{name: "duplicate url", doc: `{"webhooks":[{"url":"http://x","url":"http://evil","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: `the key "url" appears twice in /webhooks/0`},
+		{name: "duplicate top-level key", doc: `{"webhooks":[],"webhooks":[{"url":"http://x","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: `the key "webhooks" appears twice at the top level`},
+		{name: "duplicate key differing in case", doc: `{"webhooks":[{"url":"http://x","secret":"` + secret + `","events":[],"enabled":false,"Enabled":true}]}`, errHas: `"Enabled" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
