@@ -112,16 +112,16 @@ func (l UploadLimits) archive() pkgarchive.Limits {
 
 // publishOptions are the options of the publishing routes.
 type publishOptions struct {
-	limits       UploadLimits
-	hooks        []webhook.Hook
-	hookOpts     []webhook.Option
-	hooksSet     bool
-	webhookDrain time.Duration
-	tempDir      string
+	limits        UploadLimits
+	hooks         []webhook.Hook
+	hookOpts      []webhook.Option
+	hooksSet      bool
+	webhookDrain  time.Duration
+	tempDir       string
 	idleTimeout   time.Duration
 	uploadTimeout time.Duration
 	maxUploads    int
-	claimTTL     time.Duration
+	claimTTL      time.Duration
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -256,10 +256,10 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		limits: o.limits.withDefaults(),
 		store: publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now),
 			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
-		scratch:     sd,
+		scratch:       sd,
 		idleTimeout:   idle,
 		uploadTimeout: total,
-		slots:       make(chan struct{}, maxUploads),
+		slots:         make(chan struct{}, maxUploads),
 	}
 	h.closers = append(h.closers, sd.Close)
 	// Uploads of processes that died go at once: they are local files,
