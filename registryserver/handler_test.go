@@ -531,9 +531,16 @@ func TestGatedNamesNotLogged(t *testing.T) {
 		t.Run(level.String(), func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(level)
-			h := newHandler(t, registryserver.WithLogger(zap.New(core)))
-			for _, p := range []string{"/namespaces", "/registries/@gated/secret/thing", "/namespaces/@gated/registries", "/registries/@undeclared/x"} {
+			h := newHandler(t, registryserver.WithLogger(zap.New(core)), registryserver.WithWebCatalog("/catalog/"))
+			for _, p := range []string{"/namespaces", "/registries/@gated/secret/thing", "/namespaces/@gated/registries", "/registries/@undeclared/x",
+				"/registries/%40gated/secret/thing", "/registries/@gated", "/search?q=x&namespace=%40gated",
+				// The web catalog follows the same rule (issue 30 item 27).
+				"/catalog/-/r/@gated/secret/thing", "/catalog/-/r/@gated/secret/thing/1.0.0/files/templates/.gitignore",
+				"/catalog/-/r/%40gated/secret/thing", "/catalog/-/search?namespace=@gated"} {
 				do(h, "GET", p, bearer("wrong"))
+			}
+			if got := logs.FilterMessage("request completed").Len(); got != 11 {
+				t.Errorf("got %d request lines, want 11", got)
 			}
 			for _, e := range logs.All() {
 				if e.Level < zap.WarnLevel && strings.Contains(fmt.Sprint(e.Message, e.ContextMap()), "@gated") {

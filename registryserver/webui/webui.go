@@ -230,12 +230,29 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in"})
 	case strings.HasPrefix(rest, "-/static/"):
 		u.serveStatic(w, r, strings.TrimPrefix(rest, "-/static/"))
-	case strings.HasPrefix(rest, "-/r/"):
-		u.registryPage(w, r, strings.TrimPrefix(rest, "-/r/"))
+	case strings.HasPrefix(rest, registryPages):
+		u.registryPage(w, r, strings.TrimPrefix(rest, registryPages))
 	default:
 		u.notFound(w, r)
 	}
 }
+
+// Serves reports whether path is one of the catalog's pages (see
+// [UI.Routes]).
+func (u *UI) Serves(path string) bool {
+	return path+"/" == u.base || strings.HasPrefix(path, u.base) && (path == u.base || strings.HasPrefix(path, u.base+"-/"))
+}
+
+// RegistryPagePrefix is the path prefix of registry pages, followed by
+// the namespace: base + "-/r/".
+func (u *UI) RegistryPagePrefix() string { return u.base + registryPages }
+
+// RequestToken returns the token of the visitor signed in with r's
+// cookie, or "" when there is none.
+func RequestToken(r *http.Request) string { return token(r) }
+
+// registryPages is where registry pages live under the base path.
+const registryPages = "-/r/"
 
 // token returns the signed-in visitor's token from the cookie, or "".
 func token(r *http.Request) string {
@@ -510,7 +527,7 @@ func allFiles(m *registry.Manifest) []registry.File {
 }
 
 func (u *UI) registryURL(ns, p, version string) string {
-	s := u.base + "-/r/" + ns + "/" + p
+	s := u.base + registryPages + ns + "/" + p
 	if version != "" {
 		s += "/" + version
 	}
