@@ -94,12 +94,21 @@ func (s *serverProc) waitFor(t *testing.T, what string, cond func() bool) {
 			if cond() {
 				return
 			}
-			t.Fatalf("jig-server exited (%v) while waiting for %s; output:\n%s", s.cmd.ProcessState, what, s.logs)
+			t.Fatalf("jig-server exited (%v) while waiting for %s; output:\n%s", s.cmd.ProcessState, what, s.tail())
 		case <-deadline:
-			t.Fatalf("gave up waiting for %s; output:\n%s", what, s.logs)
+			t.Fatalf("gave up waiting for %s; output:\n%s", what, s.tail())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// tail is the end of the server's output, for failure messages.
+func (s *serverProc) tail() string {
+	out := s.logs.String()
+	if len(out) > 4000 {
+		out = "…" + out[len(out)-4000:]
+	}
+	return out
 }
 
 // status GETs path with token and returns the status (0 when the request
@@ -358,5 +367,72 @@ func TestBogusTokensDoNotStarveUploads(t *testing.T) {
 	jig("config", "set", "@team", "--url", s.url, "--token", "publish-token")
 	if out := jig("publish", pkg); !strings.Contains(out, "Published @team/tools/greeter@1.0.0") {
 		t.Errorf("jig publish: got\n%s", out)
+	}
+}
+
+// TestServerReadsStorageAsIs runs the built jig-server over a storage
+// written for the reference (issue 30 item 14): GET /schemas/<file> serves
+// the storage's own schema/ folder (the reference's SCHEMA_DIR) where it
+// has the file and the built-in schema otherwise, and serving reads
+// (health checks included) creates no .jig folder in the storage.
+func TestServerReadsStorageAsIs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ownSchema := `{"$id":"https://registry.example/schemas/registry-item.json","title":"our own"}`
+	for name, data := range map[string]string{
+		"data/.healthcheck":                      "ok",
+		"data/schema/registry-item.json":         ownSchema,
+		"data/presets/web/preset.json":           `{"name":"web","version":"1.0.0","registries":[]}`,
+		"data/@rack/tools/x/versions.json":       `{"versions":["1.0.0"]}`,
+		"data/@rack/tools/x/1.0.0/registry.json": `{"name":"x","namespace":"@rack","version":"1.0.0","type":"registry:feature","priority":1,"files":[]}`,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := runServer(t, dir)
+	body := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(s.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	if code, got := body("/schemas/registry-item.json"); code != http.StatusOK || got != ownSchema {
+		t.Errorf("GET /schemas/registry-item.json: got %d %.80s, want 200 and the storage's own schema", code, got)
+	}
+	if code, got := body("/schemas/preset.json"); code != http.StatusOK || !strings.Contains(got, `"$schema"`) || strings.Contains(got, "our own") {
+		t.Errorf("GET /schemas/preset.json: got %d %.80s, want 200 and the built-in schema", code, got)
+	}
+	if code, _ := body("/schemas/other.json"); code != http.StatusNotFound {
+		t.Errorf("GET /schemas/other.json: got %d, want 404", code)
+	}
+	for _, p := range []string{"/health", "/presets/web", "/registries/@rack/tools/x", "/namespaces", "/health"} {
+		if code, got := body(p); code != http.StatusOK {
+			t.Errorf("GET %s: got %d %s, want 200", p, code, got)
+		}
+	}
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	if _, err := os.Lstat(filepath.Join(dir, "data", ".jig")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serving reads created %s (%v); want no .jig folder until something is published", filepath.Join(dir, "data", ".jig"), err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "data"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".jig") {
+			t.Errorf("serving reads left %s in the storage", e.Name())
+		}
 	}
 }
