@@ -347,3 +347,27 @@ jig_webhook_deliveries_total{result="failed"} 1
 		t.Errorf("second dispatcher on one registry: %v", err)
 	}
 }
+
+// TestSetHooks: after SetHooks, events go to the new hooks only.
+func TestSetHooks(t *testing.T) {
+	t.Parallel()
+	oldRC, newRC := &receiver{t: t}, &receiver{t: t}
+	oldSrv, newSrv := httptest.NewServer(oldRC), httptest.NewServer(newRC)
+	defer oldSrv.Close()
+	defer newSrv.Close()
+	d, err := webhook.New([]webhook.Hook{{URL: oldSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetHooks([]webhook.Hook{
+		{URL: newSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true},
+		{URL: oldSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: false},
+	})
+	d.Notify(webhook.Events("a", "1.0.0", "@x", "@x/a/1.0.0", time.Now())...)
+	if err := d.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(oldRC.got) != 0 || len(newRC.got) != 1 {
+		t.Errorf("got %d deliveries to the replaced hook and %d to the new one, want 0 and 1", len(oldRC.got), len(newRC.got))
+	}
+}
