@@ -701,3 +701,25 @@ func TestConcurrentFirstRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAuth: a new auth.json takes effect for the next request, without
+// a new Handler.
+func TestSetAuth(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	const p = "/registries/@gated/secret/thing"
+	if resp := do(h, "GET", p, bearer("read-tok")); resp.StatusCode != 200 {
+		t.Fatalf("before: got %d, want 200", resp.StatusCode)
+	}
+	a, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@gated": [{"token": "new-tok"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetAuth(a)
+	if resp := do(h, "GET", p, bearer("read-tok")); resp.StatusCode != 401 {
+		t.Errorf("revoked token: got %d, want 401", resp.StatusCode)
+	}
+	if resp := do(h, "GET", p, bearer("new-tok")); resp.StatusCode != 200 {
+		t.Errorf("new token: got %d, want 200", resp.StatusCode)
+	}
+}
