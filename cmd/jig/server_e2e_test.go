@@ -1,10 +1,17 @@
 package main_test
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -434,5 +441,67 @@ func TestServerReadsStorageAsIs(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".jig") {
 			t.Errorf("serving reads left %s in the storage", e.Name())
 		}
+	}
+}
+
+// TestServerRefusesDeceptiveTargets uploads, straight to the built
+// jig-server, packages whose files[].target carries a bidi override or a
+// terminal escape (issue 30 item 25): each is refused with
+// SCHEMA_VALIDATION_FAILED naming the character, and nothing is stored.
+// ("jig publish" refuses them before uploading, with the same rule.)
+func TestServerRefusesDeceptiveTargets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := runServer(t, dir, "ADMIN_TOKEN=admin-token")
+	for _, tc := range []struct{ target, want string }{
+		{"invoice\u202etxt.exe", "U+202E"},
+		{"wrote ok\x1b[2K\rfake.txt", "U+001B"},
+		{"a\u2066b.txt", "U+2066"},
+	} {
+		target, _ := json.Marshal(tc.target)
+		manifest := `{"name":"tricky","namespace":"@main","path":"features/tricky","type":"registry:feature","version":"1.0.0","priority":4,` +
+			`"files":[{"target":` + string(target) + `,"type":"registry:docs","path":"templates/a.txt"}]}`
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		for name, data := range map[string]string{"registry.json": manifest, "templates/a.txt": "hi\n"} {
+			if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tw.Write([]byte(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := errors.Join(tw.Close(), gz.Close()); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		fw, err := mw.CreateFormFile("file", "pkg.tar.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(buf.Bytes())
+		mw.WriteField("checksum", hex.EncodeToString(sum[:]))
+		mw.Close()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.url+"/registries", &body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer admin-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(answer), "SCHEMA_VALIDATION_FAILED") || !strings.Contains(string(answer), tc.want) {
+			t.Errorf("target %q: got %d %s, want 400 SCHEMA_VALIDATION_FAILED naming %s", tc.target, resp.StatusCode, answer, tc.want)
+		}
+	}
+	if code := s.status(t, "/registries/@main/features/tricky/versions", ""); code != http.StatusNotFound {
+		t.Errorf("after the refused publishes: versions answered %d, want 404 (nothing stored)", code)
 	}
 }
