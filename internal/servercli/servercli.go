@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -284,7 +285,8 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}
 	h, err := registryserver.New(opts...)
 	if err != nil {
-		return err
+		// Said to an operator, not a Go programmer: no package prefix.
+		return errors.New(strings.TrimPrefix(err.Error(), "registryserver: "))
 	}
 	defer func() {
 		if err := h.Close(); err != nil {
