@@ -89,8 +89,11 @@ type configReloader struct {
 	seen [2]fileStamp
 }
 
-func newConfigReloader(c *CLI, h *registryserver.Handler, log *zap.Logger) *configReloader {
-	r := &configReloader{authPath: c.AuthConfigPath, hooksPath: c.WebhookConfigPath, h: h, log: log}
+// newConfigReloader notes the files' stamps; call it before the files are
+// first loaded, so that a change made meanwhile is not missed, and set h
+// once the handler is built.
+func newConfigReloader(c *CLI, log *zap.Logger) *configReloader {
+	r := &configReloader{authPath: c.AuthConfigPath, hooksPath: c.WebhookConfigPath, log: log}
 	r.seen = r.stamps()
 	return r
 }

@@ -242,6 +242,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	}
 	defer closeOps()
+	cfg := newConfigReloader(c, log)
 	// The handler keeps versions lists and what it read of published
 	// versions in memory for STORAGE_CACHE_TTL; in front of the S3 read
 	// cache (which already holds them that long) it asks the cache every
@@ -340,7 +341,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	// webhooks.json. Each is also reloaded when its files change.
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	cfg := newConfigReloader(c, h, log)
+	cfg.h = h
 	reloadables := []reloadable{cfg}
 	watchFiles(wctx, cfg, c.ConfigReloadInterval)
 	if certs != nil {
