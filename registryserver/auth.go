@@ -369,6 +369,24 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 	return Grant{}, ErrInvalidToken
 }
 
+// mayPublish reports whether the token whose digest is sum has a live
+// entry with "publish": true in any namespace. Every entry is compared, so
+// the time taken does not depend on which one matches.
+func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
+	if a == nil || sum == nil {
+		return false
+	}
+	ok := false
+	for i := range a.entries {
+		t := &a.entries[i]
+		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+		if eq && t.publish && (t.expires.IsZero() || now.Before(t.expires)) {
+			ok = true
+		}
+	}
+	return ok
+}
+
 // tokenFromRequest returns the caller's token: "Authorization: Bearer <t>"
 // (scheme case-insensitive, value trimmed), else "X-Registry-Token: <t>"
 // (trimmed), else "".

@@ -464,9 +464,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 
 // uploadCaller refuses, before the body is read, an upload whose caller
 // can publish nowhere because of its token: none (401 UNAUTHORIZED), one
-// that matches no entry of auth (401 INVALID_TOKEN), or one whose entries
-// have all expired (401 TOKEN_EXPIRED). Whether the token may publish to
-// the namespace the package names is decided once the manifest is read.
+// that matches no entry of auth (401 INVALID_TOKEN), one whose entries
+// have all expired (401 TOKEN_EXPIRED), or one that may publish to no
+// namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
+// publish to the namespace the package names is decided once the manifest
+// is read.
 func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
 	if who.sum == nil {
 		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
@@ -482,10 +484,14 @@ func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
 	// gives ErrForbiddenNamespace (the token is known), and the time
 	// taken does not depend on which entry matches.
 	_, err := auth.authorize("", who.sum, now)
-	if errors.Is(err, ErrForbiddenNamespace) {
-		return nil
+	if !errors.Is(err, ErrForbiddenNamespace) {
+		return authError(err)
 	}
-	return authError(err)
+	if !auth.mayPublish(who.sum, now) {
+		return newAPIError(http.StatusForbidden, codeInsufficientPerms,
+			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
+	}
+	return nil
 }
 
 // upload is a received archive in a temporary file.
