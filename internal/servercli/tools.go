@@ -236,7 +236,8 @@ type authCheckCmd struct {
 
 // Help is shown by "jig-server auth check --help".
 func (c *authCheckCmd) Help() string {
-	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest).
+	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest),
+and when a key appears twice in one object (jig-server refuses the whole file).
 Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TOKEN" | sha256sum).
 
 Examples:
