@@ -75,9 +75,10 @@ func TestReloadWebhooks(t *testing.T) {
 		"--webhook-config-path", hooks, "--config-reload-interval", "20ms")
 	wait := func(what string, cond func() bool) {
 		t.Helper()
+		deadline := time.After(failAfter)
 		for !cond() {
 			select {
-			case <-t.Context().Done():
+			case <-deadline:
 				t.Fatalf("gave up waiting for %s; log:\n%s", what, out)
 			case <-time.After(20 * time.Millisecond):
 			}
