@@ -139,8 +139,9 @@ func WithUploadLimits(l UploadLimits) Option {
 // WithWebhooks sends the events of every publish to hooks (typically
 // [webhook.Load]'s Webhooks) through a [webhook.Dispatcher] that the
 // Handler owns: it is built with the Handler's logger and opts, and
-// drained by [Handler.Close] (see [WithWebhookDrainTimeout]). The default
-// is no webhooks.
+// drained by [Handler.Close] (see [WithWebhookDrainTimeout]).
+// [Handler.SetWebhooks] replaces the hooks later; hooks may be empty. The
+// default is no webhooks.
 func WithWebhooks(hooks []webhook.Hook, opts ...webhook.Option) Option {
 	return func(o *options) error {
 		o.publish.hooks = append([]webhook.Hook(nil), hooks...)
@@ -325,7 +326,8 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// meanwhile.
 	auth := h.authConfig()
 	// The token is checked before an upload slot is taken or a byte of
-	// the body is read: unknown and expired tokens cannot hold slots.
+	// the body is read: a token that can publish nowhere (unknown,
+	// expired, read-only) cannot hold a slot.
 	if err := uploadCaller(auth, who, h.now()); err != nil {
 		refuseBody(c)
 		return err
