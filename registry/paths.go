@@ -30,11 +30,13 @@ func NormalizeFilePath(p string) string { return strings.TrimPrefix(p, "./") }
 // its ".git" directory ([IsDotGit]: ".git/hooks/pre-commit", ".GIT/config",
 // "sub/.git", "git~1/config") are refused with an error wrapping
 // [ErrUnsafePath]: a file there would let a registry run code through git's
-// hooks or configuration. So is any target with a character
-// [DeceptiveRune] reports (control characters such as ESC or "\r", and
-// bidirectional overrides such as U+202E): a name that shows as something
-// other than it is, on a terminal or in a file manager. Symlinks are a
-// property of the disk, not of the string: writers must still check them.
+// hooks or configuration. Symlinks are a property of the disk, not of the
+// string: writers must still check them.
+//
+// Targets with a character [DeceptiveRune] reports (control characters
+// such as ESC or "\r", bidirectional overrides such as U+202E) are refused
+// too: such a name shows as something other than it is, on a terminal or
+// in a file manager.
 func CleanTarget(target string) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w: target %q %s", ErrUnsafePath, target, why)
