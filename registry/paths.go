@@ -74,16 +74,6 @@ func CleanTarget(target string) (string, error) {
 	return c, nil
 }
 
-// DeceptiveRune reports whether r must not appear in a name shown to people
-// as is: a control character (C0, DEL, C1: ESC sequences, "\r", "\b"), a
-// line or paragraph separator (U+2028, U+2029), or a Unicode bidirectional
-// control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which
-// reorders what follows it ("txt.exe" shown as "exe.txt"). [CleanTarget]
-// refuses targets with one; printers escape them.
-func DeceptiveRune(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
-}
-
 // hfsIgnorable are the code points HFS+ ignores in file names; git skips
 // them too when it compares a name with ".git" (see git's is_hfs_dotgit).
 var hfsIgnorable = strings.NewReplacer(
@@ -125,4 +115,14 @@ func IsDotGit(seg string) bool {
 		return true
 	}
 	return false
+}
+
+// DeceptiveRune reports whether r must not appear in a name shown to people
+// as is: a control character (C0, DEL, C1: ESC sequences, "\r", "\b"), a
+// line or paragraph separator (U+2028, U+2029), or a Unicode bidirectional
+// control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which
+// reorders what follows it ("txt.exe" shown as "exe.txt"). [CleanTarget]
+// refuses targets with one; printers escape them.
+func DeceptiveRune(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
