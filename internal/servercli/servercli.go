@@ -214,6 +214,7 @@ const recoverTimeout = 30 * time.Second
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	hup := notifyHUP()
 	defer signal.Stop(hup)
+	cfg := newConfigReloader(c, log)
 	var certs *certReloader
 	if c.TLSCertFile != "" {
 		var err error
@@ -242,7 +243,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	}
 	defer closeOps()
-	cfg := newConfigReloader(c, log)
 	// The handler keeps versions lists and what it read of published
 	// versions in memory for STORAGE_CACHE_TTL; in front of the S3 read
 	// cache (which already holds them that long) it asks the cache every
