@@ -280,8 +280,6 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		if err != nil {
 			return err
 		}
-		// Even with no hooks (no file yet), so that a reload can add
-		// some.
 		opts = append(opts, registryserver.WithWebhooks(hooks))
 	}
 	h, err := registryserver.New(opts...)
