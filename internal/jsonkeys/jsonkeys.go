@@ -83,7 +83,10 @@ func walk(dec *json.Decoder, ptr string, depth int) error {
 				return err
 			}
 			k, _ := kt.(string)
-			fold := strings.ToLower(k)
+			// encoding/json matches fields with Unicode case folding,
+			// under which "ſ" is "s" and the Kelvin sign is "k": upper
+			// then lower case folds them the same way.
+			fold := strings.ToLower(strings.ToUpper(k))
 			if first, dup := seen[fold]; dup {
 				return &DuplicateError{Pointer: ptr, Key: k, First: first}
 			}

@@ -1,7 +1,9 @@
 package jsonkeys_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,6 +22,8 @@ func TestCheck(t *testing.T) {
 		{`{"webhooks":[{"url":"x"},{"url":"y","secret":"a","secret":"b"}]}`, `the key "secret" appears twice in /webhooks/1`},
 		{`{"a/b":{"x":1,"x":2}}`, `in /a~1b`},
 		{`{"\u0040team":[],"@team":[]}`, `the key "@team" appears twice`},
+		{`{"@t":[{"tokenSha256":"a","token\u017fha256":"b"}]}`, "appears twice in /@t/0"},
+		{`{"@t":[{"mark":"a","mar\u212a":"b"}]}`, "appears twice in /@t/0"},
 		{`{"@main":[],"@team":[{"token":"a"},{"token":"a"}]}`, ""},
 		{`{"a":{"x":1},"b":{"x":1}}`, ""},
 		{`[{"a":1},{"a":1}]`, ""},
@@ -43,4 +47,35 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%s) = %T, want *DuplicateError", tt.doc, err)
 		}
 	}
+}
+
+// FuzzCheck: a key written twice in an object, at any depth, is always
+// found, and a document that went through a Go map (which cannot hold a
+// key twice) never is.
+func FuzzCheck(f *testing.F) {
+	f.Add("@team", `[{"token":"a"}]`)
+	f.Add("token", `"x"`)
+	f.Add("a/b~c", `{"x":[1,2]}`)
+	f.Fuzz(func(t *testing.T, key, value string) {
+		var v any
+		if err := json.Unmarshal([]byte(value), &v); err != nil {
+			return
+		}
+		k, _ := json.Marshal(key)
+		val, _ := json.Marshal(v)
+		doc := `{"outer":[{` + string(k) + `:` + string(val) + `,` + string(k) + `:` + string(val) + `}]}`
+		var de *jsonkeys.DuplicateError
+		if err := jsonkeys.Check([]byte(doc)); !errors.As(err, &de) || de.Pointer != "/outer/0" {
+			if !strings.Contains(fmt.Sprint(err), "nested more than") {
+				t.Fatalf("Check(%s) = %v, want a duplicate in /outer/0", doc, err)
+			}
+		}
+		once, _ := json.Marshal(map[string]any{key: v})
+		if err := jsonkeys.Check(once); err != nil && !strings.Contains(err.Error(), "nested more than") {
+			// Keys that differ only in case are separate in a map but
+			// one to encoding/json: only then may a map's output be
+			// flagged, and this one holds a single key.
+			t.Fatalf("Check(%s) = %v, want nil", once, err)
+		}
+	})
 }
