@@ -406,12 +406,9 @@ func checkEntryDefaultNamespace(ns, v string) error {
 // It must be a valid namespace other than @presets; the error says what
 // to write instead.
 func ParseDefaultNamespace(s string) (string, error) {
-	ns := strings.TrimSpace(s)
+	ns := registry.NormalizeNamespace(s)
 	if ns == "" {
 		return "", nil
-	}
-	if !strings.HasPrefix(ns, "@") {
-		ns = "@" + ns
 	}
 	if ns == registry.PresetNamespace {
 		return "", fmt.Errorf("the default namespace cannot be %s: shorthand identifiers never name presets; use the namespace the registries are stored in, e.g. @rack", registry.PresetNamespace)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/jsonkeys"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -145,10 +146,17 @@ func LoadAuthConfig(path string) (*AuthConfig, error) {
 	return a, nil
 }
 
-// ParseAuthConfig parses an auth.json document. It fails only when the
-// document is not a JSON object; malformed namespaces are rejected one by
-// one and listed by [AuthConfig.Warnings].
+// ParseAuthConfig parses an auth.json document. It fails when the
+// document is not a JSON object, and when any object in it has a key twice
+// (`{"@team": [...], "@team": []}`, or "token" twice in one entry): JSON
+// readers disagree on which of the two counts, so the file is refused
+// rather than read in the way that opens a namespace. Otherwise
+// malformed namespaces are rejected one by one and listed by
+// [AuthConfig.Warnings].
 func ParseAuthConfig(data []byte) (*AuthConfig, error) {
+	if err := jsonkeys.Check(data); err != nil {
+		return nil, fmt.Errorf("auth.json: %w", err)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		if err == nil {
@@ -359,6 +367,24 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 		return Grant{}, ErrTokenExpired
 	}
 	return Grant{}, ErrInvalidToken
+}
+
+// mayPublish reports whether the token whose digest is sum has a live
+// entry with "publish": true in any namespace. Every entry is compared, so
+// the time taken does not depend on which one matches.
+func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
+	if a == nil || sum == nil {
+		return false
+	}
+	ok := false
+	for i := range a.entries {
+		t := &a.entries[i]
+		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+		if eq && t.publish && (t.expires.IsZero() || now.Before(t.expires)) {
+			ok = true
+		}
+	}
+	return ok
 }
 
 // tokenFromRequest returns the caller's token: "Authorization: Bearer <t>"

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"slices"
+
+	"github.com/jigkit/jig/internal/jsonkeys"
 )
 
 // The events jig-server emits, in this order, for every published version.
@@ -71,9 +73,13 @@ func Load(path string) (*Config, error) {
 // Parse parses a webhooks.json document. As in the reference, every entry
 // must have "url" and "secret" strings, an "events" array and a boolean
 // "enabled"; jig also requires the URL to be absolute http(s) and the
-// secret to be non-empty. Event names jig never emits are kept and
+// secret to be non-empty, and refuses a document with a key twice in one
+// object (readers disagree on which counts). Event names jig never emits are kept and
 // reported in Warnings.
 func Parse(data []byte) (*Config, error) {
+	if err := jsonkeys.Check(data); err != nil {
+		return nil, err
+	}
 	var raw struct {
 		Webhooks *[]json.RawMessage `json:"webhooks"`
 	}
