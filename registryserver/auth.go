@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -127,19 +126,16 @@ func (e *AuthEntryError) Error() string {
 // file is an error wrapping [fs.ErrNotExist]: the caller decides whether
 // that means "no auth file".
 func LoadAuthConfig(path string) (*AuthConfig, error) {
-	f, err := os.Open(path)
+	// safefile: a FIFO or device at path is refused instead of blocking
+	// the start or a SIGHUP reload.
+	data, err := safefile.ReadFile(path, maxAuthFileSize)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("auth config %s is larger than %d bytes", path, maxAuthFileSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading auth config: %w", err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxAuthFileSize+1)); err != nil {
-		return nil, fmt.Errorf("reading auth config %s: %w", path, err)
-	}
-	if buf.Len() > maxAuthFileSize {
-		return nil, fmt.Errorf("auth config %s is larger than %d bytes", path, maxAuthFileSize)
-	}
-	a, err := ParseAuthConfig(buf.Bytes())
+	a, err := ParseAuthConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("auth config %s: %w", path, err)
 	}

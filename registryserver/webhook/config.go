@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 
 	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // The events jig-server emits, in this order, for every published version.
@@ -47,6 +47,9 @@ func (h Hook) Subscribed(event string) bool {
 	return h.Enabled && slices.Contains(h.Events, event)
 }
 
+// maxConfigSize bounds webhooks.json: a larger file is refused.
+const maxConfigSize = 4 << 20
+
 // Config is the content of webhooks.json.
 type Config struct {
 	Webhooks []Hook `json:"webhooks"`
@@ -59,7 +62,9 @@ type Config struct {
 // an error wrapping [os.ErrNotExist]; the caller decides whether that means
 // "no webhooks".
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	// safefile: a FIFO or device at path is refused instead of blocking
+	// the start or a SIGHUP reload.
+	data, err := safefile.ReadFile(path, maxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
