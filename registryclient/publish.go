@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
@@ -102,7 +103,7 @@ func OpenPackage(src string) (*Package, error) {
 	case fi.Size() > pkgarchive.DefaultMaxUpload:
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, pkgarchive.TooLarge(pkgarchive.DefaultMaxUpload))
 	default:
-		if data, err = os.ReadFile(src); err != nil {
+		if data, err = safefile.ReadFile(src, pkgarchive.DefaultMaxUpload); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 		}
 	}
@@ -121,7 +122,7 @@ func OpenPackage(src string) (*Package, error) {
 }
 
 func openPreset(file string) (*Package, error) {
-	f, err := os.Open(file)
+	f, _, err := safefile.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}

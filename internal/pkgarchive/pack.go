@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -99,18 +100,16 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 }
 
 func packFile(tw *tar.Writer, root *os.Root, p string) error {
-	f, err := root.Open(filepath.FromSlash(p))
+	// Checked again once open: a file swapped for a FIFO since the
+	// Lstat must not block the pack.
+	f, fi, err := safefile.OpenIn(root, filepath.FromSlash(p))
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
-	}
 	mode := int64(0o644)
 	if fi.Mode().Perm()&0o100 != 0 {
 		mode = 0o755
@@ -148,7 +147,7 @@ func readCapped(r io.Reader, max int64, tooLarge error) ([]byte, error) {
 }
 
 func readManifest(root *os.Root) ([]byte, error) {
-	f, err := root.Open(ManifestName)
+	f, _, err := safefile.OpenIn(root, ManifestName)
 	if err != nil {
 		return nil, err
 	}
