@@ -175,7 +175,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
 		return newAPIError(http.StatusBadRequest, codeInvalidNamespace,
-			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
+			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
 	}
 	private, err := h.readAccess(h.callerOf(c.Request()), ns)
 	if err != nil {

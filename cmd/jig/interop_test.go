@@ -1,0 +1,166 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/internal/interop"
+)
+
+// suiteDir is the interop suite: cases, stores and what the reference did
+// with them (recorded by scripts/interop/record.sh).
+const suiteDir = "../../testdata/interop"
+
+// TestInteropTrees runs every case of the interop suite with jig against
+// jig-server and compares the project tree with the one the reference CLI
+// (rk) left for the same steps against the same server, byte for byte.
+// Files a case lists under "differs" are compared as JSON values, with the
+// reason jig differs in the case file.
+func TestInteropTrees(t *testing.T) {
+	t.Parallel()
+	s, err := interop.Load(suiteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jig := interop.Tool{Name: "jig", Command: []string{filepath.Join(binDir, "jig")}}
+	for _, c := range s.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			want, err := interop.ReadGolden(suiteDir, c.Name)
+			if err != nil {
+				t.Fatalf("%v (run scripts/interop/record.sh)", err)
+			}
+			dir := t.TempDir()
+			store, work, home := filepath.Join(dir, "store"), filepath.Join(dir, "work"), filepath.Join(dir, "home")
+			for _, d := range []string{work, home} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := interop.CopyStore(suiteDir, c.Store, store); err != nil {
+				t.Fatal(err)
+			}
+			srv, err := interop.StartServer(t.Context(), []string{filepath.Join(binDir, "jig-server")}, dir,
+				[]string{"STORAGE_ROOT=" + store, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + home})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Stop)
+			got, err := c.Run(t.Context(), jig, srv.URL, work, home)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareTrees(t, c, &want.Tree, got)
+		})
+	}
+}
+
+// compareTrees reports every file where got differs from want.
+func compareTrees(t *testing.T, c interop.Case, want, got *interop.Tree) {
+	t.Helper()
+	var names []string
+	for n := range want.Files {
+		names = append(names, n)
+	}
+	for n := range got.Files {
+		if _, ok := want.Files[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		w, inWant := want.Files[n]
+		g, inGot := got.Files[n]
+		switch {
+		case !inWant:
+			t.Errorf("%s: jig wrote it, rk did not:\n%q", n, g)
+		case !inGot:
+			t.Errorf("%s: rk wrote it, jig did not:\n%q", n, w)
+		case c.Differs[n] != "":
+			var wv, gv any
+			if err := json.Unmarshal([]byte(w), &wv); err != nil {
+				t.Fatalf("%s (rk): %v", n, err)
+			}
+			if err := json.Unmarshal([]byte(g), &gv); err != nil {
+				t.Fatalf("%s (jig): %v", n, err)
+			}
+			if !reflect.DeepEqual(wv, gv) {
+				t.Errorf("%s differs as JSON (-rk +jig):\n%s", n, cmp.Diff(wv, gv))
+			}
+		case w != g:
+			t.Errorf("%s differs from rk's:\nrk:  %q\njig: %q", n, w, g)
+		}
+	}
+	if diff := cmp.Diff(want.Executable, got.Executable); diff != "" {
+		t.Errorf("executable files (-rk +jig):\n%s", diff)
+	}
+}
+
+// TestInteropServer asks jig-server, serving the storage jig writes, the
+// suite's requests and compares the answers with the reference server's on
+// the same storage: status, content type and body, byte for byte.
+func TestInteropServer(t *testing.T) {
+	t.Parallel()
+	s, err := interop.Load(suiteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(suiteDir, "server.json"))
+	if err != nil {
+		t.Fatalf("%v (run scripts/interop/record.sh)", err)
+	}
+	var want []interop.Exchange
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, work := filepath.Join(dir, "store"), filepath.Join(dir, "work")
+	auth, err := interop.WriteStorage(t.Context(), suiteDir, filepath.Join(binDir, "jig-server"), filepath.Join(binDir, "jig"), store, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := interop.StartServer(t.Context(), []string{filepath.Join(binDir, "jig-server")}, work,
+		[]string{"STORAGE_ROOT=" + store, "AUTH_CONFIG_PATH=" + auth, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	got, err := interop.Ask(t.Context(), srv.URL, s.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d answers, recorded %d (run scripts/interop/record.sh)", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Request != w.Request {
+			t.Fatalf("answer %d is for %q, recorded for %q (run scripts/interop/record.sh)", i, g.Request, w.Request)
+		}
+		if why := s.ServerDiffers[w.Request]; why != "" {
+			if g.Status != w.Status || errorCode(w.Body) != errorCode(g.Body) {
+				t.Errorf("%s: got %d %s, the reference %d %s (only the status and code must match: %s)",
+					w.Request, g.Status, errorCode(g.Body), w.Status, errorCode(w.Body), why)
+			}
+			continue
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("%s: jig-server's answer differs from the reference server's (-reference +jig-server):\n%s", w.Request, diff)
+		}
+	}
+}
+
+// errorCode returns the code of an error body, "" for other bodies.
+func errorCode(body string) string {
+	var e struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal([]byte(body), &e)
+	return e.Code
+}
