@@ -19,7 +19,7 @@ import (
 // command. Each command lives in its own file.
 type CLI struct {
 	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
-	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
 	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up on the registry servers after this long in total, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
@@ -68,6 +68,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func run(ctx context.Context, args []string, app *App) (code int) {
+	args = headerValues(args)
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
 	defer kongexit.Recover(&code)
