@@ -123,7 +123,7 @@ var jsonBasenames = map[string]bool{
 	"tsconfig.base.json": true,
 	"jsconfig.json":      true,
 	ProjectFile:          true,
-	"rack.json":          true,
+	ReferenceProjectFile: true,
 }
 
 // ignoreBasenames are the file names merged with [StrategyIgnore] by default.

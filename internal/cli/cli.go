@@ -31,6 +31,7 @@ type CLI struct {
 	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 1 on drift)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
 	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`

@@ -195,6 +195,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
+	case errors.As(err, &np) && np.Reference:
+		return hinted(err, fmt.Sprintf("the reference (rk) made this project (%s); run 'jig adopt' to write %s from it", registry.ReferenceProjectFile, registry.ProjectFile))
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
 	case errors.As(err, &ncd) && !ncd.Unpublished:
