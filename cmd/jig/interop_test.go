@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/internal/interop"
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // suiteDir is the interop suite: cases, stores and what the reference did
@@ -57,7 +59,73 @@ func TestInteropTrees(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareTrees(t, c, &want.Tree, got)
+			checkAdopt(t, c, &want.Tree, got, srv.URL, filepath.Join(dir, "adopted"), home)
 		})
+	}
+}
+
+// checkAdopt writes the tree rk left (its rack.json included) into dir and
+// runs jig adopt there: jig.json must record what jig's own run recorded
+// (for a case of one init; later adds lay package.json out differently)
+// and may name as changed only files the case says jig writes
+// differently; nothing but jig.json may be written, and jig check must
+// then find no drift in the other files.
+func checkAdopt(t *testing.T, c interop.Case, rk, jigTree *interop.Tree, url, dir, home string) {
+	t.Helper()
+	files := map[string]string{"rack.json": rk.Project}
+	for k, v := range rk.Files {
+		files[k] = v
+	}
+	testenv.WriteFiles(t, dir, files)
+	jig := filepath.Join(binDir, "jig")
+	cmd := exec.Command(jig, "adopt", "--json")
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("jig adopt: %v\n%s", err, out)
+	}
+	var rep struct {
+		Changed, Missing, NotCarried []string
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("jig adopt --json: %v\n%s", err, out)
+	}
+	for _, f := range rep.Changed {
+		if c.Differs[f] == "" {
+			t.Errorf("jig adopt: %s differs from what its registries write, but the case says rk and jig write it alike", f)
+		}
+	}
+	if len(rep.Missing) > 0 || len(rep.NotCarried) > 0 {
+		t.Errorf("jig adopt: missing %v, not carried over %v; want none", rep.Missing, rep.NotCarried)
+	}
+	after, err := interop.Snapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rk.Files, after.Files); diff != "" {
+		t.Errorf("jig adopt changed the project's files (-before +after):\n%s", diff)
+	}
+	if len(c.Steps) == 1 && after.Project != jigTree.Project {
+		t.Errorf("jig adopt wrote a jig.json unlike jig's own:\nadopt: %s\njig:   %s", after.Project, jigTree.Project)
+	}
+	check := exec.Command(jig, "check", "--json")
+	check.Dir, check.Env = dir, cmd.Env
+	out, _ = check.Output()
+	var cr struct {
+		Registries []struct {
+			Files []struct{ Target, Status string }
+		}
+	}
+	if err := json.Unmarshal(out, &cr); err != nil {
+		t.Fatalf("jig check --json: %v\n%s", err, out)
+	}
+	for _, r := range cr.Registries {
+		for _, f := range r.Files {
+			if f.Status != "unchanged" && c.Differs[f.Target] == "" {
+				t.Errorf("jig check after adopt: %s is %s", f.Target, f.Status)
+			}
+		}
 	}
 }
 

@@ -46,7 +46,7 @@ func printAdopt(o *Output, rep *apply.AdoptReport, dryRun bool) {
 		o.Warnf("%s differs from what its registry writes; jig treats it as your edit and keeps it", f)
 	}
 	for _, f := range rep.Missing {
-		o.Warnf("%s, which a registry writes, is not in the project; 'jig check' reports it as deleted", f)
+		o.Warnf("%s, which a registry writes, is not in the project; 'jig check' reports it as missing", f)
 	}
 	for _, n := range rep.NotCarried {
 		o.Warnf("not carried over: %s", n)

@@ -192,8 +192,8 @@ type Tree struct {
 	Files map[string]string `json:"files"`
 	// Executable lists the files with an execute bit, sorted.
 	Executable []string `json:"executable,omitempty"`
-	// Project is the tool's project file (rack.json or jig.json) at the
-	// root, "" when there is none.
+	// Project is the project file at the root: jig.json, else rack.json;
+	// "" when there is none.
 	Project string `json:"project,omitempty"`
 }
 
@@ -220,7 +220,10 @@ func Snapshot(dir string) (*Tree, error) {
 			return err
 		}
 		if rel == "jig.json" || rel == "rack.json" {
-			t.Project = string(b)
+			if rel == "jig.json" || t.Project == "" {
+				// jig.json wins: jig adopt keeps rack.json.
+				t.Project = string(b)
+			}
 			return nil
 		}
 		t.Files[rel] = string(b)
