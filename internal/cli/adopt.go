@@ -55,3 +55,13 @@ func printAdopt(o *Output, rep *apply.AdoptReport, dryRun bool) {
 		o.Printf("%s is kept; jig no longer reads it. Run 'jig check' to compare the project with %s.\n", registry.ReferenceProjectFile, registry.ProjectFile)
 	}
 }
+
+// Help shows examples in jig adopt --help.
+func (c *AdoptCmd) Help() string {
+	return `In a project the reference (rk) made: it has rack.json and no jig.json.
+
+Examples:
+  jig adopt --dry-run   # what jig.json would record; writes nothing
+  jig adopt
+  jig check             # then: files changed since rk wrote them`
+}
