@@ -2,11 +2,17 @@ package main_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,4 +237,79 @@ func errorCode(body string) string {
 	}
 	_ = json.Unmarshal([]byte(body), &e)
 	return e.Code
+}
+
+// TestInteropReferenceAuth replays to jig what the reference server
+// answered (recorded in refauth.json) on a storage in its layout served
+// with an auth.json declaring only @rack: the preset's shorthand members
+// read as @main get 403 FORBIDDEN_NAMESPACE. jig must say 404 Not Found and
+// name both default-namespace settings (issue 30, item 11); with the rc
+// setting, the same answers scaffold the project.
+func TestInteropReferenceAuth(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(suiteDir, "refauth.json"))
+	if err != nil {
+		t.Fatalf("%v (run scripts/interop/record.sh)", err)
+	}
+	var answers []interop.Exchange
+	if err := json.Unmarshal(b, &answers); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, x := range answers {
+			if x.Request == r.Method+" "+r.URL.Path {
+				w.Header().Set("Content-Type", x.ContentType)
+				w.WriteHeader(x.Status)
+				_, _ = io.WriteString(w, x.Body)
+				return
+			}
+		}
+		// What the reference answers for a resource its storage lacks.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"code":"NOT_FOUND","message":"Resource not found"}`)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jig := func(args ...string) (string, string, error) {
+		cmd := exec.Command(filepath.Join(binDir, "jig"), args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "JIG_REGISTRY_URL=" + srv.URL,
+			"XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	_, stderr, err := jig("init", "-t", "@presets/node", "-n", "app", "--ci")
+	if err == nil {
+		t.Fatalf("jig init succeeded; want the shorthand member reported as not found\n%s", stderr)
+	}
+	for _, want := range []string{
+		"Error: 404 Not Found\n",
+		"Not found: registry @main/runtimes/node (" + srv.URL + "/registries/@main/runtimes/node) (the server answered 403 FORBIDDEN_NAMESPACE)",
+		"The preset member runtimes/node is shorthand, which jig reads as @main/runtimes/node.",
+		"start jig-server with --default-namespace <namespace> (e.g. --default-namespace rack)",
+		"or run 'jig config set @presets --default-namespace <namespace>'.",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("jig init: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("jig init failed but app exists (%v)", err)
+	}
+	if _, stderr, err := jig("config", "set", "@presets", "--default-namespace", "@rack"); err != nil {
+		t.Fatalf("jig config set: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := jig("init", "-t", "@presets/node", "-n", "app", "--ci"); err != nil {
+		t.Fatalf("jig init with the setting: %v\n%s", err, stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "app", ".gitignore")); err != nil || string(got) != "node_modules/\n" {
+		t.Errorf("app/.gitignore = %q, %v; want the @rack registry's", got, err)
+	}
 }

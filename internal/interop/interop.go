@@ -69,10 +69,23 @@ type Suite struct {
 	// Requests are asked of a server serving the storage jig writes (see
 	// [WriteStorage]); their answers are recorded in server.json.
 	Requests []string `json:"requests"`
+	// RefAuth are requests asked of the reference server alone, on a
+	// store of the suite served with an auth.json of its own; their
+	// answers (refauth.json) are replayed to jig in tests.
+	RefAuth *ServerCase `json:"refAuth,omitempty"`
 	// ServerDiffers names requests where jig-server deliberately answers
 	// differently from the reference server, with why. For them only the
 	// status, and the error code of an error body, must match.
 	ServerDiffers map[string]string `json:"serverDiffers,omitempty"`
+}
+
+// ServerCase is a set of requests asked of a server serving Store with
+// Auth as its auth.json.
+type ServerCase struct {
+	About    string   `json:"about"`
+	Store    string   `json:"store"`
+	Auth     string   `json:"auth"`
+	Requests []string `json:"requests"`
 }
 
 // Load reads the suite in dir (testdata/interop).

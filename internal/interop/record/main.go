@@ -99,5 +99,30 @@ func run(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("recorded %d server answers\n", len(answers))
+	if ra := s.RefAuth; ra != nil {
+		dir := filepath.Join(tmp, "refauth")
+		store := filepath.Join(dir, "store")
+		if err := interop.CopyStore(*suite, ra.Store, store); err != nil {
+			return err
+		}
+		auth := filepath.Join(dir, "auth.json")
+		if err := os.WriteFile(auth, []byte(ra.Auth), 0o644); err != nil {
+			return err
+		}
+		ref, err := interop.StartServer(ctx, []string{*node, *refServer}, dir, []string{"STORAGE_ROOT=" + store,
+			"AUTH_CONFIG_PATH=" + auth, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + dir})
+		if err != nil {
+			return err
+		}
+		defer ref.Stop()
+		answers, err := interop.Ask(ctx, ref.URL, ra.Requests)
+		if err != nil {
+			return err
+		}
+		if err := interop.WriteJSON(filepath.Join(*suite, "refauth.json"), answers); err != nil {
+			return err
+		}
+		fmt.Printf("recorded %d answers of the reference server with its own auth.json\n", len(answers))
+	}
 	return nil
 }
