@@ -289,3 +289,61 @@ func TestConfigDefaultNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestSourcesFindsDefaultNamespace: a request for a namespace the rc file
+// does not configure and no look-up has met yet (a project's jig.json
+// recording @rack/..., read by update or outdated) finds the source that
+// names it as its default, from the rc setting without a request, or from
+// a server's advertisement.
+func TestSourcesFindsDefaultNamespace(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	id := registry.MustParseID("@rack/runtimes/node@1.0.0")
+	for _, tc := range []struct {
+		name       string
+		advertise  bool
+		entry      string // the @presets entry's extra fields
+		wantErr    error
+		namespaces int // GET /namespaces requests
+	}{
+		{name: "advertised", advertise: true, namespaces: 1},
+		{name: "rc setting", entry: `,"defaultNamespace":"@rack"`},
+		{name: "neither", wantErr: registryclient.ErrNotConfigured, namespaces: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var opts []registryserver.Option
+			if tc.advertise {
+				opts = append(opts, registryserver.WithDefaultNamespace("@rack"))
+			}
+			rs := newRefServer(t, opts...)
+			// @main points nowhere: only @presets' server can say.
+			src := sourcesFor(t, `{"registries":{"@main":"http://127.0.0.1:1","@presets":{"url":"`+rs.URL+`","token":"presets-tok"`+tc.entry+`}}}`)
+			for _, call := range []func() error{
+				func() error { _, err := src.Versions(ctx, id); return err },
+				func() error { _, err := src.Manifest(ctx, id); return err },
+			} {
+				err := call()
+				if tc.wantErr == nil && err != nil {
+					t.Fatalf("got %v, want @rack read from the @presets server", err)
+				}
+				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Fatalf("got error %v, want %v", err, tc.wantErr)
+				}
+				if nc := (*registryclient.NotConfiguredError)(nil); errors.As(err, &nc) && !nc.DefaultsAsked {
+					t.Errorf("NotConfiguredError.DefaultsAsked is false, want true (the sources were asked)")
+				}
+			}
+			if n := rs.count("/namespaces"); n != tc.namespaces {
+				t.Errorf("GET /namespaces was sent %d times, want %d", n, tc.namespaces)
+			}
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			for _, a := range rs.rackAuth {
+				if a != "" {
+					t.Errorf("a request for @rack carried Authorization %q, want none (the token belongs to @presets)", a)
+				}
+			}
+		})
+	}
+}

@@ -124,6 +124,11 @@ func (e *NetworkError) Unwrap() error { return e.Err }
 // namespace that has no entry in the rc file. It matches [ErrNotConfigured].
 type NotConfiguredError struct {
 	Namespace string
+	// DefaultsAsked is set by [*Sources] when it looked for a source that
+	// names Namespace as its default namespace (an rc entry's
+	// defaultNamespace, a server's advertisement) and found none: such a
+	// setting could then make the namespace resolve.
+	DefaultsAsked bool
 }
 
 // Error names the namespace.

@@ -435,7 +435,7 @@ func sourceKey(e Entry) string {
 //
 // API: GET /registries/@ns/<path>[/<version>] and GET /registries/@ns/<path>/versions
 func (s *Sources) Info(ctx context.Context, id registry.ID) (*Info, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,56 @@ func (s *Sources) Client(ns string) (*Client, error) {
 	return s.clientLocked(ns)
 }
 
+// client is [Sources.Client] for a request: a namespace that neither the
+// rc file nor a source met so far provides is first looked for among the
+// sources' default namespaces ([Sources.discover]), so a project that
+// records @rack/... resolves in every command as it did at init.
+func (s *Sources) client(ctx context.Context, ns string) (*Client, error) {
+	c, err := s.Client(ns)
+	if !errors.Is(err, ErrNotConfigured) {
+		return c, err
+	}
+	if !s.discover(ctx, ns) {
+		if nc := (*NotConfiguredError)(nil); errors.As(err, &nc) {
+			asked := *nc
+			asked.DefaultsAsked = true
+			return nil, &asked
+		}
+		return nil, err
+	}
+	return s.Client(ns)
+}
+
+// discover reports whether a configured source names ns as its default
+// namespace, registering ns as read from that source (see
+// [Sources.DefaultNamespace]). An rc entry's defaultNamespace is looked at
+// first, with no request; then each source is asked what it advertises, in
+// the order of [Config.List]. A source that cannot be asked is skipped.
+func (s *Sources) discover(ctx context.Context, ns string) bool {
+	list := s.cfg.List()
+	for _, from := range list {
+		if e, ok := s.cfg.Get(from); ok && e.DefaultNamespace == ns {
+			if got, err := s.DefaultNamespace(ctx, from); err == nil && got == ns {
+				return true
+			}
+		}
+	}
+	for _, from := range list {
+		if ctx.Err() != nil {
+			return false
+		}
+		if got, err := s.DefaultNamespace(ctx, from); err == nil && got == ns {
+			s.mu.Lock()
+			_, ok := s.hosted[ns]
+			s.mu.Unlock()
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s *Sources) clientLocked(ns string) (*Client, error) {
 	if c, ok := s.clients[ns]; ok {
 		return c, nil
@@ -162,7 +212,7 @@ func (s *Sources) defaultNamespace(ctx context.Context, from string) (string, er
 //
 // API: GET /registries/@ns/<path>[/<version>]
 func (s *Sources) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +223,7 @@ func (s *Sources) Manifest(ctx context.Context, id registry.ID) (*registry.Manif
 //
 // API: GET /registries/@ns/<path>/versions
 func (s *Sources) Versions(ctx context.Context, id registry.ID) ([]string, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +235,7 @@ func (s *Sources) Versions(ctx context.Context, id registry.ID) ([]string, error
 //
 // API: GET /registries/@ns/<path>/<version>/files/<file path>
 func (s *Sources) File(ctx context.Context, id registry.ID, path string) ([]byte, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +247,7 @@ func (s *Sources) File(ctx context.Context, id registry.ID, path string) ([]byte
 //
 // API: GET /presets/:name
 func (s *Sources) Preset(ctx context.Context, name string) (*registry.Preset, error) {
-	c, err := s.Client(registry.PresetNamespace)
+	c, err := s.client(ctx, registry.PresetNamespace)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +259,7 @@ func (s *Sources) Preset(ctx context.Context, name string) (*registry.Preset, er
 //
 // API: GET /registries/@ns/<path>[/<version>], GET …/<version>/digests
 func (s *Sources) ManifestWithDigest(ctx context.Context, id registry.ID) (*ManifestResult, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +288,7 @@ func (s *Sources) ManifestDigest(ctx context.Context, id registry.ID) (*registry
 // API: GET /registries/@ns/<path>, GET …/<version>/digests and
 // GET …/<version>/files/<file path> at once
 func (s *Sources) ManifestDigestAhead(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (*registry.Manifest, string, bool, error) {
-	c, err := s.Client(id.Namespace)
+	c, err := s.client(ctx, id.Namespace)
 	if err != nil {
 		return nil, "", false, err
 	}

@@ -59,7 +59,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd})
 	pr.done()
 	if err != nil {
-		return err
+		return explainNotFound(ctx, app, c.Registry, err)
 	}
 	scriptWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}

@@ -28,7 +28,7 @@ type CLI struct {
 	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`
 	Update   UpdateCmd   `cmd:"" help:"Update installed registries with a three-way merge that keeps your edits."`
 	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
-	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 1 on drift)."`
+	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 3 on drift, 1 on error)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
 	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
@@ -56,14 +56,18 @@ func (c *CLI) Validate() error {
 
 // Exit codes of [Main].
 const (
-	ExitOK      = 0
-	ExitError   = 1
+	ExitOK    = 0
+	ExitError = 1
+	// ExitDrift is jig check's answer when the project differs from what
+	// jig.json records: a finding, not a failure to check.
+	ExitDrift   = 3
 	ExitAborted = 130
 )
 
 // Main runs the jig command line with args (without the program name) and
-// returns the exit code: 0 on success, 1 on error, 130 when aborted (the
-// context was cancelled, or a prompt was aborted).
+// returns the exit code: 0 on success, 1 on error, 3 when jig check found
+// drift, 130 when aborted (the context was cancelled, or a prompt was
+// aborted).
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
 }
@@ -126,6 +130,9 @@ func (a *App) report(ctx context.Context, err error) int {
 	if err == nil {
 		return ExitOK
 	}
+	if errors.Is(err, errDrift) {
+		return ExitDrift
+	}
 	if errors.Is(err, errSilent) {
 		return ExitError
 	}
@@ -155,3 +162,7 @@ func jsonRequested(kctx *kong.Context) bool {
 // errSilent is returned by commands that already printed why they failed
 // (doctor with errors); Main exits 1 without printing anything else.
 var errSilent = errors.New("failed")
+
+// errDrift is returned by jig check when it found and printed drift; Main
+// exits [ExitDrift] without printing anything else.
+var errDrift = errors.New("drift")

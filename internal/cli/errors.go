@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
@@ -53,6 +56,9 @@ const (
 // user cancelled.
 func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 	r := reportOf(err, timeout, aborted)
+	if re := (*reportedError)(nil); errors.As(err, &re) {
+		return r
+	}
 	if h := shorthandHint(err); h != "" && !aborted {
 		r.Hint, r.hintShown = h, false
 		var se *registryclient.StatusError
@@ -106,11 +112,25 @@ func withoutToken(err error) bool {
 	return errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized && se.Code == wire.CodeUnauthorized
 }
 
+// reportedError is an error whose report its command made itself, with
+// knowledge [reportOf] lacks (publish: which token a refused upload
+// needs). It is printed like any other, as text and with --json.
+type reportedError struct {
+	err error
+	r   errorReport
+}
+
+func (e *reportedError) Error() string { return e.r.Message }
+func (e *reportedError) Unwrap() error { return e.err }
+
 // reportOf is [reportFor] without the hints that depend on how a
 // registry was named.
 func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	if aborted {
 		return errorReport{Code: codeAborted, Message: "Operation cancelled", plain: true}
+	}
+	if re := (*reportedError)(nil); errors.As(err, &re) {
+		return re.r
 	}
 	if errors.Is(err, registryclient.ErrDeadline) {
 		r := errorReport{Code: codeTimeout, headline: fmt.Sprintf("gave up after %s: %v", timeout, err),
@@ -179,6 +199,13 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return r
 	case errors.As(err, &nc):
 		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
+		if nc.DefaultsAsked && !registryclient.IsBuiltin(nc.Namespace) {
+			// The namespace may be another server's default (a storage
+			// written for the reference keeps its registries in @rack).
+			hint = fmt.Sprintf("Run '%s' first, or, if %s is the default namespace of your registry server, "+
+				"start jig-server with --default-namespace %s or run 'jig config set %s --default-namespace %s'.",
+				configSetCommand(nc.Namespace, "url"), nc.Namespace, strings.TrimPrefix(nc.Namespace, "@"), registry.PresetNamespace, nc.Namespace)
+		}
 		return errorReport{Code: codeNotConfigured, Message: err.Error(), Hint: hint,
 			headline: err.Error() + ". " + hint, hintShown: true}
 	case errors.As(err, &env):
@@ -192,6 +219,12 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	case errors.As(err, &pna):
 		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", InitCommand(pna.Preset)))
 	case errors.As(err, &ni):
+		switch {
+		case ni.Suggestion != "":
+			return hinted(err, fmt.Sprintf("did you mean %s?", ni.Suggestion))
+		case ni.Mode == apply.ModeRemove:
+			return hinted(err, "jig.json lists the installed registries ('jig outdated' shows them)")
+		}
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
@@ -305,4 +338,74 @@ func ErrorText(err error) string {
 	var b strings.Builder
 	printError(&b, newOutput(&b, &b, false, false), reportFor(err, 0, false))
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// explainNotFound improves the report of a registry the user typed (jig
+// add, jig info) that the server does not have. When the namespace it was
+// read in lists a registry whose name is near, or another namespace of
+// that server holds the same path, the report says "did you mean …?". The
+// default-namespace hint of shorthand stays only when that setting could
+// be the cause: the server has a namespace the rc file does not configure.
+// Any other error, and a failure to ask, leave err as it is.
+func explainNotFound(ctx context.Context, app *App, typed string, err error) error {
+	if !errors.Is(err, registryclient.ErrNotFound) {
+		return err
+	}
+	src, serr := app.Sources()
+	cfg, cerr := app.Config()
+	if serr != nil || cerr != nil {
+		return err
+	}
+	id, perr := src.ParseID(ctx, typed)
+	if perr != nil {
+		return err
+	}
+	cl, lerr := src.Client(id.Namespace)
+	if lerr != nil {
+		return err
+	}
+	listed, lerr := cl.Registries(ctx, id.Namespace)
+	if errors.Is(lerr, registryclient.ErrNotFound) {
+		listed, lerr = nil, nil // the server has no such namespace
+	}
+	if lerr != nil || slices.Contains(listed, id.Path) {
+		// the typed registry exists: what is missing is something else
+		return err
+	}
+	keys := make([]string, 0, len(listed))
+	for _, p := range listed {
+		keys = append(keys, id.Namespace+"/"+p)
+	}
+	could := false
+	if registry.IsShorthand(typed) {
+		nss, _ := cl.Namespaces(ctx)
+		asked := 0
+		for _, ns := range nss {
+			if _, configured := cfg.Get(ns); configured || ns == id.Namespace || ns == registry.PresetNamespace {
+				continue
+			}
+			could = true
+			if asked++; asked > 4 {
+				break
+			}
+			if other, err := cl.Registries(ctx, ns); err == nil && slices.Contains(other, id.Path) {
+				keys = append(keys, ns+"/"+id.Path)
+			}
+		}
+	}
+	sug := suggest.Registry(id.Key(), keys)
+	r := reportFor(err, app.timeout, false)
+	if !could {
+		r = reportOf(err, app.timeout, false)
+	}
+	if sug != "" {
+		mean := fmt.Sprintf("Did you mean %s?", sug)
+		if r.Hint != "" && could {
+			r.Hint = mean + " " + r.Hint
+		} else {
+			r.Hint = mean
+		}
+		r.hintShown = false
+	}
+	return &reportedError{err: err, r: r}
 }

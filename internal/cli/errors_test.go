@@ -36,6 +36,8 @@ func TestPrintError(t *testing.T) {
 		{name: "other", err: errors.New("boom"), want: "Error: boom\n"},
 		{name: "not configured", err: fmt.Errorf("listing: %w", &registryclient.NotConfiguredError{Namespace: "@nope"}),
 			want: "Error: listing: No registry configured for namespace @nope. Run 'jig config set @nope --url <url>' first.\n"},
+		{name: "not configured, no source names it its default", err: fmt.Errorf("fetching: %w", &registryclient.NotConfiguredError{Namespace: "@rack", DefaultsAsked: true}),
+			want: "Error: fetching: No registry configured for namespace @rack. Run 'jig config set @rack --url <url>' first, or, if @rack is the default namespace of your registry server, start jig-server with --default-namespace rack or run 'jig config set @presets --default-namespace @rack'.\n"},
 		{name: "env token", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "TEAM_TOKEN", Field: "token"},
 			want: "Error: invalid registry configuration: registry @team: environment variable TEAM_TOKEN used in its token is not set\nExport TEAM_TOKEN, or store the value with 'jig config set @team --token <token>'.\n"},
 		{name: "env header", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "KEY", Field: "header X-Key"},

@@ -35,8 +35,8 @@ func (c *RemoveCmd) Help() string {
 
 func (c *CheckCmd) Help() string {
 	return `Examples:
-  jig check          # exit 1 when a file or package.json entry drifted
-  jig check --json`
+  jig check          # exit 3 when a file or package.json entry drifted
+  jig check --json   # exit 0 no drift, 3 drift, 1 error (e.g. no jig.json)`
 }
 
 func (c *DiffCmd) Help() string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,25 +47,112 @@ func checkProjectName(name string) error {
 	return nil
 }
 
-// dirHasEntries reports whether dir exists and is not empty. A missing
-// directory is empty; a file where the directory should be is an error.
-func dirHasEntries(dir string) (bool, error) {
+// forgeFiles are the files a forge (GitHub, GitLab, …) may create with a
+// new repository. A directory that holds only these and .git, as a fresh
+// clone does, counts as empty for jig init: they are kept, and the plan
+// merges or replaces them only as for any existing file.
+var forgeFiles = []string{".gitignore", "LICENSE", "README.md"}
+
+// targetDir is what jig init finds where it is to write: whether dir holds
+// anything besides .git and [forgeFiles] (Other), and which forge files it
+// holds (Forge, in the order of forgeFiles).
+type targetDir struct {
+	Other bool
+	Forge []string
+}
+
+// scanTarget looks at dir. A missing directory is empty; a file where the
+// directory should be is an error.
+func scanTarget(dir string) (targetDir, error) {
+	var t targetDir
 	f, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return t, nil
 	}
 	if err != nil {
-		return false, err
+		return t, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(1)
-	if errors.Is(err, io.EOF) {
-		return false, nil
+	for {
+		names, err := f.Readdirnames(256)
+		for _, n := range names {
+			switch {
+			case n == ".git":
+				// a clone (a directory) or a worktree (a file): git's own
+			case slices.Contains(forgeFiles, n):
+				t.Forge = append(t.Forge, n)
+			default:
+				t.Other = true
+			}
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(names) == 0) {
+			break
+		}
+		if err != nil {
+			return t, fmt.Errorf("target %s is not a directory: %w", dir, err)
+		}
+		if t.Other {
+			break
+		}
 	}
-	if err != nil {
-		return false, fmt.Errorf("target %s is not a directory: %w", dir, err)
+	slices.SortFunc(t.Forge, func(a, b string) int { return slices.Index(forgeFiles, a) - slices.Index(forgeFiles, b) })
+	return t, nil
+}
+
+// needsForce reports whether applying a plan into t needs --force: t holds
+// files of its own, or the plan changes a forge file other than by merging
+// .gitignore (a registry that writes README.md or LICENSE replaces the
+// forge's).
+func (t targetDir) needsForce(changed []apply.FileChange) bool {
+	if t.Other {
+		return true
 	}
-	return len(names) > 0, nil
+	for _, f := range changed {
+		if f.Target != ".gitignore" || f.Action == apply.ActionDelete || f.Strategy == registry.StrategyOverwrite {
+			return true
+		}
+	}
+	return false
+}
+
+// existing describes what the plan does to each forge file in t, for the
+// plan's "Existing files" list: "kept", or how it changes.
+func (t targetDir) existing(changed []apply.FileChange) []existingFile {
+	var out []existingFile
+	for _, n := range t.Forge {
+		e := existingFile{Target: n, Change: "kept"}
+		for _, f := range changed {
+			if f.Target == n {
+				e.Change = changeHow(f)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// existingFile is a file that was in the target directory before init.
+type existingFile struct {
+	Target string `json:"target"`
+	// Change is "kept", "replaced", "deleted" or "<strategy> merge".
+	Change string `json:"change"`
+}
+
+// changeHow says how a plan changes an existing file: "replaced",
+// "deleted" or "<strategy> merge".
+func changeHow(f apply.FileChange) string {
+	how := string(f.Strategy)
+	switch {
+	case f.Action == apply.ActionDelete:
+		how = "deleted"
+	case f.Strategy == registry.StrategyOverwrite:
+		how = "replaced"
+	case how == "":
+		how = string(f.Action)
+	default:
+		how += " merge"
+	}
+	return how
 }
 
 // existingDirNote says that dir is not empty and names the existing files
@@ -76,18 +164,7 @@ func existingDirNote(dir string, changed []apply.FileChange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "target directory %s already exists and is not empty; these existing files would change:", dir)
 	for _, f := range changed {
-		how := string(f.Strategy)
-		switch {
-		case f.Action == apply.ActionDelete:
-			how = "deleted"
-		case f.Strategy == registry.StrategyOverwrite:
-			how = "replaced"
-		case how == "":
-			how = string(f.Action)
-		default:
-			how += " merge"
-		}
-		fmt.Fprintf(&b, "\n  %s (%s)", f.Target, how)
+		fmt.Fprintf(&b, "\n  %s (%s)", f.Target, changeHow(f))
 	}
 	return b.String()
 }
@@ -147,13 +224,10 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if name != "." {
 		dir, projectName = filepath.Join(base, name), name
 	}
-	nonEmpty, err := dirHasEntries(dir)
+	target, err := scanTarget(dir)
 	if err != nil {
 		return err
 	}
-	// --frozen re-creates a project from its own jig.json: the directory
-	// is expected to hold it.
-	guarded := nonEmpty && !c.Force && !c.Frozen
 	if !c.JSON && c.Frozen {
 		app.Out.Infof("Project: %s\nFrozen install from %s\nTarget directory: %s", projectName, filepath.Join(dir, registry.ProjectFile), dir)
 	} else if !c.JSON {
@@ -175,6 +249,10 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	scriptWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	changed := plan.ExistingChanges()
+	// --frozen re-creates a project from its own jig.json: the directory
+	// is expected to hold it.
+	guarded := !c.Force && !c.Frozen && target.needsForce(changed)
+	res.Existing = target.existing(changed)
 	if guarded {
 		res.NeedsForce = true
 		res.ExistingChanged = []string{}
@@ -187,6 +265,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 			return app.Out.JSON(res)
 		}
 		printPlan(app.Out, plan)
+		printExisting(app.Out, res.Existing)
 		if guarded {
 			app.Out.Println(existingDirNote(dir, changed))
 		}
@@ -222,9 +301,22 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		app.Out.Printf("  • %s%s\n", r.ID, dependencyNote(r))
 	}
 	printSummary(app.Out, plan)
+	printExisting(app.Out, res.Existing)
 	printWarnings(app.Out, plan.Warnings)
 	if name != "." {
 		app.Out.Printf("Next: cd %s\n", name)
 	}
 	return nil
+}
+
+// printExisting lists the files that were in the target directory before
+// init and what the plan does to them.
+func printExisting(o *Output, files []existingFile) {
+	if len(files) == 0 {
+		return
+	}
+	o.Println("Existing files:")
+	for _, f := range files {
+		o.Printf("  %s (%s)\n", f.Target, f.Change)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registry"
@@ -43,7 +44,7 @@ func lifecycleSetup(app *App, dirFlag string, opts ...apply.Option) (string, *pr
 // OutdatedCmd is "jig outdated [--json] [--exit-code]".
 type OutdatedCmd struct {
 	JSON     bool   `name:"json" help:"Print the report as one JSON document."`
-	ExitCode bool   `name:"exit-code" help:"Exit 1 when a registry is outdated."`
+	ExitCode bool   `name:"exit-code" help:"Exit 1 when a registry is outdated. A registry whose versions cannot be listed always exits 1."`
 	Dir      string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
@@ -55,7 +56,8 @@ type outdatedResult struct {
 }
 
 // Run lists the installed, wanted and latest version of every installed
-// registry.
+// registry. A registry whose versions cannot be listed is an error: it
+// exits 1 whatever --exit-code says.
 func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (outdatedResult, error) {
 		entries, err := eng.Outdated(ctx, dir)
@@ -65,13 +67,23 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 		}
 		return res, err
 	}, func(res outdatedResult) { printOutdated(app.Out, res.Registries) },
-		func(res outdatedResult) bool { return c.ExitCode && res.Outdated })
+		func(res outdatedResult) error {
+			for _, e := range res.Registries {
+				if e.Error != "" {
+					return errSilent
+				}
+			}
+			if c.ExitCode && res.Outdated {
+				return errSilent
+			}
+			return nil
+		})
 }
 
 // runReport makes a report of the project (outdated, check), prints it as
-// JSON or, with print, as text, and exits 1 (without a message) when
-// fails says so.
-func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *apply.Engine, dir string) (T, error), print func(T), fails func(T) bool) error {
+// JSON or, with print, as text, and returns what fails makes of it
+// (errSilent or errDrift: the report already said why).
+func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *apply.Engine, dir string) (T, error), print func(T), fails func(T) error) error {
 	dir, _, eng, err := lifecycleSetup(app, dirFlag)
 	if err != nil {
 		return err
@@ -83,10 +95,7 @@ func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *ap
 	if err := app.Out.Result(asJSON, res, func() { print(res) }); err != nil {
 		return err
 	}
-	if fails(res) {
-		return errSilent
-	}
-	return nil
+	return fails(res)
 }
 
 func printOutdated(o *Output, entries []apply.OutdatedEntry) {
@@ -99,23 +108,41 @@ func printOutdated(o *Output, entries []apply.OutdatedEntry) {
 		w = max(w, len(e.Key))
 	}
 	o.Printf("%-*s  %-10s  %-10s  %s\n", w, "Registry", "Installed", "Wanted", "Latest")
-	n := 0
+	n, unknown := 0, 0
+	var hints []string
 	for _, e := range entries {
 		latest := e.Latest
 		if e.Error != "" {
 			latest = "?"
-			o.Warnf("cannot list the versions of %s: %s", e.Key, e.Error)
+			unknown++
 		}
 		o.Printf("%-*s  %-10s  %-10s  %s\n", w, e.Key, e.Installed, e.Wanted, latest)
 		if e.Outdated {
 			n++
 		}
 	}
-	if n == 0 {
-		o.Println("Everything is up to date.")
-		return
+	for _, e := range entries {
+		if e.Error != "" {
+			o.Errorln(fmt.Sprintf("%s cannot list the versions of %s: %s", o.paintErr(ansiRed, "Error:"), e.Key, e.Error))
+			if e.Err == nil {
+				continue
+			}
+			if h := reportFor(e.Err, 0, false).Hint; h != "" && !slices.Contains(hints, h) {
+				hints = append(hints, h)
+			}
+		}
 	}
-	o.Printf("%d outdated; run 'jig update' to update everything, or 'jig update <registry> --to <version>'.\n", n)
+	for _, h := range hints {
+		o.Errorln(h)
+	}
+	switch {
+	case unknown > 0:
+		o.Printf("%d outdated, %d not checked (see the errors).\n", n, unknown)
+	case n == 0:
+		o.Println("Everything is up to date.")
+	default:
+		o.Printf("%d outdated; run 'jig update' to update everything, or 'jig update <registry> --to <version>'.\n", n)
+	}
 }
 
 // CheckCmd is "jig check [--json]".
@@ -124,12 +151,18 @@ type CheckCmd struct {
 	Dir  string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
-// Run compares the project with what jig.json records; drift exits 1.
+// Run compares the project with what jig.json records; drift exits
+// [ExitDrift], an error (no jig.json, an unreadable file) 1.
 func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (*apply.CheckReport, error) {
 		return eng.Check(ctx, dir)
 	}, func(rep *apply.CheckReport) { printCheck(app.Out, rep) },
-		func(rep *apply.CheckReport) bool { return rep.Drift })
+		func(rep *apply.CheckReport) error {
+			if rep.Drift {
+				return errDrift
+			}
+			return nil
+		})
 }
 
 func printCheck(o *Output, rep *apply.CheckReport) {

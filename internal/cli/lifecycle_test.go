@@ -48,11 +48,11 @@ func TestLifecycleJSONMatchesSchemas(t *testing.T) {
 		code   int
 	}{
 		{[]string{"outdated", "--json", "--exit-code"}, registry.OutdatedReportSchemaFile, 1},
-		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, 1},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitDrift},
 		{[]string{"diff", "--json"}, registry.DiffReportSchemaFile, 0},
 		{[]string{"update", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 1},
 		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, 1},
-		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, 1},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitDrift},
 		{[]string{"outdated", "--json"}, registry.OutdatedReportSchemaFile, 0},
 		{[]string{"remove", "features/app", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 0},
 		{[]string{"remove", "features/app", "--json", "--skip-install", "--force"}, registry.LifecyclePlanSchemaFile, 0},

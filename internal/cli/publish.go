@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
@@ -46,8 +45,7 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		var se *registryclient.StatusError
 		if errors.As(err, &se) {
-			printPublishError(app, pkg, ns, se)
-			return errSilent
+			return &reportedError{err: err, r: publishReport(pkg, ns, se)}
 		}
 		return err
 	}
@@ -59,19 +57,19 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	return nil
 }
 
-// printPublishError explains a refused upload: the status, the server's
+// publishReport explains a refused upload: the status, the server's
 // message and code, and what to do about it.
-func printPublishError(app *App, pkg *registryclient.Package, ns string, se *registryclient.StatusError) {
-	w := app.Stderr
-	fmt.Fprintf(w, "%s %d %s\n", app.Out.paint(ansiRed, "Error:"), se.StatusCode, http.StatusText(se.StatusCode))
+func publishReport(pkg *registryclient.Package, ns string, se *registryclient.StatusError) errorReport {
+	r := reportOf(se, 0, false)
 	msg := se.Message
 	if msg == "" {
 		msg = "the server refused the upload"
 	}
+	r.Message = fmt.Sprintf("Publishing %s to %s failed: %s", pkg.ID(), se.URL, msg)
+	r.detail = r.Message
 	if se.Code != "" {
-		msg += " [" + string(se.Code) + "]"
+		r.detail += " [" + string(se.Code) + "]"
 	}
-	fmt.Fprintf(w, "Publishing %s to %s failed: %s\n", pkg.ID(), se.URL, msg)
 	hint := ""
 	switch se.Code {
 	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
@@ -89,8 +87,9 @@ func printPublishError(app *App, pkg *registryclient.Package, ns string, se *reg
 		hint = "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
 	}
 	if hint != "" {
-		fmt.Fprintln(w, hint)
+		r.Hint, r.hintShown = hint, false
 	}
+	return r
 }
 
 func sizeText(n int) string {

@@ -68,9 +68,13 @@ type scaffoldResult struct {
 	// --force (ExistingChanged then names the existing files the plan
 	// changes), or when add overwrites files of the project's own without
 	// --force (Overwritten names them).
-	NeedsForce      bool     `json:"needsForce,omitempty"`
-	ExistingChanged []string `json:"existingChanged,omitempty"`
-	Overwritten     []string `json:"overwritten,omitempty"`
+	NeedsForce bool `json:"needsForce,omitempty"`
+	// Existing lists the files a forge creates with a repository
+	// (README.md, LICENSE, .gitignore) that init found in the target
+	// directory, and what the plan does to each.
+	Existing        []existingFile `json:"existing,omitempty"`
+	ExistingChanged []string       `json:"existingChanged,omitempty"`
+	Overwritten     []string       `json:"overwritten,omitempty"`
 	// Install and Git are the plan's, after the plan's own fields as
 	// they always were printed.
 	Install *apply.StepResult `json:"install,omitempty"`
@@ -186,6 +190,9 @@ func printSteps(o *Output, p *apply.Plan, hasAllowScripts bool) {
 			o.Warnf("installing dependencies failed: %s", firstLine(s.Error))
 			o.Warnf("run '%s' in %s by hand", s.Command, p.Dir)
 		}
+	}
+	if s := p.Git; s != nil && s.Status == apply.StepSkipped {
+		o.Infof("note: %s: jig ran no git init and made no commit; review the new files, then commit them yourself (git add -A && git commit)", s.Error)
 	}
 	if s := p.Git; s != nil && s.Status == apply.StepFailed {
 		cmd := s.Command

@@ -137,7 +137,7 @@ func TestInitValidation(t *testing.T) {
 		{"dot-dot name", []string{"init", "-t", "@presets/small", "-n", "..", "--ci"}, nil, nil, "invalid project name"},
 		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--ci"}, nil, func(base string) {
 			_ = os.Mkdir(filepath.Join(base, "taken"), 0o755)
-			_ = os.WriteFile(filepath.Join(base, "taken", "README.md"), []byte("mine\n"), 0o644)
+			_ = os.WriteFile(filepath.Join(base, "taken", "NOTES.md"), []byte("mine\n"), 0o644)
 		}, "use --force (-f)"},
 		{"bad template", []string{"init", "-t", "Bad Name!", "-n", "x", "--ci"}, nil, nil, "invalid registry identifier"},
 		{"unknown registry", []string{"init", "-t", "features/nope", "-n", "x", "--ci"}, nil, nil, "404"},
@@ -209,7 +209,7 @@ func TestInitExistingDir(t *testing.T) {
 		{"dry run json", mine, []string{"-n", ".", "--ci", "--dry-run", "--json"}, nil, 0,
 			[]string{`"needsForce": true`, `"existingChanged": [`, `"src/index.js"`}, nil, false},
 		{"empty dir is like a new one", nil, []string{"-n", ".", "--ci"}, nil, 0, []string{"initialized"}, nil, true},
-		{"only new files", map[string]string{"README.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)"}, false},
+		{"only new files", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,7 +371,8 @@ func TestPrintSteps(t *testing.T) {
 		want         string
 	}{
 		{name: "ok", install: &apply.StepResult{Command: "npm install", Status: apply.StepOK}, git: &apply.StepResult{Command: "git init", Status: apply.StepOK}},
-		{name: "git skipped in a repository", git: &apply.StepResult{Command: "git init", Status: apply.StepSkipped}},
+		{name: "git skipped in a repository", git: &apply.StepResult{Command: "git init", Status: apply.StepSkipped, Error: "/p is already inside a git repository"},
+			want: "note: /p is already inside a git repository: jig ran no git init and made no commit; review the new files, then commit them yourself (git add -A && git commit)\n"},
 		{name: "install skipped", install: &apply.StepResult{Command: "pnpm install", Status: apply.StepSkipped, Error: "package.json now has prepare from a registry, which 'pnpm install' would run"},
 			want: "Warning: skipped 'pnpm install': package.json now has prepare from a registry, which 'pnpm install' would run\n" +
 				"Warning: review package.json, then run 'pnpm install' in /p by hand (or re-run with --allow-scripts)\n"},

@@ -148,7 +148,7 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 	}
 	info, err := src.Info(ctx, id)
 	if err != nil {
-		return err
+		return explainNotFound(ctx, app, c.Registry, err)
 	}
 	m := info.Manifest
 	var files []fileJSON

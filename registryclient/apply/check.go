@@ -379,8 +379,10 @@ type OutdatedEntry struct {
 	Latest    string `json:"latest"`
 	// Outdated is true when Latest is newer than Installed.
 	Outdated bool `json:"outdated"`
-	// Error is set when the versions could not be fetched.
+	// Error is set when the versions could not be fetched: Err's text.
 	Error string `json:"error,omitempty"`
+	// Err is why the versions could not be fetched, nil when they were.
+	Err error `json:"-"`
 }
 
 // Outdated lists, for every installed registry of the project in dir, the
@@ -408,7 +410,7 @@ func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, err
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				en.Error = err.Error()
+				en.Error, en.Err = err.Error(), err
 			} else {
 				en.Wanted, en.Latest = registry.UpdateCandidates(id.Version, vs)
 				en.Outdated = en.Latest != "" && newer(en.Latest, id.Version)

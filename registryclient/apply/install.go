@@ -52,7 +52,7 @@ type StepResult struct {
 	Command string `json:"command"`
 	// Status is [StepOK], [StepSkipped] or [StepFailed].
 	Status StepStatus `json:"status"`
-	// Error says why the step failed, or why the install was skipped.
+	// Error says why the step failed or was skipped.
 	Error string `json:"error,omitempty"`
 	// Scripts are the install-time package.json scripts that made the
 	// install skip ([Plan.InstallScripts]).
@@ -97,7 +97,7 @@ func gitStep(ctx context.Context, dir string) *StepResult {
 	case err != nil:
 		res.Status, res.Error, res.Err = StepFailed, err.Error(), err
 	case !created:
-		res.Status = StepSkipped
+		res.Status, res.Error = StepSkipped, fmt.Sprintf("%s is already inside a git repository", dir)
 	}
 	return res
 }

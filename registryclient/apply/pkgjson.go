@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/jigkit/jig/registry"
@@ -64,7 +65,10 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		return nil
 	}
 	pkgName := registry.NPMName(name)
-	if create && pkgName != name {
+	// jig names the package when it creates package.json, and when a
+	// registry's package.json has no name (the node runtime's); st.cur
+	// is nil when there is no package.json yet.
+	if pkgName != name && !hasName(st.cur) {
 		pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("package.json is named %q: %q is not a valid npm package name (npm names use lowercase letters, digits, -, . and _)", pkgName, name))
 	}
 	for _, s := range scripts {
@@ -114,4 +118,14 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		st.from = appendOnce(st.from, "jig")
 	}
 	return nil
+}
+
+// hasName reports whether the package.json b has a "name" field.
+func hasName(b []byte) bool {
+	var pj map[string]json.RawMessage
+	if json.Unmarshal(b, &pj) != nil {
+		return false
+	}
+	_, ok := pj["name"]
+	return ok
 }

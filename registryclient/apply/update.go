@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -80,6 +81,12 @@ func (e *NoProjectError) Unwrap() error { return ErrNoProject }
 type NotInstalledError struct {
 	Registry string // the canonical key, "@main/quality/eslint"
 	Typed    string // as given, "quality/eslint@2.0.0"
+	// Suggestion is the installed registry (its key) Typed most probably
+	// misspells, "" when none is near.
+	Suggestion string
+	// Mode is the command that was asked: [ModeUpdate] (update and diff)
+	// or [ModeRemove].
+	Mode Mode
 }
 
 // Error reads "registry is not installed: <key> is not installed in this
@@ -253,12 +260,15 @@ func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error
 	if want.IsPreset() {
 		return registry.ID{}, fmt.Errorf("%s is a preset; name its registries instead", typed)
 	}
+	var keys []string
 	for _, id := range lc.installedIDs() {
 		if id.Key() == want.Key() {
 			return id, nil
 		}
+		keys = append(keys, id.Key())
 	}
-	return registry.ID{}, &NotInstalledError{Registry: want.Key(), Typed: typed}
+	return registry.ID{}, &NotInstalledError{Registry: want.Key(), Typed: typed,
+		Suggestion: suggest.Registry(want.Key(), keys), Mode: lc.pl.plan.Mode}
 }
 
 // fetchInstalled fetches the manifest of every installed registry at its
