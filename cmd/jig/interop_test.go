@@ -65,6 +65,9 @@ func TestInteropTrees(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareTrees(t, c, &want.Tree, got)
+			if t.Failed() {
+				t.Logf("the golden tree is what rk wrote for this case (%s); if the case's store or jig's starter catalog changed on purpose, re-record it with scripts/interop/record.sh", c.About)
+			}
 			checkAdopt(t, c, &want.Tree, got, srv.URL, filepath.Join(dir, "adopted"), home)
 		})
 	}
