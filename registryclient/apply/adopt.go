@@ -137,9 +137,12 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 			proj.Template = id.String()
 		}
 	}
-	recorded, err := e.freshRecord(ctx, proj)
+	recorded, skipped, err := e.freshRecord(ctx, proj)
 	if err != nil {
 		return nil, err
+	}
+	for _, sc := range skipped {
+		rep.NotCarried = append(rep.NotCarried, fmt.Sprintf("%s of %s is merged by a script from the registry (%s), which jig runs only with --allow-scripts; its digest is not recorded", sc.Target, sc.Registry, sc.Script))
 	}
 	for _, it := range recorded.Items {
 		rep.Registries = append(rep.Registries, it)
@@ -151,13 +154,25 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 				continue
 			}
 			seen[target] = true
-			b, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(target)))
+			p := filepath.Join(abs, filepath.FromSlash(target))
+			fi, err := os.Lstat(p)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				rep.Missing = append(rep.Missing, target)
+				continue
 			case err != nil:
 				return nil, err
-			case hashOf(b) != recorded.Installed[key].Files[target]:
+			case !fi.Mode().IsRegular():
+				// A link or a special file is the user's, never read
+				// through (a link to /dev/zero would never end).
+				rep.Changed = append(rep.Changed, target)
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			if hashOf(b) != recorded.Installed[key].Files[target] {
 				rep.Changed = append(rep.Changed, target)
 			}
 		}
@@ -215,37 +230,38 @@ func parseRackProject(b []byte) (*rackProject, []string, error) {
 
 // freshRecord returns the jig.json a frozen install of proj's registries
 // into an empty directory writes: proj with every registry's manifest
-// digest, file digests and package.json values filled in.
-func (e *Engine) freshRecord(ctx context.Context, proj *registry.Project) (*registry.Project, error) {
+// digest, file digests and package.json values filled in; and the files
+// left out because their merge script may not run.
+func (e *Engine) freshRecord(ctx context.Context, proj *registry.Project) (*registry.Project, []SkippedScript, error) {
 	tmp, err := os.MkdirTemp("", "jig-adopt-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	b, err := proj.Marshal()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, registry.ProjectFile), b, 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := e.Plan(ctx, Request{Dir: tmp, Frozen: true, Name: proj.Name})
 	if err != nil {
 		var nr *NotRecordedError
 		if errors.As(err, &nr) {
-			return nil, fmt.Errorf("%w: a registry %s lists depends on %s, which %s does not list (a dependency added since?); add it with 'rk add %s', then run jig adopt again",
+			return nil, nil, fmt.Errorf("%w: a registry %s lists depends on %s, which %s does not list (a dependency added since?); add it with 'rk add %s', then run jig adopt again",
 				ErrAdopt, registry.ReferenceProjectFile, nr.Registry, registry.ReferenceProjectFile, nr.Registry)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range p.writes {
 		if w.target == registry.ProjectFile {
 			out, err := registry.ParseProject(w.data)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return out, nil
+			return out, p.SkippedScripts, nil
 		}
 	}
-	return nil, fmt.Errorf("apply: the frozen install of %s wrote no %s", strings.Join(proj.Items, ", "), registry.ProjectFile)
+	return nil, nil, fmt.Errorf("apply: the frozen install of %s wrote no %s", strings.Join(proj.Items, ", "), registry.ProjectFile)
 }
