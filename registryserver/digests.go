@@ -159,7 +159,7 @@ func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
 // sendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
 func (h *Handler) sendDigests(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
-	info, err := h.commitOf(ctx, layout.Manifest(res.namespace, res.path, res.version))
+	info, err := h.commitOf(ctx, res.manifestFile())
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Registry version not found")
 	}

@@ -61,11 +61,14 @@
 // "private" with "Vary: Authorization, X-Registry-Token" so shared caches
 // never hand it to someone else. Every 200 carries an ETag (files: the
 // storage's, "<mtime-ms hex>-<size hex>" on disk) and If-None-Match is
-// answered with 304. Bodies of 1 KiB and more are compressed with br,
-// gzip or deflate as Accept-Encoding asks (q-values honoured), each
-// encoding with its own ETag; encoded bodies are cached in memory
+// answered with Not Modified. Bodies of 1 KiB and more are compressed
+// with br, gzip or deflate as Accept-Encoding asks (q-values honoured),
+// each encoding with its own ETag; encoded bodies are cached in memory
 // (bounded, least recently used out) so immutable content is compressed
-// once.
+// once. What was read of published versions and versions lists is
+// answered from memory for [WithMutableTTL]; a storage read cache
+// (registryserver/storage/cache) in front of the backend counts against
+// that time, so another replica's publish still shows within it.
 //
 // # Operations
 //

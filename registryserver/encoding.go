@@ -47,25 +47,36 @@ type acceptedCoding struct {
 // are ignored.
 func parseAcceptEncoding(h string) []acceptedCoding {
 	var out []acceptedCoding
-	for elem := range strings.SplitSeq(h, ",") {
-		name, params, _ := strings.Cut(elem, ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "" || !isToken(name) {
-			continue
-		}
-		q, ok := 1.0, true
-		for p := range strings.SplitSeq(params, ";") {
-			k, v, _ := strings.Cut(p, "=")
-			if !strings.EqualFold(strings.TrimSpace(k), "q") {
-				continue
-			}
-			q, ok = parseQValue(strings.TrimSpace(v))
-		}
-		if ok {
-			out = append(out, acceptedCoding{coding: name, q: q})
+	for h != "" {
+		var a acceptedCoding
+		var ok bool
+		if a, ok, h = nextAcceptedCoding(h); ok {
+			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// nextAcceptedCoding parses the first element of an Accept-Encoding value
+// h as [parseAcceptEncoding] does (ok is false when it is dropped) and
+// returns the rest of h. It does not allocate.
+func nextAcceptedCoding(h string) (a acceptedCoding, ok bool, rest string) {
+	elem, rest, _ := strings.Cut(h, ",")
+	name, params, _ := strings.Cut(elem, ";")
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" || !isToken(name) {
+		return a, false, rest
+	}
+	q, ok := 1.0, true
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, ok = parseQValue(strings.TrimSpace(v))
+		}
+	}
+	return acceptedCoding{coding: name, q: q}, ok, rest
 }
 
 // parseQValue parses a weight: "0", "1", or up to three decimals, between 0
@@ -114,26 +125,34 @@ func negotiateEncoding(header string) string {
 	if header == "" {
 		return encIdentity
 	}
-	accepted := parseAcceptEncoding(header)
-	best, bestQ := encIdentity, 0.0
-	for _, enc := range supportedEncodings {
-		q, named, star := 0.0, false, -1.0
-		for _, a := range accepted {
-			switch {
-			case a.coding == enc || (enc == encGzip && a.coding == "x-gzip"):
-				if !named || a.q > q {
-					q = a.q
+	var q [len(supportedEncodings)]float64
+	var named [len(supportedEncodings)]bool
+	star := -1.0
+	for h := header; h != ""; {
+		a, ok := acceptedCoding{}, false
+		if a, ok, h = nextAcceptedCoding(h); !ok {
+			continue
+		}
+		if a.coding == "*" {
+			star = max(star, a.q)
+			continue
+		}
+		for i, enc := range supportedEncodings {
+			if a.coding == enc || (enc == encGzip && a.coding == "x-gzip") {
+				if !named[i] || a.q > q[i] {
+					q[i] = a.q
 				}
-				named = true
-			case a.coding == "*":
-				star = max(star, a.q)
+				named[i] = true
 			}
 		}
-		if !named && star >= 0 {
-			q = star
+	}
+	best, bestQ := encIdentity, 0.0
+	for i, enc := range supportedEncodings {
+		if !named[i] && star >= 0 {
+			q[i] = star
 		}
-		if q > bestQ {
-			best, bestQ = enc, q
+		if q[i] > bestQ {
+			best, bestQ = enc, q[i]
 		}
 	}
 	return best

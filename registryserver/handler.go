@@ -100,7 +100,11 @@ func New(opts ...Option) (*Handler, error) {
 
 		defaultNamespace: o.defaultNamespace,
 	}
-	h.rcache = newReadCache(o.mutableTTL, o.now)
+	ttl, err := handlerTTL(o.mutableTTL, o.storage)
+	if err != nil {
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
+	h.rcache = newReadCache(ttl, o.now)
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		h.admin = &sum

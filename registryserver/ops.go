@@ -40,9 +40,9 @@ const unmatchedRoute = "unmatched"
 
 // opsState is what the operations middleware, /health and /metrics share.
 type opsState struct {
-	limiter   ratelimit.Limiter
-	limitN    int    // the built-in limiter's limit ...
-	limitText string // ... as header text
+	limiter  ratelimit.Limiter
+	limitN   int      // the built-in limiter's limit ...
+	limitHdr []string // ... as a header value
 	// remaining holds the text of 0 to limitN (at most 4096 of them),
 	// the usual values of RateLimit-Remaining.
 	remaining    []string
@@ -79,7 +79,7 @@ func (h *Handler) setupOps(o opsOptions) error {
 		healthTimeout: o.healthTimeout,
 		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
 	}
-	s.limitN, s.limitText = o.limit, strconv.Itoa(o.limit)
+	s.limitN, s.limitHdr = o.limit, []string{strconv.Itoa(o.limit)}
 	s.remaining = make([]string, min(o.limit, 4095)+1)
 	for i := range s.remaining {
 		s.remaining[i] = itoa(i)
@@ -248,20 +248,15 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 	hdr := c.Response().Header()
 	// The keys are already in canonical form: assigning skips
 	// canonicalisation on this per-request path.
-	limit := s.limitText
-	if res.Limit != s.limitN {
-		limit = strconv.Itoa(res.Limit)
-	}
-	var remaining string
-	if res.Remaining >= 0 && res.Remaining < len(s.remaining) {
-		remaining = s.remaining[res.Remaining]
+	// The usual values are one-element views (len == cap, so an Add
+	// elsewhere copies them) of shared tables: no allocation.
+	if res.Limit == s.limitN {
+		hdr[headerRateLimit] = s.limitHdr
 	} else {
-		remaining = strconv.Itoa(res.Remaining)
+		hdr[headerRateLimit] = []string{strconv.Itoa(res.Limit)}
 	}
-	vals := &[3]string{limit, remaining, itoa(reset)} // one allocation
-	hdr[headerRateLimit] = vals[0:1:1]
-	hdr[headerRateRemaining] = vals[1:2:2]
-	hdr[headerRateReset] = vals[2:3:3]
+	hdr[headerRateRemaining] = intHeader(s.remaining, res.Remaining)
+	hdr[headerRateReset] = intHeader(smallInts[:], reset)
 	if res.Allowed {
 		return nil
 	}
@@ -278,6 +273,15 @@ var smallInts = func() (t [1024]string) {
 	}
 	return t
 }()
+
+// intHeader is the header value of n: a one-element view of table, which
+// holds the text of 0 to len(table)-1, when n is in it.
+func intHeader(table []string, n int) []string {
+	if n >= 0 && n < len(table) {
+		return table[n : n+1 : n+1]
+	}
+	return []string{strconv.Itoa(n)}
+}
 
 // itoa is strconv.Itoa without an allocation for small numbers.
 func itoa(n int) string {

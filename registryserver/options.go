@@ -11,6 +11,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 )
 
 // Option configures a [Handler]; pass options to [New].
@@ -198,20 +199,27 @@ func WithCompressionCache(bytes int64) Option {
 	}
 }
 
-// WithMutableTTL sets how long the handler trusts what it read from the
-// storage about a registry's versions list, a version's registry.json (the
-// commit point of a publish) and a file's metadata before reading them
-// again. Within it, latest and versioned manifests, versions lists and
-// files (up to an eighth of the compression cache each) are answered from
-// memory without a storage call. This handler's own publishes show at
-// once; another replica's publish or rollback on the same storage shows
-// within d. d must be between 0 (ask the storage on every request; bodies
-// are still kept in memory while their ETag is unchanged) and
-// [MaxMutableTTL]. The default is [DefaultMutableTTL].
+// WithMutableTTL sets how long another replica's publish or rollback on
+// the same storage may take to show: the handler trusts what it read from
+// the storage about a registry's versions list, a version's registry.json
+// (the commit point of a publish) and a file's metadata for d before
+// reading them again. Within it, latest and versioned manifests, versions
+// lists and files (up to an eighth of the compression cache each) are
+// answered from memory without a storage call. This handler's own
+// publishes show at once.
+//
+// When the storage is a read cache ([cache.New]), the cache's own mutable
+// TTL counts against d: the handler keeps what it read for d less the
+// cache's TTL (the defaults of both give 0: the handler asks the cache
+// every time), and [New] fails when the cache's TTL is longer than d.
+//
+// d must be between 0 (ask the storage on every request; bodies are still
+// kept in memory while their ETag is unchanged) and
+// [cache.MaxMutableTTL]. The default is [cache.DefaultMutableTTL].
 func WithMutableTTL(d time.Duration) Option {
 	return func(o *options) error {
-		if d < 0 || d > MaxMutableTTL {
-			return fmt.Errorf("WithMutableTTL(%v): want 0 to %v, the cache tier of versions lists", d, MaxMutableTTL)
+		if d < 0 || d > cache.MaxMutableTTL {
+			return fmt.Errorf("WithMutableTTL(%v): want 0 to %v, the cache tier of versions lists", d, cache.MaxMutableTTL)
 		}
 		o.mutableTTL = d
 		return nil
@@ -243,7 +251,7 @@ func defaultOptions() options {
 		logger:     zap.NewNop(),
 		now:        time.Now,
 		cacheBytes: 32 << 20,
-		mutableTTL: DefaultMutableTTL,
+		mutableTTL: cache.DefaultMutableTTL,
 		ops:        defaultOpsOptions(),
 
 		searchRefresh: defaultSearchRefresh,

@@ -28,6 +28,41 @@ type resource struct {
 	path      string // "runtimes/node"
 	version   string // for kindVersioned and kindFile
 	file      string // for kindFile: relative, validated
+
+	// The storage keys of the resource, set by [resourceCache.parse] so
+	// that a repeated path costs no key building: the registry's
+	// versions.json, the version's registry.json (for a version, its
+	// files and digests) and the file's (kindFile). "" when not set.
+	versionsKey, manifestKey, fileKey string
+}
+
+// withKeys returns r with its storage keys set.
+func (r resource) withKeys() resource {
+	r.versionsKey = layout.Versions(r.namespace, r.path)
+	if r.version != "" {
+		r.manifestKey = layout.Manifest(r.namespace, r.path, r.version)
+	}
+	if r.kind == kindFile {
+		r.fileKey = layout.File(r.namespace, r.path, r.version, r.file)
+	}
+	return r
+}
+
+// versionsFile is the storage key of the registry's versions.json.
+func (r resource) versionsFile() string {
+	if r.versionsKey != "" {
+		return r.versionsKey
+	}
+	return layout.Versions(r.namespace, r.path)
+}
+
+// manifestFile is the storage key of the registry.json of the version
+// the resource names.
+func (r resource) manifestFile() string {
+	if r.manifestKey != "" {
+		return r.manifestKey
+	}
+	return layout.Manifest(r.namespace, r.path, r.version)
 }
 
 // dir is the storage folder of the registry, "@ns/<seg>…", without its
@@ -41,11 +76,14 @@ func (r resource) dir() string {
 func (r resource) key(version string) string {
 	switch r.kind {
 	case kindVersions:
-		return layout.Versions(r.namespace, r.path)
+		return r.versionsFile()
 	case kindFile:
+		if r.fileKey != "" {
+			return r.fileKey
+		}
 		return layout.File(r.namespace, r.path, r.version, r.file)
 	case kindVersioned:
-		version = r.version
+		return r.manifestFile()
 	}
 	return layout.Manifest(r.namespace, r.path, version)
 }
@@ -167,6 +205,7 @@ func (c *resourceCache) parse(p string) (resource, bool) {
 	p = strings.Clone(p)
 	res, ok := parseResource(p)
 	if ok {
+		res = res.withKeys()
 		slot.Store(&parsedResource{p: p, res: res})
 	}
 	return res, ok

@@ -28,6 +28,9 @@ func TestResourceCacheAgreesWithParse(t *testing.T) {
 	for round := range 2 {
 		for _, p := range paths {
 			want, wantOK := parseResource(p)
+			if wantOK {
+				want = want.withKeys()
+			}
 			got, ok := c.parse(p)
 			if ok != wantOK {
 				t.Fatalf("round %d: parse(%q) ok = %v, want %v", round, p, ok, wantOK)
@@ -67,6 +70,9 @@ func FuzzResourceCache(f *testing.F) {
 		// then a hit), as the fuzzer's coverage guidance needs.
 		c.slots[maphash.String(c.seed, p)%resourceCacheSlots].Store(nil)
 		want, wantOK := parseResource(p)
+		if wantOK {
+			want = want.withKeys() // and the storage keys of what it names
+		}
 		for range 2 {
 			got, ok := c.parse(p)
 			if ok != wantOK || got != want {

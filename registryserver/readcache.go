@@ -4,8 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
-	"strconv"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,17 +14,8 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 )
-
-// DefaultMutableTTL is how long a [Handler] trusts what it read about
-// stored objects (a registry's versions list, a version's registry.json,
-// a file's metadata) before it asks the storage again; see
-// [WithMutableTTL].
-const DefaultMutableTTL = 10 * time.Second
-
-// MaxMutableTTL is the longest [WithMutableTTL] accepts: the 60 s cache
-// tier the server announces for versions lists.
-const MaxMutableTTL = 60 * time.Second
 
 // readCache is the handler's memory of the read path, so that reading
 // published content costs no storage call:
@@ -57,57 +47,31 @@ type readCache struct {
 	versions map[string]*versionsState
 }
 
-// objectState is what the handler knows about one stored object, with the
-// header values of its responses computed once.
+// objectState is what the handler knows about one stored object.
 type objectState struct {
 	etag     string // quoted storage ETag (never "")
-	statOnly bool   // learnt from Stat: only etag is known
-	// document marks a manifest, answered as [Handler.sendDocument]
-	// does; otherwise a file, answered as [Handler.sendStored] does.
-	document     bool
-	compressible bool // negotiate a content coding
-	seekable     bool // the backend's reader could seek (Range, Last-Modified)
-	modTime      time.Time
-	expires      time.Time
-
-	// keys are the byte-cache keys of the content by encIndex (identity,
-	// br, gzip, deflate): the storage key, the ETag and a content hash.
-	keys [4]string
-	// etags are the ETag header values by encIndex.
-	etags        [4][]string
-	ctypeHdr     []string
-	lengthHdr    []string // identity Content-Length
-	reprDigest   []string // identity Repr-Digest; nil for none
-	lastModified []string // what http.ServeContent sends; nil for none
+	statOnly bool   // learnt from Stat: only etag and modTime are known
+	modTime  time.Time
+	expires  time.Time
+	// rep is how the object is answered, its header values computed
+	// once; nil when statOnly. rep.keys[0] is where its bytes are in the
+	// byte cache.
+	rep *representation
 }
 
 // newObjectState describes the object at key, whose content data was read
-// with info and found to have media type ctype.
-func newObjectState(key, etag, ctype string, data []byte, info storage.Info, document bool) *objectState {
-	info.Size = int64(len(data))
-	o := &objectState{etag: etag, document: document, modTime: info.ModTime, ctypeHdr: []string{ctype},
-		lengthHdr: []string{strconv.FormatInt(info.Size, 10)}}
-	if document {
-		o.compressible = info.Size >= minCompressSize && compressible(ctype)
-	} else {
-		o.compressible = compressible(ctype) && info.Size >= minCompressSize && info.Size <= maxCompressSize
-	}
+// with info and found to have media type ctype: a registry file (file) or
+// a manifest.
+func newObjectState(key, etag, ctype string, data []byte, info storage.Info, file bool) *objectState {
 	// The byte-cache keys hold a hash of the content besides the ETag: an
 	// ETag of modification time and size can repeat for new content
 	// (deleted and written again within a millisecond), a hash cannot.
 	sum := sha256.Sum256(data)
 	base := "s\x00" + key + "\x00" + etag + "\x00" + hex.EncodeToString(sum[:12])
-	o.keys[0] = encIdentity + "\x00" + base
-	o.etags[0] = []string{etag}
-	for _, enc := range supportedEncodings {
-		i := encIndex(enc)
-		o.keys[i] = enc + "\x00" + base
-		o.etags[i] = []string{encodedETag(etag, enc)}
-	}
-	if t := info.ModTime; !t.IsZero() && !t.Equal(time.Unix(0, 0)) {
-		o.lastModified = []string{t.UTC().Format(http.TimeFormat)}
-	}
-	return o
+	rep := newRepresentation(ctype, etag, base, int64(len(data)), file)
+	rep.setModTime(info.ModTime)
+	rep.precompute()
+	return &objectState{etag: etag, modTime: info.ModTime, rep: rep}
 }
 
 // versionsState is a registry's versions.json as read at one time.
@@ -118,6 +82,24 @@ type versionsState struct {
 	latestKey string
 	parseErr  error // why the list does not parse, reported by "latest"
 	expires   time.Time
+}
+
+// handlerTTL is how long a handler may trust what it read from st so
+// that another replica's publish shows within d (see [WithMutableTTL]):
+// d, less what a storage cache in front of the backend ([cache.New]) may
+// itself keep. The two tiers stack: the handler may refill from a cache
+// entry about to expire. A cache that keeps mutable keys longer than d
+// breaks the promise whatever the handler does, and is an error.
+func handlerTTL(d time.Duration, st storage.Storage) (time.Duration, error) {
+	c, ok := cache.MutableTTLOf(st)
+	if !ok {
+		return d, nil
+	}
+	if c > d {
+		return 0, fmt.Errorf("the storage cache keeps versions lists for %v, longer than WithMutableTTL(%v) lets another replica's publish take to show; "+
+			"pass WithMutableTTL(%v) or more, or build the cache with cache.WithMutableTTL(%v) or less", c, d, c, d)
+	}
+	return d - c, nil
 }
 
 func newReadCache(ttl time.Duration, now func() time.Time) *readCache {
@@ -230,7 +212,7 @@ func (h *Handler) commitOf(ctx context.Context, key string) (storage.Info, error
 // versionsOf returns the versions list of res's registry, from memory
 // while fresh. A missing versions.json is storage.ErrNotFound.
 func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState, error) {
-	key := layout.Versions(res.namespace, res.path)
+	key := res.versionsFile()
 	if vs := h.rcache.versionsList(key); vs != nil {
 		return vs, nil
 	}
@@ -250,15 +232,4 @@ func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState,
 	}
 	h.rcache.rememberVersions(gen, key, vs)
 	return vs, nil
-}
-
-// conditionalOrRange reports whether a request carries a header that
-// [http.ServeContent] must answer (a range, or a precondition).
-func conditionalOrRange(h http.Header) bool {
-	for _, k := range [...]string{"Range", "If-Range", "If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"} {
-		if _, ok := h[k]; ok {
-			return true
-		}
-	}
-	return false
 }

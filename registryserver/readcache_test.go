@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/jigkit/jig/registryserver"
 	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/cache"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -291,4 +294,132 @@ func (s *spyStorage) PutIf(ctx context.Context, key string, r io.Reader, size in
 		}
 	}
 	return s.Storage.(storage.ConditionalPutter).PutIf(ctx, key, r, size, ifMatch)
+}
+
+// TestMutableTTLPromiseOverStorageCache checks WithMutableTTL's promise
+// for an embedder who keeps the defaults and puts the storage read cache
+// (storage/cache) in front of a shared storage, as for S3: another
+// replica's publish shows within the default TTL, even when the handler
+// refills its memory from a cache entry read long before.
+func TestMutableTTLPromiseOverStorageCache(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	shared := memory.New()
+	replica := func() *registryserver.Handler {
+		st, err := cache.New(shared, cache.WithClock(clk.Now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return publishHandler(t, st, registryserver.WithClock(clk.Now))
+	}
+	a, b := replica(), replica()
+	d := cache.DefaultMutableTTL
+
+	publishVersion(t, b, "1.0.0", longText("one"), http.StatusCreated)
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"1.0.0"`) // both of A's tiers hold 1.0.0
+	clk.Advance(time.Second)
+	publishVersion(t, b, "2.0.0", longText("two"), http.StatusCreated)
+	published := clk.Now()
+	// A publishes another registry: its handler forgets what it read, its
+	// storage cache keeps ui-kit's versions list. A's next read refills
+	// the handler from that cache entry, read before 2.0.0.
+	clk.Advance(d / 2)
+	other := pt.Build(0, pt.Dir("./"), pt.File("./registry.json", regJSON("@public", "1.0.0", "")),
+		pt.File("./templates/a.txt", "other"))
+	if r := post(t, a, pubAdmin, form{archive: other}); r.status != http.StatusCreated {
+		t.Fatalf("publishing @public/features/ui-kit: got %d %s", r.status, r.body)
+	}
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"1.0.0"`)
+
+	clk.Advance(published.Add(d).Sub(clk.Now()))
+	wantRead(t, a, rcLatest, http.StatusOK, `"version":"2.0.0"`)
+	wantRead(t, a, rcVersions, http.StatusOK, `"2.0.0"`)
+}
+
+// TestMutableTTLShorterThanStorageCache checks that New refuses a storage
+// cache that keeps versions lists longer than WithMutableTTL promises.
+func TestMutableTTLShorterThanStorageCache(t *testing.T) {
+	t.Parallel()
+	st, err := cache.New(memory.New(), cache.WithMutableTTL(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = registryserver.New(registryserver.WithStorage(st))
+	if err == nil || !strings.Contains(err.Error(), "WithMutableTTL(30s) or more") {
+		t.Fatalf("New with a 30s storage cache and the default WithMutableTTL: got %v, want an error naming WithMutableTTL(30s)", err)
+	}
+	if _, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithMutableTTL(30*time.Second)); err != nil {
+		t.Fatalf("New with WithMutableTTL(30s) over a 30s storage cache: %v", err)
+	}
+}
+
+// TestRepresentationsAgree checks that a read answers alike whichever way
+// its body reaches the one representation writer: from the handler's
+// memory (a handler's second read), read from storage per request, or
+// streamed from storage (a handler that remembers nothing and caches no
+// bytes). Only the headers that change per request (Date, the rate-limit
+// counters) may differ.
+func TestRepresentationsAgree(t *testing.T) {
+	t.Parallel()
+	st := fixture(t)
+	// Both on one storage (a later WithStorage wins).
+	remembering := newHandler(t, registryserver.WithStorage(st))
+	streaming := newHandler(t, registryserver.WithStorage(st), registryserver.WithMutableTTL(0), registryserver.WithCompressionCache(0))
+
+	paths := []string{
+		"/registries/@main/runtimes/node",                                // latest manifest
+		"/registries/@main/runtimes/node/versions",                       // versions list
+		"/registries/@main/runtimes/node/1.1.0",                          // versioned manifest, compressible
+		"/registries/@main/runtimes/node/1.0.0",                          // versioned manifest, too small to compress
+		"/registries/@main/runtimes/node/1.1.0/files/templates/big.ts",   // compressible file
+		"/registries/@main/runtimes/node/1.1.0/files/templates/logo.png", // incompressible file
+		"/registries/@main/runtimes/node/1.1.0/files/templates/noext",    // sniffed media type
+		"/registries/@main/runtimes/node/1.1.0/digests",
+		"/namespaces",
+		"/presets/node",
+	}
+	for _, p := range paths {
+		// Fill the remembering handler's memory and learn the ETags.
+		plain := do(remembering, http.MethodGet, p, nil)
+		br := do(remembering, http.MethodGet, p, map[string]string{"Accept-Encoding": "br"})
+		if plain.StatusCode != http.StatusOK || br.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: got %d and %d (br), want 200", p, plain.StatusCode, br.StatusCode)
+		}
+		requests := []struct {
+			name   string
+			method string
+			hdr    map[string]string
+		}{
+			{"GET", http.MethodGet, nil},
+			{"HEAD", http.MethodHead, nil},
+			{"GET br", http.MethodGet, map[string]string{"Accept-Encoding": "br, gzip"}},
+			{"GET gzip", http.MethodGet, map[string]string{"Accept-Encoding": "gzip"}},
+			{"HEAD br", http.MethodHead, map[string]string{"Accept-Encoding": "br"}},
+			{"GET If-None-Match", http.MethodGet, map[string]string{"If-None-Match": plain.Header.Get("ETag")}},
+			{"GET br If-None-Match", http.MethodGet, map[string]string{"Accept-Encoding": "br", "If-None-Match": br.Header.Get("ETag")}},
+			{"GET stale If-None-Match", http.MethodGet, map[string]string{"If-None-Match": `"stale"`}},
+			{"GET Range", http.MethodGet, map[string]string{"Range": "bytes=0-3"}},
+			{"GET If-Modified-Since", http.MethodGet, map[string]string{"If-Modified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}},
+		}
+		for _, rq := range requests {
+			want := answer(t, do(streaming, rq.method, p, rq.hdr))
+			got := answer(t, do(remembering, rq.method, p, rq.hdr))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s %s: from memory (-streamed +remembered):\n%s", rq.name, p, diff)
+			}
+		}
+	}
+}
+
+// answer is what a response says, without the headers that change per
+// request.
+func answer(t *testing.T, resp *http.Response) map[string]string {
+	t.Helper()
+	a := map[string]string{"status": resp.Status, "body": string(readBody(t, resp))}
+	for k, v := range resp.Header {
+		if k != "Date" && !strings.HasPrefix(k, "Ratelimit-") {
+			a[k] = strings.Join(v, ", ")
+		}
+	}
+	return a
 }

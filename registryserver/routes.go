@@ -55,7 +55,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		// publish, does: files of a version being published (or rolled
 		// back) must not be served, let alone cached as immutable. The
 		// stored digest index is not a file of the version.
-		manifest, err := h.commitOf(c.Request().Context(), layout.Manifest(res.namespace, res.path, res.version))
+		manifest, err := h.commitOf(c.Request().Context(), res.manifestFile())
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
 				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
@@ -93,14 +93,18 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 // the Repr-Digest of the version's digest index, from memory once read
 // (see [readCache]).
 func (h *Handler) sendManifest(c echo.Context, res resource, version, notFoundMsg string) error {
-	return h.sendManifestKey(c, res, layout.Manifest(res.namespace, res.path, version), version, notFoundMsg)
+	key := res.manifestFile()
+	if version != res.version {
+		key = layout.Manifest(res.namespace, res.path, version)
+	}
+	return h.sendManifestKey(c, res, key, version, notFoundMsg)
 }
 
 // sendManifestKey is sendManifest with the manifest's storage key given.
 func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, notFoundMsg string) error {
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
-		if data, ok := h.cache.get(o.keys[0]); ok {
-			return h.sendMemory(c, o, data)
+		if data, ok := h.cache.get(o.rep.keys[0]); ok {
+			return h.writeRepresentation(c.Response(), c.Request(), o.rep, data, nil)
 		}
 	}
 	ctx := c.Request().Context()
@@ -115,11 +119,9 @@ func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, no
 	doc := storedDocument(key, data, info, echo.MIMEApplicationJSON)
 	doc.reprDigest = h.reprDigest(ctx, res, version, info, "")
 	if etag := storageETag(info); etag != "" {
-		o := newObjectState(key, etag, doc.ctype, data, info, true)
-		if doc.reprDigest != "" {
-			o.reprDigest = []string{doc.reprDigest}
-		}
-		h.cache.add(o.keys[0], data)
+		o := newObjectState(key, etag, doc.ctype, data, info, false)
+		o.rep.setReprDigest(doc.reprDigest)
+		h.cache.add(o.rep.keys[0], data)
 		h.rcache.rememberObject(gen, key, o)
 	}
 	return h.sendDocument(c, doc)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -26,10 +25,8 @@ import (
 const maxDocumentSize = 8 << 20
 
 const (
-	headerVary        = "Vary"
-	varyToken         = "Authorization, X-Registry-Token"
-	headerIfNoneMatch = "If-None-Match"
-	headerETag        = "ETag"
+	headerVary = "Vary"
+	varyToken  = "Authorization, X-Registry-Token"
 )
 
 // errTooLarge is returned when a stored document exceeds maxDocumentSize.
@@ -135,35 +132,6 @@ func storageETag(info storage.Info) string {
 	return ""
 }
 
-// encodedETag gives each content coding of a representation its own ETag:
-// "abc" becomes "abc-br".
-func encodedETag(etag, enc string) string {
-	if etag == "" || enc == encIdentity {
-		return etag
-	}
-	if strings.HasSuffix(etag, `"`) {
-		return etag[:len(etag)-1] + "-" + enc + `"`
-	}
-	return etag + "-" + enc
-}
-
-// etagMatches implements the weak comparison If-None-Match uses (RFC 9110
-// section 13.1.2): "*" matches anything; otherwise any listed tag equal to
-// etag once "W/" prefixes are ignored.
-func etagMatches(header, etag string) bool {
-	if header == "" || etag == "" {
-		return false
-	}
-	etag = strings.TrimPrefix(etag, "W/")
-	for t := range strings.SplitSeq(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
-
 // setCacheHeaders sets Cache-Control (private when the content needed a
 // token) and Vary.
 func setCacheHeaders(hdr http.Header, maxAge time.Duration, immutable, private bool) {
@@ -218,107 +186,18 @@ func cacheControlValue(maxAge time.Duration, immutable, private bool) []string {
 	return v
 }
 
-// sendDocument writes doc, compressed when the client accepts it and the
-// body is big enough, answering a matching If-None-Match with 304. The
-// caller has set the cache headers.
+// sendDocument answers with doc (see [Handler.writeRepresentation]).
+// The caller has set the cache headers.
 func (h *Handler) sendDocument(c echo.Context, doc document) error {
-	req, resp := c.Request(), c.Response()
-	hdr := resp.Header()
-	hdr.Set(echo.HeaderContentType, doc.ctype)
-	enc := encIdentity
-	if len(doc.data) >= minCompressSize && compressible(doc.ctype) {
-		enc = negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
-	}
-	etag := encodedETag(doc.etag, enc)
-	if etag != "" {
-		hdr.Set(headerETag, etag)
-	}
-	if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
-		return notModified(c)
-	}
-	if enc == encIdentity && doc.reprDigest != "" {
-		hdr.Set(headerReprDigest, doc.reprDigest)
-	}
-	body := doc.data
-	if enc != encIdentity {
-		var err error
-		if body, err = h.encoded(doc.cacheKey, enc, doc.data); err != nil {
-			return internalError(err)
-		}
-		hdr.Set(echo.HeaderContentEncoding, enc)
-	}
-	return writeBody(c, body)
-}
-
-// encoded returns data compressed with enc, from the cache when key is set
-// and the result was computed before.
-func (h *Handler) encoded(key, enc string, data []byte) ([]byte, error) {
-	if key == "" || h.cache == nil {
-		return compress(enc, data)
-	}
-	return h.encodedKey(enc+"\x00"+key, enc, data)
-}
-
-// encodedKey is encoded with the full byte-cache key ("<enc>\x00<key>").
-func (h *Handler) encodedKey(key, enc string, data []byte) ([]byte, error) {
-	if b, ok := h.cache.get(key); ok {
-		return b, nil
-	}
-	// Concurrent first requests for the same content share one
-	// compression instead of each doing it.
-	v, err, _ := h.compressing.Do(key, func() (any, error) {
-		if b, ok := h.cache.get(key); ok {
-			return b, nil
-		}
-		b, err := compress(enc, data)
-		if err == nil {
-			h.cache.add(key, b)
-		}
-		return b, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]byte), nil
-}
-
-func notModified(c echo.Context) error {
-	hdr := c.Response().Header()
-	hdr.Del(echo.HeaderContentType)
-	hdr.Del(echo.HeaderContentLength)
-	hdr.Del(echo.HeaderContentEncoding)
-	c.Response().WriteHeader(http.StatusNotModified)
-	return nil
-}
-
-// writeBody writes a 200 with body, or only the headers for HEAD.
-func writeBody(c echo.Context, body []byte) error {
-	return writeBodyLen(c, body, nil)
-}
-
-// writeBodyLen is writeBody with the Content-Length value given (nil:
-// computed).
-func writeBodyLen(c echo.Context, body []byte, length []string) error {
-	resp := c.Response()
-	if length == nil {
-		length = []string{strconv.Itoa(len(body))}
-	}
-	resp.Header()[echo.HeaderContentLength] = length
-	resp.WriteHeader(http.StatusOK)
-	if c.Request().Method == http.MethodHead {
-		return nil
-	}
-	_, err := resp.Write(body)
-	return err
+	rep := newRepresentation(doc.ctype, doc.etag, doc.cacheKey, int64(len(doc.data)), false)
+	rep.setReprDigest(doc.reprDigest)
+	return h.writeRepresentation(c.Response(), c.Request(), rep, doc.data, nil)
 }
 
 // sendStored serves the object at key (a registry file of a committed
-// version), compressing it when the client accepts it and it is a
-// compressible type of moderate size. Files up to [maxCachedFile] are read
-// whole once and then served from memory with their encodings (see
-// [readCache]); larger ones are streamed from storage. Plain bodies from a
-// seekable reader go through [http.ServeContent] (Range, conditional
-// requests). The caller has set the cache headers.
+// version). Files up to [maxCachedFile] are read whole once and then
+// served from memory with their encodings (see [readCache]); larger ones
+// are streamed from storage. The caller has set the cache headers.
 //
 // The Repr-Digest of the identity representation, from the digest index
 // of the version (whose registry.json is manifest), is sent on responses
@@ -326,11 +205,11 @@ func writeBodyLen(c echo.Context, body []byte, length []string) error {
 func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info, notFoundMsg string) error {
 	key := res.key("")
 	if o := h.rcache.object(key); o != nil && !o.statOnly {
-		if data, ok := h.cache.get(o.keys[0]); ok {
-			return h.sendMemory(c, o, data)
+		if data, ok := h.cache.get(o.rep.keys[0]); ok {
+			return h.writeRepresentation(c.Response(), c.Request(), o.rep, data, nil)
 		}
 	}
-	req, resp := c.Request(), c.Response()
+	req := c.Request()
 	gen := h.rcache.gen.Load()
 	rc, info, err := h.store.Get(req.Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -353,19 +232,17 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 			if ctype == "" {
 				ctype = http.DetectContentType(data)
 			}
-			o := newObjectState(key, base, ctype, data, info, false)
-			o.seekable = seekable
-			if reprDigest != "" {
-				o.reprDigest = []string{reprDigest}
-			}
-			h.cache.add(o.keys[0], data)
+			o := newObjectState(key, base, ctype, data, info, true)
+			o.rep.seekable = seekable
+			o.rep.setReprDigest(reprDigest)
+			h.cache.add(o.rep.keys[0], data)
 			h.rcache.rememberObject(gen, key, o)
-			return h.sendMemory(c, o, data)
+			return h.writeRepresentation(c.Response(), req, o.rep, data, nil)
 		}
 		// The object changed size while read: serve what was read, once.
 		rc = io.NopCloser(bytes.NewReader(data))
+		info.Size = int64(len(data))
 	}
-	hdr := resp.Header()
 	ctype := typeByName(key)
 	var r io.Reader = rc
 	if ctype == "" {
@@ -373,164 +250,21 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 			return internalError(err)
 		}
 	}
-	setFileHeaders(hdr, ctype)
-	enc := encIdentity
-	if compressible(ctype) && info.Size >= minCompressSize && info.Size <= maxCompressSize {
-		enc = negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
+	cacheBase := ""
+	if base != "" {
+		cacheBase = "s\x00" + key + "\x00" + base
 	}
-	etag := encodedETag(base, enc)
-	if etag != "" {
-		hdr.Set(headerETag, etag)
-	}
-	if enc != encIdentity {
-		if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
-			return notModified(c)
-		}
-		cacheKey := ""
-		if base != "" {
-			cacheKey = "s\x00" + key + "\x00" + base
-			if b, ok := h.cache.get(enc + "\x00" + cacheKey); ok {
-				hdr.Set(echo.HeaderContentEncoding, enc)
-				return writeBody(c, b)
-			}
-		}
-		data, err := io.ReadAll(io.LimitReader(r, maxCompressSize+1))
-		if err != nil {
-			return internalError(fmt.Errorf("reading %s: %w", key, err))
-		}
-		b, err := h.encoded(cacheKey, enc, data)
-		if err != nil {
-			return internalError(err)
-		}
-		hdr.Set(echo.HeaderContentEncoding, enc)
-		return writeBody(c, b)
-	}
-	if reprDigest != "" {
-		hdr.Set(headerReprDigest, reprDigest)
-	}
-	if rs, ok := r.(io.ReadSeeker); ok {
-		// ServeContent answers If-None-Match from the ETag header set
-		// above, HEAD, and Range.
-		http.ServeContent(resp, req, "", info.ModTime, rs)
-		return nil
-	}
-	if etagMatches(req.Header.Get(headerIfNoneMatch), etag) {
-		return notModified(c)
-	}
-	if info.Size >= 0 {
-		hdr.Set(echo.HeaderContentLength, strconv.FormatInt(info.Size, 10))
-	}
-	resp.WriteHeader(http.StatusOK)
-	if req.Method == http.MethodHead {
-		return nil
-	}
-	if _, err := io.Copy(resp, r); err != nil {
-		// The status is sent; the client most likely went away.
-		h.log.Debug("streaming file", zap.Error(err))
-	}
-	return nil
+	rep := newRepresentation(ctype, base, cacheBase, info.Size, true)
+	_, rep.seekable = r.(io.ReadSeeker)
+	rep.setModTime(info.ModTime)
+	rep.setReprDigest(reprDigest)
+	return h.writeRepresentation(c.Response(), req, rep, nil, r)
 }
 
 // maxCachedFile is the largest file kept in memory: an eighth of the byte
 // cache, at most maxCompressSize.
 func (h *Handler) maxCachedFile() int64 {
 	return min(h.cache.max/8-entryOverhead-1024, maxCompressSize)
-}
-
-// sendMemory answers for the object at key (a file, or a manifest when
-// o.document is set) from its bytes in memory, with the same headers,
-// encodings and conditional handling as a read from storage.
-func (h *Handler) sendMemory(c echo.Context, o *objectState, data []byte) error {
-	req, resp := c.Request(), c.Response()
-	hdr := resp.Header()
-	hdr[echo.HeaderContentType] = o.ctypeHdr
-	if !o.document {
-		hdr[headerNoSniff] = noSniff
-		hdr[headerCSP] = sandboxCSP
-	}
-	enc, ei := encIdentity, 0
-	if o.compressible {
-		enc = negotiateEncoding(req.Header.Get(echo.HeaderAcceptEncoding))
-		ei = encIndex(enc)
-	}
-	hdr["Etag"] = o.etags[ei] // canonical form of headerETag
-	if enc != encIdentity {
-		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[ei][0]) {
-			return notModified(c)
-		}
-		b, err := h.encodedKey(o.keys[ei], enc, data)
-		if err != nil {
-			return internalError(err)
-		}
-		hdr[echo.HeaderContentEncoding] = encodingValues[ei]
-		return writeBody(c, b)
-	}
-	if o.document {
-		// As sendDocument: a 304 carries no Repr-Digest.
-		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {
-			return notModified(c)
-		}
-		if o.reprDigest != nil {
-			hdr[headerReprDigest] = o.reprDigest
-		}
-		return writeBodyLen(c, data, o.lengthHdr)
-	}
-	// As sendStored: any identity answer carries it.
-	if o.reprDigest != nil {
-		hdr[headerReprDigest] = o.reprDigest
-	}
-	if !o.seekable {
-		if etagMatches(req.Header.Get(headerIfNoneMatch), o.etags[0][0]) {
-			return notModified(c)
-		}
-		return writeBodyLen(c, data, o.lengthHdr)
-	}
-	if conditionalOrRange(req.Header) {
-		http.ServeContent(resp, req, "", o.modTime, bytes.NewReader(data))
-		return nil
-	}
-	// What http.ServeContent sends for a plain GET or HEAD.
-	if o.lastModified != nil {
-		hdr[headerLastModified] = o.lastModified
-	}
-	hdr[headerAcceptRanges] = acceptRangesBytes
-	return writeBodyLen(c, data, o.lengthHdr)
-}
-
-// Header names and shared values of file responses.
-const (
-	headerNoSniff      = "X-Content-Type-Options"
-	headerCSP          = "Content-Security-Policy"
-	headerLastModified = "Last-Modified"
-	headerAcceptRanges = "Accept-Ranges"
-)
-
-var (
-	noSniff           = []string{"nosniff"}
-	sandboxCSP        = []string{"default-src 'none'; sandbox"}
-	acceptRangesBytes = []string{"bytes"}
-	// encodingValues are Content-Encoding values by encIndex.
-	encodingValues = [...][]string{nil, {encBrotli}, {encGzip}, {encDeflate}}
-)
-
-// encIndex numbers the codings: identity 0, then supportedEncodings.
-func encIndex(enc string) int {
-	switch enc {
-	case encBrotli:
-		return 1
-	case encGzip:
-		return 2
-	case encDeflate:
-		return 3
-	}
-	return 0
-}
-
-// setFileHeaders sets the headers every file response carries.
-func setFileHeaders(hdr http.Header, ctype string) {
-	hdr.Set(echo.HeaderContentType, ctype)
-	hdr[headerNoSniff] = noSniff
-	hdr[headerCSP] = sandboxCSP
 }
 
 // sniff detects the media type of content with no known extension from

@@ -234,16 +234,10 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	}
 	defer closeOps()
-	// The handler keeps versions lists and what it read of published
-	// versions in memory for STORAGE_CACHE_TTL; in front of the S3 read
-	// cache (which already holds them that long) it asks the cache every
-	// time, so another replica's publish still shows within the TTL.
-	handlerTTL := c.StorageCacheTTL
-	if c.backend() == "s3" && c.StorageCacheMB > 0 {
-		handlerTTL = 0
-	}
+	// STORAGE_CACHE_TTL is the whole staleness budget: registryserver.New
+	// takes the S3 read cache's share (the same TTL) out of the handler's.
 	opts := append([]registryserver.Option{
-		registryserver.WithMutableTTL(handlerTTL),
+		registryserver.WithMutableTTL(c.StorageCacheTTL),
 		registryserver.WithStorage(st),
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),

@@ -23,10 +23,12 @@ const (
 	// DefaultMaxBytes is the default memory budget of a cache.
 	DefaultMaxBytes = 64 << 20
 	// DefaultMutableTTL is how long mutable keys and listings are cached
-	// by default.
+	// by default, and how long a registryserver handler lets another
+	// replica's publish take to show by default (its WithMutableTTL).
 	DefaultMutableTTL = 10 * time.Second
-	// MaxMutableTTL is the longest a mutable key or listing may be cached:
-	// the 60 s cache tier the server announces for them.
+	// MaxMutableTTL is the longest a mutable key or listing may be cached,
+	// here or in a registryserver handler's memory: the 60 s cache tier
+	// the server announces for them.
 	MaxMutableTTL = 60 * time.Second
 	// entryOverhead approximates the bookkeeping bytes of one entry.
 	entryOverhead = 128
@@ -71,7 +73,10 @@ func WithMaxBytes(n int64) Option {
 // WithMutableTTL sets how long mutable keys (versions.json, the
 // unversioned presets/<name>/preset.json), not-found answers for them, and
 // List/ListDir results are served from memory. d must be between 0 (never
-// cache them) and [MaxMutableTTL]. The default is [DefaultMutableTTL].
+// cache them) and [MaxMutableTTL]. A registryserver handler on this cache
+// counts d against its own WithMutableTTL, so a publish on another replica
+// still shows within the handler's promise. The default is
+// [DefaultMutableTTL].
 func WithMutableTTL(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 0 || d > MaxMutableTTL {
@@ -140,6 +145,23 @@ func StatsOf(st storage.Storage) (Stats, bool) {
 		return Stats{}, false
 	}
 	return v.base().c.stats(), true
+}
+
+// MutableTTLOf returns how long st keeps mutable keys and listings when
+// it was made by [New] (0 for its Fresh view, which reads straight from
+// the backend), and false when st is not such a cache.
+// registryserver.New uses it so that its own memory and this cache
+// together lag another replica's publish by no more than the handler
+// promises.
+func MutableTTLOf(st storage.Storage) (time.Duration, bool) {
+	v, ok := st.(interface{ base() *view })
+	if !ok {
+		return 0, false
+	}
+	if v.base().fresh {
+		return 0, true
+	}
+	return v.base().c.opts.mutableTTL, true
 }
 
 // class says how a key may be cached.

@@ -622,3 +622,30 @@ func TestPublishThroughStaleReplicas(t *testing.T) {
 		t.Errorf("B's versions.json after its publish = %s, want 1.2.0 listed", got)
 	}
 }
+
+func TestMutableTTLOf(t *testing.T) {
+	t.Parallel()
+	st, err := cache.New(memory.New(), cache.WithMutableTTL(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		st     storage.Storage
+		want   time.Duration
+		wantOK bool
+	}{
+		{"cache", st, 30 * time.Second, true},
+		{"its fresh view", storage.Fresh(st), 0, true},
+		{"not a cache", memory.New(), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := cache.MutableTTLOf(tt.st)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("MutableTTLOf = %v, %v; want %v, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}

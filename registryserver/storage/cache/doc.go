@@ -16,7 +16,9 @@
 //     List and ListDir result: kept at most the mutable TTL (default
 //     [DefaultMutableTTL], at most [MaxMutableTTL], the 60 s cache tier the
 //     server announces for "latest" and listings). Another replica's publish
-//     becomes visible here within that TTL.
+//     becomes visible here within that TTL. A registryserver handler on
+//     this cache counts the TTL against its own WithMutableTTL, so the two
+//     tiers never stack to a longer lag than the handler promises.
 //   - Anything else (publish claims, health probes) is never cached.
 //
 // Writes through the cache (Put, PutIf, Delete) go to the backend and then
