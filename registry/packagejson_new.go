@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // NewPackageJSON returns the package.json of a project that had none before
@@ -21,7 +22,8 @@ import (
 //
 // A runtime dependency removes the same dev dependency; a dev dependency
 // that is a runtime dependency already updates the runtime entry; empty
-// dependency maps are left out, as in [UpdatePackageJSON].
+// dependency maps are left out, as in [UpdatePackageJSON]. The changes are
+// sorted by name.
 func NewPackageJSON(shipped []byte, u PackageUpdate, order []string) ([]byte, []DependencyChange, error) {
 	root := newJSONObject()
 	if shipped != nil {
@@ -106,6 +108,8 @@ func NewPackageJSON(shipped []byte, u PackageUpdate, order []string) ([]byte, []
 			changes = append(changes, c)
 		}
 	}
+	// The changes are reported by name, as [UpdatePackageJSON] reports them.
+	slices.SortStableFunc(changes, func(a, b DependencyChange) int { return strings.Compare(a.Name, b.Name) })
 	var b bytes.Buffer
 	if err := writeJSON(&b, root, "", "  "); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrPackageJSON, err)

@@ -54,6 +54,18 @@ func TestNewPackageJSON(t *testing.T) {
 			}
 		})
 	}
+	_, changes, err := NewPackageJSON([]byte(`{"devDependencies": {"zod": "^2.0.0"}}`), PackageUpdate{Name: "app",
+		Dependencies: map[string]string{"zod": "^3.0.0"}, DevDependencies: map[string]string{"alpha": "^1.0.0"}}, []string{"zod", "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DependencyChange{
+		{Name: "alpha", Range: "^1.0.0", Dev: true, Action: "added"},
+		{Name: "zod", Range: "^3.0.0", Previous: "^2.0.0", Action: "changed"},
+	}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes, sorted by name (-want +got):\n%s", diff)
+	}
 	if _, _, err := NewPackageJSON([]byte("{// no\n}"), PackageUpdate{Name: "app"}, nil); err == nil {
 		t.Error("a shipped package.json with comments: got no error")
 	}
