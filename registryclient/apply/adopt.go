@@ -125,9 +125,6 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 		proj.Items = append(proj.Items, id.String())
 		proj.Installed[id.Key()] = registry.Installed{Version: id.Version, Language: lang}
 	}
-	if len(proj.Items) == 0 {
-		return nil, fmt.Errorf("%w: %s records no registries; start from it with 'jig add <registry>' instead", ErrAdopt, registry.ReferenceProjectFile)
-	}
 	if proj.Template != "" {
 		if _, err := registry.ParseID(proj.Template, registry.WithDefaultNamespace(referenceNamespace)); err != nil {
 			rep.NotCarried = append(rep.NotCarried, fmt.Sprintf("the template %q is not an identifier jig reads; it is left out", proj.Template))
@@ -137,9 +134,11 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 			proj.Template = id.String()
 		}
 	}
-	recorded, skipped, err := e.freshRecord(ctx, proj)
-	if err != nil {
-		return nil, err
+	recorded, skipped := proj, []SkippedScript(nil)
+	if len(proj.Items) > 0 {
+		if recorded, skipped, err = e.freshRecord(ctx, proj); err != nil {
+			return nil, err
+		}
 	}
 	for _, sc := range skipped {
 		rep.NotCarried = append(rep.NotCarried, fmt.Sprintf("%s of %s is merged by a script from the registry (%s), which jig runs only with --allow-scripts; its digest is not recorded", sc.Target, sc.Registry, sc.Script))
