@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -42,6 +43,20 @@ var ErrMerge = errors.New("merge failed")
 // gives the same bytes as merging it once. [StrategyCustom] and unknown
 // strategies return an error wrapping [ErrMerge].
 func Merge(strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	return merge(nil, strategy, current, exists, incoming)
+}
+
+// MergeContext is [Merge] that stops when ctx ends, returning ctx's error:
+// a merge of large inputs takes time (linear in their size), and the
+// caller's deadline covers it.
+func MergeContext(ctx context.Context, strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	return merge(newStopper(ctx), strategy, current, exists, incoming)
+}
+
+func merge(st *stopper, strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	if err := st.done(); err != nil {
+		return nil, err
+	}
 	s, err := builtinStrategy(strategy, "the apply engine handles it")
 	if err != nil {
 		return nil, err
@@ -49,14 +64,21 @@ func Merge(strategy Strategy, current []byte, exists bool, incoming []byte) ([]b
 	if !exists {
 		current = nil
 	}
-	return s.merge(current, exists, incoming)
+	out, err := s.merge(st, current, exists, incoming)
+	if err == nil {
+		err = st.done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // mergeJSONFile is the two-way merge of [StrategyJSON]: current is
 // returned as it is when the merge changes nothing, and CRLF line endings
 // are kept otherwise.
-func mergeJSONFile(current []byte, exists bool, incoming []byte) ([]byte, error) {
-	out, err := mergeJSON(current, exists, incoming)
+func mergeJSONFile(st *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	out, err := mergeJSON(st, current, exists, incoming)
 	if err != nil || (exists && bytes.Equal(out, current)) {
 		return out, err
 	}
@@ -80,7 +102,7 @@ func mergeOverwrite(_, incoming []byte) []byte {
 // a CRLF template or inline content is written with CRLF. Only when the
 // existing file uses CRLF is the result written with CRLF throughout, so
 // the project keeps its own line endings.
-func mergeOverwriteFile(current []byte, exists bool, incoming []byte) ([]byte, error) {
+func mergeOverwriteFile(_ *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
 	out := mergeOverwrite(nil, bytes.Clone(incoming))
 	if exists && usesCRLF(current) {
 		out = toCRLF(toLF(out))
@@ -105,7 +127,7 @@ func toCRLF(b []byte) []byte {
 	return []byte{}
 }
 
-func mergeJSON(current []byte, exists bool, incoming []byte) ([]byte, error) {
+func mergeJSON(st *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
 	var cur any = newJSONObject()
 	if exists && len(bytes.TrimSpace(current)) > 0 {
 		v, err := parseOrderedJSON("the existing file", current)
@@ -129,7 +151,10 @@ func mergeJSON(current []byte, exists bool, incoming []byte) ([]byte, error) {
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("%w: JSON merge needs a JSON object on both sides", ErrMerge)
 	}
-	merged := mergeJSONValues(co, io)
+	merged := mergeJSONValues(st, co, io)
+	if err := st.done(); err != nil {
+		return nil, err
+	}
 	if exists && jsonEqual(merged, co) && len(bytes.TrimSpace(current)) > 0 {
 		return current, nil
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 )
@@ -51,7 +52,12 @@ type Merge3Result struct {
 //   - [StrategyOverwrite]: a line-based three-way merge (diff3). Changes
 //     on one side are taken; identical changes on both sides are taken
 //     once; overlapping different changes become a conflict block with
-//     git's markers (see [MarkerOurs]).
+//     git's markers (see [MarkerOurs]). When base, ours and theirs all
+//     parse as JSON (JSONC accepted) objects or arrays, whatever the
+//     file's name, markers would break the file: the merge is then
+//     structural, as for [StrategyJSON], with conflicts reported by JSON
+//     path and ours kept there. The line merge's bytes (comments and
+//     layout included) are used when it is clean and means the same.
 //   - [StrategyJSON]: the structural delta from base to theirs (keys added,
 //     changed or removed) is applied to ours by JSON path; keys only the
 //     project has are kept. A key both sides changed differently is a
@@ -69,6 +75,20 @@ type Merge3Result struct {
 // strategies return an error wrapping [ErrMerge]; so do JSON inputs that do
 // not parse.
 func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	return merge3(nil, strategy, base, ours, theirs, label)
+}
+
+// Merge3Context is [Merge3] that stops when ctx ends, returning ctx's
+// error: a merge of large inputs takes time (linear in their size for
+// JSON), and the caller's deadline covers it.
+func Merge3Context(ctx context.Context, strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	return merge3(newStopper(ctx), strategy, base, ours, theirs, label)
+}
+
+func merge3(st *stopper, strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	if err := st.done(); err != nil {
+		return nil, err
+	}
 	s, err := builtinStrategy(strategy, "it has no three-way merge")
 	if err != nil {
 		return nil, err
@@ -79,7 +99,49 @@ func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3
 	if bytes.Equal(theirs, base) || bytes.Equal(ours, theirs) {
 		return &Merge3Result{Content: clone(ours)}, nil
 	}
-	return s.merge3(base, ours, theirs, label)
+	res, err := s.merge3(st, base, ours, theirs, label)
+	if err == nil {
+		err = st.done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// merge3Overwrite is the three-way merge of [StrategyOverwrite]: diff3
+// over lines, or a structural merge when the three sides are JSON
+// documents (see [Merge3]).
+func merge3Overwrite(st *stopper, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	bv, okB := jsonDocument(base)
+	ov, okO := jsonDocument(ours)
+	tv, okT := jsonDocument(theirs)
+	lines, _ := textMerge3(merge3Lines)(st, base, ours, theirs, label)
+	if !okB || !okO || !okT {
+		return lines, nil
+	}
+	res, merged, err := merge3Values(st, bv, ov, tv, ours)
+	if err != nil {
+		return nil, err
+	}
+	if len(lines.Conflicts) == 0 && len(res.Conflicts) == 0 {
+		if lv, ok := jsonDocument(lines.Content); ok && jsonEqual(lv, merged) {
+			return lines, nil
+		}
+	}
+	return res, nil
+}
+
+// jsonDocument parses b as a JSON (JSONC) object or array.
+func jsonDocument(b []byte) (any, bool) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, false
+	}
+	v, err := parseOrderedJSON("", b)
+	if err != nil || !(isObject(v) || isArray(v)) {
+		return nil, false
+	}
+	return v, true
 }
 
 func clone(b []byte) []byte { return append([]byte{}, b...) }

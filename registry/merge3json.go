@@ -9,7 +9,7 @@ import (
 )
 
 // merge3JSON applies the delta from base to theirs to ours, key by key.
-func merge3JSON(base, ours, theirs []byte) (*Merge3Result, error) {
+func merge3JSON(st *stopper, base, ours, theirs []byte) (*Merge3Result, error) {
 	bo, err := parseJSONObject("the installed version's file", base)
 	if err != nil {
 		return nil, err
@@ -22,21 +22,61 @@ func merge3JSON(base, ours, theirs []byte) (*Merge3Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, _, err := merge3Values(st, bo, oo, to, ours)
+	return res, err
+}
+
+// topLevel is the path of a conflict about a whole JSON document.
+const topLevel = "(top level)"
+
+// merge3Values merges the JSON documents b, o and t (objects or arrays)
+// and encodes the result like ours, whose bytes it keeps when the merge
+// changes nothing. It also returns the merged value.
+func merge3Values(st *stopper, b, o, t any, ours []byte) (*Merge3Result, any, error) {
 	res := &Merge3Result{}
-	merged := merge3Object(bo, oo, to, nil, res)
-	if jsonEqual(merged, oo) && len(bytes.TrimSpace(ours)) > 0 {
+	var merged any
+	bo, okB := b.(*jsonObject)
+	oo, okO := o.(*jsonObject)
+	to, okT := t.(*jsonObject)
+	ba, aB := b.([]any)
+	oa, aO := o.([]any)
+	ta, aT := t.([]any)
+	switch {
+	case okB && okO && okT:
+		merged = merge3Object(st, bo, oo, to, nil, res)
+	case aB && aO && aT:
+		m, ok := merge3Array(st, ba, oa, ta)
+		if ok {
+			merged = m
+			break
+		}
+		merged = o
+		res.Conflicts = append(res.Conflicts, Conflict{Path: topLevel, Ours: compactJSON(o, true), Base: compactJSON(b, true), Theirs: compactJSON(t, true)})
+	case jsonEqual(b, o):
+		merged = t
+	case jsonEqual(b, t) || jsonEqual(o, t):
+		merged = o
+	default:
+		// One side turned an object into an array or back.
+		merged = o
+		res.Conflicts = append(res.Conflicts, Conflict{Path: topLevel, Ours: compactJSON(o, true), Base: compactJSON(b, true), Theirs: compactJSON(t, true)})
+	}
+	if err := st.done(); err != nil {
+		return nil, nil, err
+	}
+	if jsonEqual(merged, o) && len(bytes.TrimSpace(ours)) > 0 {
 		res.Content = clone(ours)
-		return res, nil
+		return res, merged, nil
 	}
 	out, err := encodeOrderedJSON(merged, ours)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
 	if usesCRLF(ours) {
 		out = toCRLF(out)
 	}
 	res.Content = out
-	return res, nil
+	return res, merged, nil
 }
 
 // parseJSONObject parses a JSON object (JSONC tolerated); empty input is an
@@ -60,7 +100,7 @@ func parseJSONObject(what string, b []byte) (*jsonObject, error) {
 }
 
 // merge3Object merges the changes from b to t into a copy of o.
-func merge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonObject {
+func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Result) *jsonObject {
 	out := cloneJSON(o).(*jsonObject)
 	keys := append([]string(nil), t.keys...)
 	for _, k := range b.keys {
@@ -68,7 +108,22 @@ func merge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonOb
 			keys = append(keys, k)
 		}
 	}
+	// Keys are deleted from and added to out.vals at once, and out.keys
+	// is rebuilt in one pass at the end: after lists, by the key they
+	// follow, the keys added after it. So adding or dropping many keys
+	// costs linear time.
+	const front, back = "\x00front", "\x00back"
+	after := map[string][]string{}
+	changed := false
+	defer func() {
+		if changed {
+			out.keys = orderKeys(out, after, front, back)
+		}
+	}()
 	for i, k := range keys {
+		if st.stopped() {
+			return out
+		}
 		bv, inB := b.get(k)
 		tv, inT := t.get(k)
 		if inB == inT && (!inB || jsonEqual(bv, tv)) {
@@ -84,22 +139,24 @@ func merge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonOb
 			// Both sides made the same change.
 		case !inO && !inB:
 			// Added by the registry: after its predecessor in theirs.
-			at := 0
+			anchor := front
 			if i > 0 && i < len(t.keys) {
-				if j := out.index(t.keys[i-1]); j >= 0 {
-					at = j + 1
-				} else {
-					at = len(out.keys)
+				anchor = back
+				if _, ok := out.vals[t.keys[i-1]]; ok {
+					anchor = t.keys[i-1]
 				}
 			}
-			out.insertAt(at, k, cloneJSON(tv))
+			out.vals[k] = cloneJSON(tv)
+			after[anchor] = append(after[anchor], k)
+			changed = true
 		case !inO:
 			conflict() // deleted by the user, changed by the registry
 		case inB && jsonEqual(ov, bv):
 			if inT {
 				out.vals[k] = cloneJSON(tv)
 			} else {
-				out.del(k)
+				delete(out.vals, k)
+				changed = true
 			}
 		case isObject(ov) && (!inT || isObject(tv)) && (!inB || isObject(bv)):
 			// Both changed inside an object (or the registry dropped an
@@ -113,16 +170,17 @@ func merge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonOb
 			if to == nil {
 				to = newJSONObject()
 			}
-			merged := merge3Object(bo, ov.(*jsonObject), to, p, res)
+			merged := merge3Object(st, bo, ov.(*jsonObject), to, p, res)
 			if !inT && len(merged.keys) == 0 {
-				out.del(k)
+				delete(out.vals, k)
+				changed = true
 				break
 			}
 			out.vals[k] = merged
 		case isArray(ov) && (!inT || isArray(tv)) && (!inB || isArray(bv)):
 			ba, _ := bv.([]any)
 			ta, _ := tv.([]any)
-			merged, ok := merge3Array(ba, ov.([]any), ta)
+			merged, ok := merge3Array(st, ba, ov.([]any), ta)
 			if !ok {
 				conflict()
 				continue
@@ -135,43 +193,100 @@ func merge3Object(b, o, t *jsonObject, path []string, res *Merge3Result) *jsonOb
 	return out
 }
 
+// orderKeys lists the keys of o.vals: the keys added after front, then
+// each key of o.keys still in o.vals followed by the keys added after it
+// (and after those, depth first), then the keys added after back.
+func orderKeys(o *jsonObject, after map[string][]string, front, back string) []string {
+	keys := make([]string, 0, len(o.vals))
+	var stack []string
+	emit := func(k string) {
+		stack = append(stack[:0], k)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if _, ok := o.vals[x]; ok {
+				keys = append(keys, x)
+			}
+			fs := after[x]
+			for i := len(fs) - 1; i >= 0; i-- {
+				stack = append(stack, fs[i])
+			}
+		}
+	}
+	for _, k := range after[front] {
+		emit(k)
+	}
+	for _, k := range o.keys {
+		emit(k)
+	}
+	for _, k := range after[back] {
+		emit(k)
+	}
+	return keys
+}
+
 // merge3Array treats arrays as sets: it removes from o the elements theirs
 // dropped and appends the elements theirs added that o lacks. When both
 // sides replaced elements (each removed some and added others, not the
-// same ones) the sets cannot be reconciled and ok is false.
-func merge3Array(b, o, t []any) (_ []any, ok bool) {
-	contains := func(s []any, v any) bool {
-		for _, x := range s {
-			if jsonEqual(x, v) {
-				return true
+// same ones) the sets cannot be reconciled and ok is false. Elements are
+// compared by [jsonKey], so the merge is linear in the size of its input.
+func merge3Array(st *stopper, b, o, t []any) (_ []any, ok bool) {
+	_, sb := keysOf(b)
+	ko, so := keysOf(o)
+	kt, stt := keysOf(t)
+	// minus lists the elements (by index) of x whose key is not in y.
+	minus := func(kx []string, y jsonSet) []int {
+		var d []int
+		for i, k := range kx {
+			if st.stopped() {
+				return nil
 			}
-		}
-		return false
-	}
-	minus := func(x, y []any) []any {
-		var d []any
-		for _, v := range x {
-			if !contains(y, v) {
-				d = append(d, v)
+			if !y.has(k) {
+				d = append(d, i)
 			}
 		}
 		return d
 	}
-	oAdd, tAdd := minus(o, b), minus(t, b)
-	if len(minus(b, o)) > 0 && len(minus(b, t)) > 0 && len(oAdd) > 0 && len(tAdd) > 0 &&
-		(len(minus(oAdd, tAdd)) > 0 || len(minus(tAdd, oAdd)) > 0) {
-		return nil, false
+	oAdd, tAdd := minus(ko, sb), minus(kt, sb)
+	if len(oAdd) > 0 && len(tAdd) > 0 {
+		kb, _ := keysOf(b)
+		oAddSet, tAddSet := jsonSet{}, jsonSet{}
+		for _, i := range oAdd {
+			oAddSet[ko[i]] = struct{}{}
+		}
+		for _, i := range tAdd {
+			tAddSet[kt[i]] = struct{}{}
+		}
+		differ := len(oAddSet) != len(tAddSet)
+		for k := range oAddSet {
+			if !tAddSet.has(k) {
+				differ = true
+				break
+			}
+		}
+		if differ && len(minus(kb, so)) > 0 && len(minus(kb, stt)) > 0 {
+			return nil, false
+		}
 	}
 	out := []any{}
-	for _, v := range o {
-		if contains(b, v) && !contains(t, v) {
-			continue
+	have := jsonSet{}
+	for i, v := range o {
+		if st.stopped() {
+			return nil, true
 		}
+		if sb.has(ko[i]) && !stt.has(ko[i]) {
+			continue // theirs dropped it
+		}
+		have[ko[i]] = struct{}{}
 		out = append(out, cloneJSON(v))
 	}
-	for _, v := range tAdd {
-		if !contains(out, v) {
-			out = append(out, cloneJSON(v))
+	for _, i := range tAdd {
+		if st.stopped() {
+			return nil, true
+		}
+		if !have.has(kt[i]) {
+			have[kt[i]] = struct{}{}
+			out = append(out, cloneJSON(t[i]))
 		}
 	}
 	return out, true

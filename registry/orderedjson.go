@@ -39,8 +39,10 @@ func (o *jsonObject) insertAt(i int, k string, v any) {
 		o.vals[k] = v
 		return
 	}
-	if i > len(o.keys) {
-		i = len(o.keys)
+	if i >= len(o.keys) {
+		o.keys = append(o.keys, k)
+		o.vals[k] = v
+		return
 	}
 	o.keys = append(o.keys[:i:i], append([]string{k}, o.keys[i:]...)...)
 	o.vals[k] = v
@@ -364,7 +366,7 @@ func cloneJSON(v any) any {
 // mergeJSONValues deep-merges incoming over current: objects recursively,
 // arrays as a union by deep equality (current order first, then new
 // elements, no duplicates added), anything else takes the incoming value.
-func mergeJSONValues(current, incoming any) any {
+func mergeJSONValues(st *stopper, current, incoming any) any {
 	switch in := incoming.(type) {
 	case *jsonObject:
 		cur, ok := current.(*jsonObject)
@@ -374,7 +376,7 @@ func mergeJSONValues(current, incoming any) any {
 		out := cloneJSON(cur).(*jsonObject)
 		for _, k := range in.keys {
 			if cv, ok := out.vals[k]; ok {
-				out.vals[k] = mergeJSONValues(cv, in.vals[k])
+				out.vals[k] = mergeJSONValues(st, cv, in.vals[k])
 			} else {
 				out.set(k, cloneJSON(in.vals[k]))
 			}
@@ -386,14 +388,15 @@ func mergeJSONValues(current, incoming any) any {
 			return cloneJSON(in)
 		}
 		out := cloneJSON(cur).([]any)
-	next:
+		_, have := keysOf(cur)
 		for _, e := range in {
-			for _, have := range out {
-				if jsonEqual(have, e) {
-					continue next
-				}
+			if st.stopped() {
+				return out
 			}
-			out = append(out, cloneJSON(e))
+			if k := jsonKey(e); !have.has(k) {
+				have[k] = struct{}{}
+				out = append(out, cloneJSON(e))
+			}
 		}
 		return out
 	default:

@@ -32,9 +32,76 @@ type Installed struct {
 	// "jig check" can tell what drifted. Nil in files written by earlier
 	// jig versions; an empty fragment when the registry declares none.
 	Package *PackageFragment `json:"package,omitempty"`
-	// Conflicts lists the targets last written with conflict markers, so
-	// "jig check" can tell whether they were resolved.
-	Conflicts []string `json:"conflicts,omitempty"`
+	// Conflicts lists the files the last update wrote with conflict
+	// markers and where, so "jig check" and the next update can tell
+	// whether they were resolved by looking for those blocks only.
+	Conflicts ConflictFiles `json:"conflicts,omitempty"`
+}
+
+// ConflictFile records one file an update wrote with conflict markers.
+type ConflictFile struct {
+	// Target is the project file.
+	Target string `json:"target"`
+	// Label is what follows ">>>>>>> " on the line that closes each of
+	// its blocks ("@team/x@1.1.0"). Empty in records written before jig
+	// recorded it.
+	Label string `json:"label,omitempty"`
+	// Blocks are the conflict blocks as written, by line (1-based, first
+	// and last marker line included).
+	Blocks []ConflictBlock `json:"blocks,omitempty"`
+}
+
+// ConflictBlock is the lines of one conflict block when it was written.
+type ConflictBlock struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// ConflictFiles is the list of [ConflictFile] of an installed registry.
+// It decodes from the list of targets earlier jig versions wrote too.
+type ConflictFiles []ConflictFile
+
+// Targets returns the targets, in order.
+func (c ConflictFiles) Targets() []string {
+	out := make([]string, len(c))
+	for i, f := range c {
+		out[i] = f.Target
+	}
+	return out
+}
+
+// Find returns the record of target.
+func (c ConflictFiles) Find(target string) (ConflictFile, bool) {
+	for _, f := range c {
+		if f.Target == target {
+			return f, true
+		}
+	}
+	return ConflictFile{}, false
+}
+
+// UnmarshalJSON accepts a list of records or, as written before, of
+// targets.
+func (c *ConflictFiles) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make(ConflictFiles, 0, len(raw))
+	for _, r := range raw {
+		var target string
+		if err := json.Unmarshal(r, &target); err == nil {
+			out = append(out, ConflictFile{Target: target})
+			continue
+		}
+		var f ConflictFile
+		if err := json.Unmarshal(r, &f); err != nil {
+			return fmt.Errorf("conflicts: %w", err)
+		}
+		out = append(out, f)
+	}
+	*c = out
+	return nil
 }
 
 // Project is the project file, jig.json.
@@ -43,6 +110,10 @@ type Project struct {
 	Name     string   `json:"name"`
 	Language Language `json:"language,omitempty"`
 	Template string   `json:"template,omitempty"`
+	// SkipInstall records that the project was made with --skip-install:
+	// later commands do not run the package manager's install either
+	// (see apply.WithInstall).
+	SkipInstall bool `json:"skipInstall,omitempty"`
 	// Items are the applied registries as version-pinned full identifiers
 	// ("@main/runtimes/node@1.0.0"), in the order they were applied.
 	Items []string `json:"items,omitempty"`

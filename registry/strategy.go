@@ -28,20 +28,20 @@ type strategyFuncs struct {
 	name Strategy
 	// merge is the two-way merge behind [Merge]; current is nil when the
 	// file does not exist.
-	merge func(current []byte, exists bool, incoming []byte) ([]byte, error)
+	merge func(st *stopper, current []byte, exists bool, incoming []byte) ([]byte, error)
 	// merge3 is the three-way merge behind [Merge3], called only when
 	// base, ours and theirs all differ.
-	merge3 func(base, ours, theirs []byte, label string) (*Merge3Result, error)
+	merge3 func(st *stopper, base, ours, theirs []byte, label string) (*Merge3Result, error)
 }
 
 // strategies is the table of the built-in merge strategies: the names a
 // registry may give in {"type":"builtin","strategy":...} (the enum of the
 // registry-item schema) with their merge functions.
 var strategies = []strategyFuncs{
-	{StrategyJSON, mergeJSONFile, func(base, ours, theirs []byte, _ string) (*Merge3Result, error) {
+	{StrategyJSON, mergeJSONFile, func(st *stopper, base, ours, theirs []byte, _ string) (*Merge3Result, error) {
 		// JSON keeps the project's bytes when nothing changes and writes
 		// its own line endings otherwise.
-		return merge3JSON(base, ours, theirs)
+		return merge3JSON(st, base, ours, theirs)
 	}},
 	{StrategyIgnore, textMerge(mergeIgnore), textMerge3(func(base, ours, theirs []byte, _ string) *Merge3Result {
 		return merge3Ignore(base, ours, theirs)
@@ -49,7 +49,7 @@ var strategies = []strategyFuncs{
 	{StrategyEnv, textMerge(mergeEnv), textMerge3(func(base, ours, theirs []byte, _ string) *Merge3Result {
 		return merge3Env(base, ours, theirs)
 	})},
-	{StrategyOverwrite, mergeOverwriteFile, textMerge3(merge3Lines)},
+	{StrategyOverwrite, mergeOverwriteFile, merge3Overwrite},
 }
 
 // Strategies returns the names of the built-in merge strategies, in the
@@ -87,8 +87,8 @@ func builtinStrategy(strategy Strategy, custom string) (strategyFuncs, error) {
 // textMerge makes the two-way merge of a line-based strategy from f,
 // which sees LF line endings; the result keeps CRLF line endings when the
 // existing file uses them.
-func textMerge(f func(current, incoming []byte) []byte) func([]byte, bool, []byte) ([]byte, error) {
-	return func(current []byte, exists bool, incoming []byte) ([]byte, error) {
+func textMerge(f func(current, incoming []byte) []byte) func(*stopper, []byte, bool, []byte) ([]byte, error) {
+	return func(_ *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
 		out := f(toLF(current), toLF(incoming))
 		if exists && usesCRLF(current) {
 			out = toCRLF(out)
@@ -100,8 +100,8 @@ func textMerge(f func(current, incoming []byte) []byte) func([]byte, bool, []byt
 // textMerge3 makes the three-way merge of a line-based strategy from f,
 // which sees LF line endings; the result keeps CRLF line endings when ours
 // uses them.
-func textMerge3(f func(base, ours, theirs []byte, label string) *Merge3Result) func([]byte, []byte, []byte, string) (*Merge3Result, error) {
-	return func(base, ours, theirs []byte, label string) (*Merge3Result, error) {
+func textMerge3(f func(base, ours, theirs []byte, label string) *Merge3Result) func(*stopper, []byte, []byte, []byte, string) (*Merge3Result, error) {
+	return func(_ *stopper, base, ours, theirs []byte, label string) (*Merge3Result, error) {
 		res := f(toLF(base), toLF(ours), toLF(theirs), label)
 		if usesCRLF(ours) {
 			res.Content = toCRLF(res.Content)

@@ -16,7 +16,7 @@ import (
 // [--allow-scripts] [-f]".
 type AddCmd struct {
 	Registry     string `arg:"" help:"Registry to add: [@namespace/]path[@version][:ts|:js]."`
-	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, without asking."`
+	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, and package.json scripts the project already has, without asking."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
 	JSON         bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
@@ -56,7 +56,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd})
+	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd, Force: c.Force})
 	pr.done()
 	if err != nil {
 		return explainNotFound(ctx, app, c.Registry, err)
@@ -127,6 +127,7 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		}
 	}
 	printSummary(app.Out, plan)
+	printPackageJSON(app.Out, plan)
 	printWarnings(app.Out, plan.Warnings)
 	return nil
 }

@@ -22,7 +22,7 @@ type CLI struct {
 	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
-	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up on the registry servers after this long in total, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
+	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up after this long in total, for the registry servers and for merging files, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
 
 	Init     InitCmd     `cmd:"" help:"Create a project from a preset or a registry."`
 	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`

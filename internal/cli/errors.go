@@ -138,6 +138,12 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		r.Message = r.headline
 		return r
 	}
+	if errors.Is(err, apply.ErrDeadline) {
+		r := errorReport{Code: codeTimeout, headline: fmt.Sprintf("gave up after %s: %v", timeout, err),
+			Hint: "The files to merge are very large. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT."}
+		r.Message = r.headline
+		return r
+	}
 	var rl *registryclient.RateLimitError
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError

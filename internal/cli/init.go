@@ -23,8 +23,8 @@ type InitCmd struct {
 	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
 	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
-	Force        bool   `short:"f" help:"Allow an existing, non-empty target directory (also .) without asking. Nothing is deleted; each file's merge strategy decides."`
-	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
+	Force        bool   `short:"f" help:"Allow an existing, non-empty target directory (also .) without asking, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides."`
+	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install, now or in later add, update and remove (recorded in jig.json)."`
 	SkipGit      bool   `name:"skip-git" help:"Do not run git init and the first commit."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
 	JSON         bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
@@ -241,7 +241,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen})
+	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen, Force: c.Force, SkipInstall: c.SkipInstall})
 	pr.done()
 	if err != nil {
 		return err

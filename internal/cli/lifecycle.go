@@ -440,19 +440,7 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 		}
 	}
 	printPackages(o, p.Packages, "")
-	if len(p.Scripts) > 0 {
-		o.Println("Scripts:")
-		for _, s := range p.Scripts {
-			switch s.Action {
-			case "changed":
-				o.Printf("  %-9s %s: %s -> %s\n", s.Action, s.Name, s.Previous, s.Command)
-			case "removed":
-				o.Printf("  %-9s %s\n", s.Action, s.Name)
-			default:
-				o.Printf("  %-9s %s: %s\n", s.Action, s.Name, s.Command)
-			}
-		}
-	}
+	printPackageJSON(o, p)
 	for _, c := range p.PackageConflicts {
 		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, orRemoved(c.Ours), orRemoved(c.Theirs))
 	}

@@ -57,7 +57,13 @@ func engine(app *App, allowScripts bool, pr *progress, opts ...apply.Option) (*a
 	if err != nil {
 		return nil, err
 	}
-	return apply.New(src, append([]apply.Option{apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event)}, opts...)...)
+	base := []apply.Option{apply.WithAllowScripts(allowScripts), apply.WithProgress(pr.event)}
+	if !app.deadline.IsZero() {
+		// The command's deadline covers merging files too, not only the
+		// requests.
+		base = append(base, apply.WithDeadline(app.deadline))
+	}
+	return apply.New(src, append(base, opts...)...)
 }
 
 // scaffoldResult is the --json document of init and add.
@@ -99,7 +105,39 @@ func printPlan(o *Output, p *apply.Plan) {
 		}
 	}
 	printPackages(o, p.Packages, "")
+	printPackageJSON(o, p)
 	printWarnings(o, p.Warnings)
+}
+
+// printPackageJSON lists the package.json scripts and other top-level
+// fields ("type") a plan adds, changes or removes.
+func printPackageJSON(o *Output, p *apply.Plan) {
+	if len(p.Scripts) > 0 {
+		o.Println("Scripts:")
+		for _, s := range p.Scripts {
+			switch s.Action {
+			case "changed":
+				o.Printf("  %-9s %s: %s -> %s\n", s.Action, s.Name, s.Previous, s.Command)
+			case "removed":
+				o.Printf("  %-9s %s\n", s.Action, s.Name)
+			default:
+				o.Printf("  %-9s %s: %s\n", s.Action, s.Name, s.Command)
+			}
+		}
+	}
+	if len(p.PackageFields) > 0 {
+		o.Println("package.json fields:")
+		for _, f := range p.PackageFields {
+			switch f.Action {
+			case "changed":
+				o.Printf("  %-9s %s: %s -> %s\n", f.Action, f.Name, f.Previous, f.Value)
+			case "removed":
+				o.Printf("  %-9s %s (was %s)\n", f.Action, f.Name, f.Previous)
+			default:
+				o.Printf("  %-9s %s: %s\n", f.Action, f.Name, f.Value)
+			}
+		}
+	}
 }
 
 func dependencyNote(r apply.PlannedRegistry) string {
@@ -181,6 +219,10 @@ func printSteps(o *Output, p *apply.Plan, hasAllowScripts bool) {
 		switch s.Status {
 		case apply.StepSkipped:
 			o.Warnf("skipped '%s': %s", s.Command, s.Error)
+			if s.Error == apply.SkipInstallRecorded {
+				o.Warnf("run '%s' in %s by hand when you want it", s.Command, p.Dir)
+				break
+			}
 			if hasAllowScripts {
 				o.Warnf("review package.json, then run '%s' in %s by hand (or re-run with --allow-scripts)", s.Command, p.Dir)
 			} else {

@@ -379,6 +379,9 @@ func TestPrintSteps(t *testing.T) {
 		{name: "install skipped by update", update: true, install: &apply.StepResult{Command: "npm install", Status: apply.StepSkipped, Error: "package.json now has postinstall from a registry, which 'npm install' would run"},
 			want: "Warning: skipped 'npm install': package.json now has postinstall from a registry, which 'npm install' would run\n" +
 				"Warning: review package.json, then run 'npm install' in /p by hand\n"},
+		{name: "install skipped as the project records", update: true, install: &apply.StepResult{Command: "npm install", Status: apply.StepSkipped, Error: apply.SkipInstallRecorded},
+			want: "Warning: skipped 'npm install': the project was made with --skip-install (\"skipInstall\": true in jig.json)\n" +
+				"Warning: run 'npm install' in /p by hand when you want it\n"},
 		{name: "install failed", install: &apply.StepResult{Command: "npm install", Status: apply.StepFailed, Error: "npm install failed: exit status 1\nnpm ERR! x"},
 			want: "Warning: installing dependencies failed: npm install failed: exit status 1\nWarning: run 'npm install' in /p by hand\n"},
 		{name: "git failed", git: &apply.StepResult{Command: "git init", Status: apply.StepFailed, Error: gitErr.Error(), Err: gitErr},

@@ -68,6 +68,9 @@ var (
 	ErrInvalidManifest = errors.New("invalid registry manifest")
 	// ErrScript: a custom merge script failed.
 	ErrScript = errors.New("custom merge script failed")
+	// ErrDeadline: merging the files of a plan took longer than the
+	// deadline given with [WithDeadline].
+	ErrDeadline = errors.New("merging the files took too long")
 	// ErrFrozen: a frozen install cannot reproduce what jig.json records
 	// (a digest differs, a registry is not recorded, no jig.json).
 	ErrFrozen = errors.New("frozen install failed")
@@ -141,6 +144,7 @@ type options struct {
 	progress      func(Event)
 	install       bool
 	gitInit       bool
+	deadline      time.Time
 	beforeWrite   func(target string) error // tests only
 }
 
@@ -209,6 +213,35 @@ func WithInstall(on bool) Option {
 // default is false: no git step.
 func WithGitInit(on bool) Option {
 	return func(o *options) error { o.gitInit = on; return nil }
+}
+
+// WithDeadline bounds the work of making a plan (merging files, which
+// takes time linear in their size) by t: past it, a plan fails with an
+// error wrapping [ErrDeadline] (and context.DeadlineExceeded). Requests to
+// the source are bounded by the source itself (see
+// registryclient.WithDeadline); writing and installing are not bounded.
+// The default is no deadline besides the context's.
+func WithDeadline(t time.Time) Option {
+	return func(o *options) error { o.deadline = t; return nil }
+}
+
+// bounded returns ctx bounded by the engine's deadline ([WithDeadline]),
+// for the CPU work of a plan. Requests to the source keep the caller's
+// ctx, so that the source reports its own deadline its own way.
+func (e *Engine) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if e.opts.deadline.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, e.opts.deadline)
+}
+
+// merged wraps the error of a merge that ran out of time with
+// [ErrDeadline].
+func merged(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrDeadline) {
+		return fmt.Errorf("%w: %w", ErrDeadline, err)
+	}
+	return err
 }
 
 // WithProgress receives progress events. It may be called from several
@@ -283,6 +316,15 @@ type Request struct {
 	// recorded digest. Any difference fails with [ErrFrozen] before
 	// anything is written. Template is ignored; Mode is [ModeInit].
 	Frozen bool
+	// Force lets registries replace package.json scripts the project
+	// already has. The default keeps the project's command and reports
+	// the registry's in [Plan.PackageConflicts] and a warning.
+	Force bool
+	// SkipInstall, with [ModeInit], records in jig.json that the project
+	// does not want the package manager's install: [Engine.Apply] then
+	// skips it for every later plan of the project too, whatever
+	// [WithInstall] says. The default records nothing.
+	SkipInstall bool
 }
 
 // Run plans req and, unless dryRun is set, applies the plan. It returns the

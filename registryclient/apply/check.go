@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -148,9 +147,9 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 	for i, id := range ids {
 		inst := lc.proj.Installed[id.Key()]
 		rc := RegistryCheck{Key: id.Key(), Version: id.Version, Language: inst.Language, Files: []FileCheck{}, Packages: []PackageDrift{}}
-		conflicted := map[string]bool{}
-		for _, t := range inst.Conflicts {
-			conflicted[t] = true
+		conflicted := map[string]*registry.ConflictFile{}
+		for i := range inst.Conflicts {
+			conflicted[inst.Conflicts[i].Target] = &inst.Conflicts[i]
 		}
 		targets := make([]string, 0, len(inst.Files))
 		for t := range inst.Files {
@@ -215,7 +214,7 @@ func leftoverTemps(root string, proj *registry.Project) []string {
 }
 
 // checkFile reports the status of one recorded target.
-func checkFile(root, target, want string, conflicted bool) FileCheck {
+func checkFile(root, target, want string, conflicted *registry.ConflictFile) FileCheck {
 	fc := FileCheck{Target: target}
 	if _, err := registry.CleanTarget(target); err != nil {
 		fc.Status, fc.Reason = FileModified, "the recorded target is not a safe path"
@@ -238,13 +237,18 @@ func checkFile(root, target, want string, conflicted bool) FileCheck {
 		fc.Status, fc.Reason = FileModified, "no longer a regular file"
 		return fc
 	}
-	got, markers, err := hashFile(real, conflicted)
+	got, open, err := hashFile(real, conflicted)
 	switch {
 	case err != nil:
 		fc.Status, fc.Reason = FileModified, firstLineOf(err)
-	case conflicted && markers:
-		fc.Status, fc.Reason = FileConflict, "conflict markers are still in the file; resolve them"
-	case conflicted:
+	case len(open) > 0:
+		var where []string
+		for _, c := range open {
+			where = append(where, c.Path)
+		}
+		fc.Status = FileConflict
+		fc.Reason = fmt.Sprintf("%d conflict block(s) the last update wrote are still in the file (%s); resolve them", len(open), strings.Join(where, ", "))
+	case conflicted != nil:
 		fc.Status = FileResolved
 	case got == want:
 		fc.Status = FileUnchanged
@@ -254,57 +258,56 @@ func checkFile(root, target, want string, conflicted bool) FileCheck {
 	return fc
 }
 
-// hashFile returns "sha256:<hex>" of a file and, when scan is set, whether
-// it still holds a line starting with a conflict marker.
-func hashFile(path string, scan bool) (string, bool, error) {
+// hashFile returns "sha256:<hex>" of a file and, for a file an update
+// wrote with conflict markers (rec not nil), the conflict blocks of that
+// update still in it ([openBlocks]).
+func hashFile(path string, rec *registry.ConflictFile) (string, []registry.Conflict, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false, err
+		return "", nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	markers := false
-	if scan {
-		sc := bufio.NewScanner(io.TeeReader(f, h))
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
-			if markerLine(sc.Text()) {
-				markers = true
-			}
+	if rec == nil {
+		if _, err := io.Copy(h, f); err != nil {
+			return "", nil, err
 		}
-		if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-			return "", false, err
-		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil, nil
 	}
-	if _, err := io.Copy(h, f); err != nil {
-		return "", false, err
+	b, err := io.ReadAll(io.TeeReader(f, h))
+	if err != nil {
+		return "", nil, err
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), markers, nil
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), openBlocks(b, rec.Label), nil
 }
 
-// markerLine reports whether l is a line of a conflict an update wrote
-// (its "<<<<<<< ours", "=======" or ">>>>>>> <label>"; a CRLF file's line
-// may end in "\r").
-func markerLine(l string) bool {
-	l = strings.TrimSuffix(l, "\r")
-	return strings.HasPrefix(l, registry.MarkerOurs) || strings.HasPrefix(l, registry.MarkerTheirs+" ") || l == registry.MarkerSep
+// openBlocks returns the conflict blocks an update labelled label wrote
+// that are still in b: a line "<<<<<<< ours" followed, later, by the line
+// ">>>>>>> <label>" (CRLF tolerated). An empty label (a record written
+// before jig recorded labels) matches any ">>>>>>> " line. Lines that
+// merely look like markers, such as a Markdown heading's "=======", are
+// not conflicts.
+func openBlocks(b []byte, label string) []registry.Conflict {
+	return markedConflicts(b, label)
 }
 
-// hasMarkers reports whether b has a conflict line ([markerLine]).
-func hasMarkers(b []byte) bool {
-	for len(b) > 0 {
-		line, rest, _ := bytes.Cut(b, []byte{'\n'})
-		if markerLine(string(line)) {
-			return true
+// conflictRecord is the jig.json record of a file an update labelled
+// label wrote with the line conflicts cs ("lines 4-10").
+func conflictRecord(target, label string, cs []registry.Conflict) registry.ConflictFile {
+	rec := registry.ConflictFile{Target: target, Label: label}
+	for _, c := range cs {
+		var start, end int
+		if _, err := fmt.Sscanf(c.Path, "lines %d-%d", &start, &end); err == nil {
+			rec.Blocks = append(rec.Blocks, registry.ConflictBlock{Start: start, End: end})
 		}
-		b = rest
 	}
-	return false
+	return rec
 }
 
 // markedConflicts returns the conflicts b holds from an update labelled
 // label ("@team/x@1.2.0"): each block from "<<<<<<< ours" to
-// ">>>>>>> <label>", by its lines as [registry.Merge3] reports them.
+// ">>>>>>> <label>", by its lines as [registry.Merge3] reports them. An
+// empty label matches any ">>>>>>> " line.
 func markedConflicts(b []byte, label string) []registry.Conflict {
 	var cs []registry.Conflict
 	start := 0
@@ -315,7 +318,7 @@ func markedConflicts(b []byte, label string) []registry.Conflict {
 		switch {
 		case l == registry.MarkerOurs:
 			start = n
-		case start > 0 && l == registry.MarkerTheirs+" "+label:
+		case start > 0 && (l == registry.MarkerTheirs+" "+label || label == "" && strings.HasPrefix(l, registry.MarkerTheirs+" ")):
 			cs = append(cs, registry.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
 			start = 0
 		}

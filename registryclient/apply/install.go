@@ -65,12 +65,22 @@ type StepResult struct {
 // after p was written.
 func (e *Engine) finish(ctx context.Context, p *Plan) {
 	if e.opts.install && (p.Mode == ModeInit || p.PackagesChanged()) {
-		p.Install = e.install(ctx, p)
+		if p.skipInstall {
+			p.Install = &StepResult{Command: DetectPackageManager(p.Dir) + " install", Status: StepSkipped,
+				Error: SkipInstallRecorded}
+		} else {
+			p.Install = e.install(ctx, p)
+		}
 	}
 	if e.opts.gitInit && p.Mode == ModeInit {
 		p.Git = gitStep(ctx, p.Dir)
 	}
 }
+
+// SkipInstallRecorded is the [StepResult.Error] of an install skipped
+// because jig.json records that the project does not want installs
+// ([Request.SkipInstall]).
+const SkipInstallRecorded = "the project was made with --skip-install (\"skipInstall\": true in jig.json)"
 
 // install runs the package manager's install in p.Dir, or skips it when
 // that would run scripts from a registry that are not allowed.

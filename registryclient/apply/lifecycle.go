@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -94,10 +96,47 @@ func fragmentOf(m *registry.Manifest) registry.PackageFragment {
 	return registry.PackageFragment{Dependencies: m.Dependencies, DevDependencies: m.DevDependencies, Scripts: m.Scripts}
 }
 
+// owner says which package.json entries a registry owns, so that remove
+// takes out only what it added: the entries this plan wrote for it (absent
+// from before, what package.json held before the plan applied it; for a
+// script, also one whose command the plan replaced, with --force) and, on
+// update (prev set or update true), those it owned already: the entries of
+// its last record prev, or every one it declares when prev is nil (a
+// record from before jig recorded ownership). On update, an entry the
+// new version declares and the old one did not (added) is owned when
+// package.json holds the new version's value: that is what an update
+// stopped before it wrote jig.json leaves, and running it again must
+// record what the whole run would have.
+type owner struct {
+	before registry.PackageFragment
+	prev   *registry.PackageFragment
+	update bool
+	added  registry.PackageFragment
+}
+
+func has(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+func (w owner) dep(name string) bool {
+	if w.update && (w.prev == nil || has(w.prev.Dependencies, name) || has(w.prev.DevDependencies, name) ||
+		has(w.added.Dependencies, name) || has(w.added.DevDependencies, name)) {
+		return true
+	}
+	return !has(w.before.Dependencies, name) && !has(w.before.DevDependencies, name)
+}
+
+func (w owner) script(name, cur string) bool {
+	if w.update && (w.prev == nil || has(w.prev.Scripts, name) || has(w.added.Scripts, name) && w.added.Scripts[name] == cur) {
+		return true
+	}
+	b, ok := w.before.Scripts[name]
+	return !ok || b != cur
+}
+
 // recordPackage returns what package.json holds, in the running state,
-// for each dependency and script f declares: the record "jig check"
-// compares with.
-func (pl *planner) recordPackage(f registry.PackageFragment) *registry.PackageFragment {
+// for each dependency and script f declares that the registry owns (see
+// [owner]): the record "jig check" compares with and "jig remove" takes
+// out.
+func (pl *planner) recordPackage(f registry.PackageFragment, w owner) *registry.PackageFragment {
 	rec := &registry.PackageFragment{}
 	st := pl.files["package.json"]
 	if st == nil || f.Empty() {
@@ -115,6 +154,9 @@ func (pl *planner) recordPackage(f registry.PackageFragment) *registry.PackageFr
 	}
 	for _, names := range []map[string]string{f.Dependencies, f.DevDependencies} {
 		for name := range names {
+			if !w.dep(name) {
+				continue
+			}
 			if v, ok := cur.Dependencies[name]; ok {
 				put(&rec.Dependencies, name, v)
 			} else if v, ok := cur.DevDependencies[name]; ok {
@@ -123,11 +165,93 @@ func (pl *planner) recordPackage(f registry.PackageFragment) *registry.PackageFr
 		}
 	}
 	for name := range f.Scripts {
-		if v, ok := cur.Scripts[name]; ok {
+		if v, ok := cur.Scripts[name]; ok && w.script(name, v) {
 			put(&rec.Scripts, name, v)
 		}
 	}
 	return rec
+}
+
+// addedIn returns what theirs declares that base does not.
+func addedIn(base, theirs registry.PackageFragment) registry.PackageFragment {
+	only := func(t, b1, b2 map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range t {
+			if !has(b1, k) && !has(b2, k) {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	return registry.PackageFragment{
+		Dependencies:    only(theirs.Dependencies, base.Dependencies, base.DevDependencies),
+		DevDependencies: only(theirs.DevDependencies, base.Dependencies, base.DevDependencies),
+		Scripts:         only(theirs.Scripts, base.Scripts, nil),
+	}
+}
+
+// packageBefore is what package.json holds now in the running state
+// (empty when there is none): the "before" of an [owner].
+func (pl *planner) packageBefore() registry.PackageFragment {
+	st := pl.files["package.json"]
+	if st == nil || !st.exists && !st.touched {
+		return registry.PackageFragment{}
+	}
+	f, _ := registry.PackageValues(st.cur)
+	return f
+}
+
+// reviewPackageJSON reports, in the plan, the scripts and top-level fields
+// package.json gained or lost since before (its bytes before the
+// registries of this step were applied; nil when there was none). With
+// keep, scripts before had that the step changed are put back and
+// reported as conflicts, with a warning naming both commands.
+func (pl *planner) reviewPackageJSON(before []byte, keep bool) error {
+	st := pl.files["package.json"]
+	if st == nil || !st.touched {
+		return nil
+	}
+	rev, err := registry.ReviewPackageJSON(before, st.cur, keep)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+	}
+	p := pl.plan
+	st.cur = rev.Content
+	p.Scripts = append(p.Scripts, rev.Scripts...)
+	p.PackageConflicts = append(p.PackageConflicts, rev.Conflicts...)
+	for _, c := range rev.Conflicts {
+		name := strings.TrimPrefix(c.Path, "scripts.")
+		theirs := strconv.Quote(c.Theirs)
+		if c.Theirs == "" {
+			theirs = "it removed"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("package.json: your script %q (%s) was kept; the registry wants %s (re-run with --force to replace it)", name, c.Ours, theirs))
+	}
+	return nil
+}
+
+// reviewPackageFields sets [Plan.PackageFields] from package.json before
+// and after the whole plan (a package.json it creates: without its name
+// and version).
+func (pl *planner) reviewPackageFields() {
+	st := pl.files["package.json"]
+	if st == nil || !st.touched {
+		return
+	}
+	var before []byte
+	if st.exists {
+		before = st.orig
+	}
+	rev, err := registry.ReviewPackageJSON(before, st.cur, false)
+	if err != nil {
+		return
+	}
+	for _, f := range rev.Fields {
+		if !st.exists && (f.Name == "name" || f.Name == "version") {
+			continue // what every package.json jig creates starts with
+		}
+		pl.plan.PackageFields = append(pl.plan.PackageFields, f)
+	}
 }
 
 // refreshRecords brings every installed record up to date with what this

@@ -78,15 +78,23 @@ type Plan struct {
 	// Updates are the registries an update or remove moves, with their
 	// versions before and after ([ModeUpdate] and [ModeRemove] only).
 	Updates []RegistryUpdate `json:"updates,omitempty"`
-	// Scripts are the package.json script changes of an update or remove.
+	// Scripts are the package.json script changes, sorted by name within
+	// each registry's step.
 	Scripts []registry.ScriptChange `json:"scripts,omitempty"`
+	// PackageFields are the changes to package.json's other top-level
+	// fields ("type", "engines"; a registry's package.json file can set
+	// them), from before the plan to after it.
+	PackageFields []registry.FieldChange `json:"packageFields,omitempty"`
 	// Conflicts counts the conflicts of an update: files written with
 	// conflict markers, JSON paths, env variables and package.json entries
 	// where the project's value was kept. The details are in Files and
 	// PackageConflicts.
 	Conflicts int `json:"conflicts"`
 	// PackageConflicts are the package.json dependencies and scripts both
-	// the project and the registry changed; the project's value is kept.
+	// the project and the registry changed (update), or the scripts the
+	// project already had that a registry wants otherwise (init and add
+	// without [Request.Force]; these are not counted in Conflicts); the
+	// project's value is kept.
 	PackageConflicts []registry.Conflict `json:"packageConflicts,omitempty"`
 
 	// Install is the package manager's install that [Engine.Apply] ran
@@ -101,6 +109,7 @@ type Plan struct {
 	installScripts []string // see InstallScripts
 	inputs         []Input  // see Inputs
 	overwritten    []string // see Overwritten
+	skipInstall    bool     // the project records SkipInstall
 }
 
 // SkippedScript is a file whose custom merge script did not run because
@@ -408,6 +417,11 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 	}
 	p.RoundTrips += rounds
 
+	var pkgBefore []byte
+	if st := pl.files["package.json"]; st != nil && st.exists {
+		pkgBefore = st.orig
+	}
+	owned := owner{before: pl.packageBefore()}
 	perReg := map[string][]string{}
 	for _, n := range res.nodes {
 		targets, err := pl.applyFiles(ctx, n, blobs)
@@ -417,6 +431,9 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		perReg[n.key] = targets
 	}
 	if err := pl.planPackageJSON(res.nodes, name); err != nil {
+		return nil, err
+	}
+	if err := pl.reviewPackageJSON(pkgBefore, !req.Force); err != nil {
 		return nil, err
 	}
 	for _, n := range res.nodes {
@@ -443,9 +460,10 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		p.Registries = append(p.Registries, pr)
 	}
 	p.overwritten = pl.overwritten(proj)
-	if err := pl.planProject(proj, req, tid, projectLang, res.nodes, perReg); err != nil {
+	if err := pl.planProject(proj, req, tid, projectLang, res.nodes, perReg, owned); err != nil {
 		return nil, err
 	}
+	pl.reviewPackageFields()
 	pl.finish()
 	return p, nil
 }
@@ -491,6 +509,8 @@ func (pl *planner) state(target string) (*fileState, error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", target, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again", ErrUnsafeTarget, target)
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
 	default:
@@ -592,8 +612,16 @@ func wantedFiles(m *registry.Manifest, allowScripts bool) []string {
 	return out
 }
 
-// applyFiles merges one registry's files into the running state.
+// applyFiles merges one registry's files into the running state, within
+// the engine's deadline ([WithDeadline]).
 func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]byte) ([]string, error) {
+	ctx, cancel := pl.e.bounded(ctx)
+	defer cancel()
+	targets, err := pl.applyNodeFiles(ctx, n, blobs)
+	return targets, merged(err)
+}
+
+func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKey][]byte) ([]string, error) {
 	var targets []string
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
@@ -646,7 +674,7 @@ func (pl *planner) applyFiles(ctx context.Context, n *node, blobs map[blobKey][]
 			}
 			out = []byte(res.Content)
 		default:
-			out, err = registry.Merge(strategy, st.cur, exists, incoming)
+			out, err = registry.MergeContext(ctx, strategy, st.cur, exists, incoming)
 			if err != nil {
 				return nil, fmt.Errorf("registry %s, file %s: %w", n.key, target, err)
 			}
@@ -678,7 +706,7 @@ func appendOnce(s []string, v string) []string {
 }
 
 // planProject updates jig.json: template, language, items and installed.
-func (pl *planner) planProject(proj *registry.Project, req Request, tid registry.ID, projectLang registry.Language, nodes []*node, perReg map[string][]string) error {
+func (pl *planner) planProject(proj *registry.Project, req Request, tid registry.ID, projectLang registry.Language, nodes []*node, perReg map[string][]string, owned owner) error {
 	if len(nodes) == 0 && pl.files[registry.ProjectFile].exists && req.Mode == ModeAdd {
 		return nil
 	}
@@ -697,6 +725,10 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 	if proj.Name == "" {
 		proj.Name = pl.plan.Name
 	}
+	if req.Mode == ModeInit && req.SkipInstall {
+		proj.SkipInstall = true
+	}
+	pl.plan.skipInstall = proj.SkipInstall
 	if req.Mode == ModeInit {
 		proj.Template = req.Template
 		if registry.IsShorthand(req.Template) {
@@ -722,7 +754,12 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
+		w := owned
+		if prev, ok := proj.Installed[n.key]; ok {
+			// Re-created (a frozen install): it owns what it owned.
+			w.prev, w.update = prev.Package, true
+		}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w)}
 	}
 	pl.refreshRecords(proj, false)
 	b, err := proj.Marshal()

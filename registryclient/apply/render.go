@@ -86,6 +86,8 @@ func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *re
 		return nil, err
 	}
 	r := &Rendered{Key: n.key, Version: raw.Version, Language: lang, Package: fragmentOf(n.m), RegistryDependencies: raw.RegistryDependencies, manifest: raw}
+	ctx, cancel := e.bounded(ctx)
+	defer cancel()
 	index := map[string]int{}
 	for _, f := range n.m.Files {
 		target, err := registry.CleanTarget(f.Target)
@@ -117,8 +119,8 @@ func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *re
 		var out []byte
 		if asset {
 			strategy, out = registry.StrategyOverwrite, incoming
-		} else if out, err = registry.Merge(strategy, rf.Content, seen, incoming); err != nil {
-			return nil, fmt.Errorf("registry %s@%s, file %s: %w", n.key, raw.Version, target, err)
+		} else if out, err = registry.MergeContext(ctx, strategy, rf.Content, seen, incoming); err != nil {
+			return nil, merged(fmt.Errorf("registry %s@%s, file %s: %w", n.key, raw.Version, target, err))
 		}
 		rf.Content, rf.Strategy, rf.Asset = out, strategy, asset
 		rf.Executable = rf.Executable || f.Executable

@@ -151,9 +151,9 @@ type op struct {
 	base   *Rendered
 	theirs *Rendered // nil for remove
 
-	digest     string            // manifest digest of the target version ("" when unknown)
-	newFiles   map[string]string // target -> hash recorded after the plan
-	conflicted []string          // targets written with conflict markers
+	digest     string                 // manifest digest of the target version ("" when unknown)
+	newFiles   map[string]string      // target -> hash recorded after the plan
+	conflicted registry.ConflictFiles // files written with conflict markers, and where
 }
 
 // lifecycle is the state shared by update and remove.
@@ -202,6 +202,7 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 		return nil, err
 	}
 	p.Name = proj.Name
+	p.skipInstall = proj.SkipInstall
 	pkg, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
@@ -455,22 +456,25 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if err := lc.planProjectFile(ops); err != nil {
 		return nil, err
 	}
+	lc.pl.reviewPackageFields()
 	lc.pl.finish()
 	return p, nil
 }
 
 // unresolved returns an [*UnresolvedError] when a file the last update of
-// an op's registry left conflicted still holds markers.
+// an op's registry left conflicted still holds one of the conflict blocks
+// it wrote (see [openBlocks]); other lines that look like markers, a
+// Markdown heading's "=======" underline for one, do not count.
 func (lc *lifecycle) unresolved(ops []*op) error {
 	var files []string
 	for _, o := range ops {
-		for _, t := range o.inst.Conflicts {
-			st, err := lc.pl.state(t)
+		for _, rec := range o.inst.Conflicts {
+			st, err := lc.pl.state(rec.Target)
 			if err != nil {
 				return fmt.Errorf("registry %s: %w", o.key, err)
 			}
-			if st.exists && hasMarkers(st.cur) {
-				files = append(files, t+" ("+o.key+")")
+			if st.exists && len(openBlocks(st.cur, rec.Label)) > 0 {
+				files = append(files, rec.Target+" ("+o.key+")")
 			}
 		}
 	}
@@ -538,6 +542,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	if err := lc.planProjectFile([]*op{o}); err != nil {
 		return nil, err
 	}
+	lc.pl.reviewPackageFields()
 	lc.pl.finish()
 	return p, nil
 }
@@ -588,11 +593,11 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 // others returns what the other installed registries (at their versions
 // after the plan) render for target, merged in jig.json order, when any of
 // them provides it.
-func (lc *lifecycle) others(key, target string, strategy registry.Strategy) ([]byte, bool) {
+func (lc *lifecycle) others(ctx context.Context, key, target string, strategy registry.Strategy) ([]byte, bool) {
 	var out []byte
 	found := false
 	for _, o := range lc.otherFiles(key, target) {
-		b, err := registry.Merge(strategy, out, found, o.file.Content)
+		b, err := registry.MergeContext(ctx, strategy, out, found, o.file.Content)
 		if err != nil {
 			continue
 		}
@@ -656,8 +661,15 @@ func emptyContent(b []byte) bool {
 	return len(t) == 0 || string(t) == "{}"
 }
 
-// mergeOp merges one registry's move into the running state.
+// mergeOp merges one registry's move into the running state, within the
+// engine's deadline ([WithDeadline]).
 func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
+	ctx, cancel := lc.pl.e.bounded(ctx)
+	defer cancel()
+	return merged(lc.mergeOpFiles(ctx, o))
+}
+
+func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 	pl := lc.pl
 	p := pl.plan
 	label := o.key + "@" + o.to
@@ -671,7 +683,17 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 			seen[f.Target] = true
 		}
+	}
+	o.newFiles = map[string]string{}
+	if o.theirs != nil {
+		// A file the new version merges with a custom script: update runs
+		// no scripts, so the file stays exactly as it is (and stays
+		// recorded), whatever the installed version did with it.
 		for _, t := range o.theirs.Skipped {
+			seen[t] = true
+			if h, ok := o.inst.Files[t]; ok {
+				o.newFiles[t] = h
+			}
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s uses a custom merge script; update does not run scripts, so it was left alone", t, o.key))
 		}
 	}
@@ -680,7 +702,6 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 		}
 	}
-	o.newFiles = map[string]string{}
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -752,17 +773,17 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 
 		if structured(strategy) && !tf.Asset && !bf.Asset {
 			var bc, tc []byte
-			oc, shared := lc.others(o.key, t, strategy)
+			oc, shared := lc.others(ctx, o.key, t, strategy)
 			if shared {
 				bc, tc = oc, oc
 			}
 			if inB {
-				if bc, err = registry.Merge(strategy, bc, shared, bf.Content); err != nil {
+				if bc, err = registry.MergeContext(ctx, strategy, bc, shared, bf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
 				}
 			}
 			if inT {
-				if tc, err = registry.Merge(strategy, tc, shared, tf.Content); err != nil {
+				if tc, err = registry.MergeContext(ctx, strategy, tc, shared, tf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
 				}
 			}
@@ -777,7 +798,7 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 			case !inT && !shared && (unchanged || bytes.Equal(st.cur, bc)):
 				st.remove = true
 			default:
-				res, err := registry.Merge3(strategy, bc, st.cur, tc, label)
+				res, err := registry.Merge3Context(ctx, strategy, bc, st.cur, tc, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}
@@ -822,16 +843,18 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 				// jig.json recorded it: the conflict is already there.
 				set(st.cur)
 				conflict(markedConflicts(st.cur, label))
-				o.conflicted = append(o.conflicted, t)
+				o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 			default:
-				res, err := registry.Merge3(registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+				res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}
 				set(res.Content)
 				if len(res.Conflicts) > 0 {
 					conflict(res.Conflicts)
-					o.conflicted = append(o.conflicted, t)
+					if blocks := markedConflicts(res.Content, label); len(blocks) > 0 {
+						o.conflicted = append(o.conflicted, conflictRecord(t, label, blocks))
+					}
 				}
 			}
 		case inT: // a file the new version adds
@@ -882,7 +905,24 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	if o.theirs != nil {
 		theirs = o.theirs.Package
 	}
-	if fragmentsEqual(o.base.Package, theirs) {
+	// Only what the registry owns (see [owner]) is its to change or take
+	// out: a script the project had before it came stays the project's.
+	// Remove takes out what is still as recorded.
+	base := o.base.Package
+	if rec := o.inst.Package; rec != nil {
+		if o.remove {
+			base = *rec
+		} else {
+			scripts := map[string]string{}
+			for name, v := range base.Scripts {
+				if has(rec.Scripts, name) {
+					scripts[name] = v
+				}
+			}
+			base.Scripts = scripts
+		}
+	}
+	if fragmentsEqual(base, theirs) {
 		return nil
 	}
 	retain := registry.PackageFragment{Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: map[string]string{}}
@@ -912,7 +952,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 			return err
 		}
 	}
-	res, err := registry.Merge3PackageJSON(cur, o.base.Package, theirs, retain)
+	res, err := registry.Merge3PackageJSON(cur, base, theirs, retain)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -921,8 +961,16 @@ func (lc *lifecycle) mergePackage(o *op) error {
 		p.Packages = append(p.Packages, PackageChange{Name: c.Name, Range: c.Range, Previous: c.Previous, Dev: c.Dev, Action: PackageAction(c.Action)})
 	}
 	p.Scripts = append(p.Scripts, res.Scripts...)
-	p.PackageConflicts = append(p.PackageConflicts, res.Conflicts...)
-	p.Conflicts += len(res.Conflicts)
+	if o.remove {
+		// Removing keeps what the user changed; that is a report, not a
+		// conflict to resolve.
+		for _, c := range res.Conflicts {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("package.json: kept %s, changed in the project", c.Path))
+		}
+	} else {
+		p.PackageConflicts = append(p.PackageConflicts, res.Conflicts...)
+		p.Conflicts += len(res.Conflicts)
+	}
 	if !bytes.Equal(res.Content, st.cur) || !st.exists {
 		st.cur, st.touched = res.Content, true
 		if st.strategy == "" {
@@ -984,6 +1032,13 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		return err
 	}
 	pl.plan.RoundTrips += rounds
+	var pkgBefore []byte
+	if st, err := pl.state("package.json"); err != nil {
+		return err
+	} else if st.exists || st.touched {
+		pkgBefore = slices.Clone(st.cur)
+	}
+	owned := owner{before: pl.packageBefore()}
 	perReg := map[string][]string{}
 	for _, n := range res.nodes {
 		targets, err := pl.applyFiles(ctx, n, blobs)
@@ -993,6 +1048,9 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		perReg[n.key] = targets
 	}
 	if err := pl.planPackageJSON(res.nodes, lc.name); err != nil {
+		return err
+	}
+	if err := pl.reviewPackageJSON(pkgBefore, !lc.force); err != nil {
 		return err
 	}
 	for _, n := range res.nodes {
@@ -1007,7 +1065,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m))}
+		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned)}
 	}
 	return nil
 }
@@ -1047,6 +1105,10 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 	if proj.Installed == nil {
 		proj.Installed = map[string]registry.Installed{}
 	}
+	var before registry.PackageFragment
+	if st := pl.files["package.json"]; st != nil && st.exists {
+		before, _ = registry.PackageValues(st.orig)
+	}
 	for _, o := range ops {
 		if o.remove {
 			delete(proj.Installed, o.key)
@@ -1077,13 +1139,15 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 				}
 			}
 		}
-		var conflicted []string
-		for _, t := range o.conflicted {
-			conflicted = appendOnce(conflicted, t)
+		var conflicted registry.ConflictFiles
+		for _, c := range o.conflicted {
+			if _, dup := conflicted.Find(c.Target); !dup {
+				conflicted = append(conflicted, c)
+			}
 		}
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
-			Package: pl.recordPackage(o.theirs.Package), Conflicts: conflicted,
+			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
 		}
 	}
 	pl.refreshRecords(proj, true)

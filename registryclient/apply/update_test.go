@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
@@ -384,25 +385,29 @@ func TestCheckReportsLeftoverTemps(t *testing.T) {
 	}
 }
 
-func TestHasMarkers(t *testing.T) {
+// TestOpenBlocks: only complete blocks of the recorded update count as
+// unresolved; a Markdown setext underline, a lone marker or another
+// update's block do not.
+func TestOpenBlocks(t *testing.T) {
 	t.Parallel()
+	const label = "@team/x@1.1.0"
 	for _, tc := range []struct {
-		in   string
-		want bool
+		in, label string
+		want      int
 	}{
-		{"", false},
-		{"a\nb\n", false},
-		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", true},
-		{"a\r\n=======\r\nb\r\n", true},
-		{"x\n>>>>>>> @team/x@1.1.0", true},
-		{"<<<<<<<< ours\n", false},  // eight: not a marker
-		{"========\n", false},       // a longer rule
-		{">>>>>>>\n", false},        // no label
-		{"  <<<<<<< ours\n", false}, // indented
-		{"// <<<<<<< ours is a marker\n", false},
+		{"", label, 0},
+		{"a\nb\n", label, 0},
+		{"<<<<<<< ours\nx\n=======\ny\n>>>>>>> @team/x@1.1.0\n", label, 1},
+		{"Title\n=======\n\ntext\n", label, 0},                   // a setext heading
+		{"Title\r\n=======\r\ntext\r\n", "", 0},                  // also for old records
+		{"x\n>>>>>>> @team/x@1.1.0", label, 0},                   // no opening marker
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", label, 0},   // another update's
+		{"<<<<<<< ours\nx\n>>>>>>> @team/x@1.0.0\n", "", 1},      // an old record matches any
+		{"<<<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0},  // eight: not a marker
+		{"  <<<<<<< ours\nx\n>>>>>>> @team/x@1.1.0\n", label, 0}, // indented
 	} {
-		if got := hasMarkers([]byte(tc.in)); got != tc.want {
-			t.Errorf("hasMarkers(%q) = %v, want %v", tc.in, got, tc.want)
+		if got := len(openBlocks([]byte(tc.in), tc.label)); got != tc.want {
+			t.Errorf("openBlocks(%q, %q): got %d blocks, want %d", tc.in, tc.label, got, tc.want)
 		}
 	}
 }
@@ -1012,4 +1017,119 @@ func TestRemoveNeverDeletesProjectFiles(t *testing.T) {
 	if _, ok := proj.Installed["@team/meta"]; ok || len(proj.Items) != 2 {
 		t.Errorf("jig.json after remove: %+v", proj)
 	}
+}
+
+// TestDeadlineCoversMerges: the engine's deadline bounds the merge work of
+// a plan, not only the requests (a huge JSON file cannot keep jig busy
+// past --timeout); the error says so.
+func TestDeadlineCoversMerges(t *testing.T) {
+	t.Parallel()
+	dir, _ := initProject(t, newEngine(t, lifecycleSource()))
+	before := testenv.Snapshot(t, dir)
+	late := newEngine(t, lifecycleSource(), WithDeadline(time.Now().Add(-time.Second)))
+	_, err := late.PlanUpdate(t.Context(), UpdateRequest{Dir: dir, Registries: []string{"@team/x"}, To: "1.1.0"})
+	if !errors.Is(err, ErrDeadline) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("update past the deadline: got %v, want ErrDeadline", err)
+	}
+	_, err = late.Plan(t.Context(), Request{Dir: filepath.Join(t.TempDir(), "new"), Template: "@team/x@1.1.0", Mode: ModeInit})
+	if !errors.Is(err, ErrDeadline) {
+		t.Fatalf("init past the deadline: got %v, want ErrDeadline", err)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
+}
+
+// TestUpdateToCustomScriptKeepsFile: a version that merges a file with a
+// custom script (which update does not run) leaves the file as it is,
+// unedited or not, still recorded; the warning saying so is true.
+func TestUpdateToCustomScriptKeepsFile(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/c", &registry.Manifest{Name: "c", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config.yml", Type: registry.FileConfig, Content: strp("a: 1\n")}}}, nil)
+	s.add("@team/c", &registry.Manifest{Name: "c", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config.yml", Type: registry.FileConfig, Content: strp("a: 2\n"),
+			MergeStrategy: &registry.MergeStrategy{Type: "custom", Script: "merge.js"}}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/c@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFileOrEmpty(t, filepath.Join(dir, "config.yml")); got != "a: 1\n" {
+		t.Errorf("config.yml after the update: %q, want it left alone", got)
+	}
+	if !hasWarning(plan, "config.yml: @team/c uses a custom merge script; update does not run scripts, so it was left alone") {
+		t.Errorf("warnings: %q", plan.Warnings)
+	}
+	for _, f := range plan.Files {
+		if f.Target == "config.yml" {
+			t.Errorf("config.yml is in the plan: %+v", f)
+		}
+	}
+	if rep := mustCheck(t, e, dir); rep.Drift || fileStatus(rep, "@team/c", "config.yml") != FileUnchanged {
+		t.Errorf("check after the update: %+v", rep.Registries)
+	}
+}
+
+// TestFileBecomesFolder: a version that puts files inside what is a file
+// in the project fails with an error that names the file and what to do,
+// and writes nothing.
+func TestFileBecomesFolder(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
+	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/d@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Snapshot(t, dir)
+	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	var nf *NotAFolderError
+	if !errors.As(err, &nf) || !errors.Is(err, ErrNotAFolder) || nf.File != "config" || nf.Target != "config/app.json" {
+		t.Fatalf("update: got %v, want a NotAFolderError for config", err)
+	}
+	if want := "config is a file in the project, but config/app.json goes inside a folder of that name; move or delete config, then run the command again"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
+	// Once the user moved the file away, the update goes ahead.
+	if err := os.Remove(filepath.Join(dir, "config")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
+		t.Fatalf("update after moving config away: %v", err)
+	}
+	if got := readFileOrEmpty(t, filepath.Join(dir, "config", "app.json")); got != "{}\n" {
+		t.Errorf("config/app.json: %q", got)
+	}
+}
+
+// TestFolderBecomesFile: the other way round, a version that writes a file
+// where the project has a folder fails with an error that says so, and
+// writes nothing.
+func TestFolderBecomesFile(t *testing.T) {
+	t.Parallel()
+	s := newVerSource()
+	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
+		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
+	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
+		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/e@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Snapshot(t, dir)
+	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	if want := "config is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("update: got %v, want an error saying %q", err, want)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
 }

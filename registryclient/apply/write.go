@@ -85,6 +85,12 @@ func resolveTarget(root, target string) (string, error) {
 				return "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
 			}
 			next = r
+			if fi, err = os.Stat(r); err != nil {
+				return "", fmt.Errorf("checking %s: %w", target, err)
+			}
+		}
+		if i < len(segs)-1 && !fi.IsDir() {
+			return "", &NotAFolderError{Target: target, File: strings.Join(segs[:i+1], "/")}
 		}
 		cur = next
 	}
@@ -93,6 +99,27 @@ func resolveTarget(root, target string) (string, error) {
 	}
 	return checkNotGit(root, target, cur)
 }
+
+// ErrNotAFolder is matched by a [*NotAFolderError].
+var ErrNotAFolder = errors.New("a file is where a folder must be")
+
+// NotAFolderError: a target goes inside File, which is a file (or
+// something else that is not a folder) in the project, e.g. a registry
+// version that turns the file "config" into a folder "config/app.json".
+// Nothing is written; the user moves or deletes the file and runs the
+// command again. It matches [ErrNotAFolder].
+type NotAFolderError struct {
+	Target string // the target to write, "config/app.json"
+	File   string // the file in the way, "config"
+}
+
+// Error says which file is in the way and what to do.
+func (e *NotAFolderError) Error() string {
+	return fmt.Sprintf("%v: %s is a file in the project, but %s goes inside a folder of that name; move or delete %s, then run the command again", ErrNotAFolder, e.File, e.Target, e.File)
+}
+
+// Unwrap returns [ErrNotAFolder].
+func (e *NotAFolderError) Unwrap() error { return ErrNotAFolder }
 
 // checkNotGit refuses a resolved path inside a .git directory of the
 // project: the target is clean, but a symlink inside the project may still
