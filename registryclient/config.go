@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -87,6 +88,9 @@ func DefaultConfigPath() (string, error) {
 	return filepath.Join(home, ".jigrc"), nil
 }
 
+// maxConfigFile bounds the size of the rc file.
+const maxConfigFile = 16 << 20
+
 // LoadConfig reads the rc file at path. A missing file gives only the
 // built-in namespaces, whose URL is $JIG_REGISTRY_URL or
 // [DefaultRegistryURL]. A file that is not valid JSON, or whose entries are
@@ -96,7 +100,7 @@ func LoadConfig(path string) (*Config, error) {
 	if u := strings.TrimSpace(os.Getenv(EnvRegistryURL)); u != "" {
 		c.builtinURL = u
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -407,12 +411,9 @@ func checkEntryDefaultNamespace(ns, v string) error {
 // It must be a valid namespace other than @presets; the error says what
 // to write instead.
 func ParseDefaultNamespace(s string) (string, error) {
-	ns := strings.TrimSpace(s)
+	ns := registry.NormalizeNamespace(s)
 	if ns == "" {
 		return "", nil
-	}
-	if !strings.HasPrefix(ns, "@") {
-		ns = "@" + ns
 	}
 	if ns == registry.PresetNamespace {
 		return "", fmt.Errorf("the default namespace cannot be %s: shorthand identifiers never name presets; use the namespace the registries are stored in, e.g. @rack", registry.PresetNamespace)

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
@@ -113,7 +114,7 @@ func OpenPackage(src string) (*Package, error) {
 	if fi.Size() > MaxPackageSize {
 		return nil, fmt.Errorf("%w: %s is %s, over the server's limit of %s", ErrInvalidPackage, src, humanBytes(fi.Size()), humanBytes(MaxPackageSize))
 	}
-	data, err := os.ReadFile(src)
+	data, err := safefile.ReadFile(src, MaxPackageSize)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
@@ -150,7 +151,7 @@ func openPreset(file string) (*Package, error) {
 }
 
 func readLimited(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
+	f, _, err := safefile.Open(file)
 	if err != nil {
 		return nil, err
 	}
@@ -239,18 +240,16 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 }
 
 func packFile(tw *tar.Writer, root *os.Root, p string) error {
-	f, err := root.Open(filepath.FromSlash(p))
+	// Checked again once open: a file swapped for a FIFO since the
+	// Lstat must not block the pack.
+	f, fi, err := safefile.OpenIn(root, filepath.FromSlash(p))
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
-	}
 	mode := int64(0o644)
 	if fi.Mode().Perm()&0o100 != 0 {
 		mode = 0o755
@@ -286,7 +285,7 @@ func readCapped(r io.Reader, name string, max int64) ([]byte, error) {
 }
 
 func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := root.Open(name)
+	f, _, err := safefile.OpenIn(root, name)
 	if err != nil {
 		return nil, err
 	}

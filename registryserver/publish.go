@@ -112,15 +112,16 @@ func (l UploadLimits) archive() pkgarchive.Limits {
 
 // publishOptions are the options of the publishing routes.
 type publishOptions struct {
-	limits       UploadLimits
-	hooks        []webhook.Hook
-	hookOpts     []webhook.Option
-	hooksSet     bool
-	webhookDrain time.Duration
-	tempDir      string
-	idleTimeout  time.Duration
-	maxUploads   int
-	claimTTL     time.Duration
+	limits        UploadLimits
+	hooks         []webhook.Hook
+	hookOpts      []webhook.Option
+	hooksSet      bool
+	webhookDrain  time.Duration
+	tempDir       string
+	idleTimeout   time.Duration
+	uploadTimeout time.Duration
+	maxUploads    int
+	claimTTL      time.Duration
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -138,8 +139,9 @@ func WithUploadLimits(l UploadLimits) Option {
 // WithWebhooks sends the events of every publish to hooks (typically
 // [webhook.Load]'s Webhooks) through a [webhook.Dispatcher] that the
 // Handler owns: it is built with the Handler's logger and opts, and
-// drained by [Handler.Close] (see [WithWebhookDrainTimeout]). The default
-// is no webhooks.
+// drained by [Handler.Close] (see [WithWebhookDrainTimeout]).
+// [Handler.SetWebhooks] replaces the hooks later; hooks may be empty. The
+// default is no webhooks.
 func WithWebhooks(hooks []webhook.Hook, opts ...webhook.Option) Option {
 	return func(o *options) error {
 		o.publish.hooks = append([]webhook.Hook(nil), hooks...)
@@ -205,8 +207,9 @@ const DefaultPublishClaimTTL = publish.DefaultClaimTTL
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
-	// idleTimeout bounds a stall of an upload body.
-	idleTimeout time.Duration
+	// idleTimeout bounds a stall of an upload body, uploadTimeout the
+	// whole of it.
+	idleTimeout, uploadTimeout time.Duration
 	// slots holds one token per upload being received.
 	slots  chan struct{}
 	limits UploadLimits
@@ -219,9 +222,12 @@ type publishState struct {
 // setupPublish builds the publishing state; the webhook dispatcher it
 // starts is drained by Close.
 func (h *Handler) setupPublish(o publishOptions) error {
-	idle, maxUploads := o.idleTimeout, o.maxUploads
+	idle, total, maxUploads := o.idleTimeout, o.uploadTimeout, o.maxUploads
 	if idle <= 0 {
 		idle = DefaultUploadIdleTimeout
+	}
+	if total <= 0 {
+		total = DefaultUploadTimeout
 	}
 	if maxUploads <= 0 {
 		maxUploads = DefaultMaxConcurrentUploads
@@ -251,9 +257,10 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		limits: o.limits.withDefaults(),
 		store: publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now),
 			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
-		scratch:     sd,
-		idleTimeout: idle,
-		slots:       make(chan struct{}, maxUploads),
+		scratch:       sd,
+		idleTimeout:   idle,
+		uploadTimeout: total,
+		slots:         make(chan struct{}, maxUploads),
 	}
 	h.closers = append(h.closers, sd.Close)
 	// Uploads of processes that died go at once: they are local files,
@@ -263,7 +270,9 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go h.recoverLoop(p, ttl, stop, stopped)
 	h.closers = append(h.closers, func() error { close(stop); <-stopped; return nil })
-	if o.hooksSet && len(o.hooks) > 0 {
+	// A dispatcher whenever WithWebhooks was given, even with no hooks,
+	// so that [Handler.SetWebhooks] can add some later.
+	if o.hooksSet {
 		opts := []webhook.Option{webhook.WithLogger(h.log)}
 		if h.ops != nil && h.ops.reg != nil {
 			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
@@ -292,6 +301,19 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	return nil
 }
 
+// SetWebhooks replaces the webhooks that later publishes notify, at once
+// and as a whole (deliveries already queued go to the hooks they were
+// queued for). It is how a running server takes an edited webhooks.json;
+// jig-server calls it on SIGHUP. The Handler must have been built with
+// [WithWebhooks] (its list may be empty); otherwise SetWebhooks fails.
+func (h *Handler) SetWebhooks(hooks []webhook.Hook) error {
+	if h.pub.hooks == nil {
+		return errors.New("registryserver: SetWebhooks on a Handler built without WithWebhooks")
+	}
+	h.pub.hooks.SetHooks(hooks)
+	return nil
+}
+
 // postRegistry serves POST /registries: a multipart upload of a registry
 // package (one file part, a checksum field). The steps and their error
 // codes follow the reference (REFERENCE.md 2.4); see publish.go's package
@@ -300,9 +322,15 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
-	if who.sum == nil {
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
-			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	// One auth.json for the whole request, even if it is reloaded
+	// meanwhile.
+	auth := h.authConfig()
+	// The token is checked before an upload slot is taken or a byte of
+	// the body is read: a token that can publish nowhere (unknown,
+	// expired, read-only) cannot hold a slot.
+	if err := uploadCaller(auth, who, h.now()); err != nil {
+		refuseBody(c)
+		return err
 	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
@@ -346,11 +374,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Who may publish there. A caller who may not read the namespace gets
 	// the same answer whether it is gated or not declared (DESIGN 3).
 	mark := "admin"
-	if who.admin && !h.auth.Declared(head.Namespace) {
+	if who.admin && !auth.Declared(head.Namespace) {
 		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
 	if !who.admin {
-		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
+		g, err := auth.authorize(head.Namespace, who.sum, h.now())
 		switch {
 		case errors.Is(err, ErrForbiddenNamespace):
 			return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, "Namespace is not allowed for this token")
@@ -434,6 +462,38 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
+}
+
+// uploadCaller refuses, before the body is read, an upload whose caller
+// can publish nowhere because of its token: none (401 UNAUTHORIZED), one
+// that matches no entry of auth (401 INVALID_TOKEN), one whose entries
+// have all expired (401 TOKEN_EXPIRED), or one that may publish to no
+// namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
+// publish to the namespace the package names is decided once the manifest
+// is read.
+func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
+	if who.sum == nil {
+		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
+			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	}
+	if who.admin {
+		return nil
+	}
+	if auth == nil {
+		return authError(ErrInvalidToken)
+	}
+	// No namespace is named "": every entry is compared, a live match
+	// gives ErrForbiddenNamespace (the token is known), and the time
+	// taken does not depend on which entry matches.
+	_, err := auth.authorize("", who.sum, now)
+	if !errors.Is(err, ErrForbiddenNamespace) {
+		return authError(err)
+	}
+	if !auth.mayPublish(who.sum, now) {
+		return newAPIError(http.StatusForbidden, codeInsufficientPerms,
+			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
+	}
+	return nil
 }
 
 // upload is a received archive in a temporary file.

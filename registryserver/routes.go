@@ -189,7 +189,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	}
 	// A namespace declared in auth.json exists even while it holds
 	// nothing: the caller may read it, so it lists no registries.
-	if !found && (h.auth == nil || !h.auth.Declared(ns)) {
+	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) {
 		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
@@ -249,15 +249,28 @@ func (h *Handler) getPreset(c echo.Context) error {
 	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
 }
 
-// getSchema serves GET /schemas/:file from the schemas embedded in the
-// registry package.
+// getSchema serves GET /schemas/:file for the names the registry package
+// knows ([registry.SchemaNames]): the storage's own copy when it has one
+// (schema/<file>, the reference's SCHEMA_DIR), else the schema embedded in
+// the registry package.
 func (h *Handler) getSchema(c echo.Context) error {
-	data, ok := registry.SchemaFile(c.Param("file"))
+	name := c.Param("file")
+	data, ok := registry.SchemaFile(name)
 	if !ok {
 		return newAPIError(http.StatusNotFound, codeNotFound, "Schema not found")
 	}
-	doc := document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
-	doc.cacheKey = "h\x00" + doc.etag
+	key := layout.Schema(name)
+	stored, info, err := h.readDocument(c.Request().Context(), key)
+	var doc document
+	switch {
+	case err == nil:
+		doc = storedDocument(key, stored, info, echo.MIMEApplicationJSON)
+	case errors.Is(err, storage.ErrNotFound):
+		doc = document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
+		doc.cacheKey = "h\x00" + doc.etag
+	default:
+		return internalError(err)
+	}
 	setCacheHeaders(c.Response().Header(), h.tiers.Static, false, false)
 	return h.sendDocument(c, doc)
 }

@@ -67,7 +67,9 @@ const (
 // Main runs the jig command line with args (without the program name) and
 // returns the exit code: 0 on success, 1 on error, 3 when jig check found
 // drift, 130 when aborted (the context was cancelled, or a prompt was
-// aborted).
+// aborted). cmd/jig runs it under internal/shutdown.Run, which cancels ctx on
+// SIGINT or SIGTERM, abandons a command still blocked a second later, and
+// then exits 130 or 143 whatever Main returns.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
 }

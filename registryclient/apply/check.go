@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -195,7 +196,7 @@ func leftoverTemps(root string, proj *registry.Project) []string {
 	defer r.Close()
 	var out []string
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		f, err := r.Open(filepath.FromSlash(d))
+		f, err := safefile.OpenDirIn(r, filepath.FromSlash(d))
 		if err != nil {
 			continue
 		}
@@ -262,7 +263,7 @@ func checkFile(root, target, want string, conflicted *registry.ConflictFile) Fil
 // wrote with conflict markers (rec not nil), the conflict blocks of that
 // update still in it ([openBlocks]).
 func hashFile(path string, rec *registry.ConflictFile) (string, []registry.Conflict, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.Open(path)
 	if err != nil {
 		return "", nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -514,7 +515,10 @@ func (pl *planner) state(target string) (*fileState, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
 	default:
-		b, err := os.ReadFile(real)
+		b, err := safefile.ReadFile(real, maxProjectFile)
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", target, err)
 		}
