@@ -197,6 +197,11 @@ func IsBuiltin(ns string) bool { return slices.Contains(BuiltinNamespaces, ns) }
 func (c *Config) Get(ns string) (Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
 		e.Headers = cloneHeaders(e.Headers)
+		if e.URL == "" && IsBuiltin(ns) && !c.literal {
+			// An override of the token, headers or default namespace
+			// alone keeps following the built-in URL.
+			e.URL = c.builtinURL
+		}
 		return e, true
 	}
 	if IsBuiltin(ns) && !c.literal {
@@ -316,11 +321,11 @@ func (c *Config) Set(ns string, u Update) error {
 		}
 	}
 	e, exists := c.entries[ns]
-	if !exists {
-		if b, ok := c.Get(ns); ok {
-			e = b // a built-in gets a file entry from its current URL
-			exists = true
-		}
+	if !exists && IsBuiltin(ns) && !c.literal {
+		// A built-in gets a file entry without a URL of its own, so it
+		// keeps following $JIG_REGISTRY_URL (see [*Config.Get]) unless
+		// --url says otherwise.
+		exists = true
 	}
 	if u.URL != nil {
 		v := strings.TrimSpace(*u.URL)
@@ -333,7 +338,7 @@ func (c *Config) Set(ns string, u Update) error {
 			}
 		}
 		e.URL = v
-	} else if !exists || e.URL == "" {
+	} else if !exists || (e.URL == "" && !IsBuiltin(ns)) {
 		return fmt.Errorf("registry %s is not configured yet; --url is required", ns)
 	}
 	if u.Token != nil {
@@ -532,7 +537,7 @@ func (c *Config) Marshal() ([]byte, error) {
 			continue
 		}
 		obj := struct {
-			URL              string            `json:"url"`
+			URL              string            `json:"url,omitempty"` // none: a built-in's default
 			Token            string            `json:"token,omitempty"`
 			Headers          map[string]string `json:"headers"`
 			DefaultNamespace string            `json:"defaultNamespace,omitempty"`

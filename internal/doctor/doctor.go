@@ -262,6 +262,11 @@ func project(o Options) []Result {
 	path := filepath.Join(o.Dir, registry.ProjectFile)
 	data, err := safefile.ReadFile(path, maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, rerr := os.Stat(filepath.Join(o.Dir, registry.ReferenceProjectFile)); rerr == nil {
+			return []Result{{ID: "project.jig-json", Category: Project, Level: Warning,
+				Message:    fmt.Sprintf("The reference (rk) made this project (%s, no %s in %s); project checks skipped", registry.ReferenceProjectFile, registry.ProjectFile, o.Dir),
+				Suggestion: fmt.Sprintf(`Run "jig adopt" to write %s from %s.`, registry.ProjectFile, registry.ReferenceProjectFile)}}
+		}
 		// Outside a project is not a problem: say so and move on.
 		return []Result{{ID: "project.jig-json", Category: Project, Level: Info,
 			Message:    fmt.Sprintf("Not in a jig project (no %s in %s); project checks skipped", registry.ProjectFile, o.Dir),

@@ -326,6 +326,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Mode == ModeAdd && !pl.files[registry.ProjectFile].exists {
+		// A project the reference made: adding would start a jig.json
+		// that knows nothing of what rack.json records.
+		if np := noProject(abs); np.Reference {
+			return nil, np
+		}
+	}
 	pkgState, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
