@@ -43,7 +43,10 @@
 // checked by [CleanTarget], which refuses absolute paths, anything that
 // would leave the project directory, and anything inside git's metadata
 // directory ([IsDotGit]: ".git" in any case, with trailing dots or spaces,
-// as the NTFS short name "git~1", or with code points HFS+ ignores).
+// as the NTFS short name "git~1", or with code points HFS+ ignores), and
+// names with a character [DeceptiveRune] reports (control characters,
+// bidirectional overrides), which display as something other than they
+// are.
 //
 // # JSON nesting depth
 //

@@ -116,6 +116,20 @@ func ParseNamespace(s string) (string, error) {
 // Unwrap makes errors.Is(err, ErrInvalidID) true.
 func (e *IDError) Unwrap() error { return ErrInvalidID }
 
+// NormalizeNamespace reads a namespace given in a setting or a flag, where
+// the "@" may be left out: "rack", " rack " and "@rack" all give "@rack";
+// "" (or blanks) gives "". It does not validate: check the result with
+// [ParseNamespace]. jig's --default-namespace, jig-server's
+// --default-namespace and "jig-server token new --namespace" all read
+// their namespace with it, so one spelling works everywhere.
+func NormalizeNamespace(s string) string {
+	ns := strings.TrimSpace(s)
+	if ns != "" && !strings.HasPrefix(ns, "@") {
+		ns = "@" + ns
+	}
+	return ns
+}
+
 // IsShorthand reports whether the identifier s names no namespace
 // ("runtimes/node"), so that its namespace is the default one: the one a
 // [ParseOption] from [WithDefaultNamespace] gives, else [DefaultNamespace].

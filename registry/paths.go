@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jigkit/jig/internal/ident"
 )
@@ -31,6 +33,11 @@ func NormalizeFilePath(p string) string { return strings.TrimPrefix(p, "./") }
 // hooks or configuration. So is the project file itself ([IsProjectFile]):
 // a registry writing jig.json could forge install records. Symlinks are a property of the disk, not of the
 // string: writers must still check them.
+//
+// Targets with a character [DeceptiveRune] reports (control characters
+// such as ESC or "\r", bidirectional overrides such as U+202E) are refused
+// too: such a name shows as something other than it is, on a terminal or
+// in a file manager.
 func CleanTarget(target string) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w: target %q %s", ErrUnsafePath, target, why)
@@ -40,6 +47,10 @@ func CleanTarget(target string) (string, error) {
 		return bad("is empty")
 	case strings.ContainsRune(target, 0):
 		return bad("contains a NUL byte")
+	case strings.IndexFunc(target, DeceptiveRune) >= 0:
+		i := strings.IndexFunc(target, DeceptiveRune)
+		r, _ := utf8.DecodeRuneInString(target[i:])
+		return bad(fmt.Sprintf("contains the control character %U, which makes a name display as something other than it is; rename the file", r))
 	case strings.Contains(target, `\`):
 		return bad(`contains a backslash; use / as the separator`)
 	case strings.HasPrefix(target, "/"):
@@ -117,4 +128,14 @@ func IsDotGit(seg string) bool {
 		return true
 	}
 	return false
+}
+
+// DeceptiveRune reports whether r must not appear in a name shown to people
+// as is: a control character (C0, DEL, C1: ESC sequences, "\r", "\b"), a
+// line or paragraph separator (U+2028, U+2029), or a Unicode bidirectional
+// control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which
+// reorders what follows it ("txt.exe" shown as "exe.txt"). [CleanTarget]
+// refuses targets with one; printers escape them.
+func DeceptiveRune(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }

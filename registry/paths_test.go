@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jigkit/jig/registry"
@@ -59,6 +60,19 @@ func TestCleanTarget(t *testing.T) {
 		{".git\ufeff/config", ""},
 		{".gi\u206at/hooks/pre-commit", ""},
 		{".\u202eGIT\u200f/config", ""},
+		// Names that display as something other than they are.
+		{"wrote ok\x1b[2K\rfake.txt", ""},
+		{"a\rb", ""},
+		{"a\nb", ""},
+		{"a\tb", ""},
+		{"a\x7fb", ""},
+		{"a\u0085b", ""},
+		{"invoice\u202etxt.exe", ""},
+		{"a\u2066b\u2069", ""},
+		{"a\u200eb", ""},
+		{"a\u061cb", ""},
+		{"a\u2028b", ""},
+		{"caf\u00e9/\u65e5\u672c.txt", "caf\u00e9/\u65e5\u672c.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
@@ -79,11 +93,13 @@ func TestCleanTarget(t *testing.T) {
 
 // FuzzCleanTarget checks that an accepted target is clean (cleaning it
 // again changes nothing), relative, free of ".." and of any component git
-// would treat as .git.
+// would treat as .git, and of characters that display as something else.
 func FuzzCleanTarget(f *testing.F) {
 	for _, s := range []string{"src/index.ts", ".git/config", ".GIT./x", "git~1/x", ".g\u200cit/x", "a/../b", "./a", ".gitignore"} {
 		f.Add(s)
 	}
+	f.Add("a\u202etxt.exe")
+	f.Add("ok\x1b]0;title\x07.txt")
 	f.Fuzz(func(t *testing.T, target string) {
 		got, err := registry.CleanTarget(target)
 		if err != nil {
@@ -98,6 +114,9 @@ func FuzzCleanTarget(f *testing.F) {
 		}
 		if got == "." || got[0] == '/' {
 			t.Fatalf("CleanTarget(%q) = %q is not a relative file path", target, got)
+		}
+		if strings.IndexFunc(got, registry.DeceptiveRune) >= 0 {
+			t.Fatalf("CleanTarget(%q) = %q keeps a control or bidi character", target, got)
 		}
 		for _, seg := range splitSlash(got) {
 			if seg == ".." || seg == "." || seg == "" || registry.IsDotGit(seg) {

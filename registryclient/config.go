@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -87,6 +88,9 @@ func DefaultConfigPath() (string, error) {
 	return filepath.Join(home, ".jigrc"), nil
 }
 
+// maxConfigFile bounds the size of the rc file.
+const maxConfigFile = 16 << 20
+
 // LoadConfig reads the rc file at path. A missing file gives only the
 // built-in namespaces, whose URL is $JIG_REGISTRY_URL or
 // [DefaultRegistryURL]. A file that is not valid JSON, or whose entries are
@@ -96,7 +100,7 @@ func LoadConfig(path string) (*Config, error) {
 	if u := strings.TrimSpace(os.Getenv(EnvRegistryURL)); u != "" {
 		c.builtinURL = u
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -193,6 +197,11 @@ func IsBuiltin(ns string) bool { return slices.Contains(BuiltinNamespaces, ns) }
 func (c *Config) Get(ns string) (Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
 		e.Headers = cloneHeaders(e.Headers)
+		if e.URL == "" && IsBuiltin(ns) && !c.literal {
+			// An override of the token, headers or default namespace
+			// alone keeps following the built-in URL.
+			e.URL = c.builtinURL
+		}
 		return e, true
 	}
 	if IsBuiltin(ns) && !c.literal {
@@ -312,11 +321,11 @@ func (c *Config) Set(ns string, u Update) error {
 		}
 	}
 	e, exists := c.entries[ns]
-	if !exists {
-		if b, ok := c.Get(ns); ok {
-			e = b // a built-in gets a file entry from its current URL
-			exists = true
-		}
+	if !exists && IsBuiltin(ns) && !c.literal {
+		// A built-in gets a file entry without a URL of its own, so it
+		// keeps following $JIG_REGISTRY_URL (see [*Config.Get]) unless
+		// --url says otherwise.
+		exists = true
 	}
 	if u.URL != nil {
 		v := strings.TrimSpace(*u.URL)
@@ -329,7 +338,7 @@ func (c *Config) Set(ns string, u Update) error {
 			}
 		}
 		e.URL = v
-	} else if !exists || e.URL == "" {
+	} else if !exists || (e.URL == "" && !IsBuiltin(ns)) {
 		return fmt.Errorf("registry %s is not configured yet; --url is required", ns)
 	}
 	if u.Token != nil {
@@ -402,12 +411,9 @@ func checkEntryDefaultNamespace(ns, v string) error {
 // It must be a valid namespace other than @presets; the error says what
 // to write instead.
 func ParseDefaultNamespace(s string) (string, error) {
-	ns := strings.TrimSpace(s)
+	ns := registry.NormalizeNamespace(s)
 	if ns == "" {
 		return "", nil
-	}
-	if !strings.HasPrefix(ns, "@") {
-		ns = "@" + ns
 	}
 	if ns == registry.PresetNamespace {
 		return "", fmt.Errorf("the default namespace cannot be %s: shorthand identifiers never name presets; use the namespace the registries are stored in, e.g. @rack", registry.PresetNamespace)
@@ -531,7 +537,7 @@ func (c *Config) Marshal() ([]byte, error) {
 			continue
 		}
 		obj := struct {
-			URL              string            `json:"url"`
+			URL              string            `json:"url,omitempty"` // none: a built-in's default
 			Token            string            `json:"token,omitempty"`
 			Headers          map[string]string `json:"headers"`
 			DefaultNamespace string            `json:"defaultNamespace,omitempty"`

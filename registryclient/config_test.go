@@ -331,3 +331,49 @@ func TestConfigList(t *testing.T) {
 		t.Errorf("List mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigSetBuiltinFollowsURL: setting only a token, headers or a
+// default namespace of a built-in namespace writes no URL into the file,
+// so the entry keeps following $JIG_REGISTRY_URL (issue 30, item 12).
+func TestConfigSetBuiltinFollowsURL(t *testing.T) {
+	t.Parallel()
+	for _, upd := range []registryclient.Update{
+		{DefaultNamespace: ptr("@rack")},
+		{Token: ptr("t")},
+		{Headers: map[string]string{"X-A": "1"}},
+	} {
+		cfg, err := registryclient.ParseConfig("rc", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Set("@presets", upd); err != nil {
+			t.Fatal(err)
+		}
+		b, err := cfg.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"url"`) {
+			t.Errorf("%+v: the file pins a URL:\n%s", upd, b)
+		}
+		again, err := registryclient.ParseConfig("rc", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := again.Get("@presets"); e.URL != registryclient.DefaultRegistryURL {
+			t.Errorf("%+v: got URL %q after a reload, want the built-in %q", upd, e.URL, registryclient.DefaultRegistryURL)
+		}
+	}
+	// --url pins it.
+	cfg, _ := registryclient.ParseConfig("rc", nil)
+	if err := cfg.Set("@presets", registryclient.Update{URL: ptr("https://pinned.example"), DefaultNamespace: ptr("@rack")}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := cfg.Marshal(); !strings.Contains(string(b), `"url": "https://pinned.example"`) {
+		t.Errorf("--url was not stored:\n%s", b)
+	}
+	// A namespace that is not built in still needs a URL.
+	if err := cfg.Set("@other", registryclient.Update{Token: ptr("t")}); err == nil || !strings.Contains(err.Error(), "--url is required") {
+		t.Errorf("got %v, want --url is required", err)
+	}
+}

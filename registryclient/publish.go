@@ -1,47 +1,32 @@
 package registryclient
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"mime/multipart"
 	"net/textproto"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/pkgarchive"
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 )
 
-// Limits of what [OpenPackage] and [Pack] accept, the server's limits.
-const (
-	// MaxPackageSize is the largest archive a server accepts (100 MiB).
-	MaxPackageSize = 100 << 20
-	// MaxManifestSize is the largest registry.json or preset.json read.
-	MaxManifestSize = 1 << 20
-	// PublishTimeout bounds one upload, whatever the client's timeout.
-	PublishTimeout = 10 * time.Minute
-)
+// PublishTimeout bounds one upload, whatever the client's timeout.
+const PublishTimeout = 10 * time.Minute
 
 // ErrInvalidPackage is wrapped by every error about a package that cannot
 // be published as it is (checked before anything is sent).
-var ErrInvalidPackage = errors.New("invalid package")
-
-// packMTime is the modification time of every packed entry, so that the
-// same directory always packs to the same bytes.
-var packMTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+var ErrInvalidPackage = pkgarchive.ErrInvalidPackage
 
 // Package is a registry or a preset ready to publish, as [OpenPackage]
 // reads it.
@@ -81,62 +66,70 @@ func (p *Package) ID() string {
 	return p.Manifest.Namespace + "/" + p.Manifest.Name + "@" + p.Manifest.Version
 }
 
-// OpenPackage reads what src names and checks it against the embedded
-// schemas, so that mistakes are reported before anything is uploaded:
+// OpenPackage reads what src names and runs the checks jig-server runs
+// on an upload (except who may publish it), so that a package the server
+// would refuse is refused, with the server's message, before anything is
+// uploaded:
 //
-//   - a directory with a registry.json: packed with [Pack];
+//   - a directory with a registry.json: packed as the server wants it
+//     (registry.json and the files it declares, deterministically);
 //   - a directory with a preset.json, or a .json file: a preset;
-//   - any other file: a .tar.gz registry package, sent as it is (its
-//     registry.json is read to learn the namespace).
+//   - any other file: a .tar.gz registry package, sent as it is.
+//
+// The error wraps [ErrInvalidPackage]; for a registry package refused as
+// the server would refuse it, the message is the server's.
 func OpenPackage(src string) (*Package, error) {
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 	}
-	if fi.IsDir() {
+	var data []byte
+	switch {
+	case fi.IsDir():
 		if _, err := os.Stat(filepath.Join(src, layout.ManifestFile)); err == nil {
 			var buf bytes.Buffer
-			m, files, err := Pack(&buf, src)
-			if err != nil {
+			if _, _, err := pkgarchive.Pack(&buf, src); err != nil {
 				return nil, err
 			}
-			return newArchivePackage(m, buf.Bytes(), files), nil
+			data = buf.Bytes()
+			break
 		}
 		if _, err := os.Stat(filepath.Join(src, layout.PresetFile)); err == nil {
 			return openPreset(filepath.Join(src, layout.PresetFile))
 		}
 		return nil, fmt.Errorf("%w: %s has neither a registry.json nor a preset.json", ErrInvalidPackage, src)
-	}
-	if strings.HasSuffix(strings.ToLower(src), ".json") {
+	case strings.HasSuffix(strings.ToLower(src), ".json"):
 		return openPreset(src)
+	case fi.Size() > pkgarchive.DefaultMaxUpload:
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, pkgarchive.TooLarge(pkgarchive.DefaultMaxUpload))
+	default:
+		if data, err = safefile.ReadFile(src, pkgarchive.DefaultMaxUpload); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+		}
 	}
-	if fi.Size() > MaxPackageSize {
-		return nil, fmt.Errorf("%w: %s is %s, over the server's limit of %s", ErrInvalidPackage, src, humanBytes(fi.Size()), humanBytes(MaxPackageSize))
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
-	}
-	raw, files, err := readArchive(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
-	}
-	m, err := checkManifest(raw)
+	ix, contents, err := pkgarchive.Inspect(data, pkgarchive.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
 	}
-	return newArchivePackage(m, data, files), nil
-}
-
-func newArchivePackage(m *registry.Manifest, data []byte, files []string) *Package {
+	files := []string{layout.ManifestFile}
+	for _, n := range ix.Names() {
+		if n != layout.ManifestFile {
+			files = append(files, n)
+		}
+	}
 	sum := sha256.Sum256(data)
-	return &Package{Manifest: m, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files}
+	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files}, nil
 }
 
 func openPreset(file string) (*Package, error) {
-	data, err := readLimited(file, MaxManifestSize)
+	f, _, err := safefile.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+	}
+	defer f.Close()
+	data, err := pkgarchive.ReadPreset(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, file, err)
 	}
 	if err := registry.ValidatePresetJSON(data); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, file, err)
@@ -147,189 +140,6 @@ func openPreset(file string) (*Package, error) {
 	}
 	sum := sha256.Sum256(data)
 	return &Package{Preset: p, Data: data, Checksum: hex.EncodeToString(sum[:])}, nil
-}
-
-func readLimited(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCapped(f, file, max)
-}
-
-// checkManifest validates registry.json as the server will.
-func checkManifest(data []byte) (*registry.Manifest, error) {
-	if err := registry.ValidateManifestJSON(data); err != nil {
-		return nil, fmt.Errorf("registry.json: %w", err)
-	}
-	m, err := registry.ParseManifest(data)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := m.StorageSegments(); err != nil {
-		return nil, fmt.Errorf("registry.json: %w", err)
-	}
-	return m, nil
-}
-
-// Pack writes the registry in dir to w as a gzip-compressed tar the server
-// accepts: registry.json at the root, then every file registry.json
-// declares (files[].path, language blocks, custom merge scripts), sorted,
-// and nothing else. Entries are regular files with fixed mode (0644, 0755
-// when executable by the owner), owner, group and modification time, so
-// the same directory always packs to the same bytes. Declared files must
-// be regular files inside dir (symbolic links are refused). It returns the
-// manifest and the packed paths.
-func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
-	}
-	defer root.Close()
-	raw, err := readRootFile(root, layout.ManifestFile, MaxManifestSize)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
-	}
-	m, err := checkManifest(raw)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, dir, err)
-	}
-	declared := m.FilePaths()
-	sort.Strings(declared)
-	files := []string{layout.ManifestFile}
-	var total int64 = int64(len(raw))
-	for _, p := range declared {
-		if p == layout.ManifestFile {
-			continue
-		}
-		fi, err := root.Lstat(filepath.FromSlash(p))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, fmt.Errorf("%w: registry.json declares %s, which does not exist in %s", ErrInvalidPackage, p, dir)
-		case err != nil:
-			return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, p, err)
-		case !fi.Mode().IsRegular():
-			return nil, nil, fmt.Errorf("%w: %s is not a regular file (symbolic links and special files cannot be published)", ErrInvalidPackage, p)
-		}
-		total += fi.Size()
-		files = append(files, p)
-	}
-	if total > MaxPackageSize {
-		return nil, nil, fmt.Errorf("%w: the declared files add up to %s, over the server's limit of %s", ErrInvalidPackage, humanBytes(total), humanBytes(MaxPackageSize))
-	}
-
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return nil, nil, err
-	}
-	tw := tar.NewWriter(zw)
-	for _, p := range files {
-		if err := packFile(tw, root, p); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, nil, err
-	}
-	return m, files, nil
-}
-
-func packFile(tw *tar.Writer, root *os.Root, p string) error {
-	f, err := root.Open(filepath.FromSlash(p))
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidPackage, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
-	}
-	mode := int64(0o644)
-	if fi.Mode().Perm()&0o100 != 0 {
-		mode = 0o755
-	}
-	h := &tar.Header{
-		Typeflag: tar.TypeReg, Name: p, Size: fi.Size(), Mode: mode,
-		ModTime: packMTime, Uid: 0, Gid: 0, Uname: "", Gname: "",
-	}
-	if err := tw.WriteHeader(h); err != nil {
-		return fmt.Errorf("packing %s: %w", p, err)
-	}
-	n, err := io.Copy(tw, io.LimitReader(f, fi.Size()))
-	if err != nil {
-		return fmt.Errorf("packing %s: %w", p, err)
-	}
-	if n != fi.Size() {
-		return fmt.Errorf("packing %s: the file changed while it was read", p)
-	}
-	return nil
-}
-
-// readCapped reads r to the end, refusing content larger than max bytes;
-// name is what the error calls it.
-func readCapped(r io.Reader, name string, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %s", name, humanBytes(max))
-	}
-	return data, nil
-}
-
-func readRootFile(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCapped(f, name, max)
-}
-
-// readArchive returns the registry.json of a .tar.gz and its regular file
-// names, reading at most MaxPackageSize decompressed bytes.
-func readArchive(data []byte) ([]byte, []string, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, nil, fmt.Errorf("not a .tar.gz archive: %w", err)
-	}
-	tr := tar.NewReader(io.LimitReader(zr, MaxPackageSize+(32<<20)))
-	var manifest []byte
-	var files []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("not a .tar.gz archive: %w", err)
-		}
-		name := strings.TrimPrefix(h.Name, "./")
-		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA { //nolint:staticcheck // old tars
-			continue
-		}
-		files = append(files, name)
-		if name == layout.ManifestFile {
-			if manifest, err = io.ReadAll(io.LimitReader(tr, MaxManifestSize+1)); err != nil {
-				return nil, nil, err
-			}
-			if len(manifest) > MaxManifestSize {
-				return nil, nil, fmt.Errorf("registry.json is larger than %s", humanBytes(MaxManifestSize))
-			}
-		}
-	}
-	if manifest == nil {
-		return nil, nil, errors.New("no registry.json at the archive root; pack from inside the registry directory (tar -czf ../pkg.tar.gz .)")
-	}
-	return manifest, files, nil
 }
 
 // PublishResult is the server's answer to a publish ([wire.UploadResult])

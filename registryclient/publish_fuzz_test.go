@@ -16,7 +16,7 @@ import (
 // package whose manifest passes the schema and whose checksum is that of
 // the bytes.
 func FuzzOpenPackageTarball(f *testing.F) {
-	testenv.AddSeedFiles(f, filepath.Join("testdata", "packages", "*.tar.gz"))
+	testenv.AddSeedFiles(f, filepath.Join("..", "internal", "pkgarchive", "testdata", "*.tar.gz"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "pkg.tar.gz")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -3,19 +3,24 @@ package registryclient_test
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/internal/pkgarchive"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
@@ -43,115 +48,6 @@ func pubServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// writeRegistry creates a registry directory with two declared files, one
-// undeclared file, and returns its path.
-func writeRegistry(t *testing.T, version string) string {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"registry.json": `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"` + version + `","priority":4,
-		  "files":[{"target":"src/button.ts","type":"registry:lib","path":"templates/button.ts"},
-		           {"target":".gitignore","type":"registry:config","path":"./templates/gitignore"}]}`,
-		"templates/button.ts": "export const button = 1;\n",
-		"templates/gitignore": "dist\n",
-		"NOTES.md":            "not declared, not packed\n",
-		".DS_Store":           "junk",
-	}
-	testenv.WriteFiles(t, dir, files)
-	return dir
-}
-
-func tarNames(t *testing.T, data []byte) []string {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return names
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || !h.ModTime.Equal(h.ModTime.UTC()) || h.Typeflag != tar.TypeReg {
-			t.Errorf("%s: header not normalised: %+v", h.Name, h)
-		}
-		names = append(names, h.Name)
-	}
-}
-
-func TestPack(t *testing.T) {
-	t.Parallel()
-	dir := writeRegistry(t, "1.0.0")
-	var a, b bytes.Buffer
-	m, files, err := registryclient.Pack(&a, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Name != "ui-kit" || m.Namespace != "@acme" {
-		t.Errorf("got manifest %s %s, want ui-kit @acme", m.Name, m.Namespace)
-	}
-	want := []string{"registry.json", "templates/button.ts", "templates/gitignore"}
-	if diff := cmp.Diff(want, files); diff != "" {
-		t.Errorf("packed files (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want, tarNames(t, a.Bytes())); diff != "" {
-		t.Errorf("archive entries (-want +got):\n%s", diff)
-	}
-	// Touch the files: the archive must not change.
-	for _, f := range want {
-		p := filepath.Join(dir, f)
-		data, _ := os.ReadFile(p)
-		_ = os.Remove(p)
-		_ = os.WriteFile(p, data, 0o600)
-	}
-	if _, _, err := registryclient.Pack(&b, dir); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Error("packing the same directory twice gave different bytes")
-	}
-}
-
-func TestPackRefuses(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(t *testing.T, dir string)
-		errHas string
-	}{
-		{"missing declared file", func(t *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, "templates/button.ts")) }, "does not exist"},
-		{"symlink", func(t *testing.T, dir string) {
-			p := filepath.Join(dir, "templates/button.ts")
-			_ = os.Remove(p)
-			if err := os.Symlink("/etc/hostname", p); err != nil {
-				t.Skip(err)
-			}
-		}, "not a regular file"},
-		{"schema", func(t *testing.T, dir string) {
-			_ = os.WriteFile(filepath.Join(dir, "registry.json"), []byte(`{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0"}`), 0o644)
-		}, "/version"},
-		{"not json", func(t *testing.T, dir string) {
-			_ = os.WriteFile(filepath.Join(dir, "registry.json"), []byte(`{`), 0o644)
-		}, "JSON"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := writeRegistry(t, "1.0.0")
-			tt.change(t, dir)
-			_, _, err := registryclient.Pack(io.Discard, dir)
-			if !errors.Is(err, registryclient.ErrInvalidPackage) || !strings.Contains(err.Error(), tt.errHas) {
-				t.Errorf("got %v, want ErrInvalidPackage mentioning %q", err, tt.errHas)
-			}
-		})
-	}
-}
-
 func TestPublish(t *testing.T) {
 	t.Parallel()
 	srv := pubServer(t)
@@ -160,7 +56,7 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pub.Publish(ctx, writeRegistry(t, "1.0.0"))
+	res, err := pub.Publish(ctx, pt.WriteRegistry(t, "1.0.0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +76,7 @@ func TestPublish(t *testing.T) {
 
 	// A tarball is sent as it is.
 	var buf bytes.Buffer
-	if _, _, err := registryclient.Pack(&buf, writeRegistry(t, "1.1.0")); err != nil {
+	if _, _, err := pkgarchive.Pack(&buf, pt.WriteRegistry(t, "1.1.0")); err != nil {
 		t.Fatal(err)
 	}
 	tgz := filepath.Join(t.TempDir(), "ui-kit-1.1.0.tar.gz")
@@ -198,12 +94,12 @@ func TestPublish(t *testing.T) {
 		t.Errorf("republish: got %v, want 409 VERSION_EXISTS for @acme/features/ui-kit@1.1.0", err)
 	}
 	reader, _ := registryclient.New(srv.URL, registryclient.WithToken(pubReadTok))
-	_, err = reader.Publish(ctx, writeRegistry(t, "2.0.0"))
+	_, err = reader.Publish(ctx, pt.WriteRegistry(t, "2.0.0"))
 	if !errors.As(err, &se) || se.Code != "INSUFFICIENT_PERMISSIONS" || !errors.Is(err, registryclient.ErrForbidden) {
 		t.Errorf("read-only token: got %v, want 403 INSUFFICIENT_PERMISSIONS", err)
 	}
 	anon, _ := registryclient.New(srv.URL)
-	_, err = anon.Publish(ctx, writeRegistry(t, "2.0.0"))
+	_, err = anon.Publish(ctx, pt.WriteRegistry(t, "2.0.0"))
 	if !errors.As(err, &se) || se.Code != "UNAUTHORIZED" {
 		t.Errorf("no token: got %v, want 401 UNAUTHORIZED", err)
 	}
@@ -253,5 +149,97 @@ func TestOpenPackageErrors(t *testing.T) {
 		if _, err := registryclient.OpenPackage(src); !errors.Is(err, registryclient.ErrInvalidPackage) {
 			t.Errorf("%s: got %v, want ErrInvalidPackage", name, err)
 		}
+	}
+}
+
+// TestOpenPackageRefusesAsServer: a package the server refuses is refused
+// by Publish with the server's message, before any request is sent.
+func TestOpenPackageRefusesAsServer(t *testing.T) {
+	t.Parallel()
+	srv := pubServer(t)
+	var requests atomic.Int64
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no request expected", http.StatusTeapot)
+	}))
+	t.Cleanup(counting.Close)
+	client, err := registryclient.New(counting.URL, registryclient.WithToken(pubAdminTok))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const head = `"namespace":"@acme","name":"ui-kit","version":"1.0.0","type":"registry:feature","priority":1`
+	man := func(files ...string) pt.Entry {
+		var decl []string
+		for _, f := range files {
+			decl = append(decl, `{"target":"`+f+`","type":"registry:lib","path":"`+f+`"}`)
+		}
+		return pt.File("registry.json", `{`+head+`,"files":[`+strings.Join(decl, ",")+`]}`)
+	}
+	many := []pt.Entry{man()}
+	for i := range pkgarchive.DefaultMaxEntries {
+		many = append(many, pt.Dir(fmt.Sprintf("d%d", i)))
+	}
+	tests := []struct {
+		name string
+		data []byte
+		code wire.Code
+	}{
+		{"not gzip", []byte("plain text"), wire.CodeInvalidArchive},
+		{"not tar", pt.Gzip([]byte("plain text, long enough to be more than nothing")), wire.CodeInvalidArchive},
+		{"escaping path", pt.Build(0, man(), pt.File("../evil", "x")), wire.CodeInvalidArchive},
+		{"too many entries", pt.Build(0, many...), wire.CodeInvalidArchive},
+		{"no registry.json", pt.Build(0, pt.File("a.txt", "x")), wire.CodeUploadFailed},
+		{"registry.json not json", pt.Build(0, pt.File("registry.json", "{")), wire.CodeUploadFailed},
+		{"no name", pt.Build(0, pt.File("registry.json", `{"namespace":"@acme","version":"1.0.0"}`)), wire.CodeUploadFailed},
+		{"path not ending with name", pt.Build(0, pt.File("registry.json", `{`+head+`,"path":"features/other"}`)), wire.CodeUploadFailed},
+		{"schema", pt.Build(0, pt.File("registry.json", `{"namespace":"@acme","name":"ui-kit","version":"1.0","type":"registry:feature"}`)), wire.CodeSchemaValidation},
+		{"declared file missing", pt.Build(0, man("a.ts")), wire.CodeFileNotFound},
+		{"symlink", pt.Build(0, man(), pt.Entry{Name: "link", Type: tar.TypeSymlink, Link: "/etc/passwd"}), wire.CodeUnsafeFile},
+		{"registry.json a symlink", pt.Build(0, pt.Entry{Name: "registry.json", Type: tar.TypeSymlink, Link: "x"}), wire.CodeUnsafeFile},
+		{"undeclared file", pt.Build(0, man("a.ts"), pt.File("a.ts", "x"), pt.File("._a.ts", "junk")), wire.CodeUndeclaredFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// What the server answers.
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			fw, _ := mw.CreateFormFile(wire.FormFile, "pkg.tar.gz")
+			_, _ = fw.Write(tt.data)
+			sum := sha256.Sum256(tt.data)
+			_ = mw.WriteField(wire.FormChecksum, hex.EncodeToString(sum[:]))
+			_ = mw.Close()
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/registries", &body)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.Header.Set("Authorization", "Bearer "+pubAdminTok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var we wire.Error
+			err = json.NewDecoder(resp.Body).Decode(&we)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != tt.code.Status() || we.Code != tt.code {
+				t.Fatalf("server: %d %+v (%v), want %d %s", resp.StatusCode, we, err, tt.code.Status(), tt.code)
+			}
+
+			// What jig publish says, without a request.
+			src := filepath.Join(t.TempDir(), "pkg.tar.gz")
+			if err := os.WriteFile(src, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := requests.Load()
+			_, err = client.Publish(t.Context(), src)
+			if !errors.Is(err, registryclient.ErrInvalidPackage) || !strings.Contains(err.Error(), we.Message) {
+				t.Errorf("Publish = %v\nwant ErrInvalidPackage with the server's message %q", err, we.Message)
+			}
+			if r, ok := errors.AsType[*pkgarchive.Refusal](err); !ok || r.Code != tt.code {
+				t.Errorf("Publish = %v, want a refusal with code %s", err, tt.code)
+			}
+			if n := requests.Load() - before; n != 0 {
+				t.Errorf("Publish sent %d requests for a package it should refuse", n)
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ func (h *Handler) callerFromToken(tok string) caller {
 // "private" and vary on the token headers. The error is an *apiError
 // (403 FORBIDDEN_NAMESPACE or a 401).
 func (h *Handler) readAccess(c caller, ns string) (private bool, err error) {
-	g, aerr := h.auth.authorize(ns, c.sum, h.tokenTime(c))
+	g, aerr := h.authConfig().authorize(ns, c.sum, h.tokenTime(c))
 	if c.admin {
 		return aerr != nil || !g.Public, nil
 	}
@@ -55,7 +55,7 @@ func (h *Handler) canList(c caller, ns string) bool {
 	if c.admin {
 		return true
 	}
-	_, err := h.auth.authorize(ns, c.sum, h.tokenTime(c))
+	_, err := h.authConfig().authorize(ns, c.sum, h.tokenTime(c))
 	return err == nil
 }
 
@@ -76,13 +76,14 @@ func (h *Handler) tokenKnown(c caller) bool {
 	if c.admin {
 		return true
 	}
-	if c.sum == nil || h.auth == nil {
+	a := h.authConfig()
+	if c.sum == nil || a == nil {
 		return false
 	}
 	known := false
 	now := h.now()
-	for ns := range h.auth.namespaces {
-		if g, err := h.auth.authorize(ns, c.sum, now); err == nil && !g.Public {
+	for ns := range a.namespaces {
+		if g, err := a.authorize(ns, c.sum, now); err == nil && !g.Public {
 			known = true
 		}
 	}

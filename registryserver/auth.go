@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -126,29 +126,33 @@ func (e *AuthEntryError) Error() string {
 // file is an error wrapping [fs.ErrNotExist]: the caller decides whether
 // that means "no auth file".
 func LoadAuthConfig(path string) (*AuthConfig, error) {
-	f, err := os.Open(path)
+	// safefile: a FIFO or device at path is refused instead of blocking
+	// the start or a SIGHUP reload.
+	data, err := safefile.ReadFile(path, maxAuthFileSize)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("auth config %s is larger than %d bytes", path, maxAuthFileSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading auth config: %w", err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxAuthFileSize+1)); err != nil {
-		return nil, fmt.Errorf("reading auth config %s: %w", path, err)
-	}
-	if buf.Len() > maxAuthFileSize {
-		return nil, fmt.Errorf("auth config %s is larger than %d bytes", path, maxAuthFileSize)
-	}
-	a, err := ParseAuthConfig(buf.Bytes())
+	a, err := ParseAuthConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("auth config %s: %w", path, err)
 	}
 	return a, nil
 }
 
-// ParseAuthConfig parses an auth.json document. It fails only when the
-// document is not a JSON object; malformed namespaces are rejected one by
-// one and listed by [AuthConfig.Warnings].
+// ParseAuthConfig parses an auth.json document. It fails when the
+// document is not a JSON object, and when any object in it has a key twice
+// (`{"@team": [...], "@team": []}`, or "token" twice in one entry): JSON
+// readers disagree on which of the two counts, so the file is refused
+// rather than read in the way that opens a namespace. Otherwise
+// malformed namespaces are rejected one by one and listed by
+// [AuthConfig.Warnings].
 func ParseAuthConfig(data []byte) (*AuthConfig, error) {
+	if err := jsonkeys.Check(data); err != nil {
+		return nil, fmt.Errorf("auth.json: %w", err)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		if err == nil {
@@ -359,6 +363,24 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 		return Grant{}, ErrTokenExpired
 	}
 	return Grant{}, ErrInvalidToken
+}
+
+// mayPublish reports whether the token whose digest is sum has a live
+// entry with "publish": true in any namespace. Every entry is compared, so
+// the time taken does not depend on which one matches.
+func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
+	if a == nil || sum == nil {
+		return false
+	}
+	ok := false
+	for i := range a.entries {
+		t := &a.entries[i]
+		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+		if eq && t.publish && (t.expires.IsZero() || now.Before(t.expires)) {
+			ok = true
+		}
+	}
+	return ok
 }
 
 // tokenFromRequest returns the caller's token: "Authorization: Bearer <t>"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,18 @@ func TestParseAuthConfigErrors(t *testing.T) {
 	for _, doc := range []string{"", "[]", "null", "{", `"x"`} {
 		if _, err := registryserver.ParseAuthConfig([]byte(doc)); err == nil {
 			t.Errorf("ParseAuthConfig(%q): got nil error, want one", doc)
+		}
+	}
+	// A key twice in one object fails closed, at every level, naming the
+	// key: readers disagree on which of the two counts.
+	for doc, want := range map[string]string{
+		`{"@team":[{"tokenSha256":"` + strings.Repeat("ab", 32) + `"}], "@team":[]}`: `auth.json: the key "@team" appears twice at the top level`,
+		`{"@team":[{"token":"a","publish":false,"publish":true}]}`:                   `the key "publish" appears twice in /@team/0`,
+		`{"@team":[{"token":"a","Token":"b"}]}`:                                      `the key "Token" appears twice in /@team/0`,
+	} {
+		_, err := registryserver.ParseAuthConfig([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseAuthConfig(%s): got %v, want an error containing %q", doc, err, want)
 		}
 	}
 	_, err := registryserver.LoadAuthConfig(filepath.Join(t.TempDir(), "missing.json"))

@@ -14,19 +14,15 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 )
 
-// Defaults of the request-body bounds (see [WithUploadIdleTimeout] and
-// [WithMaxConcurrentUploads]).
+// Defaults of the request-body bounds (see [WithUploadIdleTimeout],
+// [WithUploadTimeout] and [WithMaxConcurrentUploads]).
 const (
 	DefaultUploadIdleTimeout    = 30 * time.Second
+	DefaultUploadTimeout        = 10 * time.Minute
 	DefaultMaxConcurrentUploads = 16
 	// uploadsBusyRetryAfter is the Retry-After of a 503 for a full upload
 	// slot, in seconds.
 	uploadsBusyRetryAfter = 10
-)
-
-const (
-	codeRequestTimeout = wire.CodeRequestTimeout
-	codeTooManyUploads = wire.CodeTooManyUploads
 )
 
 // WithUploadIdleTimeout bounds how long an upload (POST /registries, POST
@@ -42,6 +38,24 @@ func WithUploadIdleTimeout(d time.Duration) Option {
 			return fmt.Errorf("upload idle timeout must be positive, got %s", d)
 		}
 		o.publish.idleTimeout = d
+		return nil
+	}
+}
+
+// WithUploadTimeout bounds how long the whole body of an upload (POST
+// /registries, POST /presets, and the web catalog's forms) may take to
+// arrive, however steadily it trickles in: a client still sending after d
+// gets 408 REQUEST_TIMEOUT and its connection is closed. With
+// [WithUploadIdleTimeout] it keeps a slow-loris client from holding an
+// upload slot. It takes effect when the handler runs in a net/http server
+// (it sets the connection's read deadline). The default is
+// [DefaultUploadTimeout], enough for 100 MiB at about 1.5 Mbit/s.
+func WithUploadTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("upload timeout must be positive, got %s", d)
+		}
+		o.publish.uploadTimeout = d
 		return nil
 	}
 }
@@ -71,7 +85,7 @@ func (h *Handler) guardBody(c echo.Context) {
 	switch {
 	case !hasBody(req):
 	case takesBody(req):
-		req.Body = newIdleBody(c, h.pub.idleTimeout)
+		req.Body = newIdleBody(c, h.pub.idleTimeout, h.pub.uploadTimeout)
 	default:
 		refuseBody(c)
 	}
@@ -95,41 +109,55 @@ func refuseBody(c echo.Context) {
 }
 
 // idleBody is a request body whose every read must make progress within
-// idle: before each read it moves the connection's read deadline.
+// idle, and whose whole must arrive before until: before each read it
+// moves the connection's read deadline to the earlier of the two.
 type idleBody struct {
 	io.ReadCloser
-	rc   *http.ResponseController
-	idle time.Duration
+	rc    *http.ResponseController
+	idle  time.Duration
+	total time.Duration
+	until time.Time
 	// ok is false once the server said it cannot set deadlines.
 	ok bool
 }
 
-func newIdleBody(c echo.Context, idle time.Duration) *idleBody {
+func newIdleBody(c echo.Context, idle, total time.Duration) *idleBody {
 	req := c.Request()
-	return &idleBody{ReadCloser: req.Body, rc: http.NewResponseController(c.Response()), idle: idle, ok: true}
+	return &idleBody{ReadCloser: req.Body, rc: http.NewResponseController(c.Response()), idle: idle,
+		total: total, until: time.Now().Add(total), ok: true}
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	overall := false
 	if b.ok {
-		if err := b.rc.SetReadDeadline(time.Now().Add(b.idle)); err != nil {
+		d := time.Now().Add(b.idle)
+		if d.After(b.until) {
+			d, overall = b.until, true
+		}
+		if err := b.rc.SetReadDeadline(d); err != nil {
 			b.ok = false
 		}
 	}
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		err = &uploadTimeoutError{idle: b.idle, err: err}
+		err = &uploadTimeoutError{idle: b.idle, total: b.total, overall: overall, err: err}
 	}
 	return n, err
 }
 
 // uploadTimeoutError is a body read that made no progress within the idle
-// timeout.
+// timeout, or a body still arriving at the end of the upload timeout
+// (overall).
 type uploadTimeoutError struct {
-	idle time.Duration
-	err  error
+	idle, total time.Duration
+	overall     bool
+	err         error
 }
 
 func (e *uploadTimeoutError) Error() string {
+	if e.overall {
+		return fmt.Sprintf("upload not finished after %s: %v", e.total, e.err)
+	}
 	return fmt.Sprintf("no upload progress for %s: %v", e.idle, e.err)
 }
 
@@ -139,7 +167,11 @@ func (e *uploadTimeoutError) Unwrap() error { return e.err }
 // answered to a request with a body, it closes the connection (see
 // [Handler.handleError]).
 func uploadTimeout(err *uploadTimeoutError) error {
-	return &apiError{status: http.StatusRequestTimeout, code: codeRequestTimeout,
+	if err.overall {
+		return &apiError{code: wire.CodeRequestTimeout,
+			msg: fmt.Sprintf("The upload took longer than %s, the most the server allows; publish again over a faster connection", err.total), cause: err}
+	}
+	return &apiError{code: wire.CodeRequestTimeout,
 		msg: fmt.Sprintf("The upload sent nothing for %s; check the connection and publish again", err.idle), cause: err}
 }
 
@@ -154,6 +186,6 @@ func (h *Handler) acquireUpload(c echo.Context) (release func(), err error) {
 	}
 	refuseBody(c)
 	c.Response().Header().Set(headerRetryAfter, strconv.Itoa(uploadsBusyRetryAfter))
-	return nil, newAPIError(http.StatusServiceUnavailable, codeTooManyUploads,
+	return nil, newAPIError(wire.CodeTooManyUploads,
 		fmt.Sprintf("The server is receiving %d uploads already; try again in %d s", cap(h.pub.slots), uploadsBusyRetryAfter))
 }

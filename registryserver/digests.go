@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -17,6 +16,7 @@ import (
 	"github.com/jigkit/jig/internal/lru"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -161,7 +161,7 @@ func (h *Handler) sendDigests(c echo.Context, res resource) error {
 	ctx := c.Request().Context()
 	info, err := h.commitOf(ctx, res.manifestFile())
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, "Registry version not found")
+		return newAPIError(wire.CodeNotFound, "Registry version not found")
 	}
 	if err != nil {
 		return internalError(err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registry"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 

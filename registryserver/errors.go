@@ -13,46 +13,41 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// Short names of the wire error codes shared by every route; the values
-// live in package wire. Publishing, rate limiting and the other routes name
-// their own codes next to their handlers but build the error with
-// [newAPIError] so that it is written by [Handler.handleError].
-const (
-	codeInvalidPath        = wire.CodeInvalidPath
-	codeInvalidNamespace   = wire.CodeInvalidNamespace
-	codeInvalidPreset      = wire.CodeInvalidPreset
-	codeForbiddenNamespace = wire.CodeForbiddenNamespace
-	codeUnauthorized       = wire.CodeUnauthorized
-	codeInvalidToken       = wire.CodeInvalidToken
-	codeTokenExpired       = wire.CodeTokenExpired
-	codeNotFound           = wire.CodeNotFound
-	codeNamespaceNotFound  = wire.CodeNamespaceNotFound
-	codeMethodNotAllowed   = wire.CodeMethodNotAllowed
-	codeInternal           = wire.CodeInternal
-	codeInvalidQuery       = wire.CodeInvalidQuery
-	codeQueryTooLong       = wire.CodeQueryTooLong
-)
-
 // msgInvalidKey is the message of a path the storage cannot hold.
 var msgInvalidKey = fmt.Sprintf("Invalid path: each part must be at most %d bytes and the whole path at most %d bytes",
 	storage.MaxSegmentLength, storage.MaxKeyLength)
 
-// apiError is an error with its HTTP wire form: a status and the body
-// {"code": code, "message": msg}. Handlers return it; [Handler.handleError]
-// is the one place that writes it. msg is sent to the client, so it must
-// never contain a token or a namespace the caller may not read. cause, when
-// set, is logged (at error level, for 5xx) and never sent.
+// apiError is an error with its HTTP wire form: the body
+// {"code": code, "message": msg}, sent with the status the code table of
+// package wire gives code ([wire.Code.Status]). Handlers return it;
+// [Handler.handleError] is the one place that writes it. msg is sent to the
+// client, so it must never contain a token or a namespace the caller may
+// not read. cause, when set, is logged (at error level, for 5xx) and never
+// sent.
 type apiError struct {
-	status int
-	code   wire.Code
-	msg    string
-	cause  error
+	code  wire.Code
+	msg   string
+	cause error
+	// other is the status of a [wire.CodeHTTPError], the one code that
+	// stands for whatever status it came with; 0 otherwise.
+	other int
 }
 
-// newAPIError returns an error that is sent as status with body
-// {"code": code, "message": msg}.
-func newAPIError(status int, code wire.Code, msg string) *apiError {
-	return &apiError{status: status, code: code, msg: msg}
+// newAPIError returns an error that is sent as {"code": code, "message":
+// msg} with code's status.
+func newAPIError(code wire.Code, msg string) *apiError {
+	return &apiError{code: code, msg: msg}
+}
+
+// status is the HTTP status e is sent with.
+func (e *apiError) status() int {
+	if s := e.code.Status(); s != 0 {
+		return s
+	}
+	if e.other != 0 {
+		return e.other
+	}
+	return http.StatusInternalServerError
 }
 
 // internalError wraps an unexpected failure (a storage error, a corrupt
@@ -62,9 +57,9 @@ func newAPIError(status int, code wire.Code, msg string) *apiError {
 // INVALID_PATH, which is not logged as an error.
 func internalError(cause error) *apiError {
 	if errors.Is(cause, storage.ErrInvalidKey) {
-		return &apiError{status: http.StatusBadRequest, code: codeInvalidPath, msg: msgInvalidKey, cause: cause}
+		return &apiError{code: wire.CodeInvalidPath, msg: msgInvalidKey, cause: cause}
 	}
-	return &apiError{status: http.StatusInternalServerError, code: codeInternal, msg: "Internal server error", cause: cause}
+	return &apiError{code: wire.CodeInternal, msg: "Internal server error", cause: cause}
 }
 
 // Error returns "<code>: <message>[: <cause>]" for logs; the wire body is
@@ -86,13 +81,13 @@ func authError(err error) *apiError {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrForbiddenNamespace):
-		return newAPIError(http.StatusForbidden, codeForbiddenNamespace, "Namespace not allowed")
+		return newAPIError(wire.CodeForbiddenNamespace, "Namespace not allowed")
 	case errors.Is(err, ErrTokenRequired):
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized, "Authentication token is required")
+		return newAPIError(wire.CodeUnauthorized, "Authentication token is required")
 	case errors.Is(err, ErrInvalidToken):
-		return newAPIError(http.StatusUnauthorized, codeInvalidToken, "Provided token is invalid")
+		return newAPIError(wire.CodeInvalidToken, "Provided token is invalid")
 	case errors.Is(err, ErrTokenExpired):
-		return newAPIError(http.StatusUnauthorized, codeTokenExpired, "Authentication token has expired")
+		return newAPIError(wire.CodeTokenExpired, "Authentication token has expired")
 	}
 	return internalError(err)
 }
@@ -116,11 +111,11 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	default:
 		ae = internalError(err)
 	}
-	if ae.status >= 500 {
+	if ae.status() >= 500 {
 		h.log.Error("request failed",
 			zap.String("method", c.Request().Method),
 			zap.String("route", c.Path()),
-			zap.Int("statusCode", ae.status),
+			zap.Int("statusCode", ae.status()),
 			zap.Error(ae))
 	}
 	resp := c.Response()
@@ -139,46 +134,32 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	hdr.Set(echo.HeaderCacheControl, "no-store")
 	if c.Request().Method == http.MethodHead {
 		hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-		resp.WriteHeader(ae.status)
+		resp.WriteHeader(ae.status())
 		return
 	}
 	body, _ := json.Marshal(wire.Error{Code: ae.code, Message: ae.msg})
-	if werr := c.Blob(ae.status, echo.MIMEApplicationJSON, body); werr != nil {
+	if werr := c.Blob(ae.status(), echo.MIMEApplicationJSON, body); werr != nil {
 		h.log.Debug("writing error response", zap.Error(werr))
 	}
 }
 
 // fromEchoError maps echo's own errors (no route, wrong method, a body
-// too large for a limit middleware) to the wire shape.
+// too large for a limit middleware) to the wire shape: the generic code
+// of their status ([wire.CodeForStatus]).
 func fromEchoError(he *echo.HTTPError) *apiError {
 	switch he.Code {
 	case http.StatusNotFound:
-		return newAPIError(http.StatusNotFound, codeNotFound, "Route not found")
+		return newAPIError(wire.CodeNotFound, "Route not found")
 	case http.StatusMethodNotAllowed:
-		return newAPIError(http.StatusMethodNotAllowed, codeMethodNotAllowed, "Method not allowed")
+		return newAPIError(wire.CodeMethodNotAllowed, "Method not allowed")
 	}
-	if he.Code >= 500 {
-		return &apiError{status: he.Code, code: codeInternal, msg: "Internal server error", cause: he}
-	}
+	code := wire.CodeForStatus(he.Code)
 	msg := http.StatusText(he.Code)
 	if m, ok := he.Message.(string); ok && m != "" {
 		msg = m
 	}
-	return &apiError{status: he.Code, code: codeForStatus(he.Code), msg: msg, cause: he}
-}
-
-func codeForStatus(status int) wire.Code {
-	switch status {
-	case http.StatusBadRequest:
-		return wire.CodeBadRequest
-	case http.StatusUnauthorized:
-		return wire.CodeUnauthorized
-	case http.StatusForbidden:
-		return wire.CodeForbidden
-	case http.StatusRequestEntityTooLarge:
-		return wire.CodePayloadTooLarge
-	case http.StatusTooManyRequests:
-		return wire.CodeRateLimitExceeded
+	if he.Code >= 500 {
+		msg = "Internal server error"
 	}
-	return wire.CodeHTTPError
+	return &apiError{code: code, msg: msg, cause: he, other: he.Code}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,8 +25,10 @@ import (
 type Handler struct {
 	e     *echo.Echo
 	store storage.Storage
-	// auth is nil when no auth file was given: every namespace is public.
-	auth *AuthConfig
+	// auth holds nil when no auth file was given: every namespace is
+	// public. [Handler.SetAuth] replaces it; read it once per decision
+	// with [Handler.authConfig].
+	auth atomic.Pointer[AuthConfig]
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
 	tiers CacheTiers
@@ -89,7 +92,6 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{
 		store: o.storage,
-		auth:  o.auth,
 		tiers: o.tiers,
 		log:   o.logger,
 		now:   o.now,
@@ -109,10 +111,9 @@ func New(opts ...Option) (*Handler, error) {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		h.admin = &sum
 	}
-	for _, w := range h.auth.Warnings() {
-		h.log.Warn("auth.json namespace rejected", zap.Error(w))
-	}
-	if h.auth == nil {
+	h.auth.Store(o.auth)
+	h.logAuthWarnings(o.auth)
+	if o.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
 	if err := h.setupOps(o.ops); err != nil {
@@ -179,4 +180,26 @@ func (h *Handler) Close() error {
 		h.closeErr = errors.Join(errs...)
 	})
 	return h.closeErr
+}
+
+// authConfig returns the auth.json in force (nil: no auth file). A
+// decision that consults it more than once reads it once, so that a
+// concurrent [Handler.SetAuth] cannot give it half of each.
+func (h *Handler) authConfig() *AuthConfig { return h.auth.Load() }
+
+// SetAuth replaces the auth.json in force with a, at once and as a whole:
+// each request is decided by the old configuration or by the new one,
+// never a mix. It is how a running server takes an edited auth.json (a
+// revoked token, a new namespace) without a restart; jig-server calls it
+// on SIGHUP. A nil a means "no auth file" (every stored namespace public),
+// as for [WithAuth]. Rejected namespaces of a are logged, as by [New].
+func (h *Handler) SetAuth(a *AuthConfig) {
+	h.auth.Store(a)
+	h.logAuthWarnings(a)
+}
+
+func (h *Handler) logAuthWarnings(a *AuthConfig) {
+	for _, w := range a.Warnings() {
+		h.log.Warn("auth.json namespace rejected", zap.Error(w))
+	}
 }

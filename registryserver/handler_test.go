@@ -531,9 +531,16 @@ func TestGatedNamesNotLogged(t *testing.T) {
 		t.Run(level.String(), func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(level)
-			h := newHandler(t, registryserver.WithLogger(zap.New(core)))
-			for _, p := range []string{"/namespaces", "/registries/@gated/secret/thing", "/namespaces/@gated/registries", "/registries/@undeclared/x"} {
+			h := newHandler(t, registryserver.WithLogger(zap.New(core)), registryserver.WithWebCatalog("/catalog/"))
+			for _, p := range []string{"/namespaces", "/registries/@gated/secret/thing", "/namespaces/@gated/registries", "/registries/@undeclared/x",
+				"/registries/%40gated/secret/thing", "/registries/@gated", "/search?q=x&namespace=%40gated",
+				// The web catalog follows the same rule (issue 30 item 27).
+				"/catalog/-/r/@gated/secret/thing", "/catalog/-/r/@gated/secret/thing/1.0.0/files/templates/.gitignore",
+				"/catalog/-/r/%40gated/secret/thing", "/catalog/-/search?namespace=@gated"} {
 				do(h, "GET", p, bearer("wrong"))
+			}
+			if got := logs.FilterMessage("request completed").Len(); got != 11 {
+				t.Errorf("got %d request lines, want 11", got)
 			}
 			for _, e := range logs.All() {
 				if e.Level < zap.WarnLevel && strings.Contains(fmt.Sprint(e.Message, e.ContextMap()), "@gated") {
@@ -692,5 +699,27 @@ func TestConcurrentFirstRequests(t *testing.T) {
 		if got := <-bodies; got != first {
 			t.Errorf("concurrent responses differ")
 		}
+	}
+}
+
+// TestSetAuth: a new auth.json takes effect for the next request, without
+// a new Handler.
+func TestSetAuth(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	const p = "/registries/@gated/secret/thing"
+	if resp := do(h, "GET", p, bearer("read-tok")); resp.StatusCode != 200 {
+		t.Fatalf("before: got %d, want 200", resp.StatusCode)
+	}
+	a, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@gated": [{"token": "new-tok"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetAuth(a)
+	if resp := do(h, "GET", p, bearer("read-tok")); resp.StatusCode != 401 {
+		t.Errorf("revoked token: got %d, want 401", resp.StatusCode)
+	}
+	if resp := do(h, "GET", p, bearer("new-tok")); resp.StatusCode != 200 {
+		t.Errorf("new token: got %d, want 200", resp.StatusCode)
 	}
 }

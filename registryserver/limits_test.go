@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"

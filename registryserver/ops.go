@@ -3,6 +3,7 @@ package registryserver
 import (
 	"math"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,9 +22,8 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/ratelimit"
+	"github.com/jigkit/jig/registryserver/webui"
 )
-
-const codeRateLimitExceeded = wire.CodeRateLimitExceeded
 
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in
 // Go's canonical form (RateLimit-Limit on the wire is case-insensitive).
@@ -159,13 +159,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 			if url == "" {
 				url = req.URL.RequestURI()
 			}
-			url = logx.RedactURL(url)
-			if status >= http.StatusBadRequest && !h.mayReadPathNamespace(req) {
-				// An error for a caller who may not read the namespace
-				// (whatever the error: 401, 400, 404, 429…): keep its
-				// name out of the log (DESIGN 3).
-				url = redactNamespace(url)
-			}
+			url = h.redactNamespaces(req, logx.RedactURL(url), status)
 			// One allocation for the whole line. It is not reused: a core
 			// may keep the fields (zaptest's observer does).
 			l := &requestLog{method: req.Method, url: url, ip: ip, status: status,
@@ -261,7 +255,7 @@ func (h *Handler) rateLimit(c echo.Context, ip string) error {
 		return nil
 	}
 	hdr[headerRetryAfter] = []string{s.retryAfter}
-	return newAPIError(http.StatusTooManyRequests, codeRateLimitExceeded,
+	return newAPIError(wire.CodeRateLimitExceeded,
 		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
 }
 
@@ -319,35 +313,74 @@ func methodLabel(m string) string {
 	return "OTHER"
 }
 
-// mayReadPathNamespace reports whether the caller of req may read the
-// namespace a /registries/… or /namespaces/… request names (true when the
-// path names none). Anything that is not a readable namespace, a
-// malformed one included, is not.
-func (h *Handler) mayReadPathNamespace(req *http.Request) bool {
-	for _, prefix := range []string{"/registries/", "/namespaces/"} {
-		rest, ok := strings.CutPrefix(req.URL.Path, prefix)
-		if !ok {
-			continue
+// redactNamespaces is the one rule that keeps the names of namespaces a
+// caller may not read out of the request log (DESIGN 3), for the API and
+// the web catalog alike. url is the request target as logged (credentials
+// already redacted). The namespace a path names (/registries/@ns/…,
+// /namespaces/@ns/…, the catalog's <base>-/r/@ns/…) is replaced by
+// [logx.Redacted] in an error answer (whatever the error: 401, 400, 404,
+// 429…) to a caller who may not read it; so is the value of a
+// namespace= query parameter (search, the catalog's search page) that
+// names one, whatever the status. The caller is the request's token,
+// or the catalog's sign-in cookie for catalog pages.
+func (h *Handler) redactNamespaces(req *http.Request, url string, status int) string {
+	var who *caller
+	mayRead := func(ns string) bool {
+		if who == nil {
+			c := h.callerOf(req)
+			if h.webui != nil && h.webui.Serves(req.URL.Path) {
+				c = h.callerFromToken(webui.RequestToken(req))
+			}
+			who = &c
 		}
-		ns, _, _ := strings.Cut(rest, "/")
-		return h.canList(h.callerOf(req), ns)
+		return h.canList(*who, ns)
 	}
-	return true
+	path, query, hasQuery := strings.Cut(url, "?")
+	if status >= http.StatusBadRequest {
+		if prefix, ns, rest, ok := h.pathNamespace(req.URL.Path); ok && !mayRead(ns) {
+			// Rebuilt from the decoded path, so that an escaped
+			// spelling of the route or the name cannot slip by.
+			path = prefix + logx.Redacted + rest
+		}
+	}
+	if hasQuery && strings.Contains(query, "namespace=") {
+		params := strings.Split(query, "&")
+		for i, p := range params {
+			k, v, _ := strings.Cut(p, "=")
+			if uk, err := neturl.QueryUnescape(k); err != nil || uk != "namespace" {
+				continue
+			}
+			if uv, err := neturl.QueryUnescape(v); err != nil || uv == "" || !mayRead(uv) {
+				params[i] = k + "=" + logx.Redacted
+			}
+		}
+		query = strings.Join(params, "&")
+	}
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
 }
 
-// redactNamespace hides the namespace segment of a /registries/... or
-// /namespaces/... request target.
-func redactNamespace(url string) string {
-	for _, prefix := range []string{"/registries/", "/namespaces/"} {
-		rest, ok := strings.CutPrefix(url, prefix)
-		if !ok {
+// pathNamespace splits a request path that names a namespace, one of
+// /registries/@ns/…, /namespaces/@ns/… and the catalog's <base>-/r/@ns/…,
+// into the route's prefix, the namespace and the rest ("/…" or "").
+func (h *Handler) pathNamespace(p string) (prefix, ns, rest string, ok bool) {
+	prefixes := [3]string{"/registries/", "/namespaces/"}
+	if h.webui != nil {
+		prefixes[2] = h.webui.RegistryPagePrefix()
+	}
+	for _, prefix := range prefixes {
+		if prefix == "" {
 			continue
 		}
-		end := strings.IndexAny(rest, "/?")
-		if end < 0 {
-			end = len(rest)
+		if after, found := strings.CutPrefix(p, prefix); found {
+			ns, rest, _ = strings.Cut(after, "/")
+			if rest != "" || strings.Contains(after, "/") {
+				rest = "/" + rest
+			}
+			return prefix, ns, rest, true
 		}
-		return prefix + logx.Redacted + rest[end:]
 	}
-	return url
+	return "", "", "", false
 }

@@ -133,10 +133,11 @@ func WithAuth(a *AuthConfig) Option {
 	}
 }
 
-// WithAuthFile reads the auth.json at path once, when [New] runs (a
-// restart or a new Handler picks up changes). A missing or unparsable file
-// makes [New] fail; malformed namespaces are rejected one by one and logged
-// as warnings. It cannot be combined with [WithAuth]. The default is no
+// WithAuthFile reads the auth.json at path once, when [New] runs; to take
+// a changed file without a new Handler, load it with [LoadAuthConfig] and
+// pass it to [Handler.SetAuth] (jig-server does so on SIGHUP). A missing or
+// unparsable file (a key twice included) makes [New] fail; malformed
+// namespaces are rejected one by one and logged as warnings. It cannot be combined with [WithAuth]. The default is no
 // auth file: every stored namespace is public and only the admin token
 // publishes.
 func WithAuthFile(path string) Option {

@@ -25,7 +25,7 @@ const oracleAuth = `{
   "@pub": [],
   "@gated": [{"token": "gated-tok", "publish": true}],
   "@vault": [{"token": "gated-tok"}],
-  "@other": [{"token": "other-tok"}, {"token": "expired-tok", "expiresAt": "2001-01-01T00:00:00Z"}]
+  "@other": [{"token": "other-tok", "publish": true}, {"token": "reader-tok"}, {"token": "expired-tok", "expiresAt": "2001-01-01T00:00:00Z"}]
 }`
 
 var (
@@ -33,10 +33,11 @@ var (
 	// not declared, and absent altogether.
 	hiddenNamespaces = []string{"@gated", "@vault", "@stash", "@nowhere"}
 	oracleTokens     = map[string]string{
-		"no token":         "",
-		"bad token":        "not-a-token",
-		"other ns's token": "other-tok",
-		"expired token":    "expired-tok",
+		"no token":              "",
+		"bad token":             "not-a-token",
+		"other ns's token":      "other-tok",
+		"other ns's read token": "reader-tok",
+		"expired token":         "expired-tok",
 	}
 )
 
@@ -122,15 +123,17 @@ func oracleRoutes(t *testing.T) map[string]func(h http.Handler, ns, token string
 // namespace, an empty gated one, one that is stored but not declared and
 // one that does not exist, on every route (issue 10 item 10). The 401/403
 // split depends on the token only: no token, an unknown token and an
-// expired one are 401; a valid token for another namespace is 403.
+// expired one are 401; a valid token for another namespace is 403 (for a
+// publish, INSUFFICIENT_PERMISSIONS when the token may publish nowhere).
 func TestNoExistenceOracle(t *testing.T) {
 	t.Parallel()
 	h := oracleHandler(t, zapcore.NewNopCore())
 	want := map[string]string{
-		"no token":         "401 UNAUTHORIZED",
-		"bad token":        "401 INVALID_TOKEN",
-		"other ns's token": "403 FORBIDDEN_NAMESPACE",
-		"expired token":    "401 TOKEN_EXPIRED",
+		"no token":              "401 UNAUTHORIZED",
+		"bad token":             "401 INVALID_TOKEN",
+		"other ns's token":      "403 FORBIDDEN_NAMESPACE",
+		"other ns's read token": "403 FORBIDDEN_NAMESPACE",
+		"expired token":         "401 TOKEN_EXPIRED",
 	}
 	for route, do := range oracleRoutes(t) {
 		for tokName, tok := range oracleTokens {
@@ -151,6 +154,11 @@ func TestNoExistenceOracle(t *testing.T) {
 					wantStatus = strings.Replace(wantStatus, "FORBIDDEN_NAMESPACE", "NAMESPACE_NOT_ALLOWED", 1)
 					if tok == "" {
 						wantStatus = "401 UNAUTHORIZED"
+					}
+					// A token that may publish nowhere is refused before
+					// the upload is read, whatever namespace it names.
+					if tok == "reader-tok" {
+						wantStatus = "403 INSUFFICIENT_PERMISSIONS"
 					}
 				}
 				got := fmt.Sprintf("%d %s", first.status, codeOf(first.body))

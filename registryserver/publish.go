@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,37 +20,21 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
-	"github.com/jigkit/jig/registryserver/internal/pkgarchive"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/scratch"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 )
 
-// Wire error codes of the publishing routes (DESIGN.md section 3.3).
+// Messages and sizes of the publishing routes (DESIGN.md section 3.3).
 const (
-	codeMissingFile          = wire.CodeMissingFile
-	codeInvalidFileType      = wire.CodeInvalidFileType
-	codeMissingChecksum      = wire.CodeMissingChecksum
-	codeChecksumMismatch     = wire.CodeChecksumMismatch
-	codeInvalidArchive       = wire.CodeInvalidArchive
-	codeUploadFailed         = wire.CodeUploadFailed
-	codeNamespaceNotAllowed  = wire.CodeNamespaceNotAllowed
-	codeAnonymousUpload      = wire.CodeAnonymousUpload
-	codeInsufficientPerms    = wire.CodeInsufficientPerms
-	codeSchemaValidation     = wire.CodeSchemaValidation
-	codeFileNotFound         = wire.CodeFileNotFound
-	codeUnsafeFile           = wire.CodeUnsafeFile
-	codeUndeclaredFile       = wire.CodeUndeclaredFile
-	codeVersionExists        = wire.CodeVersionExists
-	codePayloadTooLarge      = wire.CodePayloadTooLarge
 	uploadSuccessMessage     = "Registry uploaded successfully"
 	presetSuccessMessage     = "Preset published successfully"
 	multipartOverhead        = 1 << 20 // boundaries, part headers, the checksum field
-	maxPresetSize            = 1 << 20
 	maxChecksumField         = 1 << 10
 	defaultWebhookDrainBound = 10 * time.Second
 )
@@ -82,7 +65,7 @@ type UploadLimits struct {
 // DefaultUploadLimits returns the limits of DESIGN.md section 3.3.
 func DefaultUploadLimits() UploadLimits {
 	return UploadLimits{
-		MaxUploadSize:   100 << 20,
+		MaxUploadSize:   pkgarchive.DefaultMaxUpload,
 		MaxUnpackedSize: pkgarchive.DefaultMaxUnpacked,
 		MaxEntries:      pkgarchive.DefaultMaxEntries,
 		MaxPathLength:   pkgarchive.DefaultMaxPathLen,
@@ -112,15 +95,16 @@ func (l UploadLimits) archive() pkgarchive.Limits {
 
 // publishOptions are the options of the publishing routes.
 type publishOptions struct {
-	limits       UploadLimits
-	hooks        []webhook.Hook
-	hookOpts     []webhook.Option
-	hooksSet     bool
-	webhookDrain time.Duration
-	tempDir      string
-	idleTimeout  time.Duration
-	maxUploads   int
-	claimTTL     time.Duration
+	limits        UploadLimits
+	hooks         []webhook.Hook
+	hookOpts      []webhook.Option
+	hooksSet      bool
+	webhookDrain  time.Duration
+	tempDir       string
+	idleTimeout   time.Duration
+	uploadTimeout time.Duration
+	maxUploads    int
+	claimTTL      time.Duration
 }
 
 // WithUploadLimits sets the limits of POST /registries. The default is
@@ -138,8 +122,9 @@ func WithUploadLimits(l UploadLimits) Option {
 // WithWebhooks sends the events of every publish to hooks (typically
 // [webhook.Load]'s Webhooks) through a [webhook.Dispatcher] that the
 // Handler owns: it is built with the Handler's logger and opts, and
-// drained by [Handler.Close] (see [WithWebhookDrainTimeout]). The default
-// is no webhooks.
+// drained by [Handler.Close] (see [WithWebhookDrainTimeout]).
+// [Handler.SetWebhooks] replaces the hooks later; hooks may be empty. The
+// default is no webhooks.
 func WithWebhooks(hooks []webhook.Hook, opts ...webhook.Option) Option {
 	return func(o *options) error {
 		o.publish.hooks = append([]webhook.Hook(nil), hooks...)
@@ -205,8 +190,9 @@ const DefaultPublishClaimTTL = publish.DefaultClaimTTL
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
-	// idleTimeout bounds a stall of an upload body.
-	idleTimeout time.Duration
+	// idleTimeout bounds a stall of an upload body, uploadTimeout the
+	// whole of it.
+	idleTimeout, uploadTimeout time.Duration
 	// slots holds one token per upload being received.
 	slots  chan struct{}
 	limits UploadLimits
@@ -219,9 +205,12 @@ type publishState struct {
 // setupPublish builds the publishing state; the webhook dispatcher it
 // starts is drained by Close.
 func (h *Handler) setupPublish(o publishOptions) error {
-	idle, maxUploads := o.idleTimeout, o.maxUploads
+	idle, total, maxUploads := o.idleTimeout, o.uploadTimeout, o.maxUploads
 	if idle <= 0 {
 		idle = DefaultUploadIdleTimeout
+	}
+	if total <= 0 {
+		total = DefaultUploadTimeout
 	}
 	if maxUploads <= 0 {
 		maxUploads = DefaultMaxConcurrentUploads
@@ -251,9 +240,10 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		limits: o.limits.withDefaults(),
 		store: publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now),
 			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
-		scratch:     sd,
-		idleTimeout: idle,
-		slots:       make(chan struct{}, maxUploads),
+		scratch:       sd,
+		idleTimeout:   idle,
+		uploadTimeout: total,
+		slots:         make(chan struct{}, maxUploads),
 	}
 	h.closers = append(h.closers, sd.Close)
 	// Uploads of processes that died go at once: they are local files,
@@ -263,7 +253,9 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go h.recoverLoop(p, ttl, stop, stopped)
 	h.closers = append(h.closers, func() error { close(stop); <-stopped; return nil })
-	if o.hooksSet && len(o.hooks) > 0 {
+	// A dispatcher whenever WithWebhooks was given, even with no hooks,
+	// so that [Handler.SetWebhooks] can add some later.
+	if o.hooksSet {
 		opts := []webhook.Option{webhook.WithLogger(h.log)}
 		if h.ops != nil && h.ops.reg != nil {
 			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
@@ -292,6 +284,19 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	return nil
 }
 
+// SetWebhooks replaces the webhooks that later publishes notify, at once
+// and as a whole (deliveries already queued go to the hooks they were
+// queued for). It is how a running server takes an edited webhooks.json;
+// jig-server calls it on SIGHUP. The Handler must have been built with
+// [WithWebhooks] (its list may be empty); otherwise SetWebhooks fails.
+func (h *Handler) SetWebhooks(hooks []webhook.Hook) error {
+	if h.pub.hooks == nil {
+		return errors.New("registryserver: SetWebhooks on a Handler built without WithWebhooks")
+	}
+	h.pub.hooks.SetHooks(hooks)
+	return nil
+}
+
 // postRegistry serves POST /registries: a multipart upload of a registry
 // package (one file part, a checksum field). The steps and their error
 // codes follow the reference (REFERENCE.md 2.4); see publish.go's package
@@ -300,9 +305,15 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
-	if who.sum == nil {
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized,
-			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	// One auth.json for the whole request, even if it is reloaded
+	// meanwhile.
+	auth := h.authConfig()
+	// The token is checked before an upload slot is taken or a byte of
+	// the body is read: a token that can publish nowhere (unknown,
+	// expired, read-only) cannot hold a slot.
+	if err := uploadCaller(auth, who, h.now()); err != nil {
+		refuseBody(c)
+		return err
 	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
@@ -321,91 +332,50 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	ctx := req.Context()
 
-	// The archive: structure and limits.
+	// The archive: structure and limits, then what registry.json says.
 	ix, err := up.scan(lim)
 	if err != nil {
-		if errors.Is(err, pkgarchive.ErrInvalidArchive) {
-			return newAPIError(http.StatusBadRequest, codeInvalidArchive, "Uploaded file is not a valid tar.gz archive: "+err.Error())
-		}
-		return internalError(err)
+		return refusal(pkgarchive.ArchiveRefusal(err))
 	}
-	if ix.Manifest == nil {
-		for _, u := range ix.Unsafe {
-			if u.Name == pkgarchive.ManifestName {
-				return newAPIError(http.StatusBadRequest, codeUnsafeFile, "registry.json must be a regular file, not a "+u.Kind)
-			}
-		}
-		return newAPIError(http.StatusBadRequest, codeUploadFailed,
-			"registry.json not found in package (it must be at the archive root: pack from inside the registry directory)")
-	}
-	head, aerr := manifestHead(ix.Manifest)
-	if aerr != nil {
-		return aerr
+	head, err := ix.Head()
+	if err != nil {
+		return refusal(err)
 	}
 
 	// Who may publish there. A caller who may not read the namespace gets
 	// the same answer whether it is gated or not declared (DESIGN 3).
 	mark := "admin"
-	if who.admin && !h.auth.Declared(head.Namespace) {
-		return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
+	if who.admin && !auth.Declared(head.Namespace) {
+		return newAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
 	if !who.admin {
-		g, err := h.auth.authorize(head.Namespace, who.sum, h.now())
+		g, err := auth.authorize(head.Namespace, who.sum, h.now())
 		switch {
 		case errors.Is(err, ErrForbiddenNamespace):
-			return newAPIError(http.StatusForbidden, codeNamespaceNotAllowed, "Namespace is not allowed for this token")
+			return newAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
 		case err != nil:
 			return authError(err)
 		case g.Public:
-			return newAPIError(http.StatusForbidden, codeAnonymousUpload,
+			return newAPIError(wire.CodeAnonymousUpload,
 				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
 		case !g.Publish:
-			return newAPIError(http.StatusForbidden, codeInsufficientPerms,
+			return newAPIError(wire.CodeInsufficientPerms,
 				fmt.Sprintf("Token does not have publish permission for namespace %s", head.Namespace))
 		}
 		mark = g.Mark
 	}
 
-	// What it contains.
-	if err := registry.ValidateManifestJSON(ix.Manifest); err != nil {
-		return schemaError(err)
-	}
-	m, err := registry.ParseManifest(ix.Manifest)
+	// What it contains: the checks jig publish runs before uploading.
+	contents, err := ix.Check()
 	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+		return refusal(err)
 	}
-	segs, err := m.StorageSegments()
-	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
-	}
-	declared := map[string]bool{}
-	for _, p := range m.FilePaths() {
-		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == pkgarchive.ManifestName {
-			return newAPIError(http.StatusBadRequest, codeFileNotFound,
-				"File referenced in registry.json is missing or not a regular file: "+p)
-		}
-		if p == registry.DigestIndexFile {
-			return newAPIError(http.StatusBadRequest, codeUnsafeFile,
-				"Package declares "+p+", a name jig-server reserves for the version's digest index; rename the file")
-		}
-		declared[p] = true
-	}
-	if len(ix.Unsafe) > 0 {
-		u := ix.Unsafe[0]
-		return newAPIError(http.StatusBadRequest, codeUnsafeFile,
-			fmt.Sprintf("Package contains an unsafe file (%s): %s. Only regular files and directories are allowed.", u.Kind, u.Name))
-	}
-	for _, name := range ix.Names() {
-		if name != pkgarchive.ManifestName && !declared[name] {
-			return newAPIError(http.StatusBadRequest, codeUndeclaredFile,
-				"Package contains a file not declared in registry.json: "+name)
-		}
-	}
+	m, segs, declared := contents.Manifest, contents.Segments, contents.Declared
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
 	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, err.Error())
+		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
@@ -414,16 +384,8 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Whatever happened (a failed publish may have committed, then rolled
 	// back), reads see the storage as it is now.
 	h.rcache.invalidate()
-	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(http.StatusConflict, codeVersionExists,
-			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
-	}
-	if errors.Is(err, publish.ErrClaimLost) {
-		return &apiError{status: http.StatusServiceUnavailable, code: codeUploadFailed, cause: err,
-			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
-	}
 	if err != nil {
-		return internalError(err)
+		return publishError(err, v)
 	}
 	h.log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
 		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
@@ -434,6 +396,51 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
+}
+
+// publishError maps an error of [publish.Store.Publish] of v.
+func publishError(err error, v publish.Version) *apiError {
+	switch {
+	case errors.Is(err, publish.ErrVersionExists):
+		return newAPIError(wire.CodeVersionExists,
+			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
+	case errors.Is(err, publish.ErrClaimLost):
+		return &apiError{code: wire.CodePublishInterrupted, cause: err,
+			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
+	}
+	return internalError(err)
+}
+
+// uploadCaller refuses, before the body is read, an upload whose caller
+// can publish nowhere because of its token: none (401 UNAUTHORIZED), one
+// that matches no entry of auth (401 INVALID_TOKEN), one whose entries
+// have all expired (401 TOKEN_EXPIRED), or one that may publish to no
+// namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
+// publish to the namespace the package names is decided once the manifest
+// is read.
+func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
+	if who.sum == nil {
+		return newAPIError(wire.CodeUnauthorized,
+			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	}
+	if who.admin {
+		return nil
+	}
+	if auth == nil {
+		return authError(ErrInvalidToken)
+	}
+	// No namespace is named "": every entry is compared, a live match
+	// gives ErrForbiddenNamespace (the token is known), and the time
+	// taken does not depend on which entry matches.
+	_, err := auth.authorize("", who.sum, now)
+	if !errors.Is(err, ErrForbiddenNamespace) {
+		return authError(err)
+	}
+	if !auth.mayPublish(who.sum, now) {
+		return newAPIError(wire.CodeInsufficientPerms,
+			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
+	}
+	return nil
 }
 
 // upload is a received archive in a temporary file.
@@ -468,7 +475,7 @@ func (u *upload) walk(lim UploadLimits, want func(string) bool, fn func(string, 
 // its size and the checksum. The returned upload, when not nil, must be
 // cleaned up even if err is not nil.
 func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, error) {
-	noFile := newAPIError(http.StatusBadRequest, codeMissingFile,
+	noFile := newAPIError(wire.CodeMissingFile,
 		"No file uploaded. Send multipart/form-data with a .tar.gz file part and a checksum field.")
 	mr, err := req.MultipartReader()
 	if err != nil {
@@ -492,7 +499,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 		case part.FileName() != "" && up == nil:
 			if !allowedArchiveType(part.Header.Get("Content-Type")) {
 				part.Close()
-				return up, newAPIError(http.StatusBadRequest, codeInvalidFileType, "File must be a tar.gz archive")
+				return up, newAPIError(wire.CodeInvalidFileType, "File must be a tar.gz archive")
 			}
 			f, err := h.pub.scratch.CreateTemp(".tar.gz")
 			if err != nil {
@@ -526,11 +533,11 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 		return nil, noFile
 	}
 	if !haveSum || checksum == "" {
-		return up, newAPIError(http.StatusBadRequest, codeMissingChecksum, "SHA256 checksum is required for upload verification")
+		return up, newAPIError(wire.CodeMissingChecksum, "SHA256 checksum is required for upload verification")
 	}
 	want := hex.EncodeToString(sum)
 	if subtle.ConstantTimeCompare([]byte(strings.ToLower(checksum)), []byte(want)) != 1 {
-		return up, newAPIError(http.StatusBadRequest, codeChecksumMismatch,
+		return up, newAPIError(wire.CodeChecksumMismatch,
 			"Checksum verification failed: the checksum field must be the lowercase hex SHA-256 of the uploaded file")
 	}
 	return up, nil
@@ -562,70 +569,21 @@ func bodyError(err error, lim UploadLimits) error {
 		return uploadTimeout(ute)
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, "Malformed multipart/form-data body: part headers too large")
+		return newAPIError(wire.CodeUploadFailed, "Malformed multipart/form-data body: part headers too large")
 	}
-	return &apiError{status: http.StatusBadRequest, code: codeUploadFailed,
+	return &apiError{code: wire.CodeUploadFailed,
 		msg: "Malformed or interrupted multipart/form-data body", cause: err}
 }
 
 func tooLarge(lim UploadLimits) error {
-	return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge,
-		fmt.Sprintf("Upload exceeds the limit of %d MiB", lim.MaxUploadSize>>20))
+	return refusal(pkgarchive.TooLarge(lim.MaxUploadSize))
 }
 
-// manifestHeadDoc is what the reference checks before authorization.
-type manifestHeadDoc struct {
-	Namespace string
-	Name      string
-	Version   string
-	Path      string
-}
-
-// manifestHead decodes registry.json far enough to authorize the upload:
-// namespace, name and version must be non-empty strings and an explicit
-// path must end with the name (REFERENCE.md 2.4 step 6, UPLOAD_FAILED).
-func manifestHead(data []byte) (manifestHeadDoc, *apiError) {
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return manifestHeadDoc{}, newAPIError(http.StatusBadRequest, codeUploadFailed, "registry.json is not valid JSON")
-	}
-	str := func(k string) (string, bool) {
-		s, ok := raw[k].(string)
-		return s, ok && s != ""
-	}
-	var d manifestHeadDoc
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"namespace", &d.Namespace}, {"name", &d.Name}, {"version", &d.Version}} {
-		s, ok := str(f.name)
-		if !ok {
-			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("%s is required in registry.json", f.name))
-		}
-		*f.dst = s
-	}
-	if p, ok := raw["path"].(string); ok && p != "" {
-		d.Path = p
-		if last := p[strings.LastIndexByte(p, '/')+1:]; last != d.Name {
-			return d, newAPIError(http.StatusBadRequest, codeUploadFailed, fmt.Sprintf("path %q must end with name %q", p, d.Name))
-		}
-	}
-	return d, nil
-}
-
-// schemaError maps a validation failure to 400 SCHEMA_VALIDATION_FAILED
-// with every violation in the message.
-func schemaError(err error) error {
-	var se *registry.SchemaError
-	if errors.As(err, &se) {
-		parts := make([]string, len(se.Violations))
-		for i, v := range se.Violations {
-			parts[i] = v.String()
-		}
-		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+strings.Join(parts, "; "))
-	}
-	if errors.Is(err, registry.ErrInvalidJSON) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, "document is not valid JSON")
+// refusal sends a package's [*pkgarchive.Refusal] as its wire error;
+// any other error is a 500.
+func refusal(err error) error {
+	if r, ok := errors.AsType[*pkgarchive.Refusal](err); ok {
+		return &apiError{code: r.Code, msg: r.Message, cause: r.Unwrap()}
 	}
 	return internalError(err)
 }
@@ -637,43 +595,43 @@ func (h *Handler) postPreset(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
 	if who.sum == nil {
-		return newAPIError(http.StatusUnauthorized, codeUnauthorized, "Authentication required: publishing presets needs the admin token.")
+		return newAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
 	}
 	if !who.admin {
-		return newAPIError(http.StatusForbidden, codeInsufficientPerms, "Publishing presets requires the admin token")
+		return newAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
 	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
 		return err
 	}
 	defer release()
-	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, maxPresetSize))
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, pkgarchive.MaxPresetSize))
 	if err != nil {
 		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
 			return uploadTimeout(ute)
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return newAPIError(http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("preset.json exceeds %d KiB", maxPresetSize>>10))
+			return refusal(pkgarchive.PresetTooLarge())
 		}
-		return &apiError{status: http.StatusBadRequest, code: codeUploadFailed, msg: "Could not read the request body", cause: err}
+		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
 	}
 	if err := registry.ValidatePresetJSON(data); err != nil {
 		if errors.Is(err, registry.ErrInvalidJSON) {
-			return newAPIError(http.StatusBadRequest, codeUploadFailed, "preset.json is not valid JSON")
+			return newAPIError(wire.CodeUploadFailed, "preset.json is not valid JSON")
 		}
-		return schemaError(err)
+		return refusal(pkgarchive.SchemaRefusal(err))
 	}
 	p, err := registry.ParsePreset(data)
 	if err != nil {
-		return newAPIError(http.StatusBadRequest, codeSchemaValidation, "Schema validation failed: "+err.Error())
+		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+err.Error())
 	}
 	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
-		return newAPIError(http.StatusBadRequest, codeUploadFailed, msgInvalidKey)
+		return newAPIError(wire.CodeUploadFailed, msgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(http.StatusConflict, codeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
+		return newAPIError(wire.CodeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
 	}
 	if err != nil {
 		return internalError(err)

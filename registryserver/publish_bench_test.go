@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 	"github.com/jigkit/jig/registryserver/webhook"
@@ -221,11 +221,13 @@ func TestPublishErrors(t *testing.T) {
 		{"path not ending with name", pubPublish, form{archive: pkg(regJSON("@gated", "1.0.0", `,"path":"ui/kit"`))}, 400, "UPLOAD_FAILED", `must end with name "ui-kit"`},
 		{"undeclared namespace", pubAdmin, form{archive: pkg(regJSON("@other", "1.0.0", ""))}, 403, "NAMESPACE_NOT_ALLOWED", "Namespace @other is not allowed"},
 		{"anonymous namespace", pubPublish, form{archive: pkg(regJSON("@public", "1.0.0", ""))}, 403, "ANONYMOUS_UPLOAD_FORBIDDEN", "Anonymous namespaces"},
-		{"read-only token", pubRead, form{archive: pkg(good)}, 403, "INSUFFICIENT_PERMISSIONS", "publish permission for namespace @gated"},
+		{"read-only token", pubRead, form{archive: pkg(good)}, 403, "INSUFFICIENT_PERMISSIONS", "publish permission for any namespace"},
 		{"unknown token", "nope", form{archive: pkg(good)}, 401, "INVALID_TOKEN", ""},
 		{"expired token", pubExpired, form{archive: pkg(good)}, 401, "TOKEN_EXPIRED", ""},
 		{"schema violation", pubPublish, form{archive: pkg(`{"name":"ui-kit","namespace":"@gated","type":"registry:widget","version":"1.0","files":[]}`)}, 400, "SCHEMA_VALIDATION_FAILED", "/version"},
 		{"target in .git", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":".Git./hooks/pre-commit"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "/files/0/target"},
+		{"target with a bidi override", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":"src/invoice\u202etxt.exe"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "U+202E"},
+		{"target with terminal escapes", pubPublish, form{archive: pkg(strings.Replace(good, `"target":"src/a.txt"`, `"target":"wrote ok\u001b[2K\rfake.txt"`, 1))}, 400, "SCHEMA_VALIDATION_FAILED", "U+001B"},
 		{"missing declared file", pubPublish, form{archive: pt.Build(0, pt.File("registry.json", good))}, 400, "FILE_NOT_FOUND", "templates/a.txt"},
 		{"declared file is a symlink", pubPublish, form{archive: pt.Build(0, pt.File("registry.json", good), pt.Entry{Name: "templates/a.txt", Type: tar.TypeSymlink, Link: "/etc/passwd"})}, 400, "FILE_NOT_FOUND", "templates/a.txt"},
 		{"symlink", pubPublish, form{archive: pkg(good, pt.Entry{Name: "templates/link", Type: tar.TypeSymlink, Link: "../../secret"})}, 400, "UNSAFE_FILE", "symbolic link"},
@@ -533,4 +535,40 @@ func randomText(n int) string {
 		b[i] = 'a' + byte(x%26)
 	}
 	return string(b)
+}
+
+// untouchedBody fails the test when read: an upload refused for its token
+// must be refused before its body is read.
+type untouchedBody struct{ t *testing.T }
+
+func (b untouchedBody) Read([]byte) (int, error) {
+	b.t.Error("the upload body was read")
+	return 0, io.EOF
+}
+
+// TestUploadTokenCheckedBeforeBody: tokens that can publish nowhere get
+// their answer without a byte of the body read and without an upload slot
+// (issue 30 item 23): a made-up token, an expired one, a read-only one.
+func TestUploadTokenCheckedBeforeBody(t *testing.T) {
+	t.Parallel()
+	h := publishHandler(t, memory.New(), registryserver.WithMaxConcurrentUploads(1))
+	for _, tc := range []struct {
+		token  string
+		status int
+		code   string
+	}{
+		{"", 401, "UNAUTHORIZED"},
+		{"bogus", 401, "INVALID_TOKEN"},
+		{pubExpired, 401, "TOKEN_EXPIRED"},
+		{pubRead, 403, "INSUFFICIENT_PERMISSIONS"},
+	} {
+		r := postBody(t, h, "/registries", tc.token, "multipart/form-data; boundary=b", untouchedBody{t})
+		if r.status != tc.status || r.Code != tc.code {
+			t.Errorf("token %q: got %d %s, want %d %s", tc.token, r.status, r.Code, tc.status, tc.code)
+		}
+	}
+	// The one slot is still free: a real publish goes through.
+	if r := post(t, h, pubPublish, form{archive: pkg(regJSON("@gated", "1.0.0", ""))}); r.status != http.StatusCreated {
+		t.Errorf("publish after the refused uploads: got %d %s", r.status, r.body)
+	}
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver"
-	pt "github.com/jigkit/jig/registryserver/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/cache"
 	"github.com/jigkit/jig/registryserver/storage/disk"

@@ -3,7 +3,6 @@ package registryserver
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -23,7 +22,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	p = strings.TrimPrefix(p, "/")
 	res, ok := resources.parse(p)
 	if !ok {
-		return newAPIError(http.StatusBadRequest, codeInvalidPath, "Invalid registry resource path")
+		return newAPIError(wire.CodeInvalidPath, "Invalid registry resource path")
 	}
 	private, err := h.readAccess(h.callerOf(c.Request()), res.namespace)
 	if err != nil {
@@ -38,7 +37,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
 		vs, err := h.versionsOf(c.Request().Context(), res)
 		if errors.Is(err, storage.ErrNotFound) {
-			return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+			return newAPIError(wire.CodeNotFound, "No versions available")
 		}
 		if err != nil {
 			return internalError(err)
@@ -58,12 +57,12 @@ func (h *Handler) getRegistry(c echo.Context) error {
 		manifest, err := h.commitOf(c.Request().Context(), res.manifestFile())
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
-				return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+				return newAPIError(wire.CodeNotFound, "File not found")
 			}
 			return internalError(err)
 		}
 		if res.file == layout.DigestIndexFile {
-			return newAPIError(http.StatusNotFound, codeNotFound, "File not found")
+			return newAPIError(wire.CodeNotFound, "File not found")
 		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendStored(c, res, manifest, "File not found")
@@ -75,7 +74,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 func (h *Handler) sendLatest(c echo.Context, res resource) error {
 	vs, err := h.versionsOf(c.Request().Context(), res)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+		return newAPIError(wire.CodeNotFound, "No versions available")
 	}
 	if err != nil {
 		return internalError(err)
@@ -84,7 +83,7 @@ func (h *Handler) sendLatest(c echo.Context, res resource) error {
 		return internalError(vs.parseErr)
 	}
 	if vs.latest == "" {
-		return newAPIError(http.StatusNotFound, codeNotFound, "No versions available")
+		return newAPIError(wire.CodeNotFound, "No versions available")
 	}
 	return h.sendManifestKey(c, res, vs.latestKey, vs.latest, "Latest registry not found")
 }
@@ -111,7 +110,7 @@ func (h *Handler) sendManifestKey(c echo.Context, res resource, key, version, no
 	gen := h.rcache.gen.Load()
 	data, info, err := h.readDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
+		return newAPIError(wire.CodeNotFound, notFoundMsg)
 	}
 	if err != nil {
 		return internalError(err)
@@ -176,8 +175,8 @@ func (h *Handler) storedNamespaces(c echo.Context) ([]string, error) {
 func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
-		return newAPIError(http.StatusBadRequest, codeInvalidNamespace,
-			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
+		return newAPIError(wire.CodeInvalidNamespace,
+			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
 	}
 	private, err := h.readAccess(h.callerOf(c.Request()), ns)
 	if err != nil {
@@ -189,8 +188,8 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	}
 	// A namespace declared in auth.json exists even while it holds
 	// nothing: the caller may read it, so it lists no registries.
-	if !found && (h.auth == nil || !h.auth.Declared(ns)) {
-		return newAPIError(http.StatusNotFound, codeNamespaceNotFound, "Namespace "+ns+" not found")
+	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) {
+		return newAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
 	doc, err := jsonDocument(wire.Registries{Namespace: ns, Registries: regs})
@@ -234,13 +233,13 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 func (h *Handler) getPreset(c echo.Context) error {
 	name := c.Param("name")
 	if !registry.ValidSegment(name) || len(name) > storage.MaxSegmentLength {
-		return newAPIError(http.StatusBadRequest, codeInvalidPreset,
+		return newAPIError(wire.CodeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
 	key := layout.Preset(name)
 	data, info, err := h.readDocument(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, "Preset \""+name+"\" not found")
+		return newAPIError(wire.CodeNotFound, "Preset \""+name+"\" not found")
 	}
 	if err != nil {
 		return internalError(err)
@@ -249,15 +248,28 @@ func (h *Handler) getPreset(c echo.Context) error {
 	return h.sendDocument(c, storedDocument(key, data, info, echo.MIMEApplicationJSON))
 }
 
-// getSchema serves GET /schemas/:file from the schemas embedded in the
-// registry package.
+// getSchema serves GET /schemas/:file for the names the registry package
+// knows ([registry.SchemaNames]): the storage's own copy when it has one
+// (schema/<file>, the reference's SCHEMA_DIR), else the schema embedded in
+// the registry package.
 func (h *Handler) getSchema(c echo.Context) error {
-	data, ok := registry.SchemaFile(c.Param("file"))
+	name := c.Param("file")
+	data, ok := registry.SchemaFile(name)
 	if !ok {
-		return newAPIError(http.StatusNotFound, codeNotFound, "Schema not found")
+		return newAPIError(wire.CodeNotFound, "Schema not found")
 	}
-	doc := document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
-	doc.cacheKey = "h\x00" + doc.etag
+	key := layout.Schema(name)
+	stored, info, err := h.readDocument(c.Request().Context(), key)
+	var doc document
+	switch {
+	case err == nil:
+		doc = storedDocument(key, stored, info, echo.MIMEApplicationJSON)
+	case errors.Is(err, storage.ErrNotFound):
+		doc = document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
+		doc.cacheKey = "h\x00" + doc.etag
+	default:
+		return internalError(err)
+	}
 	setCacheHeaders(c.Response().Header(), h.tiers.Static, false, false)
 	return h.sendDocument(c, doc)
 }

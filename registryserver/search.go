@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -304,9 +304,9 @@ func (h *Handler) getSearch(c echo.Context) error {
 func queryError(err error) error {
 	msg := err.Error()
 	if errors.Is(err, search.ErrQueryTooLong) {
-		return newAPIError(http.StatusBadRequest, codeQueryTooLong, strings.TrimPrefix(msg, search.ErrQueryTooLong.Error()+": "))
+		return newAPIError(wire.CodeQueryTooLong, strings.TrimPrefix(msg, search.ErrQueryTooLong.Error()+": "))
 	}
-	return newAPIError(http.StatusBadRequest, codeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
+	return newAPIError(wire.CodeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
 }
 
 // presets returns every preset's summary from the index.

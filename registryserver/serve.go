@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -213,7 +214,7 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 	gen := h.rcache.gen.Load()
 	rc, info, err := h.store.Get(req.Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(http.StatusNotFound, codeNotFound, notFoundMsg)
+		return newAPIError(wire.CodeNotFound, notFoundMsg)
 	}
 	if err != nil {
 		return internalError(err)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 )
 
@@ -217,4 +219,38 @@ func FuzzWebCatalogPath(f *testing.F) {
 			t.Fatalf("%q: anonymous page shows gated content:\n%s", p, body)
 		}
 	})
+}
+
+// TestWebCatalogShowsControls: a manifest's description, tags and targets
+// (stored before publish refused such targets, or by hand) show their
+// bidi overrides and escape sequences as code points instead of obeying
+// them.
+func TestWebCatalogShowsControls(t *testing.T) {
+	t.Parallel()
+	m := `{"name":"tricky","namespace":"@main","version":"1.0.0","type":"registry:feature",` +
+		`"description":"safe \u202etxt.exe\u202c and \u001b]0;owned\u0007 title",` +
+		`"tags":["t\u2066ag"],"files":[{"path":"templates/a.txt","target":"invoice\u202etxt.exe"}]}`
+	st := testenv.MemoryStorage(t, map[string]string{
+		"@main/features/tricky/versions.json":         `{"versions":["1.0.0"]}`,
+		"@main/features/tricky/1.0.0/registry.json":   m,
+		"@main/features/tricky/1.0.0/templates/a.txt": "x = 1 \u202e// reversed\n",
+		".healthcheck": "ok",
+	})
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithWebCatalog("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	for _, target := range []string{"/-/r/@main/features/tricky", "/-/search?q=tricky", "/-/r/@main/features/tricky/1.0.0/files/templates/a.txt"} {
+		resp, body := page(t, h, http.MethodGet, target, "", nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: got %d, want 200", target, resp.StatusCode)
+		}
+		if i := strings.IndexFunc(body, func(r rune) bool { return r != '\n' && r != '\t' && r != '\r' && registry.DeceptiveRune(r) }); i >= 0 {
+			t.Errorf("%s: the page carries the control character %q at byte %d", target, body[i:i+3], i)
+		}
+		if !strings.Contains(body, "[U+202E]") && !strings.Contains(body, "[U+2066]") {
+			t.Errorf("%s: the page does not show the override as [U+202E]:\n%s", target, body)
+		}
+	}
 }

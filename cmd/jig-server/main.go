@@ -5,16 +5,14 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/jigkit/jig/internal/servercli"
+	"github.com/jigkit/jig/internal/shutdown"
 )
 
 func main() {
 	servercli.TuneGC(os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := servercli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(shutdown.Run("jig-server", shutdown.Grace, os.Stderr, func(ctx context.Context) int {
+		return servercli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}))
 }

@@ -4,11 +4,10 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/jigkit/jig/internal/cli"
+	"github.com/jigkit/jig/internal/shutdown"
 )
 
 func main() {
@@ -17,8 +16,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(shutdown.Run("jig", shutdown.Grace, os.Stderr, func(ctx context.Context) int {
+		return cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	}))
 }

@@ -105,8 +105,24 @@ func TestScripts(t *testing.T) {
 			"start-proxy-no-digests":     cmdStartProxyNoDigests,
 			"fail-files":                 cmdFailFiles,
 			"mcp":                        cmdMCP,
+			"nonl":                       cmdNoNewline,
 		},
 	})
+}
+
+// nonl file...: removes the trailing newline of each file, which a txtar
+// archive cannot leave out (a package.json jig creates has none, as the
+// reference's).
+func cmdNoNewline(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: nonl file...")
+	}
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(strings.TrimSuffix(string(data), "\n")), 0o644))
+	}
 }
 
 // exit-code N prog args...: runs prog and checks its exact exit status;

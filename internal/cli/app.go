@@ -58,6 +58,7 @@ type App struct {
 	cacheOnce sync.Once
 	cache     *cache.Cache
 	cacheErr  error
+	cacheWarn sync.Once
 }
 
 // Cache opens the local content cache once per run: $JIG_CACHE_DIR, else
@@ -172,8 +173,9 @@ func (a *App) ClientOptions() []registryclient.Option {
 	var opts []registryclient.Option
 	if c, err := a.Cache(); err == nil {
 		opts = append(opts, registryclient.WithCache(c))
-	} else if a.Mode == registryclient.Online {
-		a.Out.Warnf("local cache unavailable (%v); continuing without it", err)
+	} else {
+		// Offline, the command then fails for want of content: this says why.
+		a.cacheWarn.Do(func() { a.Out.Warnf("local cache unavailable (%v); continuing without it", err) })
 	}
 	opts = append(opts, registryclient.WithMode(a.Mode),
 		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))

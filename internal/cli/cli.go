@@ -19,7 +19,7 @@ import (
 // command. Each command lives in its own file.
 type CLI struct {
 	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
-	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
 	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up after this long in total, for the registry servers and for merging files, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
@@ -31,6 +31,7 @@ type CLI struct {
 	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 3 on drift, 1 on error)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
 	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`
@@ -66,12 +67,15 @@ const (
 // Main runs the jig command line with args (without the program name) and
 // returns the exit code: 0 on success, 1 on error, 3 when jig check found
 // drift, 130 when aborted (the context was cancelled, or a prompt was
-// aborted).
+// aborted). cmd/jig runs it under internal/shutdown.Run, which cancels ctx on
+// SIGINT or SIGTERM, abandons a command still blocked a second later, and
+// then exits 130 or 143 whatever Main returns.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(ctx, args, newApp(stdin, stdout, stderr, os.Getenv))
 }
 
 func run(ctx context.Context, args []string, app *App) (code int) {
+	args = headerValues(args)
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
 	defer kongexit.Recover(&code)

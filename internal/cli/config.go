@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registryclient"
@@ -222,4 +223,40 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 	}
 	app.Out.Success("Registry %s removed successfully", c.Namespace)
 	return nil
+}
+
+// headerValues rewrites "config set ... --header 'A: 1' 'B: 2'" as
+// "--header 'A: 1' --header 'B: 2'": the reference's --header takes every
+// value up to the next flag. A value counts only when it contains a colon
+// (as every "Name: Value" header does, and no namespace), so the namespace
+// may still follow the headers. Other commands' args are returned as they
+// are.
+func headerValues(args []string) []string {
+	i := slices.Index(args, "config")
+	if i < 0 || i+1 >= len(args) || args[i+1] != "set" {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	inHeader := false
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--":
+			return append(out, args[j:]...)
+		case a == "--header" && j+1 < len(args):
+			// kong takes the next argument as the value, whatever it is.
+			out = append(out, a, args[j+1])
+			j++
+			inHeader = true
+		case strings.HasPrefix(a, "--header="):
+			out = append(out, a)
+			inHeader = true
+		case inHeader && !strings.HasPrefix(a, "-") && strings.Contains(a, ":"):
+			out = append(out, "--header", a)
+		default:
+			out = append(out, a)
+			inHeader = false
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -41,7 +42,6 @@ type errorReport struct {
 // Codes of errors that did not come from a server's error body.
 const (
 	codeNetwork       = "NETWORK_ERROR"
-	codeRateLimited   = "RATE_LIMIT_EXCEEDED"
 	codeTimeout       = "TIMEOUT"
 	codeAborted       = "ABORTED"
 	codeUsage         = "USAGE"
@@ -60,6 +60,22 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 	}
 	if h := shorthandHint(err); h != "" && !aborted {
 		r.Hint, r.hintShown = h, false
+		var se *registryclient.StatusError
+		if errors.As(err, &se) && se.StatusCode != http.StatusNotFound {
+			// The server will not show @main to a caller without a token:
+			// jig-server answers 401 for a namespace its auth.json does
+			// not declare (so that gated and absent look alike), the
+			// reference 403. For shorthand read as @main that is, as far
+			// as the user can tell, a registry that is not there.
+			r.Code, r.Status = string(wire.CodeNotFound), http.StatusNotFound
+			r.headline = fmt.Sprintf("%d %s", http.StatusNotFound, http.StatusText(http.StatusNotFound))
+			r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s)", describe(se), se.StatusCode, se.Code)
+			if withoutToken(err) {
+				r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s to a request without a token)", describe(se), se.StatusCode, se.Code)
+				r.Hint += fmt.Sprintf(" If %s does need a token, run '%s'.", registry.DefaultNamespace, configSetCommand(registry.DefaultNamespace, "token"))
+			}
+			r.Message = r.detail
+		}
 	}
 	return r
 }
@@ -71,7 +87,7 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 func shorthandHint(err error) string {
 	var sh *apply.ShorthandError
 	if !errors.As(err, &sh) || sh.ID.Namespace != registry.DefaultNamespace ||
-		!(errors.Is(err, registryclient.ErrNotFound) || errors.Is(err, registryclient.ErrForbidden)) {
+		!(errors.Is(err, registryclient.ErrNotFound) || errors.Is(err, registryclient.ErrForbidden) || withoutToken(err)) {
 		return ""
 	}
 	whose := "The identifier " + sh.Written
@@ -86,6 +102,13 @@ func shorthandHint(err error) string {
 		"(a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> "+
 		"(e.g. --default-namespace rack), or run 'jig config set %s --default-namespace <namespace>'.",
 		whose, sh.ID.Key(), sh.From)
+}
+
+// withoutToken reports whether err is a 401 that says a token is
+// required: the request carried none.
+func withoutToken(err error) bool {
+	var se *registryclient.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized && se.Code == wire.CodeUnauthorized
 }
 
 // reportedError is an error whose report its command made itself, with
@@ -136,7 +159,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var ncd *registryclient.NotCachedError
 	switch {
 	case errors.As(err, &rl):
-		r := errorReport{Code: codeRateLimited, Status: http.StatusTooManyRequests, headline: "429 Too Many Requests"}
+		st := wire.CodeRateLimitExceeded.Status()
+		r := errorReport{Code: string(wire.CodeRateLimitExceeded), Status: st, headline: fmt.Sprintf("%d %s", st, http.StatusText(st))}
 		what := describe(rl.Err)
 		if rl.RetryAfter > 0 {
 			r.detail = fmt.Sprintf("Rate limited while fetching %s; try again in %s.", what, rl.RetryAfter)
@@ -210,6 +234,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
+	case errors.As(err, &np) && np.Reference:
+		return hinted(err, fmt.Sprintf("the reference (rk) made this project (%s); run 'jig adopt' to write %s from it", registry.ReferenceProjectFile, registry.ProjectFile))
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
 	case errors.As(err, &ncd) && !ncd.Unpublished:

@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -65,9 +67,12 @@ type targetDir struct {
 // directory should be is an error.
 func scanTarget(dir string) (targetDir, error) {
 	var t targetDir
-	f, err := os.Open(dir)
+	f, err := safefile.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return t, nil
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return t, fmt.Errorf("target %s is not a directory: %w", dir, err)
 	}
 	if err != nil {
 		return t, err

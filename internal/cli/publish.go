@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 )
@@ -26,6 +27,14 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	}
 	pkg, err := registryclient.OpenPackage(c.Source)
 	if err != nil {
+		if rf, ok := errors.AsType[*pkgarchive.Refusal](err); ok {
+			// Refused as the server would refuse it, before any upload.
+			r := errorReport{Code: string(rf.Code), Message: err.Error(), headline: err.Error() + " [" + string(rf.Code) + "]"}
+			if hint := publishHint(rf.Code, nil, ""); hint != "" {
+				r.Hint = hint
+			}
+			return &reportedError{err: err, r: r}
+		}
 		return err
 	}
 	ns := c.Registry
@@ -70,26 +79,34 @@ func publishReport(pkg *registryclient.Package, ns string, se *registryclient.St
 	if se.Code != "" {
 		r.detail += " [" + string(se.Code) + "]"
 	}
-	hint := ""
-	switch se.Code {
-	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
-		hint = fmt.Sprintf("Set a token with publish permission: jig config set %s --token <token>", ns)
-		if pkg.Preset != nil {
-			hint = fmt.Sprintf("Publishing presets needs the server's admin token: jig config set %s --token <admin token>", ns)
-		}
-	case wire.CodeAnonymousUpload:
-		hint = fmt.Sprintf("%s is a public namespace: only the server's admin token may publish to it.", pkg.Namespace())
-	case wire.CodeNamespaceNotAllowed:
-		hint = fmt.Sprintf("This token may not publish to %[1]s: set a token of %[1]s with publish permission (jig config set %[2]s --token <token>), or ask the server's operator to declare %[1]s in auth.json.", pkg.Namespace(), ns)
-	case wire.CodeVersionExists:
-		hint = "Published versions are immutable; raise \"version\" and publish again."
-	case wire.CodeUndeclaredFile:
-		hint = "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
-	}
+	hint := publishHint(se.Code, pkg, ns)
 	if hint != "" {
 		r.Hint, r.hintShown = hint, false
 	}
 	return r
+}
+
+// publishHint says what to do about a refusal of pkg uploaded through the
+// source ns; "" when there is nothing to add to the message. pkg is nil
+// for a package refused before it was read, whose codes (those of
+// pkgarchive's refusals) never need it.
+func publishHint(code wire.Code, pkg *registryclient.Package, ns string) string {
+	switch code {
+	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
+		if pkg != nil && pkg.Preset != nil {
+			return fmt.Sprintf("Publishing presets needs the server's admin token: jig config set %s --token <admin token>", ns)
+		}
+		return fmt.Sprintf("Set a token with publish permission: jig config set %s --token <token>", ns)
+	case wire.CodeAnonymousUpload:
+		return fmt.Sprintf("%s is a public namespace: only the server's admin token may publish to it.", pkg.Namespace())
+	case wire.CodeNamespaceNotAllowed:
+		return fmt.Sprintf("This token may not publish to %[1]s: set a token of %[1]s with publish permission (jig config set %[2]s --token <token>), or ask the server's operator to declare %[1]s in auth.json.", pkg.Namespace(), ns)
+	case wire.CodeVersionExists:
+		return "Published versions are immutable; raise \"version\" and publish again."
+	case wire.CodeUndeclaredFile:
+		return "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
+	}
+	return ""
 }
 
 func sizeText(n int) string {

@@ -5,17 +5,17 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // Escape returns s with every character that could steer a terminal
 // written out visibly, so text from a manifest or a server answer
 // (descriptions, tags, targets, error messages) cannot clear a line, move
-// the cursor, set the window title or reorder what is shown: C0 controls
-// (newline, tab and carriage return included) as \n, \t, \r or \xNN, DEL
-// as \x7f, C1 controls as \u0080–\u009f, the bidirectional controls
-// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the line and
-// paragraph separators as \uNNNN, and bytes that are not UTF-8 as \xNN.
-// Everything else is returned as it is. It is the one function every line
+// the cursor, set the window title or reorder what is shown: each rune
+// [registry.DeceptiveRune] reports (control characters, line separators,
+// bidirectional controls) as \n, \t, \r, \xNN or \uNNNN, and bytes that
+// are not UTF-8 as \xNN. Everything else is returned as it is. It is the one function every line
 // of text output goes through ([Output]); --json output needs none, the
 // JSON encoder escapes.
 func Escape(s string) string { return escape(s, false) }
@@ -63,19 +63,11 @@ func escape(s string, keepNewlines bool) string {
 }
 
 // unsafeRune reports whether the rune r (of size bytes) is one [Escape]
-// writes out.
+// writes out: a byte that is not UTF-8, or a rune
+// [registry.DeceptiveRune] reports (the rule that also refuses such
+// targets at publish and apply).
 func unsafeRune(r rune, size int) bool {
-	switch {
-	case r == utf8.RuneError && size == 1:
-		return true
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x2028, r == 0x2029:
-		return true
-	}
-	return false
+	return r == utf8.RuneError && size == 1 || registry.DeceptiveRune(r)
 }
 
 // lines is multi-line text the CLI composed itself: [Output] escapes it

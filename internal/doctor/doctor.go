@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 )
@@ -120,8 +121,11 @@ type packageJSON struct {
 	} `json:"engines"`
 }
 
+// maxProjectFile bounds what doctor reads of package.json and jig.json.
+const maxProjectFile = 64 << 20
+
 func readPackageJSON(dir string) (*packageJSON, bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	data, err := safefile.ReadFile(filepath.Join(dir, "package.json"), maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -256,8 +260,13 @@ func nodeCheck(ctx context.Context, o Options) Result {
 
 func project(o Options) []Result {
 	path := filepath.Join(o.Dir, registry.ProjectFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, rerr := os.Stat(filepath.Join(o.Dir, registry.ReferenceProjectFile)); rerr == nil {
+			return []Result{{ID: "project.jig-json", Category: Project, Level: Warning,
+				Message:    fmt.Sprintf("The reference (rk) made this project (%s, no %s in %s); project checks skipped", registry.ReferenceProjectFile, registry.ProjectFile, o.Dir),
+				Suggestion: fmt.Sprintf(`Run "jig adopt" to write %s from %s.`, registry.ProjectFile, registry.ReferenceProjectFile)}}
+		}
 		// Outside a project is not a problem: say so and move on.
 		return []Result{{ID: "project.jig-json", Category: Project, Level: Info,
 			Message:    fmt.Sprintf("Not in a jig project (no %s in %s); project checks skipped", registry.ProjectFile, o.Dir),

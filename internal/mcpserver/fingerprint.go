@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -80,9 +81,12 @@ func readFingerprint(dir string, targets []string) (fingerprint, error) {
 
 // readState is the fingerprint state of one target below root.
 func readState(root *os.Root, target string) string {
-	f, err := root.Open(target)
+	f, _, err := safefile.OpenIn(root, target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return absent
+	}
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return "not a regular file"
 	}
 	if err != nil {
 		return "unreadable: " + err.Error()

@@ -79,10 +79,10 @@ func TestSlowBodiesDoNotHoldConnections(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestTimeout || !closed {
 		t.Errorf("stalled upload: got %d, closed %v; want 408 and a closed connection", resp.StatusCode, closed)
 	}
-	// A token is checked once the manifest is read (it names the
-	// namespace), so a bad token stalls like any upload.
-	if resp, closed := rawRequest(t, base, upload("wrong"), part); resp.StatusCode != http.StatusRequestTimeout || !closed {
-		t.Errorf("stalled upload with a bad token: got %d, closed %v; want 408 and a closed connection", resp.StatusCode, closed)
+	// An unknown token is refused before the body is read (issue 30 item
+	// 23): it cannot hold an upload slot while it stalls.
+	if resp, closed := rawRequest(t, base, upload("wrong"), part); resp.StatusCode != http.StatusUnauthorized || !closed {
+		t.Errorf("stalled upload with a bad token: got %d, closed %v; want 401 and a closed connection", resp.StatusCode, closed)
 	}
 	// Refused before the body: the connection is not kept waiting either.
 	if resp, closed := rawRequest(t, base, "POST /registries HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n", "x"); resp.StatusCode != http.StatusUnauthorized || !closed {
@@ -153,5 +153,56 @@ func TestUploadSlots(t *testing.T) {
 			t.Fatal("the upload slot stayed taken after its client went away")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestUploadTimeoutCutsOffTrickle: an upload that keeps sending a byte at
+// a time (so the idle timeout never fires) is cut off with 408 once
+// --upload-timeout has passed, and its slot is free again.
+func TestUploadTimeoutCutsOffTrickle(t *testing.T) {
+	t.Parallel()
+	base, _, _ := start(t, "--storage-root", t.TempDir(), "--admin-token", "adm",
+		"--upload-idle-timeout", "10m", "--upload-timeout", "300ms", "--max-concurrent-uploads", "1")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(failAfter)); err != nil {
+		t.Fatal(err)
+	}
+	head := "POST /registries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer adm\r\n" +
+		"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n" +
+		"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.tar.gz\"\r\n\r\n"
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	trickled := make(chan struct{})
+	go func() {
+		defer close(trickled)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := conn.Write([]byte("x")); err != nil {
+					return // the server closed the connection
+				}
+			}
+		}
+	}()
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	close(stop)
+	<-trickled
+	if err != nil {
+		t.Fatalf("a trickling upload got no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "took longer than 300ms") {
+		t.Errorf("trickling upload: got %d %s, want 408 saying it took longer than 300ms", resp.StatusCode, body)
 	}
 }

@@ -89,6 +89,11 @@ func TestContainerfile(t *testing.T) {
 	if hc := has("HEALTHCHECK "); !strings.Contains(hc, `CMD ["/jig-server", "health"]`) {
 		t.Errorf("HEALTHCHECK %q: want the exec form of jig-server health (no shell in the image)", hc)
 	}
+	// podman drops HEALTHCHECK from the default OCI format: the file says
+	// how to keep it.
+	if raw, err := os.ReadFile(filepath.Join(deployDir, "Containerfile")); err != nil || !strings.Contains(string(raw), "podman build --format docker") {
+		t.Errorf("the Containerfile does not say to build with podman build --format docker (podman drops HEALTHCHECK otherwise)")
+	}
 	if ep := has("ENTRYPOINT "); ep != `ENTRYPOINT ["/jig-server"]` {
 		t.Errorf("got %q, want the exec form of /jig-server", ep)
 	}
@@ -120,6 +125,19 @@ func TestCompose(t *testing.T) {
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("compose.yaml: %v", err)
+	}
+	// Third-party images are pinned to a version, MinIO's to a release.
+	for name, s := range doc.Services {
+		if s.Image == "localhost/jig-server:latest" {
+			continue
+		}
+		_, tag, ok := strings.Cut(strings.TrimPrefix(s.Image, "docker.io/"), ":")
+		if !ok || tag == "latest" || tag == "" {
+			t.Errorf("%s: image %q is not pinned to a version", name, s.Image)
+		}
+		if strings.Contains(s.Image, "minio/") && !regexp.MustCompile(`^RELEASE\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ$`).MatchString(tag) {
+			t.Errorf("%s: image %q: want a MinIO release tag such as RELEASE.2025-04-22T22-12-26Z", name, s.Image)
+		}
 	}
 	var replicas []string
 	for name, s := range doc.Services {
@@ -163,6 +181,49 @@ func TestCompose(t *testing.T) {
 	if !strings.Contains(string(caddy), "tls ") {
 		t.Errorf("Caddyfile does not terminate TLS")
 	}
+	// /metrics stays on the internal network.
+	m := regexp.MustCompile(`(?m)^\s*@(\w+) path /metrics\b`).FindStringSubmatch(string(caddy))
+	if m == nil || !regexp.MustCompile(`(?m)^\s*(respond @`+m[1]+` 404|abort @`+m[1]+`)\s*$`).MatchString(string(caddy)) {
+		t.Errorf("Caddyfile serves /metrics publicly; want a matcher for /metrics answered with 404 (or abort)")
+	}
+}
+
+// TestContainerignore checks that the build context leaves out build
+// outputs, the storage, secrets and git history, for podman
+// (.containerignore) and docker (.dockerignore) alike.
+func TestContainerignore(t *testing.T) {
+	t.Parallel()
+	patterns := func(name string) []string {
+		raw, err := os.ReadFile(filepath.Join(deployDir, "..", name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var out []string
+		for _, l := range strings.Split(string(raw), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	podman, docker := patterns(".containerignore"), patterns(".dockerignore")
+	if !slices.Equal(podman, docker) {
+		t.Errorf(".containerignore %q and .dockerignore %q differ", podman, docker)
+	}
+	for _, want := range []string{".git", "bin", "data", "deploy/.env", ".env"} {
+		if !slices.Contains(podman, want) {
+			t.Errorf(".containerignore does not leave out %s", want)
+		}
+	}
+	// Nothing the build needs is left out (the starter catalog lives in a
+	// folder named data).
+	for _, p := range podman {
+		for _, need := range []string{"go.mod", "go.sum", "cmd/jig-server/main.go", "registryserver/catalog/data", "deploy/Containerfile"} {
+			if ok, _ := filepath.Match(p, need); ok || need == p || strings.HasPrefix(need, p+"/") {
+				t.Errorf(".containerignore pattern %q leaves out %s, which the build needs", p, need)
+			}
+		}
+	}
 }
 
 // TestAlertRulesPromtool runs promtool check rules (Debian's prometheus
@@ -190,7 +251,7 @@ var (
 		"irate": true, "e9": true, "e6": true,
 	}
 	// Series Prometheus makes itself, not jig-server.
-	scrapeSeries = map[string]bool{"up": true, "probe_success": true}
+	scrapeSeries = map[string]bool{"up": true}
 )
 
 // metricNames returns the metric names an expression reads.
@@ -241,9 +302,20 @@ func dashboardAndAlertMetrics(t *testing.T) map[string][]string {
 	if err := json.Unmarshal(raw, &dash); err != nil {
 		t.Fatalf("grafana/jig-server.json: %v", err)
 	}
+	// A panel shows what its title promises.
+	titled := map[string][]string{"Memory and scheduling lag": {"process_resident_memory_bytes", "nodejs_eventloop_lag_seconds"}}
 	for _, p := range dash.Panels {
 		if len(p.Targets) == 0 {
 			t.Errorf("dashboard panel %q has no query", p.Title)
+		}
+		var exprs []string
+		for _, tg := range p.Targets {
+			exprs = append(exprs, metricNames(tg.Expr)...)
+		}
+		for _, want := range titled[p.Title] {
+			if !slices.Contains(exprs, want) {
+				t.Errorf("dashboard panel %q does not query %s", p.Title, want)
+			}
 		}
 		for _, tg := range p.Targets {
 			for _, m := range metricNames(tg.Expr) {
@@ -276,12 +348,25 @@ func dashboardAndAlertMetrics(t *testing.T) map[string][]string {
 	// What the dashboard and alerts must cover (issue: request rate,
 	// latency, 4xx/5xx/429, cache hits, publishes, webhooks, Redis).
 	for _, want := range []string{"http_request_duration_seconds_count", "http_request_duration_seconds_bucket",
-		"jig_storage_cache_hits_total", "jig_webhook_deliveries_total", "jig_ratelimit_redis_failures_total"} {
+		"jig_storage_cache_hits_total", "jig_webhook_deliveries_total", "jig_ratelimit_redis_failures_total",
+		"process_resident_memory_bytes", "nodejs_eventloop_lag_seconds"} {
 		if len(used[want]) == 0 {
 			t.Errorf("neither the dashboard nor the alerts use %s", want)
 		}
 	}
 	return used
+}
+
+// TestDeployNeedsNoExporter: the dashboard and the alerts read only what
+// jig-server exports and what Prometheus makes itself (up): no rule waits
+// on a blackbox-exporter job that the deployment does not set up.
+func TestDeployNeedsNoExporter(t *testing.T) {
+	t.Parallel()
+	for name, where := range dashboardAndAlertMetrics(t) {
+		if strings.HasPrefix(name, "probe_") {
+			t.Errorf("%s (used by %s) comes from a blackbox exporter that deploy/ does not run; use a metric jig-server exports", name, strings.Join(where, ", "))
+		}
+	}
 }
 
 // TestDashboardMetricsExported starts jig-server as deployed (S3 with its

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/kongexit"
+	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
@@ -56,25 +58,29 @@ type CLI struct {
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
 	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
 
-	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces. Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
+	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
-	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published."`
+	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
 	DefaultNamespace  string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
 
-	TLSCertFile       string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
-	TLSKeyFile        string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
-	TLSReloadInterval time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
-	WebCatalog        bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
-	WebBasePath       string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
+	TLSCertFile          string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
+	TLSKeyFile           string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
+	TLSReloadInterval    time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
+	ConfigReloadInterval time.Duration `name:"config-reload-interval" env:"CONFIG_RELOAD_INTERVAL" default:"10s" help:"How often AUTH_CONFIG_PATH and WEBHOOK_CONFIG_PATH are checked for changes and reloaded (0 disables it; SIGHUP always reloads). A file that does not load is logged and the previous one stays in force."`
+	WebCatalog           bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
+	WebBasePath          string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
 
 	LogLevel             string        `env:"LOG_LEVEL" default:"info" enum:"trace,debug,info,warn,error,fatal" help:"Log level: trace, debug, info, warn, error or fatal."`
 	LogFormat            string        `env:"LOG_FORMAT" default:"" enum:",json,pretty" help:"Log format: json or pretty (default: json when NODE_ENV=production, else pretty)."`
 	NodeEnv              string        `env:"NODE_ENV" default:"development" help:"production selects JSON logs, as for the reference server."`
 	TrustProxy           string        `env:"TRUST_PROXY" default:"false" help:"Client address for rate limits and logs: false (the connection), true (the left-most X-Forwarded-For entry; only behind a proxy that overwrites the header) or a hop count N (the N-th entry from the right)."`
-	UploadIdleTimeout    time.Duration `name:"upload-idle-timeout" env:"UPLOAD_IDLE_TIMEOUT" default:"30s" help:"How long an upload may send nothing before it gets 408 and its connection is closed (a slow upload that keeps sending is not cut off)."`
+	UploadIdleTimeout    time.Duration `name:"upload-idle-timeout" env:"UPLOAD_IDLE_TIMEOUT" default:"30s" help:"How long an upload may send nothing before it gets 408 and its connection is closed."`
+	UploadTimeout        time.Duration `name:"upload-timeout" env:"UPLOAD_TIMEOUT" default:"10m" help:"How long a whole upload may take, however steadily it sends: one still arriving after this gets 408 and its connection is closed (10m is 100 MiB at about 1.5 Mbit/s)."`
 	MaxConcurrentUploads int           `name:"max-concurrent-uploads" env:"MAX_CONCURRENT_UPLOADS" default:"16" help:"How many uploads are received at once; one more gets 503 with Retry-After."`
 	UploadDir            string        `name:"upload-dir" env:"UPLOAD_DIR" help:"Folder of the uploads being received, owned by jig-server: created with mode 0700, refused if another user owns or may write to it; uploads of jig-server processes that died are removed at start and every --publish-claim-ttl. Default: <STORAGE_ROOT>/.jig/uploads for disk storage, jig-server-uploads-<uid> in the system's temporary folder for S3."`
 	PublishClaimTTL      time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"How long the claim of a publish in progress lives without a heartbeat: a publish interrupted on another host can be retried after this long (at once when the server that died ran on this host). Use the same value on every replica; their clocks must agree to well within it."`
+
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"SHUTDOWN_TIMEOUT" default:"25s" help:"On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections are closed and the server exits (143 after SIGTERM, 130 after SIGINT) within about a second more, even when a request is blocked in storage (plus up to 10s for queued webhooks). A second signal exits at once. Keep it a few seconds below the time the service manager waits before it kills the server (Kubernetes: terminationGracePeriodSeconds, 30s by default)."`
 
 	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
@@ -87,8 +93,14 @@ func (c *CLI) Validate() error {
 	if c.UploadIdleTimeout <= 0 {
 		return fmt.Errorf("--upload-idle-timeout/UPLOAD_IDLE_TIMEOUT %v must be positive, such as 30s", c.UploadIdleTimeout)
 	}
+	if c.UploadTimeout <= 0 {
+		return fmt.Errorf("--upload-timeout/UPLOAD_TIMEOUT %v must be positive, such as 10m", c.UploadTimeout)
+	}
 	if c.MaxConcurrentUploads <= 0 {
 		return fmt.Errorf("--max-concurrent-uploads/MAX_CONCURRENT_UPLOADS %d must be positive, such as 16", c.MaxConcurrentUploads)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %v must be positive, such as 30s", c.ShutdownTimeout)
 	}
 	if c.PublishClaimTTL < time.Second {
 		return fmt.Errorf("--publish-claim-ttl/PUBLISH_CLAIM_TTL %v is too short; use at least 1s, such as 30s", c.PublishClaimTTL)
@@ -102,6 +114,9 @@ func (c *CLI) Validate() error {
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("--tls-cert-file/TLS_CERT_FILE and --tls-key-file/TLS_KEY_FILE go together; set both to serve HTTPS, or neither")
 	}
+	if c.ConfigReloadInterval < 0 {
+		return fmt.Errorf("--config-reload-interval/CONFIG_RELOAD_INTERVAL %v is negative; use 0 to disable the check or a duration such as 10s", c.ConfigReloadInterval)
+	}
 	if c.TLSReloadInterval < 0 {
 		return fmt.Errorf("--tls-reload-interval/TLS_RELOAD_INTERVAL %v is negative; use 0 to disable the check or a duration such as 10s", c.TLSReloadInterval)
 	}
@@ -114,12 +129,9 @@ func (c *CLI) Validate() error {
 // defaultNamespace returns --default-namespace with its "@" ("rack" and
 // "@rack" both give "@rack"), or "" when it is not set.
 func (c *CLI) defaultNamespace() (string, error) {
-	ns := strings.TrimSpace(c.DefaultNamespace)
+	ns := registry.NormalizeNamespace(c.DefaultNamespace)
 	if ns == "" {
 		return "", nil
-	}
-	if !strings.HasPrefix(ns, "@") {
-		ns = "@" + ns
 	}
 	if !registry.ValidDefaultNamespace(ns) {
 		return "", fmt.Errorf("--default-namespace/DEFAULT_NAMESPACE %q is not a namespace other than %s; use lowercase letters, digits, - or _, e.g. --default-namespace rack", c.DefaultNamespace, registry.PresetNamespace)
@@ -137,7 +149,9 @@ const (
 	writeTimeout      = 10 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 64 << 10
-	shutdownTimeout   = 30 * time.Second
+	// webhookDrainTimeout bounds the delivery of queued webhooks at
+	// shutdown, after the requests drained.
+	webhookDrainTimeout = 10 * time.Second
 )
 
 // Main runs jig-server with args (without the program name) until ctx ends,
@@ -206,6 +220,9 @@ const recoverTimeout = 30 * time.Second
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
+	hup := notifyHUP()
+	defer signal.Stop(hup)
+	cfg := newConfigReloader(c, log)
 	var certs *certReloader
 	if c.TLSCertFile != "" {
 		var err error
@@ -242,6 +259,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithLogger(log),
 		registryserver.WithAdminToken(c.AdminToken),
 		registryserver.WithUploadIdleTimeout(c.UploadIdleTimeout),
+		registryserver.WithUploadTimeout(c.UploadTimeout),
 		registryserver.WithMaxConcurrentUploads(c.MaxConcurrentUploads),
 		registryserver.WithPublishClaimTTL(c.PublishClaimTTL),
 	}, opsOpts...)
@@ -264,11 +282,12 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		if err != nil {
 			return err
 		}
-		opts = append(opts, registryserver.WithWebhooks(hooks))
+		opts = append(opts, registryserver.WithWebhooks(hooks), registryserver.WithWebhookDrainTimeout(webhookDrainTimeout))
 	}
 	h, err := registryserver.New(opts...)
 	if err != nil {
-		return err
+		// Said to an operator, not a Go programmer: no package prefix.
+		return errors.New(strings.TrimPrefix(err.Error(), "registryserver: "))
 	}
 	defer func() {
 		if err := h.Close(); err != nil {
@@ -318,17 +337,32 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	registryserver.EnableH2C(srv)
 	addr := ln.Addr().(*net.TCPAddr)
 	scheme := "http"
+	// One SIGHUP reloads everything: the certificate, auth.json and
+	// webhooks.json. Each is also reloaded when its files change.
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	cfg.h = h
+	reloadables := []reloadable{cfg}
+	watchFiles(wctx, cfg, c.ConfigReloadInterval)
 	if certs != nil {
 		scheme = "https"
 		srv.TLSConfig = certs.tlsConfig()
-		wctx, stopWatch := context.WithCancel(ctx)
-		defer stopWatch()
-		certs.watch(wctx, c.TLSReloadInterval)
+		reloadables = append(reloadables, certs)
+		watchFiles(wctx, certs, c.TLSReloadInterval)
 	}
+	watchSignals(wctx, hup, log, reloadables...)
 	log.Info("Server listening at "+scheme+"://"+net.JoinHostPort(c.Host, strconv.Itoa(addr.Port)),
 		zap.String("address", c.Host), zap.Int("port", addr.Port), zap.String("storage", c.backend()),
 		zap.String("scheme", scheme))
 
+	// Until now a signal stops the server within [shutdown.Grace]; from
+	// now on requests in flight are drained first (and then the queued
+	// webhooks), and a handler blocked in storage is cut off after that.
+	grace := c.ShutdownTimeout + shutdown.Grace
+	if c.WebhookConfigPath != "" {
+		grace += webhookDrainTimeout
+	}
+	shutdown.SetGrace(ctx, grace)
 	errc := make(chan error, 1)
 	go func() {
 		if certs != nil {
@@ -345,10 +379,14 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	case <-ctx.Done():
 	}
 	log.Info("Shutting down")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("graceful shutdown: %w", err)
+		// Requests still running after the grace period (a handler
+		// blocked in storage) are cut off: their connections close, and
+		// main does not wait for their goroutines.
+		_ = srv.Close()
+		return fmt.Errorf("graceful shutdown: requests still running after %v were cut off: %w", c.ShutdownTimeout, err)
 	}
 	<-errc // Serve returned http.ErrServerClosed
 	return nil

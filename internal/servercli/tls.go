@@ -2,16 +2,13 @@ package servercli
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -99,37 +96,6 @@ func (r *certReloader) changed() bool {
 // getCertificate implements tls.Config.GetCertificate.
 func (r *certReloader) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return r.cert.Load(), nil
-}
-
-// watch reloads on SIGHUP and when the files change, until ctx ends. The
-// signal handler is in place when it returns.
-func (r *certReloader) watch(ctx context.Context, interval time.Duration) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	var tick <-chan time.Time
-	var ticker *time.Ticker
-	if interval > 0 {
-		ticker = time.NewTicker(interval)
-		tick = ticker.C
-	}
-	go func() {
-		defer signal.Stop(hup)
-		if ticker != nil {
-			defer ticker.Stop()
-		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-hup:
-				r.reload("SIGHUP")
-			case <-tick:
-				if r.changed() {
-					r.reload("file change")
-				}
-			}
-		}
-	}()
 }
 
 func (r *certReloader) reload(why string) {

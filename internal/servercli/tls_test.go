@@ -83,6 +83,25 @@ func servedName(t *testing.T, addr string, roots *x509.CertPool) (cn, proto stri
 	return resp.TLS.PeerCertificates[0].Subject.CommonName, resp.Proto
 }
 
+// tokenStatus is the status of GET /namespaces/@team/registries over
+// HTTPS with token.
+func tokenStatus(t *testing.T, addr string, roots *x509.CertPool, token string) int {
+	t.Helper()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://"+addr+"/namespaces/@team/registries", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("GET https://%s/namespaces/@team/registries: %v", addr, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // waitServed polls until addr presents the certificate named want.
 func waitServed(t *testing.T, addr string, roots *x509.CertPool, want string) {
 	t.Helper()
@@ -112,8 +131,11 @@ func TestTLS(t *testing.T) {
 		replace(t, certFile, c)
 	}
 	install("first")
+	authFile := filepath.Join(dir, "auth.json")
+	replace(t, authFile, []byte(`{"@main": [], "@team": [{"token": "leaked"}, {"token": "kept"}]}`))
 	base, stop, out := start(t, "--storage-root", filepath.Join(dir, "data"),
-		"--tls-cert-file", certFile, "--tls-key-file", keyFile, "--tls-reload-interval", "20ms")
+		"--tls-cert-file", certFile, "--tls-key-file", keyFile, "--tls-reload-interval", "20ms",
+		"--auth-config-path", authFile, "--config-reload-interval", "0")
 	if !strings.Contains(out.String(), "Server listening at https://") {
 		t.Errorf("startup log %q does not announce https", out.String())
 	}
@@ -133,11 +155,23 @@ func TestTLS(t *testing.T) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	// One SIGHUP reloads both the certificate and auth.json.
+	if got := tokenStatus(t, addr, roots, "leaked"); got != http.StatusOK {
+		t.Fatalf("before the revocation: got %d, want 200", got)
+	}
 	install("third")
+	replace(t, authFile, []byte(`{"@main": [], "@team": [{"token": "kept"}]}`))
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	waitServed(t, addr, roots, "third")
+	for tokenStatus(t, addr, roots, "leaked") != http.StatusUnauthorized {
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the revoked token still works after SIGHUP")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 
 	// A broken pair is refused; the last good certificate stays.
 	failures := strings.Count(out.String(), "TLS certificate reload failed")

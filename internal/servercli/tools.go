@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,18 +64,52 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
 		return ExitError
 	}
+	// With --json a failure is also one JSON document on stdout, as jig's
+	// commands give it: {"error": {"code": "ERROR", "message": "..."}}.
+	asJSON := slices.Contains(args, "--json")
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "jig-server: %v\nRun 'jig-server %s --help' for usage.\n", err, args[0])
+		hint := fmt.Sprintf("Run 'jig-server %s --help' for usage.", args[0])
+		fmt.Fprintf(stderr, "jig-server: %v\n%s\n", err, hint)
+		if asJSON {
+			printToolErrorJSON(stdout, "USAGE", err.Error(), hint)
+		}
 		return ExitError
 	}
 	kctx.BindTo(stdout, (*io.Writer)(nil))
 	if err := kctx.Run(); err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
+		var rep reportedError
+		if asJSON && !errors.As(err, &rep) {
+			printToolErrorJSON(stdout, "ERROR", err.Error(), "")
+		}
 		return ExitError
 	}
 	return ExitOK
 }
+
+// toolError is the --json error document of a tool command, shaped as
+// jig's: {"error": {"code", "message", "hint"?}}.
+type toolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func printToolErrorJSON(w io.Writer, code, msg, hint string) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(struct {
+		Error toolError `json:"error"`
+	}{toolError{code, msg, hint}})
+}
+
+// reportedError is a failure whose --json document was already written
+// (auth check's report lists its problems): nothing more goes to stdout.
+type reportedError struct{ error }
+
+func (e reportedError) Unwrap() error { return e.error }
 
 // portOrDefault is PORT when it is a number, else jig-server's default.
 func portOrDefault(p string) string {
@@ -86,7 +121,7 @@ func portOrDefault(p string) string {
 
 // tokenNewCmd is "jig-server token new".
 type tokenNewCmd struct {
-	Namespace string `required:"" help:"Namespace the token opens, e.g. @team."`
+	Namespace string `required:"" help:"Namespace the token opens, e.g. @team (the @ is optional)."`
 	Publish   bool   `help:"Let the token publish to the namespace (it always reads)."`
 	Expires   string `help:"Lifetime such as 90d, 12h or 2027-12-31 (default: never)."`
 	Mark      string `help:"Label kept in auth.json and shown in logs instead of the token."`
@@ -96,7 +131,8 @@ type tokenNewCmd struct {
 // Help is shown by "jig-server token new --help".
 func (c *tokenNewCmd) Help() string {
 	return `The token is printed once; auth.json keeps only its SHA-256 ("tokenSha256").
-Add the printed entry to the namespace's list in auth.json, then restart jig-server.
+Add the printed entry to the namespace's list in auth.json; jig-server takes it within
+--config-reload-interval, or at once on SIGHUP (systemctl reload jig-server).
 
 Examples:
   jig-server token new --namespace @team
@@ -148,9 +184,11 @@ func parseLifetime(s string, now time.Time) (time.Time, error) {
 
 // Run prints the token once with its auth.json entry.
 func (c *tokenNewCmd) Run(stdout io.Writer) error {
-	if !registry.ValidNamespace(c.Namespace) {
-		return fmt.Errorf("--namespace %q is not a namespace; use @ then lowercase letters, digits, - or _, e.g. --namespace @team", c.Namespace)
+	ns, err := registry.ParseNamespace(registry.NormalizeNamespace(c.Namespace))
+	if err != nil {
+		return fmt.Errorf("--namespace: %w", err)
 	}
+	c.Namespace = ns
 	entry := tokenEntry{Publish: c.Publish, Mark: c.Mark}
 	if c.Expires != "" {
 		exp, err := parseLifetime(c.Expires, time.Now().UTC())
@@ -198,7 +236,8 @@ type authCheckCmd struct {
 
 // Help is shown by "jig-server auth check --help".
 func (c *authCheckCmd) Help() string {
-	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest).
+	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest),
+and when a key appears twice in one object (jig-server refuses the whole file).
 Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TOKEN" | sha256sum).
 
 Examples:
@@ -267,7 +306,11 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 		}
 	}
 	if n := len(a.Warnings()); n > 0 {
-		return fmt.Errorf("%s: %d namespace(s) rejected; fix them and run 'jig-server auth check %s' again", c.File, n, c.File)
+		err := fmt.Errorf("%s: %d namespace(s) rejected; fix them and run 'jig-server auth check %s' again", c.File, n, c.File)
+		if c.JSON {
+			return reportedError{err}
+		}
+		return err
 	}
 	return nil
 }

@@ -25,7 +25,8 @@ func runToolArgs(t *testing.T, args ...string) (int, string, string) {
 // printed entry in auth.json, and reads the gated namespace with it.
 func TestTokenNewOpensTheNamespace(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runToolArgs(t, "token", "new", "--namespace", "@team", "--publish", "--expires", "90d", "--mark", "ci", "--json")
+	// The @ is optional, as for --default-namespace.
+	code, out, errOut := runToolArgs(t, "token", "new", "--namespace", "team", "--publish", "--expires", "90d", "--mark", "ci", "--json")
 	if code != 0 {
 		t.Fatalf("token new: exit %d, stderr %s", code, errOut)
 	}
@@ -35,6 +36,9 @@ func TestTokenNewOpensTheNamespace(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("token new --json: %v in %s", err, out)
+	}
+	if got.Namespace != "@team" {
+		t.Errorf("got namespace %q, want @team", got.Namespace)
 	}
 	if !strings.HasPrefix(got.Token, "jig_") || len(got.Token) < 40 {
 		t.Errorf("got token %q, want jig_ and 43 base64url characters", got.Token)
@@ -106,8 +110,12 @@ func TestToolErrors(t *testing.T) {
 		stderr    []string
 		notOutput string
 	}{
-		{name: "bad namespace", args: []string{"token", "new", "--namespace", "team"}, code: 1,
-			stderr: []string{`--namespace "team" is not a namespace`, "--namespace @team"}},
+		{name: "bad namespace", args: []string{"token", "new", "--namespace", "Team"}, code: 1,
+			stderr: []string{`--namespace: invalid namespace "@Team"`, "did you mean @team?"}},
+		{name: "bad namespace, json", args: []string{"token", "new", "--namespace", "x-", "--json"}, code: 1,
+			stdout: []string{`"error": {`, `"code": "ERROR"`, `"message": "--namespace: invalid namespace \"@x-\"`}},
+		{name: "usage error, json", args: []string{"token", "new", "--json"}, code: 1,
+			stdout: []string{`"error": {`, `"code": "USAGE"`, `"hint": "Run 'jig-server token --help' for usage."`}},
 		{name: "bad lifetime", args: []string{"token", "new", "--namespace", "@team", "--expires", "soon"}, code: 1,
 			stderr: []string{`--expires "soon" is not a lifetime; use days (90d)`}},
 		{name: "past date", args: []string{"token", "new", "--namespace", "@team", "--expires", "2001-01-01"}, code: 1,

@@ -30,7 +30,8 @@ func MemoryStorage(t testing.TB, objects map[string]string) *memory.Storage {
 // Snapshot records every directory, symbolic link and file below dir (dir
 // itself as ".") with its mode and content, for a test to assert that a
 // command left a tree byte-identical: a directory maps to "dir <mode>", a
-// link to "link <target>", a file to "<mode> <content>". A dir that does
+// link to "link <target>", a file to "<mode> <content>", anything else (a
+// FIFO) to "special <mode>". A dir that does
 // not exist gives an empty map; any other error fails the test.
 func Snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
@@ -56,6 +57,8 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 				return err
 			}
 			out[rel] = "link " + target
+		case !info.Mode().IsRegular():
+			out[rel] = "special " + info.Mode().String() // a FIFO is not opened
 		default:
 			b, err := os.ReadFile(p)
 			if err != nil {

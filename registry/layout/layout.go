@@ -21,6 +21,10 @@ const (
 	PresetFile = "preset.json"
 	// PresetsDir is the top-level folder of the presets, with its slash.
 	PresetsDir = "presets/"
+	// SchemasDir is the top-level folder of a storage's own JSON Schemas,
+	// with its slash: the reference's default SCHEMA_DIR
+	// (<STORAGE_ROOT>/schema), and its Worker's R2 "schema/" prefix.
+	SchemasDir = "schema/"
 	// ClaimsDir is the top-level folder of publish claims, with its slash.
 	ClaimsDir = ".publish/"
 	// HealthKey is the key the /health probe writes and reads.
@@ -108,6 +112,10 @@ func PresetVersionDir(name, version string) string { return PresetDir(name) + ve
 // PresetVersion returns "presets/<name>/<version>/preset.json", the key of
 // one published preset version.
 func PresetVersion(name, version string) string { return PresetVersionDir(name, version) + PresetFile }
+
+// Schema returns "schema/<name>", the key of a schema file a storage
+// serves instead of the built-in one (GET /schemas/<name>).
+func Schema(name string) string { return SchemasDir + name }
 
 // Kind is what a storage key holds. The zero value, [KindOther], is any key
 // outside the layout.

@@ -54,3 +54,13 @@ func ExampleCode_Auth() {
 	// TOKEN_EXPIRED true
 	// VERSION_EXISTS false
 }
+
+func ExampleCode_Status() {
+	for _, c := range []wire.Code{wire.CodeVersionExists, wire.CodeUploadFailed, wire.CodeTooManyUploads} {
+		fmt.Println(c, c.Status())
+	}
+	// Output:
+	// VERSION_EXISTS 409
+	// UPLOAD_FAILED 400
+	// TOO_MANY_UPLOADS 503
+}

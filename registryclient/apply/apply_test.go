@@ -530,9 +530,10 @@ func TestInitWritesPackageJSON(t *testing.T) {
 		want          string // package.json after; "" = none
 		warn          string
 	}{
-		{"init, no packages", "demo", ModeInit, "", "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\"\n}\n", ""},
-		{"init, upper-case name", "MyApp", ModeInit, "", "{\n  \"name\": \"myapp\",\n  \"version\": \"1.0.0\"\n}\n", `package.json is named "myapp": "MyApp" is not a valid npm package name`},
-		{"init, spaces and symbols", "My Cool App!", ModeInit, "", "{\n  \"name\": \"my-cool-app\",\n  \"version\": \"1.0.0\"\n}\n", `"my-cool-app"`},
+		// A new package.json has the reference's bytes: no trailing newline.
+		{"init, no packages", "demo", ModeInit, "", "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\"\n}", ""},
+		{"init, upper-case name", "MyApp", ModeInit, "", "{\n  \"name\": \"myapp\",\n  \"version\": \"1.0.0\"\n}", `package.json is named "myapp": "MyApp" is not a valid npm package name`},
+		{"init, spaces and symbols", "My Cool App!", ModeInit, "", "{\n  \"name\": \"my-cool-app\",\n  \"version\": \"1.0.0\"\n}", `"my-cool-app"`},
 		{"init keeps an existing package.json", "MyApp", ModeInit, "{\"name\":\"Mine\"}\n", "{\"name\":\"Mine\"}\n", ""},
 		{"add creates none", "demo", ModeAdd, "", "", ""},
 	}

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -250,7 +251,7 @@ func checkFile(root, target, want string, conflicted *registry.ConflictFile) Fil
 // wrote with conflict markers (rec not nil), the conflict blocks of that
 // update still in it ([openBlocks]).
 func hashFile(path string, rec *registry.ConflictFile) (string, []registry.Conflict, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.Open(path)
 	if err != nil {
 		return "", nil, err
 	}

@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
 // frozenTemplate reads the template recorded in dir's jig.json; a file
 // without one names its first item.
 func frozenTemplate(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, registry.ProjectFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, registry.ProjectFile), maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w: no %s in %s; a frozen install re-creates a project from its %s", ErrFrozen, registry.ProjectFile, dir, registry.ProjectFile)
 	}

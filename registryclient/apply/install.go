@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -117,7 +118,7 @@ func gitStep(ctx context.Context, dir string) *StepResult {
 // else the first lockfile found (pnpm-lock.yaml, yarn.lock,
 // bun.lockb or bun.lock, package-lock.json), else "npm".
 func DetectPackageManager(dir string) string {
-	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+	if b, err := safefile.ReadFile(filepath.Join(dir, "package.json"), maxProjectFile); err == nil {
 		var pj struct {
 			PackageManager string `json:"packageManager"`
 		}

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -329,6 +330,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Mode == ModeAdd && !pl.files[registry.ProjectFile].exists {
+		// A project the reference made: adding would start a jig.json
+		// that knows nothing of what rack.json records.
+		if np := noProject(abs); np.Reference {
+			return nil, np
+		}
+	}
 	pkgState, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
@@ -535,7 +543,10 @@ func (pl *planner) state(target string) (*fileState, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
 	default:
-		b, err := os.ReadFile(real)
+		b, err := safefile.ReadFile(real, maxProjectFile)
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return nil, fmt.Errorf("%w: target %s exists and is not a regular file", ErrUnsafeTarget, target)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", target, err)
 		}

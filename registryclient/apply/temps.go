@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/flock"
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/wait"
 )
 
@@ -60,7 +61,12 @@ func tempsIn(root string, dirs []string) []string {
 		if linkedDir(root, d) {
 			continue
 		}
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+		f, err := safefile.OpenDir(filepath.Join(root, filepath.FromSlash(d)))
+		if err != nil {
+			continue
+		}
+		entries, err := f.ReadDir(-1)
+		f.Close()
 		if err != nil {
 			continue
 		}

@@ -59,6 +59,15 @@ func (e *UnresolvedError) Unwrap() error { return ErrUnresolved }
 // project to change yet. It matches [ErrNoProject].
 type NoProjectError struct {
 	Dir string // the absolute project directory
+	// Reference is set when the directory has the reference's project
+	// file, rack.json: [Engine.Adopt] can make a jig.json from it.
+	Reference bool
+}
+
+// noProject returns the [*NoProjectError] for the absolute directory dir.
+func noProject(dir string) *NoProjectError {
+	_, err := os.Stat(filepath.Join(dir, registry.ReferenceProjectFile))
+	return &NoProjectError{Dir: dir, Reference: err == nil}
 }
 
 // Error reads "no jig.json in the project directory <dir>".
@@ -186,7 +195,7 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 		return nil, err
 	}
 	if !st.exists {
-		return nil, &NoProjectError{Dir: abs}
+		return nil, noProject(abs)
 	}
 	proj, err := pl.loadProject(filepath.Base(abs))
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -221,6 +223,10 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	}
 	var done []undo
 	var dirs []string
+	// The renames and their rollback are one step that a signal does not
+	// cut in half (see [shutdown.Enter]); deferred first, leave runs last.
+	leave := func() {}
+	defer func() { leave() }()
 	defer func() {
 		if err == nil {
 			return
@@ -314,6 +320,14 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 			return fmt.Errorf("syncing the new files: %w", err)
 		}
 	}
+	// From the first rename on, the project changes: no cancellation is
+	// looked at until every rename is done (or rolled back), and a
+	// program stopping on a signal waits for it.
+	l, err := shutdown.Enter(ctx)
+	if err != nil {
+		return err
+	}
+	leave = l
 	synced := map[string]bool{}
 	for i, w := range writes {
 		if w.remove {
@@ -344,6 +358,10 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	pruneEmptyDirs(root, p.writes)
 	return nil
 }
+
+// maxProjectFile bounds the size of a file of the project that jig reads
+// (one a registry writes, jig.json, package.json).
+const maxProjectFile = 256 << 20
 
 // maxParallelWrites bounds the temporary files written at once.
 const maxParallelWrites = 32
@@ -420,7 +438,7 @@ func pruneEmptyDirs(root string, writes []pendingWrite) {
 
 // checkUnchanged refuses to write over a file that changed since planning.
 func checkUnchanged(w pendingWrite) error {
-	b, err := os.ReadFile(w.real)
+	b, err := safefile.ReadFile(w.real, maxProjectFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if w.existed {

@@ -9,7 +9,12 @@
 // several jig processes can share one cache without locks: readers see a
 // whole entry or none, and two writers of one entry write the same bytes.
 // Every read re-hashes the blob; a corrupt or vanished entry is a miss
-// (and is removed), so the caller fetches it again. [Cache.Trim] keeps the
+// (and is removed), so the caller fetches it again. Entries are opened
+// without following symbolic links and without blocking, anything but a
+// regular file is a miss, and no read goes past an entry's size.
+//
+// The cache is trusted only when it is private: [Open] refuses a directory
+// that belongs to another user or that others may write to. [Cache.Trim] keeps the
 // cache under its size cap by removing the least recently used blobs (a
 // read touches a blob's modification time).
 //
@@ -33,6 +38,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -41,6 +47,9 @@ const DefaultMaxBytes = 500 << 20
 
 // maxBlob bounds one entry; registry files are capped lower by the client.
 const maxBlob = 256 << 20
+
+// maxRef bounds a ref file: one digest and a newline.
+const maxRef = 1 << 10
 
 // staleTemp is the age after which a temporary file is debris of a killed
 // process.
@@ -106,7 +115,10 @@ func DefaultDir(getenv func(string) string) string {
 	return filepath.Join(base, "jig")
 }
 
-// Open opens (creating it when missing, mode 0700) the cache in dir.
+// Open opens (creating it when missing, mode 0700) the cache in dir. A
+// directory that belongs to another user, or that its group or other users
+// may write to, is refused with an error saying how to fix it: anyone who
+// can write there could plant content that jig would install.
 func Open(dir string, opts ...Option) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("no cache directory is known (no user cache directory); set JIG_CACHE_DIR")
@@ -121,12 +133,41 @@ func Open(dir string, opts ...Option) (*Cache, error) {
 			return nil, err
 		}
 	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("opening the cache: %w", err)
+	}
+	if err := checkPrivate(abs, true); err != nil {
+		return nil, err
+	}
 	for _, sub := range []string{"sha256", "refs", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(abs, sub), 0o700); err != nil {
+		p := filepath.Join(abs, sub)
+		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, fmt.Errorf("opening the cache: %w", err)
+		}
+		if err := checkPrivate(p, false); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// checkPrivate refuses a cache directory others could plant content in.
+// The cache directory itself may be a symbolic link (follow); its
+// folders may not.
+func checkPrivate(dir string, follow bool) error {
+	err := safefile.CheckPrivateDir(dir, follow)
+	var pe *safefile.PrivateDirError
+	if !errors.As(err, &pe) {
+		if err != nil {
+			return fmt.Errorf("opening the cache: %w", err)
+		}
+		return nil
+	}
+	how := "set JIG_CACHE_DIR to a directory of your own"
+	if fix := pe.Fix(); fix != "" {
+		how = "run " + fix + ", or " + how
+	}
+	return fmt.Errorf("refusing the cache directory: %w, so others could plant content that jig would install; %s", err, how)
 }
 
 // Dir returns the cache's absolute directory.
@@ -142,14 +183,18 @@ func (c *Cache) blobPath(digest string) string {
 
 // Get returns the bytes stored under digest after checking that they hash
 // to it. A missing, unreadable or corrupt entry reports false (a corrupt
-// one is removed).
+// one is removed), and so does one that is not a regular file (a symbolic
+// link, a FIFO): it is opened without following links or blocking, and
+// never read past its size.
 func (c *Cache) Get(digest string) ([]byte, bool) {
 	p := c.blobPath(digest)
 	if p == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(p)
+	b, err := safefile.ReadFileNoFollow(p, maxBlob)
 	if err != nil {
+		// A link or a special file is never an entry: a miss, left
+		// alone (a later Put renames over it).
 		return nil, false
 	}
 	if registry.Digest(b) != digest {
@@ -161,14 +206,15 @@ func (c *Cache) Get(digest string) ([]byte, bool) {
 	return b, true
 }
 
-// Has reports whether a blob for digest is present (not verified).
+// Has reports whether a blob for digest is present: a regular file (not
+// verified).
 func (c *Cache) Has(digest string) bool {
 	p := c.blobPath(digest)
 	if p == "" {
 		return false
 	}
-	_, err := os.Stat(p)
-	return err == nil
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Put stores data and returns its digest. Storing present content only
@@ -179,7 +225,7 @@ func (c *Cache) Put(data []byte) (string, error) {
 	}
 	d := registry.Digest(data)
 	p := c.blobPath(d)
-	if fi, err := os.Stat(p); err == nil && fi.Size() == int64(len(data)) {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		now := c.now()
 		_ = os.Chtimes(p, now, now)
 		return d, nil
@@ -270,7 +316,7 @@ func (c *Cache) Ref(name string) (string, bool) {
 	if p == "" {
 		return "", false
 	}
-	b, err := os.ReadFile(p)
+	b, err := safefile.ReadFileNoFollow(p, maxRef)
 	if err != nil {
 		return "", false
 	}
@@ -287,6 +333,9 @@ func (c *Cache) Children(prefix string) []string {
 	p := c.refPath(prefix)
 	if p == "" {
 		return nil
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return nil // opening a FIFO would block
 	}
 	ents, err := os.ReadDir(p)
 	if err != nil {
@@ -333,7 +382,7 @@ func (c *Cache) List() ([]Entry, error) {
 			return nil
 		}
 		e := Entry{Ref: name, Digest: dg, Size: -1}
-		if fi, err := os.Stat(c.blobPath(dg)); err == nil {
+		if fi, err := os.Lstat(c.blobPath(dg)); err == nil && fi.Mode().IsRegular() {
 			e.Size = fi.Size()
 		}
 		out = append(out, e)
@@ -367,7 +416,7 @@ func (c *Cache) Verify() (blobs int, problems []Problem, err error) {
 			problems = append(problems, Problem{p, "name is not a sha-256 digest"})
 			continue
 		}
-		b, err := os.ReadFile(p)
+		b, err := safefile.ReadFileNoFollow(p, maxBlob)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // evicted meanwhile
 		}
@@ -385,7 +434,11 @@ func (c *Cache) Verify() (blobs int, problems []Problem, err error) {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		b, rerr := os.ReadFile(p)
+		b, rerr := safefile.ReadFileNoFollow(p, maxRef)
+		if errors.Is(rerr, safefile.ErrNotRegular) || errors.Is(rerr, safefile.ErrTooLarge) {
+			problems = append(problems, Problem{p, rerr.Error()})
+			return nil
+		}
 		if rerr != nil {
 			return nil
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
+
+	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // The events jig-server emits, in this order, for every published version.
@@ -45,6 +47,9 @@ func (h Hook) Subscribed(event string) bool {
 	return h.Enabled && slices.Contains(h.Events, event)
 }
 
+// maxConfigSize bounds webhooks.json: a larger file is refused.
+const maxConfigSize = 4 << 20
+
 // Config is the content of webhooks.json.
 type Config struct {
 	Webhooks []Hook `json:"webhooks"`
@@ -57,7 +62,9 @@ type Config struct {
 // an error wrapping [os.ErrNotExist]; the caller decides whether that means
 // "no webhooks".
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	// safefile: a FIFO or device at path is refused instead of blocking
+	// the start or a SIGHUP reload.
+	data, err := safefile.ReadFile(path, maxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -71,9 +78,13 @@ func Load(path string) (*Config, error) {
 // Parse parses a webhooks.json document. As in the reference, every entry
 // must have "url" and "secret" strings, an "events" array and a boolean
 // "enabled"; jig also requires the URL to be absolute http(s) and the
-// secret to be non-empty. Event names jig never emits are kept and
+// secret to be non-empty, and refuses a document with a key twice in one
+// object (readers disagree on which counts). Event names jig never emits are kept and
 // reported in Warnings.
 func Parse(data []byte) (*Config, error) {
+	if err := jsonkeys.Check(data); err != nil {
+		return nil, err
+	}
 	var raw struct {
 		Webhooks *[]json.RawMessage `json:"webhooks"`
 	}

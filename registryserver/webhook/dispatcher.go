@@ -202,7 +202,7 @@ type Dispatcher struct {
 	reg       prometheus.Registerer
 	results   *prometheus.CounterVec
 
-	mu       sync.RWMutex // guards closed and sending on queue
+	mu       sync.RWMutex // guards hooks, closed and sending on queue
 	closed   bool
 	queue    chan job
 	wg       sync.WaitGroup
@@ -262,6 +262,21 @@ func New(hooks []Hook, opts ...Option) (*Dispatcher, error) {
 		d.wg.Go(d.work)
 	}
 	return d, nil
+}
+
+// SetHooks replaces the hooks that later calls of [Dispatcher.Notify]
+// send to (disabled ones are ignored), at once and as a whole. Events
+// already queued are delivered to the hooks they were queued for.
+func (d *Dispatcher) SetHooks(hooks []Hook) {
+	var enabled []Hook
+	for _, h := range hooks {
+		if h.Enabled {
+			enabled = append(enabled, h)
+		}
+	}
+	d.mu.Lock()
+	d.hooks = enabled
+	d.mu.Unlock()
 }
 
 // Notify queues events for every enabled hook subscribed to them and

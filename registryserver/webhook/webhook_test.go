@@ -50,6 +50,9 @@ func TestParse(t *testing.T) {
 		{name: "relative url", doc: `{"webhooks":[{"url":"/hook","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: "absolute"},
 		{name: "ftp url", doc: `{"webhooks":[{"url":"ftp://x/` + secret + `","secret":"k","events":[],"enabled":true}]}`, errHas: "http"},
 		{name: "entry not object", doc: `{"webhooks":["http://x"]}`, errHas: "webhooks[0]"},
+		{name: "duplicate url", doc: `{"webhooks":[{"url":"http://x","url":"http://evil","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: `the key "url" appears twice in /webhooks/0`},
+		{name: "duplicate top-level key", doc: `{"webhooks":[],"webhooks":[{"url":"http://x","secret":"` + secret + `","events":[],"enabled":true}]}`, errHas: `the key "webhooks" appears twice at the top level`},
+		{name: "duplicate key differing in case", doc: `{"webhooks":[{"url":"http://x","secret":"` + secret + `","events":[],"enabled":false,"Enabled":true}]}`, errHas: `"Enabled" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -342,5 +345,29 @@ jig_webhook_deliveries_total{result="failed"} 1
 	// A second dispatcher on the same registry shares the counter.
 	if _, err := webhook.New(nil, webhook.WithRegisterer(reg)); err != nil {
 		t.Errorf("second dispatcher on one registry: %v", err)
+	}
+}
+
+// TestSetHooks: after SetHooks, events go to the new hooks only.
+func TestSetHooks(t *testing.T) {
+	t.Parallel()
+	oldRC, newRC := &receiver{t: t}, &receiver{t: t}
+	oldSrv, newSrv := httptest.NewServer(oldRC), httptest.NewServer(newRC)
+	defer oldSrv.Close()
+	defer newSrv.Close()
+	d, err := webhook.New([]webhook.Hook{{URL: oldSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetHooks([]webhook.Hook{
+		{URL: newSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: true},
+		{URL: oldSrv.URL, Secret: secret, Events: []string{webhook.EventUploaded}, Enabled: false},
+	})
+	d.Notify(webhook.Events("a", "1.0.0", "@x", "@x/a/1.0.0", time.Now())...)
+	if err := d.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(oldRC.got) != 0 || len(newRC.got) != 1 {
+		t.Errorf("got %d deliveries to the replaced hook and %d to the new one, want 0 and 1", len(oldRC.got), len(newRC.got))
 	}
 }

@@ -230,12 +230,29 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in"})
 	case strings.HasPrefix(rest, "-/static/"):
 		u.serveStatic(w, r, strings.TrimPrefix(rest, "-/static/"))
-	case strings.HasPrefix(rest, "-/r/"):
-		u.registryPage(w, r, strings.TrimPrefix(rest, "-/r/"))
+	case strings.HasPrefix(rest, registryPages):
+		u.registryPage(w, r, strings.TrimPrefix(rest, registryPages))
 	default:
 		u.notFound(w, r)
 	}
 }
+
+// Serves reports whether path is one of the catalog's pages (see
+// [UI.Routes]).
+func (u *UI) Serves(path string) bool {
+	return path+"/" == u.base || strings.HasPrefix(path, u.base) && (path == u.base || strings.HasPrefix(path, u.base+"-/"))
+}
+
+// RegistryPagePrefix is the path prefix of registry pages, followed by
+// the namespace: base + "-/r/".
+func (u *UI) RegistryPagePrefix() string { return u.base + registryPages }
+
+// RequestToken returns the token of the visitor signed in with r's
+// cookie, or "" when there is none.
+func RequestToken(r *http.Request) string { return token(r) }
+
+// registryPages is where registry pages live under the base path.
+const registryPages = "-/r/"
 
 // token returns the signed-in visitor's token from the cookie, or "".
 func token(r *http.Request) string {
@@ -286,6 +303,7 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
+	out := showControls(buf.Bytes())
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages depend on the cookie: never stored for a signed-in visitor,
@@ -298,8 +316,37 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 	h.Set("Vary", "Cookie")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(out)
 	}
+}
+
+// hiddenControl reports whether r is a character that would change how a
+// page reads without being seen ([registry.DeceptiveRune]): a bidi
+// override that reverses a file name, an escape sequence. Tabs and line
+// breaks are the page's own.
+func hiddenControl(r rune) bool {
+	return r != '\t' && r != '\n' && r != '\r' && registry.DeceptiveRune(r)
+}
+
+// showControls replaces every hidden control of a rendered page with its
+// code point in brackets ("[U+202E]"), so a description, tag, target or
+// file that carries one shows it rather than obeys it. Templates escape
+// HTML but leave these alone; URLs in attributes are already
+// percent-encoded.
+func showControls(page []byte) []byte {
+	i := bytes.IndexFunc(page, hiddenControl)
+	if i < 0 {
+		return page
+	}
+	out := make([]byte, 0, len(page)+32)
+	for i >= 0 {
+		out = append(out, page[:i]...)
+		r, n := utf8.DecodeRune(page[i:])
+		out = fmt.Appendf(out, "[%U]", r)
+		page = page[i+n:]
+		i = bytes.IndexFunc(page, hiddenControl)
+	}
+	return append(out, page...)
 }
 
 // notFound is the one answer for anything absent or not readable.
@@ -480,7 +527,7 @@ func allFiles(m *registry.Manifest) []registry.File {
 }
 
 func (u *UI) registryURL(ns, p, version string) string {
-	s := u.base + "-/r/" + ns + "/" + p
+	s := u.base + registryPages + ns + "/" + p
 	if version != "" {
 		s += "/" + version
 	}

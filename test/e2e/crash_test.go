@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver/storage/s3"
@@ -237,7 +238,7 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 	// waits until the server has spooled some of it to disk.
 	srv := startCrashServer(t, dir, st.env, port)
 	var tgz bytes.Buffer
-	if _, _, err := registryclient.Pack(&tgz, pkg); err != nil {
+	if _, _, err := pkgarchive.Pack(&tgz, pkg); err != nil {
 		t.Fatal(err)
 	}
 	pr, pw := io.Pipe()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // State is what [Dir.Owner] knows about an owner.
@@ -393,4 +395,19 @@ func validID(id string) bool {
 		}
 	}
 	return true
+}
+
+// checkPrivate refuses a folder that is a symbolic link, belongs to
+// another user or that other users may write to: they could read the
+// uploads, or plant files and links the server would trust.
+func checkPrivate(path string) error {
+	err := safefile.CheckPrivateDir(path, false)
+	var pe *safefile.PrivateDirError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if fix := pe.Fix(); fix != "" {
+		return fmt.Errorf("scratch folder %w; run %s or point it at a directory of the server's own", err, fix)
+	}
+	return fmt.Errorf("scratch folder %w; point it at a directory of the server's own", err)
 }

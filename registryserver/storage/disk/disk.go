@@ -118,7 +118,7 @@ func (s *Storage) Get(ctx context.Context, key string) (io.ReadCloser, storage.I
 	}
 	f, ok, err := s.fast.open(s.root, key, oRDONLY)
 	if !ok {
-		f, err = s.root.Open(filepath.FromSlash(key))
+		f, err = s.root.OpenFile(filepath.FromSlash(key), oRDONLY, 0)
 	}
 	if err != nil {
 		return nil, storage.Info{}, s.mapErr("get", key, err)
@@ -536,12 +536,12 @@ func (s *Storage) Ping(ctx context.Context) error {
 	if !os.SameFile(opened, now) {
 		return fmt.Errorf("disk: ping: storage root %s was replaced after the server opened it; restart the server", s.dir)
 	}
-	if err := s.root.MkdirAll(reservedDir, 0o755); err != nil {
-		return fmt.Errorf("disk: ping: storage root %s is not writable: %w", s.dir, err)
-	}
+	// The probe is a temporary file at the top (reserved, never listed,
+	// removed by RemoveTemp if a crash leaves it), not in .jig: a storage
+	// the server only reads gets no .jig folder until a publish needs one.
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	probe := filepath.Join(reservedDir, "ping-"+hex.EncodeToString(rnd[:]))
+	probe := tmpPrefix + "ping-" + hex.EncodeToString(rnd[:])
 	f, err := s.root.OpenFile(probe, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("disk: ping: storage root %s is not writable: %w", s.dir, err)

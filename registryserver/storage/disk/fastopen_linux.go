@@ -72,6 +72,6 @@ func (f *fastOpener) close() error {
 }
 
 const (
-	oRDONLY = unix.O_RDONLY
+	oRDONLY = unix.O_RDONLY | unix.O_NONBLOCK // a FIFO planted in the storage must not block a request
 	oPATH   = unix.O_PATH
 )

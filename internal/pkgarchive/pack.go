@@ -1,0 +1,156 @@
+package pkgarchive
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry"
+)
+
+// ErrInvalidPackage is wrapped by every error of [Pack] about the
+// directory it packs (rather than about writing the archive).
+var ErrInvalidPackage = errors.New("invalid package")
+
+// packMTime is the modification time of every packed entry, so that the
+// same directory always packs to the same bytes.
+var packMTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Pack writes the registry in dir to w as a gzip-compressed tar:
+// registry.json at the root, then every file registry.json declares
+// (files[].path, language blocks, custom merge scripts), sorted, and
+// nothing else. Entries are regular files with fixed mode (0644, 0755 when
+// executable by the owner), owner, group and modification time, so the
+// same directory always packs to the same bytes. Declared files must be
+// regular files inside dir (symbolic links are refused), and registry.json
+// must pass its schema. It returns the manifest and the packed paths.
+//
+// Pack checks what it needs to know what to pack; [Inspect] runs the rest
+// of the checks an upload gets.
+func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+	}
+	defer root.Close()
+	raw, err := readManifest(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+	}
+	if err := registry.ValidateManifestJSON(raw); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: registry.json: %w", ErrInvalidPackage, dir, err)
+	}
+	m, err := registry.ParseManifest(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, dir, err)
+	}
+	if _, err := m.StorageSegments(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: registry.json: %w", ErrInvalidPackage, dir, err)
+	}
+	declared := m.FilePaths()
+	sort.Strings(declared)
+	files := []string{ManifestName}
+	total := int64(len(raw))
+	for _, p := range declared {
+		if p == ManifestName {
+			continue
+		}
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, fmt.Errorf("%w: registry.json declares %s, which does not exist in %s", ErrInvalidPackage, p, dir)
+		case err != nil:
+			return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, p, err)
+		case !fi.Mode().IsRegular():
+			return nil, nil, fmt.Errorf("%w: %s is not a regular file (symbolic links and special files cannot be published)", ErrInvalidPackage, p)
+		}
+		total += fi.Size()
+		files = append(files, p)
+	}
+	if total > DefaultMaxUnpacked {
+		return nil, nil, fmt.Errorf("%w: the declared files add up to %d bytes, over the server's limit of %d MiB",
+			ErrInvalidPackage, total, DefaultMaxUnpacked>>20)
+	}
+
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return nil, nil, err
+	}
+	tw := tar.NewWriter(zw)
+	for _, p := range files {
+		if err := packFile(tw, root, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
+	return m, files, nil
+}
+
+func packFile(tw *tar.Writer, root *os.Root, p string) error {
+	// Checked again once open: a file swapped for a FIFO since the
+	// Lstat must not block the pack.
+	f, fi, err := safefile.OpenIn(root, filepath.FromSlash(p))
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidPackage, err)
+	}
+	defer f.Close()
+	mode := int64(0o644)
+	if fi.Mode().Perm()&0o100 != 0 {
+		mode = 0o755
+	}
+	h := &tar.Header{Typeflag: tar.TypeReg, Name: p, Size: fi.Size(), Mode: mode, ModTime: packMTime}
+	if err := tw.WriteHeader(h); err != nil {
+		return fmt.Errorf("packing %s: %w", p, err)
+	}
+	n, err := io.Copy(tw, io.LimitReader(f, fi.Size()))
+	if err != nil {
+		return fmt.Errorf("packing %s: %w", p, err)
+	}
+	if n != fi.Size() {
+		return fmt.Errorf("packing %s: the file changed while it was read", p)
+	}
+	return nil
+}
+
+// ReadPreset reads a preset.json document; one of more than
+// [MaxPresetSize] bytes is refused as jig-server refuses it.
+func ReadPreset(r io.Reader) ([]byte, error) {
+	return readCapped(r, MaxPresetSize, PresetTooLarge())
+}
+
+// readCapped reads r to the end; more than max bytes is the error tooLarge.
+func readCapped(r io.Reader, max int64, tooLarge error) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, tooLarge
+	}
+	return data, nil
+}
+
+func readManifest(root *os.Root) ([]byte, error) {
+	f, _, err := safefile.OpenIn(root, ManifestName)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, DefaultMaxManifestSize, fmt.Errorf("registry.json is larger than %d bytes", DefaultMaxManifestSize))
+}

@@ -1,0 +1,111 @@
+package pkgarchive_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/internal/pkgarchive"
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
+)
+
+// readBack reads an archive back with Walk: its regular files in archive
+// order, with their content.
+func readBack(t *testing.T, data []byte) ([]string, map[string]string) {
+	t.Helper()
+	var names []string
+	content := map[string]string{}
+	err := pkgarchive.Walk(bytes.NewReader(data), pkgarchive.Limits{}, func(string) bool { return true },
+		func(name string, _ int64, body io.Reader) error {
+			b, err := io.ReadAll(body)
+			names = append(names, name)
+			content[name] = string(b)
+			return err
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names, content
+}
+
+func TestPack(t *testing.T) {
+	t.Parallel()
+	dir := pt.WriteRegistry(t, "1.0.0")
+	var a, b bytes.Buffer
+	m, files, err := pkgarchive.Pack(&a, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "ui-kit" || m.Namespace != "@acme" {
+		t.Errorf("got manifest %s %s, want ui-kit @acme", m.Name, m.Namespace)
+	}
+	want := []string{"registry.json", "templates/button.ts", "templates/gitignore"}
+	if diff := cmp.Diff(want, files); diff != "" {
+		t.Errorf("packed files (-want +got):\n%s", diff)
+	}
+	names, content := readBack(t, a.Bytes())
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("archive entries (-want +got):\n%s", diff)
+	}
+	if content["templates/gitignore"] != "dist\n" {
+		t.Errorf("templates/gitignore = %q", content["templates/gitignore"])
+	}
+	// What Pack writes passes every check of an upload.
+	if _, _, err := pkgarchive.Inspect(a.Bytes(), pkgarchive.Limits{}); err != nil {
+		t.Errorf("Inspect of a packed registry: %v", err)
+	}
+	// Touch the files: the archive must not change.
+	for _, f := range want {
+		p := filepath.Join(dir, f)
+		data, _ := os.ReadFile(p)
+		_ = os.Remove(p)
+		_ = os.WriteFile(p, data, 0o600)
+	}
+	if _, _, err := pkgarchive.Pack(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("packing the same directory twice gave different bytes")
+	}
+}
+
+func TestPackRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		errHas string
+	}{
+		{"missing declared file", func(t *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, "templates/button.ts")) }, "does not exist"},
+		{"symlink", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "templates/button.ts")
+			_ = os.Remove(p)
+			if err := os.Symlink("/etc/hostname", p); err != nil {
+				t.Skip(err)
+			}
+		}, "not a regular file"},
+		{"schema", func(t *testing.T, dir string) {
+			_ = os.WriteFile(filepath.Join(dir, "registry.json"), []byte(`{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0"}`), 0o644)
+		}, "/version"},
+		{"not json", func(t *testing.T, dir string) {
+			_ = os.WriteFile(filepath.Join(dir, "registry.json"), []byte(`{`), 0o644)
+		}, "JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := pt.WriteRegistry(t, "1.0.0")
+			tt.change(t, dir)
+			_, _, err := pkgarchive.Pack(io.Discard, dir)
+			if !errors.Is(err, pkgarchive.ErrInvalidPackage) || !strings.Contains(err.Error(), tt.errHas) {
+				t.Errorf("got %v, want ErrInvalidPackage mentioning %q", err, tt.errHas)
+			}
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package safefile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// OpenIn is [Open] for the file name inside root: the open never blocks,
+// and anything but a regular file is refused with [ErrNotRegular].
+func OpenIn(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(name, fi.Mode())
+	}
+	return f, fi, nil
+}
+
+// OpenDir opens the directory at path for reading its entries, following
+// symbolic links. The open never blocks: a FIFO or a device at path is
+// refused with an error saying it is not a directory.
+func OpenDir(path string) (*os.File, error) {
+	return checkDir(os.OpenFile(path, os.O_RDONLY|nonblock|directory, 0))
+}
+
+// OpenDirIn is [OpenDir] for the directory name inside root.
+func OpenDirIn(root *os.Root, name string) (*os.File, error) {
+	return checkDir(root.OpenFile(name, os.O_RDONLY|nonblock|directory, 0))
+}
+
+func checkDir(f *os.File, err error) (*os.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("not a directory (a %s)", kind(fi.Mode()))}
+	}
+	return f, nil
+}

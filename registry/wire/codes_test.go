@@ -1,0 +1,95 @@
+package wire
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readmeCodes parses the table under "#### Error codes" in README.md:
+// code to status, 0 for "other".
+func readmeCodes(t *testing.T) map[Code]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[Code]int{}
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			in = line == "#### Error codes"
+			continue
+		}
+		if !in || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
+			t.Fatalf("README error table: malformed row %q", line)
+		}
+		code := Code(strings.Trim(strings.TrimSpace(cells[1]), "`"))
+		status := 0
+		if s := strings.TrimSpace(cells[2]); s != "other" {
+			if status, err = strconv.Atoi(s); err != nil {
+				t.Fatalf("README error table: status of %s: %v", code, err)
+			}
+		}
+		if _, dup := got[code]; dup {
+			t.Fatalf("README error table: %s appears twice", code)
+		}
+		got[code] = status
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 {
+		t.Fatal(`README.md has no "#### Error codes" table`)
+	}
+	return got
+}
+
+// TestCodesMatchREADME walks the code table against README.md's error
+// table, both ways: the same codes with the same statuses.
+func TestCodesMatchREADME(t *testing.T) {
+	doc := readmeCodes(t)
+	seen := map[Code]bool{}
+	for _, r := range codes {
+		if seen[r.code] {
+			t.Errorf("%s appears twice in the table", r.code)
+		}
+		seen[r.code] = true
+		st, ok := doc[r.code]
+		switch {
+		case !ok:
+			t.Errorf("%s (%d) is missing from README.md's error table", r.code, r.status)
+		case st != r.status:
+			t.Errorf("%s: README.md says %d, the table %d", r.code, st, r.status)
+		}
+		if r.code.Status() != r.status {
+			t.Errorf("%s.Status() = %d, want %d", r.code, r.code.Status(), r.status)
+		}
+	}
+	for c := range doc {
+		if !seen[c] {
+			t.Errorf("README.md's error table lists %s, which package wire does not know", c)
+		}
+	}
+}
+
+func TestCodeForStatus(t *testing.T) {
+	for _, c := range genericCodes {
+		if got := CodeForStatus(c.Status()); got != c {
+			t.Errorf("CodeForStatus(%d) = %s, want %s", c.Status(), got, c)
+		}
+	}
+	if got := CodeForStatus(418); got != CodeHTTPError {
+		t.Errorf("CodeForStatus(418) = %s, want HTTP_ERROR", got)
+	}
+}
