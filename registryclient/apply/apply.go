@@ -5,46 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jigkit/jig/registry"
 )
-
-// Source fetches registries, their files and presets. *registryclient.Sources
-// satisfies it; tests and build tools may provide their own.
-type Source interface {
-	// Manifest returns the manifest of id; an id without a version means
-	// the latest one.
-	Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error)
-	// File returns the bytes of a file of the version-pinned registry id.
-	File(ctx context.Context, id registry.ID, path string) ([]byte, error)
-	// Preset returns the preset with the given name (no "@presets/").
-	Preset(ctx context.Context, name string) (*registry.Preset, error)
-}
-
-// DigestSource is a [Source] that also reports the sha-256 digest of the
-// manifest bytes it returns and whether they were verified against the
-// server's digest index. *registryclient.Sources satisfies it. The engine
-// records the digest in jig.json and reports the verification state in
-// the plan.
-type DigestSource interface {
-	Source
-	// ManifestDigest is Manifest plus the manifest's digest
-	// ("sha256:<hex>") and whether it was verified.
-	ManifestDigest(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, verified bool, err error)
-}
-
-// AheadSource is a [DigestSource] that can download a registry's files
-// while it checks the manifest's digest, so that a scaffold costs one
-// round trip less. *registryclient.Sources satisfies it.
-type AheadSource interface {
-	DigestSource
-	// ManifestDigestAhead is ManifestDigest that, once the manifest is in
-	// and before it is checked, may call files with it and start
-	// downloading the paths it returns (of the manifest's version), for
-	// the File calls that follow. What it returns is verified exactly as
-	// ManifestDigest's result is.
-	ManifestDigestAhead(ctx context.Context, id registry.ID, files func(*registry.Manifest) []string) (m *registry.Manifest, digest string, verified bool, err error)
-}
 
 // Errors the engine returns; match them with errors.Is.
 var (

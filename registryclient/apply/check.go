@@ -353,13 +353,6 @@ func firstLineOf(err error) string {
 	return s
 }
 
-// VersionLister is implemented by sources that can list a registry's
-// published versions (*registryclient.Sources does).
-type VersionLister interface {
-	// Versions lists id's versions, newest first.
-	Versions(ctx context.Context, id registry.ID) ([]string, error)
-}
-
 // OutdatedEntry is one installed registry in [Engine.Outdated]'s report.
 type OutdatedEntry struct {
 	Key string `json:"key"`

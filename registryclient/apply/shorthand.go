@@ -7,23 +7,6 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-// NamespaceSource is a [Source] that knows which namespace shorthand
-// identifiers ("runtimes/node") mean in what it serves: a storage written
-// for the reference names its registries in shorthand meaning "@rack".
-// *registryclient.Sources satisfies it (an rc-file setting, else what the
-// server advertises). With a plain [Source], shorthand means
-// [registry.DefaultNamespace].
-type NamespaceSource interface {
-	Source
-	// DefaultNamespace returns the namespace shorthand means in content
-	// from namespace from's source: preset members (from is
-	// [registry.PresetNamespace]), a registry's registryDependencies and
-	// conflicts (from is its namespace), and identifiers the user typed
-	// (from is [registry.DefaultNamespace]). It is called only when a
-	// shorthand identifier appears.
-	DefaultNamespace(ctx context.Context, from string) (string, error)
-}
-
 // ShorthandError wraps the failure to fetch a registry that was named in
 // shorthand, so that a caller can say how the shorthand was read and how
 // to read it differently.
