@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // Errors the engine returns; match them with errors.Is.
@@ -299,4 +301,41 @@ func (e *Engine) Run(ctx context.Context, req Request, dryRun bool) (*Plan, erro
 		return p, err
 	}
 	return p, e.Apply(ctx, p)
+}
+
+// ErrOtherVersion is wrapped by [*OtherVersionError].
+var ErrOtherVersion = errors.New("another version is installed")
+
+// OtherVersionError is returned when [ModeAdd] is asked for a version of a
+// registry the project has at another version: an update
+// ([UpdateRequest.To]) moves it and merges the project's edits.
+type OtherVersionError struct {
+	Key       string // canonical key
+	Installed string // installed version
+	Requested string // requested version
+}
+
+func (e *OtherVersionError) Error() string {
+	return fmt.Sprintf("registry %s is installed at version %s, not %s", e.Key, e.Installed, e.Requested)
+}
+
+// Unwrap makes errors.Is(err, ErrOtherVersion) true.
+func (e *OtherVersionError) Unwrap() error { return ErrOtherVersion }
+
+// otherVersion returns an [*OtherVersionError] when tid asks for a version
+// other than the installed one.
+func otherVersion(proj *registry.Project, tid registry.ID) error {
+	if tid.Version == "" {
+		return nil
+	}
+	inst, ok := proj.Installed[tid.Key()]
+	v := inst.Version
+	if !ok {
+		have, _ := proj.HasItem(tid)
+		v = have.Version
+	}
+	if v != "" && v != tid.Version {
+		return &OtherVersionError{Key: tid.Key(), Installed: v, Requested: tid.Version}
+	}
+	return nil
 }

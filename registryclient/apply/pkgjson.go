@@ -3,6 +3,8 @@ package apply
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -128,4 +130,57 @@ func hasName(b []byte) bool {
 	}
 	_, ok := pj["name"]
 	return ok
+}
+
+// reviewPackageJSON reports, in the plan, the scripts and top-level fields
+// package.json gained or lost since before (its bytes before the
+// registries of this step were applied; nil when there was none). With
+// keep, scripts before had that the step changed are put back and
+// reported as conflicts, with a warning naming both commands.
+func (pl *planner) reviewPackageJSON(before []byte, keep bool) error {
+	st := pl.files["package.json"]
+	if st == nil || !st.touched {
+		return nil
+	}
+	rev, err := registry.ReviewPackageJSON(before, st.cur, keep)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
+	}
+	p := pl.plan
+	st.cur = rev.Content
+	p.Scripts = append(p.Scripts, rev.Scripts...)
+	p.PackageConflicts = append(p.PackageConflicts, rev.Conflicts...)
+	for _, c := range rev.Conflicts {
+		name := strings.TrimPrefix(c.Path, "scripts.")
+		theirs := strconv.Quote(c.Theirs)
+		if c.Theirs == "" {
+			theirs = "it removed"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("package.json: your script %q (%s) was kept; the registry wants %s (re-run with --force to replace it)", name, c.Ours, theirs))
+	}
+	return nil
+}
+
+// reviewPackageFields sets [Plan.PackageFields] from package.json before
+// and after the whole plan (a package.json it creates: without its name
+// and version).
+func (pl *planner) reviewPackageFields() {
+	st := pl.files["package.json"]
+	if st == nil || !st.touched {
+		return
+	}
+	var before []byte
+	if st.exists {
+		before = st.orig
+	}
+	rev, err := registry.ReviewPackageJSON(before, st.cur, false)
+	if err != nil {
+		return
+	}
+	for _, f := range rev.Fields {
+		if !st.exists && (f.Name == "name" || f.Name == "version") {
+			continue // what every package.json jig creates starts with
+		}
+		pl.plan.PackageFields = append(pl.plan.PackageFields, f)
+	}
 }

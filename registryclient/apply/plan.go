@@ -897,3 +897,35 @@ func noteRangeConflict(pkg string, reqs []registry.RangeRequest, winner registry
 	}
 	return fmt.Sprintf("npm package %s: incompatible ranges (%s); using %s from %s (lowest priority number)", pkg, strings.Join(parts, ", "), winner.Range, winner.From)
 }
+
+// finishLifecycle turns a file an update or remove deletes, keeps or
+// writes with conflicts into its file change and pending write.
+func (pl *planner) finishLifecycle(st *fileState) {
+	fc := FileChange{Target: st.target, Strategy: st.strategy, From: st.from, Reason: st.reason, Conflicts: st.conflicts, Mode: st.mode}
+	switch {
+	case st.remove:
+		fc.Action = ActionDelete
+		pl.plan.writes = append(pl.plan.writes, pendingWrite{
+			target: st.target, real: st.real, existed: true, orig: st.orig, origMode: st.mode, remove: true,
+		})
+	case st.action == ActionKeep:
+		fc.Action = ActionKeep
+	default:
+		fc.Action = st.action
+		mode := st.mode
+		if !st.exists {
+			mode = 0o644
+		}
+		if st.executable {
+			mode = 0o755
+		}
+		fc.Mode = mode
+		if !st.exists || !bytesEqual(st.orig, st.cur) || mode != st.mode {
+			pl.plan.writes = append(pl.plan.writes, pendingWrite{
+				target: st.target, real: st.real, data: st.cur, mode: mode,
+				existed: st.exists, orig: st.orig, origMode: st.mode,
+			})
+		}
+	}
+	pl.plan.Files = append(pl.plan.Files, fc)
+}
