@@ -1,9 +1,19 @@
 package apply
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"golang.org/x/sync/errgroup"
 )
 
 // The file actions update and remove add to those of [Plan].
@@ -76,4 +86,448 @@ func (p *Plan) Diffs() []FileDiff {
 		out = append(out, FileDiff{Target: w.target, Action: actions[w.target], Diff: d})
 	}
 	return out
+}
+
+// More errors of the lifecycle commands; match them with errors.Is.
+var (
+	// ErrNoProject is matched by a [*NoProjectError].
+	ErrNoProject = errors.New("no jig.json in the project directory")
+	// ErrNotInstalled is matched by a [*NotInstalledError].
+	ErrNotInstalled = errors.New("registry is not installed")
+	// ErrDependedOn is wrapped by [*DependedOnError].
+	ErrDependedOn = errors.New("registry is needed by another installed registry")
+	// ErrUnresolved is matched by an [*UnresolvedError].
+	ErrUnresolved = errors.New("the conflicts of the last update are not resolved")
+)
+
+// NoProjectError is returned by the lifecycle operations (update, remove,
+// check, diff, outdated) for a directory without a jig.json: there is no
+// project to change yet. It matches [ErrNoProject].
+type NoProjectError struct {
+	Dir string // the absolute project directory
+	// Reference is set when the directory has the reference's project
+	// file, rack.json: [Engine.Adopt] can make a jig.json from it.
+	Reference bool
+}
+
+// noProject returns the [*NoProjectError] for the absolute directory dir.
+func noProject(dir string) *NoProjectError {
+	_, err := os.Stat(filepath.Join(dir, registry.ReferenceProjectFile))
+	return &NoProjectError{Dir: dir, Reference: err == nil}
+}
+
+// Error reads "no jig.json in the project directory <dir>".
+func (e *NoProjectError) Error() string { return fmt.Sprintf("%v %s", ErrNoProject, e.Dir) }
+
+// Unwrap returns [ErrNoProject].
+func (e *NoProjectError) Unwrap() error { return ErrNoProject }
+
+// NotInstalledError is returned when update or remove names a registry
+// the project does not have. It matches [ErrNotInstalled].
+type NotInstalledError struct {
+	Registry string // the canonical key, "@main/quality/eslint"
+	Typed    string // as given, "quality/eslint@2.0.0"
+	// Suggestion is the installed registry (its key) Typed most probably
+	// misspells, "" when none is near.
+	Suggestion string
+	// Mode is the command that was asked: [ModeUpdate] (update and diff)
+	// or [ModeRemove].
+	Mode Mode
+}
+
+// Error reads "registry is not installed: <key> is not installed in this
+// project".
+func (e *NotInstalledError) Error() string {
+	return fmt.Sprintf("%v: %s is not installed in this project", ErrNotInstalled, e.Registry)
+}
+
+// Unwrap returns [ErrNotInstalled].
+func (e *NotInstalledError) Unwrap() error { return ErrNotInstalled }
+
+// op is one registry an update or remove moves.
+type op struct {
+	id     registry.ID // pinned to the installed version, language suffix as recorded
+	key    string
+	inst   registry.Installed
+	lang   registry.Language
+	to     string // target version; "" for remove
+	remove bool
+	base   *Rendered
+	theirs *Rendered // nil for remove
+
+	digest     string                 // manifest digest of the target version ("" when unknown)
+	newFiles   map[string]string      // target -> hash recorded after the plan
+	conflicted registry.ConflictFiles // files written with conflict markers, and where
+}
+
+// lifecycle is the state shared by update and remove.
+type lifecycle struct {
+	pl    *planner
+	proj  *registry.Project
+	name  string
+	force bool
+	// current holds the manifest every installed registry has after the
+	// plan (installed version, or target version for updated ones).
+	current map[string]*registry.Manifest
+	langs   map[string]registry.Language
+	renders map[string]*Rendered // key@version -> rendering
+	mu      sync.Mutex
+}
+
+// openProject prepares a plan over the existing project in dir.
+func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
+	if dir == "" {
+		return nil, errors.New("apply: project directory is empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("project directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("project directory %s is not a directory", abs)
+	}
+	root, err := resolveExisting(abs)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Dir: abs, Mode: mode, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}, Updates: []RegistryUpdate{}}
+	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
+	st, err := pl.state(registry.ProjectFile)
+	if err != nil {
+		return nil, err
+	}
+	if !st.exists {
+		return nil, noProject(abs)
+	}
+	proj, err := pl.loadProject(filepath.Base(abs))
+	if err != nil {
+		return nil, err
+	}
+	p.Name = proj.Name
+	p.skipInstall = proj.SkipInstall
+	pkg, err := pl.state("package.json")
+	if err != nil {
+		return nil, err
+	}
+	if pkg.exists {
+		if err := checkPackageJSON(pkg.orig); err != nil {
+			return nil, err
+		}
+	}
+	return &lifecycle{pl: pl, proj: proj, name: proj.Name, current: map[string]*registry.Manifest{}, langs: map[string]registry.Language{}, renders: map[string]*Rendered{}}, nil
+}
+
+// installedIDs returns the installed registries in jig.json order, pinned
+// to their recorded versions (language suffix as recorded).
+func (lc *lifecycle) installedIDs() []registry.ID {
+	var ids []registry.ID
+	seen := map[string]bool{}
+	for _, it := range lc.proj.Items {
+		id, err := registry.ParseID(it)
+		if err != nil || seen[id.Key()] {
+			continue
+		}
+		seen[id.Key()] = true
+		if inst, ok := lc.proj.Installed[id.Key()]; ok && inst.Version != "" {
+			id.Version = inst.Version
+		}
+		if id.Version == "" {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	keys := make([]string, 0, len(lc.proj.Installed))
+	for k := range lc.proj.Installed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if seen[k] || lc.proj.Installed[k].Version == "" {
+			continue
+		}
+		id, err := registry.ParseID(k + "@" + lc.proj.Installed[k].Version)
+		if err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// find returns the installed identifier for typed, or a
+// [*NotInstalledError].
+func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error) {
+	want, _, err := lc.pl.e.parseID(ctx, registry.DefaultNamespace, typed)
+	if err != nil {
+		return registry.ID{}, err
+	}
+	if want.IsPreset() {
+		return registry.ID{}, fmt.Errorf("%s is a preset; name its registries instead", typed)
+	}
+	var keys []string
+	for _, id := range lc.installedIDs() {
+		if id.Key() == want.Key() {
+			return id, nil
+		}
+		keys = append(keys, id.Key())
+	}
+	return registry.ID{}, &NotInstalledError{Registry: want.Key(), Typed: typed,
+		Suggestion: suggest.Registry(want.Key(), keys), Mode: lc.pl.plan.Mode}
+}
+
+// fetchInstalled fetches the manifest of every installed registry at its
+// installed version, concurrently, and settles each one's language.
+func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) error {
+	e := lc.pl.e
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.concurrency)
+	for _, id := range ids {
+		g.Go(func() error {
+			pinned := id
+			pinned.Language = ""
+			m, err := e.src.Manifest(gctx, pinned)
+			if err != nil {
+				return fmt.Errorf("fetching installed registry %s: %w", pinned, err)
+			}
+			if err := checkManifest(pinned, m); err != nil {
+				return err
+			}
+			lang := lc.proj.Installed[id.Key()].Language
+			if lang == "" {
+				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+			}
+			lc.mu.Lock()
+			lc.current[id.Key()] = m
+			lc.langs[id.Key()] = lang
+			lc.mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	lc.pl.plan.RoundTrips++
+	return nil
+}
+
+// render returns the (cached) rendering of key at the version of m.
+func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifest, lang registry.Language) (*Rendered, error) {
+	ck := key + "@" + m.Version + ":" + string(lang)
+	lc.mu.Lock()
+	r := lc.renders[ck]
+	lc.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	id, err := registry.ParseID(key + "@" + m.Version)
+	if err != nil {
+		return nil, err
+	}
+	r, err = lc.pl.e.renderManifest(ctx, id, m, lang)
+	if err != nil {
+		return nil, err
+	}
+	lc.mu.Lock()
+	lc.renders[ck] = r
+	lc.mu.Unlock()
+	return r, nil
+}
+
+// renderOps renders, in one concurrent round, the base and theirs of every
+// op and the current version of every other registry that shares a json,
+// ignore or env file with one of them (so that what they provide is kept).
+func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*registry.Manifest) error {
+	need := map[string]bool{}
+	for _, o := range ops {
+		for t := range o.inst.Files {
+			for k, inst := range lc.proj.Installed {
+				if _, ok := inst.Files[t]; ok && k != o.key && lc.current[k] != nil {
+					need[k] = true
+				}
+			}
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(lc.pl.e.opts.concurrency)
+	for _, o := range ops {
+		g.Go(func() error {
+			r, err := lc.render(gctx, o.key, base[o.key], o.lang)
+			o.base = r
+			return err
+		})
+		if !o.remove {
+			g.Go(func() error {
+				r, err := lc.render(gctx, o.key, lc.current[o.key], o.lang)
+				o.theirs = r
+				return err
+			})
+		}
+	}
+	for k := range need {
+		g.Go(func() error {
+			_, err := lc.render(gctx, k, lc.current[k], lc.langs[k])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	lc.pl.plan.RoundTrips++
+	return nil
+}
+
+// others returns what the other installed registries (at their versions
+// after the plan) render for target, merged in jig.json order, when any of
+// them provides it.
+func (lc *lifecycle) others(ctx context.Context, key, target string, strategy registry.Strategy) ([]byte, bool) {
+	var out []byte
+	found := false
+	for _, o := range lc.otherFiles(key, target) {
+		b, err := registry.MergeContext(ctx, strategy, out, found, o.file.Content)
+		if err != nil {
+			continue
+		}
+		out, found = b, true
+	}
+	return out, found
+}
+
+// otherFile is what another installed registry renders for a target.
+type otherFile struct {
+	key  string
+	file RenderedFile
+}
+
+// otherFiles returns, in jig.json order, what each other installed
+// registry that recorded target renders for it at its version after the
+// plan.
+func (lc *lifecycle) otherFiles(key, target string) []otherFile {
+	var out []otherFile
+	for _, id := range lc.installedIDs() {
+		k := id.Key()
+		if k == key || lc.current[k] == nil {
+			continue
+		}
+		if _, ok := lc.proj.Installed[k].Files[target]; !ok {
+			continue
+		}
+		lc.mu.Lock()
+		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
+		lc.mu.Unlock()
+		if f, ok := r.file(target); ok {
+			out = append(out, otherFile{k, f})
+		}
+	}
+	return out
+}
+
+// otherOverwrites returns what the other installed registries that
+// recorded target render for it, the one that would win last: in
+// ascending priority, ties in jig.json order. For a file with the
+// overwrite strategy, the last is what a fresh project would hold.
+func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
+	others := slices.DeleteFunc(lc.otherFiles(key, target), func(o otherFile) bool { return structured(o.file.Strategy) })
+	slices.SortStableFunc(others, func(a, b otherFile) int {
+		return cmp.Compare(lc.current[a.key].Priority, lc.current[b.key].Priority)
+	})
+	out := make([][]byte, len(others))
+	for i, o := range others {
+		out[i] = o.file.Content
+	}
+	return out
+}
+
+// reportUnneeded warns about installed registries that a moved registry
+// depended on and that nothing depends on any more.
+func (lc *lifecycle) reportUnneeded(ctx context.Context, ops []*op, base map[string]*registry.Manifest) {
+	e := lc.pl.e
+	needed := map[string]bool{}
+	for k, m := range lc.current {
+		for _, d := range m.RegistryDependencies {
+			if did, _, err := e.parseID(ctx, namespaceOfKey(k), d); err == nil {
+				needed[did.Key()] = true
+			}
+		}
+	}
+	tmpl := ""
+	if t, _, err := e.parseID(ctx, registry.DefaultNamespace, lc.proj.Template); err == nil {
+		tmpl = t.Key()
+	}
+	for _, o := range ops {
+		for _, d := range base[o.key].RegistryDependencies {
+			did, _, err := e.parseID(ctx, o.id.Namespace, d)
+			if err != nil || needed[did.Key()] || lc.current[did.Key()] == nil || did.Key() == tmpl {
+				continue
+			}
+			needed[did.Key()] = true
+			lc.pl.plan.Warnings = append(lc.pl.plan.Warnings, fmt.Sprintf("%s is no longer needed by any installed registry; it was kept (remove it with 'jig remove %s')", did.Key(), did.Key()))
+		}
+	}
+}
+
+// planProjectFile records the ops in jig.json: new versions, file hashes,
+// package.json values and conflicted files; removed registries go.
+func (lc *lifecycle) planProjectFile(ops []*op) error {
+	pl, proj := lc.pl, lc.proj
+	if proj.Installed == nil {
+		proj.Installed = map[string]registry.Installed{}
+	}
+	var before registry.PackageFragment
+	if st := pl.files["package.json"]; st != nil && st.exists {
+		before, _ = registry.PackageValues(st.orig)
+	}
+	for _, o := range ops {
+		if o.remove {
+			delete(proj.Installed, o.key)
+			items := proj.Items[:0:0]
+			for _, it := range proj.Items {
+				if id, err := registry.ParseID(it); err == nil && id.Key() == o.key {
+					continue
+				}
+				items = append(items, it)
+			}
+			proj.Items = items
+			continue
+		}
+		for i, it := range proj.Items {
+			if id, err := registry.ParseID(it); err == nil && id.Key() == o.key {
+				id.Version = o.to
+				proj.Items[i] = id.String()
+			}
+		}
+		// Files the project deleted and kept deleted stay recorded, so
+		// later updates keep them deleted and check reports them missing.
+		for t, h := range o.inst.Files {
+			if _, ok := o.newFiles[t]; !ok {
+				if tf, inT := o.theirs.file(t); inT && tf.Target != "" {
+					if st := pl.files[t]; st != nil && !st.exists && !st.touched {
+						o.newFiles[t] = h
+					}
+				}
+			}
+		}
+		var conflicted registry.ConflictFiles
+		for _, c := range o.conflicted {
+			if _, dup := conflicted.Find(c.Target); !dup {
+				conflicted = append(conflicted, c)
+			}
+		}
+		proj.Installed[o.key] = registry.Installed{
+			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
+			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
+		}
+	}
+	pl.refreshRecords(proj, true)
+	b, err := proj.Marshal()
+	if err != nil {
+		return err
+	}
+	st := pl.files[registry.ProjectFile]
+	if jsonSame(st.cur, b) {
+		return nil
+	}
+	st.cur, st.touched, st.strategy = b, true, registry.StrategyJSON
+	st.from = appendOnce(st.from, "jig")
+	return nil
 }
