@@ -188,13 +188,13 @@ func (e *Engine) planFrozen(ctx context.Context, req Request, pl *planner, p *Pl
 	if req.Template == "" {
 		req.Template = tid.String()
 	}
-	// finishPlan rewrites proj's records: keep what jig.json said.
+	// mergeResolved rewrites proj's records: keep what jig.json said.
 	recorded := make(map[string]registry.Installed, len(proj.Installed))
 	for k, inst := range proj.Installed {
 		inst.Files = maps.Clone(inst.Files)
 		recorded[k] = inst
 	}
-	fp, err := fpl.finishPlan(ctx, req, p, proj, tid, proj.Language, res, name)
+	fp, err := fpl.mergeResolved(ctx, req, p, proj, tid, proj.Language, res, name)
 	if err != nil {
 		return nil, err
 	}

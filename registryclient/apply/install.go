@@ -62,9 +62,9 @@ type StepResult struct {
 	Err error `json:"-"`
 }
 
-// finish runs the steps asked for with [WithInstall] and [WithGitInit]
+// installAndGitInit runs the steps asked for with [WithInstall] and [WithGitInit]
 // after p was written.
-func (e *Engine) finish(ctx context.Context, p *Plan) {
+func (e *Engine) installAndGitInit(ctx context.Context, p *Plan) {
 	if e.opts.install && (p.Mode == ModeInit || p.PackagesChanged()) {
 		if p.skipInstall {
 			p.Install = &StepResult{Command: DetectPackageManager(p.Dir) + " install", Status: StepSkipped,

@@ -410,12 +410,12 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p.RoundTrips += res.rounds
 	p.Warnings = append(p.Warnings, res.warnings...)
 
-	return pl.finishPlan(ctx, req, p, proj, tid, projectLang, res, name)
+	return pl.mergeResolved(ctx, req, p, proj, tid, projectLang, res, name)
 }
 
-// finishPlan fetches the files of the resolved registries, merges them
+// mergeResolved fetches the files of the resolved registries, merges them
 // into the project and plans package.json and jig.json.
-func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *registry.Project, tid registry.ID, projectLang registry.Language, res *resolution, name string) (*Plan, error) {
+func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj *registry.Project, tid registry.ID, projectLang registry.Language, res *resolution, name string) (*Plan, error) {
 	blobs, rounds, err := pl.fetchFiles(ctx, res.nodes)
 	if err != nil {
 		return nil, err
@@ -472,7 +472,7 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		return nil, err
 	}
 	pl.reviewPackageFields()
-	if err := pl.finish(); err != nil {
+	if err := pl.planWrites(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -827,11 +827,11 @@ func hashOf(b []byte) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
-// finish turns the file states into file changes and pending writes.
+// planWrites turns the file states into file changes and pending writes.
 // jig.json is written last, package.json just before it. A change to a
 // file behind a symlink (only package.json and jig.json can get one: the
 // registries' targets behind links are skipped or kept) fails the plan.
-func (pl *planner) finish() error {
+func (pl *planner) planWrites() error {
 	rank := func(t string) int {
 		switch t {
 		case registry.ProjectFile:
@@ -853,7 +853,7 @@ func (pl *planner) finish() error {
 			return fmt.Errorf("%w: %s is a symbolic link; jig never writes or deletes through links: replace the link with the file itself to let jig change %s", ErrUnsafeTarget, what, t)
 		}
 		if st.remove || st.action != "" {
-			pl.finishLifecycle(st)
+			pl.planLifecycleWrite(st)
 			continue
 		}
 		if !st.touched {
@@ -898,9 +898,9 @@ func noteRangeConflict(pkg string, reqs []registry.RangeRequest, winner registry
 	return fmt.Sprintf("npm package %s: incompatible ranges (%s); using %s from %s (lowest priority number)", pkg, strings.Join(parts, ", "), winner.Range, winner.From)
 }
 
-// finishLifecycle turns a file an update or remove deletes, keeps or
+// planLifecycleWrite turns a file an update or remove deletes, keeps or
 // writes with conflicts into its file change and pending write.
-func (pl *planner) finishLifecycle(st *fileState) {
+func (pl *planner) planLifecycleWrite(st *fileState) {
 	fc := FileChange{Target: st.target, Strategy: st.strategy, From: st.from, Reason: st.reason, Conflicts: st.conflicts, Mode: st.mode}
 	switch {
 	case st.remove:

@@ -91,7 +91,7 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 		return nil, err
 	}
 	lc.pl.reviewPackageFields()
-	if err := lc.pl.finish(); err != nil {
+	if err := lc.pl.planWrites(); err != nil {
 		return nil, err
 	}
 	return p, nil

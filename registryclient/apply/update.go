@@ -189,7 +189,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 		return nil, err
 	}
 	lc.pl.reviewPackageFields()
-	if err := lc.pl.finish(); err != nil {
+	if err := lc.pl.planWrites(); err != nil {
 		return nil, err
 	}
 	return p, nil

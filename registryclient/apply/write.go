@@ -198,7 +198,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) error {
 	if err := e.write(ctx, p); err != nil {
 		return err
 	}
-	e.finish(ctx, p)
+	e.installAndGitInit(ctx, p)
 	return nil
 }
 
