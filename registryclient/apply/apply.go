@@ -100,7 +100,6 @@ type Event struct {
 }
 
 type options struct {
-	concurrency   int
 	allowScripts  bool
 	node          string
 	scriptTimeout time.Duration
@@ -111,19 +110,11 @@ type options struct {
 	beforeWrite   func(target string) error // tests only
 }
 
+// maxFetches bounds the number of fetches in flight.
+const maxFetches = 16
+
 // Option configures an [Engine].
 type Option func(*options) error
-
-// WithConcurrency bounds the number of fetches in flight. The default is 16.
-func WithConcurrency(n int) Option {
-	return func(o *options) error {
-		if n < 1 {
-			return fmt.Errorf("apply: concurrency %d must be at least 1", n)
-		}
-		o.concurrency = n
-		return nil
-	}
-}
 
 // WithAllowScripts lets files with a custom merge strategy run their
 // JavaScript merge script with node. Scripts run with the user's rights, so
@@ -228,7 +219,7 @@ func New(src Source, opts ...Option) (*Engine, error) {
 	if src == nil {
 		return nil, errors.New("apply: source is nil")
 	}
-	o := options{concurrency: 16, node: "node", scriptTimeout: 30 * time.Second}
+	o := options{node: "node", scriptTimeout: 30 * time.Second}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err

@@ -112,7 +112,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 	records := make([]*registry.PackageFragment, len(ids))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.concurrency)
+	g.SetLimit(maxFetches)
 	for i, id := range ids {
 		inst := lc.proj.Installed[id.Key()]
 		if inst.Package != nil {
@@ -386,7 +386,7 @@ func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, err
 	ids := lc.installedIDs()
 	out := make([]OutdatedEntry, len(ids))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.concurrency)
+	g.SetLimit(maxFetches)
 	for i, id := range ids {
 		g.Go(func() error {
 			en := OutdatedEntry{Key: id.Key(), Installed: id.Version}

@@ -32,6 +32,5 @@
 // roll-back as add, and [Plan.Diffs] shows it. [Engine.Check] compares the
 // project with jig.json, [Engine.Outdated] lists newer versions.
 //
-// [Install] and [GitInit] run the project's package manager and git on
-// their own.
+// [DetectPackageManager] names the package manager a project uses.
 package apply

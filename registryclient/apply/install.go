@@ -140,13 +140,6 @@ func DetectPackageManager(dir string) string {
 	return "npm"
 }
 
-// Install runs "<package manager> install" in dir and returns the package
-// manager used. A failure is a [*CommandError].
-func Install(ctx context.Context, dir string) (string, error) {
-	pm := DetectPackageManager(dir)
-	return pm, run(ctx, dir, pm, "install")
-}
-
 // gitSafety are the "-c" options of every git command jig runs in a
 // project: the files there come from registries, so git must not run
 // anything they could name. Hooks are off (core.hooksPath, also a relative

@@ -281,7 +281,7 @@ func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error
 func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) error {
 	e := lc.pl.e
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.concurrency)
+	g.SetLimit(maxFetches)
 	for _, id := range ids {
 		g.Go(func() error {
 			pinned := id
@@ -349,7 +349,7 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(lc.pl.e.opts.concurrency)
+	g.SetLimit(maxFetches)
 	for _, o := range ops {
 		g.Go(func() error {
 			r, err := lc.render(gctx, o.key, base[o.key], o.lang)

@@ -585,7 +585,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	out := map[blobKey][]byte{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(pl.e.opts.concurrency)
+	g.SetLimit(maxFetches)
 	n := 0
 	for _, nd := range nodes {
 		pinned := nd.id.WithVersion(nd.raw.Version)

@@ -64,7 +64,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 	first := true
 	for len(level) > 0 {
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(e.opts.concurrency)
+		g.SetLimit(maxFetches)
 		for _, n := range level {
 			g.Go(func() error {
 				// The files it will need start downloading while the
