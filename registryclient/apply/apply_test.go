@@ -780,20 +780,20 @@ func TestGitInit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
-	created, err := GitInit(t.Context(), dir)
+	created, err := initGit(t.Context(), dir)
 	var ce *CommandError
 	if err != nil && !errors.As(err, &ce) {
-		t.Fatalf("GitInit: %v", err)
+		t.Fatalf("initGit: %v", err)
 	}
 	if !created {
-		t.Fatalf("GitInit did not create a repository (err %v)", err)
+		t.Fatalf("initGit did not create a repository (err %v)", err)
 	}
 	if err != nil && !strings.Contains(err.Error(), "by hand") {
 		t.Errorf("error %q does not say what to run by hand", err)
 	}
-	created, err = GitInit(t.Context(), dir)
+	created, err = initGit(t.Context(), dir)
 	if created || err != nil {
-		t.Errorf("second GitInit = %v, %v; want false, nil (already a repository)", created, err)
+		t.Errorf("second initGit = %v, %v; want false, nil (already a repository)", created, err)
 	}
 }
 
@@ -826,9 +826,9 @@ func TestGitInitRunsNothingFromTheProject(t *testing.T) {
 	testenv.WriteFiles(t, filepath.Dir(global), map[string]string{"gitconfig": "[core]\n\thooksPath = githooks\n\tfsmonitor = " + filepath.Join(dir, "fsmonitor.sh") + "\n[user]\n\tname = jig test\n\temail = jig@example.com\n"})
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	created, err := GitInit(t.Context(), dir)
+	created, err := initGit(t.Context(), dir)
 	if err != nil || !created {
-		t.Fatalf("GitInit = %v, %v; want true, nil", created, err)
+		t.Fatalf("initGit = %v, %v; want true, nil", created, err)
 	}
 	ran, err := os.ReadDir(marks)
 	if err != nil {

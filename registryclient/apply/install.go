@@ -100,9 +100,9 @@ func (e *Engine) install(ctx context.Context, p *Plan) *StepResult {
 	return res
 }
 
-// gitStep runs [GitInit] in dir.
+// gitStep runs [initGit] in dir.
 func gitStep(ctx context.Context, dir string) *StepResult {
-	created, err := GitInit(ctx, dir)
+	created, err := initGit(ctx, dir)
 	res := &StepResult{Command: "git init", Status: StepOK}
 	switch {
 	case err != nil:
@@ -159,24 +159,24 @@ func git(ctx context.Context, dir string, args ...string) error {
 	return runShown(ctx, dir, commandLine("git", args), "git", append(append([]string(nil), gitSafety...), args...)...)
 }
 
-// InGitRepo reports whether dir is inside a git work tree.
-func InGitRepo(ctx context.Context, dir string) bool {
+// inGitRepo reports whether dir is inside a git work tree.
+func inGitRepo(ctx context.Context, dir string) bool {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSafety...), "rev-parse", "--is-inside-work-tree")...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
-// GitInit runs "git init" and makes a first commit of everything in dir,
+// initGit runs "git init" and makes a first commit of everything in dir,
 // unless dir is already inside a git repository (then it does nothing and
 // reports false). git runs with hooks and the fsmonitor disabled, and the
 // commit with --no-verify, so that nothing a registry wrote is executed.
 // A failure is a [*CommandError].
-func GitInit(ctx context.Context, dir string) (bool, error) {
+func initGit(ctx context.Context, dir string) (bool, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return false, &CommandError{Command: "git init", Dir: dir, Err: errors.New("git was not found on PATH")}
 	}
-	if InGitRepo(ctx, dir) {
+	if inGitRepo(ctx, dir) {
 		return false, nil
 	}
 	if err := git(ctx, dir, "init", "-q"); err != nil {
