@@ -100,7 +100,7 @@ func (e *Engine) install(ctx context.Context, p *Plan) *StepResult {
 	return res
 }
 
-// gitStep runs [initGit] in dir.
+// gitStep runs initGit in dir.
 func gitStep(ctx context.Context, dir string) *StepResult {
 	created, err := initGit(ctx, dir)
 	res := &StepResult{Command: "git init", Status: StepOK}

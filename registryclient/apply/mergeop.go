@@ -64,11 +64,6 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if t == registry.ProjectFile {
-			// jig.json is jig's record; update and remove rewrite it
-			// themselves and never merge a registry's copy into it.
-			continue
-		}
 		bf, inB := o.base.file(t)
 		tf, inT := o.theirs.file(t)
 		st, err := pl.state(t)

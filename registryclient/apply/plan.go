@@ -747,14 +747,6 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		return nil
 	}
 	st := pl.files[registry.ProjectFile]
-	if st.touched {
-		// A registry merged something into jig.json; start from that.
-		p2, err := registry.ParseProject(st.cur)
-		if err != nil {
-			return fmt.Errorf("%w: after merging registry files: %w", ErrProjectInvalid, err)
-		}
-		proj = p2
-	}
 	if proj.Schema == "" {
 		proj.Schema = registry.ProjectSchemaURL
 	}

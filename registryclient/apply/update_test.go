@@ -981,6 +981,33 @@ func TestUpdateHostileTargetWritesNothing(t *testing.T) {
 	}
 }
 
+// TestUpdateProjectFileTargetWritesNothing: a version that names jig.json
+// as a target is refused before anything is merged, so update never merges
+// a registry's copy of jig.json into the project's record.
+func TestUpdateProjectFileTargetWritesNothing(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"jig.json", "./jig.json", "JIG.JSON"} {
+		t.Run(target, func(t *testing.T) {
+			t.Parallel()
+			src := lifecycleSource()
+			src.add("@team/x", &registry.Manifest{
+				Name: "x", Namespace: "@team", Type: registry.TypeFeature, Version: "2.0.0", Priority: 4,
+				Files: []registry.File{
+					{Target: "ok.txt", Type: registry.FileDocs, Content: strp("ok\n")},
+					{Target: target, Type: registry.FileConfig, Content: strp(`{"name":"x","installed":{}}`)},
+				},
+			}, nil)
+			e := newEngine(t, src)
+			dir, _ := initProject(t, e)
+			before := testenv.Snapshot(t, dir)
+			if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); !errors.Is(err, ErrUnsafeTarget) {
+				t.Fatalf("got %v, want ErrUnsafeTarget", err)
+			}
+			assertSame(t, before, testenv.Snapshot(t, dir))
+		})
+	}
+}
+
 func TestOldProjectFileWorks(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, lifecycleSource())
