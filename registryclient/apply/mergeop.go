@@ -9,6 +9,8 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
+// structured reports whether a file with strategy s is merged by its
+// structure (json, ignore, env) rather than written whole.
 func structured(s registry.Strategy) bool {
 	return s == registry.StrategyJSON || s == registry.StrategyIgnore || s == registry.StrategyEnv
 }
@@ -27,13 +29,37 @@ func (lc *lifecycle) mergeOp(ctx context.Context, o *op) error {
 	return merged(lc.mergeOpFiles(ctx, o))
 }
 
+// mergeOpFiles merges every file of one op into the running state, then
+// its package.json change.
 func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
-	pl := lc.pl
-	p := pl.plan
-	label := o.key + "@" + o.to
-	if o.remove {
-		label = o.key + " (removed)"
+	o.newFiles = map[string]string{}
+	for _, t := range lc.opTargets(o) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := lc.mergeTarget(ctx, o, t); err != nil {
+			return err
+		}
 	}
+	lc.keepPackageJSONFile()
+	return lc.mergePackage(o)
+}
+
+// label names the op's side in conflict markers: "<key>@<to>", or
+// "<key> (removed)".
+func (o *op) label() string {
+	if o.remove {
+		return o.key + " (removed)"
+	}
+	return o.key + "@" + o.to
+}
+
+// opTargets returns the targets an op merges: those of the target version,
+// then those only the installed version has. A target the new version
+// merges with a custom script is left out, kept as recorded and reported:
+// update runs no scripts, so the file stays exactly as it is, whatever the
+// installed version did with it.
+func (lc *lifecycle) opTargets(o *op) []string {
 	var targets []string
 	seen := map[string]bool{}
 	if o.theirs != nil {
@@ -41,18 +67,12 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 			seen[f.Target] = true
 		}
-	}
-	o.newFiles = map[string]string{}
-	if o.theirs != nil {
-		// A file the new version merges with a custom script: update runs
-		// no scripts, so the file stays exactly as it is (and stays
-		// recorded), whatever the installed version did with it.
 		for _, t := range o.theirs.Skipped {
 			seen[t] = true
 			if h, ok := o.inst.Files[t]; ok {
 				o.newFiles[t] = h
 			}
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s uses a custom merge script; update does not run scripts, so it was left alone", t, o.key))
+			lc.pl.plan.Warnings = append(lc.pl.plan.Warnings, fmt.Sprintf("%s: %s uses a custom merge script; update does not run scripts, so it was left alone", t, o.key))
 		}
 	}
 	for _, f := range o.base.Files {
@@ -60,204 +80,265 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 			targets = append(targets, f.Target)
 		}
 	}
-	for _, t := range targets {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		bf, inB := o.base.file(t)
-		tf, inT := o.theirs.file(t)
-		st, err := pl.state(t)
-		if err != nil {
-			return fmt.Errorf("registry %s: %w", o.key, err)
-		}
-		_, recorded := o.inst.Files[t]
-		strategy := tf.Strategy
-		if !inT {
-			strategy = bf.Strategy
-		}
-		if st.strategy == "" {
-			st.strategy = strategy
-		}
-		st.from = appendOnce(st.from, o.key)
-		exists := st.exists || st.touched
-		if st.remove {
-			exists = false
-		}
-		// unchanged: the file holds what the installed version renders
-		// here, so replacing or deleting it loses nothing of the user's.
-		// The record cannot tell: once an update has merged the user's
-		// edits into a file, jig.json records the merged bytes.
-		unchanged := exists && inB && bytes.Equal(st.cur, bf.Content)
-		set := func(b []byte) {
-			st.cur, st.touched, st.remove = b, true, false
-			if st.action == ActionKeep {
-				st.action, st.reason = "", ""
-			}
-		}
-		keep := func(reason, warning string) {
-			if st.action == "" && !st.touched {
-				st.action, st.reason = ActionKeep, reason
-			}
-			if warning != "" {
-				p.Warnings = append(p.Warnings, warning)
-			}
-		}
-		conflict := func(cs []registry.Conflict) {
-			if o.remove {
-				// Removing keeps what the user changed; that is a
-				// report, not a conflict to resolve.
-				for _, c := range cs {
-					p.Warnings = append(p.Warnings, fmt.Sprintf("%s: kept %s, changed in the project", t, c.Path))
-				}
-				return
-			}
-			st.action = ActionConflict
-			st.conflicts = append(st.conflicts, cs...)
-			p.Conflicts += len(cs)
-		}
-		record := func() {
-			if inT && (st.touched || st.exists) && !st.remove {
-				o.newFiles[t] = hashOf(st.cur)
-			}
-		}
-		if inT {
-			st.executable = st.executable || tf.Executable
-		}
-		if st.link != "" {
-			// A link is the user's edit: kept, never written or deleted
-			// through; the record stays as it was.
-			keep(linkReason(t, st.link), "")
-			if h, ok := o.inst.Files[t]; ok && inT {
-				o.newFiles[t] = h
-			}
-			continue
-		}
+	return targets
+}
 
-		if structured(strategy) && !tf.Asset && !bf.Asset {
-			var bc, tc []byte
-			oc, shared := lc.others(ctx, o.key, t, strategy)
-			if shared {
-				bc, tc = oc, oc
-			}
-			if inB {
-				if bc, err = registry.MergeContext(ctx, strategy, bc, shared, bf.Content); err != nil {
-					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
-				}
-			}
-			if inT {
-				if tc, err = registry.MergeContext(ctx, strategy, tc, shared, tf.Content); err != nil {
-					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
-				}
-			}
-			switch {
-			case !exists && inB && recorded:
-				if inT && !bytes.Equal(bc, tc) {
-					keep("deleted in the project; stays deleted", fmt.Sprintf("%s was deleted in the project; it stays deleted (%s changed it in %s)", t, o.key, o.to))
-				}
-			case !exists && inT:
-				set(tc)
-			case !exists:
-			case !inT && !shared && (unchanged || bytes.Equal(st.cur, bc)):
-				st.remove = true
-			default:
-				res, err := registry.Merge3Context(ctx, strategy, bc, st.cur, tc, label)
-				if err != nil {
-					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
-				}
-				if !inT && !shared && emptyContent(res.Content) && len(res.Conflicts) == 0 {
-					st.remove = true
-					break
-				}
-				set(res.Content)
-				if len(res.Conflicts) > 0 {
-					conflict(res.Conflicts)
-				}
-			}
-			record()
-			continue
-		}
+// fileMerge is one target of an op being merged: what the installed
+// version renders for it (base), what the target version renders
+// (theirs), and its running state (ours).
+type fileMerge struct {
+	o        *op
+	p        *Plan
+	t        string
+	st       *fileState
+	bf, tf   RenderedFile
+	inB, inT bool
+	recorded bool // the installed record lists t
+	strategy registry.Strategy
+	exists   bool
+	// unchanged: the file holds what the installed version renders
+	// here, so replacing or deleting it loses nothing of the user's.
+	// The record cannot tell: once an update has merged the user's
+	// edits into a file, jig.json records the merged bytes.
+	unchanged bool
+}
 
-		// Another installed registry may write this file too; the file
-		// then holds what the last one applied wrote.
-		others := lc.otherOverwrites(o.key, t)
-		byOther := exists && !unchanged && slices.ContainsFunc(others, func(b []byte) bool { return bytes.Equal(st.cur, b) })
-		switch {
-		case byOther && !(inT && bytes.Equal(st.cur, tf.Content)):
-			// Another registry's content, not this one's: left alone.
-		case inB && inT:
-			switch {
-			case !exists && recorded:
-				if !bytes.Equal(bf.Content, tf.Content) {
-					keep("deleted in the project; stays deleted", fmt.Sprintf("%s was deleted in the project; it stays deleted (%s changed it in %s)", t, o.key, o.to))
-				}
-			case !exists:
-				set(tf.Content)
-			case unchanged:
-				set(tf.Content)
-			case bytes.Equal(st.cur, tf.Content), bytes.Equal(bf.Content, tf.Content):
-				// Already there, or the registry did not change it.
-			case tf.Asset || bf.Asset:
-				keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
-				st.conflicts = append(st.conflicts, registry.Conflict{Path: t})
-				p.Conflicts++
-			case !o.remove && len(markedConflicts(st.cur, label)) > 0:
-				// This very update wrote the file and was stopped before
-				// jig.json recorded it: the conflict is already there.
-				set(st.cur)
-				conflict(markedConflicts(st.cur, label))
-				o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
-			default:
-				res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
-				if err != nil {
-					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
-				}
-				set(res.Content)
-				if len(res.Conflicts) > 0 {
-					conflict(res.Conflicts)
-					if blocks := markedConflicts(res.Content, label); len(blocks) > 0 {
-						o.conflicted = append(o.conflicted, conflictRecord(t, label, blocks))
-					}
-				}
-			}
-		case inT: // a file the new version adds
-			switch {
-			case !exists:
-				set(tf.Content)
-			case bytes.Equal(st.cur, tf.Content):
-			case lc.force:
-				set(tf.Content)
-				st.reason = "overwrote the file that was in the way (--force)"
-			default:
-				keep("a file is already there; re-run with --force to overwrite it", fmt.Sprintf("%s: %s@%s adds this file, but the project already has one; it was kept (re-run with --force to overwrite it)", t, o.key, o.to))
-			}
-		default: // a file the registry no longer provides
-			switch {
-			case !exists:
-			case len(others) > 0 && (unchanged || lc.force && o.remove):
-				// Another installed registry writes it too: its content
-				// takes the file back.
-				set(others[len(others)-1])
-			case unchanged, lc.force && o.remove:
-				st.remove, st.touched = true, false
-			default:
-				hint := "delete it by hand if you no longer need it"
-				if o.remove {
-					hint = "re-run with --force to delete it"
-				}
-				keep("changed in the project; kept", fmt.Sprintf("%s was changed in the project, so it was kept although %s no longer provides it; %s", t, o.key, hint))
-			}
-		}
-		record()
+// set makes b the file's content.
+func (m *fileMerge) set(b []byte) {
+	st := m.st
+	st.cur, st.touched, st.remove = b, true, false
+	if st.action == ActionKeep {
+		st.action, st.reason = "", ""
 	}
-	if st := pl.files["package.json"]; st != nil && st.remove {
-		// package.json is never deleted: the dependencies go, the file
-		// stays.
+}
+
+// keep leaves the project's file as it is, for reason, and adds warning
+// (when not "") to the plan.
+func (m *fileMerge) keep(reason, warning string) {
+	st := m.st
+	if st.action == "" && !st.touched {
+		st.action, st.reason = ActionKeep, reason
+	}
+	if warning != "" {
+		m.p.Warnings = append(m.p.Warnings, warning)
+	}
+}
+
+// conflict reports cs: conflicts to resolve on update, and on remove a
+// warning each, for removing keeps what the user changed.
+func (m *fileMerge) conflict(cs []registry.Conflict) {
+	if m.o.remove {
+		for _, c := range cs {
+			m.p.Warnings = append(m.p.Warnings, fmt.Sprintf("%s: kept %s, changed in the project", m.t, c.Path))
+		}
+		return
+	}
+	m.st.action = ActionConflict
+	m.st.conflicts = append(m.st.conflicts, cs...)
+	m.p.Conflicts += len(cs)
+}
+
+// record notes the file's hash for jig.json when the target version
+// provides it and the project has it after the plan.
+func (m *fileMerge) record() {
+	st := m.st
+	if m.inT && (st.touched || st.exists) && !st.remove {
+		m.o.newFiles[m.t] = hashOf(st.cur)
+	}
+}
+
+// mergeTarget merges one target of an op into the running state.
+func (lc *lifecycle) mergeTarget(ctx context.Context, o *op, t string) error {
+	m, err := lc.openFileMerge(o, t)
+	if err != nil {
+		return err
+	}
+	if m.inT {
+		m.st.executable = m.st.executable || m.tf.Executable
+	}
+	if m.st.link != "" {
+		// A link is the user's edit: kept, never written or deleted
+		// through; the record stays as it was.
+		m.keep(linkReason(t, m.st.link), "")
+		if h, ok := o.inst.Files[t]; ok && m.inT {
+			o.newFiles[t] = h
+		}
+		return nil
+	}
+	if structured(m.strategy) && !m.tf.Asset && !m.bf.Asset {
+		err = lc.mergeStructured(ctx, m)
+	} else {
+		err = lc.mergeWhole(ctx, m)
+	}
+	if err != nil {
+		return err
+	}
+	m.record()
+	return nil
+}
+
+// openFileMerge looks up target t of op o: its renderings, its running
+// state and its strategy, and notes o among the file's registries.
+func (lc *lifecycle) openFileMerge(o *op, t string) (*fileMerge, error) {
+	m := &fileMerge{o: o, p: lc.pl.plan, t: t}
+	m.bf, m.inB = o.base.file(t)
+	m.tf, m.inT = o.theirs.file(t)
+	st, err := lc.pl.state(t)
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", o.key, err)
+	}
+	m.st = st
+	_, m.recorded = o.inst.Files[t]
+	m.strategy = m.tf.Strategy
+	if !m.inT {
+		m.strategy = m.bf.Strategy
+	}
+	if st.strategy == "" {
+		st.strategy = m.strategy
+	}
+	st.from = appendOnce(st.from, o.key)
+	m.exists = (st.exists || st.touched) && !st.remove
+	m.unchanged = m.exists && m.inB && bytes.Equal(st.cur, m.bf.Content)
+	return m, nil
+}
+
+// mergeStructured merges a json, ignore or env file: base and theirs each
+// on top of what the other installed registries provide for it, then a
+// three-way merge with the project's file.
+func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
+	o, t, st := m.o, m.t, m.st
+	var bc, tc []byte
+	oc, shared := lc.others(ctx, o.key, t, m.strategy)
+	if shared {
+		bc, tc = oc, oc
+	}
+	var err error
+	if m.inB {
+		if bc, err = registry.MergeContext(ctx, m.strategy, bc, shared, m.bf.Content); err != nil {
+			return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
+		}
+	}
+	if m.inT {
+		if tc, err = registry.MergeContext(ctx, m.strategy, tc, shared, m.tf.Content); err != nil {
+			return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
+		}
+	}
+	switch {
+	case !m.exists && m.inB && m.recorded:
+		if m.inT && !bytes.Equal(bc, tc) {
+			m.keep("deleted in the project; stays deleted", fmt.Sprintf("%s was deleted in the project; it stays deleted (%s changed it in %s)", t, o.key, o.to))
+		}
+	case !m.exists && m.inT:
+		m.set(tc)
+	case !m.exists:
+	case !m.inT && !shared && (m.unchanged || bytes.Equal(st.cur, bc)):
+		st.remove = true
+	default:
+		res, err := registry.Merge3Context(ctx, m.strategy, bc, st.cur, tc, o.label())
+		if err != nil {
+			return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
+		}
+		if !m.inT && !shared && emptyContent(res.Content) && len(res.Conflicts) == 0 {
+			st.remove = true
+			break
+		}
+		m.set(res.Content)
+		if len(res.Conflicts) > 0 {
+			m.conflict(res.Conflicts)
+		}
+	}
+	return nil
+}
+
+// mergeWhole merges a file that is written whole (the overwrite strategy,
+// and binary assets): kept, replaced, deleted or three-way merged by
+// lines, and left alone when it holds another installed registry's
+// content. Another installed registry may write this file too; the file
+// then holds what the last one applied wrote.
+func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
+	o, t, st, bf, tf := m.o, m.t, m.st, m.bf, m.tf
+	label := o.label()
+	others := lc.otherOverwrites(o.key, t)
+	byOther := m.exists && !m.unchanged && slices.ContainsFunc(others, func(b []byte) bool { return bytes.Equal(st.cur, b) })
+	switch {
+	case byOther && !(m.inT && bytes.Equal(st.cur, tf.Content)):
+		// Another registry's content, not this one's: left alone.
+	case m.inB && m.inT:
+		switch {
+		case !m.exists && m.recorded:
+			if !bytes.Equal(bf.Content, tf.Content) {
+				m.keep("deleted in the project; stays deleted", fmt.Sprintf("%s was deleted in the project; it stays deleted (%s changed it in %s)", t, o.key, o.to))
+			}
+		case !m.exists:
+			m.set(tf.Content)
+		case m.unchanged:
+			m.set(tf.Content)
+		case bytes.Equal(st.cur, tf.Content), bytes.Equal(bf.Content, tf.Content):
+			// Already there, or the registry did not change it.
+		case tf.Asset || bf.Asset:
+			m.keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
+			st.conflicts = append(st.conflicts, registry.Conflict{Path: t})
+			m.p.Conflicts++
+		case !o.remove && len(markedConflicts(st.cur, label)) > 0:
+			// This very update wrote the file and was stopped before
+			// jig.json recorded it: the conflict is already there.
+			m.set(st.cur)
+			m.conflict(markedConflicts(st.cur, label))
+			o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
+		default:
+			res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+			if err != nil {
+				return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
+			}
+			m.set(res.Content)
+			if len(res.Conflicts) > 0 {
+				m.conflict(res.Conflicts)
+				if blocks := markedConflicts(res.Content, label); len(blocks) > 0 {
+					o.conflicted = append(o.conflicted, conflictRecord(t, label, blocks))
+				}
+			}
+		}
+	case m.inT: // a file the new version adds
+		switch {
+		case !m.exists:
+			m.set(tf.Content)
+		case bytes.Equal(st.cur, tf.Content):
+		case lc.force:
+			m.set(tf.Content)
+			st.reason = "overwrote the file that was in the way (--force)"
+		default:
+			m.keep("a file is already there; re-run with --force to overwrite it", fmt.Sprintf("%s: %s@%s adds this file, but the project already has one; it was kept (re-run with --force to overwrite it)", t, o.key, o.to))
+		}
+	default: // a file the registry no longer provides
+		switch {
+		case !m.exists:
+		case len(others) > 0 && (m.unchanged || lc.force && o.remove):
+			// Another installed registry writes it too: its content
+			// takes the file back.
+			m.set(others[len(others)-1])
+		case m.unchanged, lc.force && o.remove:
+			st.remove, st.touched = true, false
+		default:
+			hint := "delete it by hand if you no longer need it"
+			if o.remove {
+				hint = "re-run with --force to delete it"
+			}
+			m.keep("changed in the project; kept", fmt.Sprintf("%s was changed in the project, so it was kept although %s no longer provides it; %s", t, o.key, hint))
+		}
+	}
+	return nil
+}
+
+// keepPackageJSONFile undoes the deletion of package.json an op's files
+// planned: package.json is never deleted; the dependencies go, the file
+// stays.
+func (lc *lifecycle) keepPackageJSONFile() {
+	if st := lc.pl.files["package.json"]; st != nil && st.remove {
 		st.remove = false
 		if !st.touched {
 			st.cur = st.orig
 		}
 	}
-	return lc.mergePackage(o)
 }
 
 // mergePackage applies the op's package.json change.
