@@ -103,9 +103,56 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	if len(installed) == 0 {
 		return p, nil
 	}
-	// Round 1: installed manifests (base versions) and target manifests.
-	targets := map[string]*registry.Manifest{}
-	digests := map[string]string{} // target manifest digests, when the source reports them
+	targets, digests, err := lc.fetchTargets(ctx, installed, selected, pinnedTo)
+	if err != nil {
+		return nil, err
+	}
+	ops := lc.updateOps(selected, targets, digests)
+	if len(ops) == 0 {
+		return p, nil
+	}
+	if err := lc.unresolved(ops); err != nil {
+		return nil, err
+	}
+	base := map[string]*registry.Manifest{}
+	for k, m := range lc.current {
+		base[k] = m
+	}
+	for _, o := range ops {
+		lc.current[o.key] = targets[o.key]
+	}
+	if err := lc.renderOps(ctx, ops, base); err != nil {
+		return nil, err
+	}
+	for _, o := range ops {
+		if err := lc.mergeOp(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := lc.installNewDependencies(ctx, ops); err != nil {
+		return nil, err
+	}
+	lc.reportUnneeded(ctx, ops, base)
+	if err := lc.planProjectFile(ops); err != nil {
+		return nil, err
+	}
+	lc.pl.reviewPackageFields()
+	if err := lc.pl.planWrites(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// fetchTargets fetches, in one concurrent round, the manifest of every
+// installed registry at its installed version (the bases) and of every
+// selected one at its target version: pinnedTo's, else the latest. It
+// returns the target manifests and their digests ("" when the source
+// reports none) by key, and warns about target versions it could not
+// verify.
+func (lc *lifecycle) fetchTargets(ctx context.Context, installed, selected []registry.ID, pinnedTo map[string]string) (targets map[string]*registry.Manifest, digests map[string]string, err error) {
+	e, p := lc.pl.e, lc.pl.plan
+	targets = map[string]*registry.Manifest{}
+	digests = map[string]string{}
 	unverified := map[string]string{}
 	var tmu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -140,13 +187,21 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, id := range selected {
 		if w := unverified[id.Key()]; w != "" {
 			p.Warnings = append(p.Warnings, w)
 		}
 	}
+	return targets, digests, nil
+}
+
+// updateOps lists each selected registry in the plan's updates, as
+// "current" when its target version is the installed one, and returns an
+// op for each of the others.
+func (lc *lifecycle) updateOps(selected []registry.ID, targets map[string]*registry.Manifest, digests map[string]string) []*op {
+	p := lc.pl.plan
 	var ops []*op
 	for _, id := range selected {
 		key := id.Key()
@@ -160,39 +215,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 		p.Updates = append(p.Updates, u)
 		ops = append(ops, &op{id: id, key: key, inst: lc.proj.Installed[key], lang: lc.langs[key], to: to.Version, digest: digests[key]})
 	}
-	if len(ops) == 0 {
-		return p, nil
-	}
-	if err := lc.unresolved(ops); err != nil {
-		return nil, err
-	}
-	base := map[string]*registry.Manifest{}
-	for k, m := range lc.current {
-		base[k] = m
-	}
-	for _, o := range ops {
-		lc.current[o.key] = targets[o.key]
-	}
-	if err := lc.renderOps(ctx, ops, base); err != nil {
-		return nil, err
-	}
-	for _, o := range ops {
-		if err := lc.mergeOp(ctx, o); err != nil {
-			return nil, err
-		}
-	}
-	if err := lc.installNewDependencies(ctx, ops); err != nil {
-		return nil, err
-	}
-	lc.reportUnneeded(ctx, ops, base)
-	if err := lc.planProjectFile(ops); err != nil {
-		return nil, err
-	}
-	lc.pl.reviewPackageFields()
-	if err := lc.pl.planWrites(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return ops
 }
 
 // unresolved returns an [*UnresolvedError] when a file the last update of
