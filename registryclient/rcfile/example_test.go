@@ -1,19 +1,19 @@
-package registryclient_test
+package rcfile_test
 
 import (
 	"fmt"
 
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 func ExampleConfig_Set() {
-	cfg, err := registryclient.ParseConfig("/home/me/.jigrc", []byte(`{"registries":{"@oss":"https://oss.example.com"}}`))
+	cfg, err := rcfile.Parse("/home/me/.jigrc", []byte(`{"registries":{"@oss":"https://oss.example.com"}}`))
 	if err != nil {
 		panic(err)
 	}
 	token := "s3cret"
 	url := "https://registry.example.com"
-	if err := cfg.Set("@company", registryclient.Update{URL: &url, Token: &token, Headers: map[string]string{"X-Team": "web"}}); err != nil {
+	if err := cfg.Set("@company", rcfile.Update{URL: &url, Token: &token, Headers: map[string]string{"X-Team": "web"}}); err != nil {
 		panic(err)
 	}
 	fmt.Println(cfg.List())
