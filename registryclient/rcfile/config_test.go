@@ -390,3 +390,28 @@ func TestConfigDefaultNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestSourcesReadDefaultNamespaceOfUnresolvedEntry: an entry whose token
+// names an unset variable still gives its default namespace (a
+// [registryclient.Resolver]'s Get needs no expansion); only a client for
+// it fails, naming the variable.
+func TestSourcesReadDefaultNamespaceOfUnresolvedEntry(t *testing.T) {
+	t.Parallel()
+	cfg, err := rcfile.Parse("rc", []byte(`{"registries":{
+		"@main":{"url":"http://127.0.0.1:1","token":"${JIG_TEST_UNSET}","defaultNamespace":"@rack"},
+		"@rack":"http://127.0.0.1:1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.LookupEnv = func(string) (string, bool) { return "", false }
+	src := cfg.Sources()
+	id, err := src.ParseID(t.Context(), "runtimes/node")
+	if err != nil || id.Namespace != "@rack" {
+		t.Errorf("ParseID(runtimes/node) = %v, %v; want @rack/runtimes/node", id, err)
+	}
+	_, err = src.Client("@main")
+	var env *rcfile.EnvNotSetError
+	if !errors.As(err, &env) || env.Var != "JIG_TEST_UNSET" || !errors.Is(err, registryclient.ErrInvalidConfig) {
+		t.Errorf("Client(@main) error %v, want an EnvNotSetError for JIG_TEST_UNSET", err)
+	}
+}

@@ -1,7 +1,10 @@
 package rcfile_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
@@ -36,6 +39,39 @@ func ExampleConfig_Set() {
 	//       }
 	//     },
 	//     "@oss": "https://oss.example.com"
+	//   }
+	// }
+}
+
+// Edit changes the rc file under a lock, as `jig config set` does: other
+// jig processes changing it at the same time keep their changes.
+func ExampleEdit() {
+	dir, err := os.MkdirTemp("", "jigrc")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, ".jigrc")
+	url := "https://registry.example.com"
+	cfg, err := rcfile.Edit(context.Background(), path, func(c *rcfile.Config) error {
+		return c.Set("@company", rcfile.Update{URL: &url, DefaultNamespace: ptr("rack")})
+	})
+	if err != nil {
+		panic(err)
+	}
+	e, _ := cfg.Get("@company")
+	fmt.Println(e.URL, e.DefaultNamespace)
+	data, _ := os.ReadFile(path)
+	fmt.Print(string(data))
+	// Output:
+	// https://registry.example.com @rack
+	// {
+	//   "registries": {
+	//     "@company": {
+	//       "url": "https://registry.example.com",
+	//       "headers": {},
+	//       "defaultNamespace": "@rack"
+	//     }
 	//   }
 	// }
 }
