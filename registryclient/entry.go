@@ -74,14 +74,3 @@ func (e Entry) DisplayHeaders() []Header {
 	}
 	return out
 }
-
-func cloneHeaders(h map[string]string) map[string]string {
-	if h == nil {
-		return nil
-	}
-	c := make(map[string]string, len(h))
-	for k, v := range h {
-		c[k] = v
-	}
-	return c
-}

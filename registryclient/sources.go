@@ -373,7 +373,7 @@ func NewSources(entries map[string]Entry, opts ...Option) (*Sources, error) {
 		if err := e.CheckDefaultNamespace(ns); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 		}
-		e.Headers = cloneHeaders(e.Headers)
+		e.Headers = maps.Clone(e.Headers)
 		r[ns] = e
 	}
 	s := NewSourcesFrom(r, opts...)
@@ -395,7 +395,7 @@ func (m entryMap) List() []string { return slices.Sorted(maps.Keys(m)) }
 
 func (m entryMap) Get(ns string) (Entry, bool) {
 	e, ok := m[ns]
-	e.Headers = cloneHeaders(e.Headers)
+	e.Headers = maps.Clone(e.Headers)
 	return e, ok
 }
 

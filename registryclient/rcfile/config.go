@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -186,7 +187,7 @@ func IsBuiltin(ns string) bool { return slices.Contains(BuiltinNamespaces, ns) }
 // returned entry is a copy.
 func (c *Config) Get(ns string) (registryclient.Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
-		e.Headers = cloneHeaders(e.Headers)
+		e.Headers = maps.Clone(e.Headers)
 		if e.URL == "" && IsBuiltin(ns) {
 			// An override of the token, headers or default namespace
 			// alone keeps following the built-in URL.
@@ -335,7 +336,7 @@ func (c *Config) Set(ns string, u Update) error {
 		e.DefaultNamespace = defNS
 	}
 	if len(u.Headers) > 0 || len(u.RemoveHeaders) > 0 {
-		h := cloneHeaders(e.Headers)
+		h := maps.Clone(e.Headers)
 		if h == nil {
 			h = map[string]string{}
 		}
@@ -608,15 +609,4 @@ func (c *Config) Sources(opts ...registryclient.Option) *registryclient.Sources 
 // unconfigured namespace gives a [*registryclient.NotConfiguredError].
 func (c *Config) Client(ns string, opts ...registryclient.Option) (*registryclient.Client, error) {
 	return c.Sources(opts...).Client(ns)
-}
-
-func cloneHeaders(h map[string]string) map[string]string {
-	if h == nil {
-		return nil
-	}
-	c := make(map[string]string, len(h))
-	for k, v := range h {
-		c[k] = v
-	}
-	return c
 }
