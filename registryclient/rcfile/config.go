@@ -64,6 +64,8 @@ type Config struct {
 	other      map[string]json.RawMessage // unknown top-level fields, kept on save
 }
 
+var _ registryclient.Resolver = (*Config)(nil)
+
 // DefaultPath returns $JIG_CONFIG when set, else ~/.jigrc, made
 // absolute.
 func DefaultPath() (string, error) {
