@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // The file actions update and remove add to those of [Plan].
@@ -197,7 +198,7 @@ func (pl *planner) packageBefore() registry.PackageFragment {
 	if st == nil || !st.exists && !st.touched {
 		return registry.PackageFragment{}
 	}
-	f, _ := registry.PackageValues(st.cur)
+	f, _ := merge.PackageValues(st.cur)
 	return f
 }
 
@@ -211,7 +212,7 @@ func (pl *planner) reviewPackageJSON(before []byte, keep bool) error {
 	if st == nil || !st.touched {
 		return nil
 	}
-	rev, err := registry.ReviewPackageJSON(before, st.cur, keep)
+	rev, err := merge.ReviewPackageJSON(before, st.cur, keep)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -242,7 +243,7 @@ func (pl *planner) reviewPackageFields() {
 	if st.exists {
 		before = st.orig
 	}
-	rev, err := registry.ReviewPackageJSON(before, st.cur, false)
+	rev, err := merge.ReviewPackageJSON(before, st.cur, false)
 	if err != nil {
 		return
 	}
@@ -302,13 +303,13 @@ func (pl *planner) refreshRecords(proj *registry.Project, rewritten bool) {
 	}
 }
 
-// packageValues is [registry.PackageValues] of b, parsed once for as long
+// packageValues is [merge.PackageValues] of b, parsed once for as long
 // as package.json stays b.
 func (pl *planner) packageValues(b []byte) (registry.PackageFragment, error) {
 	if pl.pkg != nil && bytesEqual(pl.pkgOf, b) {
 		return *pl.pkg, nil
 	}
-	f, err := registry.PackageValues(b)
+	f, err := merge.PackageValues(b)
 	if err != nil {
 		return f, err
 	}
@@ -369,7 +370,7 @@ func (p *Plan) Diffs() []FileDiff {
 	}
 	out := []FileDiff{}
 	for _, w := range p.writes {
-		d := registry.UnifiedDiff(w.target, w.orig, w.existed, w.data, !w.remove)
+		d := merge.UnifiedDiff(w.target, w.orig, w.existed, w.data, !w.remove)
 		if d == "" && w.mode != w.origMode {
 			d = fmt.Sprintf("mode %o -> %o\n", w.origMode, w.mode)
 		}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // checkPackageJSON is the preflight check of an existing package.json.
 func checkPackageJSON(b []byte) error {
-	if err := registry.CheckPackageJSON(b); err != nil {
+	if err := merge.CheckPackageJSON(b); err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
 	return nil
@@ -22,7 +23,7 @@ func checkPackageJSON(b []byte) error {
 // registry shipped package.json as a file. A package.json jig creates is
 // named [registry.NPMName] of the project name, with a warning when that
 // differs, and laid out byte for byte as the reference writes it (see
-// [registry.NewPackageJSON]).
+// [merge.NewPackageJSON]).
 func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	type pooled struct {
 		reqs    []registry.RangeRequest
@@ -42,7 +43,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			p.runtime = p.runtime || runtime
 		}
 	}
-	var scripts []registry.Script
+	var scripts []merge.Script
 	var from []string
 	for _, n := range nodes {
 		if len(n.m.Dependencies)+len(n.m.DevDependencies)+len(n.m.Scripts) > 0 {
@@ -51,7 +52,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		add(n, registry.FieldDependencies, n.m.Dependencies, true)
 		add(n, registry.FieldDevDependencies, n.m.DevDependencies, false)
 		for _, k := range n.m.Names(registry.FieldScripts) {
-			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
+			scripts = append(scripts, merge.Script{Name: k, Command: n.m.Scripts[k]})
 		}
 	}
 	st, err := pl.state("package.json")
@@ -76,7 +77,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			pl.plan.installScripts = appendOnce(pl.plan.installScripts, s.Name)
 		}
 	}
-	u := registry.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	u := merge.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
 	for _, pkg := range names {
 		p := pool[pkg]
 		rng, winner, conflict := registry.CombineRanges(p.reqs...)
@@ -90,15 +91,15 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		}
 	}
 	var out []byte
-	var changes []registry.DependencyChange
+	var changes []merge.DependencyChange
 	if create {
 		var shipped []byte
 		if st.touched {
 			shipped = st.cur
 		}
-		out, changes, err = registry.NewPackageJSON(shipped, u, names)
+		out, changes, err = merge.NewPackageJSON(shipped, u, names)
 	} else {
-		out, changes, err = registry.UpdatePackageJSON(st.cur, true, u)
+		out, changes, err = merge.UpdatePackageJSON(st.cur, true, u)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // More errors of the lifecycle commands; match them with errors.Is.
@@ -333,8 +334,8 @@ func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifes
 // PlanUpdate plans moving installed registries to newer (or other)
 // versions: for every file, a three-way merge of what the installed
 // version rendered (base), what the target version renders (theirs) and
-// the project's file (ours); see [registry.Merge3] and
-// [registry.Merge3PackageJSON]. New registryDependencies are installed;
+// the project's file (ours); see [merge.Merge3] and
+// [merge.Merge3PackageJSON]. New registryDependencies are installed;
 // ones nothing needs any more are reported. Nothing is written; apply the
 // plan with [Engine.Apply]. Conflicts do not fail the plan: they are
 // written (markers for text, the project's value for JSON and env) and
@@ -597,7 +598,7 @@ func (lc *lifecycle) others(ctx context.Context, key, target string, strategy re
 	var out []byte
 	found := false
 	for _, o := range lc.otherFiles(key, target) {
-		b, err := registry.MergeContext(ctx, strategy, out, found, o.file.Content)
+		b, err := merge.MergeContext(ctx, strategy, out, found, o.file.Content)
 		if err != nil {
 			continue
 		}
@@ -749,7 +750,7 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				p.Warnings = append(p.Warnings, warning)
 			}
 		}
-		conflict := func(cs []registry.Conflict) {
+		conflict := func(cs []merge.Conflict) {
 			if o.remove {
 				// Removing keeps what the user changed; that is a
 				// report, not a conflict to resolve.
@@ -778,12 +779,12 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				bc, tc = oc, oc
 			}
 			if inB {
-				if bc, err = registry.MergeContext(ctx, strategy, bc, shared, bf.Content); err != nil {
+				if bc, err = merge.MergeContext(ctx, strategy, bc, shared, bf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
 				}
 			}
 			if inT {
-				if tc, err = registry.MergeContext(ctx, strategy, tc, shared, tf.Content); err != nil {
+				if tc, err = merge.MergeContext(ctx, strategy, tc, shared, tf.Content); err != nil {
 					return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
 				}
 			}
@@ -798,7 +799,7 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 			case !inT && !shared && (unchanged || bytes.Equal(st.cur, bc)):
 				st.remove = true
 			default:
-				res, err := registry.Merge3Context(ctx, strategy, bc, st.cur, tc, label)
+				res, err := merge.Merge3Context(ctx, strategy, bc, st.cur, tc, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}
@@ -836,7 +837,7 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				// Already there, or the registry did not change it.
 			case tf.Asset || bf.Asset:
 				keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
-				st.conflicts = append(st.conflicts, registry.Conflict{Path: t})
+				st.conflicts = append(st.conflicts, merge.Conflict{Path: t})
 				p.Conflicts++
 			case !o.remove && len(markedConflicts(st.cur, label)) > 0:
 				// This very update wrote the file and was stopped before
@@ -845,7 +846,7 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 				conflict(markedConflicts(st.cur, label))
 				o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 			default:
-				res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+				res, err := merge.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 				if err != nil {
 					return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 				}
@@ -947,12 +948,12 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	}
 	cur := st.cur
 	if !st.exists && !st.touched {
-		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: registry.NPMName(lc.name)})
+		cur, _, err = merge.UpdatePackageJSON(nil, false, merge.PackageUpdate{Name: registry.NPMName(lc.name)})
 		if err != nil {
 			return err
 		}
 	}
-	res, err := registry.Merge3PackageJSON(cur, base, theirs, retain)
+	res, err := merge.Merge3PackageJSON(cur, base, theirs, retain)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -1107,7 +1108,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 	}
 	var before registry.PackageFragment
 	if st := pl.files["package.json"]; st != nil && st.exists {
-		before, _ = registry.PackageValues(st.orig)
+		before, _ = merge.PackageValues(st.orig)
 	}
 	for _, o := range ops {
 		if o.remove {

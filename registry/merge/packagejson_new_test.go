@@ -1,9 +1,11 @@
-package registry
+package merge
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // TestNewPackageJSON: a package.json jig creates has the reference's
@@ -75,7 +77,7 @@ func TestNewPackageJSON(t *testing.T) {
 // names follow the top level's.
 func TestManifestNames(t *testing.T) {
 	t.Parallel()
-	m, err := ParseManifest([]byte(`{"name":"x","version":"1.0.0","type":"registry:feature",
+	m, err := registry.ParseManifest([]byte(`{"name":"x","version":"1.0.0","type":"registry:feature",
 		"dependencies":{"zod":"1","alpha":"1"},
 		"devDependencies":{"typescript":"1"},
 		"scripts":{"lint":"eslint","build":"tsc"},
@@ -83,18 +85,18 @@ func TestManifestNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"zod", "alpha"}, m.Names(FieldDependencies)); diff != "" {
+	if diff := cmp.Diff([]string{"zod", "alpha"}, m.Names(registry.FieldDependencies)); diff != "" {
 		t.Errorf("dependencies (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"lint", "build"}, m.Names(FieldScripts)); diff != "" {
+	if diff := cmp.Diff([]string{"lint", "build"}, m.Names(registry.FieldScripts)); diff != "" {
 		t.Errorf("scripts (-want +got):\n%s", diff)
 	}
-	ts := m.ForLanguage(LangTS)
-	if diff := cmp.Diff([]string{"typescript", "tsx", "@types/node"}, ts.Names(FieldDevDependencies)); diff != "" {
+	ts := m.ForLanguage(registry.LangTS)
+	if diff := cmp.Diff([]string{"typescript", "tsx", "@types/node"}, ts.Names(registry.FieldDevDependencies)); diff != "" {
 		t.Errorf("ts devDependencies (-want +got):\n%s", diff)
 	}
-	built := &Manifest{Scripts: map[string]string{"b": "1", "a": "2"}}
-	if diff := cmp.Diff([]string{"a", "b"}, built.Names(FieldScripts)); diff != "" {
+	built := &registry.Manifest{Scripts: map[string]string{"b": "1", "a": "2"}}
+	if diff := cmp.Diff([]string{"a", "b"}, built.Names(registry.FieldScripts)); diff != "" {
 		t.Errorf("a manifest built in code (-want +got):\n%s", diff)
 	}
 }
