@@ -52,11 +52,11 @@
 //
 // # JSON nesting depth
 //
-// Every JSON document this package parses (manifests, presets, version
-// lists, digest indexes, jig.json, and in package merge package.json and
-// both sides of a json merge) may nest objects and arrays at most [MaxJSONDepth] (64) levels
-// deep. [CheckJSONDepth] is the one check, a single pass run before a
-// document is decoded; registryclient uses it for the rc file and every
-// server answer. A deeper document gives a [*JSONDepthError] naming the
-// document and the limit.
+// Every JSON document this package and package merge parse (manifests,
+// presets, version lists, digest indexes, jig.json, package.json and both
+// sides of a json merge) may nest objects and arrays at most
+// [MaxJSONDepth] (64) levels deep. [CheckJSONDepth] is the one check, a
+// single pass run before a document is decoded; registryclient uses it
+// for the rc file and every server answer. A deeper document gives a
+// [*JSONDepthError] naming the document and the limit.
 package registry
