@@ -102,6 +102,7 @@ func TestScripts(t *testing.T) {
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
+			"start-proxy-no-digests":     cmdStartProxyNoDigests,
 			"fail-files":                 cmdFailFiles,
 			"mcp":                        cmdMCP,
 			"nonl":                       cmdNoNewline,
@@ -272,6 +273,29 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
+}
+
+// start-proxy-no-digests url: starts a proxy to url that withholds
+// every version's digest index (GET …/<version>/digests answers 404, as
+// on a server that publishes none); sets $NODIGEST_URL.
+func cmdStartProxyNoDigests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: start-proxy-no-digests url")
+	}
+	target, err := url.Parse(args[0])
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/digests") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"code":"NOT_FOUND","message":"Not found"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("NODIGEST_URL", srv.URL)
 }
 
 // start-proxy-without-search url: starts a reverse proxy to url that

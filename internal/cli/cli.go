@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 	defer kongexit.Recover(&code)
 	parser, err := newParser(ctx, app, &root, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", escapeLines(err.Error()))
 		return ExitError
 	}
 	kctx, err := parser.Parse(args)
@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		if slices.Contains(args, "--json") {
 			printErrorJSON(stdout, errorReport{Code: codeUsage, Message: err.Error(), Hint: "Run 'jig --help' for usage."})
 		}
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", escapeLines(err.Error()))
 		fmt.Fprintln(stderr, "Run 'jig --help' for usage.")
 		return ExitError
 	}

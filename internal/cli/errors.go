@@ -274,19 +274,21 @@ func scriptWarnings(p *apply.Plan) {
 // printError writes r for people: "Error: <headline>", then the detail
 // and the hint lines when there are any.
 func printError(w io.Writer, o *Output, r errorReport) {
+	// Error texts quote servers and manifests: escaped, keeping the lines
+	// jig composed.
 	if r.plain {
-		fmt.Fprintln(w, r.Message)
+		fmt.Fprintln(w, escapeLines(r.Message))
 		return
 	}
 	if r.headline == "" {
 		r.headline = r.Message
 	}
-	fmt.Fprintf(w, "%s %s\n", o.paintErr(ansiRed, "Error:"), r.headline)
+	fmt.Fprintf(w, "%s %s\n", o.paintErr(ansiRed, "Error:"), escapeLines(r.headline))
 	if r.detail != "" {
-		fmt.Fprintln(w, r.detail)
+		fmt.Fprintln(w, escapeLines(r.detail))
 	}
 	if r.Hint != "" && !r.hintShown {
-		fmt.Fprintln(w, r.Hint)
+		fmt.Fprintln(w, escapeLines(r.Hint))
 	}
 }
 
