@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // ConfigCmd groups the rc-file subcommands.
@@ -88,7 +89,7 @@ func (c *ConfigListCmd) Run(app *App) error {
 		e, _ := cfg.Get(ns)
 		app.Out.Println()
 		label := ns
-		if registryclient.IsBuiltin(ns) {
+		if rcfile.IsBuiltin(ns) {
 			label += " (built-in)"
 		}
 		app.Out.Println(label)
@@ -105,7 +106,7 @@ type ConfigGetCmd struct {
 
 // Run prints one source.
 func (c *ConfigGetCmd) Run(app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	cfg, err := app.Config()
@@ -145,12 +146,12 @@ func (c *ConfigSetCmd) Validate() error {
 // Run updates the rc file (locked against concurrent changes) and prints
 // the entry.
 func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	headers := map[string]string{}
 	for _, h := range c.Header {
-		k, v, err := registryclient.ParseHeader(h)
+		k, v, err := rcfile.ParseHeader(h)
 		if err != nil {
 			return err
 		}
@@ -160,8 +161,8 @@ func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error {
-		return cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, DefaultNamespace: c.DefaultNamespace, Headers: headers, RemoveHeaders: c.RemoveHeader})
+	cfg, err := rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error {
+		return cfg.Set(c.Namespace, rcfile.Update{URL: c.URL, Token: c.Token, DefaultNamespace: c.DefaultNamespace, Headers: headers, RemoveHeaders: c.RemoveHeader})
 	})
 	if err != nil {
 		return err
@@ -181,14 +182,14 @@ type ConfigRemoveCmd struct {
 // Run removes a source after confirmation. For a built-in namespace it
 // removes the rc file's override, which restores the default URL.
 func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	cfg, err := app.Config()
 	if err != nil {
 		return err
 	}
-	builtin := registryclient.IsBuiltin(c.Namespace)
+	builtin := rcfile.IsBuiltin(c.Namespace)
 	if builtin && !cfg.HasOverride(c.Namespace) {
 		return fmt.Errorf("%s is built in and has no override to remove; it already uses the default %s", c.Namespace, cfg.BuiltinURL())
 	}
@@ -213,7 +214,7 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	cfg, err = registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error { return cfg.Remove(c.Namespace) })
+	cfg, err = rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error { return cfg.Remove(c.Namespace) })
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // errorReport is what jig says about a failed command: for people
@@ -147,7 +148,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError
 	var nc *registryclient.NotConfiguredError
-	var env *registryclient.EnvNotSetError
+	var env *rcfile.EnvNotSetError
 	var nu *registryclient.MissingURLError
 	var uns *registryclient.NotSupportedError
 	var pna *apply.PresetNotAddableError
@@ -205,7 +206,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return r
 	case errors.As(err, &nc):
 		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
-		if nc.DefaultsAsked && !registryclient.IsBuiltin(nc.Namespace) {
+		if nc.DefaultsAsked && !rcfile.IsBuiltin(nc.Namespace) {
 			// The namespace may be another server's default (a storage
 			// written for the reference keeps its registries in @rack).
 			hint = fmt.Sprintf("Run '%s' first, or, if %s is the default namespace of your registry server, "+

@@ -11,6 +11,7 @@ import (
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // SearchCmd is "jig search <query> [--namespace] [--type] [--tag] [--limit] [--json]".
@@ -26,7 +27,7 @@ type SearchCmd struct {
 // Validate checks the flags before any request is made.
 func (c *SearchCmd) Validate() error {
 	if c.Namespace != "" {
-		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 			return err
 		}
 	}

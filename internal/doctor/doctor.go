@@ -17,6 +17,7 @@ import (
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // Levels of a [Result].
@@ -66,7 +67,7 @@ type Options struct {
 	Dir string
 	// Config supplies the sources probed by the remote checks. Nil skips
 	// them.
-	Config *registryclient.Config
+	Config *rcfile.Config
 	// ConfigErr is why the rc file could not be loaded, if it could not. It
 	// becomes one error finding (env.config) and the remote checks are
 	// skipped; the other checks still run.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jigkit/jig/internal/testenv"
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -190,7 +190,7 @@ func TestRemoteChecks(t *testing.T) {
 		"@other": {"url": %[1]q, "token": "wrong-token-0123456789"},
 		"@team2": {"url": %[1]q}
 	}}`, srv.URL)
-	cfg, err := registryclient.ParseConfig("rc", []byte(rc))
+	cfg, err := rcfile.Parse("rc", []byte(rc))
 	if err != nil {
 		t.Fatal(err)
 	}
