@@ -2,7 +2,6 @@ package registry
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,18 +9,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/jigkit/jig/registry/layout"
 )
 
 // DigestPrefix starts every content digest jig writes in JSON documents
 // (jig.json, digest indexes): "sha256:" followed by 64 lowercase hex digits.
 const DigestPrefix = "sha256:"
-
-// DigestIndexFile is the name of the digest index stored next to a
-// version's registry.json ("@ns/<seg>…/<version>/.jig-digests.json"). A
-// registry may not declare a file with this name.
-const DigestIndexFile = layout.DigestIndexFile
 
 // ErrDigestMismatch is wrapped by [*DigestError].
 var ErrDigestMismatch = errors.New("digest mismatch")
@@ -53,40 +45,6 @@ func DigestHex(d string) string {
 		return ""
 	}
 	return d[len(DigestPrefix):]
-}
-
-// ReprDigest formats a digest as the value of an RFC 9530 Repr-Digest (or
-// Content-Digest) header: "sha-256=:<base64>:". It returns "" for an
-// invalid digest.
-func ReprDigest(d string) string {
-	h := DigestHex(d)
-	if h == "" {
-		return ""
-	}
-	raw, _ := hex.DecodeString(h)
-	return "sha-256=:" + base64.StdEncoding.EncodeToString(raw) + ":"
-}
-
-// ParseReprDigest returns the sha-256 member of an RFC 9530 Repr-Digest
-// header value as "sha256:<hex>", or "" when the header names no valid
-// sha-256 digest. Other algorithms are ignored.
-func ParseReprDigest(v string) string {
-	for member := range strings.SplitSeq(v, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(member), "=")
-		if !ok || strings.TrimSpace(strings.ToLower(k)) != "sha-256" {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		if len(val) < 2 || val[0] != ':' || val[len(val)-1] != ':' {
-			return ""
-		}
-		raw, err := base64.StdEncoding.DecodeString(val[1 : len(val)-1])
-		if err != nil || len(raw) != sha256.Size {
-			return ""
-		}
-		return DigestPrefix + hex.EncodeToString(raw)
-	}
-	return ""
 }
 
 // DigestIndex is the digest index of one published version: the sha-256 of

@@ -10,37 +10,6 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-func ExampleReprDigest() {
-	d := registry.Digest([]byte("hello\n"))
-	fmt.Println(d)
-	h := registry.ReprDigest(d)
-	fmt.Println(h)
-	fmt.Println(registry.ParseReprDigest("md5=:x:, "+h) == d)
-	// Output:
-	// sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
-	// sha-256=:WJG1tSLV3whtD/CxEPvZ0hu0/HFjrzTQgoai6Eb2vgM=:
-	// true
-}
-
-func TestParseReprDigest(t *testing.T) {
-	t.Parallel()
-	d := registry.Digest([]byte("x"))
-	tests := []struct{ in, want string }{
-		{registry.ReprDigest(d), d},
-		{"SHA-256 = " + strings.TrimPrefix(registry.ReprDigest(d), "sha-256="), d},
-		{"sha-512=:AAAA:", ""},
-		{"sha-256=:AAAA:", ""},
-		{"sha-256=AAAA", ""},
-		{"", ""},
-		{"sha-256=:!!:", ""},
-	}
-	for _, tt := range tests {
-		if got := registry.ParseReprDigest(tt.in); got != tt.want {
-			t.Errorf("ParseReprDigest(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestParseDigestIndex(t *testing.T) {
 	t.Parallel()
 	d := registry.Digest(nil)
@@ -92,25 +61,6 @@ func FuzzParseDigestIndex(f *testing.F) {
 		b2, _ := y.Marshal()
 		if string(b) != string(b2) {
 			t.Fatalf("not stable: %s vs %s", b, b2)
-		}
-	})
-}
-
-// FuzzParseReprDigest: whatever parses is a valid digest that formats back
-// to a header parsing to the same digest.
-func FuzzParseReprDigest(f *testing.F) {
-	testenv.AddSeedFiles(f, "testdata/fuzz/repr-digest/*.txt")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := string(b)
-		d := registry.ParseReprDigest(v)
-		if d == "" {
-			return
-		}
-		if !registry.ValidDigest(d) {
-			t.Fatalf("ParseReprDigest(%q) = %q, not a valid digest", v, d)
-		}
-		if got := registry.ParseReprDigest(registry.ReprDigest(d)); got != d {
-			t.Fatalf("round trip of %q: got %q", d, got)
 		}
 	})
 }

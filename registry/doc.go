@@ -1,8 +1,10 @@
 // Package registry is the pure core of jig: the identifier grammar, the
 // registry manifest ([Manifest]), presets ([Preset]), the project file
-// ([Project], jig.json), version lists, file-path safety rules, the embedded
-// JSON Schemas and the merge strategies used when a registry's files meet
-// files that already exist in a project.
+// ([Project], jig.json), version lists, file-path safety rules and the
+// embedded JSON Schemas. It names the merge strategies a manifest may ask
+// for ([Strategy]); package [github.com/jigkit/jig/registry/merge]
+// implements them, with the three-way merge, the unified diff and the
+// package.json edits.
 //
 // It depends on the standard library and small pure libraries only, so it can
 // be imported by servers, clients and build tooling alike.
@@ -50,11 +52,11 @@
 //
 // # JSON nesting depth
 //
-// Every JSON document this package parses (manifests, presets, version
-// lists, digest indexes, jig.json, package.json and both sides of a json
-// merge) may nest objects and arrays at most [MaxJSONDepth] (64) levels
-// deep. [CheckJSONDepth] is the one check, a single pass run before a
-// document is decoded; registryclient uses it for the rc file and every
-// server answer. A deeper document gives a [*JSONDepthError] naming the
-// document and the limit.
+// Every JSON document this package and package merge parse (manifests,
+// presets, version lists, digest indexes, jig.json, package.json and both
+// sides of a json merge) may nest objects and arrays at most
+// [MaxJSONDepth] (64) levels deep. [CheckJSONDepth] is the one check, a
+// single pass run before a document is decoded; registryclient uses it
+// for the rc file and every server answer. A deeper document gives a
+// [*JSONDepthError] naming the document and the limit.
 package registry

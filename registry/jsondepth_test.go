@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // nested returns an object nested depth levels deep around inner:
@@ -67,7 +68,8 @@ func TestCheckJSONDepth(t *testing.T) {
 	}
 }
 
-// TestEveryParserCapsDepth: every parser of the registry package refuses a document one level deeper than MaxJSONDepth, with an
+// TestEveryParserCapsDepth: every parser of the registry and registry/merge
+// packages refuses a document one level deeper than MaxJSONDepth, with an
 // error that names the document and the limit.
 func TestEveryParserCapsDepth(t *testing.T) {
 	t.Parallel()
@@ -89,15 +91,15 @@ func TestEveryParserCapsDepth(t *testing.T) {
 		{"ParseProject", func() error { _, err := registry.ParseProject(deepIn(`{"name":"x","x":`, "}")); return err }, "jig.json"},
 		{"ParseVersionList", func() error { _, err := registry.ParseVersionList(deepIn(`{"versions":[],"x":`, "}")); return err }, "versions.json"},
 		{"ParseDigestIndex", func() error { _, err := registry.ParseDigestIndex(deepIn(`{"x":`, "}")); return err }, "digest index"},
-		{"CheckPackageJSON", func() error { return registry.CheckPackageJSON(deepIn(`{"name":"x","x":`, "}")) }, "package.json"},
+		{"CheckPackageJSON", func() error { return merge.CheckPackageJSON(deepIn(`{"name":"x","x":`, "}")) }, "package.json"},
 		{"UpdatePackageJSON", func() error {
-			_, _, err := registry.UpdatePackageJSON(deepIn(`{"x":`, "}"), true, registry.PackageUpdate{Name: "x"})
+			_, _, err := merge.UpdatePackageJSON(deepIn(`{"x":`, "}"), true, merge.PackageUpdate{Name: "x"})
 			return err
 		}, "package.json"},
-		{"Merge existing", func() error { _, err := registry.Merge(registry.StrategyJSON, deep, true, []byte(`{}`)); return err }, "the existing file"},
-		{"Merge incoming", func() error { _, err := registry.Merge(registry.StrategyJSON, []byte(`{}`), true, deep); return err }, "the registry's file"},
+		{"Merge existing", func() error { _, err := merge.Merge(registry.StrategyJSON, deep, true, []byte(`{}`)); return err }, "the existing file"},
+		{"Merge incoming", func() error { _, err := merge.Merge(registry.StrategyJSON, []byte(`{}`), true, deep); return err }, "the registry's file"},
 		{"Merge JSONC", func() error {
-			_, err := registry.Merge(registry.StrategyJSON, []byte(`{}`), true, deepIn("// tsconfig\n{\"a\":", ",}"))
+			_, err := merge.Merge(registry.StrategyJSON, []byte(`{}`), true, deepIn("// tsconfig\n{\"a\":", ",}"))
 			return err
 		}, "the registry's file"},
 	}

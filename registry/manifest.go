@@ -1,12 +1,14 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/registry/internal/keyorder"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -139,35 +141,72 @@ func (m *Manifest) Names(field string) []string {
 	default:
 		return nil
 	}
-	return inOrder(m.order[field], set)
+	return keyorder.InOrder(m.order[field], set)
 }
 
 // documentOrder returns the names of the ordered fields of the manifest
 // document data, top level and per language block; nil when data does not
-// parse (json.Unmarshal has said so already).
+// parse (json.Unmarshal has said so already). Of a key written twice the
+// last value counts, as for json.Unmarshal, and a name keeps the place
+// where it first appears.
 func documentOrder(data []byte) map[string][]string {
-	v, err := parseOrderedJSON(layout.ManifestFile, data)
-	root, ok := v.(*jsonObject)
-	if err != nil || !ok {
+	var root map[string]json.RawMessage
+	if json.Unmarshal(data, &root) != nil || root == nil {
 		return nil
 	}
 	out := map[string][]string{}
-	keysOf := func(prefix string, o *jsonObject) {
+	keysOf := func(prefix string, o map[string]json.RawMessage) {
 		for _, f := range orderedFields {
-			if c, ok := o.vals[f].(*jsonObject); ok {
-				out[prefix+f] = slices.Clone(c.keys)
+			if keys, ok := objectKeys(o[f]); ok {
+				out[prefix+f] = keys
 			}
 		}
 	}
 	keysOf("", root)
-	if langs, ok := root.vals["languages"].(*jsonObject); ok {
-		for _, l := range langs.keys {
-			if b, ok := langs.vals[l].(*jsonObject); ok {
+	var langs map[string]json.RawMessage
+	if isObject(root["languages"]) && json.Unmarshal(root["languages"], &langs) == nil {
+		for l, raw := range langs {
+			var b map[string]json.RawMessage
+			if isObject(raw) && json.Unmarshal(raw, &b) == nil {
 				keysOf("languages."+l+".", b)
 			}
 		}
 	}
 	return out
+}
+
+// isObject reports whether the JSON value raw is an object.
+func isObject(raw json.RawMessage) bool {
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// objectKeys returns the keys of the JSON object raw in document order,
+// each once (nil for {}); ok is false when raw is not an object.
+func objectKeys(raw json.RawMessage) (keys []string, ok bool) {
+	if !isObject(raw) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, _ := tok.(string)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, false
+		}
+	}
+	return keys, true
 }
 
 // ParseManifest decodes a registry.json document. It checks that the

@@ -168,3 +168,16 @@ func (p *Project) HasItem(id ID) (ID, bool) {
 	}
 	return ID{}, false
 }
+
+// PackageFragment is what one registry version asks of package.json: npm
+// ranges by package name and scripts by name. Nil maps are empty.
+type PackageFragment struct {
+	Dependencies    map[string]string `json:"dependencies,omitempty"`
+	DevDependencies map[string]string `json:"devDependencies,omitempty"`
+	Scripts         map[string]string `json:"scripts,omitempty"`
+}
+
+// Empty reports whether f asks for nothing.
+func (f PackageFragment) Empty() bool {
+	return len(f.Dependencies)+len(f.DevDependencies)+len(f.Scripts) == 0
+}

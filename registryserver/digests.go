@@ -3,6 +3,7 @@ package registryserver
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,6 +24,18 @@ import (
 // headerReprDigest is the RFC 9530 header carrying the sha-256 of the
 // selected representation.
 const headerReprDigest = "Repr-Digest"
+
+// reprDigestValue formats a digest ("sha256:<hex>", see [registry.Digest])
+// as the value of an RFC 9530 Repr-Digest (or Content-Digest) header:
+// "sha-256=:<base64>:". It returns "" for an invalid digest.
+func reprDigestValue(d string) string {
+	h := registry.DigestHex(d)
+	if h == "" {
+		return ""
+	}
+	raw, _ := hex.DecodeString(h)
+	return "sha-256=:" + base64.StdEncoding.EncodeToString(raw) + ":"
+}
 
 // maxComputedIndexFiles bounds the files hashed when a digest index is
 // computed for a version that has none (one written by the reference or by
@@ -184,7 +197,7 @@ func (h *Handler) reprDigest(ctx context.Context, res resource, version string, 
 		return ""
 	}
 	if file == "" {
-		return registry.ReprDigest(e.idx.Manifest)
+		return reprDigestValue(e.idx.Manifest)
 	}
-	return registry.ReprDigest(e.idx.Files[file])
+	return reprDigestValue(e.idx.Files[file])
 }

@@ -11,6 +11,7 @@ import (
 
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
@@ -126,7 +127,7 @@ func TestDigestIndexPublishedAndTampered(t *testing.T) {
 		t.Errorf("index: got %+v", idx)
 	}
 	// The stored index is not served as a file of the version.
-	if status, _ := get(t, h, "/registries/@public/features/ui-kit/1.0.0/files/"+registry.DigestIndexFile, ""); status != http.StatusNotFound {
+	if status, _ := get(t, h, "/registries/@public/features/ui-kit/1.0.0/files/"+layout.DigestIndexFile, ""); status != http.StatusNotFound {
 		t.Errorf("index as a file: got %d, want 404", status)
 	}
 	if err := st.Put(t.Context(), "@public/features/ui-kit/1.0.0/templates/a.txt", strings.NewReader("evil\n"), 5); err != nil {
@@ -142,6 +143,6 @@ func TestDigestIndexPublishedAndTampered(t *testing.T) {
 		`{"name":"ui-kit","namespace":"@public","type":"registry:feature","version":"2.0.0","priority":1,"files":[{"target":"x","type":"registry:lib","path":".jig-digests.json"}]}`),
 		pt.File(".jig-digests.json", "{}"))})
 	if r.status != http.StatusBadRequest || r.Code != "UNSAFE_FILE" {
-		t.Errorf("declaring %s: got %d %s %s, want 400 UNSAFE_FILE", registry.DigestIndexFile, r.status, r.Code, r.Msg)
+		t.Errorf("declaring %s: got %d %s %s, want 400 UNSAFE_FILE", layout.DigestIndexFile, r.status, r.Code, r.Msg)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -388,7 +389,7 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 // lineConflict reports whether c is a conflict of a line merge, written
 // into its file with markers ("lines 4-10"), rather than a value of the
 // project's that was kept.
-func lineConflict(c registry.Conflict) bool { return strings.HasPrefix(c.Path, "lines ") }
+func lineConflict(c merge.Conflict) bool { return strings.HasPrefix(c.Path, "lines ") }
 
 func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if dryRun {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
@@ -159,12 +160,12 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 	m := info.Manifest
 	var files []fileJSON
 	for _, f := range m.Files {
-		files = append(files, fileJSON{Target: f.Target, Strategy: string(registry.StrategyFor(f.Target, f.MergeStrategy))})
+		files = append(files, fileJSON{Target: f.Target, Strategy: string(merge.StrategyFor(f.Target, f.MergeStrategy))})
 	}
 	langs := info.Languages()
 	for _, l := range langs {
 		for _, f := range m.Languages[registry.Language(l)].Files {
-			files = append(files, fileJSON{Target: f.Target, Strategy: string(registry.StrategyFor(f.Target, f.MergeStrategy)), Language: l})
+			files = append(files, fileJSON{Target: f.Target, Strategy: string(merge.StrategyFor(f.Target, f.MergeStrategy)), Language: l})
 		}
 	}
 	if c.JSON {

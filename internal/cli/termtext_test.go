@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -70,10 +71,10 @@ func printManifestFields(s string) (string, string) {
 	r := apply.PlannedRegistry{ID: s, Key: s, Version: s, Language: registry.Language(s), Files: []string{s},
 		Dependencies: []apply.Dependency{{Name: s, Range: s}}, RegistryDependencies: []string{s}}
 	p := &apply.Plan{Dir: s, Template: s, Name: s, Registries: []apply.PlannedRegistry{r},
-		Files:    []apply.FileChange{{Target: s, Action: apply.ActionCreate, Reason: s}, {Target: s, Action: apply.ActionConflict, Conflicts: []registry.Conflict{{Path: s, Ours: s, Theirs: s}}}},
+		Files:    []apply.FileChange{{Target: s, Action: apply.ActionCreate, Reason: s}, {Target: s, Action: apply.ActionConflict, Conflicts: []merge.Conflict{{Path: s, Ours: s, Theirs: s}}}},
 		Packages: []apply.PackageChange{{Name: s, Range: s, Previous: s, Action: apply.PackageChanged}},
 		Warnings: []string{s}, Updates: []apply.RegistryUpdate{{Key: s, From: s, To: s, Action: "update"}},
-		Scripts: []registry.ScriptChange{{Name: s, Command: s, Previous: s}},
+		Scripts: []merge.ScriptChange{{Name: s, Command: s, Previous: s}},
 	}
 	printPlan(o, p)
 	printRegistry(o, p, r, true)

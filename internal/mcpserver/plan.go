@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -44,11 +45,11 @@ type PlanOutput struct {
 	ExistingChanged  []string                `json:"existingChanged,omitempty" jsonschema:"files that exist already and that the plan changes or deletes"`
 	Overwritten      []string                `json:"overwritten,omitempty" jsonschema:"init and add: existing files the plan replaces whose content no registry wrote (the user's own, or changed since): applying it loses that content; ask the user first"`
 	Packages         []apply.PackageChange   `json:"packages" jsonschema:"package.json dependency changes"`
-	Scripts          []registry.ScriptChange `json:"scripts,omitempty" jsonschema:"package.json script changes"`
-	PackageFields    []registry.FieldChange  `json:"packageFields,omitempty" jsonschema:"changes to package.json's other top-level fields (type, engines), values as compact JSON"`
+	Scripts          []merge.ScriptChange    `json:"scripts,omitempty" jsonschema:"package.json script changes"`
+	PackageFields    []merge.FieldChange     `json:"packageFields,omitempty" jsonschema:"changes to package.json's other top-level fields (type, engines), values as compact JSON"`
 	InstallScripts   []string                `json:"installScripts,omitempty" jsonschema:"package.json scripts the plan sets that a package manager's install runs by itself; review them before installing"`
 	Conflicts        int                     `json:"conflicts" jsonschema:"update: places the merge could not resolve (files then carry conflict markers)"`
-	PackageConflicts []registry.Conflict     `json:"packageConflicts,omitempty" jsonschema:"package.json entries where the project's value is kept: values both changed (update), or scripts the project already has that a registry wants otherwise (init and add)"`
+	PackageConflicts []merge.Conflict        `json:"packageConflicts,omitempty" jsonschema:"package.json entries where the project's value is kept: values both changed (update), or scripts the project already has that a registry wants otherwise (init and add)"`
 	Diffs            []apply.FileDiff        `json:"diffs" jsonschema:"the unified diff of every file written or deleted (long diffs are cut)"`
 	Warnings         []string                `json:"warnings"`
 	Next             string                  `json:"next" jsonschema:"what to do with the plan"`

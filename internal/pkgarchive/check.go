@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 )
 
@@ -68,7 +69,7 @@ type Head struct {
 func (ix *Index) Head() (Head, error) {
 	if ix.Manifest == nil {
 		for _, u := range ix.Unsafe {
-			if u.Name == ManifestName {
+			if u.Name == layout.ManifestFile {
 				return Head{}, refuse(wire.CodeUnsafeFile, "registry.json must be a regular file, not a %s", u.Kind)
 			}
 		}
@@ -128,10 +129,10 @@ func (ix *Index) Check() (*Contents, error) {
 	}
 	declared := map[string]bool{}
 	for _, p := range m.FilePaths() {
-		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == ManifestName {
+		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == layout.ManifestFile {
 			return nil, refuse(wire.CodeFileNotFound, "File referenced in registry.json is missing or not a regular file: %s", p)
 		}
-		if p == registry.DigestIndexFile {
+		if p == layout.DigestIndexFile {
 			return nil, refuse(wire.CodeUnsafeFile,
 				"Package declares %s, a name jig-server reserves for the version's digest index; rename the file", p)
 		}
@@ -143,7 +144,7 @@ func (ix *Index) Check() (*Contents, error) {
 			"Package contains an unsafe file (%s): %s. Only regular files and directories are allowed.", u.Kind, u.Name)
 	}
 	for _, name := range ix.Names() {
-		if name != ManifestName && !declared[name] {
+		if name != layout.ManifestFile && !declared[name] {
 			return nil, refuse(wire.CodeUndeclaredFile, "Package contains a file not declared in registry.json: %s", name)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // FuzzScan feeds arbitrary bytes (seeded with the archives in testdata/)
@@ -92,7 +93,7 @@ func FuzzPackRoundTrip(f *testing.F) {
 	f.Add("a/b/c/.gitignore", []byte{}, false)
 	f.Add("x", bytes.Repeat([]byte{0}, 4096), false)
 	f.Fuzz(func(t *testing.T, name string, content []byte, exec bool) {
-		if !registry.ValidFilePath(name) || name == pkgarchive.ManifestName || name == registry.DigestIndexFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile {
 			return
 		}
 		doc, err := json.Marshal(map[string]any{
@@ -114,7 +115,7 @@ func FuzzPackRoundTrip(f *testing.F) {
 		if err := os.WriteFile(p, content, mode); err != nil {
 			return
 		}
-		if err := os.WriteFile(filepath.Join(dir, pkgarchive.ManifestName), doc, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, layout.ManifestFile), doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
@@ -128,8 +129,8 @@ func FuzzPackRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a packed registry fails the upload checks: %v", err)
 		}
-		want := map[string]int64{pkgarchive.ManifestName: int64(len(doc)), name: int64(len(content))}
-		if len(ix.Files) != len(want) || ix.Files[name] != want[name] || ix.Files[pkgarchive.ManifestName] != want[pkgarchive.ManifestName] {
+		want := map[string]int64{layout.ManifestFile: int64(len(doc)), name: int64(len(content))}
+		if len(ix.Files) != len(want) || ix.Files[name] != want[name] || ix.Files[layout.ManifestFile] != want[layout.ManifestFile] {
 			t.Fatalf("read back %v, want %v", ix.Files, want)
 		}
 		if !c.Declared[name] || !bytes.Equal(ix.Manifest, doc) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // ErrInvalidPackage is wrapped by every error of [Pack] about the
@@ -57,10 +58,10 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	}
 	declared := m.FilePaths()
 	sort.Strings(declared)
-	files := []string{ManifestName}
+	files := []string{layout.ManifestFile}
 	total := int64(len(raw))
 	for _, p := range declared {
-		if p == ManifestName {
+		if p == layout.ManifestFile {
 			continue
 		}
 		fi, err := root.Lstat(filepath.FromSlash(p))
@@ -147,7 +148,7 @@ func readCapped(r io.Reader, max int64, tooLarge error) ([]byte, error) {
 }
 
 func readManifest(root *os.Root) ([]byte, error) {
-	f, _, err := safefile.OpenIn(root, ManifestName)
+	f, _, err := safefile.OpenIn(root, layout.ManifestFile)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,6 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 )
 
-// ManifestName is the name of the manifest at the archive root.
-const ManifestName = layout.ManifestFile
-
 // Default limits, as DESIGN.md section 3.3 sets them for uploads. They
 // are jig-server's defaults and what jig publish checks before uploading.
 const (
@@ -155,7 +152,7 @@ func Scan(r io.Reader, lim Limits) (*Index, error) {
 	lim = lim.withDefaults()
 	ix := &Index{Files: map[string]int64{}}
 	err := read(r, lim, ix, func(name string, size int64, body io.Reader) error {
-		if name != ManifestName {
+		if name != layout.ManifestFile {
 			return nil
 		}
 		if size > lim.MaxManifestSize {

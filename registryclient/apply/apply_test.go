@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // fixture returns a small catalog: a node runtime with language blocks, a
@@ -487,8 +488,8 @@ func TestDeepJSONRefused(t *testing.T) {
 		wantErr error
 		want    []string
 	}{
-		{"registry file", map[string]string{"tsconfig.json": "{}\n"}, deep, registry.ErrMerge, []string{"tsconfig.json", "the registry's file", "64 levels"}},
-		{"project file", map[string]string{"tsconfig.json": deep}, `{"compilerOptions":{}}`, registry.ErrMerge, []string{"tsconfig.json", "the existing file", "64 levels"}},
+		{"registry file", map[string]string{"tsconfig.json": "{}\n"}, deep, merge.ErrMerge, []string{"tsconfig.json", "the registry's file", "64 levels"}},
+		{"project file", map[string]string{"tsconfig.json": deep}, `{"compilerOptions":{}}`, merge.ErrMerge, []string{"tsconfig.json", "the existing file", "64 levels"}},
 		{"package.json", map[string]string{"package.json": `{"name":"x","x":` + deep + "}"}, `{}`, ErrPackageJSONInvalid, []string{"package.json", "64 levels"}},
 		{"jig.json", map[string]string{"jig.json": `{"name":"x","x":` + deep + "}"}, `{}`, ErrProjectInvalid, []string{"jig.json", "64 levels"}},
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // FileStatus is what "jig check" found for one file a registry wrote.
@@ -104,7 +105,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 	}
 	rep := &CheckReport{Dir: lc.pl.plan.Dir, Registries: []RegistryCheck{}, Warnings: []string{}}
 	pkgState := lc.pl.files["package.json"]
-	cur, err := registry.PackageValues(pkgState.orig)
+	cur, err := merge.PackageValues(pkgState.orig)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -250,7 +251,7 @@ func checkFile(root, target, want string, conflicted *registry.ConflictFile) Fil
 // hashFile returns "sha256:<hex>" of a file and, for a file an update
 // wrote with conflict markers (rec not nil), the conflict blocks of that
 // update still in it ([openBlocks]).
-func hashFile(path string, rec *registry.ConflictFile) (string, []registry.Conflict, error) {
+func hashFile(path string, rec *registry.ConflictFile) (string, []merge.Conflict, error) {
 	f, _, err := safefile.Open(path)
 	if err != nil {
 		return "", nil, err
@@ -276,13 +277,13 @@ func hashFile(path string, rec *registry.ConflictFile) (string, []registry.Confl
 // before jig recorded labels) matches any ">>>>>>> " line. Lines that
 // merely look like markers, such as a Markdown heading's "=======", are
 // not conflicts.
-func openBlocks(b []byte, label string) []registry.Conflict {
+func openBlocks(b []byte, label string) []merge.Conflict {
 	return markedConflicts(b, label)
 }
 
 // conflictRecord is the jig.json record of a file an update labelled
 // label wrote with the line conflicts cs ("lines 4-10").
-func conflictRecord(target, label string, cs []registry.Conflict) registry.ConflictFile {
+func conflictRecord(target, label string, cs []merge.Conflict) registry.ConflictFile {
 	rec := registry.ConflictFile{Target: target, Label: label}
 	for _, c := range cs {
 		var start, end int
@@ -295,20 +296,20 @@ func conflictRecord(target, label string, cs []registry.Conflict) registry.Confl
 
 // markedConflicts returns the conflicts b holds from an update labelled
 // label ("@team/x@1.2.0"): each block from "<<<<<<< ours" to
-// ">>>>>>> <label>", by its lines as [registry.Merge3] reports them. An
+// ">>>>>>> <label>", by its lines as [merge.Merge3] reports them. An
 // empty label matches any ">>>>>>> " line.
-func markedConflicts(b []byte, label string) []registry.Conflict {
-	var cs []registry.Conflict
+func markedConflicts(b []byte, label string) []merge.Conflict {
+	var cs []merge.Conflict
 	start := 0
 	for n := 1; len(b) > 0; n++ {
 		var line []byte
 		line, b, _ = bytes.Cut(b, []byte{'\n'})
 		l := strings.TrimSuffix(string(line), "\r")
 		switch {
-		case l == registry.MarkerOurs:
+		case l == merge.MarkerOurs:
 			start = n
-		case start > 0 && (l == registry.MarkerTheirs+" "+label || label == "" && strings.HasPrefix(l, registry.MarkerTheirs+" ")):
-			cs = append(cs, registry.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
+		case start > 0 && (l == merge.MarkerTheirs+" "+label || label == "" && strings.HasPrefix(l, merge.MarkerTheirs+" ")):
+			cs = append(cs, merge.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
 			start = 0
 		}
 	}

@@ -27,8 +27,8 @@
 // Lifecycle: [Engine.PlanUpdate] and [Engine.PlanRemove] plan a three-way
 // merge (base: [Engine.Render] of the installed version, from its immutable
 // URL; theirs: the target version, or nothing for remove; ours: the
-// project's files) with the strategy functions of [registry.Merge3] and
-// [registry.Merge3PackageJSON]; [Engine.Apply] writes the plan with the same
+// project's files) with the strategy functions of [merge.Merge3] and
+// [merge.Merge3PackageJSON]; [Engine.Apply] writes the plan with the same
 // roll-back as add, and [Plan.Diffs] shows it. [Engine.Check] compares the
 // project with jig.json, [Engine.Outdated] lists newer versions.
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -79,7 +80,7 @@ func (p *Plan) Diffs() []FileDiff {
 	}
 	out := []FileDiff{}
 	for _, w := range p.writes {
-		d := registry.UnifiedDiff(w.target, w.orig, w.existed, w.data, !w.remove)
+		d := merge.UnifiedDiff(w.target, w.orig, w.existed, w.data, !w.remove)
 		if d == "" && w.mode != w.origMode {
 			d = fmt.Sprintf("mode %o -> %o\n", w.origMode, w.mode)
 		}
@@ -384,7 +385,7 @@ func (lc *lifecycle) others(ctx context.Context, key, target string, strategy re
 	var out []byte
 	found := false
 	for _, o := range lc.otherFiles(key, target) {
-		b, err := registry.MergeContext(ctx, strategy, out, found, o.file.Content)
+		b, err := merge.MergeContext(ctx, strategy, out, found, o.file.Content)
 		if err != nil {
 			continue
 		}
@@ -475,7 +476,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 	}
 	var before registry.PackageFragment
 	if st := pl.files["package.json"]; st != nil && st.exists {
-		before, _ = registry.PackageValues(st.orig)
+		before, _ = merge.PackageValues(st.orig)
 	}
 	for _, o := range ops {
 		if o.remove {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // structured reports whether a file with strategy s is merged by its
@@ -126,7 +127,7 @@ func (m *fileMerge) keep(reason, warning string) {
 
 // conflict reports cs: conflicts to resolve on update, and on remove a
 // warning each, for removing keeps what the user changed.
-func (m *fileMerge) conflict(cs []registry.Conflict) {
+func (m *fileMerge) conflict(cs []merge.Conflict) {
 	if m.o.remove {
 		for _, c := range cs {
 			m.p.Warnings = append(m.p.Warnings, fmt.Sprintf("%s: kept %s, changed in the project", m.t, c.Path))
@@ -214,12 +215,12 @@ func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
 	}
 	var err error
 	if m.inB {
-		if bc, err = registry.MergeContext(ctx, m.strategy, bc, shared, m.bf.Content); err != nil {
+		if bc, err = merge.MergeContext(ctx, m.strategy, bc, shared, m.bf.Content); err != nil {
 			return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.id.Version, t, err)
 		}
 	}
 	if m.inT {
-		if tc, err = registry.MergeContext(ctx, m.strategy, tc, shared, m.tf.Content); err != nil {
+		if tc, err = merge.MergeContext(ctx, m.strategy, tc, shared, m.tf.Content); err != nil {
 			return fmt.Errorf("registry %s@%s, file %s: %w", o.key, o.to, t, err)
 		}
 	}
@@ -234,7 +235,7 @@ func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
 	case !m.inT && !shared && (m.unchanged || bytes.Equal(st.cur, bc)):
 		st.remove = true
 	default:
-		res, err := registry.Merge3Context(ctx, m.strategy, bc, st.cur, tc, o.label())
+		res, err := merge.Merge3Context(ctx, m.strategy, bc, st.cur, tc, o.label())
 		if err != nil {
 			return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 		}
@@ -277,7 +278,7 @@ func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
 			// Already there, or the registry did not change it.
 		case tf.Asset || bf.Asset:
 			m.keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
-			st.conflicts = append(st.conflicts, registry.Conflict{Path: t})
+			st.conflicts = append(st.conflicts, merge.Conflict{Path: t})
 			m.p.Conflicts++
 		case !o.remove && len(markedConflicts(st.cur, label)) > 0:
 			// This very update wrote the file and was stopped before
@@ -286,7 +287,7 @@ func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
 			m.conflict(markedConflicts(st.cur, label))
 			o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 		default:
-			res, err := registry.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+			res, err := merge.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 			if err != nil {
 				return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 			}
@@ -390,12 +391,12 @@ func (lc *lifecycle) mergePackage(o *op) error {
 	}
 	cur := st.cur
 	if !st.exists && !st.touched {
-		cur, _, err = registry.UpdatePackageJSON(nil, false, registry.PackageUpdate{Name: registry.NPMName(lc.name)})
+		cur, _, err = merge.UpdatePackageJSON(nil, false, merge.PackageUpdate{Name: registry.NPMName(lc.name)})
 		if err != nil {
 			return err
 		}
 	}
-	res, err := registry.Merge3PackageJSON(cur, base, theirs, retain)
+	res, err := merge.Merge3PackageJSON(cur, base, theirs, retain)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // checkPackageJSON is the preflight check of an existing package.json.
 func checkPackageJSON(b []byte) error {
-	if err := registry.CheckPackageJSON(b); err != nil {
+	if err := merge.CheckPackageJSON(b); err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
 	return nil
@@ -24,7 +25,7 @@ func checkPackageJSON(b []byte) error {
 // registry shipped package.json as a file. A package.json jig creates is
 // named [registry.NPMName] of the project name, with a warning when that
 // differs, and laid out byte for byte as the reference writes it (see
-// [registry.NewPackageJSON]).
+// [merge.NewPackageJSON]).
 func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	type pooled struct {
 		reqs    []registry.RangeRequest
@@ -44,7 +45,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			p.runtime = p.runtime || runtime
 		}
 	}
-	var scripts []registry.Script
+	var scripts []merge.Script
 	var from []string
 	for _, n := range nodes {
 		if len(n.m.Dependencies)+len(n.m.DevDependencies)+len(n.m.Scripts) > 0 {
@@ -53,7 +54,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		add(n, registry.FieldDependencies, n.m.Dependencies, true)
 		add(n, registry.FieldDevDependencies, n.m.DevDependencies, false)
 		for _, k := range n.m.Names(registry.FieldScripts) {
-			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
+			scripts = append(scripts, merge.Script{Name: k, Command: n.m.Scripts[k]})
 		}
 	}
 	st, err := pl.state("package.json")
@@ -78,7 +79,7 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			pl.plan.installScripts = appendOnce(pl.plan.installScripts, s.Name)
 		}
 	}
-	u := registry.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	u := merge.PackageUpdate{Name: pkgName, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
 	for _, pkg := range names {
 		p := pool[pkg]
 		rng, winner, conflict := registry.CombineRanges(p.reqs...)
@@ -92,15 +93,15 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		}
 	}
 	var out []byte
-	var changes []registry.DependencyChange
+	var changes []merge.DependencyChange
 	if create {
 		var shipped []byte
 		if st.touched {
 			shipped = st.cur
 		}
-		out, changes, err = registry.NewPackageJSON(shipped, u, names)
+		out, changes, err = merge.NewPackageJSON(shipped, u, names)
 	} else {
-		out, changes, err = registry.UpdatePackageJSON(st.cur, true, u)
+		out, changes, err = merge.UpdatePackageJSON(st.cur, true, u)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
@@ -142,7 +143,7 @@ func (pl *planner) reviewPackageJSON(before []byte, keep bool) error {
 	if st == nil || !st.touched {
 		return nil
 	}
-	rev, err := registry.ReviewPackageJSON(before, st.cur, keep)
+	rev, err := merge.ReviewPackageJSON(before, st.cur, keep)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}
@@ -173,7 +174,7 @@ func (pl *planner) reviewPackageFields() {
 	if st.exists {
 		before = st.orig
 	}
-	rev, err := registry.ReviewPackageJSON(before, st.cur, false)
+	rev, err := merge.ReviewPackageJSON(before, st.cur, false)
 	if err != nil {
 		return
 	}

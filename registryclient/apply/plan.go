@@ -21,6 +21,7 @@ import (
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // Action is what happens to one project file.
@@ -81,11 +82,11 @@ type Plan struct {
 	Updates []RegistryUpdate `json:"updates,omitempty"`
 	// Scripts are the package.json script changes, sorted by name within
 	// each registry's step.
-	Scripts []registry.ScriptChange `json:"scripts,omitempty"`
+	Scripts []merge.ScriptChange `json:"scripts,omitempty"`
 	// PackageFields are the changes to package.json's other top-level
 	// fields ("type", "engines"; a registry's package.json file can set
 	// them), from before the plan to after it.
-	PackageFields []registry.FieldChange `json:"packageFields,omitempty"`
+	PackageFields []merge.FieldChange `json:"packageFields,omitempty"`
 	// Conflicts counts the conflicts of an update: files written with
 	// conflict markers, JSON paths, env variables and package.json entries
 	// where the project's value was kept. The details are in Files and
@@ -96,7 +97,7 @@ type Plan struct {
 	// project already had that a registry wants otherwise (init and add
 	// without [Request.Force]; these are not counted in Conflicts); the
 	// project's value is kept.
-	PackageConflicts []registry.Conflict `json:"packageConflicts,omitempty"`
+	PackageConflicts []merge.Conflict `json:"packageConflicts,omitempty"`
 
 	// Install is the package manager's install that [Engine.Apply] ran
 	// ([WithInstall]); nil when it did not run.
@@ -172,10 +173,10 @@ type FileChange struct {
 	From     []string          `json:"from,omitempty"` // registries (keys) that contributed
 	Reason   string            `json:"reason,omitempty"`
 	// Conflicts are the places an update could not merge (see
-	// [registry.Conflict]); set with Action [ActionConflict].
-	Conflicts []registry.Conflict `json:"conflicts,omitempty"`
-	Mode      fs.FileMode         `json:"-"`
-	Language  registry.Language   `json:"-"`
+	// [merge.Conflict]); set with Action [ActionConflict].
+	Conflicts []merge.Conflict  `json:"conflicts,omitempty"`
+	Mode      fs.FileMode       `json:"-"`
+	Language  registry.Language `json:"-"`
 }
 
 // PackageChange is what happens to one package.json dependency.
@@ -248,7 +249,7 @@ type fileState struct {
 	remove    bool
 	action    Action
 	reason    string
-	conflicts []registry.Conflict
+	conflicts []merge.Conflict
 }
 
 type planner struct {
@@ -682,7 +683,7 @@ func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKe
 			pl.skip(st, n.key, "the registry gives neither content nor path")
 			continue
 		}
-		strategy := registry.StrategyFor(target, f.MergeStrategy)
+		strategy := merge.StrategyFor(target, f.MergeStrategy)
 		exists := st.exists || st.touched
 		var out []byte
 		switch {
@@ -710,7 +711,7 @@ func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKe
 			}
 			out = []byte(res.Content)
 		default:
-			out, err = registry.MergeContext(ctx, strategy, st.cur, exists, incoming)
+			out, err = merge.MergeContext(ctx, strategy, st.cur, exists, incoming)
 			if err != nil {
 				return nil, fmt.Errorf("registry %s, file %s: %w", n.key, target, err)
 			}

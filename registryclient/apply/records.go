@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // fragmentOf is what a manifest (languages merged) asks of package.json.
@@ -112,7 +113,7 @@ func (pl *planner) packageBefore() registry.PackageFragment {
 	if st == nil || !st.exists && !st.touched {
 		return registry.PackageFragment{}
 	}
-	f, _ := registry.PackageValues(st.cur)
+	f, _ := merge.PackageValues(st.cur)
 	return f
 }
 
@@ -164,13 +165,13 @@ func (pl *planner) refreshRecords(proj *registry.Project, rewritten bool) {
 	}
 }
 
-// packageValues is [registry.PackageValues] of b, parsed once for as long
+// packageValues is [merge.PackageValues] of b, parsed once for as long
 // as package.json stays b.
 func (pl *planner) packageValues(b []byte) (registry.PackageFragment, error) {
 	if pl.pkg != nil && bytesEqual(pl.pkgOf, b) {
 		return *pl.pkg, nil
 	}
-	f, err := registry.PackageValues(b)
+	f, err := merge.PackageValues(b)
 	if err != nil {
 		return f, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // Rendered is what one registry version produces for a project of one
@@ -104,7 +105,7 @@ func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *re
 		default:
 			continue
 		}
-		strategy := registry.StrategyFor(target, f.MergeStrategy)
+		strategy := merge.StrategyFor(target, f.MergeStrategy)
 		if strategy == registry.StrategyCustom && !asset {
 			r.Skipped = appendOnce(r.Skipped, target)
 			continue
@@ -119,7 +120,7 @@ func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *re
 		var out []byte
 		if asset {
 			strategy, out = registry.StrategyOverwrite, incoming
-		} else if out, err = registry.MergeContext(ctx, strategy, rf.Content, seen, incoming); err != nil {
+		} else if out, err = merge.MergeContext(ctx, strategy, rf.Content, seen, incoming); err != nil {
 			return nil, merged(fmt.Errorf("registry %s@%s, file %s: %w", n.key, raw.Version, target, err))
 		}
 		rf.Content, rf.Strategy, rf.Asset = out, strategy, asset

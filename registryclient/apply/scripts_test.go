@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // scriptsSource: @team/base 1.0.0 (no package entries) and @team/v 1.0.0
@@ -29,7 +30,7 @@ func scriptsSource() *verSource {
 
 func readPackage(t *testing.T, dir string) registry.PackageFragment {
 	t.Helper()
-	f, err := registry.PackageValues([]byte(readFile(t, filepath.Join(dir, "package.json"))))
+	f, err := merge.PackageValues([]byte(readFile(t, filepath.Join(dir, "package.json"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +58,10 @@ func TestProjectScriptsAreTheProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]registry.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run"}}, plan.PackageConflicts); diff != "" {
+	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run"}}, plan.PackageConflicts); diff != "" {
 		t.Errorf("add: package conflicts (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]registry.ScriptChange{{Name: "cov", Command: "vitest run --coverage", Action: "added"}}, plan.Scripts); diff != "" {
+	if diff := cmp.Diff([]merge.ScriptChange{{Name: "cov", Command: "vitest run --coverage", Action: "added"}}, plan.Scripts); diff != "" {
 		t.Errorf("add: scripts (-want +got):\n%s", diff)
 	}
 	if !hasWarning(plan, `your script "test" (echo hi) was kept; the registry wants "vitest run"`) {
@@ -87,7 +88,7 @@ func TestProjectScriptsAreTheProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]registry.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run --reporter=dot"}}, plan.PackageConflicts); diff != "" {
+	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run --reporter=dot"}}, plan.PackageConflicts); diff != "" {
 		t.Errorf("update: package conflicts (-want +got):\n%s", diff)
 	}
 	if pkg := readPackage(t, dir); pkg.Scripts["test"] != "echo hi" || pkg.Scripts["cov"] != "vitest run --coverage --reporter=dot" {

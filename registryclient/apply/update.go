@@ -55,8 +55,8 @@ type UpdateRequest struct {
 // PlanUpdate plans moving installed registries to newer (or other)
 // versions: for every file, a three-way merge of what the installed
 // version rendered (base), what the target version renders (theirs) and
-// the project's file (ours); see [registry.Merge3] and
-// [registry.Merge3PackageJSON]. New registryDependencies are installed;
+// the project's file (ours); see [merge.Merge3] and
+// [merge.Merge3PackageJSON]. New registryDependencies are installed;
 // ones nothing needs any more are reported. Nothing is written; apply the
 // plan with [Engine.Apply]. Conflicts do not fail the plan: they are
 // written (markers for text, the project's value for JSON and env) and

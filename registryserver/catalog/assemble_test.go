@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryserver/catalog"
 )
 
@@ -132,14 +133,14 @@ type project struct {
 
 // assemble applies the registries in order to an empty project called
 // name, merging files and package.json with the registry package's merge
-// rules (registry.StrategyFor, registry.Merge, registry.CombineRanges,
-// registry.UpdatePackageJSON).
+// rules (merge.StrategyFor, merge.Merge, registry.CombineRanges,
+// merge.UpdatePackageJSON).
 func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project {
 	t.Helper()
 	p := &project{files: map[string][]byte{}, exec: map[string]bool{}}
 	reqs := map[string][]registry.RangeRequest{}
 	runtime := map[string]bool{}
-	var scripts []registry.Script
+	var scripts []merge.Script
 	addDeps := func(r *resolved, add map[string]string, isRuntime bool) {
 		for _, pkg := range slices.Sorted(maps.Keys(add)) {
 			reqs[pkg] = append(reqs[pkg], registry.RangeRequest{Range: add[pkg], Priority: r.m.Priority, From: r.key})
@@ -162,7 +163,7 @@ func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project 
 				}
 			}
 			cur, exists := p.files[target]
-			out, err := registry.Merge(registry.StrategyFor(f.Target, f.MergeStrategy), cur, exists, src)
+			out, err := merge.Merge(merge.StrategyFor(f.Target, f.MergeStrategy), cur, exists, src)
 			if err != nil {
 				t.Fatalf("%s: %s: %v", r.key, target, err)
 			}
@@ -174,10 +175,10 @@ func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project 
 		addDeps(r, r.m.Dependencies, true)
 		addDeps(r, r.m.DevDependencies, false)
 		for _, k := range slices.Sorted(maps.Keys(r.m.Scripts)) {
-			scripts = append(scripts, registry.Script{Name: k, Command: r.m.Scripts[k]})
+			scripts = append(scripts, merge.Script{Name: k, Command: r.m.Scripts[k]})
 		}
 	}
-	u := registry.PackageUpdate{Name: name, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
+	u := merge.PackageUpdate{Name: name, Dependencies: map[string]string{}, DevDependencies: map[string]string{}, Scripts: scripts}
 	for pkg, rs := range reqs {
 		rng, _, conflict := registry.CombineRanges(rs...)
 		if conflict {
@@ -190,7 +191,7 @@ func assemble(t *testing.T, fsys fs.FS, name string, regs []*resolved) *project 
 		}
 	}
 	cur, exists := p.files["package.json"]
-	out, _, err := registry.UpdatePackageJSON(cur, exists, u)
+	out, _, err := merge.UpdatePackageJSON(cur, exists, u)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
 )
 
@@ -125,7 +126,7 @@ func New(cat Catalog, o Options) (*UI, error) {
 		"regURL":    u.registryURL,
 		"fileURL":   u.fileURL,
 		"shortType": func(t string) string { return strings.TrimPrefix(t, "registry:") },
-		"strategy":  func(f registry.File) string { return string(registry.StrategyFor(f.Target, f.MergeStrategy)) },
+		"strategy":  func(f registry.File) string { return string(merge.StrategyFor(f.Target, f.MergeStrategy)) },
 		"sortedKeys": func(m map[string]string) []string {
 			return slices.Sorted(maps.Keys(m))
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -163,7 +164,7 @@ func TestPublishStoresDigestIndex(t *testing.T) {
 	if err := publish.New(st).Publish(t.Context(), v, files("x")); err != nil {
 		t.Fatal(err)
 	}
-	idx, err := registry.ParseDigestIndex([]byte(get(t, st, "@acme/features/ui-kit/1.0.0/"+registry.DigestIndexFile)))
+	idx, err := registry.ParseDigestIndex([]byte(get(t, st, "@acme/features/ui-kit/1.0.0/"+layout.DigestIndexFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +181,10 @@ func TestPublishStoresDigestIndex(t *testing.T) {
 	}
 	// A package may not declare a file that would overwrite the index.
 	err = publish.New(st).Publish(t.Context(), version("2.0.0", "x"), func(put publish.PutFunc) error {
-		return put(t.Context(), registry.DigestIndexFile, 2, strings.NewReader("{}"))
+		return put(t.Context(), layout.DigestIndexFile, 2, strings.NewReader("{}"))
 	})
 	if err == nil || !strings.Contains(err.Error(), "refusing file path") {
-		t.Errorf("declaring %s: got %v, want it refused", registry.DigestIndexFile, err)
+		t.Errorf("declaring %s: got %v, want it refused", layout.DigestIndexFile, err)
 	}
 }
 

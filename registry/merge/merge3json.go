@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // merge3JSON applies the delta from base to theirs to ours, key by key.
@@ -86,7 +88,7 @@ func parseJSONObject(what string, b []byte) (*jsonObject, error) {
 		return newJSONObject(), nil
 	}
 	v, err := parseOrderedJSON(what, b)
-	if errors.Is(err, ErrJSONTooDeep) {
+	if errors.Is(err, registry.ErrJSONTooDeep) {
 		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // TestMerge3Golden runs every case of testdata/merge3/<case>: target names
@@ -26,7 +28,7 @@ func TestMerge3Golden(t *testing.T) {
 		var got []byte
 		var conflicts []Conflict
 		if target == "package.json" {
-			var bf, tf, rf PackageFragment
+			var bf, tf, rf registry.PackageFragment
 			mustJSON(t, base, &bf)
 			mustJSON(t, theirs, &tf)
 			if b, err := os.ReadFile(filepath.Join(dir, "retain")); err == nil {
@@ -50,7 +52,7 @@ func TestMerge3Golden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if strategy != StrategyOverwrite && !bytes.Equal(again.Content, got) {
+				if strategy != registry.StrategyOverwrite && !bytes.Equal(again.Content, got) {
 					t.Errorf("merging twice changed the result:\ngot:\n%s\nwant:\n%s", again.Content, got)
 				}
 			}

@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // naiveMerge3Array is merge3Array as it was, with a linear contains: the
@@ -279,7 +281,7 @@ func TestMerge3JSONArrayLarge(t *testing.T) {
 	base := doc(stringArray("src", n))
 	ours := doc(stringArray("src", n, "mine/**"))
 	theirs := doc(stringArray("src", n, "theirs/**"))
-	res, err := Merge3Context(t.Context(), StrategyJSON, base, ours, theirs, "x@1")
+	res, err := Merge3Context(t.Context(), registry.StrategyJSON, base, ours, theirs, "x@1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,10 +303,10 @@ func TestMergeContextCanceled(t *testing.T) {
 	a := []byte(`{"include": ["a", "b"]}`)
 	b := []byte(`{"include": ["a", "c"]}`)
 	c := []byte(`{"include": ["a", "d"]}`)
-	if _, err := Merge3Context(ctx, StrategyJSON, a, b, c, "x@1"); !errors.Is(err, context.Canceled) {
+	if _, err := Merge3Context(ctx, registry.StrategyJSON, a, b, c, "x@1"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Merge3Context after cancel: got %v, want context.Canceled", err)
 	}
-	if _, err := MergeContext(ctx, StrategyJSON, a, true, b); !errors.Is(err, context.Canceled) {
+	if _, err := MergeContext(ctx, registry.StrategyJSON, a, true, b); !errors.Is(err, context.Canceled) {
 		t.Errorf("MergeContext after cancel: got %v, want context.Canceled", err)
 	}
 	// A context that ends during a long merge stops it midway.

@@ -1,14 +1,15 @@
-package registry
+package merge
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-
 	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // ErrMerge is wrapped by every error [Merge] returns.
@@ -18,8 +19,8 @@ var ErrMerge = errors.New("merge failed")
 // content of the project file (exists reports whether the file exists; when
 // it does not, current is ignored) using a built-in strategy:
 //
-//   - [StrategyJSON]: both sides must be JSON objects, nested at most
-//     [MaxJSONDepth] levels; JSONC input (comments, trailing commas, a
+//   - [registry.StrategyJSON]: both sides must be JSON objects, nested at most
+//     [registry.MaxJSONDepth] levels; JSONC input (comments, trailing commas, a
 //     byte order mark) is accepted on both sides. Objects merge
 //     recursively, arrays are unioned by deep equality (existing elements
 //     first, no duplicates added), other values take the incoming value.
@@ -31,29 +32,29 @@ var ErrMerge = errors.New("merge failed")
 //     comments are not kept. So the result is always valid JSONC, and
 //     valid strict JSON whenever it differs from current or current was
 //     strict JSON.
-//   - [StrategyIgnore]: existing lines are kept, incoming lines not present
+//   - [registry.StrategyIgnore]: existing lines are kept, incoming lines not present
 //     yet are appended in order, runs of blank lines collapse.
-//   - [StrategyEnv]: KEY=value lines update the same key in place (keeping
+//   - [registry.StrategyEnv]: KEY=value lines update the same key in place (keeping
 //     the existing "KEY=" text), new keys, comments not present yet and
 //     blank separators are appended.
-//   - [StrategyOverwrite]: the incoming text, with a trailing newline.
+//   - [registry.StrategyOverwrite]: the incoming text, with a trailing newline.
 //
 // Text strategies keep CRLF line endings when the existing file uses them.
 // Every strategy is idempotent: merging the same incoming content twice
-// gives the same bytes as merging it once. [StrategyCustom] and unknown
+// gives the same bytes as merging it once. [registry.StrategyCustom] and unknown
 // strategies return an error wrapping [ErrMerge].
-func Merge(strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+func Merge(strategy registry.Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
 	return merge(nil, strategy, current, exists, incoming)
 }
 
 // MergeContext is [Merge] that stops when ctx ends, returning ctx's error:
 // a merge of large inputs takes time (linear in their size), and the
 // caller's deadline covers it.
-func MergeContext(ctx context.Context, strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+func MergeContext(ctx context.Context, strategy registry.Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
 	return merge(newStopper(ctx), strategy, current, exists, incoming)
 }
 
-func merge(st *stopper, strategy Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
+func merge(st *stopper, strategy registry.Strategy, current []byte, exists bool, incoming []byte) ([]byte, error) {
 	if err := st.done(); err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func merge(st *stopper, strategy Strategy, current []byte, exists bool, incoming
 	return out, nil
 }
 
-// mergeJSONFile is the two-way merge of [StrategyJSON]: current is
+// mergeJSONFile is the two-way merge of [registry.StrategyJSON]: current is
 // returned as it is when the merge changes nothing, and CRLF line endings
 // are kept otherwise.
 func mergeJSONFile(st *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
@@ -88,7 +89,7 @@ func mergeJSONFile(st *stopper, current []byte, exists bool, incoming []byte) ([
 	return out, nil
 }
 
-// mergeOverwrite is the two-way merge of [StrategyOverwrite]: the incoming
+// mergeOverwrite is the two-way merge of [registry.StrategyOverwrite]: the incoming
 // text with a trailing newline.
 func mergeOverwrite(_, incoming []byte) []byte {
 	if len(incoming) > 0 && incoming[len(incoming)-1] != '\n' {
@@ -97,7 +98,7 @@ func mergeOverwrite(_, incoming []byte) []byte {
 	return incoming
 }
 
-// mergeOverwriteFile is the two-way merge of [StrategyOverwrite]. It
+// mergeOverwriteFile is the two-way merge of [registry.StrategyOverwrite]. It
 // keeps the registry's bytes, line endings included, as the reference does:
 // a CRLF template or inline content is written with CRLF. Only when the
 // existing file uses CRLF is the result written with CRLF throughout, so
@@ -131,7 +132,7 @@ func mergeJSON(st *stopper, current []byte, exists bool, incoming []byte) ([]byt
 	var cur any = newJSONObject()
 	if exists && len(bytes.TrimSpace(current)) > 0 {
 		v, err := parseOrderedJSON("the existing file", current)
-		if errors.Is(err, ErrJSONTooDeep) {
+		if errors.Is(err, registry.ErrJSONTooDeep) {
 			return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 		}
 		if err != nil {
@@ -140,7 +141,7 @@ func mergeJSON(st *stopper, current []byte, exists bool, incoming []byte) ([]byt
 		cur = v
 	}
 	in, err := parseOrderedJSON("the registry's file", incoming)
-	if errors.Is(err, ErrJSONTooDeep) {
+	if errors.Is(err, registry.ErrJSONTooDeep) {
 		return nil, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"testing"
@@ -68,33 +68,5 @@ func TestNewPackageJSON(t *testing.T) {
 	}
 	if _, _, err := NewPackageJSON([]byte("{// no\n}"), PackageUpdate{Name: "app"}, nil); err == nil {
 		t.Error("a shipped package.json with comments: got no error")
-	}
-}
-
-// TestManifestNames: names come in document order; a language block's new
-// names follow the top level's.
-func TestManifestNames(t *testing.T) {
-	t.Parallel()
-	m, err := ParseManifest([]byte(`{"name":"x","version":"1.0.0","type":"registry:feature",
-		"dependencies":{"zod":"1","alpha":"1"},
-		"devDependencies":{"typescript":"1"},
-		"scripts":{"lint":"eslint","build":"tsc"},
-		"languages":{"ts":{"devDependencies":{"tsx":"1","typescript":"2","@types/node":"1"}}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"zod", "alpha"}, m.Names(FieldDependencies)); diff != "" {
-		t.Errorf("dependencies (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"lint", "build"}, m.Names(FieldScripts)); diff != "" {
-		t.Errorf("scripts (-want +got):\n%s", diff)
-	}
-	ts := m.ForLanguage(LangTS)
-	if diff := cmp.Diff([]string{"typescript", "tsx", "@types/node"}, ts.Names(FieldDevDependencies)); diff != "" {
-		t.Errorf("ts devDependencies (-want +got):\n%s", diff)
-	}
-	built := &Manifest{Scripts: map[string]string{"b": "1", "a": "2"}}
-	if diff := cmp.Diff([]string{"a", "b"}, built.Names(FieldScripts)); diff != "" {
-		t.Errorf("a manifest built in code (-want +got):\n%s", diff)
 	}
 }

@@ -1,22 +1,11 @@
-package registry
+package merge
 
 import (
 	"bytes"
 	"sort"
+
+	"github.com/jigkit/jig/registry"
 )
-
-// PackageFragment is what one registry version asks of package.json: npm
-// ranges by package name and scripts by name. Nil maps are empty.
-type PackageFragment struct {
-	Dependencies    map[string]string `json:"dependencies,omitempty"`
-	DevDependencies map[string]string `json:"devDependencies,omitempty"`
-	Scripts         map[string]string `json:"scripts,omitempty"`
-}
-
-// Empty reports whether f asks for nothing.
-func (f PackageFragment) Empty() bool {
-	return len(f.Dependencies)+len(f.DevDependencies)+len(f.Scripts) == 0
-}
 
 // ScriptChange reports what a package.json merge did to one script.
 type ScriptChange struct {
@@ -56,7 +45,7 @@ type PackageMerge3Result struct {
 // sorted by name, as npm does; maps that lose their last entry are removed.
 // ours must be a package.json [CheckPackageJSON] accepts; empty ours means
 // there is none yet.
-func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*PackageMerge3Result, error) {
+func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragment) (*PackageMerge3Result, error) {
 	exists := len(bytes.TrimSpace(ours)) > 0
 	root := newJSONObject()
 	if exists {
@@ -75,7 +64,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*Pack
 		section, val string
 		ok           bool
 	}
-	lookup := func(f PackageFragment, name string) want {
+	lookup := func(f registry.PackageFragment, name string) want {
 		if v, ok := f.Dependencies[name]; ok {
 			return want{"dependencies", v, true}
 		}
@@ -234,8 +223,8 @@ func unionNames(ms ...map[string]string) []string {
 
 // PackageValues returns every dependency, devDependency and script of a
 // package.json (string values only). Empty input gives an empty fragment.
-func PackageValues(b []byte) (PackageFragment, error) {
-	var f PackageFragment
+func PackageValues(b []byte) (registry.PackageFragment, error) {
+	var f registry.PackageFragment
 	if len(bytes.TrimSpace(b)) == 0 {
 		return f, nil
 	}

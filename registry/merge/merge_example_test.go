@@ -1,16 +1,17 @@
-package registry_test
+package merge_test
 
 import (
 	"fmt"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 func ExampleMerge() {
 	current := []byte("{\n  // the project's own settings\n  \"compilerOptions\": {\"strict\": true, \"lib\": [\"ES2022\"]},\n}\n")
 	incoming := []byte(`{"compilerOptions": {"lib": ["ES2022", "DOM"], "outDir": "dist"}}`)
-	strategy := registry.StrategyFor("tsconfig.json", nil)
-	out, err := registry.Merge(strategy, current, true, incoming)
+	strategy := merge.StrategyFor("tsconfig.json", nil)
+	out, err := merge.Merge(strategy, current, true, incoming)
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +31,7 @@ func ExampleMerge() {
 }
 
 func ExampleMerge_ignore() {
-	out, _ := registry.Merge(registry.StrategyFor(".gitignore", nil), []byte("node_modules\n"), true, []byte("node_modules\ndist\n"))
+	out, _ := merge.Merge(merge.StrategyFor(".gitignore", nil), []byte("node_modules\n"), true, []byte("node_modules\ndist\n"))
 	fmt.Print(string(out))
 	// Output:
 	// node_modules
@@ -55,10 +56,10 @@ func ExampleCombineRanges() {
 
 func ExampleUpdatePackageJSON() {
 	current := []byte("{\n  \"name\": \"demo\",\n  \"devDependencies\": {\n    \"zod\": \"^3.0.0\"\n  }\n}\n")
-	out, changes, err := registry.UpdatePackageJSON(current, true, registry.PackageUpdate{
+	out, changes, err := merge.UpdatePackageJSON(current, true, merge.PackageUpdate{
 		Dependencies:    map[string]string{"zod": "^3.22.0"},
 		DevDependencies: map[string]string{"vitest": "^2.0.0"},
-		Scripts:         []registry.Script{{Name: "test", Command: "vitest run"}},
+		Scripts:         []merge.Script{{Name: "test", Command: "vitest run"}},
 	})
 	if err != nil {
 		panic(err)

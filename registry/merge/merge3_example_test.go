@@ -1,9 +1,10 @@
-package registry_test
+package merge_test
 
 import (
 	"fmt"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // A registry's new version changes one line while the project changed
@@ -13,7 +14,7 @@ func ExampleMerge3() {
 	base := []byte("port = 3000\n\nhost = localhost\n")
 	ours := []byte("port = 8080\n\nhost = localhost\n")
 	theirs := []byte("port = 3000\n\nhost = 0.0.0.0\n")
-	res, err := registry.Merge3(registry.StrategyOverwrite, base, ours, theirs, "@team/x@1.1.0")
+	res, err := merge.Merge3(registry.StrategyOverwrite, base, ours, theirs, "@team/x@1.1.0")
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +33,7 @@ func ExampleMerge3_conflict() {
 	base := []byte("port = 3000\n")
 	ours := []byte("port = 8080\n")
 	theirs := []byte("port = 4000\n")
-	res, _ := registry.Merge3(registry.StrategyOverwrite, base, ours, theirs, "@team/x@1.1.0")
+	res, _ := merge.Merge3(registry.StrategyOverwrite, base, ours, theirs, "@team/x@1.1.0")
 	fmt.Print(string(res.Content))
 	fmt.Println(res.Conflicts[0].Path)
 	// Output:
@@ -52,7 +53,7 @@ func ExampleMerge3_json() {
 	base := []byte(`{"compilerOptions": {"target": "ES2020", "strict": true}}`)
 	ours := []byte(`{"compilerOptions": {"target": "ES2019", "strict": true}}`)
 	theirs := []byte(`{"compilerOptions": {"target": "ES2022", "strict": false}}`)
-	res, _ := registry.Merge3(registry.StrategyJSON, base, ours, theirs, "@team/x@1.1.0")
+	res, _ := merge.Merge3(registry.StrategyJSON, base, ours, theirs, "@team/x@1.1.0")
 	fmt.Print(string(res.Content))
 	for _, c := range res.Conflicts {
 		fmt.Printf("conflict at %s: ours %s, base %s, theirs %s\n", c.Path, c.Ours, c.Base, c.Theirs)
@@ -87,7 +88,7 @@ func ExampleMerge3PackageJSON() {
 		Scripts:         map[string]string{"format": "prettier -w ."},
 	}
 	others := registry.PackageFragment{DevDependencies: map[string]string{"eslint": "^9.0.0"}}
-	res, _ := registry.Merge3PackageJSON(ours, installed, registry.PackageFragment{}, others)
+	res, _ := merge.Merge3PackageJSON(ours, installed, registry.PackageFragment{}, others)
 	fmt.Print(string(res.Content))
 	for _, d := range res.Dependencies {
 		fmt.Println(d.Action, d.Name)
@@ -106,7 +107,7 @@ func ExampleMerge3PackageJSON() {
 func ExampleUnifiedDiff() {
 	before := []byte("a\nb\nc\n")
 	after := []byte("a\nB\nc\nd\n")
-	fmt.Print(registry.UnifiedDiff("notes.txt", before, true, after, true))
+	fmt.Print(merge.UnifiedDiff("notes.txt", before, true, after, true))
 	// Output:
 	// --- a/notes.txt
 	// +++ b/notes.txt

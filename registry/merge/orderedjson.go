@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // jsonObject is a JSON object that remembers the order of its keys, so that
@@ -134,10 +136,10 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 
 // parseOrderedJSON parses one JSON value (JSONC tolerated) keeping the key
 // order of objects. Duplicate keys keep their first position and last value.
-// A document nested deeper than [MaxJSONDepth] is refused with a
-// [*JSONDepthError] naming name.
+// A document nested deeper than [registry.MaxJSONDepth] is refused with a
+// [*registry.JSONDepthError] naming name.
 func parseOrderedJSON(name string, data []byte) (any, error) {
-	if err := CheckJSONDepth(name, data); err != nil {
+	if err := registry.CheckJSONDepth(name, data); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(stripJSONC(data)))

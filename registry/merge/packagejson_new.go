@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jigkit/jig/registry/internal/keyorder"
 )
 
 // NewPackageJSON returns the package.json of a project that had none before
@@ -46,8 +48,8 @@ func NewPackageJSON(shipped []byte, u PackageUpdate, order []string) ([]byte, []
 			before[k], _ = o.vals[k].(string)
 		}
 	}
-	runtimeNames := inOrder(order, u.Dependencies)
-	devNames := inOrder(order, u.DevDependencies)
+	runtimeNames := keyorder.InOrder(order, u.Dependencies)
+	devNames := keyorder.InOrder(order, u.DevDependencies)
 	if len(runtimeNames) > 0 {
 		deps, dev := cloneObject(shippedDeps), cloneObject(shippedDev)
 		for _, name := range runtimeNames {
@@ -133,27 +135,6 @@ func cloneObject(o *jsonObject) *jsonObject {
 		c.vals[k] = v
 	}
 	return c
-}
-
-// inOrder returns the keys of set in the order of order, then the ones
-// order leaves out, sorted.
-func inOrder(order []string, set map[string]string) []string {
-	out := make([]string, 0, len(set))
-	seen := make(map[string]bool, len(set))
-	for _, k := range order {
-		if _, ok := set[k]; ok && !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	var rest []string
-	for k := range set {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	return append(out, rest...)
 }
 
 // falsy reports whether the reference treats the decoded value v as

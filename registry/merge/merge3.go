@@ -1,10 +1,12 @@
-package registry
+package merge
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // Conflict markers of a three-way line merge, as git writes them with
@@ -49,43 +51,43 @@ type Merge3Result struct {
 // target version renders, ours the project's file now. label names the
 // target version in conflict markers ("@team/x@1.1.0").
 //
-//   - [StrategyOverwrite]: a line-based three-way merge (diff3). Changes
+//   - [registry.StrategyOverwrite]: a line-based three-way merge (diff3). Changes
 //     on one side are taken; identical changes on both sides are taken
 //     once; overlapping different changes become a conflict block with
 //     git's markers (see [MarkerOurs]). When base, ours and theirs all
 //     parse as JSON (JSONC accepted) objects or arrays, whatever the
 //     file's name, markers would break the file: the merge is then
-//     structural, as for [StrategyJSON], with conflicts reported by JSON
+//     structural, as for [registry.StrategyJSON], with conflicts reported by JSON
 //     path and ours kept there. The line merge's bytes (comments and
 //     layout included) are used when it is clean and means the same.
-//   - [StrategyJSON]: the structural delta from base to theirs (keys added,
+//   - [registry.StrategyJSON]: the structural delta from base to theirs (keys added,
 //     changed or removed) is applied to ours by JSON path; keys only the
 //     project has are kept. A key both sides changed differently is a
 //     conflict reported by its path; ours is kept. Arrays take the
 //     elements theirs added and lose those it removed.
-//   - [StrategyIgnore]: lines theirs added are appended when missing; lines
+//   - [registry.StrategyIgnore]: lines theirs added are appended when missing; lines
 //     theirs dropped are removed; every other line of ours stays.
-//   - [StrategyEnv]: variables theirs added are appended, changed ones are
+//   - [registry.StrategyEnv]: variables theirs added are appended, changed ones are
 //     updated when ours still has the base value, dropped ones are removed
 //     when unchanged; a variable both changed is a conflict, ours kept.
 //
 // Whenever ours equals base the result is theirs, and whenever theirs
 // equals base the result is ours, byte for byte. Text strategies keep CRLF
-// line endings when ours uses them. [StrategyCustom] and unknown
+// line endings when ours uses them. [registry.StrategyCustom] and unknown
 // strategies return an error wrapping [ErrMerge]; so do JSON inputs that do
 // not parse.
-func Merge3(strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+func Merge3(strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
 	return merge3(nil, strategy, base, ours, theirs, label)
 }
 
 // Merge3Context is [Merge3] that stops when ctx ends, returning ctx's
 // error: a merge of large inputs takes time (linear in their size for
 // JSON), and the caller's deadline covers it.
-func Merge3Context(ctx context.Context, strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+func Merge3Context(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
 	return merge3(newStopper(ctx), strategy, base, ours, theirs, label)
 }
 
-func merge3(st *stopper, strategy Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+func merge3(st *stopper, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
 	if err := st.done(); err != nil {
 		return nil, err
 	}
@@ -109,7 +111,7 @@ func merge3(st *stopper, strategy Strategy, base, ours, theirs []byte, label str
 	return res, nil
 }
 
-// merge3Overwrite is the three-way merge of [StrategyOverwrite]: diff3
+// merge3Overwrite is the three-way merge of [registry.StrategyOverwrite]: diff3
 // over lines, or a structural merge when the three sides are JSON
 // documents (see [Merge3]).
 func merge3Overwrite(st *stopper, base, ours, theirs []byte, label string) (*Merge3Result, error) {

@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // fuzzLines turns fuzz bytes into text: in line mode every byte becomes one
@@ -45,11 +47,11 @@ func FuzzMerge3(f *testing.F) {
 		// The strategy bits follow the case's target.
 		mode := uint8(0)
 		switch StrategyFor(string(read("target")), nil) {
-		case StrategyJSON:
+		case registry.StrategyJSON:
 			mode = 2
-		case StrategyIgnore:
+		case registry.StrategyIgnore:
 			mode = 4
-		case StrategyEnv:
+		case registry.StrategyEnv:
 			mode = 6
 		}
 		f.Add(read("base"), read("ours"), read("theirs"), mode)
@@ -63,7 +65,7 @@ func FuzzMerge3(f *testing.F) {
 		b, o, th = b[:min(len(b), maxInput)], o[:min(len(o), maxInput)], th[:min(len(th), maxInput)]
 		lineMode := mode&1 == 1
 		base, ours, theirs := fuzzLines(b, lineMode), fuzzLines(o, lineMode), fuzzLines(th, lineMode)
-		strategies := []Strategy{StrategyOverwrite, StrategyJSON, StrategyIgnore, StrategyEnv}
+		strategies := []registry.Strategy{registry.StrategyOverwrite, registry.StrategyJSON, registry.StrategyIgnore, registry.StrategyEnv}
 		s := strategies[int(mode>>1)%len(strategies)]
 		res, err := Merge3(s, base, base, theirs, "x@1")
 		if err != nil {
@@ -102,7 +104,7 @@ func FuzzMerge3(f *testing.F) {
 			}
 		}
 		// The set and key merges: theirs' additions land, base-only lines go.
-		if s == StrategyIgnore {
+		if s == registry.StrategyIgnore {
 			got := splitLines(merge3Ignore(lb, lo, lt).Content)
 			gs, bs, os := lineSet(got), lineSet(splitLines(lb)), lineSet(splitLines(lo))
 			for l := range lineSet(splitLines(lt)) {
@@ -209,7 +211,7 @@ func TestMerge3LargeInputs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ours := gen(n, tt.every, " ours")
-			res, err := Merge3(StrategyOverwrite, []byte(base), []byte(ours), []byte(theirs), "x@2")
+			res, err := Merge3(registry.StrategyOverwrite, []byte(base), []byte(ours), []byte(theirs), "x@2")
 			if err != nil {
 				t.Fatal(err)
 			}

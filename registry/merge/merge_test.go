@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jigkit/jig/registry"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the want files of testdata/merge")
@@ -77,35 +79,35 @@ func TestStrategyFor(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		target string
-		ms     *MergeStrategy
-		want   Strategy
+		ms     *registry.MergeStrategy
+		want   registry.Strategy
 	}{
-		{"package.json", nil, StrategyJSON},
-		{"packages/a/package.json", nil, StrategyJSON},
-		{"tsconfig.json", nil, StrategyJSON},
-		{"tsconfig.app.json", nil, StrategyJSON},
-		{"tsconfig.base.json", nil, StrategyJSON},
+		{"package.json", nil, registry.StrategyJSON},
+		{"packages/a/package.json", nil, registry.StrategyJSON},
+		{"tsconfig.json", nil, registry.StrategyJSON},
+		{"tsconfig.app.json", nil, registry.StrategyJSON},
+		{"tsconfig.base.json", nil, registry.StrategyJSON},
 		// The reference's list: other JSON files are overwritten on add.
-		{"tsconfig.build.json", nil, StrategyOverwrite},
-		{".prettierrc.json", nil, StrategyOverwrite},
-		{".eslintrc.json", nil, StrategyOverwrite},
-		{"rack.json", nil, StrategyJSON},
-		{"jsconfig.json", nil, StrategyJSON},
-		{"jig.json", nil, StrategyJSON},
-		{"schemas/item.schema.json", nil, StrategyJSON},
-		{"data.json", nil, StrategyOverwrite},
-		{".gitignore", nil, StrategyIgnore},
-		{"sub/.dockerignore", nil, StrategyIgnore},
-		{".npmignore", nil, StrategyIgnore},
-		{".eslintignore", nil, StrategyIgnore},
-		{".prettierignore", nil, StrategyIgnore},
-		{".env", nil, StrategyEnv},
-		{".env.local", nil, StrategyEnv},
-		{"src/index.ts", nil, StrategyOverwrite},
-		{"README.md", nil, StrategyOverwrite},
-		{"package.json", &MergeStrategy{Type: "builtin", Strategy: StrategyOverwrite}, StrategyOverwrite},
-		{"notes.txt", &MergeStrategy{Type: "builtin", Strategy: StrategyIgnore}, StrategyIgnore},
-		{"x.yaml", &MergeStrategy{Type: "custom", Script: "merge.js"}, StrategyCustom},
+		{"tsconfig.build.json", nil, registry.StrategyOverwrite},
+		{".prettierrc.json", nil, registry.StrategyOverwrite},
+		{".eslintrc.json", nil, registry.StrategyOverwrite},
+		{"rack.json", nil, registry.StrategyJSON},
+		{"jsconfig.json", nil, registry.StrategyJSON},
+		{"jig.json", nil, registry.StrategyJSON},
+		{"schemas/item.schema.json", nil, registry.StrategyJSON},
+		{"data.json", nil, registry.StrategyOverwrite},
+		{".gitignore", nil, registry.StrategyIgnore},
+		{"sub/.dockerignore", nil, registry.StrategyIgnore},
+		{".npmignore", nil, registry.StrategyIgnore},
+		{".eslintignore", nil, registry.StrategyIgnore},
+		{".prettierignore", nil, registry.StrategyIgnore},
+		{".env", nil, registry.StrategyEnv},
+		{".env.local", nil, registry.StrategyEnv},
+		{"src/index.ts", nil, registry.StrategyOverwrite},
+		{"README.md", nil, registry.StrategyOverwrite},
+		{"package.json", &registry.MergeStrategy{Type: "builtin", Strategy: registry.StrategyOverwrite}, registry.StrategyOverwrite},
+		{"notes.txt", &registry.MergeStrategy{Type: "builtin", Strategy: registry.StrategyIgnore}, registry.StrategyIgnore},
+		{"x.yaml", &registry.MergeStrategy{Type: "custom", Script: "merge.js"}, registry.StrategyCustom},
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
@@ -121,16 +123,16 @@ func TestMergeErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		strategy Strategy
+		strategy registry.Strategy
 		current  string
 		incoming string
 	}{
-		{"existing not JSON", StrategyJSON, "{nope", `{"a":1}`},
-		{"incoming not JSON", StrategyJSON, `{}`, `{"a":`},
-		{"existing is an array", StrategyJSON, `[1]`, `{"a":1}`},
-		{"incoming is a string", StrategyJSON, `{}`, `"x"`},
-		{"custom", StrategyCustom, "", "x"},
-		{"unknown", Strategy("yaml"), "", "x"},
+		{"existing not JSON", registry.StrategyJSON, "{nope", `{"a":1}`},
+		{"incoming not JSON", registry.StrategyJSON, `{}`, `{"a":`},
+		{"existing is an array", registry.StrategyJSON, `[1]`, `{"a":1}`},
+		{"incoming is a string", registry.StrategyJSON, `{}`, `"x"`},
+		{"custom", registry.StrategyCustom, "", "x"},
+		{"unknown", registry.Strategy("yaml"), "", "x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,24 +149,24 @@ func TestCombineRanges(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name         string
-		reqs         []RangeRequest
+		reqs         []registry.RangeRequest
 		want         string
 		wantConflict bool
 	}{
-		{"single", []RangeRequest{{Range: "^1.0.0"}}, "^1.0.0", false},
-		{"identical", []RangeRequest{{Range: "^5.4.0", Priority: 3}, {Range: "^5.4.0", Priority: 1}}, "^5.4.0", false},
-		{"subset wins", []RangeRequest{{Range: "^1.0.0"}, {Range: "^1.2.0"}}, "^1.2.0", false},
-		{"tilde inside caret", []RangeRequest{{Range: "~1.4.0"}, {Range: "^1.0.0"}}, "~1.4.0", false},
-		{"intersection joined", []RangeRequest{{Range: "^1.0.0"}, {Range: ">=1.5.0"}}, "^1.0.0 >=1.5.0", false},
-		{"incompatible lowest priority", []RangeRequest{{Range: "^1.0.0", Priority: 5}, {Range: "^2.0.0", Priority: 2}}, "^2.0.0", true},
-		{"incompatible tie first", []RangeRequest{{Range: "^1.0.0", Priority: 2}, {Range: "^2.0.0", Priority: 2}}, "^1.0.0", true},
-		{"not a range", []RangeRequest{{Range: "latest", Priority: 4}, {Range: "^2.0.0", Priority: 3}}, "^2.0.0", true},
+		{"single", []registry.RangeRequest{{Range: "^1.0.0"}}, "^1.0.0", false},
+		{"identical", []registry.RangeRequest{{Range: "^5.4.0", Priority: 3}, {Range: "^5.4.0", Priority: 1}}, "^5.4.0", false},
+		{"subset wins", []registry.RangeRequest{{Range: "^1.0.0"}, {Range: "^1.2.0"}}, "^1.2.0", false},
+		{"tilde inside caret", []registry.RangeRequest{{Range: "~1.4.0"}, {Range: "^1.0.0"}}, "~1.4.0", false},
+		{"intersection joined", []registry.RangeRequest{{Range: "^1.0.0"}, {Range: ">=1.5.0"}}, "^1.0.0 >=1.5.0", false},
+		{"incompatible lowest priority", []registry.RangeRequest{{Range: "^1.0.0", Priority: 5}, {Range: "^2.0.0", Priority: 2}}, "^2.0.0", true},
+		{"incompatible tie first", []registry.RangeRequest{{Range: "^1.0.0", Priority: 2}, {Range: "^2.0.0", Priority: 2}}, "^1.0.0", true},
+		{"not a range", []registry.RangeRequest{{Range: "latest", Priority: 4}, {Range: "^2.0.0", Priority: 3}}, "^2.0.0", true},
 		{"none", nil, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, conflict := CombineRanges(tt.reqs...)
+			got, _, conflict := registry.CombineRanges(tt.reqs...)
 			if got != tt.want || conflict != tt.wantConflict {
 				t.Errorf("CombineRanges(%v) = %q, conflict %v; want %q, conflict %v", tt.reqs, got, conflict, tt.want, tt.wantConflict)
 			}
@@ -186,7 +188,7 @@ func FuzzMergeJSON(f *testing.F) {
 	f.Add([]byte(`{"a":[{"b":1},{"b":1}]}`), []byte(`{"a":[{"b":1},{"c":null}],"d":{"e":[]}}`))
 	f.Add([]byte(`{"a":{"b":1}}`), []byte(`{"a":[1,2]}`))
 	f.Fuzz(func(t *testing.T, current, incoming []byte) {
-		got, err := Merge(StrategyJSON, current, true, incoming)
+		got, err := Merge(registry.StrategyJSON, current, true, incoming)
 		if err != nil {
 			if !errors.Is(err, ErrMerge) {
 				t.Fatalf("error %v does not wrap ErrMerge", err)
@@ -205,7 +207,7 @@ func FuzzMergeJSON(f *testing.F) {
 		} else if _, ok := v.(*jsonObject); !ok {
 			t.Fatalf("result is not a JSON object: %q", got)
 		}
-		again, err := Merge(StrategyJSON, got, true, incoming)
+		again, err := Merge(registry.StrategyJSON, got, true, incoming)
 		if err != nil {
 			t.Fatalf("merging the result again: %v", err)
 		}

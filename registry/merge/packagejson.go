@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // ErrPackageJSON is wrapped by errors about a package.json that cannot be
@@ -46,7 +48,7 @@ func CheckPackageJSON(b []byte) error {
 // parsePackageJSON is [CheckPackageJSON] that also returns the parsed
 // object.
 func parsePackageJSON(b []byte) (*jsonObject, error) {
-	if err := CheckJSONDepth("package.json", b); err != nil {
+	if err := registry.CheckJSONDepth("package.json", b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPackageJSON, err)
 	}
 	if !jsonValidStrict(b) {

@@ -1,4 +1,4 @@
-package registry
+package merge
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // TestStrategyTable checks that the table of built-in merge strategies,
@@ -21,20 +23,20 @@ func TestStrategyTable(t *testing.T) {
 	for i, s := range names {
 		want[i] = string(s)
 	}
-	if !slices.Contains(names, StrategyJSON) || slices.Contains(names, StrategyCustom) {
+	if !slices.Contains(names, registry.StrategyJSON) || slices.Contains(names, registry.StrategyCustom) {
 		t.Fatalf("Strategies() = %q, want the built-in ones without custom", names)
 	}
 
 	// Every "strategy" enum in the schemas: the registry item's builtin
 	// strategy, and the lifecycle plan's strategy used (which adds custom).
 	found := 0
-	files, err := schemaFS.ReadDir("schemas")
+	files, err := os.ReadDir("../schemas")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
 		name := f.Name()
-		b, err := schemaFS.ReadFile("schemas/" + name)
+		b, err := os.ReadFile("../schemas/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +46,7 @@ func TestStrategyTable(t *testing.T) {
 		}
 		for _, enum := range strategyEnums(doc) {
 			found++
-			if got := slices.DeleteFunc(slices.Clone(enum), func(s string) bool { return s == string(StrategyCustom) }); !slices.Equal(got, want) {
+			if got := slices.DeleteFunc(slices.Clone(enum), func(s string) bool { return s == string(registry.StrategyCustom) }); !slices.Equal(got, want) {
 				t.Errorf("%s: strategy enum %q, want the table's %q (and custom where the script strategy is allowed)", name, enum, want)
 			}
 		}
@@ -63,7 +65,7 @@ func TestStrategyTable(t *testing.T) {
 		}
 	}
 
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestStrategiesMerge(t *testing.T) {
 		t.Run(string(s), func(t *testing.T) {
 			t.Parallel()
 			cur, in := []byte("A=1\r\n"), []byte("B=2\n")
-			if s == StrategyJSON {
+			if s == registry.StrategyJSON {
 				cur, in = []byte("{\r\n  \"a\": 1\r\n}\r\n"), []byte(`{"b":2}`)
 			}
 			out, err := Merge(s, cur, true, in)
@@ -138,8 +140,8 @@ func TestStrategiesMerge(t *testing.T) {
 		})
 	}
 	for _, merge := range []func() error{
-		func() error { _, err := Merge(StrategyCustom, nil, false, nil); return err },
-		func() error { _, err := Merge3(StrategyCustom, nil, []byte("a"), []byte("b"), ""); return err },
+		func() error { _, err := Merge(registry.StrategyCustom, nil, false, nil); return err },
+		func() error { _, err := Merge3(registry.StrategyCustom, nil, []byte("a"), []byte("b"), ""); return err },
 	} {
 		if err := merge(); !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "custom strategy runs a script") {
 			t.Errorf("custom strategy: error = %v, want ErrMerge saying it runs a script", err)
