@@ -17,7 +17,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
-	"github.com/jigkit/jig/registryserver/webui"
+	"github.com/jigkit/jig/registryserver/internal/webui"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with

@@ -22,7 +22,7 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/ratelimit"
-	"github.com/jigkit/jig/registryserver/webui"
+	"github.com/jigkit/jig/registryserver/internal/webui"
 )
 
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in

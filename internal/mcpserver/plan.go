@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -156,8 +157,8 @@ func (in *PlanInput) refuseScripts(skipped []apply.SkippedScript) error {
 		fmt.Fprintf(&b, "\n  %s (%s)", sc.Target, sc.Registry)
 	}
 	cmd := map[string]string{
-		cmdInit:   "jig init -t " + in.Registry + " --allow-scripts",
-		cmdAdd:    "jig add " + in.Registry + " --allow-scripts",
+		cmdInit:   suggest.InitCommand(in.Registry) + " --allow-scripts",
+		cmdAdd:    suggest.AddCommand(in.Registry) + " --allow-scripts",
 		cmdUpdate: strings.TrimSpace("jig update " + in.Registry),
 		cmdRemove: "jig remove " + in.Registry,
 	}[in.Command]

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 )
@@ -484,7 +485,7 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	if !p.Latest {
 		ref += "@" + reg.Manifest.Version
 	}
-	p.AddCmd, p.InitCmd = "jig add "+ref, "jig init -t "+ref
+	p.AddCmd, p.InitCmd = suggest.AddCommand(ref), suggest.InitCommand(ref)
 	u.render(w, r, http.StatusOK, "registry", p)
 }
 
