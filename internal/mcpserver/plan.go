@@ -136,8 +136,17 @@ func (in *PlanInput) validate() error {
 			return fmt.Errorf("%s is a preset; presets start projects: use command init", in.Registry)
 		}
 	}
-	if in.To != "" && (in.Command != cmdUpdate || in.Registry == "") {
-		return errors.New("to needs command update and one registry: {\"command\":\"update\",\"registry\":\"@ns/path\",\"to\":\"1.2.0\"}")
+	if in.To != "" {
+		n := 0
+		if in.Command == cmdUpdate && in.Registry != "" {
+			n = 1
+		}
+		switch err := apply.CheckTo(in.To, n); {
+		case errors.Is(err, apply.ErrToNeedsOneRegistry):
+			return errors.New("to needs command update and one registry: {\"command\":\"update\",\"registry\":\"@ns/path\",\"to\":\"1.2.0\"}")
+		case err != nil:
+			return fmt.Errorf("to %w", err)
+		}
 	}
 	if in.Force && in.Command != cmdUpdate && in.Command != cmdRemove {
 		return fmt.Errorf("force applies to update and remove, not %s", in.Command)

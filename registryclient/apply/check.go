@@ -293,13 +293,12 @@ func openBlocks(b []byte, label string) []registry.Conflict {
 }
 
 // conflictRecord is the jig.json record of a file an update labelled
-// label wrote with the line conflicts cs ("lines 4-10").
+// label wrote with the conflicts cs: the blocks of markers among them.
 func conflictRecord(target, label string, cs []registry.Conflict) registry.ConflictFile {
 	rec := registry.ConflictFile{Target: target, Label: label}
 	for _, c := range cs {
-		var start, end int
-		if _, err := fmt.Sscanf(c.Path, "lines %d-%d", &start, &end); err == nil {
-			rec.Blocks = append(rec.Blocks, registry.ConflictBlock{Start: start, End: end})
+		if c.Kind == registry.ConflictMarkers {
+			rec.Blocks = append(rec.Blocks, c.Lines)
 		}
 	}
 	return rec
@@ -320,7 +319,7 @@ func markedConflicts(b []byte, label string) []registry.Conflict {
 		case l == registry.MarkerOurs:
 			start = n
 		case start > 0 && (l == registry.MarkerTheirs+" "+label || label == "" && strings.HasPrefix(l, registry.MarkerTheirs+" ")):
-			cs = append(cs, registry.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
+			cs = append(cs, registry.MarkerConflict(start, n))
 			start = 0
 		}
 	}
