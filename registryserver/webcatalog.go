@@ -14,8 +14,8 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
-	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/internal/webui"
+	"github.com/jigkit/jig/registryserver/storage"
 )
 
 // WithWebCatalog serves the web catalog (server-rendered pages to browse
