@@ -160,14 +160,6 @@ func (s *server) sources() (*registryclient.Sources, error) {
 	return cfg.Sources(s.opts.ClientOptions()...), nil
 }
 
-func (s *server) client(ns string) (*registryclient.Client, error) {
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Client(ns, s.opts.ClientOptions()...)
-}
-
 // NoInput is the input of tools that take no arguments.
 type NoInput struct{}
 
