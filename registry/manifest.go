@@ -3,6 +3,8 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registry/layout"
@@ -103,6 +105,69 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+
+	// order holds the names of dependencies, devDependencies and scripts
+	// (and of each language block's, under "languages.<lang>.<field>") in
+	// the order the document listed them; see [Manifest.Names].
+	order map[string][]string
+}
+
+// The fields of a manifest whose names [Manifest.Names] lists in document
+// order.
+const (
+	FieldDependencies    = "dependencies"
+	FieldDevDependencies = "devDependencies"
+	FieldScripts         = "scripts"
+)
+
+var orderedFields = []string{FieldDependencies, FieldDevDependencies, FieldScripts}
+
+// Names returns the names in field ([FieldDependencies],
+// [FieldDevDependencies] or [FieldScripts]) in the order the registry.json
+// document listed them, which is the order the reference writes them into a
+// new package.json. Names the document did not list (a manifest built in
+// code) follow, sorted. An unknown field gives nil.
+func (m *Manifest) Names(field string) []string {
+	var set map[string]string
+	switch field {
+	case FieldDependencies:
+		set = m.Dependencies
+	case FieldDevDependencies:
+		set = m.DevDependencies
+	case FieldScripts:
+		set = m.Scripts
+	default:
+		return nil
+	}
+	return inOrder(m.order[field], set)
+}
+
+// documentOrder returns the names of the ordered fields of the manifest
+// document data, top level and per language block; nil when data does not
+// parse (json.Unmarshal has said so already).
+func documentOrder(data []byte) map[string][]string {
+	v, err := parseOrderedJSON(layout.ManifestFile, data)
+	root, ok := v.(*jsonObject)
+	if err != nil || !ok {
+		return nil
+	}
+	out := map[string][]string{}
+	keysOf := func(prefix string, o *jsonObject) {
+		for _, f := range orderedFields {
+			if c, ok := o.vals[f].(*jsonObject); ok {
+				out[prefix+f] = slices.Clone(c.keys)
+			}
+		}
+	}
+	keysOf("", root)
+	if langs, ok := root.vals["languages"].(*jsonObject); ok {
+		for _, l := range langs.keys {
+			if b, ok := langs.vals[l].(*jsonObject); ok {
+				keysOf("languages."+l+".", b)
+			}
+		}
+	}
+	return out
 }
 
 // ParseManifest decodes a registry.json document. It checks that the
@@ -116,6 +181,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("registry.json is not valid JSON: %w", err)
 	}
+	m.order = documentOrder(data)
 	var missing []string
 	if m.Name == "" {
 		missing = append(missing, "name")
@@ -181,6 +247,25 @@ func (m *Manifest) ForLanguage(lang Language) *Manifest {
 	blk, ok := m.Languages[lang]
 	if !ok {
 		return &c
+	}
+	if m.order != nil {
+		// The block's new names follow the top level's, as the reference's
+		// deep merge lays them out.
+		c.order = maps.Clone(m.order)
+		for _, f := range []string{FieldDependencies, FieldDevDependencies} {
+			names := slices.Clone(m.order[f])
+			seen := make(map[string]bool, len(names))
+			for _, k := range names {
+				seen[k] = true
+			}
+			for _, k := range m.order["languages."+string(lang)+"."+f] {
+				if !seen[k] {
+					seen[k] = true
+					names = append(names, k)
+				}
+			}
+			c.order[f] = names
+		}
 	}
 	for k, v := range blk.Dependencies {
 		if c.Dependencies == nil {

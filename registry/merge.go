@@ -97,6 +97,19 @@ func mergeOverwrite(_, incoming []byte) []byte {
 	return incoming
 }
 
+// mergeOverwriteFile is the two-way merge of [StrategyOverwrite]. It
+// keeps the registry's bytes, line endings included, as the reference does:
+// a CRLF template or inline content is written with CRLF. Only when the
+// existing file uses CRLF is the result written with CRLF throughout, so
+// the project keeps its own line endings.
+func mergeOverwriteFile(_ *stopper, current []byte, exists bool, incoming []byte) ([]byte, error) {
+	out := mergeOverwrite(nil, bytes.Clone(incoming))
+	if exists && usesCRLF(current) {
+		out = toCRLF(toLF(out))
+	}
+	return out, nil
+}
+
 // usesCRLF reports whether the first line break of b is CRLF.
 func usesCRLF(b []byte) bool {
 	i := bytes.IndexByte(b, '\n')

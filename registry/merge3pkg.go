@@ -205,7 +205,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain PackageFragment) (*Pack
 	if exists {
 		like = ours
 	}
-	out, err := encodeOrderedJSON(root, like)
+	out, err := encodePackageJSON(root, like)
 	if err != nil {
 		return nil, err
 	}

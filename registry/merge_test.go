@@ -83,7 +83,13 @@ func TestStrategyFor(t *testing.T) {
 		{"package.json", nil, StrategyJSON},
 		{"packages/a/package.json", nil, StrategyJSON},
 		{"tsconfig.json", nil, StrategyJSON},
-		{"tsconfig.build.json", nil, StrategyJSON},
+		{"tsconfig.app.json", nil, StrategyJSON},
+		{"tsconfig.base.json", nil, StrategyJSON},
+		// The reference's list: other JSON files are overwritten on add.
+		{"tsconfig.build.json", nil, StrategyOverwrite},
+		{".prettierrc.json", nil, StrategyOverwrite},
+		{".eslintrc.json", nil, StrategyOverwrite},
+		{"rack.json", nil, StrategyJSON},
 		{"jsconfig.json", nil, StrategyJSON},
 		{"jig.json", nil, StrategyJSON},
 		{"schemas/item.schema.json", nil, StrategyJSON},
@@ -223,8 +229,12 @@ func TestUpdatePackageJSON(t *testing.T) {
 		{"created", "", false, upd, "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"devDependencies\": {\n    \"eslint\": \"^9.0.0\"\n  },\n  \"scripts\": {\n    \"lint\": \"eslint .\"\n  }\n}\n", false},
 		{"unchanged keeps bytes", "{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", true, upd,
 			"{\"name\":\"x\",\"version\":\"2.0.0\",\"devDependencies\":{\"eslint\":\"^9.0.0\"},\"scripts\":{\"lint\":\"eslint .\"}}", false},
-		{"dev dep already runtime updates runtime", "{\"name\":\"x\",\"version\":\"1.0.0\",\"dependencies\":{\"eslint\":\"^8.0.0\"}}", true, PackageUpdate{DevDependencies: map[string]string{"eslint": "^9.0.0"}},
+		{"dev dep already runtime updates runtime", "{\"name\":\"x\",\"version\":\"1.0.0\",\"dependencies\":{\"eslint\":\"^8.0.0\"}}\n", true, PackageUpdate{DevDependencies: map[string]string{"eslint": "^9.0.0"}},
 			"{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"eslint\": \"^9.0.0\"\n  }\n}\n", false},
+		// The reference writes package.json without a trailing newline;
+		// a rewrite keeps that.
+		{"no trailing newline kept", "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}", true, PackageUpdate{Scripts: []Script{{"a", "b"}}},
+			"{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n    \"a\": \"b\"\n  }\n}", false},
 		{"crlf kept", "{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\"\r\n}\r\n", true, PackageUpdate{Scripts: []Script{{"a", "b"}}},
 			"{\r\n  \"name\": \"x\",\r\n  \"version\": \"1.0.0\",\r\n  \"scripts\": {\r\n    \"a\": \"b\"\r\n  }\r\n}\r\n", false},
 		{"comments refused", "{// no\n}", true, upd, "", true},

@@ -155,7 +155,7 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 	if exists {
 		like = current
 	}
-	out, err := encodeOrderedJSON(root, like)
+	out, err := encodePackageJSON(root, like)
 	if err != nil {
 		return nil, nil, err
 	}

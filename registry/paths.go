@@ -30,7 +30,8 @@ func NormalizeFilePath(p string) string { return strings.TrimPrefix(p, "./") }
 // its ".git" directory ([IsDotGit]: ".git/hooks/pre-commit", ".GIT/config",
 // "sub/.git", "git~1/config") are refused with an error wrapping
 // [ErrUnsafePath]: a file there would let a registry run code through git's
-// hooks or configuration. Symlinks are a property of the disk, not of the
+// hooks or configuration. So is the project file itself ([IsProjectFile]):
+// a registry writing jig.json could forge install records. Symlinks are a property of the disk, not of the
 // string: writers must still check them.
 //
 // Targets with a character [DeceptiveRune] reports (control characters
@@ -71,7 +72,19 @@ func CleanTarget(target string) (string, error) {
 	if c == "." {
 		return bad("names the project directory itself, not a file")
 	}
+	if IsProjectFile(c) {
+		return bad(fmt.Sprintf("is the project file %s, which only jig writes (it records what is installed); registries may not write it", ProjectFile))
+	}
 	return c, nil
+}
+
+// IsProjectFile reports whether the clean target c names the project file
+// ([ProjectFile]) at the project root on some file system: case is
+// ignored, and so are the code points HFS+ ignores and NTFS's trailing
+// dots and spaces, as in [IsDotGit].
+func IsProjectFile(c string) bool {
+	s := strings.TrimRight(hfsIgnorable.Replace(c), " .")
+	return strings.EqualFold(s, ProjectFile)
 }
 
 // hfsIgnorable are the code points HFS+ ignores in file names; git skips

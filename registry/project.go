@@ -8,6 +8,10 @@ import (
 // ProjectFile is the name of the project file jig writes.
 const ProjectFile = "jig.json"
 
+// ReferenceProjectFile is the name of the project file the reference (rk)
+// writes; "jig adopt" makes a jig.json from it.
+const ReferenceProjectFile = "rack.json"
+
 // ProjectSchemaURL is the $schema jig writes into jig.json.
 const ProjectSchemaURL = "https://jig.dev/schemas/jig.json"
 

@@ -49,7 +49,7 @@ var strategies = []strategyFuncs{
 	{StrategyEnv, textMerge(mergeEnv), textMerge3(func(base, ours, theirs []byte, _ string) *Merge3Result {
 		return merge3Env(base, ours, theirs)
 	})},
-	{StrategyOverwrite, textMerge(mergeOverwrite), merge3Overwrite},
+	{StrategyOverwrite, mergeOverwriteFile, merge3Overwrite},
 }
 
 // Strategies returns the names of the built-in merge strategies, in the
@@ -110,22 +110,20 @@ func textMerge3(f func(base, ours, theirs []byte, label string) *Merge3Result) f
 	}
 }
 
-// jsonBasenames are the file names merged with [StrategyJSON] by default.
+// jsonBasenames are the file names merged with [StrategyJSON] by default:
+// the reference's list (package.json, the tsconfig.json, tsconfig.app.json
+// and tsconfig.base.json TypeScript configurations, jsconfig.json and its
+// project file rack.json) plus jig.json. Any other JSON file a registry
+// ships replaces the project's copy on add and init, as the reference
+// does, unless its mergeStrategy says otherwise.
 var jsonBasenames = map[string]bool{
 	"package.json":       true,
 	"tsconfig.json":      true,
+	"tsconfig.app.json":  true,
+	"tsconfig.base.json": true,
 	"jsconfig.json":      true,
 	ProjectFile:          true,
-	"rack.json":          true,
-	".eslintrc.json":     true,
-	".prettierrc.json":   true,
-	".babelrc.json":      true,
-	"composer.json":      true,
-	"deno.json":          true,
-	"vercel.json":        true,
-	"turbo.json":         true,
-	"lerna.json":         true,
-	".lintstagedrc.json": true,
+	ReferenceProjectFile: true,
 }
 
 // ignoreBasenames are the file names merged with [StrategyIgnore] by default.
@@ -139,9 +137,11 @@ var ignoreBasenames = map[string]bool{
 
 // StrategyFor returns the merge strategy for a file target. An explicit
 // strategy wins: {"type":"custom"} gives [StrategyCustom], {"type":"builtin"}
-// its named strategy. Otherwise the target's basename decides:
-// package.json, tsconfig*.json, jsconfig.json, jig.json, *.schema.json and
-// a few other well-known JSON configuration files use [StrategyJSON];
+// its named strategy. Otherwise the target's basename decides, as in the
+// reference: package.json, tsconfig.json, tsconfig.app.json,
+// tsconfig.base.json, jsconfig.json, rack.json, jig.json and *.schema.json
+// use [StrategyJSON] (other JSON files, such as tsconfig.build.json or
+// .prettierrc.json, are overwritten);
 // .gitignore, .npmignore, .dockerignore, .eslintignore and .prettierignore
 // use [StrategyIgnore]; any name starting with ".env" uses [StrategyEnv];
 // everything else uses [StrategyOverwrite].
@@ -156,9 +156,7 @@ func StrategyFor(target string, ms *MergeStrategy) Strategy {
 	}
 	base := path.Base(strings.ReplaceAll(target, `\`, "/"))
 	switch {
-	case jsonBasenames[base],
-		strings.HasPrefix(base, "tsconfig") && strings.HasSuffix(base, ".json"),
-		strings.HasSuffix(base, ".schema.json"):
+	case jsonBasenames[base], strings.HasSuffix(base, ".schema.json"):
 		return StrategyJSON
 	case ignoreBasenames[base]:
 		return StrategyIgnore

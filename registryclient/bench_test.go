@@ -1,7 +1,6 @@
 package registryclient_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/jigkit/jig/registry"
@@ -20,20 +19,6 @@ func BenchmarkManifest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := c.Manifest(b.Context(), id); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkParseConfig measures loading a typical rc file.
-func BenchmarkParseConfig(b *testing.B) {
-	data, err := os.ReadFile("testdata/rc/object.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := registryclient.ParseConfig("rc", data); err != nil {
 			b.Fatal(err)
 		}
 	}

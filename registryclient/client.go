@@ -24,7 +24,7 @@ import (
 )
 
 // Client reads from one registry server. It is safe for concurrent use.
-// Build it with [New] or [*Config.Client].
+// Build it with [New], or get one per namespace from [*Sources].
 type Client struct {
 	base    *url.URL
 	baseStr string // base without user info or trailing slash, for messages

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 	"github.com/jigkit/jig/registryserver"
 )
 
@@ -369,7 +370,7 @@ func TestSourcesRouteByNamespace(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{
+	cfg, err := rcfile.Parse("rc", []byte(`{"registries":{
 		"@main":"`+public.URL+`","@presets":"`+public.URL+`",
 		"@team":{"url":"`+gated.URL+`","token":"`+teamToken+`"}}}`))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 	"github.com/jigkit/jig/registryserver"
 )
 
@@ -118,7 +119,7 @@ func (rs *refServer) count(path string) int {
 
 func sourcesFor(t *testing.T, rc string) *registryclient.Sources {
 	t.Helper()
-	cfg, err := registryclient.ParseConfig("rc", []byte(rc))
+	cfg, err := rcfile.Parse("rc", []byte(rc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,47 +248,6 @@ func TestSourcesDefaultNamespace(t *testing.T) {
 			t.Errorf("DefaultNamespace(@presets) after a cancelled one = %q, %v; want @rack", ns, err)
 		}
 	})
-}
-
-// TestConfigDefaultNamespace: the rc entry's defaultNamespace is read,
-// validated, set ("rack" and "@rack" alike), cleared with "", and written
-// only when set.
-func TestConfigDefaultNamespace(t *testing.T) {
-	t.Parallel()
-	cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{"@presets":{"url":"http://x","defaultNamespace":"@rack"},"@a":"http://a"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e, _ := cfg.Get("@presets"); e.DefaultNamespace != "@rack" {
-		t.Errorf("Get(@presets).DefaultNamespace = %q, want @rack", e.DefaultNamespace)
-	}
-	if err := cfg.Set("@a", registryclient.Update{DefaultNamespace: ptr("rack")}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cfg.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(out), `"defaultNamespace": "@rack"`); n != 2 {
-		t.Errorf("marshalled rc file has %d defaultNamespace fields, want 2:\n%s", n, out)
-	}
-	if err := cfg.Set("@a", registryclient.Update{DefaultNamespace: ptr("")}); err != nil {
-		t.Fatal(err)
-	}
-	if e, _ := cfg.Get("@a"); e.DefaultNamespace != "" {
-		t.Errorf("after clearing: DefaultNamespace = %q, want none", e.DefaultNamespace)
-	}
-	for _, bad := range []string{"@presets", "presets", "@Rack", "@rack/x", "../x"} {
-		if err := cfg.Set("@a", registryclient.Update{DefaultNamespace: ptr(bad)}); err == nil {
-			t.Errorf("Set(DefaultNamespace %q): got no error", bad)
-		}
-	}
-	for _, bad := range []string{`"@presets"`, `"rack"`, `"@Rack"`, `7`} {
-		rc := `{"registries":{"@p":{"url":"http://x","defaultNamespace":` + bad + `}}}`
-		if _, err := registryclient.ParseConfig("rc", []byte(rc)); !errors.Is(err, registryclient.ErrInvalidConfig) {
-			t.Errorf("rc with defaultNamespace %s: error %v, want ErrInvalidConfig", bad, err)
-		}
-	}
 }
 
 // TestSourcesFindsDefaultNamespace: a request for a namespace the rc file

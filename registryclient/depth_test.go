@@ -15,23 +15,10 @@ func deepJSON(depth int) string {
 	return strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1)
 }
 
-// TestJSONDepthCapped: the rc file and every server answer the client
-// decodes are refused beyond registry.MaxJSONDepth, naming what was read.
+// TestJSONDepthCapped: every server answer the client decodes is refused beyond registry.MaxJSONDepth, naming what was read.
 func TestJSONDepthCapped(t *testing.T) {
 	t.Parallel()
 	deep := deepJSON(registry.MaxJSONDepth + 1)
-	t.Run("rc file", func(t *testing.T) {
-		t.Parallel()
-		_, err := registryclient.ParseConfig("/home/u/.jigrc", []byte(`{"registries":{},"x":`+deep+`}`))
-		if !errors.Is(err, registry.ErrJSONTooDeep) || !errors.Is(err, registryclient.ErrInvalidConfig) {
-			t.Fatalf("got %v, want ErrInvalidConfig wrapping ErrJSONTooDeep", err)
-		}
-		for _, want := range []string{"/home/u/.jigrc", "64 levels"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("message %q does not contain %q", err, want)
-			}
-		}
-	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {

@@ -1,7 +1,7 @@
 // Package registryclient is the Go client of a jig registry server: a typed
-// HTTP API ([Client]), the rc file that configures registry sources per
-// namespace ([Config], ~/.jigrc) and a router that fetches each registry from
-// its own namespace's source ([Sources]).
+// HTTP API ([Client]) and a router that fetches each registry from its own
+// namespace's source ([Sources]), configured per namespace by a [Resolver]
+// such as the rc file (package rcfile).
 //
 // # Client
 //
@@ -26,22 +26,12 @@
 //		registryclient.WithToken(os.Getenv("REGISTRY_TOKEN")))
 //	m, err := c.Manifest(ctx, registry.MustParseID("@company/features/ui-kit"))
 //
-// # rc file
+// # Sources
 //
-// [LoadConfig] reads ~/.jigrc (or $JIG_CONFIG, see [DefaultConfigPath]):
-//
-//	{"registries": {
-//	  "@company": {"url": "https://registry.example.com", "token": "${COMPANY_TOKEN}",
-//	               "headers": {"X-Team": "web"}},
-//	  "@oss": "https://oss.example.com"}}
-//
-// The built-in namespaces @main and @presets (URL $JIG_REGISTRY_URL or
-// http://localhost:8080) are merged under the file and cannot be removed.
-// The token stays in its own field; it becomes "Authorization: Bearer
-// <token>" only when shown ([Entry.DisplayHeaders]) and when sent. "${VAR}"
-// in url, token and header values is kept in the file as written and
-// expanded from the environment when a client is built ([*Config.Client]);
-// [*Sources] builds each namespace's client on its first request and
-// reuses it.
-// [*Config.Save] writes the file atomically with mode 0600.
+// [*Sources] routes each request to the client of the namespace it
+// concerns. [NewSources] builds it from [Entry] values given in code;
+// [NewSourcesFrom] from any [Resolver], such as the rc file ~/.jigrc that
+// the jig CLI uses (package [github.com/jigkit/jig/registryclient/rcfile],
+// which also edits it). Each namespace's client is built on its first
+// request and reused.
 package registryclient

@@ -120,12 +120,13 @@ func (e *NetworkError) Error() string {
 // Unwrap returns the underlying transport error.
 func (e *NetworkError) Unwrap() error { return e.Err }
 
-// NotConfiguredError is returned by [*Config.Client] and [*Sources] for a
-// namespace that has no entry in the rc file. It matches [ErrNotConfigured].
+// NotConfiguredError is returned by [*Sources] and a [Resolver] for a
+// namespace that has no entry (in the rc file, or among the entries given
+// to [NewSources]). It matches [ErrNotConfigured].
 type NotConfiguredError struct {
 	Namespace string
 	// DefaultsAsked is set by [*Sources] when it looked for a source that
-	// names Namespace as its default namespace (an rc entry's
+	// names Namespace as its default namespace (an entry's
 	// defaultNamespace, a server's advertisement) and found none: such a
 	// setting could then make the namespace resolve.
 	DefaultsAsked bool
@@ -135,24 +136,6 @@ type NotConfiguredError struct {
 func (e *NotConfiguredError) Error() string {
 	return "No registry configured for namespace " + e.Namespace
 }
-
-// EnvNotSetError is returned when a "${VAR}" in a source's url, token or
-// header names an environment variable that is not set. It matches
-// [ErrInvalidConfig].
-type EnvNotSetError struct {
-	Namespace string // the source's namespace, "@team"
-	Var       string // the variable, "TEAM_TOKEN"
-	// Field is where it was used: "url", "token" or "header <Name>".
-	Field string
-}
-
-// Error names the variable and where it was used.
-func (e *EnvNotSetError) Error() string {
-	return fmt.Sprintf("%s: registry %s: environment variable %s used in its %s is not set", ErrInvalidConfig, e.Namespace, e.Var, e.Field)
-}
-
-// Unwrap returns [ErrInvalidConfig].
-func (e *EnvNotSetError) Unwrap() error { return ErrInvalidConfig }
 
 // MissingURLError is returned for a configured source without a url. It
 // matches [ErrInvalidConfig].

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registry"
@@ -54,5 +55,56 @@ func ExampleNewSources() {
 	// Output:
 	// eslint 1.0.0
 	// No registry configured for namespace @company true
+	// true
+}
+
+// teamResolver is a [registryclient.Resolver] that sends every namespace
+// of a team to one server with the team's token, as a build tool with its
+// own settings might.
+type teamResolver struct{ url, token string }
+
+func (r teamResolver) List() []string { return []string{"@main", "@team"} }
+
+func (r teamResolver) Get(ns string) (registryclient.Entry, bool) {
+	if !slices.Contains(r.List(), ns) {
+		return registryclient.Entry{}, false
+	}
+	return registryclient.Entry{URL: r.url, Token: r.token}, true
+}
+
+func (r teamResolver) Resolve(ns string) (registryclient.Entry, error) {
+	e, ok := r.Get(ns)
+	if !ok {
+		return registryclient.Entry{}, &registryclient.NotConfiguredError{Namespace: ns}
+	}
+	return e, nil
+}
+
+// Sources can take their entries from any Resolver: here one of the
+// program's own, rather than an rc file.
+func ExampleNewSourcesFrom() {
+	ctx := context.Background()
+	st := memory.New()
+	for k, v := range map[string]string{
+		"@team/tools/lint/versions.json":       `{"versions":["2.0.0"]}`,
+		"@team/tools/lint/2.0.0/registry.json": `{"name":"lint","namespace":"@team","version":"2.0.0","type":"registry:quality","priority":6,"files":[]}`,
+	} {
+		_ = st.Put(ctx, k, strings.NewReader(v), int64(len(v)))
+	}
+	h, _ := registryserver.New(registryserver.WithStorage(st))
+	defer h.Close()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	src := registryclient.NewSourcesFrom(teamResolver{url: srv.URL, token: "s3cret"})
+	m, err := src.Manifest(ctx, registry.MustParseID("@team/tools/lint"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(m.Name, m.Version)
+	_, err = src.Manifest(ctx, registry.MustParseID("@other/x"))
+	fmt.Println(errors.Is(err, registryclient.ErrNotConfigured))
+	// Output:
+	// lint 2.0.0
 	// true
 }

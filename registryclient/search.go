@@ -359,11 +359,11 @@ func (s *Sources) Search(ctx context.Context, q search.Query) (*MultiSearch, err
 	var groups []*group
 	byKey := map[string]*group{}
 	var setupErrs []SourceSearch
-	for _, ns := range s.cfg.List() {
+	for _, ns := range s.r.List() {
 		if ns == registry.PresetNamespace || (q.Namespace != "" && ns != strings.ToLower(q.Namespace)) {
 			continue
 		}
-		e, err := s.cfg.Resolved(ns)
+		e, err := s.r.Resolve(ns)
 		if err != nil {
 			setupErrs = append(setupErrs, SourceSearch{Namespaces: []string{ns}, Err: err})
 			continue

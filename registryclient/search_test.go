@@ -10,6 +10,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // withoutSearch makes a jig server look like the reference server, which
@@ -168,7 +169,7 @@ func TestSourcesSearch(t *testing.T) {
 	t.Parallel()
 	a := newRegistry(t, nil)
 	b := newRegistry(t, withoutSearch)
-	cfg, err := registryclient.ParseConfig("rc", []byte(`{"registries":{
+	cfg, err := rcfile.Parse("rc", []byte(`{"registries":{
 		"@main": "`+a.URL+`",
 		"@presets": "`+a.URL+`",
 		"@team": {"url": "`+b.URL+`", "token": "`+teamToken+`"},

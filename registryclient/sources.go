@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/url"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -15,13 +18,13 @@ import (
 // so every registry (transitive dependencies included) is fetched from its
 // own namespace's server with its own credentials. Presets come from the
 // @presets source. Clients are built on first use and reused. It is safe
-// for concurrent use. Build it with [*Config.Sources] from an rc file, or
-// with [NewSources] from Go values.
+// for concurrent use. Build it with [NewSourcesFrom] from a [Resolver] such
+// as the rc file, or with [NewSources] from Go values.
 //
 // Shorthand identifiers ("runtimes/node") are resolved as the server that
 // sent them intends: see [Sources.DefaultNamespace].
 type Sources struct {
-	cfg  *Config
+	r    Resolver
 	opts []Option
 
 	mu      sync.Mutex
@@ -29,19 +32,60 @@ type Sources struct {
 	// defaults caches each source's default namespace, by namespace.
 	defaults map[string]string
 	// hosted maps a namespace that a source named as its default and that
-	// the rc file does not configure to that source's URL.
+	// the resolver does not configure to that source's URL.
 	hosted   map[string]string
 	defGroup singleflight.Group
 }
 
-// Sources returns a router over the configured namespaces; opts are applied
-// to every client it builds.
-func (c *Config) Sources(opts ...Option) *Sources {
-	return &Sources{cfg: c, opts: opts, clients: map[string]*Client{}, defaults: map[string]string{}, hosted: map[string]string{}}
+// Resolver gives [Sources] the entry of each configured namespace. The rc
+// file ([github.com/jigkit/jig/registryclient/rcfile.Config]) is one;
+// [NewSources] uses one over Go values. It must be safe for concurrent
+// use by readers.
+type Resolver interface {
+	// List returns every configured namespace, sorted: the order in
+	// which the sources are asked for their default namespace.
+	List() []string
+	// Get returns the entry of ns as configured, and whether ns is
+	// configured. Its DefaultNamespace is final; its URL, Token and
+	// Headers may still hold references that Resolve expands.
+	Get(ns string) (Entry, bool)
+	// Resolve returns the entry of ns ready for a client: URL, Token and
+	// Headers as they are sent. An unconfigured ns gives a
+	// [*NotConfiguredError]; a value that cannot be resolved an error
+	// wrapping [ErrInvalidConfig].
+	Resolve(ns string) (Entry, error)
+}
+
+// NewSourcesFrom returns a router over the namespaces r configures; opts
+// are applied to every client it builds, after each entry's token and
+// headers. Entries are checked when their client is first needed.
+func NewSourcesFrom(r Resolver, opts ...Option) *Sources {
+	return &Sources{r: r, opts: opts, clients: map[string]*Client{}, defaults: map[string]string{}, hosted: map[string]string{}}
+}
+
+// newSourceClient builds the client of namespace ns from its resolved
+// entry e.
+func newSourceClient(ns string, e Entry, opts []Option) (*Client, error) {
+	if e.URL == "" {
+		return nil, &MissingURLError{Namespace: ns}
+	}
+	if _, err := url.Parse(e.URL); err != nil {
+		return nil, fmt.Errorf("%w: registry %s: url: %w", ErrInvalidConfig, ns, err)
+	}
+	all := []Option{WithNamespace(ns), WithHeaders(e.Headers)}
+	if e.Token != "" {
+		all = append(all, WithToken(e.Token))
+	}
+	all = append(all, opts...)
+	cl, err := New(e.URL, all...)
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", ns, err)
+	}
+	return cl, nil
 }
 
 // Client returns the (cached) client for namespace ns, or a
-// [*NotConfiguredError]. A namespace the rc file does not configure but
+// [*NotConfiguredError]. A namespace the resolver does not configure but
 // that a source named as its default namespace ([Sources.DefaultNamespace])
 // is read from that source's URL, without its token or headers (they
 // belong to the other namespace); configure it to send credentials.
@@ -52,7 +96,7 @@ func (s *Sources) Client(ns string) (*Client, error) {
 }
 
 // client is [Sources.Client] for a request: a namespace that neither the
-// rc file nor a source met so far provides is first looked for among the
+// resolver nor a source met so far provides is first looked for among the
 // sources' default namespaces ([Sources.discover]), so a project that
 // records @rack/... resolves in every command as it did at init.
 func (s *Sources) client(ctx context.Context, ns string) (*Client, error) {
@@ -73,13 +117,13 @@ func (s *Sources) client(ctx context.Context, ns string) (*Client, error) {
 
 // discover reports whether a configured source names ns as its default
 // namespace, registering ns as read from that source (see
-// [Sources.DefaultNamespace]). An rc entry's defaultNamespace is looked at
+// [Sources.DefaultNamespace]). An entry's defaultNamespace is looked at
 // first, with no request; then each source is asked what it advertises, in
-// the order of [Config.List]. A source that cannot be asked is skipped.
+// the order of [Resolver.List]. A source that cannot be asked is skipped.
 func (s *Sources) discover(ctx context.Context, ns string) bool {
-	list := s.cfg.List()
+	list := s.r.List()
 	for _, from := range list {
-		if e, ok := s.cfg.Get(from); ok && e.DefaultNamespace == ns {
+		if e, ok := s.r.Get(from); ok && e.DefaultNamespace == ns {
 			if got, err := s.DefaultNamespace(ctx, from); err == nil && got == ns {
 				return true
 			}
@@ -101,11 +145,20 @@ func (s *Sources) discover(ctx context.Context, ns string) bool {
 	return false
 }
 
+// resolvedClient builds the client of ns from the resolver's entry.
+func (s *Sources) resolvedClient(ns string) (*Client, error) {
+	e, err := s.r.Resolve(ns)
+	if err != nil {
+		return nil, err
+	}
+	return newSourceClient(ns, e, s.opts)
+}
+
 func (s *Sources) clientLocked(ns string) (*Client, error) {
 	if c, ok := s.clients[ns]; ok {
 		return c, nil
 	}
-	c, err := s.cfg.Client(ns, s.opts...)
+	c, err := s.resolvedClient(ns)
 	var nc *NotConfiguredError
 	if u, ok := s.hosted[ns]; ok && errors.As(err, &nc) {
 		c, err = New(u, append([]Option{WithNamespace(ns)}, s.opts...)...)
@@ -121,14 +174,14 @@ func (s *Sources) clientLocked(ns string) (*Client, error) {
 // what namespace from's source serves: preset members when from is
 // @presets, registryDependencies and conflicts of a registry of from, and
 // identifiers typed by the user when from is [registry.DefaultNamespace].
-// In order: the rc entry's [Entry.DefaultNamespace]; else what the source's
+// In order: the entry's [Entry.DefaultNamespace]; else what the source's
 // server advertises ([Client.DefaultNamespace], fetched once per source and
 // only when a shorthand identifier needs it); else
 // [registry.DefaultNamespace]. A server that cannot be asked (an error
 // status, no /namespaces) advertises nothing; a server advertising an
 // invalid namespace is an error wrapping [ErrInvalidAdvertisement].
 //
-// When the result is a namespace the rc file does not configure, it is
+// When the result is a namespace the resolver does not configure, it is
 // read from from's URL from then on (see [Sources.Client]), and its own
 // shorthand means itself.
 func (s *Sources) DefaultNamespace(ctx context.Context, from string) (string, error) {
@@ -149,7 +202,7 @@ func (s *Sources) DefaultNamespace(ctx context.Context, from string) (string, er
 		if ns == from || ns == registry.DefaultNamespace {
 			return ns, nil
 		}
-		if _, configured := s.cfg.Get(ns); configured {
+		if _, configured := s.r.Get(ns); configured {
 			return ns, nil
 		}
 		if c, err := s.clientLocked(from); err == nil {
@@ -188,7 +241,7 @@ func (s *Sources) ParseID(ctx context.Context, typed string) (registry.ID, error
 
 // defaultNamespace looks from's default namespace up without the cache.
 func (s *Sources) defaultNamespace(ctx context.Context, from string) (string, error) {
-	if e, ok := s.cfg.Get(from); ok && e.DefaultNamespace != "" {
+	if e, ok := s.r.Get(from); ok && e.DefaultNamespace != "" {
 		return e.DefaultNamespace, nil
 	}
 	c, err := s.Client(from)
@@ -312,19 +365,19 @@ func (s *Sources) ManifestDigestAhead(ctx context.Context, id registry.ID, files
 // or an invalid header is an error wrapping [ErrInvalidConfig] that names
 // the namespace.
 func NewSources(entries map[string]Entry, opts ...Option) (*Sources, error) {
-	cfg := &Config{entries: make(map[string]Entry, len(entries)), literal: true}
+	r := make(entryMap, len(entries))
 	for ns, e := range entries {
 		if _, err := registry.ParseNamespace(ns); err != nil {
 			return nil, fmt.Errorf("%w: registry %q: %w", ErrInvalidConfig, ns, err)
 		}
-		if err := checkEntryDefaultNamespace(ns, e.DefaultNamespace); err != nil {
+		if err := e.CheckDefaultNamespace(ns); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 		}
-		e.Headers = cloneHeaders(e.Headers)
-		cfg.entries[ns] = e
+		e.Headers = maps.Clone(e.Headers)
+		r[ns] = e
 	}
-	s := cfg.Sources(opts...)
-	for _, ns := range cfg.List() {
+	s := NewSourcesFrom(r, opts...)
+	for _, ns := range r.List() {
 		if _, err := s.Client(ns); err != nil {
 			if errors.Is(err, ErrInvalidConfig) {
 				return nil, err
@@ -333,4 +386,23 @@ func NewSources(entries map[string]Entry, opts ...Option) (*Sources, error) {
 		}
 	}
 	return s, nil
+}
+
+// entryMap is the [Resolver] of [NewSources]: the entries as given.
+type entryMap map[string]Entry
+
+func (m entryMap) List() []string { return slices.Sorted(maps.Keys(m)) }
+
+func (m entryMap) Get(ns string) (Entry, bool) {
+	e, ok := m[ns]
+	e.Headers = maps.Clone(e.Headers)
+	return e, ok
+}
+
+func (m entryMap) Resolve(ns string) (Entry, error) {
+	e, ok := m.Get(ns)
+	if !ok {
+		return Entry{}, &NotConfiguredError{Namespace: ns}
+	}
+	return e, nil
 }

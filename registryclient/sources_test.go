@@ -52,7 +52,7 @@ func TestNewSources(t *testing.T) {
 // built-in namespaces, do not read the environment and do not share the
 // caller's header map.
 func TestNewSourcesOnlyGiven(t *testing.T) {
-	t.Setenv(EnvRegistryURL, "http://127.0.0.1:1")
+	t.Setenv("JIG_REGISTRY_URL", "http://127.0.0.1:1")
 	t.Setenv("JIG_TEST_TOKEN", "from-env")
 	h := map[string]string{"X-Team": "web"}
 	s, err := NewSources(map[string]Entry{"@company": {URL: "https://r.example.com", Token: "${JIG_TEST_TOKEN}", Headers: h}})
@@ -60,7 +60,7 @@ func TestNewSourcesOnlyGiven(t *testing.T) {
 		t.Fatal(err)
 	}
 	h["X-Team"] = "changed"
-	if got := s.cfg.List(); !slices.Equal(got, []string{"@company"}) {
+	if got := s.r.List(); !slices.Equal(got, []string{"@company"}) {
 		t.Errorf("namespaces %v, want [@company]", got)
 	}
 	for _, ns := range []string{"@main", "@presets"} {
@@ -68,7 +68,7 @@ func TestNewSourcesOnlyGiven(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrNotConfigured", ns, err)
 		}
 	}
-	e, err := s.cfg.Resolved("@company")
+	e, err := s.r.Resolve("@company")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
 		return newAPIError(wire.CodeInvalidNamespace,
-			"Namespace must match ^@[a-z0-9](?:[a-z0-9-_]*[a-z0-9])?$")
+			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
 	}
 	private, err := h.readAccess(h.callerOf(c.Request()), ns)
 	if err != nil {

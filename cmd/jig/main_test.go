@@ -101,10 +101,27 @@ func TestScripts(t *testing.T) {
 			"exit-code":                  cmdExitCode,
 			"start-server":               cmdStartServer,
 			"start-proxy-without-search": cmdStartProxyWithoutSearch,
+			"start-proxy-no-digests":     cmdStartProxyNoDigests,
 			"fail-files":                 cmdFailFiles,
 			"mcp":                        cmdMCP,
+			"nonl":                       cmdNoNewline,
 		},
 	})
+}
+
+// nonl file...: removes the trailing newline of each file, which a txtar
+// archive cannot leave out (a package.json jig creates has none, as the
+// reference's).
+func cmdNoNewline(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: nonl file...")
+	}
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(strings.TrimSuffix(string(data), "\n")), 0o644))
+	}
 }
 
 // exit-code N prog args...: runs prog and checks its exact exit status;
@@ -231,6 +248,29 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Defer(s.Kill)
 	ts.Setenv("SERVER_URL", s.URL)
+}
+
+// start-proxy-no-digests url: starts a proxy to url that withholds
+// every version's digest index (GET …/<version>/digests answers 404, as
+// on a server that publishes none); sets $NODIGEST_URL.
+func cmdStartProxyNoDigests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: start-proxy-no-digests url")
+	}
+	target, err := url.Parse(args[0])
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/digests") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"code":"NOT_FOUND","message":"Not found"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("NODIGEST_URL", srv.URL)
 }
 
 // start-proxy-without-search url: starts a reverse proxy to url that

@@ -16,6 +16,7 @@ import (
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/cache"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // App is the shared plumbing every command receives (bound with kong.Bind):
@@ -52,7 +53,7 @@ type App struct {
 	deadline time.Time
 
 	cfgOnce sync.Once
-	cfg     *registryclient.Config
+	cfg     *rcfile.Config
 	cfgErr  error
 
 	cacheOnce sync.Once
@@ -144,24 +145,24 @@ func isTerminal(v any) bool {
 
 // ConfigPath returns the absolute rc-file path ($JIG_CONFIG or ~/.jigrc).
 func (a *App) ConfigPath() (string, error) {
-	if p := a.Getenv(registryclient.EnvConfig); p != "" {
+	if p := a.Getenv(rcfile.EnvConfig); p != "" {
 		return filepath.Abs(p)
 	}
 	if home := a.Getenv("HOME"); home != "" && filepath.IsAbs(home) {
 		return filepath.Join(home, ".jigrc"), nil
 	}
-	return registryclient.DefaultConfigPath()
+	return rcfile.DefaultPath()
 }
 
 // Config loads the rc file once per run.
-func (a *App) Config() (*registryclient.Config, error) {
+func (a *App) Config() (*rcfile.Config, error) {
 	a.cfgOnce.Do(func() {
 		p, err := a.ConfigPath()
 		if err != nil {
 			a.cfgErr = err
 			return
 		}
-		a.cfg, a.cfgErr = registryclient.LoadConfig(p)
+		a.cfg, a.cfgErr = rcfile.Load(p)
 	})
 	return a.cfg, a.cfgErr
 }

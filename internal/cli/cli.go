@@ -21,7 +21,7 @@ import (
 // remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
 	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
-	ShowVersion   kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
 	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up after this long in total, for the registry servers and for merging files, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
@@ -33,6 +33,7 @@ type CLI struct {
 	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 3 on drift, 1 on error)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
+	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
 	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`
@@ -76,12 +77,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func run(ctx context.Context, args []string, app *App) (code int) {
+	args = headerValues(args)
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
 	defer kongexit.Recover(&code)
 	parser, err := newParser(ctx, app, &root, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", escapeLines(err.Error()))
 		return ExitError
 	}
 	kctx, err := parser.Parse(args)
@@ -89,7 +91,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		if slices.Contains(args, "--json") {
 			printErrorJSON(stdout, errorReport{Code: codeUsage, Message: err.Error(), Hint: "Run 'jig --help' for usage."})
 		}
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", escapeLines(err.Error()))
 		fmt.Fprintln(stderr, "Run 'jig --help' for usage.")
 		return ExitError
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fakePrompter answers Confirm with yes/no or aborts.
@@ -118,5 +120,28 @@ func TestHelpExitsZero(t *testing.T) {
 	stdout, _, code := runCLI(t, t.TempDir(), nil, "--help")
 	if code != ExitOK || !strings.Contains(stdout, "config list (ls)") {
 		t.Fatalf("got code %d stdout %q, want 0 and the command list", code, stdout)
+	}
+}
+
+// TestHeaderValues: one --header takes every "Name: Value" after it, as
+// the reference's --header <header...> does (issue 30, item 14).
+func TestHeaderValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want []string }{
+		{[]string{"config", "set", "@x", "--header", "A: 1", "B: 2"}, []string{"config", "set", "@x", "--header", "A: 1", "--header", "B: 2"}},
+		{[]string{"config", "set", "--header", "A: 1", "B: 2", "@x"}, []string{"config", "set", "--header", "A: 1", "--header", "B: 2", "@x"}},
+		{[]string{"config", "set", "@x", "--header=A: 1", "B: 2", "--token", "t"}, []string{"config", "set", "@x", "--header=A: 1", "--header", "B: 2", "--token", "t"}},
+		// a value without a colon is not a header: kong reports it
+		{[]string{"config", "set", "@x", "--header", "A: 1", "oops"}, []string{"config", "set", "@x", "--header", "A: 1", "oops"}},
+		// the value right after --header is kong's, whatever it is
+		{[]string{"config", "set", "@x", "--header", "--weird"}, []string{"config", "set", "@x", "--header", "--weird"}},
+		// other commands are left alone
+		{[]string{"add", "a:b", "--header", "A: 1", "B: 2"}, []string{"add", "a:b", "--header", "A: 1", "B: 2"}},
+		{[]string{"config", "set", "@x", "--", "--header", "A: 1", "B: 2"}, []string{"config", "set", "@x", "--", "--header", "A: 1", "B: 2"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, headerValues(tt.in)); diff != "" {
+			t.Errorf("headerValues(%q) (-want +got):\n%s", tt.in, diff)
+		}
 	}
 }

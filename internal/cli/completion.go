@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -74,7 +75,7 @@ Register-ArgumentCompleter -Native -CommandName jig -ScriptBlock {
 
 // Run prints the script for the shell.
 func (c *CompletionCmd) Run(app *App) error {
-	app.Out.Printf("%s", completionScripts[c.Shell])
+	fmt.Fprint(app.Stdout, completionScripts[c.Shell]) // jig's own text
 	return nil
 }
 

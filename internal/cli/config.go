@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // ConfigCmd groups the rc-file subcommands.
@@ -87,7 +89,7 @@ func (c *ConfigListCmd) Run(app *App) error {
 		e, _ := cfg.Get(ns)
 		app.Out.Println()
 		label := ns
-		if registryclient.IsBuiltin(ns) {
+		if rcfile.IsBuiltin(ns) {
 			label += " (built-in)"
 		}
 		app.Out.Println(label)
@@ -104,7 +106,7 @@ type ConfigGetCmd struct {
 
 // Run prints one source.
 func (c *ConfigGetCmd) Run(app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	cfg, err := app.Config()
@@ -144,12 +146,12 @@ func (c *ConfigSetCmd) Validate() error {
 // Run updates the rc file (locked against concurrent changes) and prints
 // the entry.
 func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	headers := map[string]string{}
 	for _, h := range c.Header {
-		k, v, err := registryclient.ParseHeader(h)
+		k, v, err := rcfile.ParseHeader(h)
 		if err != nil {
 			return err
 		}
@@ -159,8 +161,8 @@ func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error {
-		return cfg.Set(c.Namespace, registryclient.Update{URL: c.URL, Token: c.Token, DefaultNamespace: c.DefaultNamespace, Headers: headers, RemoveHeaders: c.RemoveHeader})
+	cfg, err := rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error {
+		return cfg.Set(c.Namespace, rcfile.Update{URL: c.URL, Token: c.Token, DefaultNamespace: c.DefaultNamespace, Headers: headers, RemoveHeaders: c.RemoveHeader})
 	})
 	if err != nil {
 		return err
@@ -180,14 +182,14 @@ type ConfigRemoveCmd struct {
 // Run removes a source after confirmation. For a built-in namespace it
 // removes the rc file's override, which restores the default URL.
 func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
-	if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
 	cfg, err := app.Config()
 	if err != nil {
 		return err
 	}
-	builtin := registryclient.IsBuiltin(c.Namespace)
+	builtin := rcfile.IsBuiltin(c.Namespace)
 	if builtin && !cfg.HasOverride(c.Namespace) {
 		return fmt.Errorf("%s is built in and has no override to remove; it already uses the default %s", c.Namespace, cfg.BuiltinURL())
 	}
@@ -212,7 +214,7 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	cfg, err = registryclient.UpdateConfig(ctx, path, func(cfg *registryclient.Config) error { return cfg.Remove(c.Namespace) })
+	cfg, err = rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error { return cfg.Remove(c.Namespace) })
 	if err != nil {
 		return err
 	}
@@ -222,4 +224,40 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 	}
 	app.Out.Success("Registry %s removed successfully", c.Namespace)
 	return nil
+}
+
+// headerValues rewrites "config set ... --header 'A: 1' 'B: 2'" as
+// "--header 'A: 1' --header 'B: 2'": the reference's --header takes every
+// value up to the next flag. A value counts only when it contains a colon
+// (as every "Name: Value" header does, and no namespace), so the namespace
+// may still follow the headers. Other commands' args are returned as they
+// are.
+func headerValues(args []string) []string {
+	i := slices.Index(args, "config")
+	if i < 0 || i+1 >= len(args) || args[i+1] != "set" {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	inHeader := false
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--":
+			return append(out, args[j:]...)
+		case a == "--header" && j+1 < len(args):
+			// kong takes the next argument as the value, whatever it is.
+			out = append(out, a, args[j+1])
+			j++
+			inHeader = true
+		case strings.HasPrefix(a, "--header="):
+			out = append(out, a)
+			inHeader = true
+		case inHeader && !strings.HasPrefix(a, "-") && strings.Contains(a, ":"):
+			out = append(out, "--header", a)
+		default:
+			out = append(out, a)
+			inHeader = false
+		}
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // errorReport is what jig says about a failed command: for people
@@ -60,6 +61,22 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 	}
 	if h := shorthandHint(err); h != "" && !aborted {
 		r.Hint, r.hintShown = h, false
+		var se *registryclient.StatusError
+		if errors.As(err, &se) && se.StatusCode != http.StatusNotFound {
+			// The server will not show @main to a caller without a token:
+			// jig-server answers 401 for a namespace its auth.json does
+			// not declare (so that gated and absent look alike), the
+			// reference 403. For shorthand read as @main that is, as far
+			// as the user can tell, a registry that is not there.
+			r.Code, r.Status = string(wire.CodeNotFound), http.StatusNotFound
+			r.headline = fmt.Sprintf("%d %s", http.StatusNotFound, http.StatusText(http.StatusNotFound))
+			r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s)", describe(se), se.StatusCode, se.Code)
+			if withoutToken(err) {
+				r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s to a request without a token)", describe(se), se.StatusCode, se.Code)
+				r.Hint += fmt.Sprintf(" If %s does need a token, run '%s'.", registry.DefaultNamespace, configSetCommand(registry.DefaultNamespace, "token"))
+			}
+			r.Message = r.detail
+		}
 	}
 	return r
 }
@@ -71,7 +88,7 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 func shorthandHint(err error) string {
 	var sh *apply.ShorthandError
 	if !errors.As(err, &sh) || sh.ID.Namespace != registry.DefaultNamespace ||
-		!(errors.Is(err, registryclient.ErrNotFound) || errors.Is(err, registryclient.ErrForbidden)) {
+		!(errors.Is(err, registryclient.ErrNotFound) || errors.Is(err, registryclient.ErrForbidden) || withoutToken(err)) {
 		return ""
 	}
 	whose := "The identifier " + sh.Written
@@ -86,6 +103,13 @@ func shorthandHint(err error) string {
 		"(a storage written for the reference uses @rack), start jig-server with --default-namespace <namespace> "+
 		"(e.g. --default-namespace rack), or run 'jig config set %s --default-namespace <namespace>'.",
 		whose, sh.ID.Key(), sh.From)
+}
+
+// withoutToken reports whether err is a 401 that says a token is
+// required: the request carried none.
+func withoutToken(err error) bool {
+	var se *registryclient.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized && se.Code == wire.CodeUnauthorized
 }
 
 // reportedError is an error whose report its command made itself, with
@@ -124,7 +148,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var se *registryclient.StatusError
 	var ne *registryclient.NetworkError
 	var nc *registryclient.NotConfiguredError
-	var env *registryclient.EnvNotSetError
+	var env *rcfile.EnvNotSetError
 	var nu *registryclient.MissingURLError
 	var uns *registryclient.NotSupportedError
 	var pna *apply.PresetNotAddableError
@@ -182,7 +206,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return r
 	case errors.As(err, &nc):
 		hint := fmt.Sprintf("Run '%s' first.", configSetCommand(nc.Namespace, "url"))
-		if nc.DefaultsAsked && !registryclient.IsBuiltin(nc.Namespace) {
+		if nc.DefaultsAsked && !rcfile.IsBuiltin(nc.Namespace) {
 			// The namespace may be another server's default (a storage
 			// written for the reference keeps its registries in @rack).
 			hint = fmt.Sprintf("Run '%s' first, or, if %s is the default namespace of your registry server, "+
@@ -211,6 +235,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, fmt.Sprintf("add it with '%s'", suggest.AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
+	case errors.As(err, &np) && np.Reference:
+		return hinted(err, fmt.Sprintf("the reference (rk) made this project (%s); run 'jig adopt' to write %s from it", registry.ReferenceProjectFile, registry.ProjectFile))
 	case errors.As(err, &np):
 		return hinted(err, "run 'jig init' or 'jig add' first")
 	case errors.As(err, &ncd) && !ncd.Unpublished:
@@ -241,19 +267,21 @@ func scriptWarnings(p *apply.Plan) {
 // printError writes r for people: "Error: <headline>", then the detail
 // and the hint lines when there are any.
 func printError(w io.Writer, o *Output, r errorReport) {
+	// Error texts quote servers and manifests: escaped, keeping the lines
+	// jig composed.
 	if r.plain {
-		fmt.Fprintln(w, r.Message)
+		fmt.Fprintln(w, escapeLines(r.Message))
 		return
 	}
 	if r.headline == "" {
 		r.headline = r.Message
 	}
-	fmt.Fprintf(w, "%s %s\n", o.paintErr(ansiRed, "Error:"), r.headline)
+	fmt.Fprintf(w, "%s %s\n", o.paintErr(ansiRed, "Error:"), escapeLines(r.headline))
 	if r.detail != "" {
-		fmt.Fprintln(w, r.detail)
+		fmt.Fprintln(w, escapeLines(r.detail))
 	}
 	if r.Hint != "" && !r.hintShown {
-		fmt.Fprintln(w, r.Hint)
+		fmt.Fprintln(w, escapeLines(r.Hint))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 func TestPrintError(t *testing.T) {
@@ -38,9 +39,9 @@ func TestPrintError(t *testing.T) {
 			want: "Error: listing: No registry configured for namespace @nope. Run 'jig config set @nope --url <url>' first.\n"},
 		{name: "not configured, no source names it its default", err: fmt.Errorf("fetching: %w", &registryclient.NotConfiguredError{Namespace: "@rack", DefaultsAsked: true}),
 			want: "Error: fetching: No registry configured for namespace @rack. Run 'jig config set @rack --url <url>' first, or, if @rack is the default namespace of your registry server, start jig-server with --default-namespace rack or run 'jig config set @presets --default-namespace @rack'.\n"},
-		{name: "env token", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "TEAM_TOKEN", Field: "token"},
+		{name: "env token", err: &rcfile.EnvNotSetError{Namespace: "@team", Var: "TEAM_TOKEN", Field: "token"},
 			want: "Error: invalid registry configuration: registry @team: environment variable TEAM_TOKEN used in its token is not set\nExport TEAM_TOKEN, or store the value with 'jig config set @team --token <token>'.\n"},
-		{name: "env header", err: &registryclient.EnvNotSetError{Namespace: "@team", Var: "KEY", Field: "header X-Key"},
+		{name: "env header", err: &rcfile.EnvNotSetError{Namespace: "@team", Var: "KEY", Field: "header X-Key"},
 			want: "Error: invalid registry configuration: registry @team: environment variable KEY used in its header X-Key is not set\nExport KEY, or store the value with 'jig config set @team --header \"X-Key: <value>\"'.\n"},
 		{name: "no url", err: &registryclient.MissingURLError{Namespace: "@team"},
 			want: "Error: invalid registry configuration: registry @team has no url\nSet it with 'jig config set @team --url <url>'.\n"},

@@ -163,16 +163,16 @@ func changeHow(f apply.FileChange) string {
 
 // existingDirNote says that dir is not empty and names the existing files
 // the plan would change.
-func existingDirNote(dir string, changed []apply.FileChange) string {
+func existingDirNote(dir string, changed []apply.FileChange) lines {
 	if len(changed) == 0 {
-		return fmt.Sprintf("target directory %s already exists and is not empty (no existing file would change)", dir)
+		return lines(fmt.Sprintf("target directory %s already exists and is not empty (no existing file would change)", dir))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "target directory %s already exists and is not empty; these existing files would change:", dir)
+	fmt.Fprintf(&b, "target directory %s already exists and is not empty; these existing files would change:", Escape(dir))
 	for _, f := range changed {
-		fmt.Fprintf(&b, "\n  %s (%s)", f.Target, changeHow(f))
+		fmt.Fprintf(&b, "\n  %s (%s)", Escape(f.Target), changeHow(f))
 	}
-	return b.String()
+	return lines(b.String())
 }
 
 // Validate checks the flag combination.
@@ -279,7 +279,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	}
 	if guarded {
 		if !app.Interactive {
-			return errors.New(existingDirNote(dir, changed) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), or --dry-run to see the whole plan")
+			return errors.New(string(existingDirNote(dir, changed)) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), or --dry-run to see the whole plan")
 		}
 		app.Out.Infof("%s", existingDirNote(dir, changed))
 		ok, err := app.Prompt.Confirm(ctx, "Apply the template into "+dir+"?", false)

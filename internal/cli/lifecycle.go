@@ -263,7 +263,7 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 		app.Out.Infof("Nothing to update.")
 	}
 	for _, d := range diffs {
-		app.Out.Printf("%s", d.Diff)
+		app.Out.Printf("%s", lines(d.Diff))
 	}
 	printWarnings(app.Out, plan.Warnings)
 	if plan.Conflicts > 0 {

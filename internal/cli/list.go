@@ -8,7 +8,7 @@ import (
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // ListCmd is "jig list [namespace] [--json] [--registry <ns>]".
@@ -40,7 +40,7 @@ func (c *ListCmd) source(app *App) (string, error) {
 // Run lists namespaces or registries.
 func (c *ListCmd) Run(ctx context.Context, app *App) error {
 	if c.Namespace != "" {
-		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 			return err
 		}
 	}
@@ -51,7 +51,7 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	if err := registryclient.ValidateNamespaceArg(src); err != nil {
+	if err := rcfile.ValidateNamespaceArg(src); err != nil {
 		return err
 	}
 	cl, err := app.Client(src)
@@ -101,7 +101,7 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 func (c *ListCmd) listPresets(ctx context.Context, app *App) error {
 	src := registry.PresetNamespace
 	if c.Registry != "" {
-		if err := registryclient.ValidateNamespaceArg(c.Registry); err != nil {
+		if err := rcfile.ValidateNamespaceArg(c.Registry); err != nil {
 			return err
 		}
 		src = c.Registry

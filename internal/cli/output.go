@@ -8,7 +8,10 @@ import (
 
 // Output writes human text to stdout, messages and warnings to stderr, and
 // --json documents to stdout. Colour and symbols are used only on a
-// terminal and never when NO_COLOR is set.
+// terminal and never when NO_COLOR is set. The format strings are the
+// CLI's own; every argument goes through [Escape] (see [safeArgs]), so text
+// from a manifest or a server cannot send control sequences to the
+// terminal.
 type Output struct {
 	stdout, stderr io.Writer
 	color          bool // stdout is a terminal and NO_COLOR is unset
@@ -42,14 +45,14 @@ func (o *Output) paintErr(c, s string) string {
 }
 
 // Println writes one line of result text to stdout.
-func (o *Output) Println(a ...any) { fmt.Fprintln(o.stdout, a...) }
+func (o *Output) Println(a ...any) { fmt.Fprintln(o.stdout, safeArgs(a)...) }
 
 // Printf writes result text to stdout.
-func (o *Output) Printf(format string, a ...any) { fmt.Fprintf(o.stdout, format, a...) }
+func (o *Output) Printf(format string, a ...any) { fmt.Fprintf(o.stdout, format, safeArgs(a)...) }
 
 // Success writes a success line to stdout ("✓ " prefixed on a terminal).
 func (o *Output) Success(format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
+	msg := fmt.Sprintf(format, safeArgs(a)...)
 	if o.color {
 		msg = o.paint(ansiGreen, "✓") + " " + msg
 	}
@@ -57,15 +60,15 @@ func (o *Output) Success(format string, a ...any) {
 }
 
 // Infof writes a progress or informational message to stderr.
-func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"\n", a...) }
+func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"\n", safeArgs(a)...) }
 
 // Warnf writes a warning to stderr.
 func (o *Output) Warnf(format string, a ...any) {
-	fmt.Fprintln(o.stderr, o.paintErr(ansiYellow, "Warning:")+" "+fmt.Sprintf(format, a...))
+	fmt.Fprintln(o.stderr, o.paintErr(ansiYellow, "Warning:")+" "+fmt.Sprintf(format, safeArgs(a)...))
 }
 
 // Errorln writes a line to stderr.
-func (o *Output) Errorln(a ...any) { fmt.Fprintln(o.stderr, a...) }
+func (o *Output) Errorln(a ...any) { fmt.Fprintln(o.stderr, safeArgs(a)...) }
 
 // Result prints a command's result: v as one JSON document with --json
 // (asJSON), else whatever text prints.

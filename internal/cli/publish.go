@@ -8,6 +8,7 @@ import (
 	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // PublishCmd is "jig publish <dir|tarball> [--registry <ns>] [--json]".
@@ -21,7 +22,7 @@ type PublishCmd struct {
 // prints where the new version is served.
 func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	if c.Registry != "" {
-		if err := registryclient.ValidateNamespaceArg(c.Registry); err != nil {
+		if err := rcfile.ValidateNamespaceArg(c.Registry); err != nil {
 			return err
 		}
 	}

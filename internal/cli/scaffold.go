@@ -29,6 +29,7 @@ func newProgress(app *App) *progress {
 func (p *progress) event(e apply.Event) { p.line(e.Message) }
 
 func (p *progress) line(msg string) {
+	msg = Escape(msg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.tty {

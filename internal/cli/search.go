@@ -11,6 +11,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // SearchCmd is "jig search <query> [--namespace] [--type] [--tag] [--limit] [--json]".
@@ -26,7 +27,7 @@ type SearchCmd struct {
 // Validate checks the flags before any request is made.
 func (c *SearchCmd) Validate() error {
 	if c.Namespace != "" {
-		if err := registryclient.ValidateNamespaceArg(c.Namespace); err != nil {
+		if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 			return err
 		}
 	}
@@ -85,20 +86,25 @@ func (c *SearchCmd) Run(ctx context.Context, app *App) error {
 		}
 		return nil
 	}
+	printHits(app.Out, res.Results)
+	return nil
+}
+
+// printHits writes search results for people, one line each.
+func printHits(o *Output, hits []search.Hit) {
 	width := 0
-	for _, h := range res.Results {
+	for _, h := range hits {
 		width = max(width, len(h.ID())+1+len(h.Version))
 	}
-	for _, h := range res.Results {
+	for _, h := range hits {
 		ref := h.ID() + "@" + h.Version
 		line := fmt.Sprintf("%-*s  %s", width, ref, strings.TrimPrefix(h.Type, "registry:"))
 		if d := oneLine(h.Description, 80); d != "" {
 			line += "  " + d
 		}
-		app.Out.Println(line)
+		o.Println(line)
 	}
-	app.Out.Printf("\nMore about one: jig info %s\n", res.Results[0].ID())
-	return nil
+	o.Printf("\nMore about one: jig info %s\n", hits[0].ID())
 }
 
 // oneLine flattens s to one line of at most n runes.
@@ -168,7 +174,13 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 		}
 		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())})
 	}
-	o := app.Out
+	printInfo(app.Out, info, langs, files)
+	return nil
+}
+
+// printInfo writes what jig info knows about a registry, for people.
+func printInfo(o *Output, info *registryclient.Info, langs []string, files []fileJSON) {
+	m := info.Manifest
 	latest := ""
 	if info.Version == info.Latest {
 		latest = " (latest)"
@@ -210,7 +222,6 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 	}
 	o.Printf("\nAdd it to a project:  %s\n", suggest.AddCommand(info.Ref()))
 	o.Printf("Start a project:      %s\n", suggest.InitCommand(info.Ref()))
-	return nil
 }
 
 func printDeps(o *Output, title string, deps map[string]string) {

@@ -17,6 +17,7 @@ import (
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // Levels of a [Result].
@@ -66,7 +67,7 @@ type Options struct {
 	Dir string
 	// Config supplies the sources probed by the remote checks. Nil skips
 	// them.
-	Config *registryclient.Config
+	Config *rcfile.Config
 	// ConfigErr is why the rc file could not be loaded, if it could not. It
 	// becomes one error finding (env.config) and the remote checks are
 	// skipped; the other checks still run.
@@ -262,6 +263,11 @@ func project(o Options) []Result {
 	path := filepath.Join(o.Dir, registry.ProjectFile)
 	data, err := safefile.ReadFile(path, maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, rerr := os.Stat(filepath.Join(o.Dir, registry.ReferenceProjectFile)); rerr == nil {
+			return []Result{{ID: "project.jig-json", Category: Project, Level: Warning,
+				Message:    fmt.Sprintf("The reference (rk) made this project (%s, no %s in %s); project checks skipped", registry.ReferenceProjectFile, registry.ProjectFile, o.Dir),
+				Suggestion: fmt.Sprintf(`Run "jig adopt" to write %s from %s.`, registry.ProjectFile, registry.ReferenceProjectFile)}}
+		}
 		// Outside a project is not a problem: say so and move on.
 		return []Result{{ID: "project.jig-json", Category: Project, Level: Info,
 			Message:    fmt.Sprintf("Not in a jig project (no %s in %s); project checks skipped", registry.ProjectFile, o.Dir),

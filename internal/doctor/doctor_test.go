@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jigkit/jig/internal/testenv"
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -107,10 +107,12 @@ func TestProjectChecks(t *testing.T) {
 	tests := []struct {
 		name   string
 		jig    string // "" = no file
+		rack   bool   // the reference's rack.json is there
 		want   []string
 		errors bool
 	}{
 		{name: "missing is not an error outside a project", want: []string{"info project.jig-json"}},
+		{name: "a project rk made offers jig adopt", rack: true, want: []string{"warning project.jig-json"}},
 		{name: "invalid JSON", jig: `{`, want: []string{"error project.jig-json"}, errors: true},
 		{name: "no items", jig: `{"name":"x"}`, want: []string{"info project.jig-json", "warning project.registries"}},
 		{name: "items", jig: `{"name":"x","items":["@main/a@1.0.0","@main/b@1.0.0"]}`, want: []string{"info project.jig-json", "info project.registries"}},
@@ -125,6 +127,11 @@ func TestProjectChecks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if tt.rack {
+				if err := os.WriteFile(filepath.Join(dir, "rack.json"), []byte(`{"name":"x"}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			validate := func(b []byte) error {
 				if string(b) == `{"name":"x","bogus":1}` {
 					return errors.New("additional property bogus")
@@ -132,6 +139,9 @@ func TestProjectChecks(t *testing.T) {
 				return nil
 			}
 			rs := project(Options{Dir: dir, ValidateProject: validate})
+			if tt.rack && !strings.Contains(rs[0].Suggestion, "jig adopt") {
+				t.Errorf("suggestion %q does not offer jig adopt", rs[0].Suggestion)
+			}
 			var got []string
 			for _, r := range rs {
 				got = append(got, r.Level+" "+r.ID)
@@ -180,7 +190,7 @@ func TestRemoteChecks(t *testing.T) {
 		"@other": {"url": %[1]q, "token": "wrong-token-0123456789"},
 		"@team2": {"url": %[1]q}
 	}}`, srv.URL)
-	cfg, err := registryclient.ParseConfig("rc", []byte(rc))
+	cfg, err := rcfile.Parse("rc", []byte(rc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // DefaultTimeout bounds one tool call when [Options.Timeout] is zero.
@@ -34,7 +35,7 @@ const DefaultTimeout = 2 * time.Minute
 // Options is what the server needs from its host (the jig CLI).
 type Options struct {
 	// Config loads the rc file (the same one the CLI uses).
-	Config func() (*registryclient.Config, error)
+	Config func() (*rcfile.Config, error)
 	// ClientOptions are given to every client built from the rc file.
 	ClientOptions func() []registryclient.Option
 	// ErrorText turns an error into the message the CLI would print (HTTP
@@ -150,7 +151,7 @@ type shownError string
 
 func (e shownError) Error() string { return string(e) }
 
-func (s *server) config() (*registryclient.Config, error) { return s.opts.Config() }
+func (s *server) config() (*rcfile.Config, error) { return s.opts.Config() }
 
 func (s *server) sources() (*registryclient.Sources, error) {
 	cfg, err := s.config()
@@ -203,7 +204,7 @@ func (s *server) listNamespaces(ctx context.Context, _ NoInput) (NamespacesOutpu
 			out.Errors = append(out.Errors, SourceError{Namespaces: []string{ns}, Error: s.errorText(ctx, err)})
 			continue
 		}
-		e, _ := cfg.Resolved(ns)
+		e, _ := cfg.Resolve(ns)
 		key := cl.BaseURL() + "\x00" + e.Token + "\x00" + fmt.Sprint(e.Headers)
 		if g, ok := byURL[key]; ok {
 			g.nss = append(g.nss, ns)
@@ -252,7 +253,7 @@ type RegistriesOutput struct {
 // listRegistries lists one namespace with the source configured for it
 // (else @main's), as 'jig list @ns' does.
 func (s *server) listRegistries(ctx context.Context, in RegistriesInput) (RegistriesOutput, error) {
-	if err := registryclient.ValidateNamespaceArg(in.Namespace); err != nil {
+	if err := rcfile.ValidateNamespaceArg(in.Namespace); err != nil {
 		return RegistriesOutput{}, err
 	}
 	if in.Namespace == registry.PresetNamespace {
@@ -307,7 +308,7 @@ type SearchHit struct {
 
 func (s *server) search(ctx context.Context, in SearchInput) (SearchOutput, error) {
 	if in.Namespace != "" {
-		if err := registryclient.ValidateNamespaceArg(in.Namespace); err != nil {
+		if err := rcfile.ValidateNamespaceArg(in.Namespace); err != nil {
 			return SearchOutput{}, err
 		}
 	}

@@ -313,7 +313,10 @@ type Request struct {
 	// Frozen re-creates the project from the jig.json already in Dir:
 	// exactly the recorded items at their recorded versions (dependencies
 	// included; no preset is fetched), each manifest checked against the
-	// recorded digest. Any difference fails with [ErrFrozen] before
+	// recorded digest and verified against the server's digest index
+	// (when jig.json records a digest), and every file the plan writes
+	// checked against the digest jig.json records for it
+	// ([*FrozenFileError]). Any difference fails with [ErrFrozen] before
 	// anything is written. Template is ignored; Mode is [ModeInit].
 	Frozen bool
 	// Force lets registries replace package.json scripts the project

@@ -213,6 +213,8 @@ func TestUnsafeTargets(t *testing.T) {
 		{"git hfs ignorable", ".gi\u200ct/hooks/pre-commit", nil},
 		{"nested git dir", "vendor/lib/.git/config", nil},
 		{"git file", ".git", nil},
+		{"project file", "jig.json", nil},
+		{"project file, upper case", "JIG.json", nil},
 		{"symlink into git dir", "hooks/pre-commit", func(t *testing.T, dir string) {
 			if err := os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755); err != nil {
 				t.Fatal(err)
@@ -250,7 +252,10 @@ func TestUnsafeTargets(t *testing.T) {
 	}
 }
 
-func TestSymlinkInsideProjectIsFollowed(t *testing.T) {
+// TestSymlinkInsideProjectIsKept: a target that is (or lies behind) a
+// symlink inside the project is the user's: add skips it, saying why, and
+// neither the link nor the file it points to changes.
+func TestSymlinkInsideProjectIsKept(t *testing.T) {
 	t.Parallel()
 	src := fixture()
 	dir := t.TempDir()
@@ -258,14 +263,24 @@ func TestSymlinkInsideProjectIsFollowed(t *testing.T) {
 	if err := os.Symlink("real/.prettierrc", filepath.Join(dir, ".prettierrc")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "quality/prettier"}, false); err != nil {
+	plan, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Template: "quality/prettier"}, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if l, err := os.Readlink(filepath.Join(dir, ".prettierrc")); err != nil || l != "real/.prettierrc" {
 		t.Errorf("symlink replaced: %q, %v", l, err)
 	}
-	if got := readFile(t, filepath.Join(dir, "real/.prettierrc")); got != "{}\n" {
-		t.Errorf("link target = %q, want the overwritten content", got)
+	if got := readFile(t, filepath.Join(dir, "real/.prettierrc")); got != "{\"semi\":false}\n" {
+		t.Errorf("link target = %q, want it unchanged", got)
+	}
+	var fc *FileChange
+	for i := range plan.Files {
+		if plan.Files[i].Target == ".prettierrc" {
+			fc = &plan.Files[i]
+		}
+	}
+	if fc == nil || fc.Action != ActionSkip || !strings.Contains(fc.Reason, "symbolic link") {
+		t.Errorf(".prettierrc: got %+v, want skipped as a symbolic link", fc)
 	}
 }
 
@@ -515,9 +530,10 @@ func TestInitWritesPackageJSON(t *testing.T) {
 		want          string // package.json after; "" = none
 		warn          string
 	}{
-		{"init, no packages", "demo", ModeInit, "", "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\"\n}\n", ""},
-		{"init, upper-case name", "MyApp", ModeInit, "", "{\n  \"name\": \"myapp\",\n  \"version\": \"1.0.0\"\n}\n", `package.json is named "myapp": "MyApp" is not a valid npm package name`},
-		{"init, spaces and symbols", "My Cool App!", ModeInit, "", "{\n  \"name\": \"my-cool-app\",\n  \"version\": \"1.0.0\"\n}\n", `"my-cool-app"`},
+		// A new package.json has the reference's bytes: no trailing newline.
+		{"init, no packages", "demo", ModeInit, "", "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\"\n}", ""},
+		{"init, upper-case name", "MyApp", ModeInit, "", "{\n  \"name\": \"myapp\",\n  \"version\": \"1.0.0\"\n}", `package.json is named "myapp": "MyApp" is not a valid npm package name`},
+		{"init, spaces and symbols", "My Cool App!", ModeInit, "", "{\n  \"name\": \"my-cool-app\",\n  \"version\": \"1.0.0\"\n}", `"my-cool-app"`},
 		{"init keeps an existing package.json", "MyApp", ModeInit, "{\"name\":\"Mine\"}\n", "{\"name\":\"Mine\"}\n", ""},
 		{"add creates none", "demo", ModeAdd, "", "", ""},
 	}
@@ -896,4 +912,21 @@ func TestPlanInputs(t *testing.T) {
 			t.Errorf("file %s of the plan is not among its inputs %v", f.Target, p.Inputs())
 		}
 	}
+}
+
+// TestLinkedPackageJSONIsRefused: package.json behind a symlink is not
+// written through; the plan fails, naming the link, and nothing changes.
+func TestLinkedPackageJSONIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"shared/package.json": "{\"name\":\"x\"}\n"})
+	if err := os.Symlink("shared/package.json", filepath.Join(dir, "package.json")); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Snapshot(t, dir)
+	_, err := newEngine(t, fixture()).Run(t.Context(), Request{Dir: dir, Template: "@presets/node", Mode: ModeInit}, false)
+	if !errors.Is(err, ErrUnsafeTarget) || !strings.Contains(err.Error(), "package.json is a symbolic link") {
+		t.Fatalf("got %v, want ErrUnsafeTarget naming the link", err)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
 }

@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -179,37 +178,21 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 
 // leftoverTemps names the temporary files ([tempPattern]) that a jig
 // command stopped midway left in the project's folder or in a folder of a
-// recorded file, one warning each.
+// recorded file, one warning each. The next command that writes the
+// project removes them.
 func leftoverTemps(root string, proj *registry.Project) []string {
-	dirs := map[string]bool{".": true}
+	dirs := []string{"."}
 	for _, inst := range proj.Installed {
 		for t := range inst.Files {
 			if clean, err := registry.CleanTarget(t); err == nil {
-				dirs[path.Dir(clean)] = true
+				dirs = append(dirs, path.Dir(clean))
 			}
 		}
 	}
-	r, err := os.OpenRoot(root) // a folder symlinked out of the project is not read
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
+	slices.Sort(dirs)
 	var out []string
-	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		f, err := safefile.OpenDirIn(r, filepath.FromSlash(d))
-		if err != nil {
-			continue
-		}
-		entries, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if ok, _ := filepath.Match(tempPattern, e.Name()); ok && e.Type().IsRegular() {
-				out = append(out, fmt.Sprintf("%s is a temporary file left by a jig command that was stopped midway; delete it", path.Join(d, e.Name())))
-			}
-		}
+	for _, t := range tempsIn(root, slices.Compact(dirs)) {
+		out = append(out, fmt.Sprintf("%s is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)", t))
 	}
 	return out
 }
@@ -221,9 +204,14 @@ func checkFile(root, target, want string, conflicted *registry.ConflictFile) Fil
 		fc.Status, fc.Reason = FileModified, "the recorded target is not a safe path"
 		return fc
 	}
-	real, err := resolveTarget(root, target)
+	real, link, err := resolveTarget(root, target)
 	if err != nil {
 		fc.Status, fc.Reason = FileModified, firstLineOf(err)
+		return fc
+	}
+	if link != "" {
+		// A link is the user's edit, whatever it points to.
+		fc.Status, fc.Reason = FileModified, linkReason(target, link)
 		return fc
 	}
 	fi, err := os.Lstat(real)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/jigkit/jig/internal/safefile"
@@ -100,8 +102,53 @@ func (f *frozenSource) ManifestDigest(ctx context.Context, id registry.ID) (*reg
 	case rec.Digest != digest:
 		return nil, "", false, fmt.Errorf("%w: %w", ErrFrozen, &registry.DigestError{
 			What: pid.Key() + "@" + rec.Version + " manifest (recorded in " + registry.ProjectFile + ")", Want: rec.Digest, Got: digest})
+	case !verified:
+		// The server withholds the digest index: its files could not
+		// be checked, although jig.json says this version was.
+		return nil, "", false, fmt.Errorf("%w: %s@%s could not be verified: the server publishes no digest index for it, and %s records its digest, so a frozen install needs one; check the server (or run without --frozen to install it unverified)", ErrFrozen, pid.Key(), rec.Version, registry.ProjectFile)
 	}
 	return m, digest, verified, nil
+}
+
+// FrozenFileError is returned by a frozen install ([Request.Frozen]) when
+// a file comes out of the plan with other bytes than jig.json records:
+// the registry's content changed on the server since jig.json was written
+// (even with a matching manifest and digest index), or the project's copy
+// differs. Nothing is written. It matches [ErrFrozen] and
+// [registry.ErrDigestMismatch].
+type FrozenFileError struct {
+	Target   string // the project file, "src/index.js"
+	Registry string // the registry version that writes it, "@main/runtimes/node@1.0.0"
+	Recorded string // the digest jig.json records
+	Got      string // the digest of the bytes the plan would write
+}
+
+// Error names the file, the registry version and both digests.
+func (e *FrozenFileError) Error() string {
+	return fmt.Sprintf("%v: %s from %s would be written with digest %s, but %s records %s; the registry's content changed since %s was written (or the project's copy of the file differs), so nothing was written",
+		ErrFrozen, e.Target, e.Registry, e.Got, registry.ProjectFile, e.Recorded, registry.ProjectFile)
+}
+
+// Unwrap returns [ErrFrozen] and [registry.ErrDigestMismatch].
+func (e *FrozenFileError) Unwrap() []error { return []error{ErrFrozen, registry.ErrDigestMismatch} }
+
+// checkFrozenFiles compares the file digests jig.json recorded (rec, by
+// registry key) with what the frozen plan writes: every recorded file the
+// plan writes must come out with exactly the recorded bytes.
+func checkFrozenFiles(pl *planner, rec map[string]registry.Installed) error {
+	for _, key := range slices.Sorted(maps.Keys(rec)) {
+		inst := rec[key]
+		for _, t := range slices.Sorted(maps.Keys(inst.Files)) {
+			st := pl.files[t]
+			if st == nil || !st.touched {
+				continue // not written by this plan (a skipped script, a link)
+			}
+			if got := hashOf(st.cur); got != inst.Files[t] {
+				return &FrozenFileError{Target: t, Registry: key + "@" + inst.Version, Recorded: inst.Files[t], Got: got}
+			}
+		}
+	}
+	return nil
 }
 
 // planFrozen plans a frozen install: the roots are jig.json's items, each
@@ -141,5 +188,18 @@ func (e *Engine) planFrozen(ctx context.Context, req Request, pl *planner, p *Pl
 	if req.Template == "" {
 		req.Template = tid.String()
 	}
-	return fpl.finishPlan(ctx, req, p, proj, tid, proj.Language, res, name)
+	// finishPlan rewrites proj's records: keep what jig.json said.
+	recorded := make(map[string]registry.Installed, len(proj.Installed))
+	for k, inst := range proj.Installed {
+		inst.Files = maps.Clone(inst.Files)
+		recorded[k] = inst
+	}
+	fp, err := fpl.finishPlan(ctx, req, p, proj, tid, proj.Language, res, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFrozenFiles(&fpl, recorded); err != nil {
+		return nil, err
+	}
+	return fp, nil
 }

@@ -3,8 +3,6 @@ package apply
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -20,8 +18,11 @@ func checkPackageJSON(b []byte) error {
 // planPackageJSON combines the registries' npm ranges and scripts and
 // updates package.json in the running state. [ModeInit] always leaves a
 // package.json with a name and a version, as the reference does, even when
-// no registry asks for a package. A package.json jig creates is named
-// [registry.NPMName] of the project name, with a warning when that differs.
+// no registry asks for a package, and so does any command after which a
+// registry shipped package.json as a file. A package.json jig creates is
+// named [registry.NPMName] of the project name, with a warning when that
+// differs, and laid out byte for byte as the reference writes it (see
+// [registry.NewPackageJSON]).
 func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	type pooled struct {
 		reqs    []registry.RangeRequest
@@ -29,8 +30,8 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	}
 	pool := map[string]*pooled{}
 	var names []string
-	add := func(n *node, deps map[string]string, runtime bool) {
-		for _, pkg := range slices.Sorted(maps.Keys(deps)) {
+	add := func(n *node, field string, deps map[string]string, runtime bool) {
+		for _, pkg := range n.m.Names(field) {
 			p := pool[pkg]
 			if p == nil {
 				p = &pooled{}
@@ -47,9 +48,9 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 		if len(n.m.Dependencies)+len(n.m.DevDependencies)+len(n.m.Scripts) > 0 {
 			from = append(from, n.key)
 		}
-		add(n, n.m.Dependencies, true)
-		add(n, n.m.DevDependencies, false)
-		for _, k := range slices.Sorted(maps.Keys(n.m.Scripts)) {
+		add(n, registry.FieldDependencies, n.m.Dependencies, true)
+		add(n, registry.FieldDevDependencies, n.m.DevDependencies, false)
+		for _, k := range n.m.Names(registry.FieldScripts) {
 			scripts = append(scripts, registry.Script{Name: k, Command: n.m.Scripts[k]})
 		}
 	}
@@ -57,14 +58,17 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 	if err != nil {
 		return err
 	}
-	create := !st.exists && !st.touched
-	if len(names) == 0 && len(scripts) == 0 && !(create && pl.plan.Mode == ModeInit) {
+	// create: package.json was not in the project before this command
+	// (a registry may have shipped it as a file in this plan).
+	create := !st.exists
+	if len(names) == 0 && len(scripts) == 0 && !(create && (pl.plan.Mode == ModeInit || st.touched)) {
 		return nil
 	}
 	pkgName := registry.NPMName(name)
 	// jig names the package when it creates package.json, and when a
-	// registry's package.json has no name (the node runtime's).
-	if pkgName != name && (create || !hasName(st.cur)) {
+	// registry's package.json has no name (the node runtime's); st.cur
+	// is nil when there is no package.json yet.
+	if pkgName != name && !hasName(st.cur) {
 		pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("package.json is named %q: %q is not a valid npm package name (npm names use lowercase letters, digits, -, . and _)", pkgName, name))
 	}
 	for _, s := range scripts {
@@ -85,7 +89,17 @@ func (pl *planner) planPackageJSON(nodes []*node, name string) error {
 			u.DevDependencies[pkg] = rng
 		}
 	}
-	out, changes, err := registry.UpdatePackageJSON(st.cur, st.exists || st.touched, u)
+	var out []byte
+	var changes []registry.DependencyChange
+	if create {
+		var shipped []byte
+		if st.touched {
+			shipped = st.cur
+		}
+		out, changes, err = registry.NewPackageJSON(shipped, u, names)
+	} else {
+		out, changes, err = registry.UpdatePackageJSON(st.cur, true, u)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPackageJSONInvalid, err)
 	}

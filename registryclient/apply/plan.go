@@ -228,8 +228,12 @@ func (p *Plan) Changes() bool { return len(p.writes) > 0 }
 
 // fileState tracks one target while the plan is built.
 type fileState struct {
-	target     string
-	real       string // absolute path, symlinks resolved
+	target string
+	real   string // absolute path, symlinks resolved
+	// link is the first component of target that is a symlink (inside
+	// the project), "" when none is: such a target is the user's and is
+	// never written or deleted.
+	link       string
 	exists     bool
 	orig       []byte
 	mode       fs.FileMode
@@ -325,6 +329,13 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	proj, err := pl.loadProject(name)
 	if err != nil {
 		return nil, err
+	}
+	if req.Mode == ModeAdd && !pl.files[registry.ProjectFile].exists {
+		// A project the reference made: adding would start a jig.json
+		// that knows nothing of what rack.json records.
+		if np := noProject(abs); np.Reference {
+			return nil, np
+		}
 	}
 	pkgState, err := pl.state("package.json")
 	if err != nil {
@@ -445,6 +456,9 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 				pr.Verification = "verified"
 			}
 		}
+		if w := unverifiedWarning(n, proj.Installed[n.key]); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 		for _, name := range slices.Sorted(maps.Keys(n.m.Dependencies)) {
 			pr.Dependencies = append(pr.Dependencies, Dependency{Name: name, Range: n.m.Dependencies[name]})
 		}
@@ -458,8 +472,26 @@ func (pl *planner) finishPlan(ctx context.Context, req Request, p *Plan, proj *r
 		return nil, err
 	}
 	pl.reviewPackageFields()
-	pl.finish()
+	if err := pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// unverifiedWarning is the warning for a registry version the source
+// could not verify (the server withholds its digest index), saying so
+// more loudly when rec, the project's record of the registry, shows the
+// same version installed with a digest; "" when n was verified or the
+// source reports no digests at all.
+func unverifiedWarning(n *node, rec registry.Installed) string {
+	if !n.hasDigest || n.verified || n.raw == nil {
+		return ""
+	}
+	id := n.key + "@" + n.raw.Version
+	if rec.Digest != "" && rec.Version == n.raw.Version {
+		return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, although %s records its digest from an earlier install; its files were not checked (jig init --frozen refuses it)", id, registry.ProjectFile)
+	}
+	return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, so its files were not checked", id)
 }
 
 // overwritten lists, sorted, the existing files the plan replaces with a
@@ -493,16 +525,19 @@ func (pl *planner) state(target string) (*fileState, error) {
 	if st := pl.files[target]; st != nil {
 		return st, nil
 	}
-	real, err := resolveTarget(pl.root, target)
+	real, link, err := resolveTarget(pl.root, target)
 	if err != nil {
 		return nil, err
 	}
-	st := &fileState{target: target, real: real}
+	st := &fileState{target: target, real: real, link: link}
 	fi, err := os.Lstat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", target, err)
+	case !fi.Mode().IsRegular() && link != "":
+		// A link to a folder or a device: the user's, left alone
+		// like every linked target, and not read.
 	case fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again", ErrUnsafeTarget, target)
 	case !fi.Mode().IsRegular():
@@ -628,6 +663,10 @@ func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKe
 		st, err := pl.state(target)
 		if err != nil {
 			return nil, fmt.Errorf("registry %s: %w", n.key, err)
+		}
+		if st.link != "" {
+			pl.skip(st, n.key, linkReason(target, st.link))
+			continue
 		}
 		targets = append(targets, target)
 		var incoming []byte
@@ -789,8 +828,10 @@ func hashOf(b []byte) string {
 }
 
 // finish turns the file states into file changes and pending writes.
-// jig.json is written last, package.json just before it.
-func (pl *planner) finish() {
+// jig.json is written last, package.json just before it. A change to a
+// file behind a symlink (only package.json and jig.json can get one: the
+// registries' targets behind links are skipped or kept) fails the plan.
+func (pl *planner) finish() error {
 	rank := func(t string) int {
 		switch t {
 		case registry.ProjectFile:
@@ -804,6 +845,13 @@ func (pl *planner) finish() {
 	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
 	for _, t := range order {
 		st := pl.files[t]
+		if st.link != "" && (st.remove || st.touched && !bytes.Equal(st.orig, st.cur)) {
+			what := t
+			if st.link != t {
+				what = t + ": " + st.link
+			}
+			return fmt.Errorf("%w: %s is a symbolic link; jig never writes or deletes through links: replace the link with the file itself to let jig change %s", ErrUnsafeTarget, what, t)
+		}
 		if st.remove || st.action != "" {
 			pl.finishLifecycle(st)
 			continue
@@ -838,6 +886,7 @@ func (pl *planner) finish() {
 			})
 		}
 	}
+	return nil
 }
 
 // noteRangeConflict formats the warning for an npm range conflict.

@@ -12,7 +12,8 @@ import (
 // FuzzResolveTarget checks the no-escape property: whatever the target, a
 // resolved path stays inside the project and outside its .git directory,
 // also with a symlink pointing out of it, one pointing back in and one
-// pointing into .git.
+// pointing into .git; and the symlink it reports is the first one on the
+// way.
 func FuzzResolveTarget(f *testing.F) {
 	for _, s := range []string{"a.txt", "src/index.ts", "../x", "/etc/passwd", "out/x", "out/../y", "in/file", "a/./b", "C:/x", "a\\b", "", ".", ".git/config", "gitlink/hooks/pre-commit", ".GIT./x", "git~1/config"} {
 		f.Add(s)
@@ -35,9 +36,20 @@ func FuzzResolveTarget(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, target string) {
-		got, err := resolveTarget(root, target)
+		got, link, err := resolveTarget(root, target)
 		if err != nil {
 			return // refused (ErrUnsafeTarget) or not checkable (e.g. a name too long)
+		}
+		// The link reported is the first symlink component of target:
+		// writers rely on it never to write through a link.
+		clean, _ := registry.CleanTarget(target)
+		if first, _, _ := strings.Cut(clean, "/"); (first == "in") != (link == "in") {
+			t.Fatalf("resolveTarget(%q): link %q, want %q exactly when the target goes through it", target, link, "in")
+		}
+		if link != "" {
+			if fi, err := os.Lstat(filepath.Join(root, link)); err != nil || fi.Mode()&os.ModeSymlink == 0 || !strings.HasPrefix(clean+"/", link+"/") {
+				t.Fatalf("resolveTarget(%q): link %q is not a symlink component of the target", target, link)
+			}
 		}
 		if !within(root, got) || got == root {
 			t.Fatalf("resolveTarget(%q) = %q, outside %q", target, got, root)

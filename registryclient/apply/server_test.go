@@ -23,6 +23,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/rcfile"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -71,7 +72,7 @@ func newServer(tb testing.TB, h http.Handler) string {
 func sourcesFor(tb testing.TB, url string, opts ...registryclient.Option) *registryclient.Sources {
 	tb.Helper()
 	doc := fmt.Sprintf(`{"registries":{"@main":%q,"@presets":%q}}`, url, url)
-	cfg, err := registryclient.ParseConfig(filepath.Join(tb.TempDir(), "jigrc"), []byte(doc))
+	cfg, err := rcfile.Parse(filepath.Join(tb.TempDir(), "jigrc"), []byte(doc))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -161,3 +161,31 @@ func TestFrozenNotRecorded(t *testing.T) {
 	}
 	assertSame(t, before, testenv.Snapshot(t, dir))
 }
+
+// TestFrozenFileChanged: a frozen install whose registry now gives a file
+// other bytes than jig.json records (the manifest digest cannot tell, here
+// the source reports none) fails with a FrozenFileError naming the file,
+// the registry version and both digests, and writes nothing.
+func TestFrozenFileChanged(t *testing.T) {
+	t.Parallel()
+	src := stepSource()
+	e := newEngine(t, src)
+	orig := t.TempDir()
+	if _, err := e.Run(t.Context(), Request{Dir: orig, Template: "features/plain", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{registry.ProjectFile: readFile(t, filepath.Join(orig, registry.ProjectFile))})
+	before := testenv.Snapshot(t, dir)
+	src.manifests["@main/features/plain"].Files[0].Content = strp("# changed\n")
+	_, err := e.Run(t.Context(), Request{Dir: dir, Frozen: true}, false)
+	var fe *FrozenFileError
+	if !errors.Is(err, ErrFrozen) || !errors.Is(err, registry.ErrDigestMismatch) || !errors.As(err, &fe) {
+		t.Fatalf("got %v, want a FrozenFileError", err)
+	}
+	want := FrozenFileError{Target: "README.md", Registry: "@main/features/plain@1.0.0", Recorded: registry.Digest([]byte("# hi\n")), Got: registry.Digest([]byte("# changed\n"))}
+	if *fe != want {
+		t.Errorf("got %+v, want %+v", *fe, want)
+	}
+	assertSame(t, before, testenv.Snapshot(t, dir))
+}

@@ -59,6 +59,15 @@ func (e *UnresolvedError) Unwrap() error { return ErrUnresolved }
 // project to change yet. It matches [ErrNoProject].
 type NoProjectError struct {
 	Dir string // the absolute project directory
+	// Reference is set when the directory has the reference's project
+	// file, rack.json: [Engine.Adopt] can make a jig.json from it.
+	Reference bool
+}
+
+// noProject returns the [*NoProjectError] for the absolute directory dir.
+func noProject(dir string) *NoProjectError {
+	_, err := os.Stat(filepath.Join(dir, registry.ReferenceProjectFile))
+	return &NoProjectError{Dir: dir, Reference: err == nil}
 }
 
 // Error reads "no jig.json in the project directory <dir>".
@@ -206,7 +215,7 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 		return nil, err
 	}
 	if !st.exists {
-		return nil, &NoProjectError{Dir: abs}
+		return nil, noProject(abs)
 	}
 	proj, err := pl.loadProject(filepath.Base(abs))
 	if err != nil {
@@ -392,6 +401,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	// Round 1: installed manifests (base versions) and target manifests.
 	targets := map[string]*registry.Manifest{}
 	digests := map[string]string{} // target manifest digests, when the source reports them
+	unverified := map[string]string{}
 	var tmu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return lc.fetchInstalled(gctx, installed) })
@@ -413,15 +423,24 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			if err := checkManifest(want, m); err != nil {
 				return err
 			}
+			n.raw = m
 			tmu.Lock()
 			targets[id.Key()] = m
 			digests[id.Key()] = n.digest
+			if m.Version != id.Version {
+				unverified[id.Key()] = unverifiedWarning(n, lc.proj.Installed[id.Key()])
+			}
 			tmu.Unlock()
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	for _, id := range selected {
+		if w := unverified[id.Key()]; w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 	}
 	var ops []*op
 	for _, id := range selected {
@@ -465,7 +484,9 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 		return nil, err
 	}
 	lc.pl.reviewPackageFields()
-	lc.pl.finish()
+	if err := lc.pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -551,7 +572,9 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 		return nil, err
 	}
 	lc.pl.reviewPackageFields()
-	lc.pl.finish()
+	if err := lc.pl.finish(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -777,6 +800,15 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 		}
 		if inT {
 			st.executable = st.executable || tf.Executable
+		}
+		if st.link != "" {
+			// A link is the user's edit: kept, never written or deleted
+			// through; the record stays as it was.
+			keep(linkReason(t, st.link), "")
+			if h, ok := o.inst.Files[t]; ok && inT {
+				o.newFiles[t] = h
+			}
+			continue
 		}
 
 		if structured(strategy) && !tf.Asset && !bf.Asset {

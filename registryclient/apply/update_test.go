@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
@@ -377,11 +379,76 @@ func TestCheckReportsLeftoverTemps(t *testing.T) {
 		t.Fatal("docs/x.md is not recorded; the test does not look into the symlinked folder")
 	}
 	want := []string{
-		".jig-123.tmp is a temporary file left by a jig command that was stopped midway; delete it",
-		"src/.jig-456.tmp is a temporary file left by a jig command that was stopped midway; delete it",
+		".jig-123.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)",
+		"src/.jig-456.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)",
 	}
 	if strings.Join(rep.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(rep.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestApplyRemovesStaleTemps: the next command that writes the project
+// removes the temporary files a stopped jig left, and says so; links named
+// like them, files in linked folders and other names are left alone, and
+// while another jig holds the project lock nothing is removed.
+func TestApplyRemovesStaleTemps(t *testing.T) {
+	t.Parallel()
+	if !flock.Supported {
+		t.Skip("no flock(2) on this system: Apply leaves temporary files to jig check")
+	}
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	outside := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{".jig-123.tmp": "half", "src/.jig-456.tmp": "half", "src/jig-789.tmp": "not ours", "real/.jig-in.tmp": "behind a link"})
+	testenv.WriteFiles(t, outside, map[string]string{"x": "keep"})
+	if err := os.Symlink(filepath.Join(outside, "x"), filepath.Join(dir, ".jig-link.tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Another jig is writing: Apply waits for it (here until the context
+	// is done) and removes nothing.
+	holder, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := flock.TryLock(holder); !ok || err != nil {
+		t.Fatalf("locking the project: %v, %v", ok, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := e.Apply(ctx, plan); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Apply while locked: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".jig-123.tmp")); err != nil {
+		t.Errorf("a temporary file was removed while another jig held the lock: %v", err)
+	}
+	holder.Close()
+
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{".jig-123.tmp", "src/.jig-456.tmp"} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", gone, err)
+		}
+		if !hasWarning(plan, "removed "+gone+", a temporary file left by a jig command that was stopped midway") {
+			t.Errorf("no warning for %s: %q", gone, plan.Warnings)
+		}
+	}
+	for _, kept := range []string{"src/jig-789.tmp", "real/.jig-in.tmp", ".jig-link.tmp"} {
+		if _, err := os.Lstat(filepath.Join(dir, kept)); err != nil {
+			t.Errorf("%s: %v, want it kept", kept, err)
+		}
+	}
+	if readFile(t, filepath.Join(outside, "x")) != "keep" {
+		t.Error("the file a link points to was changed")
 	}
 }
 
@@ -983,13 +1050,15 @@ func TestOutdated(t *testing.T) {
 	}
 }
 
+// TestRemoveNeverDeletesProjectFiles: remove --force keeps package.json
+// (and jig.json, which no registry may write) although the registry wrote
+// to it.
 func TestRemoveNeverDeletesProjectFiles(t *testing.T) {
 	t.Parallel()
 	src := lifecycleSource()
 	src.add("@team/meta", &registry.Manifest{
 		Name: "meta", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 4,
 		Files: []registry.File{
-			{Target: "jig.json", Type: registry.FileConfig, Content: strp(`{"name": "app"}`)},
 			{Target: "package.json", Type: registry.FileConfig, Content: strp(`{"private": true}`)},
 		},
 	}, nil)

@@ -61,11 +61,17 @@ func within(root, p string) bool {
 }
 
 // resolveTarget maps a clean target onto the disk below root, following
-// symlinks component by component. A symlink that points outside root or
-// into a .git directory, or that dangles, is refused with [ErrUnsafeTarget].
-func resolveTarget(root, target string) (string, error) {
-	if _, err := registry.CleanTarget(target); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+// symlinks component by component, and returns the resolved path and the
+// first component of target that is a symlink ("cfg" for cfg/app.json
+// when cfg is a link; "" when there is none). A symlink that points
+// outside root or into a .git directory, or that dangles, is refused with
+// [ErrUnsafeTarget]. A link inside the project is the user's: jig never
+// writes or deletes through it (see [linkReason]).
+func resolveTarget(root, target string) (real, link string, err error) {
+	if target != registry.ProjectFile { // jig's own file, which no registry may name
+		if _, err := registry.CleanTarget(target); err != nil {
+			return "", "", fmt.Errorf("%w: %w", ErrUnsafeTarget, err)
+		}
 	}
 	segs := strings.Split(target, "/")
 	cur := root
@@ -73,33 +79,46 @@ func resolveTarget(root, target string) (string, error) {
 		next := filepath.Join(cur, seg)
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
+			real, err := checkNotGit(root, target, filepath.Join(append([]string{next}, segs[i+1:]...)...))
+			return real, link, err
 		}
 		if err != nil {
-			return "", fmt.Errorf("checking %s: %w", target, err)
+			return "", "", fmt.Errorf("checking %s: %w", target, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			r, err := filepath.EvalSymlinks(next)
 			if err != nil {
-				return "", fmt.Errorf("%w: target %s: %s is a symlink that cannot be resolved: %w", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), err)
+				return "", "", fmt.Errorf("%w: target %s: %s is a symlink that cannot be resolved: %w", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), err)
 			}
 			if !within(root, r) {
-				return "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
+				return "", "", fmt.Errorf("%w: target %s: %s is a symlink to %s, outside the project; remove the link or change the registry", ErrUnsafeTarget, target, strings.Join(segs[:i+1], "/"), r)
+			}
+			if link == "" {
+				link = strings.Join(segs[:i+1], "/")
 			}
 			next = r
 			if fi, err = os.Stat(r); err != nil {
-				return "", fmt.Errorf("checking %s: %w", target, err)
+				return "", "", fmt.Errorf("checking %s: %w", target, err)
 			}
 		}
 		if i < len(segs)-1 && !fi.IsDir() {
-			return "", &NotAFolderError{Target: target, File: strings.Join(segs[:i+1], "/")}
+			return "", "", &NotAFolderError{Target: target, File: strings.Join(segs[:i+1], "/")}
 		}
 		cur = next
 	}
 	if cur == root {
-		return "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
+		return "", "", fmt.Errorf("%w: target %s resolves to the project directory itself", ErrUnsafeTarget, target)
 	}
-	return checkNotGit(root, target, cur)
+	real, err = checkNotGit(root, target, cur)
+	return real, link, err
+}
+
+// linkReason says why a target behind the symlink link is left alone.
+func linkReason(target, link string) string {
+	if link == target {
+		return "it is a symbolic link; jig never writes or deletes through links, so the link and the file it points to are left as they are"
+	}
+	return link + " is a symbolic link; jig never writes or deletes through links, so " + target + " is left as it is"
 }
 
 // ErrNotAFolder is matched by a [*NotAFolderError].
@@ -162,6 +181,13 @@ type undo struct {
 // the crash keep their new content (there is no rollback after a crash),
 // and temporary files named .jig-*.tmp may be left next to them.
 //
+// Apply holds an exclusive lock on the project directory while it writes
+// (flock(2); another jig writing the same project waits for it), and
+// under it first removes the .jig-*.tmp files a stopped jig left in the
+// folders the plan reads or writes (regular files only, never through a
+// symbolic link), adding a warning to [Plan.Warnings] for each. Where the
+// lock cannot be taken (no flock), it writes unlocked and removes none.
+//
 // After the writes, Apply runs the install and git steps asked for with
 // [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
 // [Plan.Git]; their failures are reported there and do not fail Apply.
@@ -178,12 +204,22 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) error {
 
 // write makes the plan's writes, rolling every one back when one fails.
 func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
-	if len(p.writes) == 0 {
-		return nil
-	}
 	root, rerr := resolveExisting(p.Dir)
 	if rerr != nil {
 		return rerr
+	}
+	if !p.createRoot {
+		unlock, locked, err := lockProject(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if locked {
+			e.removeStaleTemps(p, root)
+		}
+	}
+	if len(p.writes) == 0 {
+		return nil
 	}
 	var done []undo
 	var dirs []string
@@ -237,9 +273,14 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		real, err := resolveTarget(root, w.target)
+		real, link, err := resolveTarget(root, w.target)
 		if err != nil {
 			return err
+		}
+		if link != "" {
+			// The planner leaves linked targets alone; a link that
+			// appeared since is not written or deleted through either.
+			return fmt.Errorf("%w: %s: %s became a symbolic link while the plan was made; jig never writes or deletes through links; run the command again", ErrUnsafeTarget, w.target, link)
 		}
 		w.real = real
 		if err := checkUnchanged(w); err != nil {

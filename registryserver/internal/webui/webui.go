@@ -131,6 +131,9 @@ func New(cat Catalog, o Options) (*UI, error) {
 			return slices.Sorted(maps.Keys(m))
 		},
 		"memberURL": u.memberURL,
+		"presetInit": func(name string) string {
+			return suggest.InitCommand(registry.PresetNamespace + "/" + name)
+		},
 		"types": func() []string {
 			var out []string
 			for _, t := range []registry.Type{registry.TypeRuntime, registry.TypeFramework, registry.TypeBuild, registry.TypeFeature, registry.TypeTesting, registry.TypeQuality} {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package registryclient
+package rcfile
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package registryclient
+package rcfile
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/jigkit/jig/internal/wait"
 )
 
-// lockWait bounds how long [UpdateConfig] waits for another process that
+// lockWait bounds how long [Edit] waits for another process that
 // holds the rc file's lock.
 const lockWait = 10 * time.Second
 
-// UpdateConfig changes the rc file at path safely against concurrent
+// Edit changes the rc file at path safely against concurrent
 // writers: it takes an exclusive lock on a sibling lock file (the file's
 // resolved name plus ".lock"), reads the file afresh, calls fn, and saves
 // the result atomically, then releases the lock. Ten concurrent
@@ -26,7 +26,7 @@ const lockWait = 10 * time.Second
 //
 // A symbolic link at path is followed: the link stays and its target is
 // rewritten (see [*Config.Save]).
-func UpdateConfig(ctx context.Context, path string, fn func(*Config) error) (*Config, error) {
+func Edit(ctx context.Context, path string, fn func(*Config) error) (*Config, error) {
 	target, err := resolveLink(path)
 	if err != nil {
 		return nil, fmt.Errorf("writing configuration file %s: %w", path, err)
@@ -39,7 +39,7 @@ func UpdateConfig(ctx context.Context, path string, fn func(*Config) error) (*Co
 		return nil, err
 	}
 	defer unlock()
-	c, err := LoadConfig(path)
+	c, err := Load(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package registryclient
+package rcfile
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient"
 )
 
 // DefaultRegistryURL is the URL of the built-in namespaces when
@@ -35,49 +36,39 @@ const (
 // default namespace and the presets namespace.
 var BuiltinNamespaces = []string{registry.DefaultNamespace, registry.PresetNamespace}
 
-// Entry is one registry source of the rc file. On disk it is either a URL
-// string or an object {"url", "token", "headers", "defaultNamespace"}.
-type Entry struct {
-	// URL is the server's base URL. A "${VAR}" here, in Token or in a
-	// header value is kept as written and expanded when a client is built
-	// for the source ([*Config.Client], [*Config.Resolved]).
-	URL string `json:"url"`
-	// Token is sent as "Authorization: Bearer <token>". It is kept in
-	// its own field and never written into Headers.
-	Token string `json:"token,omitempty"`
-	// Headers are sent with every request to the source.
-	Headers map[string]string `json:"headers,omitempty"`
-	// DefaultNamespace is the namespace ("@rack") that shorthand
-	// identifiers ("runtimes/node") mean in what this source serves; for
-	// the @main entry, also in identifiers typed on the command line. It
-	// overrides what the server advertises. "" means: ask the server (GET
-	// /namespaces), else [registry.DefaultNamespace].
-	DefaultNamespace string `json:"defaultNamespace,omitempty"`
-
+// entry is one registry source as stored in the rc file: on disk either a
+// URL string or an object {"url", "token", "headers", "defaultNamespace"}.
+// A "${VAR}" in URL, Token or a header value is kept as written and
+// expanded when a client is built for the source ([*Config.Resolve]).
+type entry struct {
+	registryclient.Entry
 	short bool // stored as a bare URL string
 }
 
 // Config is the rc file (~/.jigrc): registry sources keyed by namespace,
 // with the built-in namespaces merged under the entries of the file. Load it
-// with [LoadConfig]; change it with [*Config.Set] and [*Config.Remove];
-// write it with [*Config.Save]. A Config is not safe for concurrent
-// mutation.
+// with [Load]; change it with [*Config.Set] and [*Config.Remove]; write it
+// with [*Config.Save], or do all three under a lock with [Edit]. It is a
+// [registryclient.Resolver]: [*Config.Sources] routes requests by its
+// entries. A Config is not safe for concurrent mutation.
 type Config struct {
 	// LookupEnv looks up the variables of "${VAR}" when a client is built
-	// ([*Config.Client], [*Config.Resolved]); a [*Sources] builds each
-	// namespace's client once, on its first request. Nil means os.LookupEnv.
+	// ([*Config.Client], [*Config.Resolve]); a [*registryclient.Sources]
+	// builds each namespace's client once, on its first request. Nil means
+	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 
 	path       string
 	builtinURL string
-	entries    map[string]Entry           // from the file or set
-	literal    bool                       // from [NewSources]: no built-ins, no "${VAR}"
+	entries    map[string]entry           // from the file or set
 	other      map[string]json.RawMessage // unknown top-level fields, kept on save
 }
 
-// DefaultConfigPath returns $JIG_CONFIG when set, else ~/.jigrc, made
+var _ registryclient.Resolver = (*Config)(nil)
+
+// DefaultPath returns $JIG_CONFIG when set, else ~/.jigrc, made
 // absolute.
-func DefaultConfigPath() (string, error) {
+func DefaultPath() (string, error) {
 	if p := os.Getenv(EnvConfig); p != "" {
 		return filepath.Abs(p)
 	}
@@ -91,12 +82,13 @@ func DefaultConfigPath() (string, error) {
 // maxConfigFile bounds the size of the rc file.
 const maxConfigFile = 16 << 20
 
-// LoadConfig reads the rc file at path. A missing file gives only the
+// Load reads the rc file at path. A missing file gives only the
 // built-in namespaces, whose URL is $JIG_REGISTRY_URL or
 // [DefaultRegistryURL]. A file that is not valid JSON, or whose entries are
-// malformed, is an error naming the path and wrapping [ErrInvalidConfig].
-func LoadConfig(path string) (*Config, error) {
-	c := &Config{path: path, entries: map[string]Entry{}, builtinURL: DefaultRegistryURL}
+// malformed, is an error naming the path and wrapping
+// [registryclient.ErrInvalidConfig].
+func Load(path string) (*Config, error) {
+	c := &Config{path: path, entries: map[string]entry{}, builtinURL: DefaultRegistryURL}
 	if u := strings.TrimSpace(os.Getenv(EnvRegistryURL)); u != "" {
 		c.builtinURL = u
 	}
@@ -108,17 +100,17 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("reading configuration file %s: %w", path, err)
 	}
 	if err := c.parse(data); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", registryclient.ErrInvalidConfig, path, err)
 	}
 	return c, nil
 }
 
-// ParseConfig decodes rc-file content; path is only remembered for
+// Parse decodes rc-file content; path is only remembered for
 // [*Config.Save] and messages. The built-in URL is [DefaultRegistryURL].
-func ParseConfig(path string, data []byte) (*Config, error) {
-	c := &Config{path: path, entries: map[string]Entry{}, builtinURL: DefaultRegistryURL}
+func Parse(path string, data []byte) (*Config, error) {
+	c := &Config{path: path, entries: map[string]entry{}, builtinURL: DefaultRegistryURL}
 	if err := c.parse(data); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", registryclient.ErrInvalidConfig, path, err)
 	}
 	return c, nil
 }
@@ -153,10 +145,10 @@ func (c *Config) parse(data []byte) error {
 		if !strings.HasPrefix(ns, "@") {
 			return fmt.Errorf("registry key %q must be a namespace starting with @", ns)
 		}
-		var e Entry
+		var e entry
 		var s string
 		if err := json.Unmarshal(v, &s); err == nil {
-			e = Entry{URL: s, short: true}
+			e = entry{Entry: registryclient.Entry{URL: s}, short: true}
 		} else {
 			var obj struct {
 				URL              *string           `json:"url"`
@@ -168,10 +160,10 @@ func (c *Config) parse(data []byte) error {
 				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\"} with string values", ns)
 			}
 			if obj.DefaultNamespace != nil {
-				if err := checkEntryDefaultNamespace(ns, *obj.DefaultNamespace); err != nil {
+				e.DefaultNamespace = *obj.DefaultNamespace
+				if err := e.CheckDefaultNamespace(ns); err != nil {
 					return err
 				}
-				e.DefaultNamespace = *obj.DefaultNamespace
 			}
 			if obj.URL != nil {
 				e.URL = *obj.URL
@@ -192,17 +184,23 @@ func (c *Config) Path() string { return c.path }
 // IsBuiltin reports whether ns is one of [BuiltinNamespaces].
 func IsBuiltin(ns string) bool { return slices.Contains(BuiltinNamespaces, ns) }
 
-// Get returns the entry for namespace ns: the file's entry, or the built-in
-// one for @main and @presets. The returned entry is a copy.
-func (c *Config) Get(ns string) (Entry, bool) {
+// Get returns the entry for namespace ns as stored ("${VAR}" unexpanded):
+// the file's entry, or the built-in one for @main and @presets. The
+// returned entry is a copy.
+func (c *Config) Get(ns string) (registryclient.Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
-		e.Headers = cloneHeaders(e.Headers)
-		return e, true
+		e.Headers = maps.Clone(e.Headers)
+		if e.URL == "" && IsBuiltin(ns) {
+			// An override of the token, headers or default namespace
+			// alone keeps following the built-in URL.
+			e.URL = c.builtinURL
+		}
+		return e.Entry, true
 	}
-	if IsBuiltin(ns) && !c.literal {
-		return Entry{URL: c.builtinURL, short: true}, true
+	if IsBuiltin(ns) {
+		return registryclient.Entry{URL: c.builtinURL}, true
 	}
-	return Entry{}, false
+	return registryclient.Entry{}, false
 }
 
 // List returns every configured namespace, built-ins included, sorted.
@@ -210,9 +208,6 @@ func (c *Config) List() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, ns := range BuiltinNamespaces {
-		if c.literal {
-			break
-		}
 		seen[ns] = true
 		out = append(out, ns)
 	}
@@ -231,7 +226,7 @@ func (c *Config) List() []string {
 type Update struct {
 	URL   *string
 	Token *string
-	// DefaultNamespace sets [Entry.DefaultNamespace] ("@rack"; "rack" is
+	// DefaultNamespace sets [registryclient.Entry.DefaultNamespace] ("@rack"; "rack" is
 	// accepted too); "" clears it.
 	DefaultNamespace *string
 	Headers          map[string]string
@@ -316,11 +311,11 @@ func (c *Config) Set(ns string, u Update) error {
 		}
 	}
 	e, exists := c.entries[ns]
-	if !exists {
-		if b, ok := c.Get(ns); ok {
-			e = b // a built-in gets a file entry from its current URL
-			exists = true
-		}
+	if !exists && IsBuiltin(ns) {
+		// A built-in gets a file entry without a URL of its own, so it
+		// keeps following $JIG_REGISTRY_URL (see [*Config.Get]) unless
+		// --url says otherwise.
+		exists = true
 	}
 	if u.URL != nil {
 		v := strings.TrimSpace(*u.URL)
@@ -328,12 +323,12 @@ func (c *Config) Set(ns string, u Update) error {
 			if !httpScheme(v) {
 				return errors.New("--url must be an absolute http:// or https:// URL")
 			}
-			if _, err := parseBaseURL(v); err != nil {
+			if _, err := registryclient.New(v); err != nil {
 				return fmt.Errorf("--url: %w", err)
 			}
 		}
 		e.URL = v
-	} else if !exists || e.URL == "" {
+	} else if !exists || (e.URL == "" && !IsBuiltin(ns)) {
 		return fmt.Errorf("registry %s is not configured yet; --url is required", ns)
 	}
 	if u.Token != nil {
@@ -343,7 +338,7 @@ func (c *Config) Set(ns string, u Update) error {
 		e.DefaultNamespace = defNS
 	}
 	if len(u.Headers) > 0 || len(u.RemoveHeaders) > 0 {
-		h := cloneHeaders(e.Headers)
+		h := maps.Clone(e.Headers)
 		if h == nil {
 			h = map[string]string{}
 		}
@@ -372,7 +367,7 @@ func (c *Config) Set(ns string, u Update) error {
 			auth := strings.EqualFold(k, "Authorization")
 			if !hasFold(h, k) && !(auth && e.Token != "") {
 				have := make([]string, 0, len(h))
-				for _, x := range (Entry{Token: e.Token, Headers: h}).DisplayHeaders() {
+				for _, x := range (registryclient.Entry{Token: e.Token, Headers: h}).DisplayHeaders() {
 					have = append(have, x.Name)
 				}
 				if len(have) == 0 {
@@ -389,15 +384,6 @@ func (c *Config) Set(ns string, u Update) error {
 	}
 	e.short = false
 	c.entries[ns] = e
-	return nil
-}
-
-// checkEntryDefaultNamespace checks the defaultNamespace v of entry ns as
-// stored ("@rack"; "" for none).
-func checkEntryDefaultNamespace(ns, v string) error {
-	if v != "" && !registry.ValidDefaultNamespace(v) {
-		return fmt.Errorf("registry %s: defaultNamespace %q must be a namespace such as @rack, other than %s", ns, v, registry.PresetNamespace)
-	}
 	return nil
 }
 
@@ -472,49 +458,14 @@ func (c *Config) HasOverride(ns string) bool {
 // override: $JIG_REGISTRY_URL or [DefaultRegistryURL].
 func (c *Config) BuiltinURL() string { return c.builtinURL }
 
-// Header is one displayed header.
-type Header struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// DisplayHeaders returns the headers sent to ns as they are shown: the
-// token as "Authorization: Bearer <token>" first, then the custom headers
-// sorted by name (an Authorization custom header is replaced by the token).
-// Values are shown as stored, "${VAR}" unexpanded.
-func (c *Config) DisplayHeaders(ns string) []Header {
+// DisplayHeaders returns the headers sent to ns as they are shown
+// ([registryclient.Entry.DisplayHeaders]), "${VAR}" unexpanded.
+func (c *Config) DisplayHeaders(ns string) []registryclient.Header {
 	e, ok := c.Get(ns)
 	if !ok {
 		return nil
 	}
 	return e.DisplayHeaders()
-}
-
-// DisplayHeaders is [*Config.DisplayHeaders] for one entry.
-func (e Entry) DisplayHeaders() []Header {
-	var out []Header
-	var auth *Header
-	names := make([]string, 0, len(e.Headers))
-	for k := range e.Headers {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if strings.EqualFold(k, "Authorization") {
-			if e.Token == "" {
-				auth = &Header{Name: k, Value: e.Headers[k]}
-			}
-			continue
-		}
-		out = append(out, Header{Name: k, Value: e.Headers[k]})
-	}
-	if e.Token != "" {
-		auth = &Header{Name: "Authorization", Value: "Bearer " + e.Token}
-	}
-	if auth != nil {
-		out = append([]Header{*auth}, out...)
-	}
-	return out
 }
 
 // Marshal encodes the rc file as it is saved: the file's entries only (not
@@ -532,7 +483,7 @@ func (c *Config) Marshal() ([]byte, error) {
 			continue
 		}
 		obj := struct {
-			URL              string            `json:"url"`
+			URL              string            `json:"url,omitempty"` // none: a built-in's default
 			Token            string            `json:"token,omitempty"`
 			Headers          map[string]string `json:"headers"`
 			DefaultNamespace string            `json:"defaultNamespace,omitempty"`
@@ -554,7 +505,7 @@ func (c *Config) Marshal() ([]byte, error) {
 // directory, then rename) with mode 0600. When the rc file's path is a
 // symbolic link, the link is kept and the file it points to is replaced
 // (the temporary file is made next to that target). Save does not lock:
-// use [UpdateConfig] to change the file when other processes may too.
+// use [Edit] to change the file when other processes may too.
 func (c *Config) Save() error {
 	if c.path == "" {
 		return errors.New("configuration has no file path")
@@ -605,9 +556,6 @@ var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$
 // expand replaces ${VAR} from the environment; a missing variable is an
 // error naming it and where it was used.
 func (c *Config) expand(ns, field, s string) (string, error) {
-	if c.literal {
-		return s, nil
-	}
 	lookup := c.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -627,61 +575,40 @@ func (c *Config) expand(ns, field, s string) (string, error) {
 	return out, nil
 }
 
-// Resolved returns the entry for ns with "${VAR}" expanded in its URL, token
-// and header values.
-func (c *Config) Resolved(ns string) (Entry, error) {
+// Resolve returns the entry for ns with "${VAR}" expanded in its URL,
+// token and header values: what is sent. An unconfigured ns gives a
+// [*registryclient.NotConfiguredError], an unset variable an
+// [*EnvNotSetError].
+func (c *Config) Resolve(ns string) (registryclient.Entry, error) {
 	e, ok := c.Get(ns)
 	if !ok {
-		return Entry{}, &NotConfiguredError{Namespace: ns}
+		return registryclient.Entry{}, &registryclient.NotConfiguredError{Namespace: ns}
 	}
 	var err error
 	if e.URL, err = c.expand(ns, "url", e.URL); err != nil {
-		return Entry{}, err
+		return registryclient.Entry{}, err
 	}
 	if e.Token, err = c.expand(ns, "token", e.Token); err != nil {
-		return Entry{}, err
+		return registryclient.Entry{}, err
 	}
 	for k, v := range e.Headers {
 		if e.Headers[k], err = c.expand(ns, "header "+k, v); err != nil {
-			return Entry{}, err
+			return registryclient.Entry{}, err
 		}
 	}
 	return e, nil
 }
 
-// Client returns a client for namespace ns with the source's URL, token and
-// headers ("${VAR}" expanded now). opts are applied after those. An
-// unconfigured namespace gives a [*NotConfiguredError].
-func (c *Config) Client(ns string, opts ...Option) (*Client, error) {
-	e, err := c.Resolved(ns)
-	if err != nil {
-		return nil, err
-	}
-	if e.URL == "" {
-		return nil, &MissingURLError{Namespace: ns}
-	}
-	if _, err := url.Parse(e.URL); err != nil {
-		return nil, fmt.Errorf("%w: registry %s: url: %w", ErrInvalidConfig, ns, err)
-	}
-	all := []Option{WithNamespace(ns), WithHeaders(e.Headers)}
-	if e.Token != "" {
-		all = append(all, WithToken(e.Token))
-	}
-	all = append(all, opts...)
-	cl, err := New(e.URL, all...)
-	if err != nil {
-		return nil, fmt.Errorf("registry %s: %w", ns, err)
-	}
-	return cl, nil
+// Sources returns a router over the configured namespaces
+// ([registryclient.NewSourcesFrom]); opts are applied to every client it
+// builds.
+func (c *Config) Sources(opts ...registryclient.Option) *registryclient.Sources {
+	return registryclient.NewSourcesFrom(c, opts...)
 }
 
-func cloneHeaders(h map[string]string) map[string]string {
-	if h == nil {
-		return nil
-	}
-	c := make(map[string]string, len(h))
-	for k, v := range h {
-		c[k] = v
-	}
-	return c
+// Client returns a client for namespace ns with the source's URL, token and
+// headers ("${VAR}" expanded now). opts are applied after those. An
+// unconfigured namespace gives a [*registryclient.NotConfiguredError].
+func (c *Config) Client(ns string, opts ...registryclient.Option) (*registryclient.Client, error) {
+	return c.Sources(opts...).Client(ns)
 }

@@ -1,4 +1,4 @@
-package registryclient_test
+package rcfile_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // FuzzParseConfig checks that any rc file either fails to parse or
@@ -27,7 +27,7 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	f.Add([]byte(`{"registries":{"@a":{"url":"","token":"Bearer x","headers":{"Authorization":"Bearer y"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c1, err := registryclient.ParseConfig("rc", data)
+		c1, err := rcfile.Parse("rc", data)
 		if err != nil {
 			return
 		}
@@ -35,7 +35,7 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
 		}
-		c2, err := registryclient.ParseConfig("rc", out1)
+		c2, err := rcfile.Parse("rc", out1)
 		if err != nil {
 			t.Fatalf("reparse of marshalled config failed: %v\n%s", err, out1)
 		}
@@ -45,7 +45,7 @@ func FuzzParseConfig(f *testing.F) {
 		for _, ns := range c1.List() {
 			e1, _ := c1.Get(ns)
 			e2, _ := c2.Get(ns)
-			if diff := cmp.Diff(e1, e2, cmpEntry, cmp.Comparer(func(a, b map[string]string) bool {
+			if diff := cmp.Diff(e1, e2, cmp.Comparer(func(a, b map[string]string) bool {
 				return len(a) == len(b) && (len(a) == 0 || cmp.Equal(a, b))
 			})); diff != "" {
 				t.Fatalf("entry %s changed on round trip (-first +second):\n%s", ns, diff)

@@ -1,4 +1,4 @@
-package registryclient_test
+package rcfile_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
 // TestUpdateConfigConcurrent runs many read-modify-write cycles at once, as
@@ -23,8 +23,8 @@ func TestUpdateConfigConcurrent(t *testing.T) {
 		wg.Go(func() {
 			ns := fmt.Sprintf("@ns%d", i)
 			url := fmt.Sprintf("http://r%d.example", i)
-			_, err := registryclient.UpdateConfig(t.Context(), path, func(c *registryclient.Config) error {
-				return c.Set(ns, registryclient.Update{URL: &url})
+			_, err := rcfile.Edit(t.Context(), path, func(c *rcfile.Config) error {
+				return c.Set(ns, rcfile.Update{URL: &url})
 			})
 			errs <- err
 		})
@@ -36,7 +36,7 @@ func TestUpdateConfigConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := registryclient.LoadConfig(path)
+	cfg, err := rcfile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestUpdateConfigConcurrent(t *testing.T) {
 func TestUpdateConfigErrorWritesNothing(t *testing.T) {
 	t.Parallel()
 	path := writeRC(t, `{"registries":{"@a":"http://a.example"}}`)
-	_, err := registryclient.UpdateConfig(t.Context(), path, func(c *registryclient.Config) error { return c.Remove("@nope") })
+	_, err := rcfile.Edit(t.Context(), path, func(c *rcfile.Config) error { return c.Remove("@nope") })
 	if err == nil {
 		t.Fatal("got nil error, want the Remove error")
 	}
@@ -101,8 +101,8 @@ func TestSaveThroughSymlink(t *testing.T) {
 			dir := t.TempDir()
 			link, target := tt.setup(t, dir)
 			url := "http://co.example"
-			if _, err := registryclient.UpdateConfig(t.Context(), link, func(c *registryclient.Config) error {
-				return c.Set("@co", registryclient.Update{URL: &url})
+			if _, err := rcfile.Edit(t.Context(), link, func(c *rcfile.Config) error {
+				return c.Set("@co", rcfile.Update{URL: &url})
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestSaveThroughSymlink(t *testing.T) {
 			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 				t.Fatalf("got %s mode %v (%v), want it still a symbolic link", link, fi.Mode(), err)
 			}
-			cfg, err := registryclient.LoadConfig(target)
+			cfg, err := rcfile.Load(target)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestParseHeader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			name, value, err := registryclient.ParseHeader(tt.in)
+			name, value, err := rcfile.ParseHeader(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %q, %q, %v; want error containing %q", name, value, err, tt.wantErr)

@@ -1,0 +1,479 @@
+// Package interop runs the same scaffolding steps with jig and with the
+// reference CLI (rk), each against a jig-server, and snapshots the project
+// trees they leave; it also asks a server a fixed list of requests and
+// records the answers. scripts/interop/record.sh records the reference's
+// trees and its server's answers as golden files under testdata/interop;
+// the tests in cmd/jig run jig the same way and compare byte for byte.
+//
+// Everything here is test tooling: the cases and the stores they run
+// against are this project's own content, never the reference's.
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Case is one scenario: steps run in an empty work directory against a
+// server that serves Store.
+type Case struct {
+	// Name names the case and its golden file, golden/<name>.json.
+	Name string `json:"name"`
+	// About says what the case shows (the issue item it checks).
+	About string `json:"about"`
+	// Store is a directory under stores/ served by jig-server, or "" for
+	// the starter catalog jig-server seeds into an empty storage.
+	Store string `json:"store,omitempty"`
+	// Steps run in order; a failing step fails the case.
+	Steps []Step `json:"steps"`
+	// Tree is the directory, relative to the work directory, whose files
+	// are recorded and compared.
+	Tree string `json:"tree"`
+	// Differs names files of Tree where jig deliberately differs from the
+	// reference in bytes, with why; they are compared as JSON values.
+	Differs map[string]string `json:"differs,omitempty"`
+}
+
+// Step is one action of a [Case]: exactly one of Init, Add and Write.
+type Step struct {
+	// Dir is where the step runs, relative to the work directory.
+	Dir string `json:"dir,omitempty"`
+	// Init is a template for "init -t <Init> -n <Name> --ci".
+	Init string `json:"init,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Add is a registry for "add <Add>".
+	Add string `json:"add,omitempty"`
+	// Write writes files (path relative to Dir: content), as a user's
+	// edits between commands.
+	Write map[string]string `json:"write,omitempty"`
+}
+
+// Suite is testdata/interop/cases.json.
+type Suite struct {
+	Cases []Case `json:"cases"`
+	// Requests are asked of a server serving the storage jig writes (see
+	// [WriteStorage]); their answers are recorded in server.json.
+	Requests []string `json:"requests"`
+	// RefAuth are requests asked of the reference server alone, on a
+	// store of the suite served with an auth.json of its own; their
+	// answers (refauth.json) are replayed to jig in tests.
+	RefAuth *ServerCase `json:"refAuth,omitempty"`
+	// ServerDiffers names requests where jig-server deliberately answers
+	// differently from the reference server, with why. For them only the
+	// status, and the error code of an error body, must match.
+	ServerDiffers map[string]string `json:"serverDiffers,omitempty"`
+}
+
+// ServerCase is a set of requests asked of a server serving Store with
+// Auth as its auth.json.
+type ServerCase struct {
+	About    string   `json:"about"`
+	Store    string   `json:"store"`
+	Auth     string   `json:"auth"`
+	Requests []string `json:"requests"`
+}
+
+// Load reads the suite in dir (testdata/interop).
+func Load(dir string) (*Suite, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
+	if err != nil {
+		return nil, err
+	}
+	var s Suite
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("cases.json: %w", err)
+	}
+	return &s, nil
+}
+
+// Tool is how to run one of the two CLIs.
+type Tool struct {
+	// Name is "rk" or "jig".
+	Name string
+	// Command is the program and the arguments before the subcommand
+	// (e.g. node /path/to/bin.js).
+	Command []string
+}
+
+// IsRef reports whether t is the reference CLI.
+func (t Tool) IsRef() bool { return t.Name == "rk" }
+
+// rcFile is where t reads its configuration in home.
+func (t Tool) rcFile(home string) string {
+	if t.IsRef() {
+		return filepath.Join(home, ".rackrc")
+	}
+	return filepath.Join(home, ".jigrc")
+}
+
+// ProjectFile is the project file t writes.
+func (t Tool) ProjectFile() string {
+	if t.IsRef() {
+		return "rack.json"
+	}
+	return "jig.json"
+}
+
+// args returns the command line of s.
+func (t Tool) args(s Step) ([]string, error) {
+	var a []string
+	switch {
+	case s.Init != "" && s.Add == "" && s.Write == nil:
+		a = []string{"init", "-t", s.Init, "-n", s.Name, "--ci"}
+	case s.Add != "" && s.Init == "" && s.Write == nil:
+		a = []string{"add", s.Add}
+		if !t.IsRef() {
+			// rk add never installs packages.
+			a = append(a, "--skip-install")
+		}
+	default:
+		return nil, errors.New("a step is exactly one of init, add and write")
+	}
+	return append(slices.Clone(t.Command), a...), nil
+}
+
+// Namespaces are the namespaces the rc files point at the server.
+var Namespaces = []string{"@main", "@presets", "@interop"}
+
+// Run runs c's steps with t in work (an empty directory) against the
+// server at url, with home as HOME, and returns the snapshot of c.Tree.
+func (c Case) Run(ctx context.Context, t Tool, url, work, home string) (*Tree, error) {
+	regs := map[string]string{}
+	for _, ns := range Namespaces {
+		regs[ns] = url
+	}
+	rc, err := json.MarshalIndent(map[string]any{"registries": regs}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(t.rcFile(home), rc, 0o600); err != nil {
+		return nil, err
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "TZ=UTC",
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	for i, s := range c.Steps {
+		dir := filepath.Join(work, filepath.FromSlash(s.Dir))
+		if s.Write != nil {
+			for _, p := range slices.Sorted(maps.Keys(s.Write)) {
+				fp := filepath.Join(dir, filepath.FromSlash(p))
+				if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(fp, []byte(s.Write[p]), 0o644); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		args, err := t.args(s)
+		if err != nil {
+			return nil, fmt.Errorf("case %s, step %d: %w", c.Name, i+1, err)
+		}
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("case %s, step %d (%s): %w\n%s", c.Name, i+1, strings.Join(args[len(t.Command):], " "), err, out.String())
+		}
+	}
+	return Snapshot(filepath.Join(work, filepath.FromSlash(c.Tree)))
+}
+
+// Tree is the recorded state of a project directory.
+type Tree struct {
+	// Files maps a slash path to the file's content, except the project
+	// files (jig.json, rack.json) and what .git and node_modules hold.
+	Files map[string]string `json:"files"`
+	// Executable lists the files with an execute bit, sorted.
+	Executable []string `json:"executable,omitempty"`
+	// Project is the project file at the root: jig.json, else rack.json;
+	// "" when there is none.
+	Project string `json:"project,omitempty"`
+}
+
+// Snapshot reads the tree at dir.
+func Snapshot(dir string) (*Tree, error) {
+	t := &Tree{Files: map[string]string{}}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", rel)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "jig.json" || rel == "rack.json" {
+			if rel == "jig.json" || t.Project == "" {
+				// jig.json wins: jig adopt keeps rack.json.
+				t.Project = string(b)
+			}
+			return nil
+		}
+		t.Files[rel] = string(b)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o111 != 0 {
+			t.Executable = append(t.Executable, rel)
+		}
+		return nil
+	})
+	slices.Sort(t.Executable)
+	return t, err
+}
+
+// Golden is a golden file: golden/<case>.json.
+type Golden struct {
+	Case string `json:"case"`
+	Tree
+}
+
+// ReadGolden reads the golden file of case name in dir.
+func ReadGolden(dir, name string) (*Golden, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "golden", name+".json"))
+	if err != nil {
+		return nil, err
+	}
+	var g Golden
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, fmt.Errorf("golden/%s.json: %w", name, err)
+	}
+	return &g, nil
+}
+
+// WriteJSON writes v as indented JSON with a trailing newline, HTML
+// characters unescaped.
+func WriteJSON(path string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// CopyStore copies stores/<name> of the suite directory dir into dst (a
+// new directory). The starter catalog ("") leaves dst empty: jig-server
+// seeds it.
+func CopyStore(dir, name, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	if name == "" {
+		return nil
+	}
+	src := filepath.Join(dir, "stores", name)
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+}
+
+// Server is a running registry server.
+type Server struct {
+	URL  string
+	cmd  *exec.Cmd
+	logs *bytes.Buffer
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartServer starts args (jig-server, or node with the reference
+// server) with env plus PORT and HOST, and waits until /health answers.
+func StartServer(ctx context.Context, args []string, dir string, env []string) (*Server, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.Clone(env), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "PATH="+os.Getenv("PATH"))
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, logs: logs}
+	hc := &http.Client{Timeout: time.Second}
+	// Startup is waited for, never timed: the loop ends when the server
+	// answers, exits, or ctx ends.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for {
+		res, err := hc.Get(s.URL + "/health")
+		if err == nil {
+			res.Body.Close()
+			s.cmd = cmd
+			go func() { <-exited }()
+			return s, nil
+		}
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("%s exited: %v\n%s", args[0], err, logs.String())
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			return nil, fmt.Errorf("%s did not answer /health: %w\n%s", args[0], ctx.Err(), logs.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop kills the server.
+func (s *Server) Stop() { _ = s.cmd.Process.Kill() }
+
+// Exchange is one recorded request and its answer.
+type Exchange struct {
+	Request     string `json:"request"`
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        string `json:"body"`
+}
+
+// Ask sends every request ("GET /path") to the server at url and returns
+// the answers.
+func Ask(ctx context.Context, url string, requests []string) ([]Exchange, error) {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	var out []Exchange
+	for _, r := range requests {
+		method, path, ok := strings.Cut(r, " ")
+		if !ok {
+			return nil, fmt.Errorf("request %q: want \"METHOD /path\"", r)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		ct, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
+		out = append(out, Exchange{Request: r, Status: res.StatusCode, ContentType: ct, Body: string(body)})
+	}
+	return out, nil
+}
+
+// AdminToken is the admin token of the servers [WriteStorage] starts.
+const AdminToken = "interop-admin-token"
+
+// AuthJSON is the auth.json the recorded server answers are asked with:
+// both namespaces public.
+const AuthJSON = "{\n  \"@main\": [],\n  \"@interop\": []\n}\n"
+
+// WriteStorage makes, at dir, the storage jig writes: jig-server
+// (jigServer) seeds its starter catalog into the empty directory, and jig
+// publish adds @interop/features/crlf 1.0.0 and
+// @interop/features/pkg-extra 1.0.0 and 1.1.0 from the suite in suite.
+// work is a scratch directory. It returns the auth.json to serve dir with.
+func WriteStorage(ctx context.Context, suite, jigServer, jig, dir, work string) (string, error) {
+	auth := filepath.Join(work, "auth.json")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(auth, []byte(AuthJSON), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	srv, err := StartServer(ctx, []string{jigServer}, work, []string{"STORAGE_ROOT=" + dir,
+		"AUTH_CONFIG_PATH=" + auth, "ADMIN_TOKEN=" + AdminToken, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + work})
+	if err != nil {
+		return "", err
+	}
+	defer srv.Stop()
+	home := filepath.Join(work, "publisher")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return "", err
+	}
+	rc := fmt.Sprintf(`{"registries": {"@interop": {"url": %q, "token": %q}}}`, srv.URL, AdminToken)
+	if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(rc), 0o600); err != nil {
+		return "", err
+	}
+	src, err := filepath.Abs(filepath.Join(suite, "stores", "interop", "@interop", "features"))
+	if err != nil {
+		return "", err
+	}
+	next := filepath.Join(work, "pkg-extra-1.1.0")
+	if err := os.CopyFS(next, os.DirFS(filepath.Join(src, "pkg-extra", "1.0.0"))); err != nil {
+		return "", err
+	}
+	m := filepath.Join(next, "registry.json")
+	b, err := os.ReadFile(m)
+	if err != nil {
+		return "", err
+	}
+	b = bytes.Replace(b, []byte(`"version": "1.0.0"`), []byte(`"version": "1.1.0"`), 1)
+	if err := os.WriteFile(m, b, 0o644); err != nil {
+		return "", err
+	}
+	for _, d := range []string{filepath.Join(src, "crlf", "1.0.0"), filepath.Join(src, "pkg-extra", "1.0.0"), next} {
+		cmd := exec.CommandContext(ctx, jig, "publish", d, "--ci")
+		cmd.Dir = work
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("jig publish %s: %w\n%s", d, err, out)
+		}
+	}
+	return auth, nil
+}
