@@ -222,9 +222,9 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
 			Hint: fmt.Sprintf("Set it with '%s'.", configSetCommand(nu.Namespace, "url"))}
 	case errors.As(err, &uns) && uns.Route == "/presets":
-		return hinted(err, fmt.Sprintf("fetch one by name with '%s'", InitCommand(registry.PresetNamespace+"/<name>")))
+		return hinted(err, fmt.Sprintf("fetch one by name with '%s'", suggest.InitCommand(registry.PresetNamespace+"/<name>")))
 	case errors.As(err, &pna):
-		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", InitCommand(pna.Preset)))
+		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", suggest.InitCommand(pna.Preset)))
 	case errors.As(err, &ni):
 		switch {
 		case ni.Suggestion != "":
@@ -232,7 +232,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		case ni.Mode == apply.ModeRemove:
 			return hinted(err, "jig.json lists the installed registries ('jig outdated' shows them)")
 		}
-		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
+		return hinted(err, fmt.Sprintf("add it with '%s'", suggest.AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
 	case errors.As(err, &np) && np.Reference:
@@ -255,14 +255,6 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 func hinted(err error, hint string) errorReport {
 	return errorReport{Code: codeGeneric, Message: err.Error(), Hint: hint, headline: err.Error() + "; " + hint, hintShown: true}
 }
-
-// AddCommand returns the command that adds ref ("@ns/path", optionally
-// with "@version" or ":ts") to a project.
-func AddCommand(ref string) string { return "jig add " + ref }
-
-// InitCommand returns the command that starts a project from ref (a
-// preset or a registry).
-func InitCommand(ref string) string { return "jig init -t " + ref }
 
 // scriptWarnings adds to p's warnings one line per file whose custom
 // merge script was skipped, naming --allow-scripts.

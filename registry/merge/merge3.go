@@ -19,9 +19,26 @@ const (
 	MarkerTheirs = ">>>>>>>"
 )
 
+// ConflictKind says what a [Conflict] left in the file.
+type ConflictKind uint8
+
+const (
+	// ConflictKept: the project's value (a JSON value, an env variable, a
+	// package.json entry or a binary file) was kept and the registry's
+	// change was not applied; the file holds no markers. The zero value.
+	ConflictKept ConflictKind = iota
+	// ConflictMarkers: a block of conflict markers (see [MarkerOurs]) was
+	// written into the file, at [Conflict.Lines].
+	ConflictMarkers
+)
+
 // Conflict is one place where the project and the registry both changed
 // the same thing in different ways.
 type Conflict struct {
+	// Kind says whether the file holds markers for the conflict.
+	Kind ConflictKind `json:"-"`
+	// Lines is where the block of markers is, for [ConflictMarkers].
+	Lines registry.ConflictBlock `json:"-"`
 	// Path locates the conflict: "lines 12-15" (of the merged file) for a
 	// line merge, a JSON path such as "compilerOptions.target" for JSON,
 	// the variable name for env files, "devDependencies.eslint" or
@@ -34,6 +51,13 @@ type Conflict struct {
 	Ours   string `json:"ours,omitempty"`
 	Base   string `json:"base,omitempty"`
 	Theirs string `json:"theirs,omitempty"`
+}
+
+// MarkerConflict is the conflict of a block of markers from line start to
+// line end (1-based, both included) of the merged file; its Path is
+// "lines start-end".
+func MarkerConflict(start, end int) Conflict {
+	return Conflict{Kind: ConflictMarkers, Lines: registry.ConflictBlock{Start: start, End: end}, Path: fmt.Sprintf("lines %d-%d", start, end)}
 }
 
 // Merge3Result is the outcome of a three-way merge.
@@ -211,7 +235,7 @@ func merge3Lines(base, ours, theirs []byte, label string) *Merge3Result {
 			marker(MarkerSep)
 			emit(cb[p : len(cb)-s])
 			marker(MarkerTheirs + " " + label)
-			res.Conflicts = append(res.Conflicts, Conflict{Path: fmt.Sprintf("lines %d-%d", start, len(out))})
+			res.Conflicts = append(res.Conflicts, MarkerConflict(start, len(out)))
 			emit(ca[len(ca)-s:])
 		}
 		if next >= len(o) {
