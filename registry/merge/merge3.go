@@ -19,6 +19,20 @@ const (
 	MarkerTheirs = ">>>>>>>"
 )
 
+// pointerEscaper escapes a reference token of a JSON Pointer ("~" first).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// JSONPointer writes the RFC 6901 pointer of the value reached by the
+// object keys or array indexes in path: "/a~1b/0" for ["a/b", "0"].
+func JSONPointer(path ...string) string {
+	var sb strings.Builder
+	for _, k := range path {
+		sb.WriteByte('/')
+		sb.WriteString(pointerEscaper.Replace(k))
+	}
+	return sb.String()
+}
+
 // ConflictKind says what a [Conflict] left in the file.
 type ConflictKind uint8
 
@@ -44,6 +58,12 @@ type Conflict struct {
 	// the variable name for env files, "devDependencies.eslint" or
 	// "scripts.lint" for package.json.
 	Path string `json:"path"`
+	// Pointer is the RFC 6901 JSON Pointer of the value for a conflict in
+	// a JSON document or package.json ("/compilerOptions/target",
+	// "/scripts/lint"). Empty for line and env conflicts, and for a
+	// conflict about a whole JSON document (whose pointer, the root, is
+	// the empty string).
+	Pointer string `json:"pointer,omitempty"`
 	// Ours, Base and Theirs are the three values (compact JSON for JSON
 	// and package.json, the value text for env); empty for line merges,
 	// whose file holds markers instead. A side without the value is
