@@ -68,8 +68,8 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 			// not declare (so that gated and absent look alike), the
 			// reference 403. For shorthand read as @main that is, as far
 			// as the user can tell, a registry that is not there.
-			r.Code, r.Status = string(wire.CodeNotFound), http.StatusNotFound
-			r.headline = fmt.Sprintf("%d %s", http.StatusNotFound, http.StatusText(http.StatusNotFound))
+			r.Code, r.Status = string(wire.CodeNotFound), wire.CodeNotFound.Status()
+			r.headline = fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
 			r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s)", describe(se), se.StatusCode, se.Code)
 			if withoutToken(err) {
 				r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s to a request without a token)", describe(se), se.StatusCode, se.Code)
@@ -109,7 +109,7 @@ func shorthandHint(err error) string {
 // required: the request carried none.
 func withoutToken(err error) bool {
 	var se *registryclient.StatusError
-	return errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized && se.Code == wire.CodeUnauthorized
+	return errors.As(err, &se) && se.Code == wire.CodeUnauthorized && se.StatusCode == wire.CodeUnauthorized.Status()
 }
 
 // reportedError is an error whose report its command made itself, with
