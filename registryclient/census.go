@@ -19,6 +19,8 @@ type (
 	CensusEntry = wire.CensusEntry
 	// CensusRegistries is the census of a namespace; see [Client.CensusRegistries].
 	CensusRegistries = wire.CensusRegistries
+	// CensusReceipt is the server's answer to [Client.Report].
+	CensusReceipt = wire.CensusReceipt
 	// CensusRegistry is the census of one registry; see [Client.Census].
 	CensusRegistry = wire.CensusRegistry
 )
@@ -27,25 +29,32 @@ type (
 const maxCensusPages = 1000
 
 // Report sends rep, one project's census report for namespace ns. The
-// server stores it (replacing the project's previous report) when the
+// server stores it for the registries the namespace has (replacing the project's previous report) when the
 // client's token may read ns, or anonymously when the server's census is
 // open. Reports are never retried.
 //
 // API: POST /census/@ns
-func (c *Client) Report(ctx context.Context, ns string, rep *CensusReport) error {
+func (c *Client) Report(ctx context.Context, ns string, rep *CensusReport) (*CensusReceipt, error) {
 	if !registry.ValidNamespace(ns) {
-		return fmt.Errorf("invalid namespace %q: it must start with @ and use lowercase letters, digits, - or _ (e.g. @main)", ns)
+		return nil, fmt.Errorf("invalid namespace %q: it must start with @ and use lowercase letters, digits, - or _ (e.g. @main)", ns)
 	}
 	body, err := json.Marshal(rep)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = c.do(ctx, request{
+	resp, err := c.do(ctx, request{
 		method: "POST", path: "/census/" + url.PathEscape(ns), registry: ns,
 		header: map[string][]string{"Content-Type": {"application/json"}},
 		body:   body, noRetry5xx: true,
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	var r CensusReceipt
+	if err := decodeJSON(resp.url, resp.body, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // CensusRegistries returns one line per registry of namespace ns that

@@ -1,5 +1,7 @@
 package wire
 
+import "strings"
+
 // The states of a registry in a [CensusReport], as "jig check" sees it.
 const (
 	// CensusClean: every file and package.json entry is as jig wrote it.
@@ -105,4 +107,47 @@ type CensusProjectRow struct {
 type CensusEdited struct {
 	Target   string `json:"target"`
 	Projects int    `json:"projects"`
+}
+
+// StripCredentials returns a git remote URL without what may be a secret:
+// the user and password of an http(s) URL ("https://tok@host/x" is
+// "https://host/x"), the password of any other URL (ssh://git:pw@host
+// keeps "git"), and the query and fragment. A scp-like remote
+// ("git@host:org/x.git") or a path is returned as it is, since it cannot
+// carry a password. It is what a census report's project identity is.
+func StripCredentials(remote string) string {
+	scheme, rest, ok := strings.Cut(remote, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
+		return remote
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	host, path, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndex(host, "@"); i >= 0 {
+		user := host[:i]
+		host = host[i+1:]
+		switch s := strings.ToLower(scheme); {
+		case s == "http" || s == "https":
+			user = ""
+		default:
+			user, _, _ = strings.Cut(user, ":")
+		}
+		if user != "" {
+			host = user + "@" + host
+		}
+	}
+	if path != "" || strings.Contains(rest, "/") {
+		return scheme + "://" + host + "/" + path
+	}
+	return scheme + "://" + host
+}
+
+// CensusReceipt is the body of a successful POST /census/@ns.
+type CensusReceipt struct {
+	Project string `json:"project"`
+	// Stored are the registry paths the report was kept for; Ignored
+	// those the namespace does not have (a report naming none of its
+	// registries is not kept).
+	Stored  []string `json:"stored"`
+	Ignored []string `json:"ignored"`
 }
