@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver"
 )
 
 func report(project string, entries ...string) []byte {
@@ -136,5 +138,48 @@ func TestCensusNoExistenceOracle(t *testing.T) {
 	// The refused reports stored nothing.
 	if p := send(h, "GET", "/census/@gated/x", adminToken, nil, ""); strings.Contains(p.body, `"q"`) {
 		t.Errorf("a refused report was stored: %s", p.body)
+	}
+}
+
+// TestCensusWebCatalog: the registry page shows "In use" (versions with
+// project counts, the files projects edit most, a control character in a
+// target shown, not sent) to a reader, and nothing of it when the census
+// is off.
+func TestCensusWebCatalog(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []registryserver.CensusMode{registryserver.CensusOn, registryserver.CensusOff} {
+		st := testenv.MemoryStorage(t, map[string]string{
+			"@main/x/versions.json":       `{"versions":["1.0.0"]}`,
+			"@main/x/1.0.0/registry.json": manifest("@main", "x", "1.0.0", false),
+			".healthcheck":                "ok",
+		})
+		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithWebCatalog("/"),
+			registryserver.WithAdminToken(adminToken), registryserver.WithCensus(mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		rep := wire.CensusReport{Project: "p", Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: "modified", Drifted: []string{"evil\u202etxt.exe"}}}}
+		body, _ := json.Marshal(rep)
+		p := send(h, "POST", "/census/@main", adminToken, body, "application/json")
+		if mode == registryserver.CensusOff {
+			if p.status != http.StatusNotFound {
+				t.Errorf("census off: POST got %d, want 404", p.status)
+			}
+		} else if p.status != http.StatusOK {
+			t.Fatalf("POST: %d %s", p.status, p.body)
+		}
+		resp, page := page(t, h, http.MethodGet, "/-/r/@main/x", "", nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("page: %d", resp.StatusCode)
+		}
+		shown := strings.Contains(page, "In use") && strings.Contains(page, "<td>1.0.0</td><td>1</td><td>0</td><td>1</td>") &&
+			strings.Contains(page, "evil[U+202E]txt.exe")
+		if shown != (mode == registryserver.CensusOn) {
+			t.Errorf("census %s: In use shown %v:\n%s", mode, shown, page)
+		}
+		if strings.Contains(page, "\u202e") {
+			t.Errorf("the page carries the override")
+		}
 	}
 }
