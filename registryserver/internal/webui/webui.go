@@ -22,9 +22,9 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
-	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // ErrNotFound is returned by a [Catalog] for content that does not exist
