@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/wire"
@@ -181,5 +185,52 @@ func TestCensusWebCatalog(t *testing.T) {
 		if strings.Contains(page, "\u202e") {
 			t.Errorf("the page carries the override")
 		}
+	}
+}
+
+// TestCensusOpenAndMaxAge: anonymous reports need CENSUS=open (and then
+// only for namespaces anonymous callers may read); a report older than
+// the maximum age drops out of the views; the request log never names a
+// namespace the caller may not read.
+func TestCensusOpenAndMaxAge(t *testing.T) {
+	t.Parallel()
+	st := testenv.MemoryStorage(t, map[string]string{
+		"@pub/x/versions.json":         `{"versions":["1.0.0"]}`,
+		"@pub/x/1.0.0/registry.json":   manifest("@pub", "x", "1.0.0", false),
+		"@gated/x/versions.json":       `{"versions":["1.0.0"]}`,
+		"@gated/x/1.0.0/registry.json": manifest("@gated", "x", "1.0.0", false),
+	})
+	a, err := registryserver.ParseAuthConfig([]byte(oracleAuth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now atomic.Int64
+	now.Store(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC).Unix())
+	core, logs := observer.New(zapcore.InfoLevel)
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(a),
+		registryserver.WithCensus(registryserver.CensusOpen), registryserver.WithCensusMaxAge(48*time.Hour),
+		registryserver.WithLogger(zap.New(core)),
+		registryserver.WithClock(func() time.Time { return time.Unix(now.Load(), 0) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if p := send(h, "POST", "/census/@pub", "", report("anon", "x@1.0.0:clean"), "application/json"); p.status != http.StatusOK {
+		t.Errorf("open census, public namespace: got %d %s, want 200", p.status, p.body)
+	}
+	if p := send(h, "POST", "/census/@gated", "", report("anon", "x@1.0.0:clean"), "application/json"); p.status != http.StatusUnauthorized {
+		t.Errorf("open census, gated namespace: got %d %s, want 401", p.status, p.body)
+	}
+	for _, e := range logs.TakeAll() {
+		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, "@gated") {
+			t.Errorf("the log names @gated for an anonymous caller: %s", line)
+		}
+	}
+	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); !strings.Contains(p.body, `"project":"anon"`) {
+		t.Errorf("fresh report: got %s, want it listed", p.body)
+	}
+	now.Add(int64(49 * time.Hour / time.Second))
+	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
+		t.Errorf("report past the maximum age: got %s, want no projects", p.body)
 	}
 }
