@@ -11,7 +11,9 @@ import (
 
 func TestCensusReports(t *testing.T) {
 	t.Parallel()
-	f := func(target string, s apply.FileStatus) apply.FileCheck { return apply.FileCheck{Target: target, Status: s} }
+	f := func(target string, s apply.FileStatus) apply.FileCheck {
+		return apply.FileCheck{Target: target, Status: s}
+	}
 	rep := &apply.CheckReport{Registries: []apply.RegistryCheck{
 		{Key: "@a/clean", Version: "1.0.0", Files: []apply.FileCheck{f("x", apply.FileUnchanged), f("y", apply.FileResolved)}},
 		{Key: "@a/mod", Version: "1.0.0", Files: []apply.FileCheck{f("z", apply.FileMissing), f("b", apply.FileModified)}},
