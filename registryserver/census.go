@@ -214,6 +214,11 @@ func (h *Handler) postCensus(c echo.Context) error {
 	if _, err := h.readAccess(who, ns); err != nil {
 		return err
 	}
+	// A public namespace lets any token read it, a token nobody issued
+	// included: that is an anonymous report.
+	if h.census != CensusOpen && !h.tokenKnown(who) {
+		return newAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
+	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
 		return err
