@@ -23,6 +23,9 @@ func ValidFilePath(p string) bool { return ident.FilePath(p) }
 // call [ValidFilePath] first.
 func NormalizeFilePath(p string) string { return strings.TrimPrefix(p, "./") }
 
+// driveForm is why a target like "C:x" (or "./C:x") is refused.
+const driveForm = "looks like a Windows drive path; targets are relative to the project root"
+
 // CleanTarget checks a file target (files[].target) and returns it in clean,
 // slash-separated form. Targets are relative to the project root; absolute
 // paths, Windows drive or UNC forms, backslashes, NUL bytes, any path that
@@ -56,7 +59,7 @@ func CleanTarget(target string) (string, error) {
 	case strings.HasPrefix(target, "/"):
 		return bad("is absolute; targets are relative to the project root")
 	case len(target) >= 2 && target[1] == ':':
-		return bad("looks like a Windows drive path; targets are relative to the project root")
+		return bad(driveForm)
 	}
 	for _, seg := range strings.Split(target, "/") {
 		if seg == ".." {
@@ -71,6 +74,10 @@ func CleanTarget(target string) (string, error) {
 	c := path.Clean(target)
 	if c == "." {
 		return bad("names the project directory itself, not a file")
+	}
+	if len(c) >= 2 && c[1] == ':' {
+		// "./C:" cleans to a drive form too.
+		return bad(driveForm)
 	}
 	if IsProjectFile(c) {
 		return bad(fmt.Sprintf("is the project file %s, which only jig writes (it records what is installed); registries may not write it", ProjectFile))

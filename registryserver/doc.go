@@ -19,14 +19,27 @@
 //
 // # Routes
 //
+// Every route the handler serves is listed here (a test checks the list
+// against the registered routes):
+//
+//	GET, HEAD /registries                                     400 INVALID_PATH: a registry path is needed
 //	GET, HEAD /registries/@ns/<seg>…                          latest manifest (versions[0])
 //	GET, HEAD /registries/@ns/<seg>…/versions                 {"versions":[…]}, newest first
 //	GET, HEAD /registries/@ns/<seg>…/<semver>                 that version's manifest
+//	GET, HEAD /registries/@ns/<seg>…/<semver>/digests         that version's digest index (jig's)
 //	GET, HEAD /registries/@ns/<seg>…/<semver>/files/<path>    a template file
+//	POST      /registries                                     publish a registry package (multipart; a token that may publish)
 //	GET, HEAD /namespaces                                     {"namespaces":[…]} the caller may read
 //	GET, HEAD /namespaces/:ns/registries                      {"namespace","registries":[…]}
+//	GET, HEAD /search?q=&namespace=&type=&tag=&limit=&cursor= registries the caller may read, one page
+//	GET, HEAD /presets                                        every preset: name, latest version, description, members
 //	GET, HEAD /presets/:name                                  a preset
+//	POST      /presets                                        publish a preset.json (admin token)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
+//	GET, HEAD /health                                         see Operations
+//	GET, HEAD /metrics                                        see Operations (with WithMetrics)
+//	GET, HEAD /                                               the web catalog (with WithWebCatalog, at its base path)
+//	GET, HEAD, POST /-/…                                      the web catalog's pages, sign-in and static files
 //
 // The path after /registries follows the identifier grammar of package
 // [github.com/jigkit/jig/registry]: part 0 is the namespace, the version is

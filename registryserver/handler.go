@@ -15,9 +15,9 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
-	"github.com/jigkit/jig/registryserver/webui"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with

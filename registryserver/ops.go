@@ -21,8 +21,8 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/clientip"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
+	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/ratelimit"
-	"github.com/jigkit/jig/registryserver/webui"
 )
 
 // Rate-limit response headers (IETF draft "RateLimit header fields"), in

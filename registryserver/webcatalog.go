@@ -14,11 +14,12 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
-	"github.com/jigkit/jig/registryserver/webui"
 )
 
-// WithWebCatalog serves the web catalog (package [webui]) under basePath:
+// WithWebCatalog serves the web catalog (server-rendered pages to browse
+// namespaces, search registries and read them) under basePath:
 // "/" or a path such as "/catalog/". Its pages are basePath itself and
 // everything under basePath + "-/", so they never shadow an API route.
 // "" turns the catalog off. The catalog shows only what the visitor's

@@ -97,6 +97,11 @@ func TestWebCatalog(t *testing.T) {
 		t.Errorf("older version page: got %d", resp.StatusCode)
 	}
 
+	// The presets page suggests the command that starts a project.
+	if _, body = page(t, h, http.MethodGet, "/-/presets", "", nil, nil); !strings.Contains(body, `value="jig init -t @presets/`) {
+		t.Errorf("presets page: no jig init -t @presets/ command:\n%s", body)
+	}
+
 	// Gated and absent are the same page.
 	gated, gatedBody := page(t, h, http.MethodGet, "/-/r/@gated/secret/thing", "", nil, nil)
 	absent, absentBody := page(t, h, http.MethodGet, "/-/r/@nothere/secret/thing", "", nil, nil)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -235,44 +234,20 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 0 {
 		storageDir = ts.MkAbs(args[0])
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(filepath.Join(binDir, "jig-server"))
-	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = []string{
-		"PORT=" + strconv.Itoa(port), "HOST=127.0.0.1", "STORAGE_ROOT=" + storageDir,
-		"LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + ts.Getenv("HOME"),
-	}
+	env := []string{"STORAGE_ROOT=" + storageDir, "HOME=" + ts.Getenv("HOME")}
 	if len(args) > 1 {
-		cmd.Env = append(cmd.Env, "AUTH_CONFIG_PATH="+ts.MkAbs(args[1]))
+		env = append(env, "AUTH_CONFIG_PATH="+ts.MkAbs(args[1]))
 	}
 	if tok := ts.Getenv("ADMIN_TOKEN"); tok != "" {
-		cmd.Env = append(cmd.Env, "ADMIN_TOKEN="+tok)
+		env = append(env, "ADMIN_TOKEN="+tok)
 	}
 	if ns := ts.Getenv("DEFAULT_NAMESPACE"); ns != "" {
-		cmd.Env = append(cmd.Env, "DEFAULT_NAMESPACE="+ns)
+		env = append(env, "DEFAULT_NAMESPACE="+ns)
 	}
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	ts.Check(cmd.Start())
-	ts.Defer(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	hc := &http.Client{Timeout: time.Second}
-	for i := 0; i < 100; i++ {
-		res, err := hc.Get(url + "/health")
-		if err == nil {
-			res.Body.Close()
-			ts.Setenv("SERVER_URL", url)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	ts.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
+	s, err := testenv.RunServer(filepath.Join(binDir, "jig-server"), ts.MkAbs("."), env...)
+	ts.Check(err)
+	ts.Defer(s.Kill)
+	ts.Setenv("SERVER_URL", s.URL)
 }
 
 // start-proxy-no-digests url: starts a proxy to url that withholds

@@ -2,16 +2,14 @@ package main_test
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // startServer runs the built jig-server on a free loopback port over a
@@ -25,39 +23,8 @@ func startServer(t *testing.T) string {
 		}
 		t.Skip("jig-server was not built")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	dir := t.TempDir()
-	cmd := exec.Command(filepath.Join(binDir, "jig-server"))
-	cmd.Dir = dir
-	cmd.Env = []string{
-		"PORT=" + strconv.Itoa(port), "HOST=127.0.0.1", "STORAGE_ROOT=" + filepath.Join(dir, "storage"),
-		"LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + dir,
-	}
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	hc := &http.Client{Timeout: time.Second}
-	for range 100 {
-		if res, err := hc.Get(url + "/health"); err == nil {
-			res.Body.Close()
-			return url
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("jig-server did not answer /health at %s; output:\n%s", url, logs.String())
-	return ""
+	return testenv.StartServer(t, filepath.Join(binDir, "jig-server"), dir, "STORAGE_ROOT="+filepath.Join(dir, "storage")).URL
 }
 
 // TestInitNodePresetWithNpm is the scaffolding end-to-end check: "jig init

@@ -19,12 +19,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // serverFailAfter bounds how long these tests wait for the server before
@@ -32,64 +33,18 @@ import (
 // behaves: every wait below ends as soon as the awaited state is seen.
 const serverFailAfter = 60 * time.Second
 
-// logBuffer collects a process's output for concurrent reads.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serverProc is a built jig-server running on a free loopback port.
-type serverProc struct {
-	cmd  *exec.Cmd
-	url  string
-	logs *logBuffer
-	done chan struct{} // closed when the process has exited
-}
-
-var listeningRE = regexp.MustCompile(`"msg":"Server listening at http://127\.0\.0\.1:(\d+)"`)
+type serverProc struct{ *testenv.Server }
 
 // runServer starts the built jig-server in dir with env (added to a
-// minimal environment: port 0, loopback, JSON logs at info level) and
-// waits until it listens.
+// minimal environment, see [testenv.RunServer], with JSON logs at info
+// level) and waits until it answers /health.
 func runServer(t *testing.T, dir string, env ...string) *serverProc {
 	t.Helper()
 	if !haveServer {
 		t.Fatal("jig-server was not built")
 	}
-	cmd := exec.Command(filepath.Join(binDir, "jig-server"))
-	cmd.Dir = dir
-	cmd.Env = append([]string{"PORT=0", "HOST=127.0.0.1", "STORAGE_ROOT=" + filepath.Join(dir, "data"),
-		"LOG_LEVEL=info", "NODE_ENV=production", "HOME=" + dir}, env...)
-	s := &serverProc{cmd: cmd, logs: &logBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = s.logs, s.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); close(s.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-s.done
-	})
-	s.waitFor(t, "the server to listen", func() bool {
-		if m := listeningRE.FindStringSubmatch(s.logs.String()); m != nil {
-			s.url = "http://127.0.0.1:" + m[1]
-			return true
-		}
-		return false
-	})
-	return s
+	return &serverProc{testenv.StartServer(t, filepath.Join(binDir, "jig-server"), dir, append([]string{"LOG_LEVEL=info"}, env...)...)}
 }
 
 // waitFor polls cond until it holds; it fails the test when the server
@@ -99,25 +54,16 @@ func (s *serverProc) waitFor(t *testing.T, what string, cond func() bool) {
 	deadline := time.After(serverFailAfter)
 	for !cond() {
 		select {
-		case <-s.done:
+		case <-s.Done():
 			if cond() {
 				return
 			}
-			t.Fatalf("jig-server exited (%v) while waiting for %s; output:\n%s", s.cmd.ProcessState, what, s.tail())
+			t.Fatalf("jig-server exited (%v) while waiting for %s; output:\n%s", s.Cmd.ProcessState, what, s.Tail(4000))
 		case <-deadline:
-			t.Fatalf("gave up waiting for %s; output:\n%s", what, s.tail())
+			t.Fatalf("gave up waiting for %s; output:\n%s", what, s.Tail(4000))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// tail is the end of the server's output, for failure messages.
-func (s *serverProc) tail() string {
-	out := s.logs.String()
-	if len(out) > 4000 {
-		out = "…" + out[len(out)-4000:]
-	}
-	return out
 }
 
 // status GETs path with token and returns the status (0 when the request
@@ -126,7 +72,7 @@ func (s *serverProc) status(t *testing.T, path, token string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +123,7 @@ func TestServerReloadRevokesToken(t *testing.T) {
 		}
 
 		replaceFile(t, auth, revoked)
-		if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		if err := s.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
 		s.waitFor(t, "the leaked token to get 401", func() bool { return s.status(t, list, "leaked-token") == http.StatusUnauthorized })
@@ -187,16 +133,16 @@ func TestServerReloadRevokesToken(t *testing.T) {
 
 		// A file that does not load keeps the one in force: here a key
 		// twice, which would otherwise make @team public.
-		failures := strings.Count(s.logs.String(), "Reloading auth.json and webhooks.json failed")
+		failures := strings.Count(s.Output(), "Reloading auth.json and webhooks.json failed")
 		replaceFile(t, auth, `{"@main": [], "@team": [{"token": "kept-token"}], "@team": []}`)
-		if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		if err := s.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
 		s.waitFor(t, "the failed reload to be logged", func() bool {
-			return strings.Count(s.logs.String(), "Reloading auth.json and webhooks.json failed") > failures
+			return strings.Count(s.Output(), "Reloading auth.json and webhooks.json failed") > failures
 		})
-		if !strings.Contains(s.logs.String(), `the key \"@team\" appears twice`) {
-			t.Errorf("the failed reload does not name the key:\n%s", s.logs)
+		if !strings.Contains(s.Output(), `the key \"@team\" appears twice`) {
+			t.Errorf("the failed reload does not name the key:\n%s", s.Output())
 		}
 		if got := s.status(t, list, ""); got != http.StatusUnauthorized {
 			t.Errorf("anonymous read of @team after a bad reload: got %d, want 401 (the previous auth.json)", got)
@@ -204,8 +150,8 @@ func TestServerReloadRevokesToken(t *testing.T) {
 		if got := s.status(t, list, "kept-token"); got != http.StatusOK {
 			t.Errorf("the kept token after a bad reload: got %d, want 200", got)
 		}
-		if strings.Contains(s.logs.String(), "kept-token") || strings.Contains(s.logs.String(), "leaked-token") {
-			t.Errorf("a token is in the log:\n%s", s.logs)
+		if strings.Contains(s.Output(), "kept-token") || strings.Contains(s.Output(), "leaked-token") {
+			t.Errorf("a token is in the log:\n%s", s.Output())
 		}
 	})
 
@@ -306,7 +252,7 @@ func TestBogusTokensDoNotStarveUploads(t *testing.T) {
 	t.Cleanup(func() { close(stop); wg.Wait() })
 	statuses := make(chan int, bogus)
 	for range bogus {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +319,7 @@ func TestBogusTokensDoNotStarveUploads(t *testing.T) {
 		}
 		return string(out)
 	}
-	jig("config", "set", "@team", "--url", s.url, "--token", "publish-token")
+	jig("config", "set", "@team", "--url", s.URL, "--token", "publish-token")
 	if out := jig("publish", pkg); !strings.Contains(out, "Published @team/tools/greeter@1.0.0") {
 		t.Errorf("jig publish: got\n%s", out)
 	}
@@ -406,7 +352,7 @@ func TestServerReadsStorageAsIs(t *testing.T) {
 	s := runServer(t, dir)
 	body := func(path string) (int, string) {
 		t.Helper()
-		resp, err := http.Get(s.url + path)
+		resp, err := http.Get(s.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,10 +377,10 @@ func TestServerReadsStorageAsIs(t *testing.T) {
 			t.Errorf("GET %s: got %d %s, want 200", p, code, got)
 		}
 	}
-	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := s.Cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	<-s.done
+	<-s.Done()
 	if _, err := os.Lstat(filepath.Join(dir, "data", ".jig")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("serving reads created %s (%v); want no .jig folder until something is published", filepath.Join(dir, "data", ".jig"), err)
 	}
@@ -487,7 +433,7 @@ func TestServerRefusesDeceptiveTargets(t *testing.T) {
 		fw.Write(buf.Bytes())
 		mw.WriteField("checksum", hex.EncodeToString(sum[:]))
 		mw.Close()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.url+"/registries", &body)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/registries", &body)
 		if err != nil {
 			t.Fatal(err)
 		}

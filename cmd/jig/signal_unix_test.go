@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,20 +35,22 @@ var signals = []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}
 // proc is a started jig or jig-server.
 type proc struct {
 	cmd    *exec.Cmd
-	done   chan struct{}
+	done   <-chan struct{}
 	stdout bytes.Buffer
 	stderr bytes.Buffer
+	server *testenv.Server // from startServerProc: it holds the output
 }
 
 func startProc(t *testing.T, dir string, env []string, stdin io.Reader, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(filepath.Join(binDir, name), args...), done: make(chan struct{})}
+	done := make(chan struct{})
+	p := &proc{cmd: exec.Command(filepath.Join(binDir, name), args...), done: done}
 	p.cmd.Dir, p.cmd.Env, p.cmd.Stdin = dir, env, stdin
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	go func() { _ = p.cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
@@ -117,12 +117,18 @@ func (p *proc) code() int {
 // output is stdout then stderr, once the process ended.
 func (p *proc) output() string {
 	<-p.done
+	if p.server != nil {
+		return p.server.Output()
+	}
 	return p.stdout.String() + p.stderr.String()
 }
 
 func (p *proc) stderrText() string {
 	select {
 	case <-p.done:
+		if p.server != nil {
+			return p.server.Output()
+		}
 		return p.stderr.String()
 	default:
 		return "(still running)"
@@ -339,7 +345,8 @@ func TestSignalEndsMCP(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { toJig.Close(); fromJig.Close() })
-			p := &proc{cmd: exec.Command(filepath.Join(binDir, "jig"), "mcp"), done: make(chan struct{})}
+			done := make(chan struct{})
+			p := &proc{cmd: exec.Command(filepath.Join(binDir, "jig"), "mcp"), done: done}
 			p.cmd.Dir, p.cmd.Env, p.cmd.Stdin = home, jigEnv(home, "http://127.0.0.1:1"), stdin
 			p.cmd.Stdout, p.cmd.Stderr = stdout, &p.stderr
 			err = p.cmd.Start()
@@ -348,7 +355,7 @@ func TestSignalEndsMCP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			go func() { _ = p.cmd.Wait(); close(p.done) }()
+			go func() { _ = p.cmd.Wait(); close(done) }()
 			t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.done })
 			go func() {
 				_, _ = io.WriteString(toJig, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`+"\n")
@@ -371,32 +378,8 @@ func TestSignalEndsMCP(t *testing.T) {
 // the extra environment env and waits for /health.
 func startServerProc(t *testing.T, env ...string) (*proc, string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir := t.TempDir()
-	env = append([]string{
-		"PORT=" + strconv.Itoa(port), "HOST=127.0.0.1", "STORAGE_ROOT=" + filepath.Join(dir, "storage"),
-		"LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + dir,
-	}, env...)
-	p := startProc(t, dir, env, nil, "jig-server")
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	hc := &http.Client{Timeout: time.Second}
-	for range 200 {
-		if res, err := hc.Get(url + "/health"); err == nil {
-			res.Body.Close()
-			return p, url
-		}
-		if p.exited() {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("jig-server did not answer /health at %s\noutput:\n%s", url, p.stderrText())
-	return nil, ""
+	s := testenv.StartServer(t, filepath.Join(binDir, "jig-server"), t.TempDir(), env...)
+	return &proc{cmd: s.Cmd, done: s.Done(), server: s}, s.URL
 }
 
 // TestSignalEndsServer: an idle jig-server ends within two seconds of

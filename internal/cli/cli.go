@@ -16,7 +16,9 @@ import (
 )
 
 // CLI is the root of the jig command line: global flags and one field per
-// command. Each command lives in its own file.
+// command. A command lives in the file named after it, except the
+// commands of an installed project (outdated, check, diff, update,
+// remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
 	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
 	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`

@@ -68,8 +68,8 @@ func reportFor(err error, timeout time.Duration, aborted bool) errorReport {
 			// not declare (so that gated and absent look alike), the
 			// reference 403. For shorthand read as @main that is, as far
 			// as the user can tell, a registry that is not there.
-			r.Code, r.Status = string(wire.CodeNotFound), http.StatusNotFound
-			r.headline = fmt.Sprintf("%d %s", http.StatusNotFound, http.StatusText(http.StatusNotFound))
+			r.Code, r.Status = string(wire.CodeNotFound), wire.CodeNotFound.Status()
+			r.headline = fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
 			r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s)", describe(se), se.StatusCode, se.Code)
 			if withoutToken(err) {
 				r.detail = fmt.Sprintf("Not found: %s (the server answered %d %s to a request without a token)", describe(se), se.StatusCode, se.Code)
@@ -109,7 +109,7 @@ func shorthandHint(err error) string {
 // required: the request carried none.
 func withoutToken(err error) bool {
 	var se *registryclient.StatusError
-	return errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized && se.Code == wire.CodeUnauthorized
+	return errors.As(err, &se) && se.Code == wire.CodeUnauthorized && se.StatusCode == wire.CodeUnauthorized.Status()
 }
 
 // reportedError is an error whose report its command made itself, with
@@ -222,9 +222,9 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return errorReport{Code: codeNotConfigured, Message: err.Error(), headline: err.Error(),
 			Hint: fmt.Sprintf("Set it with '%s'.", configSetCommand(nu.Namespace, "url"))}
 	case errors.As(err, &uns) && uns.Route == "/presets":
-		return hinted(err, fmt.Sprintf("fetch one by name with '%s'", InitCommand(registry.PresetNamespace+"/<name>")))
+		return hinted(err, fmt.Sprintf("fetch one by name with '%s'", suggest.InitCommand(registry.PresetNamespace+"/<name>")))
 	case errors.As(err, &pna):
-		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", InitCommand(pna.Preset)))
+		return hinted(err, fmt.Sprintf("use '%s' or add its registries one by one", suggest.InitCommand(pna.Preset)))
 	case errors.As(err, &ni):
 		switch {
 		case ni.Suggestion != "":
@@ -232,7 +232,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		case ni.Mode == apply.ModeRemove:
 			return hinted(err, "jig.json lists the installed registries ('jig outdated' shows them)")
 		}
-		return hinted(err, fmt.Sprintf("add it with '%s'", AddCommand(ni.Typed)))
+		return hinted(err, fmt.Sprintf("add it with '%s'", suggest.AddCommand(ni.Typed)))
 	case errors.As(err, &ur):
 		return hinted(err, "resolve them (edit out the <<<<<<< markers; 'jig check' lists the files), then run the command again")
 	case errors.As(err, &np) && np.Reference:
@@ -255,14 +255,6 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 func hinted(err error, hint string) errorReport {
 	return errorReport{Code: codeGeneric, Message: err.Error(), Hint: hint, headline: err.Error() + "; " + hint, hintShown: true}
 }
-
-// AddCommand returns the command that adds ref ("@ns/path", optionally
-// with "@version" or ":ts") to a project.
-func AddCommand(ref string) string { return "jig add " + ref }
-
-// InitCommand returns the command that starts a project from ref (a
-// preset or a registry).
-func InitCommand(ref string) string { return "jig init -t " + ref }
 
 // scriptWarnings adds to p's warnings one line per file whose custom
 // merge script was skipped, naming --allow-scripts.

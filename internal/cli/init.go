@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -180,7 +181,7 @@ func (c *InitCmd) Validate() error {
 	case c.Frozen && c.Template != "":
 		return errors.New("--frozen takes the registries from jig.json; drop --template (-t)")
 	case !c.Frozen && c.Template == "":
-		return errors.New("missing flags: --template=STRING (-t); e.g. jig init -t @presets/node, or jig init --frozen to re-create a project from its jig.json")
+		return fmt.Errorf("missing flags: --template=STRING (-t); e.g. %s, or jig init --frozen to re-create a project from its jig.json", suggest.InitCommand(registry.PresetNamespace+"/node"))
 	}
 	return nil
 }

@@ -225,10 +225,11 @@ type DiffCmd struct {
 
 // Validate checks that --to has a registry.
 func (c *DiffCmd) Validate() error {
-	if c.To != "" && c.Registry == "" {
-		return errors.New("--to needs a registry: jig diff <registry> --to <version>")
+	n := 0
+	if c.Registry != "" {
+		n = 1
 	}
-	return checkTo(c.To)
+	return checkTo(c.To, n, "jig diff <registry> --to <version>")
 }
 
 // diffResult is the --json document of jig diff.
@@ -290,16 +291,18 @@ func (c *UpdateCmd) Validate() error {
 	if c.All && len(c.Registries) > 0 {
 		return errors.New("--all updates every registry; name registries or use --all, not both")
 	}
-	if c.To != "" && len(c.Registries) != 1 {
-		return errors.New("--to needs exactly one registry: jig update <registry> --to <version>")
-	}
-	return checkTo(c.To)
+	return checkTo(c.To, len(c.Registries), "jig update <registry> --to <version>")
 }
 
-// checkTo checks a --to version.
-func checkTo(v string) error {
-	if v != "" && !registry.ValidVersion(v) {
-		return fmt.Errorf("--to %q is not a full SemVer version (for example 1.2.0)", v)
+// checkTo checks --to for n registries with [apply.CheckTo]; usage is the
+// command line that shows how --to is given.
+func checkTo(to string, n int, usage string) error {
+	err := apply.CheckTo(to, n)
+	switch {
+	case errors.Is(err, apply.ErrToNeedsOneRegistry):
+		return fmt.Errorf("--to needs exactly one registry: %s", usage)
+	case err != nil:
+		return fmt.Errorf("--to %w", err)
 	}
 	return nil
 }
@@ -369,7 +372,7 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 			markers := 0
 			for _, f := range plan.Files {
 				for _, c := range f.Conflicts {
-					if lineConflict(c) {
+					if c.Kind == merge.ConflictMarkers {
 						markers++
 					}
 				}
@@ -385,11 +388,6 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 	}
 	return nil
 }
-
-// lineConflict reports whether c is a conflict of a line merge, written
-// into its file with markers ("lines 4-10"), rather than a value of the
-// project's that was kept.
-func lineConflict(c merge.Conflict) bool { return strings.HasPrefix(c.Path, "lines ") }
 
 func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if dryRun {

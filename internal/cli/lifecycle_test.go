@@ -92,7 +92,7 @@ func TestLifecycleFlagRules(t *testing.T) {
 	}{
 		{[]string{"update", "--all", "@main/a"}, "--all updates every registry"},
 		{[]string{"update", "--to", "1.0.0"}, "--to needs exactly one registry"},
-		{[]string{"diff", "--to", "1.0.0"}, "--to needs a registry"},
+		{[]string{"diff", "--to", "1.0.0"}, "--to needs exactly one registry: jig diff <registry> --to <version>"},
 		{[]string{"update", "@main/a", "--to", "v1"}, `--to "v1" is not a full SemVer version (for example 1.2.0)`},
 		{[]string{"diff", "@main/a", "--to", "1.0"}, `--to "1.0" is not a full SemVer version`},
 		{[]string{"check", "--dir", home}, "no jig.json in the project directory"},

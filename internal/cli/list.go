@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient/rcfile"
@@ -133,6 +134,6 @@ func (c *ListCmd) listPresets(ctx context.Context, app *App) error {
 		app.Out.Println(strings.TrimRight(line, " "))
 		app.Out.Printf("      %s\n", strings.Join(p.Registries, ", "))
 	}
-	app.Out.Printf("\nStart a project from one: jig init -t @presets/%s\n", ps[0].Name)
+	app.Out.Printf("\nStart a project from one: %s\n", suggest.InitCommand(registry.PresetNamespace+"/"+ps[0].Name))
 	return nil
 }

@@ -40,8 +40,6 @@ func (c *McpCmd) Run(ctx context.Context, app *App) error {
 		Config:        app.Config,
 		ClientOptions: func() []registryclient.Option { return app.ClientOptions() },
 		ErrorText:     ErrorText,
-		AddCommand:    AddCommand,
-		InitCommand:   InitCommand,
 		Timeout:       perCall,
 		Root:          root,
 		PlanTTL:       c.PlanTTL,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
@@ -172,7 +173,7 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 		if files == nil {
 			files = []fileJSON{}
 		}
-		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: AddCommand(info.Ref()), InitCommand: InitCommand(info.Ref())})
+		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())})
 	}
 	printInfo(app.Out, info, langs, files)
 	return nil
@@ -220,8 +221,8 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 			o.Printf("  %s\n", d)
 		}
 	}
-	o.Printf("\nAdd it to a project:  %s\n", AddCommand(info.Ref()))
-	o.Printf("Start a project:      %s\n", InitCommand(info.Ref()))
+	o.Printf("\nAdd it to a project:  %s\n", suggest.AddCommand(info.Ref()))
+	o.Printf("Start a project:      %s\n", suggest.InitCommand(info.Ref()))
 }
 
 func printDeps(o *Output, title string, deps map[string]string) {

@@ -40,15 +40,6 @@ func Keywords() []string {
 	return ks
 }
 
-func isKeyword(k string) bool {
-	for _, kw := range keywords {
-		if kw == k {
-			return true
-		}
-	}
-	return false
-}
-
 // Schema is a compiled schema. It is safe for concurrent use.
 type Schema struct {
 	loc string // resource URL + "#" + JSON pointer, for compile errors

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -136,8 +137,17 @@ func (in *PlanInput) validate() error {
 			return fmt.Errorf("%s is a preset; presets start projects: use command init", in.Registry)
 		}
 	}
-	if in.To != "" && (in.Command != cmdUpdate || in.Registry == "") {
-		return errors.New("to needs command update and one registry: {\"command\":\"update\",\"registry\":\"@ns/path\",\"to\":\"1.2.0\"}")
+	if in.To != "" {
+		n := 0
+		if in.Command == cmdUpdate && in.Registry != "" {
+			n = 1
+		}
+		switch err := apply.CheckTo(in.To, n); {
+		case errors.Is(err, apply.ErrToNeedsOneRegistry):
+			return errors.New("to needs command update and one registry: {\"command\":\"update\",\"registry\":\"@ns/path\",\"to\":\"1.2.0\"}")
+		case err != nil:
+			return fmt.Errorf("to %w", err)
+		}
 	}
 	if in.Force && in.Command != cmdUpdate && in.Command != cmdRemove {
 		return fmt.Errorf("force applies to update and remove, not %s", in.Command)
@@ -157,8 +167,8 @@ func (in *PlanInput) refuseScripts(skipped []apply.SkippedScript) error {
 		fmt.Fprintf(&b, "\n  %s (%s)", sc.Target, sc.Registry)
 	}
 	cmd := map[string]string{
-		cmdInit:   "jig init -t " + in.Registry + " --allow-scripts",
-		cmdAdd:    "jig add " + in.Registry + " --allow-scripts",
+		cmdInit:   suggest.InitCommand(in.Registry) + " --allow-scripts",
+		cmdAdd:    suggest.AddCommand(in.Registry) + " --allow-scripts",
 		cmdUpdate: strings.TrimSpace("jig update " + in.Registry),
 		cmdRemove: "jig remove " + in.Registry,
 	}[in.Command]

@@ -104,6 +104,7 @@ func TestPlanInputValidate(t *testing.T) {
 		{in: PlanInput{Command: "add", Registry: "@presets/node"}, wantErr: "is a preset; presets start projects: use command init"},
 		{in: PlanInput{Command: "add", Registry: "x", To: "1.0.0"}, wantErr: "to needs command update and one registry"},
 		{in: PlanInput{Command: "update", To: "1.0.0"}, wantErr: "to needs command update and one registry"},
+		{in: PlanInput{Command: "update", Registry: "x", To: "v1"}, wantErr: `to "v1" is not a full SemVer version (for example 1.2.0)`},
 		{in: PlanInput{Command: "add", Registry: "x", Force: true}, wantErr: "force applies to update and remove, not add"},
 	}
 	for _, tt := range tests {

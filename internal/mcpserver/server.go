@@ -22,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registryclient"
@@ -41,10 +42,6 @@ type Options struct {
 	// status, the registry concerned, what to do next). Nil means
 	// err.Error().
 	ErrorText func(error) string
-	// AddCommand and InitCommand render the CLI commands that add a
-	// registry ("@ns/path[@version]") to a project and start a project from
-	// it, for the info tool. Nil leaves those fields empty.
-	AddCommand, InitCommand func(ref string) string
 	// Timeout bounds every tool call; zero means [DefaultTimeout].
 	Timeout time.Duration
 	// Root is the project directory the server was started in: lifecycle
@@ -162,14 +159,6 @@ func (s *server) sources() (*registryclient.Sources, error) {
 		return nil, err
 	}
 	return cfg.Sources(s.opts.ClientOptions()...), nil
-}
-
-func (s *server) client(ns string) (*registryclient.Client, error) {
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Client(ns, s.opts.ClientOptions()...)
 }
 
 // NoInput is the input of tools that take no arguments.
@@ -386,12 +375,7 @@ func (s *server) info(ctx context.Context, in InfoInput) (InfoOutput, error) {
 	out := InfoOutput{
 		ID: info.ID, Version: info.Version, Latest: info.Latest, Versions: info.Versions,
 		Languages: info.Languages(), Manifest: info.Manifest,
-	}
-	if s.opts.AddCommand != nil {
-		out.AddCommand = s.opts.AddCommand(info.Ref())
-	}
-	if s.opts.InitCommand != nil {
-		out.InitCommand = s.opts.InitCommand(info.Ref())
+		AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref()),
 	}
 	return out, nil
 }

@@ -1,10 +1,21 @@
-// Package suggest finds the registry a user probably meant when the one
-// typed does not exist ("did you mean @main/quality/eslint?").
+// Package suggest holds what jig suggests to a user: the registry they
+// probably meant when the one typed does not exist ("did you mean
+// @main/quality/eslint?"), and the commands that use a registry or a
+// preset ([AddCommand], [InitCommand]), which the CLI, the web catalog and
+// jig mcp all show.
 package suggest
 
 import (
 	"strings"
 )
+
+// AddCommand returns the command that adds ref ("@ns/path", optionally
+// with "@version" or ":ts") to a project: "jig add <ref>".
+func AddCommand(ref string) string { return "jig add " + ref }
+
+// InitCommand returns the command that starts a project from ref (a
+// preset or a registry): "jig init -t <ref>".
+func InitCommand(ref string) string { return "jig init -t " + ref }
 
 // Registry returns the key among keys ("@ns/path") that want (a key too)
 // most probably misspells, or "" when none is near. The same path in

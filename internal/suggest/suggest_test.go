@@ -45,3 +45,15 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestCommands: the one spelling of the commands the CLI, the web catalog
+// and jig mcp suggest.
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	if got := AddCommand("@main/quality/eslint@1.2.0"); got != "jig add @main/quality/eslint@1.2.0" {
+		t.Errorf("AddCommand = %q", got)
+	}
+	if got := InitCommand("@presets/node"); got != "jig init -t @presets/node" {
+		t.Errorf("InitCommand = %q", got)
+	}
+}

@@ -8,6 +8,10 @@
 // assertions, a never-ending response body, JSON encoding that fails the
 // test.
 //
+// It starts a built jig-server and waits until it answers /health
+// (server.go: [StartServer], [RunServer]), the one way the tests that
+// drive the binaries (cmd/jig, test/e2e) start one.
+//
 // It is test support, not API: only _test.go files import it.
 //
 // Every function that needs a service follows one rule. When it is not configured,

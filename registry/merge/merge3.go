@@ -19,14 +19,51 @@ const (
 	MarkerTheirs = ">>>>>>>"
 )
 
+// pointerEscaper escapes a reference token of a JSON Pointer ("~" first).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// JSONPointer writes the RFC 6901 pointer of the value reached by the
+// object keys or array indexes in path: "/a~1b/0" for ["a/b", "0"].
+func JSONPointer(path ...string) string {
+	var sb strings.Builder
+	for _, k := range path {
+		sb.WriteByte('/')
+		sb.WriteString(pointerEscaper.Replace(k))
+	}
+	return sb.String()
+}
+
+// ConflictKind says what a [Conflict] left in the file.
+type ConflictKind uint8
+
+const (
+	// ConflictKept: the project's value (a JSON value, an env variable, a
+	// package.json entry or a binary file) was kept and the registry's
+	// change was not applied; the file holds no markers. The zero value.
+	ConflictKept ConflictKind = iota
+	// ConflictMarkers: a block of conflict markers (see [MarkerOurs]) was
+	// written into the file, at [Conflict.Lines].
+	ConflictMarkers
+)
+
 // Conflict is one place where the project and the registry both changed
 // the same thing in different ways.
 type Conflict struct {
+	// Kind says whether the file holds markers for the conflict.
+	Kind ConflictKind `json:"-"`
+	// Lines is where the block of markers is, for [ConflictMarkers].
+	Lines registry.ConflictBlock `json:"-"`
 	// Path locates the conflict: "lines 12-15" (of the merged file) for a
 	// line merge, a JSON path such as "compilerOptions.target" for JSON,
 	// the variable name for env files, "devDependencies.eslint" or
 	// "scripts.lint" for package.json.
 	Path string `json:"path"`
+	// Pointer is the RFC 6901 JSON Pointer of the value for a conflict in
+	// a JSON document or package.json ("/compilerOptions/target",
+	// "/scripts/lint"). Empty for line and env conflicts, and for a
+	// conflict about a whole JSON document (whose pointer, the root, is
+	// the empty string).
+	Pointer string `json:"pointer,omitempty"`
 	// Ours, Base and Theirs are the three values (compact JSON for JSON
 	// and package.json, the value text for env); empty for line merges,
 	// whose file holds markers instead. A side without the value is
@@ -34,6 +71,13 @@ type Conflict struct {
 	Ours   string `json:"ours,omitempty"`
 	Base   string `json:"base,omitempty"`
 	Theirs string `json:"theirs,omitempty"`
+}
+
+// MarkerConflict is the conflict of a block of markers from line start to
+// line end (1-based, both included) of the merged file; its Path is
+// "lines start-end".
+func MarkerConflict(start, end int) Conflict {
+	return Conflict{Kind: ConflictMarkers, Lines: registry.ConflictBlock{Start: start, End: end}, Path: fmt.Sprintf("lines %d-%d", start, end)}
 }
 
 // Merge3Result is the outcome of a three-way merge.
@@ -211,7 +255,7 @@ func merge3Lines(base, ours, theirs []byte, label string) *Merge3Result {
 			marker(MarkerSep)
 			emit(cb[p : len(cb)-s])
 			marker(MarkerTheirs + " " + label)
-			res.Conflicts = append(res.Conflicts, Conflict{Path: fmt.Sprintf("lines %d-%d", start, len(out))})
+			res.Conflicts = append(res.Conflicts, MarkerConflict(start, len(out)))
 			emit(ca[len(ca)-s:])
 		}
 		if next >= len(o) {

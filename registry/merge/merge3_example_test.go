@@ -118,3 +118,29 @@ func ExampleUnifiedDiff() {
 	//  c
 	// +d
 }
+
+// A JSON file whose name is not on any list (renovate.json) is merged as
+// JSON on update: the project kept its value where both sides changed
+// it, and the conflict names the value by path and by JSON Pointer.
+func ExampleMerge3_jsonPointer() {
+	base := []byte(`{"extends": ["config:base"], "schedule": {"weekly": "monday"}}`)
+	ours := []byte(`{"extends": ["config:base"], "schedule": {"weekly": "friday"}}`)
+	theirs := []byte(`{"extends": ["config:recommended"], "schedule": {"weekly": "sunday"}}`)
+	res, err := merge.Merge3(registry.StrategyOverwrite, base, ours, theirs, "@team/renovate@2.0.0")
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range res.Conflicts {
+		fmt.Printf("%s (%s): ours %s, theirs %s\n", c.Path, c.Pointer, c.Ours, c.Theirs)
+	}
+	// Output:
+	// schedule.weekly (/schedule/weekly): ours "friday", theirs "sunday"
+}
+
+func ExampleJSONPointer() {
+	fmt.Println(merge.JSONPointer("compilerOptions", "paths", "@/*"))
+	fmt.Println(merge.JSONPointer("exports", "./feature~x"))
+	// Output:
+	// /compilerOptions/paths/@~1*
+	// /exports/.~1feature~0x
+}

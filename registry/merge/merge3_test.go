@@ -96,3 +96,23 @@ func mustJSON(t *testing.T, b []byte, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestMerge3ConflictKind: a line merge's conflict is of kind
+// ConflictMarkers with its lines; a structural merge's keeps ours.
+func TestMerge3ConflictKind(t *testing.T) {
+	t.Parallel()
+	res, err := Merge3(registry.StrategyOverwrite, []byte("a\nb\n"), []byte("a\nours\n"), []byte("a\ntheirs\n"), "@team/x@1.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Kind != ConflictMarkers || res.Conflicts[0].Lines != (registry.ConflictBlock{Start: 2, End: 8}) || res.Conflicts[0].Path != "lines 2-8" {
+		t.Errorf("line merge: got %+v, want one ConflictMarkers at lines 2-8", res.Conflicts)
+	}
+	res, err = Merge3(registry.StrategyJSON, []byte(`{"a":1}`), []byte(`{"a":2}`), []byte(`{"a":3}`), "@team/x@1.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Kind != ConflictKept {
+		t.Errorf("JSON merge: got %+v, want one ConflictKept", res.Conflicts)
+	}
+}

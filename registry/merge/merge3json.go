@@ -134,7 +134,7 @@ func merge3Object(st *stopper, b, o, t *jsonObject, path []string, res *Merge3Re
 		ov, inO := out.get(k)
 		p := append(path[:len(path):len(path)], k)
 		conflict := func() {
-			res.Conflicts = append(res.Conflicts, Conflict{Path: jsonPath(p), Ours: compactJSON(ov, inO), Base: compactJSON(bv, inB), Theirs: compactJSON(tv, inT)})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: jsonPath(p), Pointer: JSONPointer(p...), Ours: compactJSON(ov, inO), Base: compactJSON(bv, inB), Theirs: compactJSON(tv, inT)})
 		}
 		switch {
 		case inO && inT && jsonEqual(ov, tv), !inO && !inT:

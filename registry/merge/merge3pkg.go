@@ -105,13 +105,13 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragmen
 			continue
 		}
 		o := find(name)
-		path := func(w want) string {
-			s := w.section
-			if s == "" {
-				s = "dependencies"
+		section := func(w want) string {
+			if w.section == "" {
+				return "dependencies"
 			}
-			return s + "." + name
+			return w.section
 		}
+		path := func(w want) string { return section(w) + "." + name }
 		switch {
 		case o.ok && t.ok && o.val == t.val:
 			if o.section != t.section && t.section == "dependencies" {
@@ -125,7 +125,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragmen
 			set(t.section, name, t.val)
 			res.Dependencies = append(res.Dependencies, DependencyChange{Name: name, Range: t.val, Dev: t.section == "devDependencies", Action: "added"})
 		case !o.ok:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: path(t), Base: b.val, Theirs: t.val})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: path(t), Pointer: JSONPointer(section(t), name), Base: b.val, Theirs: t.val})
 		case b.ok && o.val == b.val && t.ok:
 			section := o.section
 			if t.section == "dependencies" && o.section != "dependencies" {
@@ -141,7 +141,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragmen
 			del(o.section, name)
 			res.Dependencies = append(res.Dependencies, DependencyChange{Name: name, Previous: o.val, Dev: o.section == "devDependencies", Action: "removed"})
 		default:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: path(o), Ours: o.val, Base: b.val, Theirs: t.val})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: path(o), Pointer: JSONPointer(section(o), name), Ours: o.val, Base: b.val, Theirs: t.val})
 		}
 	}
 	for _, name := range unionNames(base.Scripts, theirs.Scripts) {
@@ -161,7 +161,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragmen
 			childObject(root, "scripts").set(name, tv)
 			res.Scripts = append(res.Scripts, ScriptChange{Name: name, Command: tv, Action: "added"})
 		case !inO:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Base: bv, Theirs: tv})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Pointer: JSONPointer("scripts", name), Base: bv, Theirs: tv})
 		case inB && ov == bv && inT:
 			childObject(root, "scripts").set(name, tv)
 			res.Scripts = append(res.Scripts, ScriptChange{Name: name, Command: tv, Previous: ov, Action: "changed"})
@@ -172,7 +172,7 @@ func Merge3PackageJSON(ours []byte, base, theirs, retain registry.PackageFragmen
 			del("scripts", name)
 			res.Scripts = append(res.Scripts, ScriptChange{Name: name, Previous: ov, Action: "removed"})
 		default:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Ours: ov, Base: bv, Theirs: tv})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Pointer: JSONPointer("scripts", name), Ours: ov, Base: bv, Theirs: tv})
 		}
 	}
 	for s := range grew {

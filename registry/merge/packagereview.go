@@ -90,7 +90,7 @@ func ReviewPackageJSON(before, after []byte, keep bool) (*PackageReview, error) 
 			}
 			as.set(name, bv)
 			restored = true
-			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Ours: bv, Theirs: av})
+			res.Conflicts = append(res.Conflicts, Conflict{Path: "scripts." + name, Pointer: JSONPointer("scripts", name), Ours: bv, Theirs: av})
 		case !inA:
 			res.Scripts = append(res.Scripts, ScriptChange{Name: name, Previous: bv, Action: "removed"})
 		default:

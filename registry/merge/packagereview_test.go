@@ -32,7 +32,7 @@ func TestReviewPackageJSON(t *testing.T) {
 			want:      "{\n  \"scripts\": {\n    \"test\": \"echo hi\",\n    \"cov\": \"c\"\n  },\n  \"type\": \"module\"\n}\n",
 			scripts:   []ScriptChange{{Name: "cov", Command: "c", Action: "added"}},
 			fields:    []FieldChange{{Name: "type", Value: `"module"`, Action: "added"}},
-			conflicts: []Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run"}},
+			conflicts: []Conflict{{Path: "scripts.test", Pointer: "/scripts/test", Ours: "echo hi", Theirs: "vitest run"}},
 		},
 		{
 			name:    "forced",
@@ -50,7 +50,7 @@ func TestReviewPackageJSON(t *testing.T) {
 			keep:      true,
 			want:      "{\n  \"name\": \"a\",\n  \"scripts\": {\n    \"test\": \"echo hi\"\n  }\n}\n",
 			fields:    []FieldChange{{Name: "name", Value: `"a"`, Action: "added"}},
-			conflicts: []Conflict{{Path: "scripts.test", Ours: "echo hi"}},
+			conflicts: []Conflict{{Path: "scripts.test", Pointer: "/scripts/test", Ours: "echo hi"}},
 		},
 		{
 			name:   "nothing changed",

@@ -282,13 +282,12 @@ func openBlocks(b []byte, label string) []merge.Conflict {
 }
 
 // conflictRecord is the jig.json record of a file an update labelled
-// label wrote with the line conflicts cs ("lines 4-10").
+// label wrote with the conflicts cs: the blocks of markers among them.
 func conflictRecord(target, label string, cs []merge.Conflict) registry.ConflictFile {
 	rec := registry.ConflictFile{Target: target, Label: label}
 	for _, c := range cs {
-		var start, end int
-		if _, err := fmt.Sscanf(c.Path, "lines %d-%d", &start, &end); err == nil {
-			rec.Blocks = append(rec.Blocks, registry.ConflictBlock{Start: start, End: end})
+		if c.Kind == merge.ConflictMarkers {
+			rec.Blocks = append(rec.Blocks, c.Lines)
 		}
 	}
 	return rec
@@ -309,7 +308,7 @@ func markedConflicts(b []byte, label string) []merge.Conflict {
 		case l == merge.MarkerOurs:
 			start = n
 		case start > 0 && (l == merge.MarkerTheirs+" "+label || label == "" && strings.HasPrefix(l, merge.MarkerTheirs+" ")):
-			cs = append(cs, merge.Conflict{Path: fmt.Sprintf("lines %d-%d", start, n)})
+			cs = append(cs, merge.MarkerConflict(start, n))
 			start = 0
 		}
 	}

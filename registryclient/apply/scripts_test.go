@@ -58,7 +58,7 @@ func TestProjectScriptsAreTheProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run"}}, plan.PackageConflicts); diff != "" {
+	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Pointer: "/scripts/test", Ours: "echo hi", Theirs: "vitest run"}}, plan.PackageConflicts); diff != "" {
 		t.Errorf("add: package conflicts (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]merge.ScriptChange{{Name: "cov", Command: "vitest run --coverage", Action: "added"}}, plan.Scripts); diff != "" {
@@ -88,7 +88,7 @@ func TestProjectScriptsAreTheProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Ours: "echo hi", Theirs: "vitest run --reporter=dot"}}, plan.PackageConflicts); diff != "" {
+	if diff := cmp.Diff([]merge.Conflict{{Path: "scripts.test", Pointer: "/scripts/test", Ours: "echo hi", Theirs: "vitest run --reporter=dot"}}, plan.PackageConflicts); diff != "" {
 		t.Errorf("update: package conflicts (-want +got):\n%s", diff)
 	}
 	if pkg := readPackage(t, dir); pkg.Scripts["test"] != "echo hi" || pkg.Scripts["cov"] != "vitest run --coverage --reporter=dot" {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,6 +53,26 @@ type UpdateRequest struct {
 	Force bool
 }
 
+// ErrToNeedsOneRegistry is the error of [CheckTo] for a target version
+// with no registry or several.
+var ErrToNeedsOneRegistry = errors.New("a target version needs exactly one registry")
+
+// CheckTo checks a target version ([UpdateRequest.To]; jig's --to, jig
+// mcp's "to") for an update of n registries: "" is always fine; otherwise n
+// must be 1 ([ErrToNeedsOneRegistry]) and to a full SemVer version. It is
+// the one check of a target version; callers add the name of their flag.
+func CheckTo(to string, n int) error {
+	switch {
+	case to == "":
+		return nil
+	case n != 1:
+		return ErrToNeedsOneRegistry
+	case !registry.ValidVersion(to):
+		return fmt.Errorf("%q is not a full SemVer version (for example 1.2.0)", to)
+	}
+	return nil
+}
+
 // PlanUpdate plans moving installed registries to newer (or other)
 // versions: for every file, a three-way merge of what the installed
 // version rendered (base), what the target version renders (theirs) and
@@ -90,13 +111,10 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			selected = append(selected, id)
 		}
 	}
+	if err := CheckTo(req.To, len(selected)); err != nil {
+		return nil, fmt.Errorf("target version (To): %w", err)
+	}
 	if req.To != "" {
-		if len(selected) != 1 {
-			return nil, fmt.Errorf("a target version (To) needs exactly one registry, not %d", len(selected))
-		}
-		if !registry.ValidVersion(req.To) {
-			return nil, fmt.Errorf("target version %q is not a full SemVer version (for example 1.2.0)", req.To)
-		}
 		pinnedTo[selected[0].Key()] = req.To
 	}
 	p.Template = strings.Join(req.Registries, " ")

@@ -16,6 +16,7 @@ import (
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // verSource is a [Source] with several versions per registry, and a
@@ -1228,4 +1229,36 @@ func TestFolderBecomesFile(t *testing.T) {
 		t.Fatalf("update: got %v, want an error saying %q", err, want)
 	}
 	assertSame(t, before, testenv.Snapshot(t, dir))
+}
+
+// TestConflictRecordOnlyMarkers: jig.json records the blocks of markers of
+// a file, by their kind, not by a Path that reads like one: a kept JSON
+// value at the key "lines 1-2" is no block.
+func TestConflictRecordOnlyMarkers(t *testing.T) {
+	t.Parallel()
+	cs := []merge.Conflict{merge.MarkerConflict(3, 9), {Path: "lines 1-2", Ours: "1", Theirs: "2"}}
+	rec := conflictRecord("a.json", "@team/x@1.1.0", cs)
+	if len(rec.Blocks) != 1 || rec.Blocks[0] != (registry.ConflictBlock{Start: 3, End: 9}) {
+		t.Errorf("blocks %+v, want only 3-9", rec.Blocks)
+	}
+}
+
+// TestCheckTo: the one check of a target version, which jig update, jig
+// diff, jig mcp and PlanUpdate share.
+func TestCheckTo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		to   string
+		n    int
+		want string
+	}{
+		{"", 0, ""}, {"", 3, ""}, {"1.2.0", 1, ""}, {"1.2.0-beta.1", 1, ""},
+		{"1.2.0", 0, ErrToNeedsOneRegistry.Error()}, {"1.2.0", 2, ErrToNeedsOneRegistry.Error()},
+		{"v1", 1, `"v1" is not a full SemVer version (for example 1.2.0)`}, {"^1.0.0", 1, "is not a full SemVer version"},
+	} {
+		err := CheckTo(tc.to, tc.n)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckTo(%q, %d) = %v, want %q", tc.to, tc.n, err, tc.want)
+		}
+	}
 }

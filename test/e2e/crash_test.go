@@ -12,7 +12,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,12 +27,7 @@ import (
 
 // crashServer is one jig-server process on a disk storage, which the test
 // may kill.
-type crashServer struct {
-	cmd  *exec.Cmd
-	base string
-	done chan struct{}
-	log  *bytes.Buffer
-}
+type crashServer struct{ *testenv.Server }
 
 // startCrashServer runs the built jig-server with the storage settings env
 // on port, and waits until it answers /health.
@@ -43,49 +37,16 @@ func startCrashServer(t *testing.T, dir string, env []string, port int) *crashSe
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &crashServer{base: "http://127.0.0.1:" + strconv.Itoa(port), done: make(chan struct{}), log: &bytes.Buffer{}}
-	s.cmd = exec.Command(bin)
-	s.cmd.Dir = dir
-	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
-		"ADMIN_TOKEN=" + adminToken, "NODE_ENV=production", "LOG_LEVEL=info"}, env...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		if t.Failed() {
-			t.Logf("jig-server log:\n%s", tail(s.log.String(), 4000))
-		}
-	})
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		resp, err := http.Get(s.base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		select {
-		case <-s.done:
-			t.Fatalf("jig-server exited at startup:\n%s", s.log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jig-server did not answer /health: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return &crashServer{testenv.StartServer(t, bin, dir, append([]string{"PORT=" + strconv.Itoa(port),
+		"ADMIN_TOKEN=" + adminToken, "LOG_LEVEL=info"}, env...)...)}
 }
 
 func (s *crashServer) kill(t *testing.T) {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := s.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-s.done
+	<-s.Done()
 }
 
 // bigRegistry writes a registry of n small files plus one of big bytes to
@@ -243,7 +204,7 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 	}
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.base+"/registries", pr)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/registries", pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +256,7 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 		v := fmt.Sprintf("1.0.%d", attempt)
 		vdir, claim = reg+v+"/", ".publish/"+reg+v+".lock"
 		pkg, blobSum = bigRegistry(t, v, 2000, 8<<20)
-		c, err := registryclient.New(srv.base, registryclient.WithToken(adminToken))
+		c, err := registryclient.New(srv.URL, registryclient.WithToken(adminToken))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +265,7 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 		poll(t, "the claim and the first files", func() bool {
 			return st.exists(claim) && st.count(vdir) >= 5
 		})
-		if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		if err := srv.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
 		halfway := st.exists(claim) && !st.exists(vdir+"registry.json")
@@ -337,13 +298,13 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 		t.Errorf("after the restart %d files of the interrupted publish are left", n)
 	}
 	for _, path := range []string{"/registries/" + reg + version, "/registries/" + reg + version + "/files/files/f00000.txt"} {
-		if code, _ := get(t, srv.base+path, "127.0.0.1"); code != http.StatusNotFound {
+		if code, _ := get(t, srv.URL+path, "127.0.0.1"); code != http.StatusNotFound {
 			t.Errorf("GET %s after the restart = %d, want 404", path, code)
 		}
 	}
 
 	// The retry succeeds at once and serves every file.
-	c, err := registryclient.New(srv.base, registryclient.WithToken(adminToken))
+	c, err := registryclient.New(srv.URL, registryclient.WithToken(adminToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,12 +317,12 @@ func killDuringPublish(t *testing.T, dir string, st crashStorage) {
 	if want := reg + version; res.Path != want {
 		t.Errorf("published path %q, want %q", res.Path, want)
 	}
-	code, body := get(t, srv.base+"/registries/"+reg+version+"/files/blob.bin", "127.0.0.1")
+	code, body := get(t, srv.URL+"/registries/"+reg+version+"/files/blob.bin", "127.0.0.1")
 	if sum := sha256.Sum256(body); code != http.StatusOK || hex.EncodeToString(sum[:]) != blobSum {
 		t.Errorf("blob.bin after the retry: %d, sha256 %x; want 200 and %s", code, sum, blobSum)
 	}
 	for _, i := range []int{0, 999, 1999} {
-		code, body := get(t, srv.base+fmt.Sprintf("/registries/%s%s/files/files/f%05d.txt", reg, version, i), "127.0.0.1")
+		code, body := get(t, srv.URL+fmt.Sprintf("/registries/%s%s/files/files/f%05d.txt", reg, version, i), "127.0.0.1")
 		if want := fmt.Sprintf("file %d of %s\n", i, version); code != http.StatusOK || string(body) != want {
 			t.Errorf("file %d after the retry: %d %q, want 200 %q", i, code, body, want)
 		}

@@ -100,7 +100,6 @@ func freePort(t *testing.T) int {
 type replica struct {
 	name string
 	base string
-	log  string
 }
 
 // startReplica runs jig-server with env (plus the common settings) and
@@ -111,68 +110,10 @@ func startReplica(t *testing.T, name string, env ...string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	port := freePort(t)
-	r := &replica{name: name, base: "http://127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, name+".log")}
-	logf, err := os.Create(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin)
-	cmd.Dir = dir // no stray .env
-	cmd.Env = append([]string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir,
-		"HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
-		"ADMIN_TOKEN=" + adminToken, "TRUST_PROXY=true",
-		"NODE_ENV=production", "LOG_LEVEL=warn",
-		"STORAGE_CACHE_TTL=2s",
-	}, env...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); logf.Close(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			out, _ := os.ReadFile(r.log)
-			t.Logf("replica %s log:\n%s", name, tail(string(out), 4000))
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-done:
-			out, _ := os.ReadFile(r.log)
-			t.Fatalf("replica %s exited at startup:\n%s", name, out)
-		default:
-		}
-		resp, err := http.Get(r.base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return r
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %s did not answer /health on %s within 60s: %v", name, r.base, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
+	s := testenv.StartServer(t, bin, t.TempDir(), append([]string{
+		"ADMIN_TOKEN=" + adminToken, "TRUST_PROXY=true", "LOG_LEVEL=warn", "STORAGE_CACHE_TTL=2s",
+	}, env...)...)
+	return &replica{name: name, base: s.URL}
 }
 
 // get sends a GET as client address ip (X-Forwarded-For) and returns the

@@ -13,12 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
@@ -71,22 +68,9 @@ func startServer(t *testing.T) *server {
 	}
 	dir := t.TempDir()
 	s := &server{storage: filepath.Join(dir, "data")}
-	port := freePort(t)
-	direct := "http://127.0.0.1:" + strconv.Itoa(port)
-	s.direct = direct
-	var logs bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=" + strconv.Itoa(port),
-		"ADMIN_TOKEN=" + adminToken, "NODE_ENV=production", "LOG_LEVEL=warn", "STORAGE_ROOT=" + s.storage}
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	var once sync.Once
-	u, _ := url.Parse(direct)
+	proc := testenv.StartServer(t, bin, dir, "ADMIN_TOKEN="+adminToken, "LOG_LEVEL=warn", "STORAGE_ROOT="+s.storage)
+	s.direct = proc.URL
+	u, _ := url.Parse(proc.URL)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
@@ -94,37 +78,14 @@ func startServer(t *testing.T) *server {
 		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
 	}))
 	s.base = proxy.URL
+	var once sync.Once
 	s.stop = func() {
 		once.Do(func() {
 			proxy.Close()
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-			}
+			proc.Stop()
 		})
 	}
 	t.Cleanup(s.stop)
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		resp, err := http.Get(direct + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("jig-server exited at startup:\n%s", logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jig-server did not answer /health: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	return s
 }
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
@@ -131,6 +132,9 @@ func New(cat Catalog, o Options) (*UI, error) {
 			return slices.Sorted(maps.Keys(m))
 		},
 		"memberURL": u.memberURL,
+		"presetInit": func(name string) string {
+			return suggest.InitCommand(registry.PresetNamespace + "/" + name)
+		},
 		"types": func() []string {
 			var out []string
 			for _, t := range []registry.Type{registry.TypeRuntime, registry.TypeFramework, registry.TypeBuild, registry.TypeFeature, registry.TypeTesting, registry.TypeQuality} {
@@ -485,7 +489,7 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	if !p.Latest {
 		ref += "@" + reg.Manifest.Version
 	}
-	p.AddCmd, p.InitCmd = "jig add "+ref, "jig init -t "+ref
+	p.AddCmd, p.InitCmd = suggest.AddCommand(ref), suggest.InitCommand(ref)
 	u.render(w, r, http.StatusOK, "registry", p)
 }
 
