@@ -13,6 +13,13 @@ func OpenIn(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return checkRegular(f, name)
+}
+
+// checkRegular checks the opened file f (opened as name): anything but a
+// regular file is closed and refused with [ErrNotRegular]. Checking the
+// open file, not the path, leaves no window for a swap in between.
+func checkRegular(f *os.File, name string) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()

@@ -25,15 +25,7 @@ func open(path string, nofollow bool) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, notRegular(path, fi.Mode())
-	}
-	return f, fi, nil
+	return checkRegular(f, path)
 }
 
 // Without O_NONBLOCK and O_DIRECTORY the opened file is checked after.

@@ -23,16 +23,7 @@ func open(path string, nofollow bool) (*os.File, fs.FileInfo, error) {
 		}
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, notRegular(path, fi.Mode())
-	}
-	return f, fi, nil
+	return checkRegular(f, path)
 }
 
 // The flags that keep an open from blocking, and that refuse anything but

@@ -1171,64 +1171,69 @@ func TestUpdateToCustomScriptKeepsFile(t *testing.T) {
 	}
 }
 
-// TestFileBecomesFolder: a version that puts files inside what is a file
-// in the project fails with an error that names the file and what to do,
-// and writes nothing.
-func TestFileBecomesFolder(t *testing.T) {
-	t.Parallel()
+// shapeChange installs key at version 1.0.0, which writes target v1, and
+// plans an update to 1.1.0, which writes target v2. It returns the
+// update's error, after checking that the failed update wrote nothing and
+// that the update goes ahead once the user moved config away.
+func shapeChange(t *testing.T, key, v1, v2, content string) error {
+	t.Helper()
 	s := newVerSource()
-	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
-		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
-	s.add("@team/d", &registry.Manifest{Name: "d", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
-		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
+	name := strings.TrimPrefix(key, "@team/")
+	for i, target := range []string{v1, v2} {
+		s.add(key, &registry.Manifest{Name: name, Namespace: "@team", Type: registry.TypeFeature, Version: []string{"1.0.0", "1.1.0"}[i], Priority: 1,
+			Files: []registry.File{{Target: target, Type: registry.FileConfig, Content: strp(content)}}}, nil)
+	}
 	e := newEngine(t, s)
 	dir := filepath.Join(t.TempDir(), "app")
-	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/d@1.0.0", Mode: ModeInit}, false); err != nil {
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: key + "@1.0.0", Mode: ModeInit}, false); err != nil {
 		t.Fatal(err)
 	}
 	before := testenv.Snapshot(t, dir)
 	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
-	var nf *NotAFolderError
-	if !errors.As(err, &nf) || !errors.Is(err, ErrNotAFolder) || nf.File != "config" || nf.Target != "config/app.json" {
-		t.Fatalf("update: got %v, want a NotAFolderError for config", err)
-	}
-	if want := "config is a file in the project, but config/app.json goes inside a folder of that name; move or delete config, then run the command again"; !strings.Contains(err.Error(), want) {
-		t.Errorf("error %q does not say %q", err, want)
+	if err == nil {
+		return nil
 	}
 	assertSame(t, before, testenv.Snapshot(t, dir))
-	// Once the user moved the file away, the update goes ahead.
-	if err := os.Remove(filepath.Join(dir, "config")); err != nil {
+	// Once the user moved the file or folder away, the update goes ahead.
+	if err := os.RemoveAll(filepath.Join(dir, "config")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runUpdate(t, e, UpdateRequest{Dir: dir}); err != nil {
 		t.Fatalf("update after moving config away: %v", err)
 	}
-	if got := readFileOrEmpty(t, filepath.Join(dir, "config", "app.json")); got != "{}\n" {
-		t.Errorf("config/app.json: %q", got)
+	if got := readFileOrEmpty(t, filepath.Join(dir, filepath.FromSlash(v2))); got != content {
+		t.Errorf("%s after the update: %q, want %q", v2, got, content)
 	}
+	return err
 }
 
-// TestFolderBecomesFile: the other way round, a version that writes a file
-// where the project has a folder fails with an error that says so, and
-// writes nothing.
-func TestFolderBecomesFile(t *testing.T) {
+// TestShapeChange: a version that puts files inside what is a file in the
+// project, or a file where the project has a folder, fails with an error
+// that names the file and what to do, and writes nothing; once the user
+// moved it away, the update goes ahead.
+func TestShapeChange(t *testing.T) {
 	t.Parallel()
-	s := newVerSource()
-	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0", Priority: 1,
-		Files: []registry.File{{Target: "config/app.json", Type: registry.FileConfig, Content: strp("{}")}}}, nil)
-	s.add("@team/e", &registry.Manifest{Name: "e", Namespace: "@team", Type: registry.TypeFeature, Version: "1.1.0", Priority: 1,
-		Files: []registry.File{{Target: "config", Type: registry.FileConfig, Content: strp("x\n")}}}, nil)
-	e := newEngine(t, s)
-	dir := filepath.Join(t.TempDir(), "app")
-	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/e@1.0.0", Mode: ModeInit}, false); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name, v1, v2, content, want string
+		folder                      bool // a NotAFolderError
+	}{
+		{"file becomes folder", "config", "config/app.json", "{}\n",
+			"config is a file in the project, but config/app.json goes inside a folder of that name; move or delete config, then run the command again", true},
+		{"folder becomes file", "config/app.json", "config", "x\n",
+			"config is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := shapeChange(t, "@team/d", tc.v1, tc.v2, tc.content)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("update: got %v, want an error saying %q", err, tc.want)
+			}
+			var nf *NotAFolderError
+			if got := errors.As(err, &nf) && errors.Is(err, ErrNotAFolder) && nf.File == "config" && nf.Target == "config/app.json"; got != tc.folder {
+				t.Errorf("a NotAFolderError for config: %v, want %v (%v)", got, tc.folder, err)
+			}
+		})
 	}
-	before := testenv.Snapshot(t, dir)
-	_, err := e.PlanUpdate(t.Context(), UpdateRequest{Dir: dir})
-	if want := "config is a folder in the project, but a file of that name is to be written; move or delete the folder, then run the command again"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("update: got %v, want an error saying %q", err, want)
-	}
-	assertSame(t, before, testenv.Snapshot(t, dir))
 }
 
 // TestConflictRecordOnlyMarkers: jig.json records the blocks of markers of
