@@ -43,6 +43,7 @@ type CLI struct {
 	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 	Mcp      McpCmd      `cmd:"" name:"mcp" help:"Serve the registries to coding agents over the Model Context Protocol (stdio)."`
+	Fleet    FleetCmd    `cmd:"" help:"Roll a registry version out to many repositories as pull requests."`
 
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
