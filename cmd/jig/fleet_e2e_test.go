@@ -255,3 +255,111 @@ func TestFleetUpdate(t *testing.T) {
 		t.Errorf("the rerun changed refs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// hookRepo makes a bare repository like makeRepo whose pre-receive hook
+// appends the pushed refs and the push options to push.log in it.
+func (f *fleetEnv) hookRepo(name string, edit map[string]string) (bare, log string) {
+	f.t.Helper()
+	bare = f.makeRepo(name, edit)
+	log = filepath.Join(bare, "push.log")
+	f.git(bare, "config", "receive.advertisePushOptions", "true")
+	hook := fmt.Sprintf(`#!/bin/sh
+{
+cat
+i=0
+while [ "$i" -lt "${GIT_PUSH_OPTION_COUNT:-0}" ]; do
+  eval "echo \"option \$GIT_PUSH_OPTION_$i\""
+  i=$((i+1))
+done
+} >> '%s'
+`, log)
+	if err := testenv.WriteExecutable(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook)); err != nil {
+		f.t.Fatal(err)
+	}
+	return bare, log
+}
+
+// TestFleetPushOptions checks that the requests reach the remote: GitLab's
+// push options and the AGit flow, as drafts for conflicting repositories,
+// and --pr-command's environment.
+func TestFleetPushOptions(t *testing.T) {
+	f := newFleetEnv(t)
+	conflict := map[string]string{"src/index.ts": strings.Replace(fleetIndex, "start(port);", "start(port, { verbose: true });", 1)}
+	gl, glLog := f.hookRepo("gitlab", nil)
+	gld, gldLog := f.hookRepo("gitlab-draft", conflict)
+	ag, agLog := f.hookRepo("agit", nil)
+	agd, agdLog := f.hookRepo("agit-draft", conflict)
+	cmdRepo := f.makeRepo("command", nil)
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	fleet := func(want int, repo string, flags ...string) {
+		t.Helper()
+		testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repo + "\n"})
+		f.jig(f.dir, want, append([]string{"fleet", "update", "@team/x@1.1.0", "--repos", "one.txt"}, flags...)...)
+	}
+	read := func(path string) string {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	const title = "jig: update @team/x 1.0.0 -> 1.1.0"
+	for _, c := range []struct {
+		name, repo, log, forge string
+		want, not              []string
+	}{
+		{"gitlab", gl, glLog, "gitlab", []string{
+			" refs/heads/jig/team-x-1.1.0\n",
+			"option merge_request.create\n",
+			"option merge_request.target=main\n",
+			"option merge_request.title=" + title + "\n",
+			"option merge_request.description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+		}, []string{"merge_request.draft"}},
+		{"gitlab-draft", gld, gldLog, "gitlab", []string{
+			"option merge_request.create\n",
+			"option merge_request.draft\n",
+			"option merge_request.title=" + title + "\n",
+			"Conflicts to resolve (look for <<<<<<< markers): - src/index.ts",
+		}, nil},
+		{"agit", ag, agLog, "agit", []string{
+			" refs/heads/jig/team-x-1.1.0\n",
+			" refs/for/main/jig-team-x-1.1.0\n",
+			"option topic=jig-team-x-1.1.0\n",
+			"option title=" + title + "\n",
+			"option description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+		}, []string{"merge_request"}},
+		{"agit-draft", agd, agdLog, "agit", []string{
+			" refs/for/main/jig-team-x-1.1.0\n",
+			"option title=Draft: " + title + "\n",
+		}, nil},
+	} {
+		flags := []string{"--forge", c.forge}
+		if strings.HasSuffix(c.name, "-draft") {
+			flags = append(flags, "--on-conflict", "draft")
+		}
+		fleet(0, c.repo, flags...)
+		log := read(c.log)
+		for _, w := range c.want {
+			if !strings.Contains(log, w) {
+				t.Errorf("%s: push.log lacks %q:\n%s", c.name, w, log)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(log, w) {
+				t.Errorf("%s: push.log has %q:\n%s", c.name, w, log)
+			}
+		}
+	}
+	// the draft branch carries the conflict markers.
+	if got := f.git(gld, "show", "jig/team-x-1.1.0:src/index.ts"); !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("draft branch src/index.ts has no conflict markers:\n%s", got)
+	}
+
+	// --pr-command runs in the clone with the branch, title and body.
+	envLog := filepath.Join(f.dir, "pr-env.txt")
+	fleet(0, cmdRepo, "--pr-command", `printf '%s|%s|%s|%s\n' "$JIG_FLEET_BRANCH" "$JIG_FLEET_BASE" "$JIG_FLEET_TITLE" "$JIG_FLEET_DRAFT" > `+envLog+` && git rev-parse --abbrev-ref HEAD >> `+envLog)
+	if got, want := read(envLog), "jig/team-x-1.1.0|main|"+title+"|\njig/team-x-1.1.0\n"; got != want {
+		t.Errorf("--pr-command saw %q, want %q", got, want)
+	}
+}
