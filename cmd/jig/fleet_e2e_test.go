@@ -363,3 +363,34 @@ func TestFleetPushOptions(t *testing.T) {
 		t.Errorf("--pr-command saw %q, want %q", got, want)
 	}
 }
+
+// BenchmarkFleetUpdate rolls @team/x 1.1.0 out to 200 local repositories
+// at --concurrency 8 and reports the wall time per repository. Run it with
+// go test -run '^$' -bench FleetUpdate -benchtime 1x ./cmd/jig
+func BenchmarkFleetUpdate(b *testing.B) {
+	const n = 200
+	f := newFleetEnv(b)
+	first := f.makeRepo("r000", nil)
+	repos := []string{first}
+	for i := 1; i < n; i++ {
+		bare := filepath.Join(f.dir, "repos", fmt.Sprintf("r%03d.git", i))
+		f.git(f.dir, "clone", "-q", "--bare", first, bare)
+		repos = append(repos, bare)
+	}
+	testenv.WriteFiles(b, f.dir, map[string]string{"repos.txt": strings.Join(repos, "\n") + "\n"})
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		for _, r := range repos {
+			f.run(r, 0, "git", "update-ref", "-d", "refs/heads/jig/team-x-1.1.0")
+		}
+		work := filepath.Join(f.dir, fmt.Sprintf("work-%d", i))
+		b.StartTimer()
+		out := f.jig(f.dir, 0, "fleet", "update", "@team/x@1.1.0", "--repos", "repos.txt", "--concurrency", "8", "--work-dir", work)
+		if !strings.Contains(out, fmt.Sprintf("%d pushed", n)) {
+			b.Fatalf("summary:\n%s", out)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N*n)*1000, "ms/repo")
+}
