@@ -290,6 +290,7 @@ func TestFleetPushOptions(t *testing.T) {
 	ag, agLog := f.hookRepo("agit", nil)
 	agd, agdLog := f.hookRepo("agit-draft", conflict)
 	cmdRepo := f.makeRepo("command", nil)
+	retry := f.makeRepo("retry", nil)
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
 	fleet := func(want int, repo string, flags ...string) {
 		t.Helper()
@@ -361,6 +362,18 @@ func TestFleetPushOptions(t *testing.T) {
 	fleet(0, cmdRepo, "--pr-command", `printf '%s|%s|%s|%s\n' "$JIG_FLEET_BRANCH" "$JIG_FLEET_BASE" "$JIG_FLEET_TITLE" "$JIG_FLEET_DRAFT" > `+envLog+` && git rev-parse --abbrev-ref HEAD >> `+envLog)
 	if got, want := read(envLog), "jig/team-x-1.1.0|main|"+title+"|\njig/team-x-1.1.0\n"; got != want {
 		t.Errorf("--pr-command saw %q, want %q", got, want)
+	}
+
+	// a request that failed is opened by the rerun, without a new push.
+	fleet(1, retry, "--pr-command", "echo no forge today >&2; exit 1")
+	pushed := f.git(retry, "rev-parse", "jig/team-x-1.1.0")
+	opened := filepath.Join(f.dir, "opened.txt")
+	fleet(0, retry, "--pr-command", "echo \"$JIG_FLEET_BRANCH\" > "+opened)
+	if got := read(opened); got != "jig/team-x-1.1.0\n" {
+		t.Errorf("rerun opened %q, want the branch", got)
+	}
+	if got := f.git(retry, "rev-parse", "jig/team-x-1.1.0"); got != pushed {
+		t.Errorf("the rerun pushed the branch again: %s, was %s", got, pushed)
 	}
 }
 

@@ -484,13 +484,27 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		if theirs != tree {
 			return fail("push", fmt.Errorf("the remote already has a branch %s with other content; delete it there (git push origin --delete %s) and run again", r.branch, r.branch))
 		}
+		forge, note := r.forge(repo)
+		if prev, ok := r.state.previous(res.Repo); ok && prev.Step == "pr" && forge != ForgeGitLab && forge != ForgeNone {
+			// An earlier run pushed the branch and failed to open the
+			// request: open it now.
+			res.Note = note
+			if err := r.push(ctx, g, forge, res.Base, title, body, draft, true, &res); err != nil {
+				return res
+			}
+			res.Status = StatusPushed
+			if draft {
+				res.Status = StatusDraft
+			}
+			return res
+		}
 		res.Status = StatusUnchanged
 		res.Note = "the branch was already pushed with the same content"
 		return res
 	}
 	forge, note := r.forge(repo)
 	res.Note = note
-	if err := r.push(ctx, g, forge, res.Base, title, body, draft, &res); err != nil {
+	if err := r.push(ctx, g, forge, res.Base, title, body, draft, false, &res); err != nil {
 		return res
 	}
 	res.Status = StatusPushed
@@ -528,15 +542,15 @@ func (r *runner) forge(repo string) (Forge, string) {
 	return ForgeNone, fmt.Sprintf("no pull request: the forge of %s is not known; give --forge gitlab|agit|github or --pr-command", h)
 }
 
-// push pushes the branch and opens the request; a failure is recorded in
-// res.
-func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, title, body string, draft bool, res *Result) error {
+// push pushes the branch (unless requestOnly) and opens the request; a
+// failure is recorded in res.
+func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, title, body string, draft, requestOnly bool, res *Result) error {
 	fail := func(step string, err error) error {
 		res.Status, res.Step, res.Error = StatusFailed, step, g.scrub(err.Error())
 		return err
 	}
 	branchRef := "HEAD:refs/heads/" + r.branch
-	if draft && forge != ForgeGitLab {
+	if draft && (forge == ForgeAGit || forge == ForgeCommand) {
 		title = "Draft: " + title
 	}
 	oneLine := strings.Join(strings.Fields(body), " ")
@@ -556,8 +570,10 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 		res.Forge = forge
 		return nil
 	}
-	if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
-		return fail("push", err)
+	if !requestOnly {
+		if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
+			return fail("push", err)
+		}
 	}
 	switch forge {
 	case ForgeAGit:

@@ -60,6 +60,17 @@ func (s *state) done(repo string) (Result, bool) {
 	return r, ok && r.Status.final()
 }
 
+// previous returns the recorded result of repo, if any.
+func (s *state) previous(repo string) (Result, bool) {
+	if s == nil {
+		return Result{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.doc.Repos[repo]
+	return r, ok
+}
+
 // record stores r and writes the file atomically (a temporary file in the
 // same directory, then a rename).
 func (s *state) record(r Result) error {
