@@ -35,6 +35,9 @@
 //	GET, HEAD /presets                                        every preset: name, latest version, description, members
 //	GET, HEAD /presets/:name                                  a preset
 //	POST      /presets                                        publish a preset.json (admin token)
+//	POST      /census/:ns                                     a project's census report (jig check --report)
+//	GET, HEAD /census/:ns                                     one census line per registry the reports name
+//	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects (one page)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
 //	GET, HEAD /health                                         see Operations
 //	GET, HEAD /metrics                                        see Operations (with WithMetrics)

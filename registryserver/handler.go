@@ -53,6 +53,9 @@ type Handler struct {
 	// defaultNamespace is advertised in GET /namespaces, "" for none
 	// ([WithDefaultNamespace]).
 	defaultNamespace string
+	// census and censusMaxAge: see [WithCensus], [WithCensusMaxAge].
+	census       CensusMode
+	censusMaxAge time.Duration
 
 	closeOnce sync.Once
 	closeErr  error
@@ -101,6 +104,8 @@ func New(opts ...Option) (*Handler, error) {
 		digests: newDigestIndexes(digestCacheBytes),
 
 		defaultNamespace: o.defaultNamespace,
+		census:           o.census,
+		censusMaxAge:     o.censusMaxAge,
 	}
 	ttl, err := handlerTTL(o.mutableTTL, o.storage)
 	if err != nil {
@@ -160,6 +165,11 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/presets", h.getPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
+	if h.census != CensusOff {
+		e.POST("/census/:ns", h.postCensus)
+		e.Match(getHead, "/census/:ns", h.getCensus)
+		e.Match(getHead, "/census/:ns/*", h.getCensusRegistry)
+	}
 	h.mountWebCatalog(e)
 }
 

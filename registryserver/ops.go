@@ -317,7 +317,7 @@ func methodLabel(m string) string {
 // caller may not read out of the request log (DESIGN 3), for the API and
 // the web catalog alike. url is the request target as logged (credentials
 // already redacted). The namespace a path names (/registries/@ns/…,
-// /namespaces/@ns/…, the catalog's <base>-/r/@ns/…) is replaced by
+// /namespaces/@ns/…, /census/@ns/…, the catalog's <base>-/r/@ns/…) is replaced by
 // [logx.Redacted] in an error answer (whatever the error: 401, 400, 404,
 // 429…) to a caller who may not read it; so is the value of a
 // namespace= query parameter (search, the catalog's search page) that
@@ -366,9 +366,9 @@ func (h *Handler) redactNamespaces(req *http.Request, url string, status int) st
 // /registries/@ns/…, /namespaces/@ns/… and the catalog's <base>-/r/@ns/…,
 // into the route's prefix, the namespace and the rest ("/…" or "").
 func (h *Handler) pathNamespace(p string) (prefix, ns, rest string, ok bool) {
-	prefixes := [3]string{"/registries/", "/namespaces/"}
+	prefixes := [4]string{"/registries/", "/namespaces/", "/census/"}
 	if h.webui != nil {
-		prefixes[2] = h.webui.RegistryPagePrefix()
+		prefixes[3] = h.webui.RegistryPagePrefix()
 	}
 	for _, prefix := range prefixes {
 		if prefix == "" {

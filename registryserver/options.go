@@ -39,6 +39,9 @@ type options struct {
 	webBase string
 	// defaultNamespace is advertised in GET /namespaces, "" for none.
 	defaultNamespace string
+	// census and censusMaxAge are the census options (census.go).
+	census       CensusMode
+	censusMaxAge time.Duration
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -256,6 +259,8 @@ func defaultOptions() options {
 		ops:        defaultOpsOptions(),
 
 		searchRefresh: defaultSearchRefresh,
+		census:        CensusOn,
+		censusMaxAge:  DefaultCensusMaxAge,
 	}
 }
 

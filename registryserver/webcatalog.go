@@ -146,7 +146,15 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		return nil, webui.ErrNotFound
 	}
 	m.Version = version
-	return &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}, nil
+	reg := &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}
+	if w.h.census != CensusOff {
+		view, err := w.h.censusView(ctx, ns, path)
+		if err != nil {
+			return nil, err
+		}
+		reg.InUse, reg.Edited = view.Versions, view.Edited
+	}
+	return reg, nil
 }
 
 func (w webCatalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {

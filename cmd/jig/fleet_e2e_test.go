@@ -407,3 +407,37 @@ func BenchmarkFleetUpdate(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N*n)*1000, "ms/repo")
 }
+
+// TestFleetUpdateFromCensus takes the repositories from the census: the
+// projects that ran "jig check --report" in a clone of their repository.
+func TestFleetUpdateFromCensus(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	var repos []string
+	for i := range 3 {
+		bare := f.makeRepo(fmt.Sprintf("c%d", i), nil)
+		clone := filepath.Join(f.dir, "report", fmt.Sprint(i))
+		f.git(f.dir, "clone", "-q", bare, clone)
+		f.jig(clone, 0, "check", "--report")
+		repos = append(repos, bare)
+	}
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	doc := decodeFleet(t, f.jig(f.dir, 0, "fleet", "update", "@team/x", "--from-census", "--json"))
+	var got []string
+	for _, r := range doc.Repos {
+		if r.Status != "pushed" {
+			t.Errorf("%s: got %s (%s), want pushed", r.Repo, r.Status, r.Error)
+		}
+		got = append(got, r.Repo)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, repos) || doc.To != "1.1.0" {
+		t.Errorf("got repositories %q to %q, want %q to 1.1.0", got, doc.To, repos)
+	}
+	for _, bare := range repos {
+		f.git(bare, "rev-parse", "--verify", "jig/team-x-1.1.0")
+	}
+	// --repos and --from-census exclude each other.
+	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})
+	f.jig(f.dir, 1, "fleet", "update", "@team/x", "--from-census", "--repos", "one.txt")
+}

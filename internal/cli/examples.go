@@ -36,7 +36,16 @@ func (c *RemoveCmd) Help() string {
 func (c *CheckCmd) Help() string {
 	return `Examples:
   jig check          # exit 3 when a file or package.json entry drifted
-  jig check --json   # exit 0 no drift, 3 drift, 1 error (e.g. no jig.json)`
+  jig check --json   # exit 0 no drift, 3 drift, 1 error (e.g. no jig.json)
+  jig check --report # in CI: also tell each namespace's server (jig fleet status)`
+}
+
+func (c *FleetStatusCmd) Help() string {
+	return `Examples:
+  jig fleet status                          # one line per registry of @main
+  jig fleet status @acme                    # the same for @acme
+  jig fleet status @acme/runtimes/node      # its versions and projects
+  jig fleet status @acme/runtimes/node --behind --json`
 }
 
 func (c *DiffCmd) Help() string {

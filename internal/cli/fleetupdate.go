@@ -14,18 +14,14 @@ import (
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
-// FleetCmd is "jig fleet": commands for many repositories at once.
-type FleetCmd struct {
-	Update FleetUpdateCmd `cmd:"" help:"Move many repositories to a registry version: a branch, a commit and a pull request each."`
-}
-
 // FleetUpdateCmd is "jig fleet update <registry>[@version] --repos FILE
 // [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
 // skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
 // [--dry-run] [--json]".
 type FleetUpdateCmd struct {
 	Registry    string `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
-	Repos       string `name:"repos" required:"" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	Repos       string `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	FromCensus  bool   `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is a git address."`
 	Concurrency int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
 	Wave        int    `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
 	MaxFailures int    `name:"max-failures" placeholder:"K" help:"Stop before the next wave when more than K repositories failed."`
@@ -41,6 +37,8 @@ type FleetUpdateCmd struct {
 // Validate checks the numbers.
 func (c *FleetUpdateCmd) Validate() error {
 	switch {
+	case (c.Repos == "") == !c.FromCensus:
+		return errors.New("give the repositories with --repos FILE or --from-census (one of them)")
 	case c.Concurrency < 1:
 		return errors.New("--concurrency must be at least 1")
 	case c.Wave < 0:
@@ -67,17 +65,9 @@ type fleetResult struct {
 // Run rolls the registry out; exit 0 when every repository is done, 3
 // when some conflicted or were skipped, 1 when some failed.
 func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
-	f, err := os.Open(c.Repos)
+	repos, err := c.repos(ctx, app)
 	if err != nil {
 		return err
-	}
-	repos, err := fleet.ParseRepos(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("--repos %s: %w", c.Repos, err)
-	}
-	if len(repos) == 0 {
-		return fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
 	}
 	work := c.WorkDir
 	if work == "" {
@@ -142,6 +132,56 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 		return errDrift
 	}
 	return nil
+}
+
+// repos reads the repositories from --repos or the census.
+func (c *FleetUpdateCmd) repos(ctx context.Context, app *App) ([]string, error) {
+	if !c.FromCensus {
+		f, err := os.Open(c.Repos)
+		if err != nil {
+			return nil, err
+		}
+		repos, err := fleet.ParseRepos(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
+		}
+		if len(repos) == 0 {
+			return nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
+		}
+		return repos, nil
+	}
+	id, err := registry.ParseID(c.Registry)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := app.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if id.Version == "" {
+		vs, err := cl.Versions(ctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 0 {
+			return nil, fmt.Errorf("%s has no versions", id.Key())
+		}
+		id.Version = vs[0]
+		c.Registry = id.Key() + "@" + id.Version
+	}
+	census, err := cl.Census(ctx, id.Namespace, id.Path)
+	if err != nil {
+		return nil, err
+	}
+	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
+	if len(unknown) > 0 {
+		app.Out.Warnf("%d project(s) of the census have no git address (no origin remote when they reported) and are left out: %s", len(unknown), strings.Join(unknown, ", "))
+	}
+	if len(repos) == 0 {
+		return nil, fmt.Errorf("the census of %s lists no project to move to %s", id.Key(), id.Version)
+	}
+	return repos, nil
 }
 
 // printFleet prints the summary table and the repositories to look at.

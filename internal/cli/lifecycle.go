@@ -146,10 +146,11 @@ func printOutdated(o *Output, entries []apply.OutdatedEntry) {
 	}
 }
 
-// CheckCmd is "jig check [--json]".
+// CheckCmd is "jig check [--json] [--report]".
 type CheckCmd struct {
-	JSON bool   `name:"json" help:"Print the report as one JSON document."`
-	Dir  string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+	JSON   bool   `name:"json" help:"Print the report as one JSON document."`
+	Report bool   `name:"report" help:"Also send the census report (project, branch, commit, each registry's version, state and drifted file names; never file contents) to the server of each namespace. A failed report is a warning."`
+	Dir    string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
 // Run compares the project with what jig.json records; drift exits
@@ -159,6 +160,9 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 		return eng.Check(ctx, dir)
 	}, func(rep *apply.CheckReport) { printCheck(app.Out, rep) },
 		func(rep *apply.CheckReport) error {
+			if c.Report {
+				sendCensus(ctx, app, rep)
+			}
 			if rep.Drift {
 				return errDrift
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -174,5 +175,24 @@ func TestBadRequest(t *testing.T) {
 		if _, err := Run(t.Context(), req); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+func TestCensusRepos(t *testing.T) {
+	t.Parallel()
+	rows := []wire.CensusProjectRow{
+		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+		{Project: "git@git.example.com:b.git", Version: "1.0.0"},
+		{Project: "https://git.example.com/done.git", Version: "1.1.0"},
+		{Project: "/srv/git/c.git", Version: "0.9.0"},
+		{Project: "my-app", Version: "1.0.0"},
+		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+	}
+	repos, unknown := CensusRepos(rows, "1.1.0")
+	if diff := cmp.Diff([]string{"https://git.example.com/a.git", "git@git.example.com:b.git", "/srv/git/c.git"}, repos); diff != "" {
+		t.Errorf("repos (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"my-app"}, unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
 }

@@ -63,6 +63,9 @@ type CLI struct {
 	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
 	DefaultNamespace  string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
 
+	Census       string        `name:"census" env:"CENSUS" enum:"on,open,off" default:"on" help:"Who may send census reports (jig check --report) to POST /census/@ns: on takes them from a token that may read the namespace or the admin token, open also anonymously for namespaces anonymous callers may read, off turns the census routes off."`
+	CensusMaxAge time.Duration `name:"census-max-age" env:"CENSUS_MAX_AGE" default:"720h" help:"How old a census report may be and still count in the census views (default 720h, 30 days)."`
+
 	TLSCertFile          string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile           string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
 	TLSReloadInterval    time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
@@ -262,6 +265,8 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithUploadTimeout(c.UploadTimeout),
 		registryserver.WithMaxConcurrentUploads(c.MaxConcurrentUploads),
 		registryserver.WithPublishClaimTTL(c.PublishClaimTTL),
+		registryserver.WithCensus(registryserver.CensusMode(c.Census)),
+		registryserver.WithCensusMaxAge(c.CensusMaxAge),
 	}, opsOpts...)
 	if c.UploadDir != "" {
 		opts = append(opts, registryserver.WithUploadTempDir(c.UploadDir))

@@ -27,6 +27,9 @@ const (
 	SchemasDir = "schema/"
 	// ClaimsDir is the top-level folder of publish claims, with its slash.
 	ClaimsDir = ".publish/"
+	// CensusDir is the top-level folder of the census reports, with its
+	// slash.
+	CensusDir = ".census/"
 	// HealthKey is the key the /health probe writes and reads.
 	HealthKey = ".healthcheck"
 
@@ -96,6 +99,18 @@ func ParseClaim(key string) (namespace, path, version string, ok bool) {
 		}
 	}
 	return parts[0], strings.Join(parts[1:len(parts)-1], "/"), parts[len(parts)-1], true
+}
+
+// CensusNamespaceDir returns ".census/@ns/", the folder of the census
+// reports of a namespace.
+func CensusNamespaceDir(namespace string) string { return CensusDir + namespace + "/" }
+
+// CensusReport returns ".census/@ns/<project>.json", the key of one
+// project's census report for namespace; project is the hex digest that
+// stands for the project's identity (the identity itself may hold
+// characters no key may).
+func CensusReport(namespace, project string) string {
+	return CensusNamespaceDir(namespace) + project + ".json"
 }
 
 // PresetDir returns "presets/<name>/", the folder of a preset.

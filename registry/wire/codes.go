@@ -46,6 +46,10 @@ const (
 	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"
 	CodePublishInterrupted  Code = "PUBLISH_INTERRUPTED"
 
+	// Census (POST /census/@ns).
+	CodeInvalidReport Code = "INVALID_REPORT"
+	CodeCensusFull    Code = "CENSUS_FULL"
+
 	// Operations.
 	CodeRequestTimeout    Code = "REQUEST_TIMEOUT"
 	CodeTooManyUploads    Code = "TOO_MANY_UPLOADS"
@@ -95,6 +99,9 @@ var codes = []struct {
 	{CodeVersionExists, http.StatusConflict, "the version is already published"},
 	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit"},
 	{CodePublishInterrupted, http.StatusServiceUnavailable, "the publish stalled and another server took it over; nothing was published, publish again"},
+
+	{CodeInvalidReport, http.StatusBadRequest, "a census report that is not JSON or breaks its limits (the message says which)"},
+	{CodeCensusFull, http.StatusInsufficientStorage, "the namespace holds as many census projects as the server keeps; older reports make room as they expire"},
 
 	{CodeRequestTimeout, http.StatusRequestTimeout, "the request body arrived too slowly"},
 	{CodeTooManyUploads, http.StatusServiceUnavailable, "too many uploads in progress, with Retry-After"},

@@ -24,6 +24,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // ErrNotFound is returned by a [Catalog] for content that does not exist
@@ -59,6 +60,11 @@ type Registry struct {
 	Manifest  *registry.Manifest
 	// Versions are every published version, newest first.
 	Versions []string
+	// InUse are the versions projects report (jig check --report), newest
+	// first, and Edited the files those projects edit most; both empty
+	// when no project reported (or the census is off).
+	InUse  []wire.CensusVersionRow
+	Edited []wire.CensusEdited
 }
 
 // Options configure [New].

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/rcfile"
+)
+
+// projectIdentity is the identity part of a census report for the project
+// in dir: its origin remote without credentials (else the directory
+// name), its branch and commit. Git failing (absent, not a repository)
+// leaves the git parts empty.
+func projectIdentity(ctx context.Context, dir string) wire.CensusReport {
+	git := func(args ...string) string {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if cmd.Run() != nil {
+			return ""
+		}
+		return strings.TrimSpace(out.String())
+	}
+	rep := wire.CensusReport{Jig: buildinfo.Get().Version}
+	rep.Project = wire.StripCredentials(git("remote", "get-url", "origin"))
+	if rep.Project == "" {
+		rep.Project = filepath.Base(dir)
+	}
+	if b := git("symbolic-ref", "--short", "-q", "HEAD"); b != "" {
+		rep.Branch = b
+	}
+	rep.Commit = git("rev-parse", "-q", "--verify", "HEAD")
+	return rep
+}
+
+// sendCensus sends one census report per namespace of rep's registries to
+// that namespace's server. A failure is a warning: the check's result
+// stands.
+func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport) {
+	reports := apply.CensusReports(rep, projectIdentity(ctx, rep.Dir))
+	namespaces := make([]string, 0, len(reports))
+	for ns := range reports {
+		namespaces = append(namespaces, ns)
+	}
+	slices.Sort(namespaces)
+	for _, ns := range namespaces {
+		cl, err := app.Client(ns)
+		if err != nil {
+			app.Out.Warnf("census report for %s not sent: %v", ns, err)
+			continue
+		}
+		receipt, err := cl.Report(ctx, ns, reports[ns])
+		if err != nil {
+			app.Out.Warnf("census report for %s not sent to %s: %s", ns, cl.BaseURL(), reportFor(err, 0, false).Message)
+			continue
+		}
+		app.Out.Infof("Reported %s (%d registr%s of %s) to %s.", receipt.Project, len(receipt.Stored), plural(len(receipt.Stored), "y", "ies"), ns, cl.BaseURL())
+		if len(receipt.Ignored) > 0 {
+			app.Out.Warnf("%s has no registr%s %s; not reported", ns, plural(len(receipt.Ignored), "y", "ies"), strings.Join(receipt.Ignored, ", "))
+		}
+	}
+}
+
+// FleetCmd is "jig fleet": the projects that use a registry.
+type FleetCmd struct {
+	Status FleetStatusCmd `cmd:"" help:"Show which projects run which version of a registry, from the server's census (jig check --report)."`
+	Update FleetUpdateCmd `cmd:"" help:"Move many repositories to a registry version: a branch, a commit and a pull request each."`
+}
+
+// FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind]".
+type FleetStatusCmd struct {
+	Target string `arg:"" optional:"" help:"A registry (@acme/runtimes/node) for its projects, or a namespace (@acme) for one line per registry; the default is @main."`
+	JSON   bool   `name:"json" help:"Print the server's census as one JSON document."`
+	Behind bool   `name:"behind" help:"List only the projects not on the latest version (needs a registry)."`
+}
+
+// Validate checks the flag combinations.
+func (c *FleetStatusCmd) Validate() error {
+	if c.Behind && (c.Target == "" || !strings.Contains(c.Target, "/")) {
+		return fmt.Errorf("--behind needs a registry: jig fleet status <registry> --behind")
+	}
+	return nil
+}
+
+// Run prints the census of a namespace or of one registry.
+func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
+	target := c.Target
+	if target == "" {
+		target = registry.DefaultNamespace
+	}
+	if !strings.Contains(target, "/") {
+		if err := rcfile.ValidateNamespaceArg(target); err != nil {
+			return err
+		}
+		cl, err := app.Client(target)
+		if err != nil {
+			return err
+		}
+		res, err := cl.CensusRegistries(ctx, target)
+		if err != nil {
+			return err
+		}
+		return app.Out.Result(c.JSON, res, func() { printCensusNamespace(app.Out, res) })
+	}
+	id, err := registry.ParseID(target)
+	if err != nil {
+		return err
+	}
+	if id.Version != "" {
+		return fmt.Errorf("jig fleet status takes a registry without a version: jig fleet status %s", id.Key())
+	}
+	cl, err := app.Client(id.Namespace)
+	if err != nil {
+		return err
+	}
+	res, err := cl.Census(ctx, id.Namespace, id.Path)
+	if err != nil {
+		return err
+	}
+	if c.Behind {
+		res.Projects = slices.DeleteFunc(res.Projects, func(p wire.CensusProjectRow) bool { return p.Version == res.Latest })
+	}
+	return app.Out.Result(c.JSON, res, func() { printCensusRegistry(app.Out, res, c.Behind) })
+}
+
+func printCensusNamespace(o *Output, res *registryclient.CensusRegistries) {
+	if len(res.Registries) == 0 {
+		o.Printf("No projects of %s have reported (run 'jig check --report' in them).\n", res.Namespace)
+		return
+	}
+	w := len("Registry")
+	for _, r := range res.Registries {
+		w = max(w, len(Escape(r.Path)))
+	}
+	o.Printf("%-*s  %-10s  %8s  %5s  %7s  %6s\n", w, "Registry", "Latest", "Projects", "Clean", "Drifted", "Behind")
+	for _, r := range res.Registries {
+		latest := r.Latest
+		if latest == "" {
+			latest = "-"
+		}
+		o.Printf("%-*s  %-10s  %8d  %5d  %7d  %6d\n", w, r.Path, latest, r.Projects, r.Clean, r.Drifted, r.Behind)
+	}
+}
+
+func printCensusRegistry(o *Output, res *registryclient.CensusRegistry, behind bool) {
+	key := res.Namespace + "/" + res.Path
+	if len(res.Versions) == 0 {
+		o.Printf("No projects have reported %s (run 'jig check --report' in them).\n", key)
+		return
+	}
+	latest := res.Latest
+	if latest == "" {
+		latest = "none published"
+	}
+	o.Printf("%s (latest %s)\n\n", key, latest)
+	o.Printf("%-12s  %8s  %5s  %7s\n", "Version", "Projects", "Clean", "Drifted")
+	for _, v := range res.Versions {
+		o.Printf("%-12s  %8d  %5d  %7d\n", v.Version, v.Projects, v.Clean, v.Drifted)
+	}
+	o.Println()
+	if behind && len(res.Projects) == 0 {
+		o.Printf("Every project is on %s.\n", latest)
+		return
+	}
+	w := len("Project")
+	for _, p := range res.Projects {
+		w = max(w, len(Escape(p.Project)))
+	}
+	o.Printf("%-*s  %-12s  %-10s  %-12s  %s\n", w, "Project", "Version", "State", "Commit", "Drifted")
+	for _, p := range res.Projects {
+		commit := p.Commit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		o.Printf("%-*s  %-12s  %-10s  %-12s  %s\n", w, p.Project, p.Version, p.State, commit, strings.Join(p.Drifted, ", "))
+	}
+}

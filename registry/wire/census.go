@@ -1,0 +1,153 @@
+package wire
+
+import "strings"
+
+// The states of a registry in a [CensusReport], as "jig check" sees it.
+const (
+	// CensusClean: every file and package.json entry is as jig wrote it.
+	CensusClean = "clean"
+	// CensusModified: a file or package.json entry was changed.
+	CensusModified = "modified"
+	// CensusMissing: a file was deleted (and none was changed).
+	CensusMissing = "missing"
+	// CensusConflicted: conflict markers an update wrote are still there.
+	CensusConflicted = "conflicted"
+)
+
+// CensusReport is the body of POST /census/@ns: what "jig check --report"
+// found in one project for the registries of one namespace. It never
+// carries file contents.
+type CensusReport struct {
+	// Project identifies the project: its origin remote URL without
+	// credentials, or its directory name.
+	Project string `json:"project"`
+	// Branch and Commit are the project's checked-out branch and commit,
+	// "" outside git.
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Jig is the version of the jig that reported.
+	Jig string `json:"jig,omitempty"`
+	// Registries are the project's installed registries of the namespace.
+	Registries []CensusEntry `json:"registries"`
+	// ReportedAt is when the server stored the report (RFC 3339, UTC); the
+	// server sets it, a client's value is ignored.
+	ReportedAt string `json:"reportedAt,omitempty"`
+}
+
+// CensusEntry is one installed registry of a [CensusReport].
+type CensusEntry struct {
+	// Path is the registry's path in the namespace ("runtimes/node").
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	// State is [CensusClean], [CensusModified], [CensusMissing] or
+	// [CensusConflicted].
+	State string `json:"state"`
+	// Drifted are the targets that are not clean, sorted.
+	Drifted []string `json:"drifted,omitempty"`
+}
+
+// CensusRegistries is the body of GET /census/@ns: one line per registry
+// that current reports name, sorted by path.
+type CensusRegistries struct {
+	Namespace  string              `json:"namespace"`
+	Registries []CensusRegistryRow `json:"registries"`
+}
+
+// CensusRegistryRow is one registry of [CensusRegistries].
+type CensusRegistryRow struct {
+	Path string `json:"path"`
+	// Latest is the registry's latest published version, "" when the
+	// namespace does not have it.
+	Latest   string `json:"latest"`
+	Projects int    `json:"projects"`
+	Clean    int    `json:"clean"`
+	Drifted  int    `json:"drifted"`
+	// Behind counts the projects not on Latest.
+	Behind int `json:"behind"`
+}
+
+// CensusRegistry is the body of GET /census/@ns/<path>: per version the
+// number of projects, and one page of the projects, sorted by version
+// (newest first) then project.
+type CensusRegistry struct {
+	Namespace string `json:"namespace"`
+	Path      string `json:"path"`
+	// Latest is as in [CensusRegistryRow].
+	Latest   string             `json:"latest"`
+	Versions []CensusVersionRow `json:"versions"`
+	Projects []CensusProjectRow `json:"projects"`
+	// Edited are the targets projects have drifted most, most first (at
+	// most 20).
+	Edited []CensusEdited `json:"edited"`
+	// Next is the cursor of the following page of projects ("?cursor="),
+	// "" on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// CensusVersionRow is one version of [CensusRegistry].
+type CensusVersionRow struct {
+	Version  string `json:"version"`
+	Projects int    `json:"projects"`
+	Clean    int    `json:"clean"`
+	Drifted  int    `json:"drifted"`
+}
+
+// CensusProjectRow is one project of [CensusRegistry].
+type CensusProjectRow struct {
+	Project    string   `json:"project"`
+	Version    string   `json:"version"`
+	State      string   `json:"state"`
+	Drifted    []string `json:"drifted,omitempty"`
+	Branch     string   `json:"branch,omitempty"`
+	Commit     string   `json:"commit,omitempty"`
+	ReportedAt string   `json:"reportedAt"`
+}
+
+// CensusEdited is one often-edited target of [CensusRegistry].
+type CensusEdited struct {
+	Target   string `json:"target"`
+	Projects int    `json:"projects"`
+}
+
+// StripCredentials returns a git remote URL without what may be a secret:
+// the user and password of an http(s) URL ("https://tok@host/x" is
+// "https://host/x"), the password of any other URL (ssh://git:pw@host
+// keeps "git"), and the query and fragment. A scp-like remote
+// ("git@host:org/x.git") or a path is returned as it is, since it cannot
+// carry a password. It is what a census report's project identity is.
+func StripCredentials(remote string) string {
+	scheme, rest, ok := strings.Cut(remote, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
+		return remote
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	host, path, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndex(host, "@"); i >= 0 {
+		user := host[:i]
+		host = host[i+1:]
+		switch s := strings.ToLower(scheme); {
+		case s == "http" || s == "https":
+			user = ""
+		default:
+			user, _, _ = strings.Cut(user, ":")
+		}
+		if user != "" {
+			host = user + "@" + host
+		}
+	}
+	if path != "" || strings.Contains(rest, "/") {
+		return scheme + "://" + host + "/" + path
+	}
+	return scheme + "://" + host
+}
+
+// CensusReceipt is the body of a successful POST /census/@ns.
+type CensusReceipt struct {
+	Project string `json:"project"`
+	// Stored are the registry paths the report was kept for; Ignored
+	// those the namespace does not have (a report naming none of its
+	// registries is not kept).
+	Stored  []string `json:"stored"`
+	Ignored []string `json:"ignored"`
+}

@@ -1,0 +1,70 @@
+package apply
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/jigkit/jig/registry/wire"
+)
+
+// CensusState is the census state ([wire.CensusClean] and the others) of
+// one checked registry and its drifted targets, sorted: a target that
+// still has conflict markers makes it conflicted, else a changed file or
+// package.json entry modified, else a deleted file missing. Drifted
+// package.json entries count as the target "package.json". No file
+// content is read or returned.
+func CensusState(r RegistryCheck) (state string, drifted []string) {
+	conflict, modified, missing := false, false, false
+	for _, f := range r.Files {
+		switch f.Status {
+		case FileConflict:
+			conflict = true
+		case FileModified:
+			modified = true
+		case FileMissing:
+			missing = true
+		default:
+			continue
+		}
+		drifted = append(drifted, f.Target)
+	}
+	if len(r.Packages) > 0 {
+		modified = true
+		drifted = append(drifted, "package.json")
+	}
+	slices.Sort(drifted)
+	drifted = slices.Compact(drifted)
+	switch {
+	case conflict:
+		return wire.CensusConflicted, drifted
+	case modified:
+		return wire.CensusModified, drifted
+	case missing:
+		return wire.CensusMissing, drifted
+	}
+	return wire.CensusClean, nil
+}
+
+// CensusReports turns a check report into one census report per namespace
+// of the installed registries, for "jig check --report": base carries the
+// project's identity (project, branch, commit, jig version), each report
+// its namespace's registries in jig.json order.
+func CensusReports(rep *CheckReport, base wire.CensusReport) map[string]*wire.CensusReport {
+	out := map[string]*wire.CensusReport{}
+	for _, r := range rep.Registries {
+		ns, path, ok := strings.Cut(r.Key, "/")
+		if !ok {
+			continue
+		}
+		cr := out[ns]
+		if cr == nil {
+			c := base
+			c.Registries = []wire.CensusEntry{}
+			cr = &c
+			out[ns] = cr
+		}
+		state, drifted := CensusState(r)
+		cr.Registries = append(cr.Registries, wire.CensusEntry{Path: path, Version: r.Version, State: state, Drifted: drifted})
+	}
+	return out
+}

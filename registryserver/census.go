@@ -1,0 +1,489 @@
+package registryserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// CensusMode says who may send census reports (POST /census/@ns) and
+// whether the census routes exist at all.
+type CensusMode string
+
+// The census modes.
+const (
+	// CensusOn takes reports from a token that may read the namespace, or
+	// the admin token.
+	CensusOn CensusMode = "on"
+	// CensusOpen also takes anonymous reports for namespaces anonymous
+	// callers may read.
+	CensusOpen CensusMode = "open"
+	// CensusOff turns the census routes off (404).
+	CensusOff CensusMode = "off"
+)
+
+// Census limits: the size of one report, what it may hold, and how many
+// projects a namespace keeps.
+const (
+	// DefaultCensusMaxAge is how long a report counts in the views.
+	DefaultCensusMaxAge = 30 * 24 * time.Hour
+	// MaxCensusReportBytes bounds the body of POST /census/@ns.
+	MaxCensusReportBytes = 256 << 10
+	// MaxCensusRegistries bounds the registries of one report.
+	MaxCensusRegistries = 100
+	// MaxCensusDrifted bounds the drifted targets of one registry.
+	MaxCensusDrifted = 200
+	// MaxCensusProjects bounds the projects of one namespace.
+	MaxCensusProjects = 5000
+	// maxCensusText bounds the project, a target and the other strings.
+	maxCensusText = 1024
+	// censusPageSize and maxCensusPageSize are the projects of one page of
+	// GET /census/@ns/<path>.
+	censusPageSize    = 100
+	maxCensusPageSize = 1000
+	// censusEdited is how many often-edited targets a view lists.
+	censusEdited = 20
+	// censusReaders bounds the storage reads of one view.
+	censusReaders = 8
+)
+
+// WithCensus sets who may send census reports: [CensusOn], [CensusOpen]
+// or [CensusOff]. The default is [CensusOn].
+func WithCensus(mode CensusMode) Option {
+	return func(o *options) error {
+		switch mode {
+		case CensusOn, CensusOpen, CensusOff:
+			o.census = mode
+			return nil
+		}
+		return fmt.Errorf("WithCensus(%q): want on, open or off", string(mode))
+	}
+}
+
+// WithCensusMaxAge sets how old a census report may be and still count in
+// the views (GET /census/…, the web catalog). The default is
+// [DefaultCensusMaxAge].
+func WithCensusMaxAge(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("WithCensusMaxAge: %s must be positive", d)
+		}
+		o.censusMaxAge = d
+		return nil
+	}
+}
+
+var censusStates = []string{wire.CensusClean, wire.CensusModified, wire.CensusMissing, wire.CensusConflicted}
+
+// errInvalidReport is what [parseCensusReport] wraps.
+var errInvalidReport = errors.New("invalid census report")
+
+func invalidReport(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errInvalidReport, fmt.Sprintf(format, args...))
+}
+
+func censusText(what, s string, required bool) error {
+	switch {
+	case required && s == "":
+		return invalidReport("%s is empty", what)
+	case len(s) > maxCensusText:
+		return invalidReport("%s is longer than %d bytes", what, maxCensusText)
+	case !utf8.ValidString(s):
+		return invalidReport("%s is not UTF-8", what)
+	}
+	return nil
+}
+
+// parseCensusReport reads and checks the body of POST /census/@ns: JSON
+// no deeper than [registry.MaxJSONDepth], a project, valid registry
+// paths, versions and states, each path once, within the limits above.
+// Drifted targets are sorted and deduplicated; ReportedAt is cleared and
+// the project's credentials stripped ([wire.StripCredentials]).
+func parseCensusReport(data []byte) (*wire.CensusReport, error) {
+	if err := registry.CheckJSONDepth("the report", data); err != nil {
+		return nil, invalidReport("%v", err)
+	}
+	var rep wire.CensusReport
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&rep); err != nil {
+		return nil, invalidReport("not a JSON report object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, invalidReport("text after the JSON object")
+	}
+	rep.Project = wire.StripCredentials(rep.Project)
+	rep.ReportedAt = ""
+	for _, f := range []struct {
+		what, v string
+		req     bool
+	}{{"project", rep.Project, true}, {"branch", rep.Branch, false}, {"commit", rep.Commit, false}, {"jig", rep.Jig, false}} {
+		if err := censusText(f.what, f.v, f.req); err != nil {
+			return nil, err
+		}
+	}
+	if len(rep.Registries) > MaxCensusRegistries {
+		return nil, invalidReport("%d registries, more than %d", len(rep.Registries), MaxCensusRegistries)
+	}
+	seen := make(map[string]bool, len(rep.Registries))
+	for i := range rep.Registries {
+		r := &rep.Registries[i]
+		if !registry.ValidPath(r.Path) || len(r.Path) > maxCensusText {
+			return nil, invalidReport("registry path %q is not a registry path such as runtimes/node", shortText(r.Path))
+		}
+		if seen[r.Path] {
+			return nil, invalidReport("registry %s is listed twice", r.Path)
+		}
+		seen[r.Path] = true
+		if !registry.ValidVersion(r.Version) {
+			return nil, invalidReport("version %q of %s is not a version such as 1.2.3", shortText(r.Version), r.Path)
+		}
+		if !slices.Contains(censusStates, r.State) {
+			return nil, invalidReport("state %q of %s is not one of %s", shortText(r.State), r.Path, strings.Join(censusStates, ", "))
+		}
+		if len(r.Drifted) > MaxCensusDrifted {
+			return nil, invalidReport("%d drifted targets of %s, more than %d", len(r.Drifted), r.Path, MaxCensusDrifted)
+		}
+		for _, t := range r.Drifted {
+			if err := censusText("a drifted target of "+r.Path, t, true); err != nil {
+				return nil, err
+			}
+		}
+		slices.Sort(r.Drifted)
+		r.Drifted = slices.Compact(r.Drifted)
+		if r.State == wire.CensusClean && len(r.Drifted) > 0 {
+			return nil, invalidReport("%s is clean but lists drifted targets", r.Path)
+		}
+	}
+	return &rep, nil
+}
+
+// shortText cuts s for an error message.
+func shortText(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// censusKey is the storage key of project's report for ns.
+func censusKey(ns, project string) string {
+	sum := sha256.Sum256([]byte(project))
+	return layout.CensusReport(ns, hex.EncodeToString(sum[:]))
+}
+
+// censusNamespace reads the :ns parameter of a census route.
+func censusNamespace(c echo.Context) (string, error) {
+	ns, err := url.PathUnescape(c.Param("ns"))
+	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
+		return "", newAPIError(wire.CodeInvalidNamespace,
+			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
+	}
+	return ns, nil
+}
+
+// postCensus serves POST /census/@ns: it stores the report as the
+// project's one object for the namespace (last write wins), keeping the
+// registries the namespace has.
+func (h *Handler) postCensus(c echo.Context) error {
+	req := c.Request()
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	ns, err := censusNamespace(c)
+	if err != nil {
+		return err
+	}
+	who := h.callerOf(req)
+	if who.sum == nil && h.census != CensusOpen {
+		return newAPIError(wire.CodeUnauthorized, "Authentication required: census reports need a token that may read the namespace.")
+	}
+	if _, err := h.readAccess(who, ns); err != nil {
+		return err
+	}
+	release, err := h.acquireUpload(c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, MaxCensusReportBytes))
+	if err != nil {
+		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
+			return uploadTimeout(ute)
+		}
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The census report is larger than %d bytes", MaxCensusReportBytes))
+		}
+		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
+	}
+	rep, err := parseCensusReport(data)
+	if err != nil {
+		return &apiError{code: wire.CodeInvalidReport, msg: "Invalid census report: " + strings.TrimPrefix(err.Error(), errInvalidReport.Error()+": "), cause: err}
+	}
+	ctx := req.Context()
+	receipt := wire.CensusReceipt{Project: rep.Project, Stored: []string{}, Ignored: []string{}}
+	kept := rep.Registries[:0]
+	for _, r := range rep.Registries {
+		_, err := h.versionsOf(ctx, resource{namespace: ns, path: r.Path})
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			receipt.Ignored = append(receipt.Ignored, r.Path)
+			continue
+		case err != nil:
+			return internalError(err)
+		}
+		kept = append(kept, r)
+		receipt.Stored = append(receipt.Stored, r.Path)
+	}
+	rep.Registries = kept
+	if len(kept) > 0 {
+		key := censusKey(ns, rep.Project)
+		if _, err := h.store.Stat(ctx, key); errors.Is(err, storage.ErrNotFound) {
+			keys, err := h.store.List(ctx, layout.CensusNamespaceDir(ns))
+			if err != nil {
+				return internalError(err)
+			}
+			if len(keys) >= MaxCensusProjects {
+				return newAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxCensusProjects))
+			}
+		} else if err != nil {
+			return internalError(err)
+		}
+		rep.ReportedAt = h.now().UTC().Format(time.RFC3339)
+		doc, err := json.Marshal(rep)
+		if err != nil {
+			return internalError(err)
+		}
+		if err := h.store.Put(ctx, key, bytes.NewReader(doc), int64(len(doc))); err != nil {
+			return internalError(err)
+		}
+	}
+	return c.JSON(http.StatusOK, receipt)
+}
+
+// censusReports reads the reports of ns that are younger than the
+// maximum age.
+func (h *Handler) censusReports(ctx context.Context, ns string) ([]wire.CensusReport, error) {
+	keys, err := h.store.List(ctx, layout.CensusNamespaceDir(ns))
+	if err != nil {
+		return nil, err
+	}
+	reps := make([]*wire.CensusReport, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(censusReaders)
+	for i, key := range keys {
+		g.Go(func() error {
+			data, _, err := h.readDocument(gctx, key)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil // removed meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			var r wire.CensusReport
+			if json.Unmarshal(data, &r) != nil {
+				return nil // not written by this server: not a report
+			}
+			reps[i] = &r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	oldest := h.now().Add(-h.censusMaxAge)
+	out := make([]wire.CensusReport, 0, len(reps))
+	for _, r := range reps {
+		if r == nil {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, r.ReportedAt)
+		if err != nil || at.Before(oldest) {
+			continue
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// latestOf returns the latest version of the registry at ns/path, "" when
+// the namespace does not have it.
+func (h *Handler) latestOf(ctx context.Context, ns, path string) (string, error) {
+	vs, err := h.versionsOf(ctx, resource{namespace: ns, path: path})
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return vs.latest, nil
+}
+
+// getCensus serves GET /census/@ns: one line per registry of the
+// namespace's current reports.
+func (h *Handler) getCensus(c echo.Context) error {
+	ns, err := censusNamespace(c)
+	if err != nil {
+		return err
+	}
+	who := h.callerOf(c.Request())
+	if _, err := h.readAccess(who, ns); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	reps, err := h.censusReports(ctx, ns)
+	if err != nil {
+		return internalError(err)
+	}
+	rows := map[string]*wire.CensusRegistryRow{}
+	for _, rep := range reps {
+		for _, e := range rep.Registries {
+			row := rows[e.Path]
+			if row == nil {
+				row = &wire.CensusRegistryRow{Path: e.Path}
+				rows[e.Path] = row
+			}
+			row.Projects++
+			if e.State == wire.CensusClean {
+				row.Clean++
+			} else {
+				row.Drifted++
+			}
+		}
+	}
+	body := wire.CensusRegistries{Namespace: ns, Registries: []wire.CensusRegistryRow{}}
+	for _, row := range rows {
+		if row.Latest, err = h.latestOf(ctx, ns, row.Path); err != nil {
+			return internalError(err)
+		}
+		body.Registries = append(body.Registries, *row)
+	}
+	slices.SortFunc(body.Registries, func(a, b wire.CensusRegistryRow) int { return strings.Compare(a.Path, b.Path) })
+	for i := range body.Registries {
+		row := &body.Registries[i]
+		for _, rep := range reps {
+			for _, e := range rep.Registries {
+				if e.Path == row.Path && e.Version != row.Latest {
+					row.Behind++
+				}
+			}
+		}
+	}
+	return h.sendDiscovery(c, who, body)
+}
+
+// getCensusRegistry serves GET /census/@ns/<path>[?cursor=&limit=].
+func (h *Handler) getCensusRegistry(c echo.Context) error {
+	ns, err := censusNamespace(c)
+	if err != nil {
+		return err
+	}
+	who := h.callerOf(c.Request())
+	if _, err := h.readAccess(who, ns); err != nil {
+		return err
+	}
+	path := c.Param("*")
+	if !registry.ValidPath(path) {
+		return newAPIError(wire.CodeInvalidPath, "Invalid registry path: use segments such as runtimes/node")
+	}
+	q := c.QueryParams()
+	offset, limit := 0, censusPageSize
+	if v := q.Get("cursor"); v != "" {
+		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
+			return newAPIError(wire.CodeInvalidQuery, "cursor must be the next value of the previous page")
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxCensusPageSize {
+			return newAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
+		}
+	}
+	ctx := c.Request().Context()
+	view, err := h.censusView(ctx, ns, path)
+	if err != nil {
+		return internalError(err)
+	}
+	all := view.Projects
+	view.Projects = all[min(offset, len(all)):min(offset+limit, len(all))]
+	if offset+limit < len(all) {
+		view.Next = strconv.Itoa(offset + limit)
+	}
+	return h.sendDiscovery(c, who, view)
+}
+
+// censusView is the whole census of the registry at ns/path, all projects.
+func (h *Handler) censusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
+	reps, err := h.censusReports(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := h.latestOf(ctx, ns, path)
+	if err != nil {
+		return nil, err
+	}
+	view := &wire.CensusRegistry{Namespace: ns, Path: path, Latest: latest,
+		Versions: []wire.CensusVersionRow{}, Projects: []wire.CensusProjectRow{}, Edited: []wire.CensusEdited{}}
+	versions := map[string]*wire.CensusVersionRow{}
+	edited := map[string]int{}
+	for _, rep := range reps {
+		for _, e := range rep.Registries {
+			if e.Path != path {
+				continue
+			}
+			v := versions[e.Version]
+			if v == nil {
+				v = &wire.CensusVersionRow{Version: e.Version}
+				versions[e.Version] = v
+			}
+			v.Projects++
+			if e.State == wire.CensusClean {
+				v.Clean++
+			} else {
+				v.Drifted++
+			}
+			for _, t := range e.Drifted {
+				edited[t]++
+			}
+			view.Projects = append(view.Projects, wire.CensusProjectRow{Project: rep.Project, Version: e.Version,
+				State: e.State, Drifted: e.Drifted, Branch: rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
+		}
+	}
+	for _, v := range versions {
+		view.Versions = append(view.Versions, *v)
+	}
+	slices.SortFunc(view.Versions, func(a, b wire.CensusVersionRow) int { return registry.CompareVersions(b.Version, a.Version) })
+	slices.SortFunc(view.Projects, func(a, b wire.CensusProjectRow) int {
+		if c := registry.CompareVersions(b.Version, a.Version); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Project, b.Project)
+	})
+	for t, n := range edited {
+		view.Edited = append(view.Edited, wire.CensusEdited{Target: t, Projects: n})
+	}
+	slices.SortFunc(view.Edited, func(a, b wire.CensusEdited) int {
+		if a.Projects != b.Projects {
+			return b.Projects - a.Projects
+		}
+		return strings.Compare(a.Target, b.Target)
+	})
+	view.Edited = view.Edited[:min(len(view.Edited), censusEdited)]
+	return view, nil
+}

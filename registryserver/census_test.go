@@ -1,0 +1,236 @@
+package registryserver_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver"
+)
+
+func report(project string, entries ...string) []byte {
+	rep := wire.CensusReport{Project: project, Branch: "main", Commit: "abc", Jig: "test"}
+	for _, e := range entries {
+		path, rest, _ := strings.Cut(e, "@")
+		version, state, _ := strings.Cut(rest, ":")
+		ce := wire.CensusEntry{Path: path, Version: version, State: state}
+		if state != wire.CensusClean {
+			ce.Drifted = []string{"a.txt"}
+		}
+		rep.Registries = append(rep.Registries, ce)
+	}
+	b, _ := json.Marshal(rep)
+	return b
+}
+
+// TestCensusReportAndViews stores reports and reads them back: the
+// registries the namespace lacks are ignored, credentials are stripped,
+// and the views count per version.
+func TestCensusReportAndViews(t *testing.T) {
+	t.Parallel()
+	h := oracleHandler(t, zapcore.NewNopCore())
+	p := send(h, "POST", "/census/@gated", "gated-tok", report("https://user:secret@git.example/a.git", "x@1.0.0:clean", "nope@1.0.0:clean"), "application/json")
+	if p.status != http.StatusOK {
+		t.Fatalf("POST: got %d %s, want 200", p.status, p.body)
+	}
+	if want := `{"project":"https://git.example/a.git","stored":["x"],"ignored":["nope"]}`; strings.TrimSpace(p.body) != want {
+		t.Errorf("receipt: got %s, want %s", p.body, want)
+	}
+	send(h, "POST", "/census/@gated", adminToken, report("b", "x@0.9.0:modified"), "application/json")
+	send(h, "POST", "/census/@gated", "gated-tok", report("c", "nope@1.0.0:clean"), "application/json")
+	p = send(h, "GET", "/census/@gated/x", "gated-tok", nil, "")
+	var view wire.CensusRegistry
+	if err := json.Unmarshal([]byte(p.body), &view); err != nil {
+		t.Fatalf("GET: %d %s: %v", p.status, p.body, err)
+	}
+	if strings.Contains(p.body, "secret") {
+		t.Errorf("the view carries the credentials: %s", p.body)
+	}
+	wantVersions := []wire.CensusVersionRow{{Version: "1.0.0", Projects: 1, Clean: 1}, {Version: "0.9.0", Projects: 1, Drifted: 1}}
+	if diff := cmp.Diff(wantVersions, view.Versions); diff != "" {
+		t.Errorf("versions (-want +got):\n%s", diff)
+	}
+	if len(view.Projects) != 2 || view.Projects[1].Project != "b" || view.Latest != "1.0.0" {
+		t.Errorf("projects: got %+v, want the two reports, b last", view.Projects)
+	}
+	p = send(h, "GET", "/census/@gated/x?limit=1", "gated-tok", nil, "")
+	if !strings.Contains(p.body, `"next":"1"`) {
+		t.Errorf("page 1: got %s, want a next cursor", p.body)
+	}
+	p = send(h, "GET", "/census/@gated", "gated-tok", nil, "")
+	if want := `"registries":[{"path":"x","latest":"1.0.0","projects":2,"clean":1,"drifted":1,"behind":1}]`; !strings.Contains(p.body, want) {
+		t.Errorf("GET /census/@gated: got %s, want %s", p.body, want)
+	}
+}
+
+// TestCensusRefusals covers the bad reports an attacker sends.
+func TestCensusRefusals(t *testing.T) {
+	t.Parallel()
+	h := oracleHandler(t, zapcore.NewNopCore())
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	many := wire.CensusReport{Project: "p"}
+	for i := range 101 {
+		many.Registries = append(many.Registries, wire.CensusEntry{Path: fmt.Sprintf("r%d", i), Version: "1.0.0", State: "clean"})
+	}
+	manyJSON, _ := json.Marshal(many)
+	tests := []struct {
+		name, ns, token string
+		body            []byte
+		want            string
+	}{
+		{"anonymous", "@pub", "", report("p", "x@1.0.0:clean"), "401 UNAUTHORIZED"},
+		{"deep", "@pub", "reader-tok", []byte(`{"project":"p","registries":` + deep + `}`), "400 INVALID_REPORT"},
+		{"huge", "@pub", "reader-tok", []byte(`{"project":"` + strings.Repeat("a", 300<<10) + `"}`), "413 PAYLOAD_TOO_LARGE"},
+		{"no project", "@pub", "reader-tok", report("", "x@1.0.0:clean"), "400 INVALID_REPORT"},
+		{"bad state", "@pub", "reader-tok", report("p", "x@1.0.0:weird"), "400 INVALID_REPORT"},
+		{"bad path", "@pub", "reader-tok", report("p", "../x@1.0.0:clean"), "400 INVALID_REPORT"},
+		{"many registries", "@pub", "reader-tok", manyJSON, "400 INVALID_REPORT"},
+		{"ok", "@pub", "reader-tok", report("p", "x@1.0.0:clean"), "200 "},
+	}
+	for _, tt := range tests {
+		p := send(h, "POST", "/census/"+tt.ns, tt.token, tt.body, "application/json")
+		if got := fmt.Sprintf("%d %s", p.status, codeOf(p.body)); got != tt.want {
+			t.Errorf("%s: got %s, want %s: %s", tt.name, got, tt.want, p.body)
+		}
+	}
+}
+
+// TestCensusNoExistenceOracle: a caller who may not read a namespace gets
+// byte-identical census answers for a gated namespace (with reports), an
+// empty one, a stored undeclared one and one that does not exist.
+func TestCensusNoExistenceOracle(t *testing.T) {
+	t.Parallel()
+	h := oracleHandler(t, zapcore.NewNopCore())
+	for _, ns := range []string{"@gated", "@stash"} {
+		if p := send(h, "POST", "/census/"+ns, adminToken, report("p", "x@1.0.0:modified"), "application/json"); p.status != http.StatusOK {
+			t.Fatalf("seeding %s: %d %s", ns, p.status, p.body)
+		}
+	}
+	routes := map[string]func(ns, tok string) probe{
+		"list":     func(ns, tok string) probe { return send(h, "GET", "/census/"+ns, tok, nil, "") },
+		"registry": func(ns, tok string) probe { return send(h, "GET", "/census/"+ns+"/x", tok, nil, "") },
+		"missing":  func(ns, tok string) probe { return send(h, "GET", "/census/"+ns+"/nope", tok, nil, "") },
+		"head":     func(ns, tok string) probe { return send(h, "HEAD", "/census/"+ns+"/x", tok, nil, "") },
+		"report": func(ns, tok string) probe {
+			return send(h, "POST", "/census/"+ns, tok, report("q", "x@1.0.0:clean"), "application/json")
+		},
+	}
+	for route, do := range routes {
+		for tokName, tok := range oracleTokens {
+			first := do(hiddenNamespaces[0], tok)
+			if first.status < 400 {
+				t.Errorf("%s with %s: got %d, want a refusal", route, tokName, first.status)
+			}
+			for _, ns := range hiddenNamespaces[1:] {
+				if diff := cmp.Diff(first, do(ns, tok), cmp.AllowUnexported(probe{})); diff != "" {
+					t.Errorf("%s with %s tells %s from %s:\n%s", route, tokName, hiddenNamespaces[0], ns, diff)
+				}
+			}
+		}
+	}
+	// The refused reports stored nothing.
+	if p := send(h, "GET", "/census/@gated/x", adminToken, nil, ""); strings.Contains(p.body, `"q"`) {
+		t.Errorf("a refused report was stored: %s", p.body)
+	}
+}
+
+// TestCensusWebCatalog: the registry page shows "In use" (versions with
+// project counts, the files projects edit most, a control character in a
+// target shown, not sent) to a reader, and nothing of it when the census
+// is off.
+func TestCensusWebCatalog(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []registryserver.CensusMode{registryserver.CensusOn, registryserver.CensusOff} {
+		st := testenv.MemoryStorage(t, map[string]string{
+			"@main/x/versions.json":       `{"versions":["1.0.0"]}`,
+			"@main/x/1.0.0/registry.json": manifest("@main", "x", "1.0.0", false),
+			".healthcheck":                "ok",
+		})
+		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithWebCatalog("/"),
+			registryserver.WithAdminToken(adminToken), registryserver.WithCensus(mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		rep := wire.CensusReport{Project: "p", Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: "modified", Drifted: []string{"evil\u202etxt.exe"}}}}
+		body, _ := json.Marshal(rep)
+		p := send(h, "POST", "/census/@main", adminToken, body, "application/json")
+		if mode == registryserver.CensusOff {
+			if p.status != http.StatusNotFound {
+				t.Errorf("census off: POST got %d, want 404", p.status)
+			}
+		} else if p.status != http.StatusOK {
+			t.Fatalf("POST: %d %s", p.status, p.body)
+		}
+		resp, page := page(t, h, http.MethodGet, "/-/r/@main/x", "", nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("page: %d", resp.StatusCode)
+		}
+		shown := strings.Contains(page, "In use") && strings.Contains(page, "<td>1.0.0</td><td>1</td><td>0</td><td>1</td>") &&
+			strings.Contains(page, "evil[U+202E]txt.exe")
+		if shown != (mode == registryserver.CensusOn) {
+			t.Errorf("census %s: In use shown %v:\n%s", mode, shown, page)
+		}
+		if strings.Contains(page, "\u202e") {
+			t.Errorf("the page carries the override")
+		}
+	}
+}
+
+// TestCensusOpenAndMaxAge: anonymous reports need CENSUS=open (and then
+// only for namespaces anonymous callers may read); a report older than
+// the maximum age drops out of the views; the request log never names a
+// namespace the caller may not read.
+func TestCensusOpenAndMaxAge(t *testing.T) {
+	t.Parallel()
+	st := testenv.MemoryStorage(t, map[string]string{
+		"@pub/x/versions.json":         `{"versions":["1.0.0"]}`,
+		"@pub/x/1.0.0/registry.json":   manifest("@pub", "x", "1.0.0", false),
+		"@gated/x/versions.json":       `{"versions":["1.0.0"]}`,
+		"@gated/x/1.0.0/registry.json": manifest("@gated", "x", "1.0.0", false),
+	})
+	a, err := registryserver.ParseAuthConfig([]byte(oracleAuth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now atomic.Int64
+	now.Store(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC).Unix())
+	core, logs := observer.New(zapcore.InfoLevel)
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(a),
+		registryserver.WithCensus(registryserver.CensusOpen), registryserver.WithCensusMaxAge(48*time.Hour),
+		registryserver.WithLogger(zap.New(core)),
+		registryserver.WithClock(func() time.Time { return time.Unix(now.Load(), 0) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if p := send(h, "POST", "/census/@pub", "", report("anon", "x@1.0.0:clean"), "application/json"); p.status != http.StatusOK {
+		t.Errorf("open census, public namespace: got %d %s, want 200", p.status, p.body)
+	}
+	if p := send(h, "POST", "/census/@gated", "", report("anon", "x@1.0.0:clean"), "application/json"); p.status != http.StatusUnauthorized {
+		t.Errorf("open census, gated namespace: got %d %s, want 401", p.status, p.body)
+	}
+	for _, e := range logs.TakeAll() {
+		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, "@gated") {
+			t.Errorf("the log names @gated for an anonymous caller: %s", line)
+		}
+	}
+	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); !strings.Contains(p.body, `"project":"anon"`) {
+		t.Errorf("fresh report: got %s, want it listed", p.body)
+	}
+	now.Add(int64(49 * time.Hour / time.Second))
+	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
+		t.Errorf("report past the maximum age: got %s, want no projects", p.body)
+	}
+}
