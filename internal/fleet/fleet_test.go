@@ -196,3 +196,21 @@ func TestCensusRepos(t *testing.T) {
 		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
 }
+
+// TestNoCommandTransports refuses ext:: addresses, which would run a
+// command.
+func TestNoCommandTransports(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	marker := filepath.Join(work, "ran")
+	res, err := Run(t.Context(), Request{Registry: "@team/x@1.1.0", Repos: []string{"ext::sh -c touch% " + marker}, WorkDir: work, NewEngine: noEngine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Status != StatusFailed || res[0].Step != "clone" {
+		t.Fatalf("got %+v, want a failed clone", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the ext:: transport ran a command")
+	}
+}

@@ -16,12 +16,18 @@ import (
 
 // safeConfig is given to every git command: no hooks, no fsmonitor (both
 // run programs named by configuration), no interactive credential prompt,
-// and local paths allowed as remotes (protocol.file.allow) so a fleet of
-// repositories on disk works. Configuration the repository brings cannot
+// and only the transports https, http, ssh, git and local paths
+// (protocol.file.allow, so a fleet of repositories on disk works); never
+// ext:: or fd::, which run commands. Configuration the repository brings cannot
 // add commands: a fresh clone's .git/config is written by git itself.
 var safeConfig = []string{
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "core.fsmonitor=false",
+	"-c", "protocol.allow=never",
+	"-c", "protocol.https.allow=always",
+	"-c", "protocol.http.allow=always",
+	"-c", "protocol.ssh.allow=always",
+	"-c", "protocol.git.allow=always",
 	"-c", "protocol.file.allow=always",
 	"-c", "credential.interactive=never",
 	"-c", "advice.detachedHead=false",
