@@ -121,7 +121,7 @@ func New(opts ...Option) (*Handler, error) {
 	if o.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
-	if err := h.setupOps(o.ops); err != nil {
+	if err := h.setupOps(o.ops, o.clockSet); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}

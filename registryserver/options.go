@@ -18,6 +18,8 @@ import (
 type Option func(*options) error
 
 type options struct {
+	// clockSet is true when [WithClock] replaced [time.Now].
+	clockSet   bool
 	storage    storage.Storage
 	auth       *AuthConfig
 	authSet    bool

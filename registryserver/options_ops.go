@@ -174,6 +174,7 @@ func WithClock(now func() time.Time) Option {
 			return errors.New("WithClock: clock is nil")
 		}
 		o.now = now
+		o.clockSet = true
 		return nil
 	}
 }

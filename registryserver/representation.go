@@ -252,13 +252,24 @@ func (h *Handler) encodedBody(key, enc string, data []byte, stream io.Reader) ([
 	return v.([]byte), nil
 }
 
+// autoLengthMax is the largest body net/http's HTTP/1 server buffers
+// before sending headers (its bufferBeforeChunkingSize; HTTP/2 buffers
+// 4 KiB): up to it, the server computes Content-Length itself.
+const autoLengthMax = 2048
+
 // writeBody writes a 200 with body, or only the headers for HEAD, with
 // the Content-Length value given (nil: computed).
 func writeBody(w http.ResponseWriter, req *http.Request, body []byte, length []string) error {
-	if length == nil {
-		length = []string{strconv.Itoa(len(body))}
+	switch {
+	case req.Method == http.MethodGet && len(body) <= autoLengthMax:
+		// net/http (HTTP/1 and HTTP/2) sends the Content-Length of a
+		// body the handler wrote whole and that fits its buffer: one
+		// header fewer in the map it clones, sorts and writes.
+	case length == nil:
+		w.Header()[echo.HeaderContentLength] = []string{strconv.Itoa(len(body))}
+	default:
+		w.Header()[echo.HeaderContentLength] = length
 	}
-	w.Header()[echo.HeaderContentLength] = length
 	w.WriteHeader(http.StatusOK)
 	if req.Method == http.MethodHead {
 		return nil
