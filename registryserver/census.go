@@ -14,11 +14,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
@@ -47,12 +49,6 @@ const (
 const (
 	// DefaultCensusMaxAge is how long a report counts in the views.
 	DefaultCensusMaxAge = 30 * 24 * time.Hour
-	// MaxCensusReportBytes bounds the body of POST /census/@ns.
-	MaxCensusReportBytes = 256 << 10
-	// MaxCensusRegistries bounds the registries of one report.
-	MaxCensusRegistries = 100
-	// MaxCensusDrifted bounds the drifted targets of one registry.
-	MaxCensusDrifted = 200
 	// MaxCensusProjects bounds the projects of one namespace.
 	MaxCensusProjects = 5000
 	// maxCensusText bounds the project, a target and the other strings.
@@ -141,8 +137,8 @@ func parseCensusReport(data []byte) (*wire.CensusReport, error) {
 			return nil, err
 		}
 	}
-	if len(rep.Registries) > MaxCensusRegistries {
-		return nil, invalidReport("%d registries, more than %d", len(rep.Registries), MaxCensusRegistries)
+	if len(rep.Registries) > wire.MaxCensusRegistries {
+		return nil, invalidReport("%d registries, more than %d", len(rep.Registries), wire.MaxCensusRegistries)
 	}
 	seen := make(map[string]bool, len(rep.Registries))
 	for i := range rep.Registries {
@@ -160,8 +156,8 @@ func parseCensusReport(data []byte) (*wire.CensusReport, error) {
 		if !slices.Contains(censusStates, r.State) {
 			return nil, invalidReport("state %q of %s is not one of %s", shortText(r.State), r.Path, strings.Join(censusStates, ", "))
 		}
-		if len(r.Drifted) > MaxCensusDrifted {
-			return nil, invalidReport("%d drifted targets of %s, more than %d", len(r.Drifted), r.Path, MaxCensusDrifted)
+		if len(r.Drifted) > wire.MaxCensusDrifted {
+			return nil, invalidReport("%d drifted targets of %s, more than %d", len(r.Drifted), r.Path, wire.MaxCensusDrifted)
 		}
 		for _, t := range r.Drifted {
 			if err := censusText("a drifted target of "+r.Path, t, true); err != nil {
@@ -218,18 +214,23 @@ func (h *Handler) postCensus(c echo.Context) error {
 	if _, err := h.readAccess(who, ns); err != nil {
 		return err
 	}
+	// A public namespace lets any token read it, a token nobody issued
+	// included: that is an anonymous report.
+	if h.census != CensusOpen && !h.tokenKnown(who) {
+		return newAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
+	}
 	release, err := h.acquireUpload(c)
 	if err != nil {
 		return err
 	}
 	defer release()
-	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, MaxCensusReportBytes))
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, wire.MaxCensusReportBytes))
 	if err != nil {
 		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
 			return uploadTimeout(ute)
 		}
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The census report is larger than %d bytes", MaxCensusReportBytes))
+			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The census report is larger than %d bytes", wire.MaxCensusReportBytes))
 		}
 		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
 	}
@@ -274,21 +275,24 @@ func (h *Handler) postCensus(c echo.Context) error {
 		if err := h.store.Put(ctx, key, bytes.NewReader(doc), int64(len(doc))); err != nil {
 			return internalError(err)
 		}
+		h.forgetCensus(ns)
 	}
 	return c.JSON(http.StatusOK, receipt)
 }
 
-// censusReports reads the reports of ns that are younger than the
-// maximum age.
-func (h *Handler) censusReports(ctx context.Context, ns string) ([]wire.CensusReport, error) {
+// censusScan reads the reports of ns that are younger than the maximum
+// age and hands each to fn, one at a time: a view holds what it keeps of
+// the reports, never all of them.
+func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.CensusReport)) error {
 	keys, err := h.store.List(ctx, layout.CensusNamespaceDir(ns))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	reps := make([]*wire.CensusReport, len(keys))
+	oldest := h.now().Add(-h.censusMaxAge)
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(censusReaders)
-	for i, key := range keys {
+	for _, key := range keys {
 		g.Go(func() error {
 			data, _, err := h.readDocument(gctx, key)
 			if errors.Is(err, storage.ErrNotFound) {
@@ -301,26 +305,77 @@ func (h *Handler) censusReports(ctx context.Context, ns string) ([]wire.CensusRe
 			if json.Unmarshal(data, &r) != nil {
 				return nil // not written by this server: not a report
 			}
-			reps[i] = &r
+			if at, err := time.Parse(time.RFC3339, r.ReportedAt); err != nil || at.Before(oldest) {
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fn(&r)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	return g.Wait()
+}
+
+// censusCache keeps the views of the census for [censusCacheTTL], shares
+// one computation between concurrent requests, and is emptied for a
+// namespace when this replica stores one of its reports.
+type censusCache struct {
+	mu      sync.Mutex
+	entries map[string]censusCached
+	sf      singleflight.Group
+}
+
+type censusCached struct {
+	at time.Time
+	v  any
+}
+
+const (
+	// censusCacheTTL is how long a census view is answered from memory;
+	// reports sent through other replicas show within it.
+	censusCacheTTL = 10 * time.Second
+	// censusCacheEntries bounds the views kept.
+	censusCacheEntries = 256
+)
+
+// cachedCensus returns the view named key of namespace ns, computing it
+// with build when it is not in memory or is older than [censusCacheTTL].
+func (h *Handler) cachedCensus(key string, build func() (any, error)) (any, error) {
+	c := &h.censusViews
+	now := h.now()
+	c.mu.Lock()
+	if e, ok := c.entries[key]; ok && now.Sub(e.at) < censusCacheTTL && !now.Before(e.at) {
+		c.mu.Unlock()
+		return e.v, nil
 	}
-	oldest := h.now().Add(-h.censusMaxAge)
-	out := make([]wire.CensusReport, 0, len(reps))
-	for _, r := range reps {
-		if r == nil {
-			continue
+	c.mu.Unlock()
+	v, err, _ := c.sf.Do(key, func() (any, error) {
+		v, err := build()
+		if err != nil {
+			return nil, err
 		}
-		at, err := time.Parse(time.RFC3339, r.ReportedAt)
-		if err != nil || at.Before(oldest) {
-			continue
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.entries == nil || len(c.entries) >= censusCacheEntries {
+			c.entries = map[string]censusCached{}
 		}
-		out = append(out, *r)
+		c.entries[key] = censusCached{at: now, v: v}
+		return v, nil
+	})
+	return v, err
+}
+
+// forgetCensus drops the cached views of ns.
+func (h *Handler) forgetCensus(ns string) {
+	c := &h.censusViews
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.entries {
+		if strings.HasPrefix(k, ns+"\x00") {
+			delete(c.entries, k)
+		}
 	}
-	return out, nil
 }
 
 // latestOf returns the latest version of the registry at ns/path, "" when
@@ -347,46 +402,51 @@ func (h *Handler) getCensus(c echo.Context) error {
 	if _, err := h.readAccess(who, ns); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	reps, err := h.censusReports(ctx, ns)
+	// The computation outlives a caller that goes away: others may wait
+	// on it.
+	ctx := context.WithoutCancel(c.Request().Context())
+	v, err := h.cachedCensus(ns+"\x00", func() (any, error) { return h.censusNamespaceView(ctx, ns) })
 	if err != nil {
 		return internalError(err)
 	}
+	return h.sendDiscovery(c, who, v)
+}
+
+// censusNamespaceView is the body of GET /census/@ns.
+func (h *Handler) censusNamespaceView(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
+	type versions map[string]int // projects per version
 	rows := map[string]*wire.CensusRegistryRow{}
-	for _, rep := range reps {
+	byVersion := map[string]versions{}
+	err := h.censusScan(ctx, ns, func(rep *wire.CensusReport) {
 		for _, e := range rep.Registries {
 			row := rows[e.Path]
 			if row == nil {
 				row = &wire.CensusRegistryRow{Path: e.Path}
 				rows[e.Path] = row
+				byVersion[e.Path] = versions{}
 			}
 			row.Projects++
+			byVersion[e.Path][e.Version]++
 			if e.State == wire.CensusClean {
 				row.Clean++
 			} else {
 				row.Drifted++
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	body := wire.CensusRegistries{Namespace: ns, Registries: []wire.CensusRegistryRow{}}
-	for _, row := range rows {
-		if row.Latest, err = h.latestOf(ctx, ns, row.Path); err != nil {
-			return internalError(err)
+	body := &wire.CensusRegistries{Namespace: ns, Registries: make([]wire.CensusRegistryRow, 0, len(rows))}
+	for path, row := range rows {
+		if row.Latest, err = h.latestOf(ctx, ns, path); err != nil {
+			return nil, err
 		}
+		row.Behind = row.Projects - byVersion[path][row.Latest]
 		body.Registries = append(body.Registries, *row)
 	}
 	slices.SortFunc(body.Registries, func(a, b wire.CensusRegistryRow) int { return strings.Compare(a.Path, b.Path) })
-	for i := range body.Registries {
-		row := &body.Registries[i]
-		for _, rep := range reps {
-			for _, e := range rep.Registries {
-				if e.Path == row.Path && e.Version != row.Latest {
-					row.Behind++
-				}
-			}
-		}
-	}
-	return h.sendDiscovery(c, who, body)
+	return body, nil
 }
 
 // getCensusRegistry serves GET /census/@ns/<path>[?cursor=&limit=].
@@ -415,25 +475,42 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 			return newAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
 		}
 	}
-	ctx := c.Request().Context()
-	view, err := h.censusView(ctx, ns, path)
+	view, err := h.censusView(c.Request().Context(), ns, path)
 	if err != nil {
 		return internalError(err)
 	}
+	page := *view
 	all := view.Projects
-	view.Projects = all[min(offset, len(all)):min(offset+limit, len(all))]
+	page.Projects = all[min(offset, len(all)):min(offset+limit, len(all))]
 	if offset+limit < len(all) {
-		view.Next = strconv.Itoa(offset + limit)
+		page.Next = strconv.Itoa(offset + limit)
 	}
-	return h.sendDiscovery(c, who, view)
+	return h.sendDiscovery(c, who, page)
 }
 
-// censusView is the whole census of the registry at ns/path, all projects.
+// censusView is the whole census of the registry at ns/path, all projects;
+// the caller must not modify it (it is shared, see [Handler.cachedCensus]).
+// Each project row lists at most [censusRowDrifted] drifted targets, and
+// the most edited files are counted over at most [censusEditedKept]
+// distinct targets, so that what a view holds stays bounded whatever the
+// reports say.
 func (h *Handler) censusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
-	reps, err := h.censusReports(ctx, ns)
+	ctx = context.WithoutCancel(ctx)
+	v, err := h.cachedCensus(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
 	if err != nil {
 		return nil, err
 	}
+	return v.(*wire.CensusRegistry), nil
+}
+
+const (
+	// censusRowDrifted bounds the drifted targets of a project row.
+	censusRowDrifted = 20
+	// censusEditedKept bounds the distinct targets counted for Edited.
+	censusEditedKept = 10000
+)
+
+func (h *Handler) buildCensusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
 	latest, err := h.latestOf(ctx, ns, path)
 	if err != nil {
 		return nil, err
@@ -442,7 +519,7 @@ func (h *Handler) censusView(ctx context.Context, ns, path string) (*wire.Census
 		Versions: []wire.CensusVersionRow{}, Projects: []wire.CensusProjectRow{}, Edited: []wire.CensusEdited{}}
 	versions := map[string]*wire.CensusVersionRow{}
 	edited := map[string]int{}
-	for _, rep := range reps {
+	err = h.censusScan(ctx, ns, func(rep *wire.CensusReport) {
 		for _, e := range rep.Registries {
 			if e.Path != path {
 				continue
@@ -459,11 +536,17 @@ func (h *Handler) censusView(ctx context.Context, ns, path string) (*wire.Census
 				v.Drifted++
 			}
 			for _, t := range e.Drifted {
-				edited[t]++
+				if _, ok := edited[t]; ok || len(edited) < censusEditedKept {
+					edited[t]++
+				}
 			}
 			view.Projects = append(view.Projects, wire.CensusProjectRow{Project: rep.Project, Version: e.Version,
-				State: e.State, Drifted: e.Drifted, Branch: rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
+				State: e.State, Drifted: e.Drifted[:min(len(e.Drifted), censusRowDrifted):min(len(e.Drifted), censusRowDrifted)],
+				Branch: rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, v := range versions {
 		view.Versions = append(view.Versions, *v)

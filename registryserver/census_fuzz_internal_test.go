@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // FuzzParseCensusReport checks the report parser's properties: what it
@@ -19,7 +21,7 @@ func FuzzParseCensusReport(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if rep.Project == "" || len(rep.Registries) > MaxCensusRegistries {
+		if rep.Project == "" || len(rep.Registries) > wire.MaxCensusRegistries {
 			t.Fatalf("accepted %q", data)
 		}
 		if scheme, rest, ok := strings.Cut(strings.ToLower(rep.Project), "://"); ok && (scheme == "http" || scheme == "https") {

@@ -90,6 +90,9 @@ func TestCensusRefusals(t *testing.T) {
 		want            string
 	}{
 		{"anonymous", "@pub", "", report("p", "x@1.0.0:clean"), "401 UNAUTHORIZED"},
+		{"unknown token", "@pub", "not-a-token", report("p", "x@1.0.0:clean"), "401 INVALID_TOKEN"},
+		{"expired token", "@pub", "expired-tok", report("p", "x@1.0.0:clean"), "401 INVALID_TOKEN"},
+		{"another namespace's token", "@pub", "other-tok", report("p2", "x@1.0.0:clean"), "200 "},
 		{"deep", "@pub", "reader-tok", []byte(`{"project":"p","registries":` + deep + `}`), "400 INVALID_REPORT"},
 		{"huge", "@pub", "reader-tok", []byte(`{"project":"` + strings.Repeat("a", 300<<10) + `"}`), "413 PAYLOAD_TOO_LARGE"},
 		{"no project", "@pub", "reader-tok", report("", "x@1.0.0:clean"), "400 INVALID_REPORT"},

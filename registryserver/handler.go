@@ -56,6 +56,7 @@ type Handler struct {
 	// census and censusMaxAge: see [WithCensus], [WithCensusMaxAge].
 	census       CensusMode
 	censusMaxAge time.Duration
+	censusViews  censusCache
 
 	closeOnce sync.Once
 	closeErr  error

@@ -23,7 +23,8 @@ import (
 // leaves the git parts empty.
 func projectIdentity(ctx context.Context, dir string) wire.CensusReport {
 	git := func(args ...string) string {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		// Read-only plumbing; no fsmonitor or other configured program runs.
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
 		cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 		var out bytes.Buffer
 		cmd.Stdout = &out

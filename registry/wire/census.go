@@ -14,6 +14,17 @@ const (
 	CensusConflicted = "conflicted"
 )
 
+// Limits of a [CensusReport] a server takes; a report beyond them is
+// refused (413 PAYLOAD_TOO_LARGE, 400 INVALID_REPORT).
+const (
+	// MaxCensusReportBytes bounds the body of POST /census/@ns.
+	MaxCensusReportBytes = 128 << 10
+	// MaxCensusRegistries bounds the registries of one report.
+	MaxCensusRegistries = 100
+	// MaxCensusDrifted bounds the drifted targets of one registry.
+	MaxCensusDrifted = 100
+)
+
 // CensusReport is the body of POST /census/@ns: what "jig check --report"
 // found in one project for the registries of one namespace. It never
 // carries file contents.

@@ -48,7 +48,8 @@ func CensusState(r RegistryCheck) (state string, drifted []string) {
 // CensusReports turns a check report into one census report per namespace
 // of the installed registries, for "jig check --report": base carries the
 // project's identity (project, branch, commit, jig version), each report
-// its namespace's registries in jig.json order.
+// its namespace's registries in jig.json order, each with at most
+// [wire.MaxCensusDrifted] drifted targets (the first, sorted).
 func CensusReports(rep *CheckReport, base wire.CensusReport) map[string]*wire.CensusReport {
 	out := map[string]*wire.CensusReport{}
 	for _, r := range rep.Registries {
@@ -64,6 +65,7 @@ func CensusReports(rep *CheckReport, base wire.CensusReport) map[string]*wire.Ce
 			out[ns] = cr
 		}
 		state, drifted := CensusState(r)
+		drifted = drifted[:min(len(drifted), wire.MaxCensusDrifted)]
 		cr.Registries = append(cr.Registries, wire.CensusEntry{Path: path, Version: r.Version, State: state, Drifted: drifted})
 	}
 	return out

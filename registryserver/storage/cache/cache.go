@@ -285,14 +285,19 @@ func (c *cache) remove(key string) {
 	delete(c.lists, key)
 }
 
-// invalidate forgets key and every listing after this replica wrote it.
+// invalidate forgets key and every listing that may hold it (those of a
+// prefix of key) after this replica wrote it. Listings of other folders
+// stay: a census report written every CI run must not empty the cached
+// listings of the registries.
 func (c *cache) invalidate(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	c.remove("o:" + key)
 	for k := range c.lists {
-		c.remove(k)
+		if prefix := k[len("l:"):]; strings.HasPrefix(key, prefix) {
+			c.remove(k)
+		}
 	}
 }
 

@@ -649,3 +649,30 @@ func TestMutableTTLOf(t *testing.T) {
 		})
 	}
 }
+
+// TestWritesKeepOtherListings: a write forgets the listings that may hold
+// the key (its folders and the top level) and keeps the others, so a
+// census report written at every CI run leaves the registries' listings
+// cached.
+func TestWritesKeepOtherListings(t *testing.T) {
+	t.Parallel()
+	st, inner, _ := newCache(t)
+	put(t, inner, "@acme/a/versions.json", "x")
+	list := func(prefix string) {
+		t.Helper()
+		if _, err := st.List(t.Context(), prefix); err != nil {
+			t.Fatalf("List: %v", err)
+		}
+	}
+	list("@acme/")
+	put(t, st, ".census/@acme/p.json", "{}")
+	list("@acme/")
+	if got := inner.lists.Load(); got != 1 {
+		t.Errorf("after a write elsewhere: backend List calls = %d, want 1 (still cached)", got)
+	}
+	put(t, st, "@acme/b/versions.json", "x")
+	list("@acme/")
+	if got := inner.lists.Load(); got != 2 {
+		t.Errorf("after a write inside: backend List calls = %d, want 2 (listed again)", got)
+	}
+}
