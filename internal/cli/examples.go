@@ -138,3 +138,12 @@ func (c *CacheCleanCmd) Help() string {
 	return `Examples:
   jig cache clean`
 }
+
+func (c *FleetUpdateCmd) Help() string {
+	return `Examples:
+  jig fleet update @team/ci/node@1.4.0 --repos repos.txt --dry-run    # plan only
+  jig fleet update @team/ci/node@1.4.0 --repos repos.txt --wave 10 --max-failures 2
+  jig fleet update @team/ci/node --repos repos.txt --forge gitlab --on-conflict draft
+  jig fleet update @team/ci/node@1.4.0 --repos repos.txt --pr-command 'tea pr create --head "$JIG_FLEET_BRANCH" --title "$JIG_FLEET_TITLE"'
+  jig fleet update @team/ci/node@1.4.0 --repos repos.txt    # again: retries only the failed ones`
+}

@@ -76,6 +76,7 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport) {
 // FleetCmd is "jig fleet": the projects that use a registry.
 type FleetCmd struct {
 	Status FleetStatusCmd `cmd:"" help:"Show which projects run which version of a registry, from the server's census (jig check --report)."`
+	Update FleetUpdateCmd `cmd:"" help:"Move many repositories to a registry version: a branch, a commit and a pull request each."`
 }
 
 // FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind]".

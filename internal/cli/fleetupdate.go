@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jigkit/jig/internal/fleet"
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient/apply"
+	"github.com/jigkit/jig/registryclient/cache"
+)
+
+// FleetUpdateCmd is "jig fleet update <registry>[@version] --repos FILE
+// [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
+// skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
+// [--dry-run] [--json]".
+type FleetUpdateCmd struct {
+	Registry    string `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
+	Repos       string `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	FromCensus  bool   `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is a git address."`
+	Concurrency int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	Wave        int    `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
+	MaxFailures int    `name:"max-failures" placeholder:"K" help:"Stop before the next wave when more than K repositories failed."`
+	OnConflict  string `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
+	PR          string `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
+	Forge       string `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
+	PRCommand   string `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
+	DryRun      bool   `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
+	JSON        bool   `name:"json" help:"Print one JSON document with an entry per repository."`
+	WorkDir     string `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
+}
+
+// Validate checks the numbers.
+func (c *FleetUpdateCmd) Validate() error {
+	switch {
+	case (c.Repos == "") == !c.FromCensus:
+		return errors.New("give the repositories with --repos FILE or --from-census (one of them)")
+	case c.Concurrency < 1:
+		return errors.New("--concurrency must be at least 1")
+	case c.Wave < 0:
+		return errors.New("--wave must be 0 (one wave) or more")
+	case c.MaxFailures < 0:
+		return errors.New("--max-failures must be 0 or more")
+	case c.PR == "none" && (c.PRCommand != "" || c.Forge != "auto"):
+		return errors.New("--pr none opens no request; leave out --forge and --pr-command")
+	case c.PRCommand != "" && c.Forge != "auto":
+		return errors.New("--pr-command opens the requests; leave out --forge")
+	}
+	return nil
+}
+
+// fleetResult is the --json document of jig fleet update.
+type fleetResult struct {
+	Registry string         `json:"registry"`
+	To       string         `json:"to"`
+	DryRun   bool           `json:"dryRun"`
+	WorkDir  string         `json:"workDir"`
+	Repos    []fleet.Result `json:"repos"`
+}
+
+// Run rolls the registry out; exit 0 when every repository is done, 3
+// when some conflicted or were skipped, 1 when some failed.
+func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
+	repos, err := c.repos(ctx, app)
+	if err != nil {
+		return err
+	}
+	work := c.WorkDir
+	if work == "" {
+		d := cache.DefaultDir(app.Getenv)
+		if d == "" {
+			return errors.New("no cache directory for the clones: set JIG_CACHE_DIR")
+		}
+		work = filepath.Join(d, "fleet")
+	}
+	src, err := app.Sources()
+	if err != nil {
+		return err
+	}
+	tty := isTerminal(app.Stderr)
+	done := 0
+	req := fleet.Request{
+		Registry: c.Registry, Repos: repos, WorkDir: work,
+		NewEngine: func() (*apply.Engine, error) {
+			return apply.New(src, apply.WithAllowScripts(false), apply.WithInstall(false))
+		},
+		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
+		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.MaxFailures,
+		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun,
+		Progress: func(r fleet.Result) {
+			done++
+			if tty && !c.JSON {
+				app.Out.Infof("[%d/%d] %-9s %s", done, len(repos), r.Status, r.Repo)
+			}
+		},
+	}
+	if c.Forge != "auto" {
+		req.Forge = fleet.Forge(c.Forge)
+	}
+	results, err := fleet.Run(ctx, req)
+	if results == nil && err != nil {
+		return err
+	}
+	to := ""
+	for _, r := range results {
+		if r.To != "" {
+			to = r.To
+			break
+		}
+	}
+	doc := fleetResult{Registry: c.Registry, To: to, DryRun: c.DryRun, WorkDir: work, Repos: results}
+	if perr := app.Out.Result(c.JSON, doc, func() { printFleet(app.Out, results) }); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	code := 0
+	for _, r := range results {
+		switch r.Status {
+		case fleet.StatusFailed, fleet.StatusNotRun:
+			return errSilent
+		case fleet.StatusConflict, fleet.StatusSkipped:
+			code = ExitDrift
+		}
+	}
+	if code == ExitDrift {
+		return errDrift
+	}
+	return nil
+}
+
+// repos reads the repositories from --repos or the census.
+func (c *FleetUpdateCmd) repos(ctx context.Context, app *App) ([]string, error) {
+	if !c.FromCensus {
+		f, err := os.Open(c.Repos)
+		if err != nil {
+			return nil, err
+		}
+		repos, err := fleet.ParseRepos(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
+		}
+		if len(repos) == 0 {
+			return nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
+		}
+		return repos, nil
+	}
+	id, err := registry.ParseID(c.Registry)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := app.Client(id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if id.Version == "" {
+		vs, err := cl.Versions(ctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 0 {
+			return nil, fmt.Errorf("%s has no versions", id.Key())
+		}
+		id.Version = vs[0]
+		c.Registry = id.Key() + "@" + id.Version
+	}
+	census, err := cl.Census(ctx, id.Namespace, id.Path)
+	if err != nil {
+		return nil, err
+	}
+	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
+	if len(unknown) > 0 {
+		app.Out.Warnf("%d project(s) of the census have no git address (no origin remote when they reported) and are left out: %s", len(unknown), strings.Join(unknown, ", "))
+	}
+	if len(repos) == 0 {
+		return nil, fmt.Errorf("the census of %s lists no project to move to %s", id.Key(), id.Version)
+	}
+	return repos, nil
+}
+
+// printFleet prints the summary table and the repositories to look at.
+func printFleet(o *Output, results []fleet.Result) {
+	w := len("Repository")
+	for _, r := range results {
+		w = max(w, len(r.Repo))
+	}
+	o.Printf("%-*s  %-9s  %-17s  %s\n", w, "Repository", "Status", "Version", "Detail")
+	counts := map[fleet.Status]int{}
+	for _, r := range results {
+		counts[r.Status]++
+		ver := r.To
+		if r.From != "" && r.From != r.To {
+			ver = r.From + " -> " + r.To
+		}
+		detail := r.Branch
+		switch {
+		case r.Status == fleet.StatusFailed:
+			detail = r.Step + ": " + r.Error
+		case r.Status == fleet.StatusConflict:
+			detail = "conflicts: " + strings.Join(r.Conflicts, ", ")
+		case r.PR != "":
+			detail += " " + r.PR
+		case r.Note != "" && detail == "":
+			detail = r.Note
+		}
+		if r.Earlier {
+			detail = strings.TrimSpace(detail + " (earlier run)")
+		}
+		o.Printf("%-*s  %-9s  %-17s  %s\n", w, r.Repo, r.Status, ver, detail)
+	}
+	var parts []string
+	for _, s := range []fleet.Status{fleet.StatusPushed, fleet.StatusDraft, fleet.StatusUnchanged, fleet.StatusCurrent, fleet.StatusPlanned, fleet.StatusConflict, fleet.StatusSkipped, fleet.StatusFailed, fleet.StatusNotRun} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	o.Printf("%d repositor%s: %s.\n", len(results), plural(len(results), "y", "ies"), strings.Join(parts, ", "))
+	if counts[fleet.StatusConflict] > 0 {
+		o.Errorln(fmt.Sprintf("%d repositor%s conflicted and %s skipped; update %s by hand, or rerun with --on-conflict draft to push draft requests with the conflict markers.",
+			counts[fleet.StatusConflict], plural(counts[fleet.StatusConflict], "y", "ies"), plural(counts[fleet.StatusConflict], "was", "were"), plural(counts[fleet.StatusConflict], "it", "them")))
+	}
+}

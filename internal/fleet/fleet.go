@@ -1,0 +1,690 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+// Status is the outcome of one repository.
+type Status string
+
+// The outcomes of a repository.
+const (
+	// StatusPushed: the branch was pushed (and the request opened when
+	// one was asked for).
+	StatusPushed Status = "pushed"
+	// StatusDraft: the update conflicted and, with [ConflictDraft], the
+	// branch with conflict markers was pushed as a draft request.
+	StatusDraft Status = "draft"
+	// StatusUnchanged: the remote already has the branch with the same
+	// tree; nothing was pushed.
+	StatusUnchanged Status = "unchanged"
+	// StatusCurrent: the repository is already at the version (or the
+	// update changes no file).
+	StatusCurrent Status = "current"
+	// StatusConflict: the update conflicted and the repository was
+	// skipped ([ConflictSkip]).
+	StatusConflict Status = "conflict"
+	// StatusSkipped: the repository does not have the registry installed.
+	StatusSkipped Status = "skipped"
+	// StatusPlanned: a dry run found changes to make.
+	StatusPlanned Status = "planned"
+	// StatusFailed: a step failed; Step and Error say which and why.
+	StatusFailed Status = "failed"
+	// StatusNotRun: the rollout stopped (too many failures, or
+	// cancelled) before this repository.
+	StatusNotRun Status = "not-run"
+)
+
+// final reports whether a recorded outcome needs no more work.
+func (s Status) final() bool {
+	switch s {
+	case StatusPushed, StatusDraft, StatusUnchanged, StatusCurrent, StatusConflict, StatusSkipped:
+		return true
+	}
+	return false
+}
+
+// Forge names how a pull or merge request is opened.
+type Forge string
+
+// The forges of [Request.Forge].
+const (
+	// ForgeAuto picks the forge from the remote's host: a host with
+	// "gitlab" in its name is GitLab, "gitea", "forgejo" or "codeberg"
+	// AGit, github.com GitHub (when gh is on PATH); anything else opens
+	// no request and says so.
+	ForgeAuto Forge = ""
+	// ForgeGitLab opens a merge request with GitLab's push options.
+	ForgeGitLab Forge = "gitlab"
+	// ForgeAGit opens a pull request with the AGit flow (Gitea, Forgejo):
+	// a push to refs/for/<branch>/<topic> with title and description.
+	ForgeAGit Forge = "agit"
+	// ForgeGitHub opens a pull request with "gh pr create".
+	ForgeGitHub Forge = "github"
+	// ForgeNone pushes the branch and opens no request.
+	ForgeNone Forge = "none"
+	// ForgeCommand runs [Request.PRCommand].
+	ForgeCommand Forge = "command"
+)
+
+// The conflict policies of [Request.OnConflict].
+const (
+	// ConflictSkip leaves a repository whose update conflicts alone and
+	// lists it.
+	ConflictSkip = "skip"
+	// ConflictDraft pushes the branch with the conflict markers and opens
+	// the request as a draft.
+	ConflictDraft = "draft"
+)
+
+// Request is one rollout.
+type Request struct {
+	// Registry is the registry to update, as typed ("@team/x").
+	Registry string
+	// Version is the target version; "" means the latest one
+	// (Versions tells it).
+	Version string
+	// Repos are the repositories: git URLs or local paths.
+	Repos []string
+	// WorkDir holds, in a directory per registry version, the clones and
+	// the state file; required.
+	WorkDir string
+	// NewEngine makes the apply engine that updates a clone; it must run
+	// no scripts and no install. Required.
+	NewEngine func() (*apply.Engine, error)
+	// Versions lists a registry's versions, newest first; needed only
+	// when Version is "".
+	Versions func(ctx context.Context, id registry.ID) ([]string, error)
+	// Concurrency is how many repositories move at once; 0 means 4.
+	Concurrency int
+	// Wave is how many repositories move before the failures are
+	// counted; 0 means all of them in one wave.
+	Wave int
+	// MaxFailures is how many failures the rollout tolerates: it stops
+	// before the next wave when more failed. The default 0 stops after
+	// the first wave with a failure.
+	MaxFailures int
+	// OnConflict is [ConflictSkip] (the default, "") or [ConflictDraft].
+	OnConflict string
+	// NoPR pushes branches and opens no request.
+	NoPR bool
+	// Forge is how requests are opened; the default [ForgeAuto] picks it
+	// per repository from the remote's host, or [ForgeCommand] when
+	// PRCommand is set.
+	Forge Forge
+	// PRCommand is a shell command run in the clone to open a request,
+	// with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE,
+	// JIG_FLEET_BODY and JIG_FLEET_DRAFT ("1" or "") in its environment.
+	PRCommand string
+	// DryRun clones and plans but commits and pushes nothing, and records
+	// nothing in the state file.
+	DryRun bool
+	// Git is the git program; the default is "git" on PATH.
+	Git string
+	// Progress, when set, is called after each repository (one call at a
+	// time).
+	Progress func(Result)
+}
+
+// Result is the outcome of one repository.
+type Result struct {
+	// Repo is the repository address with credentials removed ([Redact]).
+	Repo   string `json:"repo"`
+	Status Status `json:"status"`
+	// Step is the step that failed: "clone", "update", "commit", "push"
+	// or "pr".
+	Step  string `json:"step,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Branch is the rollout branch; Base the default branch it starts
+	// from.
+	Branch string `json:"branch,omitempty"`
+	Base   string `json:"base,omitempty"`
+	// From and To are the registry's versions before and after.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Files are the files the update changes ("modify src/index.ts").
+	Files []string `json:"files,omitempty"`
+	// Conflicts are the files and values the update could not merge.
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Forge is how the request was opened ("" when none was).
+	Forge Forge `json:"forge,omitempty"`
+	// PR is what the forge answered (gh prints the request's URL).
+	PR string `json:"pr,omitempty"`
+	// Note explains a choice ("no request: ...").
+	Note string `json:"note,omitempty"`
+	// Earlier is set for a result read from the state file of an earlier
+	// run: nothing was done this time.
+	Earlier bool `json:"earlier,omitempty"`
+}
+
+// Run rolls req out and returns one result per repository, in the order
+// of req.Repos. The error is for the rollout as a whole (bad request,
+// unreadable state file, cancelled context); a repository's failure is in
+// its result.
+func Run(ctx context.Context, req Request) ([]Result, error) {
+	r, err := prepare(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	req     Request
+	key     string // the registry's key
+	version string
+	branch  string
+	state   *state
+	mu      sync.Mutex // serialises Progress
+}
+
+// prepare checks the request and resolves the version.
+func prepare(ctx context.Context, req *Request) (*runner, error) {
+	id, err := registry.ParseID(req.Registry)
+	if err != nil {
+		return nil, err
+	}
+	if id.Version != "" {
+		if req.Version != "" && req.Version != id.Version {
+			return nil, fmt.Errorf("two versions given: %s and %s", id.Version, req.Version)
+		}
+		req.Version = id.Version
+	}
+	id.Version = ""
+	if req.Version != "" && !registry.ValidVersion(req.Version) {
+		return nil, fmt.Errorf("%q is not a full SemVer version (for example 1.2.0)", req.Version)
+	}
+	if req.WorkDir == "" || req.NewEngine == nil {
+		return nil, errors.New("fleet: WorkDir and NewEngine are required")
+	}
+	switch req.OnConflict {
+	case "", ConflictSkip, ConflictDraft:
+	default:
+		return nil, fmt.Errorf("on-conflict %q: use skip or draft", req.OnConflict)
+	}
+	switch req.Forge {
+	case ForgeAuto, ForgeGitLab, ForgeAGit, ForgeGitHub, ForgeNone, ForgeCommand:
+	default:
+		return nil, fmt.Errorf("forge %q: use gitlab, agit, github or none", req.Forge)
+	}
+	if req.Forge == ForgeCommand && req.PRCommand == "" {
+		return nil, errors.New("forge command needs a PR command")
+	}
+	if req.Concurrency <= 0 {
+		req.Concurrency = 4
+	}
+	if req.Git == "" {
+		req.Git = "git"
+	}
+	if req.Version == "" {
+		if req.Versions == nil {
+			return nil, errors.New("fleet: no version and no way to list versions")
+		}
+		vs, err := req.Versions(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 0 {
+			return nil, fmt.Errorf("%s has no versions", id.Key())
+		}
+		req.Version = vs[0]
+	}
+	r := &runner{req: *req, key: id.Key(), version: req.Version, branch: BranchName(id.Key(), req.Version)}
+	r.req.WorkDir = filepath.Join(req.WorkDir, strings.TrimPrefix(r.branch, "jig/"))
+	if err := os.MkdirAll(r.req.WorkDir, 0o700); err != nil {
+		return nil, err
+	}
+	if !req.DryRun {
+		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// refUnsafe matches what may not appear in a branch name part.
+var refUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// BranchName returns the rollout branch of a registry key and version:
+// "jig/" and the key without "@", "/" replaced by "-", then "-" and the
+// version, anything else a ref name may not hold replaced by "-"
+// ("@team/ci/node", "1.2.0+b.1" → "jig/team-ci-node-1.2.0-b.1").
+func BranchName(key, version string) string {
+	s := strings.TrimPrefix(key, "@") + "-" + version
+	s = refUnsafe.ReplaceAllString(strings.ReplaceAll(s, "/", "-"), "-")
+	for strings.Contains(s, "..") {
+		s = strings.ReplaceAll(s, "..", ".")
+	}
+	s = strings.Trim(s, ".-")
+	s = strings.TrimSuffix(s, ".lock")
+	return "jig/" + s
+}
+
+// Topic is the AGit topic of a branch: its name without "jig/" and
+// slashes.
+func topic(branch string) string {
+	return "jig-" + strings.ReplaceAll(strings.TrimPrefix(branch, "jig/"), "/", "-")
+}
+
+func (r *runner) run(ctx context.Context) ([]Result, error) {
+	results := make([]Result, len(r.req.Repos))
+	var pending []int
+	for i, repo := range r.req.Repos {
+		shown := Redact(repo)
+		if r.state != nil {
+			if prev, ok := r.state.done(shown); ok {
+				prev.Earlier = true
+				results[i] = prev
+				r.progress(prev)
+				continue
+			}
+		}
+		pending = append(pending, i)
+	}
+	wave := r.req.Wave
+	if wave <= 0 {
+		wave = max(len(pending), 1)
+	}
+	failures := 0
+	for start := 0; start < len(pending); start += wave {
+		if ctx.Err() != nil || failures > r.req.MaxFailures {
+			for _, i := range pending[start:] {
+				results[i] = Result{Repo: Redact(r.req.Repos[i]), Status: StatusNotRun, To: r.version}
+				if ctx.Err() == nil {
+					results[i].Note = fmt.Sprintf("stopped: %d repositor%s failed (--max-failures %d)", failures, plural(failures), r.req.MaxFailures)
+				}
+			}
+			break
+		}
+		batch := pending[start:min(start+wave, len(pending))]
+		sem := make(chan struct{}, r.req.Concurrency)
+		var wg sync.WaitGroup
+		for _, i := range batch {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				res := r.one(ctx, r.req.Repos[i])
+				if ctx.Err() != nil && res.Status == StatusFailed {
+					res = Result{Repo: res.Repo, Status: StatusNotRun, To: r.version, Note: "cancelled"}
+				}
+				if r.state != nil && res.Status != StatusNotRun {
+					if err := r.state.record(res); err != nil && res.Status != StatusFailed {
+						res.Status, res.Step, res.Error = StatusFailed, "state", err.Error()
+					}
+				}
+				results[i] = res
+				r.progress(res)
+			}()
+		}
+		wg.Wait()
+		for _, i := range batch {
+			if results[i].Status == StatusFailed {
+				failures++
+			}
+		}
+	}
+	return results, ctx.Err()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
+
+func (r *runner) progress(res Result) {
+	if r.req.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.req.Progress(res)
+}
+
+// cloneDir is the clone's directory in the work directory: a hash of the
+// address, so names are short and no credentials land on disk.
+func (r *runner) cloneDir(repo string) string {
+	sum := sha256.Sum256([]byte(repo))
+	return filepath.Join(r.req.WorkDir, "repos", hex.EncodeToString(sum[:8]))
+}
+
+// one moves one repository.
+func (r *runner) one(ctx context.Context, repo string) (res Result) {
+	res = Result{Repo: Redact(repo), To: r.version}
+	fail := func(step string, err error) Result {
+		res.Status, res.Step, res.Error = StatusFailed, step, scrubURLs(err.Error())
+		for _, s := range secrets(repo) {
+			res.Error = strings.ReplaceAll(res.Error, s, "***")
+		}
+		return res
+	}
+	dir := r.cloneDir(repo)
+	if err := os.RemoveAll(dir); err != nil {
+		return fail("clone", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fail("clone", err)
+	}
+	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo)}
+	src := repo
+	if host(repo) == "" && !strings.Contains(repo, "://") {
+		// A local path: absolute, so the clone's origin is too.
+		if abs, err := filepath.Abs(repo); err == nil {
+			src = abs
+		}
+	}
+	if _, err := g.run(ctx, "", "clone", "-q", "--depth", "1", "--no-tags", "--single-branch", "--", src, dir); err != nil {
+		return fail("clone", err)
+	}
+	g.dir = dir
+	base, err := g.run(ctx, "", "symbolic-ref", "--short", "HEAD")
+	if err != nil {
+		return fail("clone", err)
+	}
+	res.Base = base
+
+	eng, err := r.req.NewEngine()
+	if err != nil {
+		return fail("update", err)
+	}
+	plan, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: []string{r.key}, To: r.version})
+	if errors.Is(err, apply.ErrNotInstalled) {
+		res.Status, res.Note = StatusSkipped, fmt.Sprintf("%s is not installed in this repository", r.key)
+		return res
+	}
+	if err != nil {
+		return fail("update", err)
+	}
+	moved := false
+	for _, u := range plan.Updates {
+		if u.Key == r.key {
+			res.From = u.From
+		}
+		if u.Action != "current" {
+			moved = true
+		}
+	}
+	res.Files, res.Conflicts = describe(plan)
+	if !moved {
+		res.Status = StatusCurrent
+		return res
+	}
+	draft := false
+	if plan.Conflicts > 0 {
+		if r.req.OnConflict != ConflictDraft {
+			res.Status = StatusConflict
+			return res
+		}
+		draft = true
+	}
+	if r.req.DryRun {
+		res.Status = StatusPlanned
+		return res
+	}
+	if err := eng.Apply(ctx, plan); err != nil {
+		return fail("update", err)
+	}
+	res.Branch = r.branch
+	if _, err := g.run(ctx, "", "checkout", "-q", "-b", r.branch); err != nil {
+		return fail("commit", err)
+	}
+	if _, err := g.run(ctx, "", "add", "-A"); err != nil {
+		return fail("commit", err)
+	}
+	if out, err := g.run(ctx, "", "status", "--porcelain"); err != nil {
+		return fail("commit", err)
+	} else if out == "" {
+		res.Status, res.Branch = StatusCurrent, ""
+		return res
+	}
+	title, body := message(r.key, res, draft)
+	if email, _ := g.run(ctx, "", "config", "user.email"); email == "" {
+		// No identity configured: commit as jig rather than fail.
+		g.env = append(g.env, "GIT_AUTHOR_NAME=jig fleet", "GIT_AUTHOR_EMAIL=jig-fleet@localhost",
+			"GIT_COMMITTER_NAME=jig fleet", "GIT_COMMITTER_EMAIL=jig-fleet@localhost")
+	}
+	if _, err := g.run(ctx, title+"\n\n"+body+"\n", "commit", "-q", "--no-verify", "-F", "-"); err != nil {
+		return fail("commit", err)
+	}
+	tree, err := g.run(ctx, "", "rev-parse", "HEAD^{tree}")
+	if err != nil {
+		return fail("commit", err)
+	}
+	// Already pushed? Compare the remote branch's tree.
+	remote, err := g.run(ctx, "", "ls-remote", "origin", "refs/heads/"+r.branch)
+	if err != nil {
+		return fail("push", err)
+	}
+	if remote != "" {
+		if _, err := g.run(ctx, "", "fetch", "-q", "--depth", "1", "--no-tags", "origin", "refs/heads/"+r.branch); err != nil {
+			return fail("push", err)
+		}
+		theirs, err := g.run(ctx, "", "rev-parse", "FETCH_HEAD^{tree}")
+		if err != nil {
+			return fail("push", err)
+		}
+		if theirs != tree {
+			return fail("push", fmt.Errorf("the remote already has a branch %s with other content; delete it there (git push origin --delete %s) and run again", r.branch, r.branch))
+		}
+		forge, note := r.forge(repo)
+		if prev, ok := r.state.previous(res.Repo); ok && prev.Step == "pr" && forge != ForgeGitLab && forge != ForgeNone {
+			// An earlier run pushed the branch and failed to open the
+			// request: open it now.
+			res.Note = note
+			if err := r.push(ctx, g, forge, res.Base, title, body, draft, true, &res); err != nil {
+				return res
+			}
+			res.Status = StatusPushed
+			if draft {
+				res.Status = StatusDraft
+			}
+			return res
+		}
+		res.Status = StatusUnchanged
+		res.Note = "the branch was already pushed with the same content"
+		return res
+	}
+	forge, note := r.forge(repo)
+	res.Note = note
+	if err := r.push(ctx, g, forge, res.Base, title, body, draft, false, &res); err != nil {
+		return res
+	}
+	res.Status = StatusPushed
+	if draft {
+		res.Status = StatusDraft
+	}
+	return res
+}
+
+// forge picks how a repository's request is opened, with a note when no
+// request will be.
+func (r *runner) forge(repo string) (Forge, string) {
+	switch {
+	case r.req.NoPR:
+		return ForgeNone, ""
+	case r.req.Forge != ForgeAuto:
+		return r.req.Forge, ""
+	case r.req.PRCommand != "":
+		return ForgeCommand, ""
+	}
+	h := host(repo)
+	switch {
+	case strings.Contains(h, "gitlab"):
+		return ForgeGitLab, ""
+	case strings.Contains(h, "gitea"), strings.Contains(h, "forgejo"), strings.Contains(h, "codeberg"):
+		return ForgeAGit, ""
+	case h == "github.com":
+		if _, err := exec.LookPath("gh"); err != nil {
+			return ForgeNone, "no pull request: gh is not on PATH; install GitHub's CLI or give --pr-command"
+		}
+		return ForgeGitHub, ""
+	case h == "":
+		return ForgeNone, "no pull request: a local repository has no forge"
+	}
+	return ForgeNone, fmt.Sprintf("no pull request: the forge of %s is not known; give --forge gitlab|agit|github or --pr-command", h)
+}
+
+// push pushes the branch (unless requestOnly) and opens the request; a
+// failure is recorded in res.
+func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, title, body string, draft, requestOnly bool, res *Result) error {
+	fail := func(step string, err error) error {
+		res.Status, res.Step, res.Error = StatusFailed, step, g.scrub(err.Error())
+		return err
+	}
+	branchRef := "HEAD:refs/heads/" + r.branch
+	if draft && (forge == ForgeAGit || forge == ForgeCommand) {
+		title = "Draft: " + title
+	}
+	oneLine := strings.Join(strings.Fields(body), " ")
+	switch forge {
+	case ForgeGitLab:
+		args := []string{"push", "-q",
+			"-o", "merge_request.create",
+			"-o", "merge_request.target=" + base,
+			"-o", "merge_request.title=" + title,
+			"-o", "merge_request.description=" + oneLine}
+		if draft {
+			args = append(args, "-o", "merge_request.draft")
+		}
+		if _, err := g.run(ctx, "", append(args, "origin", branchRef)...); err != nil {
+			return fail("push", err)
+		}
+		res.Forge = forge
+		return nil
+	}
+	if !requestOnly {
+		if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
+			return fail("push", err)
+		}
+	}
+	switch forge {
+	case ForgeAGit:
+		out, err := g.run(ctx, "", "push", "-q", "-o", "topic="+topic(r.branch), "-o", "title="+title, "-o", "description="+oneLine,
+			"origin", "HEAD:refs/for/"+base+"/"+topic(r.branch))
+		if err != nil {
+			return fail("pr", err)
+		}
+		res.PR = out
+	case ForgeGitHub:
+		args := []string{"pr", "create", "--head", r.branch, "--base", base, "--title", title, "--body", body}
+		if draft {
+			args = append(args, "--draft")
+		}
+		out, err := g.exec(ctx, "", "gh", args...)
+		if err != nil {
+			return fail("pr", err)
+		}
+		res.PR = lastLines(out, 1)
+	case ForgeCommand:
+		d := ""
+		if draft {
+			d = "1"
+		}
+		sub := *g
+		sub.env = append(append([]string{}, g.env...), "JIG_FLEET_BRANCH="+r.branch, "JIG_FLEET_BASE="+base,
+			"JIG_FLEET_TITLE="+title, "JIG_FLEET_BODY="+body, "JIG_FLEET_DRAFT="+d)
+		out, err := sub.exec(ctx, "", "sh", "-c", r.req.PRCommand)
+		if err != nil {
+			return fail("pr", err)
+		}
+		res.PR = g.scrub(lastLines(out, 1))
+	case ForgeNone:
+		return nil
+	}
+	res.Forge = forge
+	return nil
+}
+
+// describe lists a plan's file changes and conflicts for people.
+func describe(p *apply.Plan) (files, conflicts []string) {
+	for _, f := range p.Files {
+		if f.Action == apply.ActionUnchanged {
+			continue
+		}
+		files = append(files, fmt.Sprintf("%s %s", f.Action, f.Target))
+		if len(f.Conflicts) > 0 {
+			var where []string
+			for _, c := range f.Conflicts {
+				where = append(where, c.Path)
+			}
+			conflicts = append(conflicts, f.Target+" ("+strings.Join(where, ", ")+")")
+		}
+	}
+	for _, c := range p.PackageConflicts {
+		conflicts = append(conflicts, "package.json "+c.Path)
+	}
+	for _, pk := range p.Packages {
+		if pk.Action == apply.PackageUnchanged {
+			continue
+		}
+		s := fmt.Sprintf("%s package %s %s", pk.Action, pk.Name, pk.Range)
+		if pk.Previous != "" {
+			s = fmt.Sprintf("%s package %s %s -> %s", pk.Action, pk.Name, pk.Previous, pk.Range)
+		}
+		files = append(files, s)
+	}
+	return files, conflicts
+}
+
+// message returns the commit's (and the request's) title and body.
+func message(key string, res Result, draft bool) (title, body string) {
+	title = fmt.Sprintf("jig: update %s %s -> %s", key, res.From, res.To)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Made by jig fleet update: %s %s -> %s.\n", key, res.From, res.To)
+	if len(res.Files) > 0 {
+		b.WriteString("\nChanges:\n")
+		for _, f := range res.Files {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	if draft && len(res.Conflicts) > 0 {
+		b.WriteString("\nConflicts to resolve (look for <<<<<<< markers):\n")
+		for _, c := range res.Conflicts {
+			fmt.Fprintf(&b, "- %s\n", c)
+		}
+	}
+	return title, strings.TrimRight(b.String(), "\n")
+}
+
+// ParseRepos reads a repository list: one git URL or local path per line;
+// blank lines and lines starting with "#" are ignored, and a repeated
+// repository counts once.
+func ParseRepos(r io.Reader) ([]string, error) {
+	var repos []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "-") || strings.ContainsAny(line, " \t\x00") {
+			return nil, fmt.Errorf("line %d: %q is not a git URL or a path (one repository per line)", n, Redact(line))
+		}
+		if !seen[line] {
+			seen[line] = true
+			repos = append(repos, line)
+		}
+	}
+	return repos, sc.Err()
+}

@@ -1,0 +1,216 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"https://user:s3cret@git.example.com/a/b.git", "https://git.example.com/a/b.git"},
+		{"https://ghp_token@github.com/a/b", "https://github.com/a/b"},
+		{"ssh://git@host:22/a.git", "ssh://host:22/a.git"},
+		{"git@github.com:a/b.git", "git@github.com:a/b.git"},
+		{"/srv/git/a.git", "/srv/git/a.git"},
+		{"https://git.example.com/a.git", "https://git.example.com/a.git"},
+	} {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got, want := scrubURLs("fatal: unable to access 'https://u:p@h/x/': refused"), "fatal: unable to access 'https://h/x/': refused"; got != want {
+		t.Errorf("scrubURLs: got %q, want %q", got, want)
+	}
+}
+
+func TestBranchName(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ key, version, want string }{
+		{"@team/x", "1.1.0", "jig/team-x-1.1.0"},
+		{"@team/ci/node", "1.2.0+b.1", "jig/team-ci-node-1.2.0-b.1"},
+		{"@main/quality/eslint", "2.0.0-rc.1", "jig/main-quality-eslint-2.0.0-rc.1"},
+	} {
+		if got := BranchName(c.key, c.version); got != c.want {
+			t.Errorf("BranchName(%q, %q): got %q, want %q", c.key, c.version, got, c.want)
+		}
+	}
+}
+
+func TestHost(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://gitlab.example.com/a/b.git": "gitlab.example.com",
+		"git@codeberg.org:a/b.git":           "codeberg.org",
+		"ssh://git@GitHub.com/a/b":           "github.com",
+		"/srv/a.git":                         "",
+		"./a.git":                            "",
+	} {
+		if got := host(in); got != want {
+			t.Errorf("host(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseRepos(t *testing.T) {
+	t.Parallel()
+	got, err := ParseRepos(strings.NewReader("# fleet\n\n  https://h/a.git  \n/srv/b.git\nhttps://h/a.git\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git"}, got); diff != "" {
+		t.Errorf("ParseRepos (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"--upload-pack=evil\n", "a b\n"} {
+		if _, err := ParseRepos(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseRepos(%q): no error", bad)
+		}
+	}
+	_, err = ParseRepos(strings.NewReader("https://u:s3cret@h/a b\n"))
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("ParseRepos error %v shows the password", err)
+	}
+}
+
+func noEngine() (*apply.Engine, error) { return nil, errors.New("no engine in this test") }
+
+// TestCredentialsNeverShown clones from a URL with a password that cannot
+// be reached: neither the result nor the state file holds the password.
+func TestCredentialsNeverShown(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	repo := "http://fleet-user:s3cret-pw@127.0.0.1:1/team/app.git"
+	res, err := Run(t.Context(), Request{Registry: "@team/x@1.1.0", Repos: []string{repo}, WorkDir: work, NewEngine: noEngine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Status != StatusFailed || res[0].Step != "clone" {
+		t.Fatalf("got %+v, want one failed clone", res)
+	}
+	if res[0].Repo != "http://127.0.0.1:1/team/app.git" {
+		t.Errorf("got repo %q, want it without credentials", res[0].Repo)
+	}
+	state, err := os.ReadFile(filepath.Join(work, "team-x-1.1.0", StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{string(state), res[0].Error} {
+		if strings.Contains(s, "s3cret") || strings.Contains(s, "fleet-user") {
+			t.Errorf("credentials shown: %s", s)
+		}
+	}
+}
+
+// TestWavesStop stops before the second wave when the first failed more
+// than --max-failures allows; a rerun retries the failed repository and
+// does not record the ones not run.
+func TestWavesStop(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nope")
+	repos := []string{missing + "1", missing + "2", missing + "3", missing + "4"}
+	req := Request{Registry: "@team/x", Version: "1.1.0", Repos: repos, WorkDir: work, NewEngine: noEngine, Wave: 2, MaxFailures: 1}
+	res, err := Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Status
+	for _, r := range res {
+		got = append(got, r.Status)
+	}
+	want := []Status{StatusFailed, StatusFailed, StatusNotRun, StatusNotRun}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(res[2].Note, "2 repositories failed (--max-failures 1)") {
+		t.Errorf("got note %q", res[2].Note)
+	}
+	// a rerun tries the failed ones again (they are not final).
+	req.MaxFailures = 10
+	res, err = Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Earlier || r.Status != StatusFailed {
+			t.Errorf("rerun: %s got %s earlier=%v, want failed again", r.Repo, r.Status, r.Earlier)
+		}
+	}
+}
+
+// TestCancelled stops at once with a cancelled context.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	res, err := Run(ctx, Request{Registry: "@team/x", Version: "1.1.0", Repos: []string{"/nope/a", "/nope/b"}, WorkDir: t.TempDir(), NewEngine: noEngine})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	for _, r := range res {
+		if r.Status != StatusNotRun {
+			t.Errorf("%s: got %s, want not-run", r.Repo, r.Status)
+		}
+	}
+}
+
+func TestBadRequest(t *testing.T) {
+	t.Parallel()
+	for name, req := range map[string]Request{
+		"bad version":  {Registry: "@team/x@1.1", WorkDir: "w", NewEngine: noEngine},
+		"two versions": {Registry: "@team/x@1.1.0", Version: "1.2.0", WorkDir: "w", NewEngine: noEngine},
+		"bad conflict": {Registry: "@team/x@1.1.0", OnConflict: "merge", WorkDir: "w", NewEngine: noEngine},
+		"bad forge":    {Registry: "@team/x@1.1.0", Forge: "bitbucket", WorkDir: "w", NewEngine: noEngine},
+		"no version":   {Registry: "@team/x", WorkDir: "w", NewEngine: noEngine},
+	} {
+		if _, err := Run(t.Context(), req); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestCensusRepos(t *testing.T) {
+	t.Parallel()
+	rows := []wire.CensusProjectRow{
+		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+		{Project: "git@git.example.com:b.git", Version: "1.0.0"},
+		{Project: "https://git.example.com/done.git", Version: "1.1.0"},
+		{Project: "/srv/git/c.git", Version: "0.9.0"},
+		{Project: "my-app", Version: "1.0.0"},
+		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+	}
+	repos, unknown := CensusRepos(rows, "1.1.0")
+	if diff := cmp.Diff([]string{"https://git.example.com/a.git", "git@git.example.com:b.git", "/srv/git/c.git"}, repos); diff != "" {
+		t.Errorf("repos (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"my-app"}, unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+}
+
+// TestNoCommandTransports refuses ext:: addresses, which would run a
+// command.
+func TestNoCommandTransports(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	marker := filepath.Join(work, "ran")
+	res, err := Run(t.Context(), Request{Registry: "@team/x@1.1.0", Repos: []string{"ext::sh -c touch% " + marker}, WorkDir: work, NewEngine: noEngine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Status != StatusFailed || res[0].Step != "clone" {
+		t.Fatalf("got %+v, want a failed clone", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the ext:: transport ran a command")
+	}
+}

@@ -1,0 +1,180 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// safeConfig is given to every git command: no hooks, no fsmonitor (both
+// run programs named by configuration), no interactive credential prompt,
+// and only the transports https, http, ssh, git and local paths
+// (protocol.file.allow, so a fleet of repositories on disk works); never
+// ext:: or fd::, which run commands. Configuration the repository brings cannot
+// add commands: a fresh clone's .git/config is written by git itself.
+var safeConfig = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "protocol.allow=never",
+	"-c", "protocol.https.allow=always",
+	"-c", "protocol.http.allow=always",
+	"-c", "protocol.ssh.allow=always",
+	"-c", "protocol.git.allow=always",
+	"-c", "protocol.file.allow=always",
+	"-c", "credential.interactive=never",
+	"-c", "advice.detachedHead=false",
+	"-c", "init.defaultBranch=main",
+}
+
+// gitEnv is the environment of every git command: the user's, with
+// terminal prompts off and an askpass that cannot prompt.
+func gitEnv(extra []string) []string {
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "GIT_SSH_VARIANT=auto")
+	if os.Getenv("GIT_SSH_COMMAND") == "" {
+		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	return append(env, extra...)
+}
+
+// gitRunner runs git (or another program) in a directory, bounded by ctx,
+// and scrubs the repository's credentials from its errors.
+type gitRunner struct {
+	git    string   // the git program
+	dir    string   // the working directory
+	env    []string // extra environment
+	secret []string // strings to scrub from output
+}
+
+// run runs git with args and returns its trimmed standard output.
+func (g *gitRunner) run(ctx context.Context, stdin string, args ...string) (string, error) {
+	return g.exec(ctx, stdin, g.git, append(append([]string{}, safeConfig...), args...)...)
+}
+
+// exec runs name with args; a cancelled ctx interrupts it and then kills
+// it after a moment.
+func (g *gitRunner) exec(ctx context.Context, stdin, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = g.dir
+	cmd.Env = gitEnv(g.env)
+	cmd.Cancel = func() error {
+		if runtime.GOOS == "windows" {
+			return cmd.Process.Kill()
+		}
+		return cmd.Process.Signal(os.Interrupt)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if err != nil {
+		what := args
+		if name == g.git {
+			what = args[len(safeConfig):]
+		}
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = strings.TrimSpace(out.String())
+		}
+		return "", errors.New(g.scrub(fmt.Sprintf("%s %s: %v: %s", shortName(name), firstWord(what), err, lastLines(msg, 4))))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func shortName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+func firstWord(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// lastLines keeps the last n lines of s: git's own explanation is at the
+// end.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
+
+// scrub replaces every secret in s.
+func (g *gitRunner) scrub(s string) string {
+	for _, sec := range g.secret {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return scrubURLs(s)
+}
+
+// urlUserinfo matches the user[:password]@ of a URL with a scheme.
+var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
+
+// scrubURLs removes the user information of every URL with a scheme in s.
+func scrubURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }
+
+// Redact returns repo as it may be shown and stored: a URL with a scheme
+// loses its user information (user:password@ or token@); an scp-like
+// address (git@host:path) and a local path are returned as they are.
+func Redact(repo string) string {
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.User != nil {
+		u.User = nil
+		return u.String()
+	}
+	return scrubURLs(repo)
+}
+
+// secrets returns the parts of repo that must never be shown: the user
+// information of a URL with a scheme.
+func secrets(repo string) []string {
+	u, err := url.Parse(repo)
+	if err != nil || u.User == nil || u.Scheme == "" {
+		return nil
+	}
+	out := []string{u.User.String()}
+	if p, ok := u.User.Password(); ok {
+		out = append(out, p, url.QueryEscape(p))
+	} else {
+		out = append(out, u.User.Username())
+	}
+	return out
+}
+
+// host returns the host name of a repository address ("" for a local
+// path).
+func host(repo string) string {
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" {
+		return strings.ToLower(u.Hostname())
+	}
+	// scp-like: [user@]host:path
+	if i := strings.Index(repo, ":"); i > 0 && !strings.ContainsAny(repo[:i], `/\`) {
+		h := repo[:i]
+		if j := strings.LastIndex(h, "@"); j >= 0 {
+			h = h[j+1:]
+		}
+		return strings.ToLower(h)
+	}
+	return ""
+}
