@@ -86,7 +86,6 @@ func TestFleetCensus(t *testing.T) {
 	e.must(dir, "config", "set", "@team", "--url", s.URL, "--token", "team-token")
 	e.must(dir, "publish", "x")
 
-	type want struct{ state, drifted string }
 	wants := map[string]want{}
 	projects := filepath.Join(dir, "projects")
 	if err := os.MkdirAll(projects, 0o755); err != nil {
@@ -135,37 +134,11 @@ func TestFleetCensus(t *testing.T) {
 			continue
 		}
 		out, errOut, code := e.run(p, "check", "--json", "--report")
-		var rep struct {
-			Registries []struct {
-				Key   string
-				Files []struct{ Target, Status string }
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		state, drifted, err := checkState(out, "@team/x")
+		if err != nil {
 			t.Fatalf("%s: jig check --json: %v\n%s%s", name, err, out, errOut)
 		}
-		w := want{state: "clean"}
-		var drifted []string
-		for _, r := range rep.Registries {
-			if r.Key != "@team/x" {
-				continue
-			}
-			for _, f := range r.Files {
-				switch f.Status {
-				case "modified":
-					w.state = "modified"
-				case "missing":
-					if w.state == "clean" {
-						w.state = "missing"
-					}
-				default:
-					continue
-				}
-				drifted = append(drifted, f.Target)
-			}
-		}
-		slices.Sort(drifted)
-		w.drifted = strings.Join(drifted, ",")
+		w := want{state, drifted}
 		if wantCode := map[bool]int{true: 0, false: 3}[w.state == "clean"]; code != wantCode {
 			t.Errorf("%s: jig check --report exit %d, want %d (the check's own code)\n%s", name, code, wantCode, errOut)
 		}
@@ -176,21 +149,7 @@ func TestFleetCensus(t *testing.T) {
 		reported++
 	}
 
-	out := e.must(dir, "fleet", "status", "@team/x", "--json")
-	var view struct {
-		Latest   string
-		Versions []struct {
-			Version                  string
-			Projects, Clean, Drifted int
-		}
-		Projects []struct {
-			Project, Version, State string
-			Drifted                 []string
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &view); err != nil {
-		t.Fatalf("fleet status --json: %v\n%s", err, out)
-	}
+	view := decodeStatus(t, e.must(dir, "fleet", "status", "@team/x", "--json"))
 	if len(view.Projects) != reported {
 		t.Errorf("fleet status lists %d projects, want %d", len(view.Projects), reported)
 	}
@@ -255,4 +214,67 @@ func TestFleetCensus(t *testing.T) {
 	if _, errOut, code := bad.run(dir, "fleet", "status", "@team/x"); code != 1 || strings.Contains(errOut, "p00") {
 		t.Errorf("fleet status with another namespace's token: exit %d\n%s", code, errOut)
 	}
+}
+
+// want is a project's state and drifted targets (joined by ",") as jig
+// check reports them.
+type want struct{ state, drifted string }
+
+// checkState reads what jig check --json says of the registry key: the
+// census state (clean, modified or missing) and the drifted targets,
+// sorted and joined by ",".
+func checkState(out, key string) (state, drifted string, err error) {
+	var rep struct {
+		Registries []struct {
+			Key   string
+			Files []struct{ Target, Status string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		return "", "", err
+	}
+	state = "clean"
+	var targets []string
+	for _, r := range rep.Registries {
+		if r.Key != key {
+			continue
+		}
+		for _, f := range r.Files {
+			switch f.Status {
+			case "modified":
+				state = "modified"
+			case "missing":
+				if state == "clean" {
+					state = "missing"
+				}
+			default:
+				continue
+			}
+			targets = append(targets, f.Target)
+		}
+	}
+	slices.Sort(targets)
+	return state, strings.Join(targets, ","), nil
+}
+
+// statusView is the --json document of jig fleet status <registry>.
+type statusView struct {
+	Latest   string
+	Versions []struct {
+		Version                  string
+		Projects, Clean, Drifted int
+	}
+	Projects []struct {
+		Project, Version, State string
+		Drifted                 []string
+	}
+}
+
+func decodeStatus(t testing.TB, out string) statusView {
+	t.Helper()
+	var view statusView
+	if err := json.Unmarshal([]byte(out), &view); err != nil {
+		t.Fatalf("fleet status --json: %v\n%s", err, out)
+	}
+	return view
 }

@@ -185,6 +185,33 @@ func TestFleetUpdate(t *testing.T) {
 		}
 		repos = append(repos, f.makeRepo(fmt.Sprintf("r%02d", i), edit))
 	}
+	// Each repository reports to the census from its CI (a clone), and
+	// jig fleet status says of each what jig check says there.
+	wants := map[string]want{}
+	for i, bare := range repos {
+		clone := filepath.Join(f.dir, "ci", fmt.Sprint(i))
+		f.git(f.dir, "clone", "-q", bare, clone)
+		code := 0
+		if i%3 == 1 || conflicting[i] {
+			code = 3 // src/index.ts edited: drift
+		}
+		out := f.jig(clone, code, "check", "--json", "--report")
+		state, drifted, err := checkState(out, "@team/x")
+		if err != nil {
+			t.Fatalf("%s: jig check --json: %v\n%s", bare, err, out)
+		}
+		wants[bare] = want{state, drifted}
+	}
+	view := decodeStatus(t, f.jig(f.dir, 0, "fleet", "status", "@team/x", "--json"))
+	if len(view.Projects) != n {
+		t.Errorf("fleet status lists %d projects, want %d", len(view.Projects), n)
+	}
+	for _, p := range view.Projects {
+		if w, ok := wants[p.Project]; !ok || (want{p.State, strings.Join(p.Drifted, ",")}) != w || p.Version != "1.0.0" {
+			t.Errorf("%q: fleet status says %s %v at %s, jig check said %+v (known: %v)", p.Project, p.State, p.Drifted, p.Version, w, ok)
+		}
+	}
+
 	list := "# the fleet\n\n" + strings.Join(repos, "\n") + "\n"
 	testenv.WriteFiles(t, f.dir, map[string]string{"repos.txt": list})
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
