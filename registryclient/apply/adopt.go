@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -78,14 +79,17 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 		return nil, err
 	}
 	rep := &AdoptReport{Dir: abs, Registries: []string{}, Changed: []string{}, Missing: []string{}, NotCarried: []string{}}
-	if _, err := os.Lstat(filepath.Join(abs, registry.ProjectFile)); err == nil {
-		return nil, fmt.Errorf("%w: %s already has a %s; jig adopt only writes one for a project that has none", ErrAdopt, abs, registry.ProjectFile)
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := noProjectFile(abs); err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(filepath.Join(abs, registry.ReferenceProjectFile))
+	// rack.json is read as jig.json is: a regular file (a FIFO or a link
+	// to a device would never end) of bounded size.
+	raw, err := safefile.ReadFile(filepath.Join(abs, registry.ReferenceProjectFile), maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: no %s in %s; jig adopt carries over a project the reference (rk) made", ErrAdopt, registry.ReferenceProjectFile, abs)
+	}
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w; %s must be the reference's project file", ErrAdopt, err, registry.ReferenceProjectFile)
 	}
 	if err != nil {
 		return nil, err
@@ -184,11 +188,33 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 	if dryRun {
 		return rep, nil
 	}
+	// Under the project lock, as every jig write: a jig init or a jig
+	// adopt that wrote jig.json meanwhile is not overwritten, and the
+	// temporary file is not taken for a stale one.
+	unlock, _, err := lockProject(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := noProjectFile(abs); err != nil {
+		return nil, err
+	}
 	if err := writeAtomic(filepath.Join(abs, registry.ProjectFile), out, 0o644); err != nil {
 		return nil, err
 	}
 	rep.Written = true
 	return rep, nil
+}
+
+// noProjectFile returns an error when the project dir has a jig.json (or
+// anything by that name).
+func noProjectFile(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, registry.ProjectFile)); err == nil {
+		return fmt.Errorf("%w: %s already has a %s; jig adopt only writes one for a project that has none", ErrAdopt, dir, registry.ProjectFile)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Project returns the jig.json [Engine.Adopt] wrote, or would write.

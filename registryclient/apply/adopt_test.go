@@ -1,0 +1,67 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jigkit/jig/internal/flock"
+	"github.com/jigkit/jig/registry"
+)
+
+// A jig.json that another jig writes while jig adopt fetches the
+// registries is never overwritten: adopt writes under the project lock
+// and looks again there.
+func TestAdoptKeepsAConcurrentProjectFile(t *testing.T) {
+	if !flock.Supported {
+		t.Skip("no flock on this system")
+	}
+	dir := t.TempDir()
+	rack := `{"name": "app", "language": "ts", "items": ["@main/runtimes/node@1.2.0", "@main/build/ts@1.0.0"]}`
+	if err := os.WriteFile(filepath.Join(dir, registry.ReferenceProjectFile), []byte(rack), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The other jig holds the project lock.
+	lock, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if ok, err := flock.TryLock(lock); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	started := make(chan struct{}, 1)
+	eng, err := New(fixture(), WithProgress(func(Event) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.Adopt(context.Background(), dir, false)
+		done <- err
+	}()
+	// Adopt is past its first look for jig.json once it downloads files.
+	<-started
+	theirs := []byte(`{"name": "theirs"}` + "\n")
+	if err := os.WriteFile(filepath.Join(dir, registry.ProjectFile), theirs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flock.Unlock(lock); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	if !errors.Is(err, ErrAdopt) {
+		t.Fatalf("Adopt = %v, want ErrAdopt (jig.json already there)", err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, registry.ProjectFile))
+	if string(got) != string(theirs) {
+		t.Fatalf("jig.json = %q, want the other jig's %q", got, theirs)
+	}
+}
