@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -62,7 +63,31 @@ func parsePackageJSON(b []byte) (*jsonObject, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: the top level must be a JSON object", ErrPackageJSON)
 	}
+	// The sections jig writes into must be objects: another value would
+	// be replaced and lost. null holds nothing and reads as empty.
+	for _, k := range []string{"scripts", "dependencies", "devDependencies"} {
+		if sv, ok := root.get(k); ok && sv != nil {
+			if _, ok := sv.(*jsonObject); !ok {
+				return nil, fmt.Errorf("%w: %q is %s, not an object of names to values as npm expects; fix package.json and run the command again", ErrPackageJSON, k, jsonKind(sv))
+			}
+		}
+	}
 	return root, nil
+}
+
+// jsonKind names the kind of a value parseOrderedJSON returns.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	}
+	return "not an object"
 }
 
 // UpdatePackageJSON applies u to the package.json current (exists reports
