@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jigkit/jig/internal/flock"
@@ -63,5 +64,33 @@ func TestAdoptKeepsAConcurrentProjectFile(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(dir, registry.ProjectFile))
 	if string(got) != string(theirs) {
 		t.Fatalf("jig.json = %q, want the other jig's %q", got, theirs)
+	}
+}
+
+// A rack.json field of the wrong type is named in the error, in the
+// file's words (no Go types).
+func TestAdoptWrongFieldType(t *testing.T) {
+	for rack, want := range map[string]string{
+		`{"name": "a", "items": "x"}`:         `rack.json: "items" must be a list of registry identifiers, not a string`,
+		`{"name": "a", "items": [1]}`:         `rack.json: "items" must be a list of registry identifiers, not a list holding a number`,
+		`{"name": 7}`:                         `rack.json: "name" must be a string, not a number`,
+		`{"name": "a", "template": {"x": 1}}`: `rack.json: "template" must be a string, not an object`,
+		`{"name": "a", "language": ["ts"]}`:   `rack.json: "language" must be a string, not an array`,
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, registry.ReferenceProjectFile), []byte(rack), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		eng, err := New(fixture())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = eng.Adopt(context.Background(), dir, true)
+		if !errors.Is(err, ErrAdopt) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: Adopt = %v, want ErrAdopt ending in %q", rack, err, want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "rackProject")) {
+			t.Errorf("%s: the error names Go types: %v", rack, err)
+		}
 	}
 }
