@@ -151,6 +151,10 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 	for _, it := range recorded.Items {
 		rep.Registries = append(rep.Registries, it)
 	}
+	root, err := resolveExisting(abs)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, key := range slices.Sorted(maps.Keys(recorded.Installed)) {
 		for _, target := range slices.Sorted(maps.Keys(recorded.Installed[key].Files)) {
@@ -158,25 +162,13 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 				continue
 			}
 			seen[target] = true
-			p := filepath.Join(abs, filepath.FromSlash(target))
-			fi, err := os.Lstat(p)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
+			// As jig check will see it: a link (to a device, to a folder)
+			// is the user's and never read through.
+			switch checkFile(root, target, recorded.Installed[key].Files[target], nil).Status {
+			case FileUnchanged:
+			case FileMissing:
 				rep.Missing = append(rep.Missing, target)
-				continue
-			case err != nil:
-				return nil, err
-			case !fi.Mode().IsRegular():
-				// A link or a special file is the user's, never read
-				// through (a link to /dev/zero would never end).
-				rep.Changed = append(rep.Changed, target)
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			if hashOf(b) != recorded.Installed[key].Files[target] {
+			default:
 				rep.Changed = append(rep.Changed, target)
 			}
 		}
