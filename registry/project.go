@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -96,6 +97,12 @@ func (c *ConflictFiles) UnmarshalJSON(b []byte) error {
 		}
 		var f ConflictFile
 		if err := json.Unmarshal(r, &f); err != nil {
+			var ute *json.UnmarshalTypeError
+			if errors.As(err, &ute) {
+				// As it is, so that the decoder names the field from
+				// the top: "installed.conflicts.blocks.start".
+				return ute
+			}
 			return fmt.Errorf("conflicts: %w", err)
 		}
 		out = append(out, f)
@@ -129,6 +136,9 @@ func ParseProject(data []byte) (*Project, error) {
 	}
 	var p Project
 	if err := json.Unmarshal(data, &p); err != nil {
+		if terr := JSONTypeError(ProjectFile, err); terr != nil {
+			return nil, terr
+		}
 		return nil, fmt.Errorf("%s is not valid JSON: %w", ProjectFile, err)
 	}
 	if p.Name == "" {

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -221,26 +220,15 @@ func parseRackProject(b []byte) (*rackProject, []string, error) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			return nil, nil, fmt.Errorf("%w: %s must be a JSON object, not %s", ErrAdopt, registry.ReferenceProjectFile, jsonKindName(ute.Value))
+		if terr := registry.JSONTypeError(registry.ReferenceProjectFile, err); terr != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrAdopt, terr)
 		}
 		return nil, nil, fmt.Errorf("%w: %s is not a JSON object: %w", ErrAdopt, registry.ReferenceProjectFile, err)
 	}
 	var rp rackProject
 	if err := json.Unmarshal(b, &rp); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			// In the file's words, not Go's ("cannot unmarshal … into Go
-			// struct field …").
-			want, got := "a string", jsonKindName(ute.Value)
-			if ute.Field == "items" {
-				want = "a list of registry identifiers"
-				if ute.Type.Kind() != reflect.Slice {
-					got = "a list holding " + got
-				}
-			}
-			return nil, nil, fmt.Errorf("%w: %s: %q must be %s, not %s", ErrAdopt, registry.ReferenceProjectFile, ute.Field, want, got)
+		if terr := registry.JSONTypeError(registry.ReferenceProjectFile, err); terr != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrAdopt, terr)
 		}
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrAdopt, registry.ReferenceProjectFile, err)
 	}
@@ -261,24 +249,6 @@ func parseRackProject(b []byte) (*rackProject, []string, error) {
 		}
 	}
 	return &rp, notes, nil
-}
-
-// jsonKindName names the JSON kind encoding/json reports in an
-// [json.UnmarshalTypeError] ("string", "number", "object", "array",
-// "bool").
-func jsonKindName(v string) string {
-	switch v {
-	case "object", "array":
-		return "an " + v
-	case "bool":
-		return "a boolean"
-	case "":
-		return "another kind of value"
-	}
-	if strings.HasPrefix(v, "number") { // "number 1.5" for a fraction
-		return "a number"
-	}
-	return "a " + v
 }
 
 // freshRecord returns the jig.json a frozen install of proj's registries

@@ -71,11 +71,12 @@ func TestAdoptKeepsAConcurrentProjectFile(t *testing.T) {
 // file's words (no Go types).
 func TestAdoptWrongFieldType(t *testing.T) {
 	for rack, want := range map[string]string{
-		`{"name": "a", "items": "x"}`:         `rack.json: "items" must be a list of registry identifiers, not a string`,
-		`{"name": "a", "items": [1]}`:         `rack.json: "items" must be a list of registry identifiers, not a list holding a number`,
-		`{"name": 7}`:                         `rack.json: "name" must be a string, not a number`,
-		`{"name": "a", "template": {"x": 1}}`: `rack.json: "template" must be a string, not an object`,
-		`{"name": "a", "language": ["ts"]}`:   `rack.json: "language" must be a string, not an array`,
+		`{"name": "a", "items": "x"}`:         `rack.json: "items" holds a string where a list is expected`,
+		`{"name": "a", "items": [1]}`:         `rack.json: "items" holds a number where a string is expected`,
+		`{"name": 7}`:                         `rack.json: "name" holds a number where a string is expected`,
+		`{"name": "a", "template": {"x": 1}}`: `rack.json: "template" holds an object where a string is expected`,
+		`["a"]`:                               `rack.json holds an array where an object is expected`,
+		`{"name": "a", "language": ["ts"]}`:   `rack.json: "language" holds an array where a string is expected`,
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, registry.ReferenceProjectFile), []byte(rack), 0o644); err != nil {
