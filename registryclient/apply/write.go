@@ -208,12 +208,16 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	if rerr != nil {
 		return rerr
 	}
+	// Deferred before the rollback, so that it runs after it: a rollback
+	// happens under the lock too.
+	unlock := func() {}
+	defer func() { unlock() }()
 	if !p.createRoot {
-		unlock, locked, err := lockProject(ctx, root)
+		u, locked, err := lockProject(ctx, root)
 		if err != nil {
 			return err
 		}
-		defer unlock()
+		unlock = u
 		if locked {
 			e.removeStaleTemps(p, root)
 		}
@@ -262,6 +266,13 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if root, err = filepath.EvalSymlinks(p.Dir); err != nil {
 			return err
 		}
+		// The new directory is locked too: a jig started in it meanwhile
+		// must not take this one's temporary files for stale ones.
+		u, _, err := lockProject(ctx, root)
+		if err != nil {
+			return err
+		}
+		unlock = u
 	}
 	// Check and prepare every target first (cheap, in plan order), then
 	// write and sync all temporary files in parallel, then rename them
