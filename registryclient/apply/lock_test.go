@@ -3,9 +3,11 @@ package apply
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jigkit/jig/internal/flock"
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // An init into a directory it creates writes under the project lock, as
@@ -41,5 +43,35 @@ func TestInitNewDirWritesLocked(t *testing.T) {
 	}
 	if !tried || free {
 		t.Fatalf("writing into the new directory: lock checked %v, free to take %v; want it held", tried, free)
+	}
+}
+
+// A folder of the project that is itself a project (it has a jig.json) is
+// locked by the jig working there, not by this one: its temporary files
+// may be that jig's, mid-write, and are neither removed nor reported.
+func TestStaleTempsOfANestedProjectKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"src/jig.json":        `{"name": "inner"}` + "\n",
+		"src/.jig-123.tmp":    "the inner jig's new file, mid-write",
+		"bin/.jig-456.tmp":    "left by a stopped jig",
+		"src/deep/.jig-7.tmp": "the inner jig's too",
+	})
+	e := newEngine(t, fixture())
+	p, err := e.Run(t.Context(), Request{Dir: dir, Template: "runtimes/node", Mode: ModeInit}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src", ".jig-123.tmp")); err != nil {
+		t.Errorf("the nested project's temporary file was removed: %v (warnings %q)", err, p.Warnings)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", ".jig-456.tmp")); err == nil {
+		t.Errorf("the stale temporary file in bin was kept")
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "src/") {
+			t.Errorf("warning about the nested project: %q", w)
+		}
 	}
 }

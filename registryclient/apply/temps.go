@@ -15,6 +15,7 @@ import (
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/wait"
+	"github.com/jigkit/jig/registry"
 )
 
 // lockProject takes an exclusive flock(2) on the project directory root,
@@ -58,7 +59,7 @@ func lockProject(ctx context.Context, root string) (unlock func(), locked bool, 
 func tempsIn(root string, dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
-		if linkedDir(root, d) {
+		if linkedDir(root, d) || inNestedProject(root, d) {
 			continue
 		}
 		f, err := safefile.OpenDir(filepath.Join(root, filepath.FromSlash(d)))
@@ -91,6 +92,24 @@ func linkedDir(root, d string) bool {
 		cur = filepath.Join(cur, seg)
 		fi, err := os.Lstat(cur)
 		if err != nil || !fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// inNestedProject reports whether the folder d (relative to root) is in
+// a project of its own: d or a folder between root and d has a jig.json.
+// The jig working there locks that folder, not root, so its temporary
+// files may be mid-write.
+func inNestedProject(root, d string) bool {
+	if d == "." {
+		return false
+	}
+	cur := root
+	for _, seg := range strings.Split(d, "/") {
+		cur = filepath.Join(cur, seg)
+		if _, err := os.Lstat(filepath.Join(cur, registry.ProjectFile)); err == nil {
 			return true
 		}
 	}

@@ -185,8 +185,9 @@ type undo struct {
 // (flock(2); another jig writing the same project waits for it), and
 // under it first removes the .jig-*.tmp files a stopped jig left in the
 // folders the plan reads or writes (regular files only, never through a
-// symbolic link), adding a warning to [Plan.Warnings] for each. Where the
-// lock cannot be taken (no flock), it writes unlocked and removes none.
+// symbolic link, nor in a folder that is a project of its own), adding a
+// warning to [Plan.Warnings] for each. Where the lock cannot be taken (no
+// flock), it writes unlocked and removes none.
 //
 // After the writes, Apply runs the install and git steps asked for with
 // [WithInstall] and [WithGitInit] and records them in [Plan.Install] and
