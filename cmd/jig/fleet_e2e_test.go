@@ -468,3 +468,30 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})
 	f.jig(f.dir, 1, "fleet", "update", "@team/x", "--from-census", "--repos", "one.txt")
 }
+
+// TestFleetKilledBeforeRequest: jig is killed (kill -9) after it pushed a
+// repository's branch and before the request was opened; the rerun opens
+// the request without pushing again, rather than calling the repository
+// done because the remote has the branch.
+func TestFleetKilledBeforeRequest(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("killed", nil)
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repo + "\n"})
+	fleet := []string{"fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr-command"}
+	// The command's parent is jig: the request step kills it.
+	f.jig(f.dir, -1, append(fleet, "kill -9 $PPID")...)
+	pushed := f.git(repo, "rev-parse", "jig/team-x-1.1.0")
+	opened := filepath.Join(f.dir, "opened.txt")
+	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "echo \"$JIG_FLEET_BRANCH\" > "+opened, "--json")...))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
+		t.Errorf("rerun: got %+v, want the repository pushed (its request opened)", doc.Repos)
+	}
+	if data, err := os.ReadFile(opened); err != nil || string(data) != "jig/team-x-1.1.0\n" {
+		t.Errorf("the rerun did not open the request: %q, %v", data, err)
+	}
+	if got := f.git(repo, "rev-parse", "jig/team-x-1.1.0"); got != pushed {
+		t.Errorf("the rerun pushed the branch again: %s, was %s", got, pushed)
+	}
+}

@@ -574,6 +574,16 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 		if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
 			return fail("push", err)
 		}
+		if forge != ForgeNone && r.state != nil {
+			// The branch is out and the request not yet opened: should
+			// the run stop here (killed, interrupted), a rerun finds the
+			// branch pushed and must still open the request.
+			pending := *res
+			pending.Status, pending.Step, pending.Error = StatusFailed, "pr", "stopped before the request was opened"
+			if err := r.state.record(pending); err != nil {
+				return fail("state", err)
+			}
+		}
 	}
 	switch forge {
 	case ForgeAGit:
