@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -688,7 +689,7 @@ func ParseRepos(r io.Reader) ([]string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if strings.HasPrefix(line, "-") || strings.ContainsAny(line, " \t\x00") {
+		if !plausibleRepo(line) {
 			return nil, fmt.Errorf("line %d: %q is not a git URL or a path (one repository per line)", n, Redact(line))
 		}
 		if !seen[line] {
@@ -697,4 +698,18 @@ func ParseRepos(r io.Reader) ([]string, error) {
 		}
 	}
 	return repos, sc.Err()
+}
+
+// plausibleRepo reports whether s may be a repository address: not an
+// option ("-..."), no blanks or control characters.
+func plausibleRepo(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") {
+		return false
+	}
+	for _, r := range s {
+		if r == ' ' || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -70,7 +70,7 @@ func TestParseRepos(t *testing.T) {
 	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git"}, got); diff != "" {
 		t.Errorf("ParseRepos (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"--upload-pack=evil\n", "a b\n"} {
+	for _, bad := range []string{"--upload-pack=evil\n", "a b\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n"} {
 		if _, err := ParseRepos(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseRepos(%q): no error", bad)
 		}
@@ -187,12 +187,16 @@ func TestCensusRepos(t *testing.T) {
 		{Project: "/srv/git/c.git", Version: "0.9.0"},
 		{Project: "my-app", Version: "1.0.0"},
 		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+		{Project: "--upload-pack=touch /tmp/x:y", Version: "1.0.0"},
+		{Project: "https://git.example.com/e.git\nhttps://evil.example/f.git", Version: "1.0.0"},
+		{Project: "git.example.com:g\x1b[2J.git", Version: "1.0.0"},
 	}
 	repos, unknown := CensusRepos(rows, "1.1.0")
 	if diff := cmp.Diff([]string{"https://git.example.com/a.git", "git@git.example.com:b.git", "/srv/git/c.git"}, repos); diff != "" {
 		t.Errorf("repos (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"my-app"}, unknown); diff != "" {
+	wantUnknown := []string{"my-app", "--upload-pack=touch /tmp/x:y", "https://git.example.com/e.git\nhttps://evil.example/f.git", "git.example.com:g\x1b[2J.git"}
+	if diff := cmp.Diff(wantUnknown, unknown); diff != "" {
 		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
 }
