@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -182,7 +183,38 @@ func Run(ctx context.Context, req Request) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.unlock()
 	return r.run(ctx)
+}
+
+// LockFile is the name of the lock file in the work directory: one
+// rollout of a registry version at a time, as two would remove each
+// other's clones and overwrite each other's state file.
+const LockFile = ".lock"
+
+// lockWork takes the lock of the work directory dir without waiting. Where
+// the system has no file locks, it runs unlocked.
+func lockWork(dir, key, version string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := flock.TryLock(f)
+	switch {
+	case errors.Is(err, flock.ErrUnsupported):
+		f.Close()
+		return func() {}, nil
+	case err != nil:
+		f.Close()
+		return nil, err
+	case !ok:
+		f.Close()
+		return nil, fmt.Errorf("another jig fleet update is rolling %s %s out from %s; wait for it to finish, then run again", key, version, dir)
+	}
+	return func() {
+		_ = flock.Unlock(f)
+		f.Close()
+	}, nil
 }
 
 type runner struct {
@@ -192,6 +224,7 @@ type runner struct {
 	branch  string
 	state   *state
 	mu      sync.Mutex // serialises Progress
+	unlock  func()     // releases the work directory's lock
 }
 
 // prepare checks the request and resolves the version.
@@ -250,8 +283,12 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if err := os.MkdirAll(r.req.WorkDir, 0o700); err != nil {
 		return nil, err
 	}
+	if r.unlock, err = lockWork(r.req.WorkDir, r.key, r.version); err != nil {
+		return nil, err
+	}
 	if !req.DryRun {
 		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
+			r.unlock()
 			return nil, err
 		}
 	}

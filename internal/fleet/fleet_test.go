@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -216,5 +217,45 @@ func TestNoCommandTransports(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the ext:: transport ran a command")
+	}
+}
+
+// TestOneRolloutAtATime: a second rollout of the same registry version
+// into the same work directory is refused while the first holds it (they
+// would remove each other's clones and overwrite the state file).
+func TestOneRolloutAtATime(t *testing.T) {
+	t.Parallel()
+	if !flock.Supported {
+		t.Skip("no file locks on this system")
+	}
+	work := t.TempDir()
+	dir := filepath.Join(work, "team-x-1.1.0")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ok, err := flock.TryLock(f); !ok || err != nil {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	req := Request{Registry: "@team/x@1.1.0", Repos: []string{"/nope/a"}, WorkDir: work, NewEngine: noEngine}
+	if _, err := Run(t.Context(), req); err == nil || !strings.Contains(err.Error(), "another jig fleet update is rolling @team/x 1.1.0 out") {
+		t.Fatalf("got %v, want a refusal naming the running rollout", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+		t.Error("the refused rollout wrote the state file")
+	}
+	if err := flock.Unlock(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), req); err != nil {
+		t.Fatalf("after the first one ended: %v", err)
+	}
+	// Run released its lock.
+	if _, err := Run(t.Context(), req); err != nil {
+		t.Fatalf("a third run: %v", err)
 	}
 }
