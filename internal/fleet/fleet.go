@@ -712,9 +712,9 @@ func message(key string, res Result, draft bool) (title, body string) {
 	return title, strings.TrimRight(b.String(), "\n")
 }
 
-// ParseRepos reads a repository list: one git URL or local path per line;
-// blank lines and lines starting with "#" are ignored, and a repeated
-// repository counts once.
+// ParseRepos reads a repository list: one git URL or local path per line
+// (a path may hold spaces, a URL may not); blank lines and lines starting
+// with "#" are ignored, and a repeated repository counts once.
 func ParseRepos(r io.Reader) ([]string, error) {
 	var repos []string
 	seen := map[string]bool{}
@@ -738,13 +738,16 @@ func ParseRepos(r io.Reader) ([]string, error) {
 }
 
 // plausibleRepo reports whether s may be a repository address: not an
-// option ("-..."), no blanks or control characters.
+// option ("-..."), no control characters, and no spaces but in a local
+// path ("/home/me/My Repos/app"; a URL or scp-like address followed by
+// more words is two things on one line).
 func plausibleRepo(s string) bool {
 	if s == "" || strings.HasPrefix(s, "-") {
 		return false
 	}
+	local := !strings.Contains(s, "://") && host(s) == ""
 	for _, r := range s {
-		if r == ' ' || unicode.IsControl(r) {
+		if unicode.IsControl(r) || (r == ' ' && !local) {
 			return false
 		}
 	}

@@ -64,14 +64,14 @@ func TestHost(t *testing.T) {
 
 func TestParseRepos(t *testing.T) {
 	t.Parallel()
-	got, err := ParseRepos(strings.NewReader("# fleet\n\n  https://h/a.git  \n/srv/b.git\nhttps://h/a.git\n"))
+	got, err := ParseRepos(strings.NewReader("# fleet\n\n  https://h/a.git  \n/srv/b.git\nhttps://h/a.git\n/home/me/My Repos/c.git\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git", "/home/me/My Repos/c.git"}, got); diff != "" {
 		t.Errorf("ParseRepos (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"--upload-pack=evil\n", "a b\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n"} {
+	for _, bad := range []string{"--upload-pack=evil\n", "https://h/a.git https://h/b.git\n", "git@h:a.git git@h:b.git\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n"} {
 		if _, err := ParseRepos(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseRepos(%q): no error", bad)
 		}
