@@ -418,6 +418,10 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := os.RemoveAll(dir); err != nil {
 		return fail("clone", err)
 	}
+	// The clone goes when the repository is done: its .git/config holds
+	// the address as given, credentials included, and a cache directory
+	// is often kept, shared or uploaded (CI caches).
+	defer os.RemoveAll(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fail("clone", err)
 	}

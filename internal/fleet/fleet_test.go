@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -257,5 +258,42 @@ func TestOneRolloutAtATime(t *testing.T) {
 	// Run released its lock.
 	if _, err := Run(t.Context(), req); err != nil {
 		t.Fatalf("a third run: %v", err)
+	}
+}
+
+// TestClonesRemoved: a repository's clone is removed once it is done,
+// since its .git/config holds the address with any credentials in it.
+func TestClonesRemoved(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "a.git")
+	work := filepath.Join(dir, "work")
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "-b", "main", bare},
+		{"init", "-q", "-b", "main", work},
+		{"-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial"},
+		{"-C", work, "push", "-q", bare, "main"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	fleetDir := filepath.Join(dir, "fleet")
+	res, err := Run(t.Context(), Request{Registry: "@team/x@1.1.0", Repos: []string{bare}, WorkDir: fleetDir, NewEngine: noEngine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Step != "update" {
+		t.Fatalf("got %+v, want the clone made and the update failed", res)
+	}
+	clones, err := os.ReadDir(filepath.Join(fleetDir, "team-x-1.1.0", "repos"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	for _, c := range clones {
+		t.Errorf("clone %s left in the work directory", c.Name())
 	}
 }
