@@ -495,3 +495,29 @@ func TestFleetKilledBeforeRequest(t *testing.T) {
 		t.Errorf("the rerun pushed the branch again: %s, was %s", got, pushed)
 	}
 }
+
+// TestFleetConflictThenDraft follows the advice the summary gives for a
+// conflicting repository: the rerun with --on-conflict draft pushes the
+// draft instead of calling the repository done by the earlier run.
+func TestFleetConflictThenDraft(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("conflict", map[string]string{"src/index.ts": strings.Replace(fleetIndex, "start(port);", "start(port, { verbose: true });", 1)})
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repo + "\n"})
+	fleet := []string{"fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr", "none", "--json"}
+	if doc := decodeFleet(t, f.jig(f.dir, 3, fleet...)); len(doc.Repos) != 1 || doc.Repos[0].Status != "conflict" {
+		t.Fatalf("first run: got %+v, want the repository in conflict", doc.Repos)
+	}
+	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "--on-conflict", "draft")...))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "draft" || doc.Repos[0].Earlier {
+		t.Fatalf("rerun with --on-conflict draft: got %+v, want the draft pushed", doc.Repos)
+	}
+	if got := f.git(repo, "show", "jig/team-x-1.1.0:src/index.ts"); !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("draft branch src/index.ts has no conflict markers:\n%s", got)
+	}
+	// A third run has nothing left to do.
+	if doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "--on-conflict", "draft")...)); !doc.Repos[0].Earlier {
+		t.Errorf("third run: got %+v, want the earlier outcome", doc.Repos)
+	}
+}

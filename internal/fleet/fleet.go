@@ -325,7 +325,9 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 	for i, repo := range r.req.Repos {
 		shown := Redact(repo)
 		if r.state != nil {
-			if prev, ok := r.state.done(shown); ok {
+			// A conflict skipped earlier is work again once drafts are
+			// asked for (what the summary advises).
+			if prev, ok := r.state.done(shown); ok && !(prev.Status == StatusConflict && r.req.OnConflict == ConflictDraft) {
 				prev.Earlier = true
 				results[i] = prev
 				r.progress(prev)
