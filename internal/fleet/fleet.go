@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry"
@@ -744,7 +743,8 @@ func ParseRepos(r io.Reader) ([]string, error) {
 }
 
 // plausibleRepo reports whether s may be a repository address: not an
-// option ("-..."), no control characters, and no spaces but in a local
+// option ("-..."), no control or bidirectional characters
+// ([registry.DeceptiveRune]), and no spaces but in a local
 // path ("/home/me/My Repos/app"; a URL or scp-like address followed by
 // more words is two things on one line).
 func plausibleRepo(s string) bool {
@@ -753,7 +753,7 @@ func plausibleRepo(s string) bool {
 	}
 	local := !strings.Contains(s, "://") && host(s) == ""
 	for _, r := range s {
-		if unicode.IsControl(r) || (r == ' ' && !local) {
+		if registry.DeceptiveRune(r) || (r == ' ' && !local) {
 			return false
 		}
 	}

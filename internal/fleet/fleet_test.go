@@ -72,7 +72,7 @@ func TestParseRepos(t *testing.T) {
 	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git", "/home/me/My Repos/c.git"}, got); diff != "" {
 		t.Errorf("ParseRepos (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"--upload-pack=evil\n", "https://h/a.git https://h/b.git\n", "git@h:a.git git@h:b.git\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n"} {
+	for _, bad := range []string{"--upload-pack=evil\n", "https://h/a.git https://h/b.git\n", "git@h:a.git git@h:b.git\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n", "/srv/\u202egit.exe\n"} {
 		if _, err := ParseRepos(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseRepos(%q): no error", bad)
 		}
