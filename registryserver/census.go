@@ -529,9 +529,13 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	}
 	page := *view
 	all := view.Projects
-	page.Projects = all[min(offset, len(all)):min(offset+limit, len(all))]
-	if offset+limit < len(all) {
-		page.Next = strconv.Itoa(offset + limit)
+	// offset is at most len(all) before anything is added to it: a huge
+	// cursor must not overflow.
+	offset = min(offset, len(all))
+	end := offset + min(limit, len(all)-offset)
+	page.Projects = all[offset:end]
+	if end < len(all) {
+		page.Next = strconv.Itoa(end)
 	}
 	return h.sendDiscovery(c, who, page)
 }

@@ -281,3 +281,27 @@ func TestCensusExpiredMakeRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestCensusHugeCursor: a cursor near the largest integer is an empty
+// last page, not a panic (offset+limit overflowed).
+func TestCensusHugeCursor(t *testing.T) {
+	t.Parallel()
+	h := oracleHandler(t, zapcore.NewNopCore())
+	if p := send(h, "POST", "/census/@pub", "reader-tok", report("p", "x@1.0.0:clean"), "application/json"); p.status != http.StatusOK {
+		t.Fatalf("POST: %d %s", p.status, p.body)
+	}
+	for _, cursor := range []string{"9223372036854775800", "1"} {
+		p := send(h, "GET", "/census/@pub/x?limit=1000&cursor="+cursor, "", nil, "")
+		var view wire.CensusRegistry
+		if err := json.Unmarshal([]byte(p.body), &view); p.status != http.StatusOK || err != nil {
+			t.Fatalf("cursor %s: got %d %s, want 200", cursor, p.status, p.body)
+		}
+		if len(view.Projects) != 0 || view.Next != "" {
+			t.Errorf("cursor %s: got %+v, want an empty last page", cursor, view)
+		}
+	}
+	p := send(h, "GET", "/census/@pub/x?limit=1&cursor=0", "", nil, "")
+	if !strings.Contains(p.body, `"project":"p"`) || strings.Contains(p.body, `"next"`) {
+		t.Errorf("first page: got %s, want the project and no next cursor", p.body)
+	}
+}
