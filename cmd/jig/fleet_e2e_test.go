@@ -521,3 +521,25 @@ func TestFleetConflictThenDraft(t *testing.T) {
 		t.Errorf("third run: got %+v, want the earlier outcome", doc.Repos)
 	}
 }
+
+// TestFleetNoFilters: a repository's .gitattributes naming a filter driver
+// of the user's git configuration runs none of its programs in the clone
+// (smudge on checkout, clean on add), and the rollout still succeeds.
+func TestFleetNoFilters(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("filtered", map[string]string{".gitattributes": "* filter=evil\n"})
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	marker := filepath.Join(f.dir, "filter-ran")
+	testenv.WriteFiles(t, f.dir, map[string]string{
+		"home/.gitconfig": fmt.Sprintf("[filter \"evil\"]\n\tsmudge = touch '%[1]s' && cat\n\tclean = touch '%[1]s' && cat\n\trequired = true\n", marker),
+		"one.txt":         repo + "\n",
+	})
+	doc := decodeFleet(t, f.jig(f.dir, 0, "fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr", "none", "--json"))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
+		t.Errorf("got %+v, want the repository pushed", doc.Repos)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a filter of the user's configuration ran in the clone")
+	}
+}

@@ -222,6 +222,7 @@ type runner struct {
 	version string
 	branch  string
 	state   *state
+	filters []string   // -c options that turn the user's filter drivers off
 	mu      sync.Mutex // serialises Progress
 	unlock  func()     // releases the work directory's lock
 }
@@ -285,6 +286,7 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if r.unlock, err = lockWork(r.req.WorkDir, r.key, r.version); err != nil {
 		return nil, err
 	}
+	r.filters = noFilters(ctx, r.req.Git, r.req.WorkDir)
 	if !req.DryRun {
 		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
 			r.unlock()
@@ -426,7 +428,7 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fail("clone", err)
 	}
-	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo)}
+	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo), config: r.filters}
 	src := repo
 	if host(repo) == "" && !strings.Contains(repo, "://") {
 		// A local path: absolute, so the clone's origin is too.
