@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -262,6 +263,14 @@ func (h *Handler) postCensus(c echo.Context) error {
 				return internalError(err)
 			}
 			if len(keys) >= MaxCensusProjects {
+				// Expired reports make room: they count in no view.
+				removed, err := h.pruneCensus(ctx, keys)
+				if err != nil {
+					return internalError(err)
+				}
+				keys = keys[:len(keys)-removed]
+			}
+			if len(keys) >= MaxCensusProjects {
 				return newAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxCensusProjects))
 			}
 		} else if err != nil {
@@ -278,6 +287,48 @@ func (h *Handler) postCensus(c echo.Context) error {
 		h.forgetCensus(ns)
 	}
 	return c.JSON(http.StatusOK, receipt)
+}
+
+// liveReport parses a stored report and reports whether it still counts:
+// one this server wrote (a report with its time) no older than oldest.
+func liveReport(data []byte, oldest time.Time) (*wire.CensusReport, bool) {
+	var r wire.CensusReport
+	if json.Unmarshal(data, &r) != nil {
+		return nil, false
+	}
+	at, err := time.Parse(time.RFC3339, r.ReportedAt)
+	return &r, err == nil && !at.Before(oldest)
+}
+
+// pruneCensus deletes the reports among keys that no longer count
+// ([liveReport]) and returns how many it deleted.
+func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
+	oldest := h.now().Add(-h.censusMaxAge)
+	var removed atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(censusReaders)
+	for _, key := range keys {
+		g.Go(func() error {
+			data, _, err := h.readDocument(gctx, key)
+			if errors.Is(err, storage.ErrNotFound) {
+				removed.Add(1) // removed meanwhile
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if _, live := liveReport(data, oldest); live {
+				return nil
+			}
+			if err := h.store.Delete(gctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+			removed.Add(1)
+			return nil
+		})
+	}
+	err := g.Wait()
+	return int(removed.Load()), err
 }
 
 // censusScan reads the reports of ns that are younger than the maximum
@@ -301,16 +352,13 @@ func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.Censu
 			if err != nil {
 				return err
 			}
-			var r wire.CensusReport
-			if json.Unmarshal(data, &r) != nil {
-				return nil // not written by this server: not a report
-			}
-			if at, err := time.Parse(time.RFC3339, r.ReportedAt); err != nil || at.Before(oldest) {
+			r, live := liveReport(data, oldest)
+			if !live {
 				return nil
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			fn(&r)
+			fn(r)
 			return nil
 		})
 	}
@@ -481,9 +529,13 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	}
 	page := *view
 	all := view.Projects
-	page.Projects = all[min(offset, len(all)):min(offset+limit, len(all))]
-	if offset+limit < len(all) {
-		page.Next = strconv.Itoa(offset + limit)
+	// offset is at most len(all) before anything is added to it: a huge
+	// cursor must not overflow.
+	offset = min(offset, len(all))
+	end := offset + min(limit, len(all)-offset)
+	page.Projects = all[offset:end]
+	if end < len(all) {
+		page.Next = strconv.Itoa(end)
 	}
 	return h.sendDiscovery(c, who, page)
 }

@@ -15,8 +15,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 func report(project string, entries ...string) []byte {
@@ -235,5 +237,71 @@ func TestCensusOpenAndMaxAge(t *testing.T) {
 	now.Add(int64(49 * time.Hour / time.Second))
 	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
 		t.Errorf("report past the maximum age: got %s, want no projects", p.body)
+	}
+}
+
+// TestCensusExpiredMakeRoom: a namespace whose census is full of expired
+// reports takes a new project's report (the expired ones are deleted),
+// while a namespace full of live reports still refuses it.
+func TestCensusExpiredMakeRoom(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		age  time.Duration
+		want int
+	}{
+		{"expired", 31 * 24 * time.Hour, http.StatusOK},
+		{"live", time.Hour, http.StatusInsufficientStorage},
+	} {
+		st := memory.New()
+		put(t, st, "@pub/x/versions.json", `{"versions":["1.0.0"]}`)
+		put(t, st, "@pub/x/1.0.0/registry.json", manifest("@pub", "x", "1.0.0", false))
+		at := now.Add(-c.age).Format(time.RFC3339)
+		for i := range registryserver.MaxCensusProjects {
+			doc, _ := json.Marshal(wire.CensusReport{Project: fmt.Sprintf("old-%d", i), ReportedAt: at,
+				Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: wire.CensusClean}}})
+			put(t, st, layout.CensusReport("@pub", fmt.Sprintf("%064x", i)), string(doc))
+		}
+		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithCensus(registryserver.CensusOpen),
+			registryserver.WithLogger(zap.NewNop()), registryserver.WithClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		if p := send(h, "POST", "/census/@pub", "", report("new", "x@1.0.0:clean"), "application/json"); p.status != c.want {
+			t.Errorf("%s: got %d %s, want %d", c.name, p.status, p.body, c.want)
+		}
+		keys, err := st.List(t.Context(), layout.CensusNamespaceDir("@pub"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 1, false: registryserver.MaxCensusProjects}[c.want == http.StatusOK]; len(keys) != want {
+			t.Errorf("%s: %d reports stored, want %d", c.name, len(keys), want)
+		}
+	}
+}
+
+// TestCensusHugeCursor: a cursor near the largest integer is an empty
+// last page, not a panic (offset+limit overflowed).
+func TestCensusHugeCursor(t *testing.T) {
+	t.Parallel()
+	h := oracleHandler(t, zapcore.NewNopCore())
+	if p := send(h, "POST", "/census/@pub", "reader-tok", report("p", "x@1.0.0:clean"), "application/json"); p.status != http.StatusOK {
+		t.Fatalf("POST: %d %s", p.status, p.body)
+	}
+	for _, cursor := range []string{"9223372036854775800", "1"} {
+		p := send(h, "GET", "/census/@pub/x?limit=1000&cursor="+cursor, "", nil, "")
+		var view wire.CensusRegistry
+		if err := json.Unmarshal([]byte(p.body), &view); p.status != http.StatusOK || err != nil {
+			t.Fatalf("cursor %s: got %d %s, want 200", cursor, p.status, p.body)
+		}
+		if len(view.Projects) != 0 || view.Next != "" {
+			t.Errorf("cursor %s: got %+v, want an empty last page", cursor, view)
+		}
+	}
+	p := send(h, "GET", "/census/@pub/x?limit=1&cursor=0", "", nil, "")
+	if !strings.Contains(p.body, `"project":"p"`) || strings.Contains(p.body, `"next"`) {
+		t.Errorf("first page: got %s, want the project and no next cursor", p.body)
 	}
 }

@@ -468,3 +468,78 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})
 	f.jig(f.dir, 1, "fleet", "update", "@team/x", "--from-census", "--repos", "one.txt")
 }
+
+// TestFleetKilledBeforeRequest: jig is killed (kill -9) after it pushed a
+// repository's branch and before the request was opened; the rerun opens
+// the request without pushing again, rather than calling the repository
+// done because the remote has the branch.
+func TestFleetKilledBeforeRequest(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("killed", nil)
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repo + "\n"})
+	fleet := []string{"fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr-command"}
+	// The command's parent is jig: the request step kills it.
+	f.jig(f.dir, -1, append(fleet, "kill -9 $PPID")...)
+	pushed := f.git(repo, "rev-parse", "jig/team-x-1.1.0")
+	opened := filepath.Join(f.dir, "opened.txt")
+	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "echo \"$JIG_FLEET_BRANCH\" > "+opened, "--json")...))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
+		t.Errorf("rerun: got %+v, want the repository pushed (its request opened)", doc.Repos)
+	}
+	if data, err := os.ReadFile(opened); err != nil || string(data) != "jig/team-x-1.1.0\n" {
+		t.Errorf("the rerun did not open the request: %q, %v", data, err)
+	}
+	if got := f.git(repo, "rev-parse", "jig/team-x-1.1.0"); got != pushed {
+		t.Errorf("the rerun pushed the branch again: %s, was %s", got, pushed)
+	}
+}
+
+// TestFleetConflictThenDraft follows the advice the summary gives for a
+// conflicting repository: the rerun with --on-conflict draft pushes the
+// draft instead of calling the repository done by the earlier run.
+func TestFleetConflictThenDraft(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("conflict", map[string]string{"src/index.ts": strings.Replace(fleetIndex, "start(port);", "start(port, { verbose: true });", 1)})
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repo + "\n"})
+	fleet := []string{"fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr", "none", "--json"}
+	if doc := decodeFleet(t, f.jig(f.dir, 3, fleet...)); len(doc.Repos) != 1 || doc.Repos[0].Status != "conflict" {
+		t.Fatalf("first run: got %+v, want the repository in conflict", doc.Repos)
+	}
+	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "--on-conflict", "draft")...))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "draft" || doc.Repos[0].Earlier {
+		t.Fatalf("rerun with --on-conflict draft: got %+v, want the draft pushed", doc.Repos)
+	}
+	if got := f.git(repo, "show", "jig/team-x-1.1.0:src/index.ts"); !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("draft branch src/index.ts has no conflict markers:\n%s", got)
+	}
+	// A third run has nothing left to do.
+	if doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "--on-conflict", "draft")...)); !doc.Repos[0].Earlier {
+		t.Errorf("third run: got %+v, want the earlier outcome", doc.Repos)
+	}
+}
+
+// TestFleetNoFilters: a repository's .gitattributes naming a filter driver
+// of the user's git configuration runs none of its programs in the clone
+// (smudge on checkout, clean on add), and the rollout still succeeds.
+func TestFleetNoFilters(t *testing.T) {
+	t.Parallel()
+	f := newFleetEnv(t)
+	repo := f.makeRepo("filtered", map[string]string{".gitattributes": "* filter=evil\n"})
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	marker := filepath.Join(f.dir, "filter-ran")
+	testenv.WriteFiles(t, f.dir, map[string]string{
+		"home/.gitconfig": fmt.Sprintf("[filter \"evil\"]\n\tsmudge = touch '%[1]s' && cat\n\tclean = touch '%[1]s' && cat\n\trequired = true\n", marker),
+		"one.txt":         repo + "\n",
+	})
+	doc := decodeFleet(t, f.jig(f.dir, 0, "fleet", "update", "@team/x@1.1.0", "--repos", "one.txt", "--pr", "none", "--json"))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
+		t.Errorf("got %+v, want the repository pushed", doc.Repos)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a filter of the user's configuration ran in the clone")
+	}
+}

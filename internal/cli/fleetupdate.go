@@ -176,7 +176,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App) ([]string, error) 
 	}
 	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
 	if len(unknown) > 0 {
-		app.Out.Warnf("%d project(s) of the census have no git address (no origin remote when they reported) and are left out: %s", len(unknown), strings.Join(unknown, ", "))
+		app.Out.Warnf("%d project(s) of the census have no git address jig can clone (no origin remote when they reported, or a name with blanks or control characters) and are left out: %s", len(unknown), strings.Join(unknown, ", "))
 	}
 	if len(repos) == 0 {
 		return nil, fmt.Errorf("the census of %s lists no project to move to %s", id.Key(), id.Version)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -181,7 +182,38 @@ func Run(ctx context.Context, req Request) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.unlock()
 	return r.run(ctx)
+}
+
+// LockFile is the name of the lock file in the work directory: one
+// rollout of a registry version at a time, as two would remove each
+// other's clones and overwrite each other's state file.
+const LockFile = ".lock"
+
+// lockWork takes the lock of the work directory dir without waiting. Where
+// the system has no file locks, it runs unlocked.
+func lockWork(dir, key, version string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := flock.TryLock(f)
+	switch {
+	case errors.Is(err, flock.ErrUnsupported):
+		f.Close()
+		return func() {}, nil
+	case err != nil:
+		f.Close()
+		return nil, err
+	case !ok:
+		f.Close()
+		return nil, fmt.Errorf("another jig fleet update is rolling %s %s out from %s; wait for it to finish, then run again", key, version, dir)
+	}
+	return func() {
+		_ = flock.Unlock(f)
+		f.Close()
+	}, nil
 }
 
 type runner struct {
@@ -190,7 +222,9 @@ type runner struct {
 	version string
 	branch  string
 	state   *state
+	filters []string   // -c options that turn the user's filter drivers off
 	mu      sync.Mutex // serialises Progress
+	unlock  func()     // releases the work directory's lock
 }
 
 // prepare checks the request and resolves the version.
@@ -249,8 +283,13 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if err := os.MkdirAll(r.req.WorkDir, 0o700); err != nil {
 		return nil, err
 	}
+	if r.unlock, err = lockWork(r.req.WorkDir, r.key, r.version); err != nil {
+		return nil, err
+	}
+	r.filters = noFilters(ctx, r.req.Git, r.req.WorkDir)
 	if !req.DryRun {
 		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
+			r.unlock()
 			return nil, err
 		}
 	}
@@ -287,7 +326,9 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 	for i, repo := range r.req.Repos {
 		shown := Redact(repo)
 		if r.state != nil {
-			if prev, ok := r.state.done(shown); ok {
+			// A conflict skipped earlier is work again once drafts are
+			// asked for (what the summary advises).
+			if prev, ok := r.state.done(shown); ok && !(prev.Status == StatusConflict && r.req.OnConflict == ConflictDraft) {
 				prev.Earlier = true
 				results[i] = prev
 				r.progress(prev)
@@ -380,10 +421,14 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := os.RemoveAll(dir); err != nil {
 		return fail("clone", err)
 	}
+	// The clone goes when the repository is done: its .git/config holds
+	// the address as given, credentials included, and a cache directory
+	// is often kept, shared or uploaded (CI caches).
+	defer os.RemoveAll(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fail("clone", err)
 	}
-	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo)}
+	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo), config: r.filters}
 	src := repo
 	if host(repo) == "" && !strings.Contains(repo, "://") {
 		// A local path: absolute, so the clone's origin is too.
@@ -574,6 +619,16 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 		if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
 			return fail("push", err)
 		}
+		if forge != ForgeNone && r.state != nil {
+			// The branch is out and the request not yet opened: should
+			// the run stop here (killed, interrupted), a rerun finds the
+			// branch pushed and must still open the request.
+			pending := *res
+			pending.Status, pending.Step, pending.Error = StatusFailed, "pr", "stopped before the request was opened"
+			if err := r.state.record(pending); err != nil {
+				return fail("state", err)
+			}
+		}
 	}
 	switch forge {
 	case ForgeAGit:
@@ -664,9 +719,9 @@ func message(key string, res Result, draft bool) (title, body string) {
 	return title, strings.TrimRight(b.String(), "\n")
 }
 
-// ParseRepos reads a repository list: one git URL or local path per line;
-// blank lines and lines starting with "#" are ignored, and a repeated
-// repository counts once.
+// ParseRepos reads a repository list: one git URL or local path per line
+// (a path may hold spaces, a URL may not); blank lines and lines starting
+// with "#" are ignored, and a repeated repository counts once.
 func ParseRepos(r io.Reader) ([]string, error) {
 	var repos []string
 	seen := map[string]bool{}
@@ -678,7 +733,7 @@ func ParseRepos(r io.Reader) ([]string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if strings.HasPrefix(line, "-") || strings.ContainsAny(line, " \t\x00") {
+		if !plausibleRepo(line) {
 			return nil, fmt.Errorf("line %d: %q is not a git URL or a path (one repository per line)", n, Redact(line))
 		}
 		if !seen[line] {
@@ -687,4 +742,22 @@ func ParseRepos(r io.Reader) ([]string, error) {
 		}
 	}
 	return repos, sc.Err()
+}
+
+// plausibleRepo reports whether s may be a repository address: not an
+// option ("-..."), no control or bidirectional characters
+// ([registry.DeceptiveRune]), and no spaces but in a local
+// path ("/home/me/My Repos/app"; a URL or scp-like address followed by
+// more words is two things on one line).
+func plausibleRepo(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") {
+		return false
+	}
+	local := !strings.Contains(s, "://") && host(s) == ""
+	for _, r := range s {
+		if registry.DeceptiveRune(r) || (r == ' ' && !local) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -63,14 +65,14 @@ func TestHost(t *testing.T) {
 
 func TestParseRepos(t *testing.T) {
 	t.Parallel()
-	got, err := ParseRepos(strings.NewReader("# fleet\n\n  https://h/a.git  \n/srv/b.git\nhttps://h/a.git\n"))
+	got, err := ParseRepos(strings.NewReader("# fleet\n\n  https://h/a.git  \n/srv/b.git\nhttps://h/a.git\n/home/me/My Repos/c.git\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"https://h/a.git", "/srv/b.git", "/home/me/My Repos/c.git"}, got); diff != "" {
 		t.Errorf("ParseRepos (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"--upload-pack=evil\n", "a b\n"} {
+	for _, bad := range []string{"--upload-pack=evil\n", "https://h/a.git https://h/b.git\n", "git@h:a.git git@h:b.git\n", "https://h/a\x1b[2J.git\n", "https://h/\x7fa.git\n", "/srv/\u202egit.exe\n"} {
 		if _, err := ParseRepos(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseRepos(%q): no error", bad)
 		}
@@ -187,12 +189,16 @@ func TestCensusRepos(t *testing.T) {
 		{Project: "/srv/git/c.git", Version: "0.9.0"},
 		{Project: "my-app", Version: "1.0.0"},
 		{Project: "https://git.example.com/a.git", Version: "1.0.0"},
+		{Project: "--upload-pack=touch /tmp/x:y", Version: "1.0.0"},
+		{Project: "https://git.example.com/e.git\nhttps://evil.example/f.git", Version: "1.0.0"},
+		{Project: "git.example.com:g\x1b[2J.git", Version: "1.0.0"},
 	}
 	repos, unknown := CensusRepos(rows, "1.1.0")
 	if diff := cmp.Diff([]string{"https://git.example.com/a.git", "git@git.example.com:b.git", "/srv/git/c.git"}, repos); diff != "" {
 		t.Errorf("repos (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"my-app"}, unknown); diff != "" {
+	wantUnknown := []string{"my-app", "--upload-pack=touch /tmp/x:y", "https://git.example.com/e.git\nhttps://evil.example/f.git", "git.example.com:g\x1b[2J.git"}
+	if diff := cmp.Diff(wantUnknown, unknown); diff != "" {
 		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
 }
@@ -212,5 +218,82 @@ func TestNoCommandTransports(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the ext:: transport ran a command")
+	}
+}
+
+// TestOneRolloutAtATime: a second rollout of the same registry version
+// into the same work directory is refused while the first holds it (they
+// would remove each other's clones and overwrite the state file).
+func TestOneRolloutAtATime(t *testing.T) {
+	t.Parallel()
+	if !flock.Supported {
+		t.Skip("no file locks on this system")
+	}
+	work := t.TempDir()
+	dir := filepath.Join(work, "team-x-1.1.0")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ok, err := flock.TryLock(f); !ok || err != nil {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	req := Request{Registry: "@team/x@1.1.0", Repos: []string{"/nope/a"}, WorkDir: work, NewEngine: noEngine}
+	if _, err := Run(t.Context(), req); err == nil || !strings.Contains(err.Error(), "another jig fleet update is rolling @team/x 1.1.0 out") {
+		t.Fatalf("got %v, want a refusal naming the running rollout", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+		t.Error("the refused rollout wrote the state file")
+	}
+	if err := flock.Unlock(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), req); err != nil {
+		t.Fatalf("after the first one ended: %v", err)
+	}
+	// Run released its lock.
+	if _, err := Run(t.Context(), req); err != nil {
+		t.Fatalf("a third run: %v", err)
+	}
+}
+
+// TestClonesRemoved: a repository's clone is removed once it is done,
+// since its .git/config holds the address with any credentials in it.
+func TestClonesRemoved(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "a.git")
+	work := filepath.Join(dir, "work")
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "-b", "main", bare},
+		{"init", "-q", "-b", "main", work},
+		{"-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial"},
+		{"-C", work, "push", "-q", bare, "main"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	fleetDir := filepath.Join(dir, "fleet")
+	res, err := Run(t.Context(), Request{Registry: "@team/x@1.1.0", Repos: []string{bare}, WorkDir: fleetDir, NewEngine: noEngine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Step != "update" {
+		t.Fatalf("got %+v, want the clone made and the update failed", res)
+	}
+	clones, err := os.ReadDir(filepath.Join(fleetDir, "team-x-1.1.0", "repos"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	for _, c := range clones {
+		t.Errorf("clone %s left in the work directory", c.Name())
 	}
 }

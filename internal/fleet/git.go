@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,7 +20,9 @@ import (
 // and only the transports https, http, ssh, git and local paths
 // (protocol.file.allow, so a fleet of repositories on disk works); never
 // ext:: or fd::, which run commands. Configuration the repository brings cannot
-// add commands: a fresh clone's .git/config is written by git itself.
+// add commands: a fresh clone's .git/config is written by git itself. The
+// filter drivers of the user's configuration, which a repository's
+// .gitattributes may name, are turned off too ([noFilters]).
 var safeConfig = []string{
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "core.fsmonitor=false",
@@ -44,6 +47,36 @@ func gitEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
+// noFilters returns the configuration that turns off every filter driver
+// the user's configuration defines (filter.<name>.clean, .smudge and
+// .process, which run programs, and .required): a repository's
+// .gitattributes may name any of them for any file, and a clone must run
+// nothing. An error (no configuration at all) gives none.
+func noFilters(ctx context.Context, git, dir string) []string {
+	g := &gitRunner{git: git, dir: dir}
+	out, err := g.run(ctx, "", "config", "--name-only", "--get-regexp", `^filter\.`)
+	if err != nil {
+		return nil
+	}
+	var args []string
+	seen := map[string]bool{}
+	for _, key := range strings.Split(out, "\n") {
+		i := strings.LastIndex(key, ".")
+		if i <= len("filter.") {
+			continue
+		}
+		name := key[len("filter."):i]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, v := range []string{"clean=", "smudge=", "process=", "required=false"} {
+			args = append(args, "-c", "filter."+name+"."+v)
+		}
+	}
+	return args
+}
+
 // gitRunner runs git (or another program) in a directory, bounded by ctx,
 // and scrubs the repository's credentials from its errors.
 type gitRunner struct {
@@ -51,11 +84,12 @@ type gitRunner struct {
 	dir    string   // the working directory
 	env    []string // extra environment
 	secret []string // strings to scrub from output
+	config []string // more -c options, after safeConfig
 }
 
 // run runs git with args and returns its trimmed standard output.
 func (g *gitRunner) run(ctx context.Context, stdin string, args ...string) (string, error) {
-	return g.exec(ctx, stdin, g.git, append(append([]string{}, safeConfig...), args...)...)
+	return g.exec(ctx, stdin, g.git, slices.Concat(safeConfig, g.config, args)...)
 }
 
 // exec runs name with args; a cancelled ctx interrupts it and then kills
@@ -84,7 +118,7 @@ func (g *gitRunner) exec(ctx context.Context, stdin, name string, args ...string
 	if err != nil {
 		what := args
 		if name == g.git {
-			what = args[len(safeConfig):]
+			what = args[len(safeConfig)+len(g.config):]
 		}
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
