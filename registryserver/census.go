@@ -303,31 +303,19 @@ func liveReport(data []byte, oldest time.Time) (*wire.CensusReport, bool) {
 // pruneCensus deletes the reports among keys that no longer count
 // ([liveReport]) and returns how many it deleted.
 func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
-	oldest := h.now().Add(-h.censusMaxAge)
 	var removed atomic.Int64
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(censusReaders)
-	for _, key := range keys {
-		g.Go(func() error {
-			data, _, err := h.readDocument(gctx, key)
-			if errors.Is(err, storage.ErrNotFound) {
-				removed.Add(1) // removed meanwhile
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if _, live := liveReport(data, oldest); live {
-				return nil
-			}
-			if err := h.store.Delete(gctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	err := h.readReports(ctx, keys, func(ctx context.Context, key string, _ *wire.CensusReport, live bool, gone bool) error {
+		switch {
+		case gone:
+			removed.Add(1) // removed meanwhile
+		case !live:
+			if err := h.store.Delete(ctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			removed.Add(1)
-			return nil
-		})
-	}
-	err := g.Wait()
+		}
+		return nil
+	})
 	return int(removed.Load()), err
 }
 
@@ -339,27 +327,35 @@ func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.Censu
 	if err != nil {
 		return err
 	}
-	oldest := h.now().Add(-h.censusMaxAge)
 	var mu sync.Mutex
+	return h.readReports(ctx, keys, func(_ context.Context, _ string, r *wire.CensusReport, live bool, _ bool) error {
+		if live {
+			mu.Lock()
+			defer mu.Unlock()
+			fn(r)
+		}
+		return nil
+	})
+}
+
+// readReports reads the reports at keys, [censusReaders] at a time, and
+// hands each to fn (concurrently) with whether it still counts
+// ([liveReport]); gone is set, and r nil, for a report removed meanwhile.
+func (h *Handler) readReports(ctx context.Context, keys []string, fn func(ctx context.Context, key string, r *wire.CensusReport, live, gone bool) error) error {
+	oldest := h.now().Add(-h.censusMaxAge)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(censusReaders)
 	for _, key := range keys {
 		g.Go(func() error {
 			data, _, err := h.readDocument(gctx, key)
 			if errors.Is(err, storage.ErrNotFound) {
-				return nil // removed meanwhile
+				return fn(gctx, key, nil, false, true)
 			}
 			if err != nil {
 				return err
 			}
 			r, live := liveReport(data, oldest)
-			if !live {
-				return nil
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			fn(r)
-			return nil
+			return fn(gctx, key, r, live, false)
 		})
 	}
 	return g.Wait()
