@@ -25,6 +25,7 @@ func TestRedact(t *testing.T) {
 		{"git@github.com:a/b.git", "git@github.com:a/b.git"},
 		{"/srv/git/a.git", "/srv/git/a.git"},
 		{"https://git.example.com/a.git", "https://git.example.com/a.git"},
+		{"https://gitlab.example.com/a/b.git?private_token=glpat-s3cret", "https://gitlab.example.com/a/b.git"},
 	} {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)

@@ -170,24 +170,38 @@ var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
 func scrubURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }
 
 // Redact returns repo as it may be shown and stored: a URL with a scheme
-// loses its user information (user:password@ or token@); an scp-like
-// address (git@host:path) and a local path are returned as they are.
+// loses its user information (user:password@ or token@), its query
+// (?private_token=…) and fragment, as [wire.StripCredentials] drops them
+// from a census identity; an scp-like address (git@host:path) and a local
+// path are returned as they are.
 func Redact(repo string) string {
-	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.User != nil {
-		u.User = nil
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && (u.User != nil || u.RawQuery != "" || u.Fragment != "") {
+		u.User, u.RawQuery, u.Fragment, u.ForceQuery = nil, "", "", false
 		return u.String()
 	}
 	return scrubURLs(repo)
 }
 
 // secrets returns the parts of repo that must never be shown: the user
-// information of a URL with a scheme.
+// information and the query values (six bytes or more) of a URL with a
+// scheme.
 func secrets(repo string) []string {
 	u, err := url.Parse(repo)
-	if err != nil || u.User == nil || u.Scheme == "" {
+	if err != nil || u.Scheme == "" {
 		return nil
 	}
-	out := []string{u.User.String()}
+	var out []string
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if len(v) >= 6 { // tokens; scrubbing "1" or "main" everywhere would garble the text
+				out = append(out, v, url.QueryEscape(v))
+			}
+		}
+	}
+	if u.User == nil {
+		return out
+	}
+	out = append(out, u.User.String())
 	if p, ok := u.User.Password(); ok {
 		out = append(out, p, url.QueryEscape(p))
 	} else {
