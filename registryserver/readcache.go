@@ -52,7 +52,10 @@ type objectState struct {
 	etag     string // quoted storage ETag (never "")
 	statOnly bool   // learnt from Stat: only etag and modTime are known
 	modTime  time.Time
-	expires  time.Time
+	// expires is when the state goes stale, in Unix nanoseconds. It is
+	// atomic: a Stat of the same object extends it while readers check
+	// it (see [readCache.rememberObject]).
+	expires atomic.Int64
 	// rep is how the object is answered, its header values computed
 	// once; nil when statOnly. rep.keys[0] is where its bytes are in the
 	// byte cache.
@@ -133,7 +136,7 @@ func (rc *readCache) object(key string) *objectState {
 	rc.mu.RLock()
 	o := rc.objects[key]
 	rc.mu.RUnlock()
-	if o == nil || !rc.now().Before(o.expires) {
+	if o == nil || rc.now().UnixNano() >= o.expires.Load() {
 		return nil
 	}
 	return o
@@ -145,14 +148,17 @@ func (rc *readCache) rememberObject(gen uint64, key string, o *objectState) {
 	if rc.ttl <= 0 || o.etag == "" {
 		return
 	}
-	o.expires = rc.now().Add(rc.ttl)
+	expires := rc.now().Add(rc.ttl).UnixNano()
+	o.expires.Store(expires)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.gen.Load() != gen {
 		return
 	}
 	if old := rc.objects[key]; old != nil && o.statOnly && !old.statOnly && old.etag == o.etag {
-		old.expires = o.expires // the same object: keep what is known of it
+		// The same object: keep what is known of it. Readers check
+		// old's expiry without the lock.
+		old.expires.Store(expires)
 		return
 	}
 	if len(rc.objects) >= maxTracked {
