@@ -1,0 +1,359 @@
+package registryclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registryclient/cache"
+)
+
+// WithTrust sets the signing policy of the client's namespace (see
+// [Trust]): every version's digest index is then checked against the
+// version's signatures (GET …/<version>/signatures, cached with the
+// content) before anything of the version is used, and, with
+// [WithCache], versions seen signed are remembered against rollback. The
+// allowed_signers file is read when the client is built. A nil or empty
+// policy checks nothing (the default).
+func WithTrust(t *Trust) Option {
+	return func(o *options) error {
+		if t.Empty() {
+			o.trust = nil
+			return nil
+		}
+		if err := t.Check(o.namespace); err != nil {
+			return err
+		}
+		o.trust = t.Clone()
+		return nil
+	}
+}
+
+// policy is a compiled [Trust].
+type policy struct {
+	ns      string
+	allowed *signing.AllowedSigners
+	require bool
+	// expected lists the trusted keys for messages: "SHA256:… (alice)".
+	expected []string
+}
+
+// maxSignatures bounds the signatures of one version.
+const maxSignatures = 32
+
+// compilePolicy reads t's allowed_signers file and adds its inline keys.
+func compilePolicy(ns string, t *Trust) (*policy, error) {
+	if t == nil {
+		return nil, nil
+	}
+	p := &policy{ns: ns, require: t.Require, allowed: &signing.AllowedSigners{}}
+	if t.AllowedSigners != "" {
+		b, err := safefile.ReadFile(t.AllowedSigners, signing.MaxAllowedSignersSize)
+		if err != nil {
+			return nil, fmt.Errorf("%w: registry %s: reading trust.allowedSigners: %w; fix the path with 'jig trust add %s --allowed-signers <file>'", ErrInvalidConfig, ns, err, ns)
+		}
+		a, err := signing.ParseAllowedSigners(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: registry %s: trust.allowedSigners %s: %w", ErrInvalidConfig, ns, t.AllowedSigners, err)
+		}
+		p.allowed = a
+	}
+	for _, k := range t.Keys {
+		pk, err := ParsePublicKey(k.Key)
+		if err != nil {
+			return nil, fmt.Errorf("%w: registry %s: trust key of %s: %w", ErrInvalidConfig, ns, k.Principal, err)
+		}
+		p.allowed.Add(k.Principal, pk)
+	}
+	for _, e := range p.allowed.Entries() {
+		p.expected = append(p.expected, e.Fingerprint+" ("+e.Principals+")")
+	}
+	return p, nil
+}
+
+// ErrSignature is matched by a [*SignatureError].
+var ErrSignature = errors.New("refused by the trust policy")
+
+// SignatureError refuses a version under its namespace's trust policy: it
+// is unsigned while a signature is required, signed only by keys the
+// policy does not trust, or carries a signature that does not verify over
+// its digest index (its files or digests were changed after signing).
+type SignatureError struct {
+	Namespace, Registry, Version string
+	// Server is the base URL the version came from.
+	Server string
+	// Problem says what is wrong, e.g. "it is not signed".
+	Problem string
+	// Expected lists the trusted keys ("SHA256:… (alice@example.com)"),
+	// Found the keys of the signatures found ("SHA256:…").
+	Expected, Found []string
+	// Bad is true when a signature does not verify (tampering), as
+	// opposed to a missing or untrusted one.
+	Bad bool
+}
+
+func (e *SignatureError) Error() string {
+	exp := "no key (the trust policy lists none)"
+	if len(e.Expected) > 0 {
+		exp = strings.Join(e.Expected, ", ")
+	}
+	found := "no signature"
+	if len(e.Found) > 0 {
+		found = strings.Join(e.Found, ", ")
+	}
+	return fmt.Sprintf("refusing %s%s@%s from %s (namespace %s): %s; expected a signature by %s, found %s",
+		e.Namespace, strings.TrimPrefix(e.Registry, e.Namespace), e.Version, e.Server, e.Namespace, e.Problem, exp, found)
+}
+
+// Unwrap returns [ErrSignature].
+func (e *SignatureError) Unwrap() error { return ErrSignature }
+
+// Hint says what to do.
+func (e *SignatureError) Hint() string {
+	if e.Bad {
+		return "the version's files or digests changed after it was signed; do not install it, and tell the registry's owners. 'jig verify' checks an existing project"
+	}
+	return fmt.Sprintf("ask the publisher to sign it ('jig publish --sign-key'), or, if the key is one you trust, run 'jig trust add %s --key \"<public key>\" --principal <name>'", e.Namespace)
+}
+
+// ErrRollback is matched by a [*RollbackError].
+var ErrRollback = errors.New("rollback refused")
+
+// RollbackError refuses a server's answer that goes back on what was seen
+// signed before: a listing or latest version older than the highest
+// version seen signed, or another signed digest index for a version
+// already seen.
+type RollbackError struct {
+	Registry, Version, Server string
+	// Highest is the highest version seen signed (a listing rollback).
+	Highest string
+	// Before and Now are the signed index digests (a re-signed version).
+	Before, Now string
+}
+
+func (e *RollbackError) Error() string {
+	if e.Before != "" {
+		return fmt.Sprintf("refusing %s@%s from %s: it was signed with digest index %s when first seen and is now signed with %s (a version is immutable: it was re-signed with other content)", e.Registry, e.Version, e.Server, e.Before, e.Now)
+	}
+	return fmt.Sprintf("refusing the versions of %s from %s: the newest it offers is %s, but %s was seen signed before (the server may have been rolled back)", e.Registry, e.Server, e.Version, e.Highest)
+}
+
+// Unwrap returns [ErrRollback].
+func (e *RollbackError) Unwrap() error { return ErrRollback }
+
+// Hint says what to do when the change was intended.
+func (e *RollbackError) Hint() string {
+	what := e.Registry
+	if e.Before != "" {
+		what += "@" + e.Version
+	}
+	return fmt.Sprintf("if the registry's owners did this on purpose, run 'jig trust forget %s' and try again", what)
+}
+
+// signaturesBody is the body of GET …/<version>/signatures as far as the
+// client reads it.
+type signaturesBody struct {
+	Namespace  string `json:"namespace"`
+	Path       string `json:"path"`
+	Version    string `json:"version"`
+	Signatures []struct {
+		Signature string `json:"signature"`
+	} `json:"signatures"`
+}
+
+// errNoSignatures marks a server without the signatures route.
+var errNoSignatures = errors.New("no signatures route")
+
+func (c *Client) signaturesRef(id registry.ID, version string) string {
+	return c.refBase() + "/signatures/" + id.Namespace + "/" + id.Path + "/" + version
+}
+
+// signatures returns the armored signatures of id@version, from the cache
+// when it holds them, else from the server (then cached). A server
+// without the route gives errNoSignatures.
+func (c *Client) signatures(ctx context.Context, id registry.ID, version string) ([][]byte, error) {
+	ref := c.signaturesRef(id, version)
+	if c.opts.cache != nil {
+		if d, ok := c.opts.cache.Ref(ref); ok {
+			if b, ok := c.opts.cache.Get(d); ok {
+				return parseSignatures(id, version, b, "the cache")
+			}
+		}
+	}
+	if c.opts.mode == Offline {
+		return nil, notCached("signatures of %s@%s from %s", id.Key(), version, c.baseStr)
+	}
+	pid := id.WithVersion(version)
+	pid.Language = ""
+	p, err := registryPath(pid)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, request{path: p + "/signatures", registry: idLabel(pid)})
+	var se *StatusError
+	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
+		return nil, errNoSignatures
+	}
+	if err != nil {
+		return nil, err
+	}
+	sigs, err := parseSignatures(id, version, resp.body, resp.url)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.cache != nil {
+		if d, err := c.opts.cache.Put(resp.body); err == nil {
+			_ = c.opts.cache.SetRef(ref, d)
+		}
+	}
+	return sigs, nil
+}
+
+func parseSignatures(id registry.ID, version string, b []byte, from string) ([][]byte, error) {
+	var body signaturesBody
+	if err := json.Unmarshal(b, &body); err != nil {
+		return nil, fmt.Errorf("invalid signatures of %s@%s from %s: %w", id.Key(), version, from, err)
+	}
+	if body.Namespace != id.Namespace || body.Path != id.Path || body.Version != version {
+		return nil, fmt.Errorf("signatures from %s name %s/%s@%s, not %s@%s", from, body.Namespace, body.Path, body.Version, id.Key(), version)
+	}
+	if len(body.Signatures) > maxSignatures {
+		return nil, fmt.Errorf("%s@%s from %s has %d signatures, over the limit of %d", id.Key(), version, from, len(body.Signatures), maxSignatures)
+	}
+	out := make([][]byte, 0, len(body.Signatures))
+	for _, s := range body.Signatures {
+		out = append(out, []byte(s.Signature))
+	}
+	return out, nil
+}
+
+// acceptIndex checks the digest index bytes of id@version (as served,
+// or from the cache) against the namespace's trust policy before the
+// index is used for anything: every signature must verify over exactly
+// these bytes; with require one must be by a trusted key; a trusted one
+// is remembered against rollback. sigs, when not nil, are the signatures
+// already fetched. Without a policy it accepts everything.
+func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() ([][]byte, error)) error {
+	p := c.policy
+	if p == nil {
+		return nil
+	}
+	if sigs == nil {
+		sigs = func() ([][]byte, error) { return c.signatures(ctx, id, version) }
+	}
+	armored, err := sigs()
+	fail := func(problem string, found []string, bad bool) error {
+		return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
+			Problem: problem, Expected: p.expected, Found: found, Bad: bad}
+	}
+	if errors.Is(err, errNoSignatures) {
+		err, armored = nil, nil
+	}
+	var nc *NotCachedError
+	if errors.As(err, &nc) && !p.require {
+		// Offline without the signatures in the cache: as before trust
+		// policies, the version installs unchecked.
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var found []string
+	var trusted *signing.Signer
+	var bad, untrusted error
+	for _, a := range armored {
+		s, err := signing.ParseSignature(a)
+		if err != nil {
+			bad = err
+			continue
+		}
+		found = append(found, s.Fingerprint)
+		signer, err := p.allowed.Verify(index, s, time.Now())
+		switch {
+		case err == nil:
+			if trusted == nil {
+				trusted = &signer
+			}
+		case errors.Is(err, signing.ErrUntrusted):
+			untrusted = err
+		default:
+			bad = err
+		}
+	}
+	switch {
+	case bad != nil:
+		return fail("a signature does not verify over its digest index ("+bad.Error()+")", found, true)
+	case trusted == nil && p.require && len(armored) == 0:
+		return fail("it is not signed, and the trust policy of "+id.Namespace+" requires a signature", found, false)
+	case trusted == nil && p.require:
+		return fail("it is signed only by keys the trust policy of "+id.Namespace+" does not trust", found, false)
+	case trusted == nil && untrusted != nil:
+		c.notice("%s@%s is signed by %s, which the trust policy of %s does not list", id.Key(), version, strings.Join(found, ", "), id.Namespace)
+		return nil
+	case trusted == nil:
+		return nil
+	}
+	if c.opts.cache != nil {
+		err := c.opts.cache.RecordSigned(ctx, id.Key(), version, registry.Digest(index))
+		var ce *cache.SignedDigestChangedError
+		if errors.As(err, &ce) {
+			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: ce.Before, Now: ce.Now}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	c.signedOnce(c.versionRef(id, version), func() {
+		c.notice("%s@%s signed by %s (%s)", id.Key(), version, trusted.Principal, trusted.Fingerprint)
+	})
+	return nil
+}
+
+// signedOnce runs f the first time ref is accepted as signed.
+func (c *Client) signedOnce(ref string, f func()) {
+	c.idxMu.Lock()
+	if c.signedShown == nil {
+		c.signedShown = map[string]bool{}
+	}
+	first := !c.signedShown[ref]
+	c.signedShown[ref] = true
+	c.idxMu.Unlock()
+	if first {
+		f()
+	}
+}
+
+// checkLatest refuses a newest version older than the highest one seen
+// signed (rollback protection; only under a trust policy and a cache).
+func (c *Client) checkLatest(id registry.ID, newest string) error {
+	if c.policy == nil || c.opts.cache == nil || newest == "" {
+		return nil
+	}
+	s, ok, err := c.opts.cache.SeenSigned(id.Key())
+	if err != nil {
+		return err
+	}
+	if ok && s.Highest != "" && registry.CompareVersions(newest, s.Highest) < 0 {
+		return &RollbackError{Registry: id.Key(), Version: newest, Server: c.baseStr, Highest: s.Highest}
+	}
+	return nil
+}
+
+// noIndexUnderPolicy refuses a version without a digest index when the
+// namespace requires signatures: there is nothing to check a signature
+// against.
+func (c *Client) noIndexUnderPolicy(id registry.ID, version string) error {
+	if c.policy == nil || !c.policy.require {
+		return nil
+	}
+	return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
+		Problem:  "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
+		Expected: c.policy.expected}
+}
