@@ -20,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 )
 
@@ -37,8 +38,8 @@ type Client struct {
 	missing  map[string]bool // versions whose server has no index
 	idxGroup singleflight.Group
 	// policy is the compiled trust policy (signed.go); nil for none.
-	policy      *policy
-	signedShown map[string]bool // versions whose signer was shown
+	policy  *policy
+	signers map[string]signing.Signer // trusted signer by version ref
 
 	// Files downloaded ahead of their File call (ahead.go).
 	aheadMu  sync.Mutex

@@ -310,24 +310,48 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 			return err
 		}
 	}
-	c.signedOnce(c.versionRef(id, version), func() {
+	if c.rememberSigner(c.versionRef(id, version), *trusted) {
 		c.notice("%s@%s signed by %s (%s)", id.Key(), version, trusted.Principal, trusted.Fingerprint)
-	})
+	}
 	return nil
 }
 
-// signedOnce runs f the first time ref is accepted as signed.
-func (c *Client) signedOnce(ref string, f func()) {
+// rememberSigner records the trusted signer of ref and reports whether
+// it is the first time (so it is shown once).
+func (c *Client) rememberSigner(ref string, s signing.Signer) bool {
 	c.idxMu.Lock()
-	if c.signedShown == nil {
-		c.signedShown = map[string]bool{}
+	defer c.idxMu.Unlock()
+	if c.signers == nil {
+		c.signers = map[string]signing.Signer{}
 	}
-	first := !c.signedShown[ref]
-	c.signedShown[ref] = true
-	c.idxMu.Unlock()
-	if first {
-		f()
-	}
+	_, seen := c.signers[ref]
+	c.signers[ref] = s
+	return !seen
+}
+
+// Signer is who signed a version, as the trust policy names them.
+type Signer struct {
+	// Principal is the name the policy gives the key
+	// ("alice@example.com").
+	Principal string
+	// Fingerprint is the key's "SHA256:…" fingerprint.
+	Fingerprint string
+}
+
+// SignedBy reports the trusted signer of id@id.Version, once this client
+// has fetched or read the version's digest index (any of Manifest, File,
+// Digests); ok is false for a version not (yet) accepted as signed.
+func (c *Client) SignedBy(id registry.ID) (s Signer, ok bool) {
+	c.idxMu.Lock()
+	defer c.idxMu.Unlock()
+	got, ok := c.signers[c.versionRef(id, id.Version)]
+	return Signer{Principal: got.Principal, Fingerprint: got.Fingerprint}, ok
+}
+
+// TrustPolicy reports whether the client checks signatures ([WithTrust]),
+// and whether it requires them.
+func (c *Client) TrustPolicy() (checks, requires bool) {
+	return c.policy != nil, c.policy != nil && c.policy.require
 }
 
 // checkLatest refuses a newest version older than the highest one seen
