@@ -105,6 +105,10 @@ func TestScripts(t *testing.T) {
 			"fail-files":                 cmdFailFiles,
 			"mcp":                        cmdMCP,
 			"nonl":                       cmdNoNewline,
+			"sign-version":               cmdSignVersion,
+			"tamper":                     cmdTamper,
+			"rm-cached-signatures":       cmdRmCachedSignatures,
+			"treehash":                   cmdTreeHash,
 		},
 	})
 }
