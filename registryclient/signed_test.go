@@ -38,7 +38,7 @@ func newTestKey(t testing.TB) testKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testKey{signer: s, line: registryclient.KeyLine(s.PublicKey()), fp: ssh.FingerprintSHA256(s.PublicKey())}
+	return testKey{signer: s, line: signing.FormatPublicKey(s.PublicKey()), fp: signing.Fingerprint(s.PublicKey())}
 }
 
 // fetchRaw GETs url and returns its body.

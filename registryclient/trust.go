@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/jigkit/jig/registry/signing"
 )
 
 // Trust is a namespace's signing policy: which keys may sign its
@@ -59,7 +61,7 @@ func (t *Trust) Check(ns string) error {
 		if err != nil {
 			return fmt.Errorf("registry %s: trust.keys[%d] (%s): %w", ns, i, k.Principal, err)
 		}
-		fp := ssh.FingerprintSHA256(pk)
+		fp := signing.Fingerprint(pk)
 		if seen[fp] {
 			return fmt.Errorf("registry %s: trust.keys lists key %s twice; remove one with 'jig trust remove %s --key %s'", ns, fp, ns, fp)
 		}
@@ -86,32 +88,19 @@ func CheckPrincipal(p string) error {
 }
 
 // ParsePublicKey parses one SSH public key in authorized_keys form
-// ("ssh-ed25519 AAAA... comment"), as ~/.ssh/id_ed25519.pub holds it. A
-// certificate is refused: trust a plain key.
+// ("ssh-ed25519 AAAA... comment"), as ~/.ssh/id_ed25519.pub holds it
+// ([signing.ParsePublicKey]), saying what to give instead when it is a
+// private key or not a key.
 func ParsePublicKey(s string) (ssh.PublicKey, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, errors.New(`the key is empty; give a public key such as "$(cat ~/.ssh/id_ed25519.pub)"`)
-	}
 	if strings.Contains(s, "PRIVATE KEY") {
 		return nil, errors.New("this is a private key; give the public key (the .pub file) instead, and keep the private key secret")
 	}
-	pk, _, opts, rest, err := ssh.ParseAuthorizedKey([]byte(s))
+	pk, err := signing.ParsePublicKey([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("not an SSH public key (%v); give one line such as \"ssh-ed25519 AAAA... alice@example.com\", e.g. the content of ~/.ssh/id_ed25519.pub", err)
 	}
-	if len(opts) > 0 || len(strings.TrimSpace(string(rest))) > 0 {
-		return nil, errors.New("give exactly one public key, without options")
-	}
-	if _, ok := pk.(*ssh.Certificate); ok {
-		return nil, errors.New("SSH certificates are not supported; give the plain public key")
-	}
 	return pk, nil
-}
-
-// KeyLine returns pk in authorized_keys form without a comment.
-func KeyLine(pk ssh.PublicKey) string {
-	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
 }
 
 // Clone returns a deep copy of t (nil for nil).

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/crypto/ssh"
+	"github.com/jigkit/jig/registry/signing"
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registryclient"
@@ -71,7 +71,7 @@ func (c *TrustAddCmd) Run(ctx context.Context, app *App) error {
 	}
 	if key != "" {
 		pk, _ := registryclient.ParsePublicKey(key)
-		app.Out.Success("%s now trusts %s (%s) to sign its versions", c.Namespace, c.Principal, ssh.FingerprintSHA256(pk))
+		app.Out.Success("%s now trusts %s (%s) to sign its versions", c.Namespace, c.Principal, signing.Fingerprint(pk))
 	} else {
 		app.Out.Success("Trust policy of %s updated", c.Namespace)
 	}
@@ -107,7 +107,7 @@ func trustView(ns string, t *registryclient.Trust) trustJSON {
 	for _, k := range t.Keys {
 		fp := ""
 		if pk, err := registryclient.ParsePublicKey(k.Key); err == nil {
-			fp = ssh.FingerprintSHA256(pk)
+			fp = signing.Fingerprint(pk)
 		}
 		v.Keys = append(v.Keys, trustKeyJSON{Principal: k.Principal, Key: k.Key, Fingerprint: fp})
 	}

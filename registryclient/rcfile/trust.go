@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/crypto/ssh"
+	"github.com/jigkit/jig/registry/signing"
 
 	"github.com/jigkit/jig/registryclient"
 )
@@ -80,10 +80,10 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 		if err != nil {
 			return err
 		}
-		fp := ssh.FingerprintSHA256(pk)
+		fp := signing.Fingerprint(pk)
 		dup := false
 		for _, k := range t.Keys {
-			if have, err := registryclient.ParsePublicKey(k.Key); err == nil && ssh.FingerprintSHA256(have) == fp {
+			if have, err := registryclient.ParsePublicKey(k.Key); err == nil && signing.Fingerprint(have) == fp {
 				if k.Principal != u.AddPrincipal {
 					return fmt.Errorf("key %s is already trusted for %s as %s; remove it first with 'jig trust remove %s --key %s'", fp, ns, k.Principal, ns, fp)
 				}
@@ -91,7 +91,7 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 			}
 		}
 		if !dup {
-			t.Keys = append(t.Keys, registryclient.TrustedKey{Principal: u.AddPrincipal, Key: registryclient.KeyLine(pk)})
+			t.Keys = append(t.Keys, registryclient.TrustedKey{Principal: u.AddPrincipal, Key: signing.FormatPublicKey(pk)})
 		}
 	}
 	if u.RemoveKey != "" {
@@ -101,7 +101,7 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 			if err != nil {
 				return fmt.Errorf("--key must be a fingerprint (SHA256:...) or a public key: %w", err)
 			}
-			want = ssh.FingerprintSHA256(pk)
+			want = signing.Fingerprint(pk)
 		}
 		n := len(t.Keys)
 		var have []string
@@ -110,7 +110,7 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 			if err != nil {
 				continue
 			}
-			fp := ssh.FingerprintSHA256(pk)
+			fp := signing.Fingerprint(pk)
 			if fp == want {
 				t.Keys = append(t.Keys[:i], t.Keys[i+1:]...)
 				i--
