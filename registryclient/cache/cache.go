@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,10 @@ type Cache struct {
 	max     int64
 	written atomic.Int64
 	now     func() time.Time
+	// signedMu serializes this process's edits of the signed-versions
+	// memory (signed.go), so they do not poll for each other's file
+	// lock.
+	signedMu sync.Mutex
 }
 
 // Option configures [Open].

@@ -202,6 +202,8 @@ func (c *Cache) ForgetSigned(ctx context.Context, what string) (int, error) {
 // editSigned runs fn on the memory under the lock and writes it
 // atomically when fn reports a change.
 func (c *Cache) editSigned(ctx context.Context, fn func(*signedDoc) (bool, error)) error {
+	c.signedMu.Lock()
+	defer c.signedMu.Unlock()
 	unlock, err := c.lockSigned(ctx)
 	if err != nil {
 		return err
