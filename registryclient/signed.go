@@ -136,9 +136,15 @@ type RollbackError struct {
 	Highest string
 	// Before and Now are the signed index digests (a re-signed version).
 	Before, Now string
+	// NoIndex is set when the server no longer publishes a digest index
+	// for a version seen signed (Before).
+	NoIndex bool
 }
 
 func (e *RollbackError) Error() string {
+	if e.NoIndex {
+		return fmt.Sprintf("refusing %s@%s from %s: it was seen signed (digest index %s), but the server now publishes no digest index for it, so it cannot be verified", e.Registry, e.Version, e.Server, e.Before)
+	}
 	if e.Before != "" {
 		return fmt.Sprintf("refusing %s@%s from %s: it was signed with digest index %s when first seen and is now signed with %s (a version is immutable: it was re-signed with other content)", e.Registry, e.Version, e.Server, e.Before, e.Now)
 	}
@@ -371,13 +377,24 @@ func (c *Client) checkLatest(id registry.ID, newest string) error {
 }
 
 // noIndexUnderPolicy refuses a version without a digest index when the
-// namespace requires signatures: there is nothing to check a signature
-// against.
+// namespace requires signatures (there is nothing to check a signature
+// against), or when it was seen signed before (a server that stops
+// publishing the index of a signed version downgrades it to unverified).
 func (c *Client) noIndexUnderPolicy(id registry.ID, version string) error {
-	if c.policy == nil || !c.policy.require {
+	if c.policy == nil {
+		return nil
+	}
+	if c.opts.cache != nil {
+		if s, ok, err := c.opts.cache.SeenSigned(id.Key()); err != nil {
+			return err
+		} else if before, seen := s.Versions[version]; ok && seen {
+			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: before, NoIndex: true}
+		}
+	}
+	if !c.policy.require {
 		return nil
 	}
 	return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
-		Problem:  "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
+		Problem: "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
 		Expected: c.policy.expected}
 }

@@ -91,8 +91,8 @@ func signedServer(t *testing.T, alice testKey) (*recorder, string, []byte) {
 	srv := newRegistry(t, rec.wrap)
 	index := fetchRaw(t, srv.URL+"/registries/@main/runtimes/node/1.1.0/digests")
 	old := fetchRaw(t, srv.URL+"/registries/@main/runtimes/node/1.0.0/digests")
-	rec.tamper[sigPath] = signaturesDoc(t, "1.1.0", index, alice)
-	rec.tamper["/registries/@main/runtimes/node/1.0.0/signatures"] = strings.Replace(signaturesDoc(t, "1.0.0", old, alice), `"1.1.0"`, `"1.0.0"`, 1)
+	rec.set(sigPath, signaturesDoc(t, "1.1.0", index, alice), nil)
+	rec.set("/registries/@main/runtimes/node/1.0.0/signatures", strings.Replace(signaturesDoc(t, "1.0.0", old, alice), `"1.1.0"`, `"1.0.0"`, 1), nil)
 	return rec, srv.URL, index
 }
 
@@ -141,7 +141,7 @@ func TestTrustPolicy(t *testing.T) {
 	t.Run("unsigned", func(t *testing.T) {
 		t.Parallel()
 		rec, url, index := signedServer(t, alice)
-		rec.tamper[sigPath] = signaturesDoc(t, "1.1.0", index)
+		rec.set(sigPath, signaturesDoc(t, "1.1.0", index), nil)
 		c, _ := trustClient(t, url, nil, required)
 		_, err := c.Manifest(t.Context(), id)
 		var se *registryclient.SignatureError
@@ -159,7 +159,7 @@ func TestTrustPolicy(t *testing.T) {
 	t.Run("untrusted", func(t *testing.T) {
 		t.Parallel()
 		rec, url, index := signedServer(t, alice)
-		rec.tamper[sigPath] = signaturesDoc(t, "1.1.0", index, mallory)
+		rec.set(sigPath, signaturesDoc(t, "1.1.0", index, mallory), nil)
 		c, _ := trustClient(t, url, nil, required)
 		_, err := c.File(t.Context(), id, "templates/index.ts")
 		var se *registryclient.SignatureError
@@ -180,8 +180,8 @@ func TestTrustPolicy(t *testing.T) {
 		x, _ := registry.ParseDigestIndex(index)
 		x.Files["templates/index.ts"] = registry.Digest([]byte("evil\n"))
 		evil, _ := x.Marshal()
-		rec.tamper["/registries/@main/runtimes/node/1.1.0/digests"] = string(evil)
-		rec.tamper["/registries/@main/runtimes/node/1.1.0/files/templates/index.ts"] = "evil\n"
+		rec.set("/registries/@main/runtimes/node/1.1.0/digests", string(evil), nil)
+		rec.set("/registries/@main/runtimes/node/1.1.0/files/templates/index.ts", "evil\n", nil)
 		for _, tr := range []*registryclient.Trust{trusted, required} {
 			c, _ := trustClient(t, url, nil, tr)
 			_, err := c.File(t.Context(), id, "templates/index.ts")
@@ -265,8 +265,8 @@ func TestRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server rolls back: 1.1.0 disappears.
-	rec.tamper["/registries/@main/runtimes/node/versions"] = `{"versions":["1.0.0"]}`
-	rec.tamper["/registries/@main/runtimes/node"] = manifestJSON("@main", "node", "1.0.0")
+	rec.set("/registries/@main/runtimes/node/versions", `{"versions":["1.0.0"]}`, nil)
+	rec.set("/registries/@main/runtimes/node", manifestJSON("@main", "node", "1.0.0"), nil)
 	c, _ = trustClient(t, url, ch, policy)
 	_, err := c.Versions(t.Context(), node)
 	var re *registryclient.RollbackError
@@ -285,8 +285,8 @@ func TestRollback(t *testing.T) {
 	x, _ := registry.ParseDigestIndex(index)
 	x.Files["templates/index.ts"] = registry.Digest([]byte("evil\n"))
 	evil, _ := x.Marshal()
-	rec.tamper["/registries/@main/runtimes/node/1.1.0/digests"] = string(evil)
-	rec.tamper[sigPath] = signaturesDoc(t, "1.1.0", evil, alice)
+	rec.set("/registries/@main/runtimes/node/1.1.0/digests", string(evil), nil)
+	rec.set(sigPath, signaturesDoc(t, "1.1.0", evil, alice), nil)
 	ch2, _ := cache.Open(ch.Dir())
 	if err := ch2.Clean(); err != nil {
 		t.Fatal(err)
@@ -331,5 +331,33 @@ func TestTrustConcurrent(t *testing.T) {
 	wg.Wait()
 	if len(*notes) != 2 {
 		t.Errorf("each version's signer shown once: %q", *notes)
+	}
+}
+
+// TestSignedThenNoIndex: a version seen signed whose server later
+// withholds its digest index (downgrading it to unverified) is refused,
+// even without require.
+func TestSignedThenNoIndex(t *testing.T) {
+	t.Parallel()
+	alice := newTestKey(t)
+	policy := &registryclient.Trust{Keys: []registryclient.TrustedKey{{Principal: "alice@example.com", Key: alice.line}}}
+	rec, url, _ := signedServer(t, alice)
+	dir := t.TempDir()
+	ch, _ := cache.Open(dir)
+	c, _ := trustClient(t, url, ch, policy)
+	id := registry.MustParseID("@main/runtimes/node@1.1.0")
+	if _, err := c.Manifest(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	rec.set("", "", func(p string) bool { return strings.HasSuffix(p, "/digests") })
+	ch2, _ := cache.Open(dir)
+	if err := ch2.Clean(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = trustClient(t, url, ch2, policy)
+	_, err := c.File(t.Context(), id, "templates/index.ts")
+	var re *registryclient.RollbackError
+	if !errors.As(err, &re) || !re.NoIndex || !strings.Contains(err.Error(), "now publishes no digest index") {
+		t.Fatalf("got %v", err)
 	}
 }

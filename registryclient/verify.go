@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/cache"
@@ -226,7 +227,10 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 				s, err := c.signatures(ctx, id, version)
 				ch <- result{s, err}
 			}()
-			sigs = func() ([][]byte, error) { r := <-ch; return r.sigs, r.err }
+			sigs = sync.OnceValues(func() ([][]byte, error) { r := <-ch; return r.sigs, r.err })
+			// Whatever happens to the index, the signatures request ends
+			// (and stops writing to the cache) before this returns.
+			defer func() { _, _ = sigs() }()
 		}
 		pid := id.WithVersion(version)
 		pid.Language = ""
