@@ -395,6 +395,6 @@ func (c *Client) noIndexUnderPolicy(id registry.ID, version string) error {
 		return nil
 	}
 	return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
-		Problem: "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
+		Problem:  "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
 		Expected: c.policy.expected}
 }
