@@ -52,13 +52,9 @@ func (c *TrustAddCmd) Run(ctx context.Context, app *App) error {
 	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
-	key := c.Key
-	if strings.HasPrefix(key, "@") {
-		b, err := safefile.ReadFile(key[1:], 64<<10)
-		if err != nil {
-			return fmt.Errorf("--key %s: %w", key, err)
-		}
-		key = string(b)
+	key, err := keyArg(c.Key)
+	if err != nil {
+		return err
 	}
 	u := rcfile.TrustUpdate{AddKey: key, AddPrincipal: c.Principal, AllowedSigners: c.AllowedSigners}
 	if c.Require {
@@ -77,6 +73,19 @@ func (c *TrustAddCmd) Run(ctx context.Context, app *App) error {
 	}
 	printTrust(app.Out, cfg.Trust(c.Namespace))
 	return nil
+}
+
+// keyArg returns the value of --key: the key itself, or the content of
+// the file FILE for "@FILE".
+func keyArg(v string) (string, error) {
+	if !strings.HasPrefix(v, "@") {
+		return v, nil
+	}
+	b, err := safefile.ReadFile(v[1:], 64<<10)
+	if err != nil {
+		return "", fmt.Errorf("--key %s: %w", v, err)
+	}
+	return string(b), nil
 }
 
 // editTrust applies u to ns's policy in the rc file under its lock.
@@ -192,7 +201,7 @@ func orNS(ns string) string {
 // TrustRemoveCmd is "jig trust remove @ns [--key <fingerprint or key>]".
 type TrustRemoveCmd struct {
 	Namespace string `arg:"" help:"Namespace, e.g. @company."`
-	Key       string `name:"key" placeholder:"FINGERPRINT" help:"The key to stop trusting: its SHA256:... fingerprint (see 'jig trust list') or the public key. Without --key the whole policy of the namespace is removed."`
+	Key       string `name:"key" placeholder:"FINGERPRINT" help:"The key to stop trusting: its SHA256:... fingerprint (see 'jig trust list'), the public key, or @FILE for a .pub file. Without --key the whole policy of the namespace is removed."`
 }
 
 // Run removes a key or the whole policy.
@@ -211,11 +220,15 @@ func (c *TrustRemoveCmd) Run(ctx context.Context, app *App) error {
 		app.Out.Success("Trust policy of %s removed: its versions install whether signed or not", c.Namespace)
 		return nil
 	}
-	cfg, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{RemoveKey: c.Key})
+	key, err := keyArg(c.Key)
 	if err != nil {
 		return err
 	}
-	app.Out.Success("%s no longer trusts key %s", c.Namespace, c.Key)
+	cfg, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{RemoveKey: key})
+	if err != nil {
+		return err
+	}
+	app.Out.Success("%s no longer trusts key %s", c.Namespace, strings.TrimSpace(c.Key))
 	printTrust(app.Out, cfg.Trust(c.Namespace))
 	return nil
 }
