@@ -136,14 +136,15 @@ type RollbackError struct {
 	Highest string
 	// Before and Now are the signed index digests (a re-signed version).
 	Before, Now string
-	// NoIndex is set when the server no longer publishes a digest index
-	// for a version seen signed (Before).
-	NoIndex bool
+	// Lost says what a version seen signed (Before) lacks now: "the
+	// server now publishes no digest index for it", "it is no longer
+	// signed by a trusted key".
+	Lost string
 }
 
 func (e *RollbackError) Error() string {
-	if e.NoIndex {
-		return fmt.Sprintf("refusing %s@%s from %s: it was seen signed (digest index %s), but the server now publishes no digest index for it, so it cannot be verified", e.Registry, e.Version, e.Server, e.Before)
+	if e.Lost != "" {
+		return fmt.Sprintf("refusing %s@%s from %s: it was seen signed (digest index %s), but %s", e.Registry, e.Version, e.Server, e.Before, e.Lost)
 	}
 	if e.Before != "" {
 		return fmt.Sprintf("refusing %s@%s from %s: it was signed with digest index %s when first seen and is now signed with %s (a version is immutable: it was re-signed with other content)", e.Registry, e.Version, e.Server, e.Before, e.Now)
@@ -300,10 +301,19 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 		return fail("it is not signed, and the trust policy of "+id.Namespace+" requires a signature", found, false)
 	case trusted == nil && p.require:
 		return fail("it is signed only by keys the trust policy of "+id.Namespace+" does not trust", found, false)
-	case trusted == nil && untrusted != nil:
-		c.notice("%s@%s is signed by %s, which the trust policy of %s does not list", id.Key(), version, strings.Join(found, ", "), id.Namespace)
-		return nil
 	case trusted == nil:
+		// Not required; but a version seen signed before must stay so
+		// (a server or cache that strips signatures downgrades it).
+		if c.opts.cache != nil {
+			if s, ok, err := c.opts.cache.SeenSigned(id.Key()); err != nil {
+				return err
+			} else if before, seen := s.Versions[version]; ok && seen {
+				return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: before, Lost: "it is no longer signed by a trusted key"}
+			}
+		}
+		if untrusted != nil {
+			c.notice("%s@%s is signed by %s, which the trust policy of %s does not list", id.Key(), version, strings.Join(found, ", "), id.Namespace)
+		}
 		return nil
 	}
 	if c.opts.cache != nil {
@@ -388,7 +398,7 @@ func (c *Client) noIndexUnderPolicy(id registry.ID, version string) error {
 		if s, ok, err := c.opts.cache.SeenSigned(id.Key()); err != nil {
 			return err
 		} else if before, seen := s.Versions[version]; ok && seen {
-			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: before, NoIndex: true}
+			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: before, Lost: "the server now publishes no digest index for it, so it cannot be verified"}
 		}
 	}
 	if !c.policy.require {

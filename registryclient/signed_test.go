@@ -335,8 +335,8 @@ func TestTrustConcurrent(t *testing.T) {
 }
 
 // TestSignedThenNoIndex: a version seen signed whose server later
-// withholds its digest index (downgrading it to unverified) is refused,
-// even without require.
+// withholds its digest index (downgrading it to unverified), or its
+// signatures, is refused, even without require.
 func TestSignedThenNoIndex(t *testing.T) {
 	t.Parallel()
 	alice := newTestKey(t)
@@ -357,7 +357,19 @@ func TestSignedThenNoIndex(t *testing.T) {
 	c, _ = trustClient(t, url, ch2, policy)
 	_, err := c.File(t.Context(), id, "templates/index.ts")
 	var re *registryclient.RollbackError
-	if !errors.As(err, &re) || !re.NoIndex || !strings.Contains(err.Error(), "now publishes no digest index") {
+	if !errors.As(err, &re) || re.Lost == "" || !strings.Contains(err.Error(), "now publishes no digest index") {
 		t.Fatalf("got %v", err)
+	}
+	// Its signatures stripped (index served again): refused as well,
+	// though the policy does not require signatures.
+	rec.set("", "", func(string) bool { return false })
+	rec.set(sigPath, `{"namespace":"@main","path":"runtimes/node","version":"1.1.0","signatures":[]}`, nil)
+	if err := ch2.Clean(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = trustClient(t, url, ch2, policy)
+	_, err = c.File(t.Context(), id, "templates/index.ts")
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "it was seen signed (digest index sha256:") || !strings.Contains(err.Error(), "no longer signed by a trusted key") {
+		t.Fatalf("stripped signatures: %v", err)
 	}
 }
