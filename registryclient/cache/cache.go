@@ -67,6 +67,9 @@ type Cache struct {
 	// memory (signed.go), so they do not poll for each other's file
 	// lock.
 	signedMu sync.Mutex
+	// pending are the records waiting for signedMu (RecordSigned).
+	pendMu  sync.Mutex
+	pending []*signedRecord
 }
 
 // Option configures [Open].

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,46 +120,88 @@ func (c *Cache) RecordSigned(ctx context.Context, registryKey, version, indexDig
 			}
 		}
 	}
-	return c.editSigned(ctx, func(d *signedDoc) (bool, error) {
-		s := d.Registries[registryKey]
-		if s == nil {
-			s = &Seen{}
-			d.Registries[registryKey] = s
-		}
-		if s.Versions == nil {
-			s.Versions = map[string]string{}
-		}
-		if before, ok := s.Versions[version]; ok {
-			if before != indexDigest {
-				return false, &SignedDigestChangedError{Registry: registryKey, Version: version, Before: before, Now: indexDigest}
+	// Records made at the same time (a preset's registries resolve
+	// concurrently) are written together: whoever gets the lock writes
+	// every pending record at once.
+	r := &signedRecord{key: registryKey, version: version, digest: indexDigest, done: make(chan error, 1)}
+	c.pendMu.Lock()
+	c.pending = append(c.pending, r)
+	c.pendMu.Unlock()
+	c.signedMu.Lock()
+	defer c.signedMu.Unlock()
+	select {
+	case err := <-r.done: // written by the previous holder
+		return err
+	default:
+	}
+	c.pendMu.Lock()
+	batch := c.pending
+	c.pending = nil
+	c.pendMu.Unlock()
+	errs := make([]error, len(batch))
+	err := c.editSignedLocked(ctx, func(d *signedDoc) (bool, error) {
+		changed := false
+		for i, r := range batch {
+			if errs[i] = c.record(d, r); errs[i] == nil {
+				changed = true
 			}
 		}
-		s.Versions[version] = indexDigest
-		if s.Highest == "" || registry.CompareVersions(version, s.Highest) > 0 {
-			s.Highest = version
-		}
-		s.Last = c.now().Unix()
-		if len(s.Versions) > MaxSignedVersions {
-			vs := slices.Collect(maps.Keys(s.Versions))
-			slices.SortFunc(vs, registry.CompareVersions)
-			for _, v := range vs[:len(vs)-MaxSignedVersions] {
-				delete(s.Versions, v)
-			}
-		}
-		if len(d.Registries) > MaxSignedRegistries {
-			keys := slices.Collect(maps.Keys(d.Registries))
-			slices.SortFunc(keys, func(a, b string) int {
-				if x, y := d.Registries[a].Last, d.Registries[b].Last; x != y {
-					return int(x - y)
-				}
-				return strings.Compare(a, b)
-			})
-			for _, k := range keys[:len(keys)-MaxSignedRegistries] {
-				delete(d.Registries, k)
-			}
-		}
-		return true, nil
+		return changed, nil
 	})
+	for i, r := range batch {
+		if errs[i] == nil {
+			errs[i] = err
+		}
+		r.done <- errs[i]
+	}
+	return <-r.done
+}
+
+// signedRecord is one pending [Cache.RecordSigned].
+type signedRecord struct {
+	key, version, digest string
+	done                 chan error
+}
+
+// record applies r to d: a [*SignedDigestChangedError] when the version
+// is remembered with another digest.
+func (c *Cache) record(d *signedDoc, r *signedRecord) error {
+	s := d.Registries[r.key]
+	if s == nil {
+		s = &Seen{}
+		d.Registries[r.key] = s
+	}
+	if s.Versions == nil {
+		s.Versions = map[string]string{}
+	}
+	if before, ok := s.Versions[r.version]; ok && before != r.digest {
+		return &SignedDigestChangedError{Registry: r.key, Version: r.version, Before: before, Now: r.digest}
+	}
+	s.Versions[r.version] = r.digest
+	if s.Highest == "" || registry.CompareVersions(r.version, s.Highest) > 0 {
+		s.Highest = r.version
+	}
+	s.Last = c.now().Unix()
+	if len(s.Versions) > MaxSignedVersions {
+		vs := slices.Collect(maps.Keys(s.Versions))
+		slices.SortFunc(vs, registry.CompareVersions)
+		for _, v := range vs[:len(vs)-MaxSignedVersions] {
+			delete(s.Versions, v)
+		}
+	}
+	if len(d.Registries) > MaxSignedRegistries {
+		keys := slices.Collect(maps.Keys(d.Registries))
+		slices.SortFunc(keys, func(a, b string) int {
+			if x, y := d.Registries[a].Last, d.Registries[b].Last; x != y {
+				return cmp.Compare(x, y)
+			}
+			return strings.Compare(a, b)
+		})
+		for _, k := range keys[:len(keys)-MaxSignedRegistries] {
+			delete(d.Registries, k)
+		}
+	}
+	return nil
 }
 
 // ForgetSigned drops what is remembered of the registries named by what:
@@ -204,6 +247,11 @@ func (c *Cache) ForgetSigned(ctx context.Context, what string) (int, error) {
 func (c *Cache) editSigned(ctx context.Context, fn func(*signedDoc) (bool, error)) error {
 	c.signedMu.Lock()
 	defer c.signedMu.Unlock()
+	return c.editSignedLocked(ctx, fn)
+}
+
+// editSignedLocked is editSigned with c.signedMu held.
+func (c *Cache) editSignedLocked(ctx context.Context, fn func(*signedDoc) (bool, error)) error {
 	unlock, err := c.lockSigned(ctx)
 	if err != nil {
 		return err
@@ -217,7 +265,7 @@ func (c *Cache) editSigned(ctx context.Context, fn func(*signedDoc) (bool, error
 	if err != nil || !changed {
 		return err
 	}
-	b, err := json.MarshalIndent(d, "", " ")
+	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
