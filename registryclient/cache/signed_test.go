@@ -127,3 +127,36 @@ func TestSignedMemoryBounded(t *testing.T) {
 		t.Fatal("lowest version kept")
 	}
 }
+
+// TestSignedMemoryBatched: records made at once through one cache are
+// written together; each caller gets its own answer (a changed digest is
+// refused for that record only).
+func TestSignedMemoryBatched(t *testing.T) {
+	t.Parallel()
+	c, _ := cache.Open(t.TempDir())
+	if err := c.RecordSigned(context.Background(), "@ns/fixed", "1.0.0", "sha256:a"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 33)
+	for i := range 32 {
+		wg.Go(func() { errs[i] = c.RecordSigned(context.Background(), fmt.Sprintf("@ns/r%d", i), "1.0.0", "sha256:x") })
+	}
+	wg.Go(func() { errs[32] = c.RecordSigned(context.Background(), "@ns/fixed", "1.0.0", "sha256:b") })
+	wg.Wait()
+	for i, err := range errs[:32] {
+		if err != nil {
+			t.Errorf("r%d: %v", i, err)
+		}
+		if _, ok, _ := c.SeenSigned(fmt.Sprintf("@ns/r%d", i)); !ok {
+			t.Errorf("r%d not remembered", i)
+		}
+	}
+	var ce *cache.SignedDigestChangedError
+	if !errors.As(errs[32], &ce) {
+		t.Errorf("changed digest: %v", errs[32])
+	}
+	if s, _, _ := c.SeenSigned("@ns/fixed"); s.Versions["1.0.0"] != "sha256:a" {
+		t.Errorf("fixed: %+v", s)
+	}
+}
