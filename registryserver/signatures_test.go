@@ -422,3 +422,35 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// The web catalog shows who signed the version a page shows: the
+// principal when the signer file names the key, else its fingerprint, or
+// "unsigned".
+func TestWebCatalogShowsSigners(t *testing.T) {
+	t.Parallel()
+	alice, bob := newSigner(t), newSigner(t)
+	dir := signersDir(t, map[string]string{"gated.allowed_signers": "alice@example.com " + signing.FormatPublicKey(alice.PublicKey())})
+	h := publishHandler(t, memory.New(), registryserver.WithSignersDir(dir), registryserver.WithWebCatalog("/"))
+	g1 := pkg(regJSON("@gated", "1.0.0", ""))
+	if r := postSigned(t, h, pubPublish, g1, sign(t, alice, digestsOf(t, g1))); r.status != http.StatusCreated {
+		t.Fatalf("publish: %d %s", r.status, r.body)
+	}
+	p1, p2 := pkg(regJSON("@public", "1.0.0", "")), pkg(regJSON("@public", "2.0.0", ""))
+	if r := postSigned(t, h, pubAdmin, p1, sign(t, bob, digestsOf(t, p1))); r.status != http.StatusCreated {
+		t.Fatalf("publish: %d %s", r.status, r.body)
+	}
+	if r := postSigned(t, h, pubAdmin, p2); r.status != http.StatusCreated {
+		t.Fatalf("publish: %d %s", r.status, r.body)
+	}
+	cookie := signIn(t, h, "/", pubRead)
+	for _, tc := range []struct{ path, want string }{
+		{"/-/r/@gated/features/ui-kit/1.0.0", `<dd class="signers">alice@example.com <code>` + signing.Fingerprint(alice.PublicKey()) + `</code></dd>`},
+		{"/-/r/@public/features/ui-kit/1.0.0", `<dd class="signers"><code>` + signing.Fingerprint(bob.PublicKey()) + `</code></dd>`},
+		{"/-/r/@public/features/ui-kit/2.0.0", `<dd class="signers">unsigned</dd>`},
+	} {
+		resp, body := page(t, h, http.MethodGet, tc.path, cookie, nil, nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: got %d, want %s in:\n%s", tc.path, resp.StatusCode, tc.want, body)
+		}
+	}
+}
