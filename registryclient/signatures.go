@@ -53,3 +53,15 @@ func (c *Client) Signatures(ctx context.Context, id registry.ID, version string)
 	}
 	return &s, nil
 }
+
+// Signatures returns the signatures of version of id from id.Namespace's
+// source; see [Client.Signatures].
+//
+// API: GET /registries/@ns/<path>/<version>/signatures
+func (s *Sources) Signatures(ctx context.Context, id registry.ID, version string) (*wire.Signatures, error) {
+	c, err := s.client(ctx, id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.Signatures(ctx, id, version)
+}

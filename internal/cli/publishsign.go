@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
@@ -83,4 +85,38 @@ func signingHint(pkg *registryclient.Package) string {
 		return ""
 	}
 	return fmt.Sprintf("Sign with a key the server's signer file for %s lists: jig publish <dir> --sign-key ~/.ssh/id_ed25519, or sign the output of jig publish <dir> --print-digests with ssh-keygen -Y sign -n %s -f <key> and pass it with --signature <file>.", pkg.Namespace(), signing.Namespace)
+}
+
+// signedBy fetches who signed version of id, for jig info; nil (with a
+// warning) when the server cannot say.
+func signedBy(ctx context.Context, app *App, src *registryclient.Sources, id registry.ID, version string) *wire.Signatures {
+	sigs, err := src.Signatures(ctx, id, version)
+	if err != nil {
+		app.Out.Warnf("Could not read the signatures of %s@%s: %v", id.Key(), version, err)
+		return nil
+	}
+	return sigs
+}
+
+// printSignedBy writes who signed the version, as the server reports it
+// (jig verify checks the signatures against the project's trust policy).
+func printSignedBy(o *Output, sigs *wire.Signatures) {
+	if sigs == nil {
+		return
+	}
+	if len(sigs.Signatures) == 0 {
+		o.Printf("Signed by:  unsigned\n")
+		return
+	}
+	for i, s := range sigs.Signatures {
+		label := "Signed by:  "
+		if i > 0 {
+			label = "            "
+		}
+		if s.Principal != "" {
+			o.Printf("%s%s (%s)\n", label, s.Principal, s.Fingerprint)
+		} else {
+			o.Printf("%s%s\n", label, s.Fingerprint)
+		}
+	}
 }
