@@ -16,13 +16,14 @@ import (
 type publishSigning struct {
 	SignKey      string   `name:"sign-key" env:"JIG_SIGNING_KEY" placeholder:"KEY" help:"SSH private key that signs the version's digest index (namespace jig-registry), as git signs commits; an encrypted key or a .pub file is used through ssh-agent."`
 	Signature    []string `name:"signature" sep:"none" placeholder:"FILE" help:"An SSH signature made elsewhere over what --print-digests prints (ssh-keygen -Y sign -n jig-registry -f <key> digests), uploaded with the version. Repeatable."`
-	PrintDigests bool     `name:"print-digests" help:"Print the version's digest index (the exact bytes the server will serve at .../<version>/digests, what a signature signs) and upload nothing."`
+	PrintDigests bool     `name:"print-digests" help:"Print the version's digest index (the exact bytes the server will serve at .../<version>/digests, what a signature signs); sign and upload nothing."`
 }
 
 // Validate refuses flag combinations that cannot mean anything.
 func (s *publishSigning) Validate() error {
-	if s.PrintDigests && (s.SignKey != "" || len(s.Signature) > 0) {
-		return errors.New("--print-digests uploads nothing, so it takes neither --sign-key nor --signature: print the digests, sign them, then run jig publish <dir> --signature <file>")
+	// --sign-key may come from JIG_SIGNING_KEY: --print-digests ignores it.
+	if s.PrintDigests && len(s.Signature) > 0 {
+		return errors.New("--print-digests uploads nothing, so it takes no --signature: print the digests, sign them, then run jig publish <dir> --signature <file>")
 	}
 	if n := len(s.Signature); n+min(len(s.SignKey), 1) > wire.MaxSignatures {
 		return fmt.Errorf("%d signatures: a version takes at most %d", n, wire.MaxSignatures)
