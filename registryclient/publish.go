@@ -128,7 +128,7 @@ func OpenPackage(src string) (*Package, error) {
 			files = append(files, n)
 		}
 	}
-	idx, err := pkgarchive.DigestIndex(bytes.NewReader(data), pkgarchive.Limits{}, ix.Manifest, contents)
+	idx, err := ix.DigestIndex(contents)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
 	}

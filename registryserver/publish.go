@@ -379,18 +379,13 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	// Who signed it, before anything is stored: the signatures sign the
-	// digest index, computed from the package as jig publish computes it.
-	// An unsigned upload where none is required skips this read.
-	if signers := h.signers.Load().For(m.Namespace); signers != nil || len(up.signatures) > 0 {
-		if _, err := up.f.Seek(0, io.SeekStart); err != nil {
-			return internalError(err)
-		}
-		if v.Index, err = pkgarchive.DigestIndex(up.f, lim.archive(), ix.Manifest, contents); err != nil {
-			return refusal(err)
-		}
-		if v.Signatures, err = checkSignatures(v.Index, up.signatures, signers, h.now()); err != nil {
-			return err
-		}
+	// digest index, built from the package as jig publish builds it (the
+	// publish then checks that what it stores has the same digests).
+	if v.Index, err = ix.DigestIndex(contents); err != nil {
+		return internalError(err)
+	}
+	if v.Signatures, err = checkSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.now()); err != nil {
+		return err
 	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },

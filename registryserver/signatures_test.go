@@ -48,7 +48,7 @@ func digestsOf(t testing.TB, archive []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := pkgarchive.DigestIndex(bytes.NewReader(archive), pkgarchive.Limits{}, ix.Manifest, c)
+	idx, err := ix.DigestIndex(c)
 	if err != nil {
 		t.Fatal(err)
 	}
