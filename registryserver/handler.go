@@ -130,6 +130,13 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h.auth.Store(o.auth)
 	h.signers.Store(signers)
+	if signers != nil {
+		var nss []string
+		for _, f := range signers.Files() {
+			nss = append(nss, f.Namespace)
+		}
+		h.log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+	}
 	h.logAuthWarnings(o.auth)
 	if o.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
