@@ -2,16 +2,15 @@ package registryclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
@@ -44,9 +43,6 @@ type policy struct {
 	// expected lists the trusted keys for messages: "SHA256:… (alice)".
 	expected []string
 }
-
-// maxSignatures bounds the signatures of one version.
-const maxSignatures = 32
 
 // compilePolicy reads t's allowed_signers file and adds its inline keys.
 func compilePolicy(ns string, t *Trust) (*policy, error) {
@@ -164,104 +160,27 @@ func (e *RollbackError) Hint() string {
 	return fmt.Sprintf("if the registry's owners did this on purpose, run 'jig trust forget %s' and try again", what)
 }
 
-// signaturesBody is the body of GET …/<version>/signatures as far as the
-// client reads it.
-type signaturesBody struct {
-	Namespace  string `json:"namespace"`
-	Path       string `json:"path"`
-	Version    string `json:"version"`
-	Signatures []struct {
-		Signature string `json:"signature"`
-	} `json:"signatures"`
-}
-
-// errNoSignatures marks a server without the signatures route.
-var errNoSignatures = errors.New("no signatures route")
-
-func (c *Client) signaturesRef(id registry.ID, version string) string {
-	return c.refBase() + "/signatures/" + id.Namespace + "/" + id.Path + "/" + version
-}
-
-// signatures returns the armored signatures of id@version, from the cache
-// when it holds them, else from the server (then cached). A server
-// without the route gives errNoSignatures.
-func (c *Client) signatures(ctx context.Context, id registry.ID, version string) ([][]byte, error) {
-	ref := c.signaturesRef(id, version)
-	if c.opts.cache != nil {
-		if d, ok := c.opts.cache.Ref(ref); ok {
-			if b, ok := c.opts.cache.Get(d); ok {
-				return parseSignatures(id, version, b, "the cache")
-			}
-		}
-	}
-	if c.opts.mode == Offline {
-		return nil, notCached("signatures of %s@%s from %s", id.Key(), version, c.baseStr)
-	}
-	pid := id.WithVersion(version)
-	pid.Language = ""
-	p, err := registryPath(pid)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(ctx, request{path: p + "/signatures", registry: idLabel(pid)})
-	var se *StatusError
-	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
-		return nil, errNoSignatures
-	}
-	if err != nil {
-		return nil, err
-	}
-	sigs, err := parseSignatures(id, version, resp.body, resp.url)
-	if err != nil {
-		return nil, err
-	}
-	if c.opts.cache != nil {
-		if d, err := c.opts.cache.Put(resp.body); err == nil {
-			_ = c.opts.cache.SetRef(ref, d)
-		}
-	}
-	return sigs, nil
-}
-
-func parseSignatures(id registry.ID, version string, b []byte, from string) ([][]byte, error) {
-	var body signaturesBody
-	if err := json.Unmarshal(b, &body); err != nil {
-		return nil, fmt.Errorf("invalid signatures of %s@%s from %s: %w", id.Key(), version, from, err)
-	}
-	if body.Namespace != id.Namespace || body.Path != id.Path || body.Version != version {
-		return nil, fmt.Errorf("signatures from %s name %s/%s@%s, not %s@%s", from, body.Namespace, body.Path, body.Version, id.Key(), version)
-	}
-	if len(body.Signatures) > maxSignatures {
-		return nil, fmt.Errorf("%s@%s from %s has %d signatures, over the limit of %d", id.Key(), version, from, len(body.Signatures), maxSignatures)
-	}
-	out := make([][]byte, 0, len(body.Signatures))
-	for _, s := range body.Signatures {
-		out = append(out, []byte(s.Signature))
-	}
-	return out, nil
-}
-
 // acceptIndex checks the digest index bytes of id@version (as served,
 // or from the cache) against the namespace's trust policy before the
 // index is used for anything: every signature must verify over exactly
 // these bytes; with require one must be by a trusted key; a trusted one
 // is remembered against rollback. sigs, when not nil, are the signatures
 // already fetched. Without a policy it accepts everything.
-func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() ([][]byte, error)) error {
+func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() (*wire.Signatures, error)) error {
 	p := c.policy
 	if p == nil {
 		return nil
 	}
 	if sigs == nil {
-		sigs = func() ([][]byte, error) { return c.signatures(ctx, id, version) }
+		sigs = func() (*wire.Signatures, error) { return c.signatures(ctx, id, version) }
 	}
-	armored, err := sigs()
+	doc, err := sigs()
 	fail := func(problem string, found []string, bad bool) error {
 		return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
 			Problem: problem, Expected: p.expected, Found: found, Bad: bad}
 	}
 	if errors.Is(err, errNoSignatures) {
-		err, armored = nil, nil
+		err, doc = nil, &wire.Signatures{}
 	}
 	var nc *NotCachedError
 	if errors.As(err, &nc) && !p.require {
@@ -275,8 +194,8 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 	var found []string
 	var trusted *signing.Signer
 	var bad, untrusted error
-	for _, a := range armored {
-		s, err := signing.ParseSignature(a)
+	for _, a := range doc.Signatures {
+		s, err := signing.ParseSignature([]byte(a.Signature))
 		if err != nil {
 			bad = err
 			continue
@@ -297,7 +216,7 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 	switch {
 	case bad != nil:
 		return fail("a signature does not verify over its digest index ("+bad.Error()+")", found, true)
-	case trusted == nil && p.require && len(armored) == 0:
+	case trusted == nil && p.require && len(doc.Signatures) == 0:
 		return fail("it is not signed, and the trust policy of "+id.Namespace+" requires a signature", found, false)
 	case trusted == nil && p.require:
 		return fail("it is signed only by keys the trust policy of "+id.Namespace+" does not trust", found, false)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
@@ -216,10 +217,10 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 		}
 		// The signatures are fetched while the index is: a trust policy
 		// costs no extra round trip.
-		var sigs func() ([][]byte, error)
+		var sigs func() (*wire.Signatures, error)
 		if c.policy != nil {
 			type result struct {
-				sigs [][]byte
+				sigs *wire.Signatures
 				err  error
 			}
 			ch := make(chan result, 1)
@@ -227,7 +228,7 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 				s, err := c.signatures(ctx, id, version)
 				ch <- result{s, err}
 			}()
-			sigs = sync.OnceValues(func() ([][]byte, error) { r := <-ch; return r.sigs, r.err })
+			sigs = sync.OnceValues(func() (*wire.Signatures, error) { r := <-ch; return r.sigs, r.err })
 			// Whatever happens to the index, the signatures request ends
 			// (and stops writing to the cache) before this returns.
 			defer func() { _, _ = sigs() }()

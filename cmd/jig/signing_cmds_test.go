@@ -18,6 +18,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // Commands of the signing scripts. They write to a jig-server's disk
@@ -57,17 +58,7 @@ func storedIndex(ts *testscript.TestScript, storage, ns, path, version string) [
 // ssh-keygen -Y sign -n jig-registry, and stores the signatures document
 // of ns/path@version (no keys: an explicit unsigned document).
 func writeSignatures(ts *testscript.TestScript, storage, ns, path, version string, index []byte, keys []string) {
-	type sig struct {
-		Signature   string `json:"signature"`
-		Key         string `json:"key"`
-		Fingerprint string `json:"fingerprint"`
-	}
-	doc := struct {
-		Namespace  string `json:"namespace"`
-		Path       string `json:"path"`
-		Version    string `json:"version"`
-		Signatures []sig  `json:"signatures"`
-	}{ns, path, version, []sig{}}
+	doc := wire.Signatures{Namespace: ns, Path: path, Version: version, Signatures: []wire.SignatureInfo{}}
 	for _, k := range keys {
 		key := ts.MkAbs(k)
 		msg := filepath.Join(ts.MkAbs("."), ".sign-"+strings.ReplaceAll(path, "/", "-")+"-"+version)
@@ -84,7 +75,7 @@ func writeSignatures(ts *testscript.TestScript, storage, ns, path, version strin
 		fp, err := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", key+".pub").Output()
 		ts.Check(err)
 		f := strings.Fields(string(pub))
-		doc.Signatures = append(doc.Signatures, sig{Signature: string(armored), Key: f[0] + " " + f[1], Fingerprint: strings.Fields(string(fp))[1]})
+		doc.Signatures = append(doc.Signatures, wire.SignatureInfo{Signature: string(armored), Key: f[0] + " " + f[1], Fingerprint: strings.Fields(string(fp))[1]})
 		_ = os.Remove(msg)
 		_ = os.Remove(msg + ".sig")
 	}
