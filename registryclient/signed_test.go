@@ -373,3 +373,35 @@ func TestSignedThenNoIndex(t *testing.T) {
 		t.Fatalf("stripped signatures: %v", err)
 	}
 }
+
+// TestTrustAllowedSignersFile: the keys of an allowed_signers file are
+// trusted with their limits (a key limited to git's namespace is not);
+// a missing file is an error when the client is built.
+func TestTrustAllowedSignersFile(t *testing.T) {
+	t.Parallel()
+	alice := newTestKey(t)
+	id := registry.MustParseID("@main/runtimes/node@1.1.0")
+	_, url, _ := signedServer(t, alice)
+	dir := t.TempDir()
+	for _, tc := range []struct{ line, want string }{
+		{"team@example.com " + alice.line, ""},
+		{`team@example.com namespaces="git" ` + alice.line, "signed only by keys the trust policy of @main does not trust"},
+	} {
+		p := filepath.Join(dir, "signers")
+		if err := os.WriteFile(p, []byte("# the team\n"+tc.line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, notes := trustClient(t, url, nil, &registryclient.Trust{AllowedSigners: p, Require: true})
+		_, err := c.Manifest(t.Context(), id)
+		switch {
+		case tc.want == "" && (err != nil || len(*notes) != 1 || !strings.Contains((*notes)[0], "signed by team@example.com")):
+			t.Errorf("%s: %v %q", tc.line, err, *notes)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
+		}
+	}
+	_, err := registryclient.New(url, registryclient.WithNamespace("@main"), registryclient.WithTrust(&registryclient.Trust{AllowedSigners: filepath.Join(dir, "nosuch")}))
+	if !errors.Is(err, registryclient.ErrInvalidConfig) || !strings.Contains(err.Error(), "registry @main: reading trust.allowedSigners") {
+		t.Errorf("missing file: %v", err)
+	}
+}

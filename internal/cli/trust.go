@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/jigkit/jig/registry/signing"
@@ -29,7 +31,7 @@ type TrustAddCmd struct {
 	Namespace      string  `arg:"" help:"Namespace, e.g. @company."`
 	Key            string  `name:"key" placeholder:"PUBLIC-KEY" help:"The signer's SSH public key, one line as in ~/.ssh/id_ed25519.pub, or @FILE to read it from a .pub file."`
 	Principal      string  `name:"principal" placeholder:"NAME" help:"Who the key belongs to, e.g. alice@example.com; shown as 'signed by NAME'."`
-	AllowedSigners *string `name:"allowed-signers" placeholder:"FILE" help:"Also trust the keys of an OpenSSH allowed_signers file (as git's gpg.ssh.allowedSignersFile); '' removes it. Relative paths are from the rc file's directory."`
+	AllowedSigners *string `name:"allowed-signers" placeholder:"FILE" help:"Also trust the keys of an OpenSSH allowed_signers file (as git's gpg.ssh.allowedSignersFile), checked now and stored as an absolute path (~/ kept); '' removes it."`
 	Require        bool    `name:"require" help:"Also require a trusted signature on every version of the namespace (see 'jig trust require')."`
 }
 
@@ -56,7 +58,11 @@ func (c *TrustAddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	u := rcfile.TrustUpdate{AddKey: key, AddPrincipal: c.Principal, AllowedSigners: c.AllowedSigners}
+	signers, err := allowedSignersArg(c.AllowedSigners)
+	if err != nil {
+		return err
+	}
+	u := rcfile.TrustUpdate{AddKey: key, AddPrincipal: c.Principal, AllowedSigners: signers}
 	if c.Require {
 		on := true
 		u.Require = &on
@@ -86,6 +92,39 @@ func keyArg(v string) (string, error) {
 		return "", fmt.Errorf("--key %s: %w", v, err)
 	}
 	return string(b), nil
+}
+
+// allowedSignersArg checks the file --allowed-signers names (it must
+// parse, so a typo is found now, not at the next install) and returns its
+// absolute path; "~/" paths are kept as written (the rc file expands
+// them) and "" removes the file from the policy.
+func allowedSignersArg(p *string) (*string, error) {
+	if p == nil || strings.TrimSpace(*p) == "" {
+		return p, nil
+	}
+	v := strings.TrimSpace(*p)
+	read := v
+	if strings.HasPrefix(v, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-signers %s: %w", v, err)
+		}
+		read = filepath.Join(home, v[2:])
+	} else {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-signers %s: %w", v, err)
+		}
+		v, read = abs, abs
+	}
+	b, err := safefile.ReadFile(read, signing.MaxAllowedSignersSize)
+	if err != nil {
+		return nil, fmt.Errorf("--allowed-signers: %w", err)
+	}
+	if _, err := signing.ParseAllowedSigners(b); err != nil {
+		return nil, fmt.Errorf("--allowed-signers %s: %w", read, err)
+	}
+	return &v, nil
 }
 
 // editTrust applies u to ns's policy in the rc file under its lock.
