@@ -242,7 +242,9 @@ type diffResult struct {
 	Updates   []apply.RegistryUpdate `json:"updates"`
 	Files     []apply.FileDiff       `json:"files"`
 	Conflicts int                    `json:"conflicts"`
-	Warnings  []string               `json:"warnings"`
+	// Migrations are the migration steps the update would run.
+	Migrations []apply.MigrationResult `json:"migrations,omitempty"`
+	Warnings   []string                `json:"warnings"`
 }
 
 // Run prints the unified diff an update would apply; it writes nothing.
@@ -262,8 +264,9 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 	}
 	diffs := plan.Diffs()
 	if c.JSON {
-		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Warnings: plan.Warnings})
+		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Migrations: plan.Migrations, Warnings: plan.Warnings})
 	}
+	printMigrations(app.Out, plan.Migrations)
 	if len(diffs) == 0 {
 		app.Out.Infof("Nothing to update.")
 	}
@@ -416,6 +419,7 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if moved == 0 {
 		return
 	}
+	printMigrations(o, p.Migrations)
 	files := 0
 	for _, f := range p.Files {
 		if f.Action == apply.ActionUnchanged || f.Target == registry.ProjectFile {
@@ -448,6 +452,20 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, orRemoved(c.Ours), orRemoved(c.Theirs))
 	}
 	printWarnings(o, p.Warnings)
+}
+
+// printMigrations lists the migration steps of an update, one a line.
+func printMigrations(o *Output, ms []apply.MigrationResult) {
+	for i, m := range ms {
+		if i == 0 {
+			o.Println("Migrations:")
+		}
+		line := fmt.Sprintf("  %-8s %s@%s: %s", m.Status, m.Registry, m.Version, m.Description)
+		if m.Reason != "" {
+			line += " (" + m.Reason + ")"
+		}
+		o.Println(line)
+	}
 }
 
 // orRemoved is a conflict's side for people: "(removed)" when that side

@@ -156,9 +156,10 @@ type op struct {
 	base   *Rendered
 	theirs *Rendered // nil for remove
 
-	digest     string                 // manifest digest of the target version ("" when unknown)
-	newFiles   map[string]string      // target -> hash recorded after the plan
-	conflicted registry.ConflictFiles // files written with conflict markers, and where
+	digest     string                      // manifest digest of the target version ("" when unknown)
+	newFiles   map[string]string           // target -> hash recorded after the plan
+	conflicted registry.ConflictFiles      // files written with conflict markers, and where
+	migrated   []registry.AppliedMigration // the migrations this plan runs
 }
 
 // lifecycle is the state shared by update and remove.
@@ -517,6 +518,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
+			Migrations: append(slices.Clone(o.inst.Migrations), o.migrated...),
 		}
 	}
 	pl.refreshRecords(proj, true)

@@ -98,6 +98,10 @@ type Plan struct {
 	// without [Request.Force]; these are not counted in Conflicts); the
 	// project's value is kept.
 	PackageConflicts []merge.Conflict `json:"packageConflicts,omitempty"`
+	// Migrations are the migration steps an update ran before its merge
+	// (see [registry.Migration]), applied or skipped, in the order they
+	// ran.
+	Migrations []MigrationResult `json:"migrations,omitempty"`
 
 	// Install is the package manager's install that [Engine.Apply] ran
 	// ([WithInstall]); nil when it did not run.

@@ -143,6 +143,11 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 		return nil, err
 	}
 	for _, o := range ops {
+		if err := lc.migrate(o, targets[o.key]); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range ops {
 		if err := lc.mergeOp(ctx, o); err != nil {
 			return nil, err
 		}
