@@ -108,6 +108,17 @@ type options struct {
 	gitInit       bool
 	deadline      time.Time
 	beforeWrite   func(target string) error // tests only
+	writeHook     func(step string)         // see WithWriteHook
+}
+
+// WithWriteHook calls f before each step of [Engine.Apply] that changes
+// the project on disk (the journal, created folders, the temporary files,
+// each rename or deletion, the final sync, git's index, the end of the
+// journal), with a short name of the step. It exists for fault-injection
+// tests: a hook that stops the process at step N shows what a crash there
+// leaves (see [Engine.Recover]). The default is no hook.
+func WithWriteHook(f func(step string)) Option {
+	return func(o *options) error { o.writeHook = f; return nil }
 }
 
 // maxFetches bounds the number of fetches in flight.

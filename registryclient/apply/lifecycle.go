@@ -177,7 +177,7 @@ type lifecycle struct {
 }
 
 // openProject prepares a plan over the existing project in dir.
-func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
+func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifecycle, error) {
 	if dir == "" {
 		return nil, errors.New("apply: project directory is empty")
 	}
@@ -194,7 +194,14 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 	if err != nil {
 		return nil, err
 	}
+	recovered, err := e.Recover(ctx, root)
+	if err != nil {
+		return nil, err
+	}
 	p := &Plan{Dir: abs, Mode: mode, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}, Updates: []RegistryUpdate{}}
+	if recovered != "" {
+		p.Warnings = append(p.Warnings, recovered)
+	}
 	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
 	st, err := pl.state(registry.ProjectFile)
 	if err != nil {

@@ -83,7 +83,7 @@ func CheckTo(to string, n int) error {
 // written (markers for text, the project's value for JSON and env) and
 // counted in Plan.Conflicts.
 func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, error) {
-	lc, err := e.openProject(req.Dir, ModeUpdate)
+	lc, err := e.openProject(ctx, req.Dir, ModeUpdate)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -222,12 +223,20 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if locked {
 			e.removeStaleTemps(p, root)
 		}
+		msg, err := e.recoverLocked(root)
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			p.Warnings = append(p.Warnings, msg)
+		}
 	}
 	if len(p.writes) == 0 {
 		return nil
 	}
 	var done []undo
 	var dirs []string
+	var jr *journal // the journal, once written
 	// The renames and their rollback are one step that a signal does not
 	// cut in half (see [shutdown.Enter]); deferred first, leave runs last.
 	leave := func() {}
@@ -253,8 +262,11 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 			_ = os.Remove(dirs[i]) // only empty directories go
 		}
 		if len(failed) > 0 {
-			err = fmt.Errorf("%w; rolling back also failed for: %s", err, strings.Join(failed, "; "))
+			err = fmt.Errorf("%w; rolling back also failed for: %s (%s records the old content; the next jig command tries again)", err, strings.Join(failed, "; "), JournalFile)
 		} else {
+			if jr != nil {
+				_ = dropJournal(root)
+			}
 			err = fmt.Errorf("%w; every change was rolled back", err)
 		}
 	}()
@@ -298,10 +310,34 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if err := checkUnchanged(w); err != nil {
 			return err
 		}
-		created, err := mkdirAll(filepath.Dir(real))
+		writes[i] = w
+	}
+	if !p.createRoot {
+		// The journal goes first: from here on, a jig stopped at any
+		// point leaves what the next one needs to finish or roll back.
+		var missing []string
+		for _, w := range writes {
+			for _, d := range missingDirs(filepath.Dir(w.real)) {
+				if !slices.Contains(missing, d) {
+					missing = append(missing, d)
+				}
+			}
+		}
+		j := newJournal(p.Mode, writes, missing, root, p.sides)
+		if err := e.writeJournal(root, j); err != nil {
+			return err
+		}
+		jr = j
+		e.step("journal")
+	}
+	for i, w := range writes {
+		created, err := mkdirAll(filepath.Dir(w.real))
 		dirs = append(dirs, created...)
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", w.target, err)
+		}
+		if len(created) > 0 {
+			e.step("mkdir")
 		}
 		if e.opts.beforeWrite != nil {
 			if err := e.opts.beforeWrite(w.target); err != nil {
@@ -321,6 +357,7 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	if err != nil {
 		return err
 	}
+	e.step("temps")
 	if !syncEachTemp {
 		var tempDirs []string
 		for _, t := range temps {
@@ -342,6 +379,7 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	leave = l
 	synced := map[string]bool{}
 	for i, w := range writes {
+		e.step("write " + w.target)
 		if w.remove {
 			if err := os.Remove(w.real); err != nil {
 				return fmt.Errorf("deleting %s: %w", w.target, err)
@@ -368,7 +406,59 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		return fmt.Errorf("syncing the project's directories: %w", err)
 	}
 	pruneEmptyDirs(root, p.writes)
+	e.step("synced")
+	if jr != nil {
+		e.finishJournal(ctx, p, root, jr)
+	}
 	return nil
+}
+
+// step calls the [withWriteHook] hook, if any, before one step that
+// changes the project on disk.
+func (e *Engine) step(what string) {
+	if e.opts.writeHook != nil {
+		e.opts.writeHook(what)
+	}
+}
+
+// finishJournal ends a journaled write that succeeded: the conflicted
+// files go into git's index as unmerged (see [stageConflicts]) and the
+// journal stays, as applied, for jig resolve and jig update --abort;
+// without conflicts the journal goes. A failure here is a warning: the
+// project is complete.
+func (e *Engine) finishJournal(ctx context.Context, p *Plan, root string, j *journal) {
+	if len(j.Conflicts) == 0 {
+		if err := dropJournal(root); err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("removing %s: %v; delete it by hand", JournalFile, err))
+		}
+		e.step("journal done")
+		return
+	}
+	if w := e.stageConflicts(ctx, root, j); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
+	e.step("git")
+	j.State = journalApplied
+	if err := e.writeJournal(root, j); err != nil {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("updating %s: %v", JournalFile, err))
+	}
+	e.step("journal done")
+}
+
+// missingDirs returns dir and its parents that do not exist, outermost
+// first.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return missing
 }
 
 // maxProjectFile bounds the size of a file of the project that jig reads
