@@ -290,11 +290,15 @@ type UpdateCmd struct {
 	JSON        bool     `name:"json" help:"Print the result (or the plan) as one JSON document."`
 	Force       bool     `name:"force" help:"Overwrite files that are in the way of files a new version adds."`
 	SkipInstall bool     `name:"skip-install" help:"Do not run the package manager's install."`
+	Abort       bool     `name:"abort" help:"Put the project back as it was before the last update that left conflicts (from its journal, .jig/journal.json)."`
 	Dir         string   `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
 // Validate checks the flag combinations.
 func (c *UpdateCmd) Validate() error {
+	if c.Abort && (c.All || len(c.Registries) > 0 || c.To != "" || c.DryRun || c.Force) {
+		return errors.New("--abort takes no registries and no other update flags: jig update --abort")
+	}
 	if c.All && len(c.Registries) > 0 {
 		return errors.New("--all updates every registry; name registries or use --all, not both")
 	}
@@ -325,6 +329,9 @@ type lifecycleResult struct {
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
+	if c.Abort {
+		return runAbort(ctx, app, c.Dir, c.JSON)
+	}
 	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
 		return eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
 	})
