@@ -229,7 +229,7 @@ func (s MigrationStep) validate() error {
 			return errors.New("renameScript: from and to are the same")
 		}
 	case StepRemoveDependency:
-		if !ValidNPMName(s.Name) {
+		if !dependencyName(s.Name) {
 			return fmt.Errorf("removeDependency: %q is not an npm package name", s.Name)
 		}
 	}
@@ -283,4 +283,28 @@ func MigrationsBetween(ms []Migration, from, to string) []Migration {
 		}
 	}
 	return out
+}
+
+// dependencyName reports whether name can be an npm dependency's name:
+// [ValidNPMName]'s characters, optionally under a scope ("@types/node"),
+// core module names included.
+func dependencyName(name string) bool {
+	if len(name) == 0 || len(name) > maxNPMNameLength {
+		return false
+	}
+	part := func(p string) bool {
+		if p == "" || p[0] == '.' || p[0] == '_' {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if !npmNameByte(p[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if scope, rest, ok := strings.Cut(name, "/"); ok {
+		return strings.HasPrefix(scope, "@") && part(scope[1:]) && part(rest)
+	}
+	return part(name)
 }
