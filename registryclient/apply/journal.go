@@ -28,8 +28,9 @@ import (
 // to one of the two. An update that leaves conflicts keeps its journal
 // (state "applied") for "jig update --abort" and "jig resolve".
 const (
-	// JournalDir is the folder of the journal, at the project root.
-	JournalDir = ".jig"
+	// JournalDir is the folder of the journal, at the project root; no
+	// registry may write there (see [registry.CleanTarget]).
+	JournalDir = registry.JigDir
 	// JournalFile is the journal's path in the project.
 	JournalFile = JournalDir + "/journal.json"
 	// journalFormat is the format this jig writes and reads.
