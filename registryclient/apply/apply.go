@@ -109,6 +109,7 @@ type options struct {
 	deadline      time.Time
 	beforeWrite   func(target string) error // tests only
 	writeHook     func(step string)         // see WithWriteHook
+	noStages      bool                      // see WithConflictStages
 }
 
 // WithWriteHook calls f before each step of [Engine.Apply] that changes
@@ -119,6 +120,17 @@ type options struct {
 // leaves (see [Engine.Recover]). The default is no hook.
 func WithWriteHook(f func(step string)) Option {
 	return func(o *options) error { o.writeHook = f; return nil }
+}
+
+// WithConflictStages makes [Engine.Apply] of an update that leaves
+// conflicts, in a git work tree, also write each conflicted file into
+// git's index as unmerged (stages 1, 2 and 3: base, ours, theirs), so git
+// status, git mergetool and editors show it; [Engine.Resolve] and
+// [Engine.AbortUpdate] take the stages out again. Turn it off when the
+// conflicted files are to be committed as they are (jig fleet update's
+// draft pull requests). The default is true.
+func WithConflictStages(on bool) Option {
+	return func(o *options) error { o.noStages = !on; return nil }
 }
 
 // maxFetches bounds the number of fetches in flight.

@@ -434,8 +434,10 @@ func (e *Engine) finishJournal(ctx context.Context, p *Plan, root string, j *jou
 		e.step("journal done")
 		return
 	}
-	if w := e.stageConflicts(ctx, root, j); w != "" {
-		p.Warnings = append(p.Warnings, w)
+	if !e.opts.noStages {
+		if w := e.stageConflicts(ctx, root, j); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 	}
 	e.step("git")
 	j.State = journalApplied
