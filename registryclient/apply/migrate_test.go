@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 )
@@ -242,5 +244,42 @@ func TestJournalUnusable(t *testing.T) {
 			}
 			assertSame(t, before, testenv.Snapshot(t, dir))
 		})
+	}
+}
+
+// TestRecoverWaitsForTheLock: while another jig holds the project lock
+// (it may be writing its journal right now), no command reads or acts on
+// the journal: it waits for the lock, and gives up only with its context.
+func TestRecoverWaitsForTheLock(t *testing.T) {
+	if !flock.Supported {
+		t.Skip("no flock on this system")
+	}
+	t.Parallel()
+	e := newEngine(t, migrationSource())
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/m@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, JournalDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, dir, JournalFile, `{"format":1,"state":"applying","files":[{"tar`) // half written
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, locked, err := lockProject(t.Context(), root)
+	if err != nil || !locked {
+		t.Fatalf("taking the lock: %v %v", locked, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := e.Recover(ctx, dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("with the lock held elsewhere: got %v, want to wait (and give up with the context)", err)
+	}
+	unlock()
+	var je *JournalError
+	if _, err := e.Recover(t.Context(), dir); !errors.As(err, &je) {
+		t.Errorf("once the lock is free: got %v, want the journal read (and refused)", err)
 	}
 }
