@@ -132,9 +132,13 @@ func TestUpdateKilledAtEachWrite(t *testing.T) {
 			}
 			continue
 		}
+		said := strings.Contains(out, "rolled back the interrupted jig update") || strings.Contains(out, "finished the interrupted jig update")
 		switch {
 		case cmp.Equal(before, got):
 			sawOld = true
+			if !said {
+				t.Errorf("killed at step %d, then jig %s: the update was rolled back without a word:\n%s", n, next[0], out)
+			}
 		case cmp.Equal(after, got):
 			sawNew = true
 		default:
