@@ -212,6 +212,9 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 		i = slices.IndexFunc(j.Conflicts, func(c journalConflict) bool { return c.Target == clean })
 	}
 	if i < 0 {
+		if recordedConflict(root, clean) {
+			return fmt.Errorf("%w: the sides of %s's conflict are no longer kept (another jig command wrote the project since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'", ErrNoConflict, clean)
+		}
 		return fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
 	}
 	c := j.Conflicts[i]
@@ -242,6 +245,24 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 		return dropJournal(root)
 	}
 	return e.writeJournal(root, j)
+}
+
+// recordedConflict reports whether jig.json records target as conflicted.
+func recordedConflict(root, target string) bool {
+	b, err := safefile.ReadFile(filepath.Join(root, registry.ProjectFile), maxProjectFile)
+	if err != nil {
+		return false
+	}
+	proj, err := registry.ParseProject(b)
+	if err != nil {
+		return false
+	}
+	for _, inst := range proj.Installed {
+		if _, ok := inst.Conflicts.Find(target); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveRecord drops target from every conflict record of jig.json and
