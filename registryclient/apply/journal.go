@@ -111,7 +111,9 @@ func readJournal(root string) (*journal, error) {
 	case err != nil:
 		return nil, &JournalError{Dir: root, Reason: err.Error()}
 	case !fi.IsDir():
-		return nil, &JournalError{Dir: root, Reason: JournalDir + " is not a folder (a link or a file); jig keeps its journal there"}
+		// Not a folder jig made (a link, a file): it holds no journal,
+		// and writing one fails with a clear error.
+		return nil, nil
 	}
 	b, err := safefile.ReadFile(journalPath(root), 4*maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -178,9 +178,11 @@ type undo struct {
 // Crash consistency: once the writes are done, every change is on disk.
 // If the machine stops during them, each target holds either its old
 // bytes or its complete new bytes, never a mix or an empty file (a rename
-// only happens once the new data is durable); the targets renamed before
-// the crash keep their new content (there is no rollback after a crash),
-// and temporary files named .jig-*.tmp may be left next to them.
+// only happens once the new data is durable). For a project that already
+// existed, a journal ([JournalFile]) written and synced before the first
+// change lets the next operation on the project ([Engine.Recover]) finish
+// the write or roll it back, so the project ends byte-identical to before
+// or to after it; temporary files named .jig-*.tmp a crash left go too.
 //
 // Apply holds an exclusive lock on the project directory while it writes
 // (flock(2); another jig writing the same project waits for it), and
