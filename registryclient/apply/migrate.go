@@ -150,7 +150,7 @@ func (lc *lifecycle) projectFile(target string) (*fileState, string) {
 // runStep runs one step on the running state and returns "" when it was
 // applied, else why it was skipped.
 func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) string {
-	by := "migration " + o.key + "@" + version
+	by := "by a migration of " + o.key + "@" + version
 	switch s.Type {
 	case registry.StepRename:
 		from, reason := lc.registryFile(o, s.From)
@@ -168,14 +168,14 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		}
 		to.cur, to.touched, to.remove = slices.Clone(from.cur), true, false
 		to.mode, to.executable = from.mode, from.mode&0o111 != 0
-		to.reason = "renamed from " + s.From + " (" + by + ")"
+		to.reason = "renamed from " + s.From + " " + by
 		to.from = appendOnce(to.from, o.key)
 		from.remove, from.touched = from.exists, false
 		if !from.exists {
 			// An earlier step of this plan made it: nothing to delete.
 			from.cur = nil
 		}
-		from.reason = "renamed to " + s.To + " (" + by + ")"
+		from.reason = "renamed to " + s.To + " " + by
 		from.from = appendOnce(from.from, o.key)
 		o.inst.Files[s.To] = o.inst.Files[s.From]
 		delete(o.inst.Files, s.From)
@@ -197,7 +197,7 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		if !st.exists {
 			st.cur = nil
 		}
-		st.reason = "deleted by " + by
+		st.reason = "deleted " + by
 		st.from = appendOnce(st.from, o.key)
 		delete(o.inst.Files, s.Path)
 		o.base.Files = slices.DeleteFunc(o.base.Files, func(f RenderedFile) bool { return f.Target == s.Path })
