@@ -89,3 +89,28 @@ func TestManifestSchemaMigrations(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParsePointer: a pointer ParsePointer accepts is made of its tokens,
+// escaped back (a round trip), and is never longer or deeper than the
+// limits.
+func FuzzParsePointer(f *testing.F) {
+	for _, s := range []string{"", "/", "/a/b", "/a~1b/c~0d", "/-", "/0/1", "a", "/~", "/~2", "//", "/a/" + strings.Repeat("x/", 70)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		toks, err := ParsePointer(p)
+		if err != nil {
+			return
+		}
+		if len(p) > MaxPointerLength || len(toks) > MaxJSONDepth {
+			t.Fatalf("%q accepted beyond the limits", p)
+		}
+		var sb strings.Builder
+		for _, tok := range toks {
+			sb.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+		}
+		if sb.String() != p {
+			t.Fatalf("%q parsed to %q, which escapes back to %q", p, toks, sb.String())
+		}
+	})
+}
