@@ -112,12 +112,15 @@ type options struct {
 	noStages      bool                      // see WithConflictStages
 }
 
-// WithWriteHook calls f before each step of [Engine.Apply] that changes
-// the project on disk (the journal, created folders, the temporary files,
-// each rename or deletion, the final sync, git's index, the end of the
-// journal), with a short name of the step. It exists for fault-injection
-// tests: a hook that stops the process at step N shows what a crash there
-// leaves (see [Engine.Recover]). The default is no hook.
+// WithWriteHook calls f at each point between the steps of [Engine.Apply]
+// that change the project on disk: after the journal is written, after
+// folders are created, after the temporary files are written, before each
+// rename or deletion, after the final sync, after git's index is written
+// and after the journal is ended, with a short name of the point
+// ("journal", "write src/index.ts"). It is called from one goroutine at a
+// time. It exists for fault-injection tests: a hook that stops the process
+// at point N shows what a crash there leaves (see [Engine.Recover]). The
+// default is no hook.
 func WithWriteHook(f func(step string)) Option {
 	return func(o *options) error { o.writeHook = f; return nil }
 }

@@ -415,8 +415,8 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	return nil
 }
 
-// step calls the [withWriteHook] hook, if any, before one step that
-// changes the project on disk.
+// step calls the [WithWriteHook] hook, if any, at one point between the
+// steps that change the project on disk.
 func (e *Engine) step(what string) {
 	if e.opts.writeHook != nil {
 		e.opts.writeHook(what)
@@ -564,18 +564,8 @@ func checkUnchanged(w pendingWrite) error {
 // mkdirAll creates dir and its missing parents, returning the directories
 // it created, outermost first.
 func mkdirAll(dir string) ([]string, error) {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		}
-		missing = append([]string{d}, missing...)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
 	var created []string
-	for _, d := range missing {
+	for _, d := range missingDirs(dir) {
 		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return created, err
 		}
