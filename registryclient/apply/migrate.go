@@ -147,6 +147,30 @@ func (lc *lifecycle) projectFile(target string) (*fileState, string) {
 	return st, ""
 }
 
+// deletedByUser reports whether target is a file op o wrote, alone, that
+// the project deleted (not behind a link).
+func (lc *lifecycle) deletedByUser(o *op, target string) bool {
+	if _, ok := o.inst.Files[target]; !ok || lc.sharedWith(o.key, target) != "" {
+		return false
+	}
+	st, err := lc.pl.state(target)
+	return err == nil && st.link == "" && !st.present()
+}
+
+// renameRecord moves op o's record of from, and its base rendering, to
+// to: the merge then sees the file at to as the one the installed version
+// wrote at from.
+func (lc *lifecycle) renameRecord(o *op, from, to string) {
+	o.inst.Files[to] = o.inst.Files[from]
+	delete(o.inst.Files, from)
+	o.base.Files = slices.DeleteFunc(o.base.Files, func(f RenderedFile) bool { return f.Target == to })
+	for i := range o.base.Files {
+		if o.base.Files[i].Target == from {
+			o.base.Files[i].Target = to
+		}
+	}
+}
+
 // runStep runs one step on the running state and returns "" when it was
 // applied, else why it was skipped.
 func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) string {
@@ -154,7 +178,8 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 	switch s.Type {
 	case registry.StepRename:
 		from, reason := lc.registryFile(o, s.From)
-		if from == nil {
+		deleted := from == nil && lc.deletedByUser(o, s.From)
+		if from == nil && !deleted {
 			return reason
 		}
 		to, err := lc.pl.state(s.To)
@@ -165,6 +190,12 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 			return linkReason(s.To, to.link)
 		case to.present():
 			return s.To + " is already in the project; both files were kept"
+		}
+		if deleted {
+			// The user deleted the file: its record and base follow the
+			// rename, so the merge keeps it deleted under its new name.
+			lc.renameRecord(o, s.From, s.To)
+			return ""
 		}
 		to.cur, to.touched, to.remove = slices.Clone(from.cur), true, false
 		to.mode, to.executable = from.mode, from.mode&0o111 != 0
@@ -177,14 +208,7 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		}
 		from.reason = "renamed to " + s.To + " " + by
 		from.from = appendOnce(from.from, o.key)
-		o.inst.Files[s.To] = o.inst.Files[s.From]
-		delete(o.inst.Files, s.From)
-		o.base.Files = slices.DeleteFunc(o.base.Files, func(f RenderedFile) bool { return f.Target == s.To })
-		for i := range o.base.Files {
-			if o.base.Files[i].Target == s.From {
-				o.base.Files[i].Target = s.To
-			}
-		}
+		lc.renameRecord(o, s.From, s.To)
 	case registry.StepDelete:
 		st, reason := lc.registryFile(o, s.Path)
 		if st == nil {

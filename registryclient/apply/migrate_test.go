@@ -69,6 +69,20 @@ func TestMigrationSteps(t *testing.T) {
 					t.Errorf("a.txt is still there: %v", err)
 				}
 			}},
+		{name: "a deleted file stays deleted under its new name", steps: []registry.MigrationStep{{Type: "rename", From: "a.txt", To: "b.txt"}},
+			prepare: func(t *testing.T, dir string) {
+				if err := os.Remove(filepath.Join(dir, "a.txt")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			status: MigrationApplied,
+			check: func(t *testing.T, dir string) {
+				for _, f := range []string{"a.txt", "b.txt"} {
+					if _, err := os.Lstat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("%s is there: %v", f, err)
+					}
+				}
+			}},
 		{name: "rename onto a user's file keeps it", steps: []registry.MigrationStep{{Type: "rename", From: "a.txt", To: "b.txt"}},
 			prepare: func(t *testing.T, dir string) {
 				writeTestFile(t, dir, "a.txt", "a\nmine\n")
