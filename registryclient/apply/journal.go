@@ -79,19 +79,34 @@ type journalConflict struct {
 }
 
 // ErrJournal is matched by a [*JournalError].
-var ErrJournal = errors.New("the journal of an interrupted jig command cannot be used")
+var ErrJournal = errors.New("jig's journal cannot be used")
 
 // JournalError: the project holds a journal ([JournalFile]) jig cannot
 // act on safely: unreadable, from another jig version, or files changed
-// since the interruption. Nothing was changed. It matches [ErrJournal].
+// since it was written. Nothing was changed, unless Partial. It matches
+// [ErrJournal].
 type JournalError struct {
 	Dir    string // the project directory
-	Reason string
+	Reason string // what is wrong
+	// Hint says what to do; the default is to restore the project from
+	// version control and delete the journal.
+	Hint string
+	// Partial is set when some files were restored before the error (a
+	// roll-back that failed midway).
+	Partial bool
 }
 
-// Error says what is wrong and what to do.
+// Error says what is wrong, what was done and what to do.
 func (e *JournalError) Error() string {
-	return fmt.Sprintf("%v: %s in %s: %s; nothing was changed. Restore the project from version control (or by hand), then delete %s", ErrJournal, JournalFile, e.Dir, e.Reason, JournalFile)
+	done := "nothing was changed"
+	if e.Partial {
+		done = "the other files were restored, and the next jig command tries these again"
+	}
+	hint := e.Hint
+	if hint == "" {
+		hint = "restore the project from version control (or by hand), then delete " + JournalFile
+	}
+	return fmt.Sprintf("%v: %s in %s: %s; %s. To go on: %s", ErrJournal, JournalFile, e.Dir, e.Reason, done, hint)
 }
 
 // Unwrap returns [ErrJournal].
@@ -127,7 +142,8 @@ func readJournal(root string) (*journal, error) {
 		return nil, &JournalError{Dir: root, Reason: "it is not a journal this jig can read (corrupted?): " + err.Error()}
 	}
 	if j.Format != journalFormat {
-		return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("it was written by another version of jig (format %d; this jig reads format %d): finish with that version (jig update --abort), or", j.Format, journalFormat)}
+		return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("it was written by another version of jig (format %d; this jig reads format %d)", j.Format, journalFormat),
+			Hint: "run any command of the jig that wrote it (it finishes or rolls back its work), or restore the project from version control and delete " + JournalFile}
 	}
 	if j.State != journalApplying && j.State != journalApplied {
 		return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("its state %q is unknown", j.State)}
@@ -359,7 +375,8 @@ func (e *Engine) recoverLocked(root string) (string, error) {
 		}
 	}
 	if len(changed) > 0 {
-		return "", &JournalError{Dir: root, Reason: "an interrupted jig command left it, and " + strings.Join(changed, ", ") + " changed since (neither the old nor the new content), so it can be neither finished nor rolled back without losing that"}
+		return "", &JournalError{Dir: root, Reason: "an interrupted jig command left it, and " + strings.Join(changed, ", ") + " changed since (neither the old nor the new content), so it can be neither finished nor rolled back without losing that",
+			Hint: "copy your changes away, put the files back as they were (or restore the project from version control), and run the command again; or delete " + JournalFile + " to keep the project as it is"}
 	}
 	if allNew {
 		e.removeJournalTemps(root, j)
@@ -433,7 +450,8 @@ func (e *Engine) rollBack(root string, j *journal, states []fileNow, reals []str
 		_ = os.Remove(filepath.Join(root, filepath.FromSlash(j.Dirs[i]))) // only empty ones go
 	}
 	if len(failed) > 0 {
-		return &JournalError{Dir: root, Reason: "rolling back failed for " + strings.Join(failed, "; ")}
+		return &JournalError{Dir: root, Reason: "rolling back failed for " + strings.Join(failed, "; "), Partial: true,
+			Hint: "fix what stops jig writing these files (permissions, a full disk), then run the command again"}
 	}
 	dirs := map[string]bool{root: true}
 	for _, r := range reals {

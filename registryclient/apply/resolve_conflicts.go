@@ -355,7 +355,8 @@ func (e *Engine) AbortUpdate(ctx context.Context, dir string) (*AbortReport, err
 		states[i], reals[i] = st, real
 	}
 	if len(changed) > 0 {
-		return nil, &JournalError{Dir: root, Reason: strings.Join(changed, ", ") + " changed since the update wrote it, and aborting would lose that; copy your changes away, or finish the update instead (jig resolve <file> --ours|--theirs)"}
+		return nil, &JournalError{Dir: root, Reason: strings.Join(changed, ", ") + " changed since the update wrote it, and aborting would lose that",
+			Hint: "copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"}
 	}
 	for _, c := range j.Conflicts {
 		if err := unstage(ctx, root, c.Target, c.Index); err != nil {
