@@ -16,6 +16,7 @@ type PublishCmd struct {
 	Source   string `arg:"" help:"A registry directory (with registry.json), a .tar.gz package, or a preset directory or preset.json."`
 	Registry string `name:"registry" help:"Configured source to upload to, with its URL and token. The default is the package's namespace (@presets for a preset)."`
 	JSON     bool   `name:"json" help:"Print the result as JSON."`
+	publishSigning
 }
 
 // Run packs (when given a directory), checks and uploads the package, then
@@ -36,6 +37,12 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 			}
 			return &reportedError{err: err, r: r}
 		}
+		return err
+	}
+	if c.PrintDigests {
+		return c.printDigests(app, pkg)
+	}
+	if err := c.sign(app, pkg); err != nil {
 		return err
 	}
 	ns := c.Registry
@@ -106,6 +113,8 @@ func publishHint(code wire.Code, pkg *registryclient.Package, ns string) string 
 		return "Published versions are immutable; raise \"version\" and publish again."
 	case wire.CodeUndeclaredFile:
 		return "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
+	case wire.CodeSignatureRequired, wire.CodeSignatureInvalid:
+		return signingHint(pkg)
 	}
 	return ""
 }
