@@ -107,6 +107,9 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+	// Migrations are the steps "jig update" runs before its merge when it
+	// moves a project past each listed version; see [Migration].
+	Migrations []Migration `json:"migrations,omitempty"`
 
 	// order holds the names of dependencies, devDependencies and scripts
 	// (and of each language block's, under "languages.<lang>.<field>") in

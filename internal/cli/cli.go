@@ -32,6 +32,7 @@ type CLI struct {
 	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
 	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 3 on drift, 1 on error)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
+	Resolve  ResolveCmd  `cmd:"" help:"Settle a file the last update left conflicted with one side: --ours, --theirs or --base."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
 	Fleet    FleetCmd    `cmd:"" help:"See which projects run which registry version (the census), and roll a version out to many repositories as pull requests."`
 	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`

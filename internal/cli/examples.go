@@ -23,7 +23,15 @@ func (c *UpdateCmd) Help() string {
 	return `Examples:
   jig update                        # every installed registry to its latest version
   jig update quality/eslint --to 1.1.0
-  jig update --dry-run --json`
+  jig update --dry-run --json
+  jig update --abort                # undo the last update that left conflicts`
+}
+
+func (c *ResolveCmd) Help() string {
+	return `Examples:
+  jig resolve src/index.ts --theirs   # take the new version's file
+  jig resolve .env.example --ours     # keep yours as it was before the update
+  jig resolve tsconfig.json --base    # go back to the installed version's file`
 }
 
 func (c *RemoveCmd) Help() string {

@@ -99,7 +99,7 @@ type PackageDrift struct {
 // installed version's manifest is fetched instead (a failure becomes a
 // warning).
 func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
-	lc, err := e.openProject(dir, "check")
+	lc, err := e.openProject(ctx, dir, "check")
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, err
 	if !ok {
 		return nil, errors.New("apply: the source cannot list versions")
 	}
-	lc, err := e.openProject(dir, "outdated")
+	lc, err := e.openProject(ctx, dir, "outdated")
 	if err != nil {
 		return nil, err
 	}
