@@ -3,64 +3,20 @@ package apply_test
 import (
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/cache"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
-
-// signingHandler serves h, answering GET …/<version>/signatures with a
-// signature by s over the digest index h serves for the version (made
-// once per version), as a jig-server holding signed versions does.
-func signingHandler(tb testing.TB, h http.Handler, s ssh.Signer) http.Handler {
-	var mu sync.Mutex
-	docs := map[string][]byte{}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		base, ok := strings.CutSuffix(r.URL.Path, "/signatures")
-		if !ok {
-			h.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		doc, ok := docs[base]
-		mu.Unlock()
-		if !ok {
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, base+"/digests", nil))
-			if rec.Code != http.StatusOK {
-				http.NotFound(w, r)
-				return
-			}
-			index := rec.Body.Bytes()
-			var x struct{ Namespace, Path, Version string }
-			_ = json.Unmarshal(index, &x)
-			armored, err := signing.Sign(s, index)
-			if err != nil {
-				tb.Error(err)
-				return
-			}
-			doc, _ = json.Marshal(map[string]any{"namespace": x.Namespace, "path": x.Path, "version": x.Version,
-				"signatures": []map[string]string{{"signature": string(armored)}}})
-			mu.Lock()
-			docs[base] = doc
-			mu.Unlock()
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(doc)
-	})
-}
 
 // BenchmarkInitSigned times "init -t @presets/node" (8 registries) on a
 // local server whose versions are all signed, without a trust policy
@@ -80,7 +36,7 @@ func BenchmarkInitSigned(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := catalogServer(b, nil, func(h http.Handler) http.Handler { return signingHandler(b, h, signer) })
+	srv := catalogServer(b, nil, func(h http.Handler) http.Handler { return testenv.SigningHandler(b, h, signer) })
 	key := signing.FormatPublicKey(signer.PublicKey())
 	for _, warm := range []bool{false, true} {
 		for _, policy := range []string{"off", "require"} {

@@ -70,6 +70,11 @@ type Cache struct {
 	// pending are the records waiting for signedMu (RecordSigned).
 	pendMu  sync.Mutex
 	pending []*signedRecord
+	// memoFile and memoDoc are the last signed-versions memory read
+	// (readSignedMemo), under memoMu.
+	memoMu   sync.Mutex
+	memoFile os.FileInfo
+	memoDoc  *signedDoc
 }
 
 // Option configures [Open].

@@ -93,7 +93,7 @@ func (c *Cache) readSigned() (*signedDoc, error) {
 
 // SeenSigned returns what is remembered of registry ("@ns/path").
 func (c *Cache) SeenSigned(registryKey string) (Seen, bool, error) {
-	d, err := c.readSigned()
+	d, err := c.readSignedMemo()
 	if err != nil {
 		return Seen{}, false, err
 	}
@@ -101,7 +101,37 @@ func (c *Cache) SeenSigned(registryKey string) (Seen, bool, error) {
 	if !ok || s == nil {
 		return Seen{}, false, nil
 	}
-	return *s, true, nil
+	out := *s
+	out.Versions = maps.Clone(s.Versions)
+	return out, true, nil
+}
+
+// readSignedMemo is readSigned for readers: the parsed memory is reused
+// while the file is the same one (every write renames a new file into
+// place, so a change by any process is a new file). The result must not
+// be changed.
+func (c *Cache) readSignedMemo() (*signedDoc, error) {
+	fi, err := os.Lstat(filepath.Join(c.dir, signedFile))
+	if err != nil {
+		return c.readSigned()
+	}
+	c.memoMu.Lock()
+	if c.memoFile != nil && os.SameFile(fi, c.memoFile) && fi.ModTime().Equal(c.memoFile.ModTime()) && fi.Size() == c.memoFile.Size() {
+		d := c.memoDoc
+		c.memoMu.Unlock()
+		return d, nil
+	}
+	c.memoMu.Unlock()
+	d, err := c.readSigned()
+	if err != nil {
+		return nil, err
+	}
+	if after, err := os.Lstat(filepath.Join(c.dir, signedFile)); err == nil && os.SameFile(fi, after) {
+		c.memoMu.Lock()
+		c.memoFile, c.memoDoc = fi, d
+		c.memoMu.Unlock()
+	}
+	return d, nil
 }
 
 // RecordSigned remembers that version of registry ("@ns/path") was seen
