@@ -160,3 +160,23 @@ func TestSignedMemoryBatched(t *testing.T) {
 		t.Errorf("fixed: %+v", s)
 	}
 }
+
+// TestSignedMemoryOtherProcess: what another process (another Cache on
+// the same directory) records is seen at once, though readers reuse the
+// parsed memory.
+func TestSignedMemoryOtherProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, _ := cache.Open(dir)
+	b, _ := cache.Open(dir)
+	ctx := context.Background()
+	for i := range 5 {
+		v := fmt.Sprintf("1.%d.0", i)
+		if err := b.RecordSigned(ctx, "@ns/r", v, "sha256:x"); err != nil {
+			t.Fatal(err)
+		}
+		if s, ok, err := a.SeenSigned("@ns/r"); err != nil || !ok || s.Highest != v {
+			t.Fatalf("after %s: %+v %v %v", v, s, ok, err)
+		}
+	}
+}
