@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -222,33 +221,60 @@ func (e *UnderBumpError) Unwrap() error { return ErrUnderBumped }
 // [Major]. A to that is not above from is [None]. Either version not
 // being SemVer is an error.
 func VersionLevel(from, to string) (Level, error) {
-	f, err := semver.StrictNewVersion(from)
+	f, err := parse(from)
 	if err != nil {
-		return None, fmt.Errorf("impact: version %q: %w", from, err)
+		return None, err
 	}
-	t, err := semver.StrictNewVersion(to)
+	t, err := parse(to)
 	if err != nil {
-		return None, fmt.Errorf("impact: version %q: %w", to, err)
+		return None, err
 	}
 	switch {
-	case !t.GreaterThan(f):
+	case registry.CompareVersions(to, from) <= 0:
 		return None, nil
-	case f.Prerelease() != "" && t.Major() == f.Major() && t.Minor() == f.Minor() && t.Patch() == f.Patch():
+	case f.pre && t.core == f.core:
 		return Major, nil
-	case t.Major() > f.Major():
+	case t.core[0] > f.core[0]:
 		return Major, nil
-	case t.Major() < f.Major():
+	case t.core[0] < f.core[0]:
 		return None, nil
-	case f.Major() == 0 && t.Minor() > f.Minor():
+	case f.core[0] == 0 && t.core[1] > f.core[1]:
 		return Major, nil
-	case f.Major() == 0 && t.Minor() == f.Minor() && t.Patch() > f.Patch():
+	case f.core[0] == 0 && t.core[1] == f.core[1] && t.core[2] > f.core[2]:
 		return Minor, nil
-	case t.Minor() > f.Minor():
+	case t.core[1] > f.core[1]:
 		return Minor, nil
-	case t.Minor() == f.Minor() && t.Patch() > f.Patch():
+	case t.core[1] == f.core[1] && t.core[2] > f.core[2]:
 		return Patch, nil
 	}
 	return None, nil
+}
+
+// version is a parsed SemVer version: major, minor, patch and whether it
+// is a pre-release.
+type version struct {
+	core [3]uint64
+	pre  bool
+}
+
+// parse reads a SemVer version ([registry.ValidVersion]) whose numbers fit
+// in 64 bits.
+func parse(v string) (version, error) {
+	if !registry.ValidVersion(v) {
+		return version{}, fmt.Errorf("impact: %q is not a SemVer version", v)
+	}
+	v, _, _ = strings.Cut(v, "+")
+	core, _, pre := strings.Cut(v, "-")
+	var out version
+	out.pre = pre
+	for i, n := range strings.SplitN(core, ".", 3) {
+		x, err := strconv.ParseUint(n, 10, 64)
+		if err != nil || x == 1<<64-1 {
+			return version{}, fmt.Errorf("impact: version %q: %s is too large", v, n)
+		}
+		out.core[i] = x
+	}
+	return out, nil
 }
 
 // Covers reports whether publishing to after from is a big enough bump
@@ -264,22 +290,23 @@ func Covers(from, to string, l Level) (bool, error) {
 // pre-release it is its release (2.0.0-rc.1 gives 2.0.0). A from that is
 // not SemVer gives "".
 func Next(from string, l Level) string {
-	f, err := semver.StrictNewVersion(from)
+	f, err := parse(from)
 	if err != nil {
 		return ""
 	}
-	if f.Prerelease() != "" {
-		return fmt.Sprintf("%d.%d.%d", f.Major(), f.Minor(), f.Patch())
-	}
+	maj, min, pat := f.core[0], f.core[1], f.core[2]
 	switch {
-	case l == Major && f.Major() == 0:
-		return fmt.Sprintf("0.%d.0", f.Minor()+1)
+	case f.pre:
+	case l == Major && maj == 0:
+		min, pat = min+1, 0
 	case l == Major:
-		return fmt.Sprintf("%d.0.0", f.Major()+1)
-	case l == Minor && f.Major() > 0:
-		return fmt.Sprintf("%d.%d.0", f.Major(), f.Minor()+1)
+		maj, min, pat = maj+1, 0, 0
+	case l == Minor && maj > 0:
+		min, pat = min+1, 0
+	default:
+		pat++
 	}
-	return fmt.Sprintf("%d.%d.%d", f.Major(), f.Minor(), f.Patch()+1)
+	return fmt.Sprintf("%d.%d.%d", maj, min, pat)
 }
 
 // Migration is one entry of a manifest's "migrations" list, as far as
