@@ -107,6 +107,13 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+	// Changelog is what changed in this version, in Markdown; "" when
+	// the registry.json has none (a CHANGELOG.md in the package may say).
+	// See [MaxChangelog].
+	Changelog string `json:"changelog,omitempty"`
+	// Test are shell commands that check a project the registry was
+	// applied to; "jig registry test --run" runs them. Nil means none.
+	Test []string `json:"test,omitempty"`
 
 	// order holds the names of dependencies, devDependencies and scripts
 	// (and of each language block's, under "languages.<lang>.<field>") in
