@@ -13,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/impact"
+	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -132,6 +133,11 @@ func Run(ctx context.Context, dir string, o Options) (*Report, error) {
 	id, _ := m.ID()
 	r.add("package", Pass, "registry.json and %d declared file(s) pass the server's checks", len(pkg.Files)-1)
 	progress()
+
+	if bad := badJSON(m, rel.Files); len(bad) > 0 {
+		r.add("json files", Fail, "%s", strings.Join(bad, "; "))
+		progress()
+	}
 
 	tmp, err := os.MkdirTemp(o.TempDir, "jig-registry-test-")
 	if err != nil {
@@ -432,4 +438,33 @@ func (t *tester) published(ctx context.Context, cl *registryclient.Client, pkg *
 	}
 	t.r.add(name, Fail, "%s is already published with other content (%s): raise \"version\" to %s", t.m.Version, strings.Join(what, "; "), impact.Next(t.m.Version, rep.Level))
 	t.progress()
+}
+
+// badJSON lists the files merged as JSON (by their target's name or
+// mergeStrategy) whose content is not JSON: the json strategy cannot
+// merge them into a project that has the file already.
+func badJSON(m *registry.Manifest, files map[string][]byte) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, lang := range []registry.Language{registry.LangTS, registry.LangJS} {
+		for _, f := range m.ForLanguage(lang).Files {
+			if f.Type == registry.FileAsset || merge.StrategyFor(f.Target, f.MergeStrategy) != registry.StrategyJSON {
+				continue
+			}
+			var b []byte
+			if f.Content != nil {
+				b = []byte(*f.Content)
+			} else {
+				b = files[registry.NormalizeFilePath(f.Path)]
+			}
+			if _, err := merge.JSONKeys(f.Target, b); err != nil {
+				msg := fmt.Sprintf("%s is merged as JSON but is not JSON: %v", f.Target, err)
+				if !seen[msg] {
+					seen[msg] = true
+					out = append(out, msg)
+				}
+			}
+		}
+	}
+	return out
 }
