@@ -243,6 +243,9 @@ type diffResult struct {
 	Files     []apply.FileDiff       `json:"files"`
 	Conflicts int                    `json:"conflicts"`
 	Warnings  []string               `json:"warnings"`
+	// Changelogs are the changelog entries of the versions the update
+	// moves to, per registry.
+	Changelogs []registryChangelog `json:"changelogs,omitempty"`
 }
 
 // Run prints the unified diff an update would apply; it writes nothing.
@@ -261,9 +264,11 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	diffs := plan.Diffs()
+	logs := planChangelogs(ctx, eng, plan)
 	if c.JSON {
-		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Warnings: plan.Warnings})
+		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Warnings: plan.Warnings, Changelogs: logs})
 	}
+	printChangelogs(app.Out, logs)
 	if len(diffs) == 0 {
 		app.Out.Infof("Nothing to update.")
 	}
@@ -322,9 +327,16 @@ type lifecycleResult struct {
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
-	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
-		return eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+	var logs []registryChangelog
+	err := runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
+		p, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+		if err == nil && !c.JSON {
+			logs = planChangelogs(ctx, eng, p)
+		}
+		return p, err
 	})
+	printChangelogs(app.Out, logs)
+	return err
 }
 
 // RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]
