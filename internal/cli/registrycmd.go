@@ -159,21 +159,30 @@ func starterRegistry(name, ns string, typ registry.Type) (manifest, template []b
 		return nil, nil, fmt.Errorf("namespace %q is not valid: it starts with @, e.g. @main or @team", ns)
 	}
 	base := name[strings.LastIndex(name, "/")+1:]
-	m := map[string]any{
-		"$schema":     "https://jig.dev/schemas/registry-item.json",
-		"name":        base,
-		"namespace":   ns,
-		"type":        string(typ),
-		"version":     "0.1.0",
-		"priority":    4,
-		"description": "What " + base + " adds to a project.",
-		"changelog":   "First version.",
-		"files": []map[string]any{
-			{"target": "docs/" + base + ".md", "type": "registry:docs", "path": "templates/" + base + ".md"},
-		},
+	type file struct {
+		Target string `json:"target"`
+		Type   string `json:"type"`
+		Path   string `json:"path"`
+	}
+	m := struct {
+		Schema      string `json:"$schema"`
+		Name        string `json:"name"`
+		Namespace   string `json:"namespace"`
+		Path        string `json:"path,omitempty"`
+		Type        string `json:"type"`
+		Version     string `json:"version"`
+		Priority    int    `json:"priority"`
+		Description string `json:"description"`
+		Changelog   string `json:"changelog"`
+		Files       []file `json:"files"`
+	}{
+		Schema: "https://jig.dev/schemas/registry-item.json", Name: base, Namespace: ns,
+		Type: string(typ), Version: "0.1.0", Priority: 4,
+		Description: "What " + base + " adds to a project.", Changelog: "First version.",
+		Files: []file{{Target: "docs/" + base + ".md", Type: "registry:docs", Path: "templates/" + base + ".md"}},
 	}
 	if strings.Contains(name, "/") {
-		m["path"] = name
+		m.Path = name
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
