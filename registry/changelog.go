@@ -81,6 +81,11 @@ func ParseChangelog(md []byte) []ChangelogEntry {
 	return out
 }
 
+// TruncateChangelog cuts a changelog text to [MaxChangelog] bytes, on a
+// character boundary, ending in "…" when it was cut: for text from a
+// server that did not check the bound (the reference's).
+func TruncateChangelog(s string) string { return truncate(s, MaxChangelog) }
+
 // truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/impact"
@@ -24,6 +25,9 @@ type publishPreview struct {
 	// ImpactNote says why Impact is missing: a first version, or a
 	// server that could not give the previous one.
 	ImpactNote string `json:"impactNote,omitempty"`
+	// Published is set when the server already has this version: the
+	// upload would be refused (VERSION_EXISTS).
+	Published bool `json:"published,omitempty"`
 }
 
 type previewFile struct {
@@ -59,6 +63,10 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 	}
 	if c.DryRun {
 		prev := publishPreview{ID: pkg.ID(), URL: cl.BaseURL(), Size: len(pkg.Data), Checksum: "sha256:" + pkg.Checksum, Impact: rep, ImpactNote: note}
+		if id, err := pkg.Manifest.ID(); err == nil {
+			vs, err := cl.Versions(ctx, id)
+			prev.Published = err == nil && slices.Contains(vs, pkg.Manifest.Version)
+		}
 		for _, p := range pkg.Files {
 			b := rel.Raw
 			if p != pkg.Files[0] {
@@ -90,6 +98,9 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 // printPreview prints a dry run's package, impact and digests.
 func printPreview(app *App, p publishPreview) {
 	app.Out.Printf("Would publish %s to %s\n", p.ID, p.URL)
+	if p.Published {
+		app.Out.Printf("Version %s is already published there: the upload would be refused (VERSION_EXISTS); raise \"version\".\n", p.ID)
+	}
 	app.Out.Printf("Package: %s, %s\n", sizeText(p.Size), p.Checksum)
 	app.Out.Println("Files:")
 	for _, f := range p.Files {

@@ -47,7 +47,7 @@ func (e *Engine) changelog(ctx context.Context, id registry.ID, vs []string, fro
 		g.Go(func() error {
 			m, err := e.src.Manifest(gctx, registry.ID{Namespace: id.Namespace, Path: id.Path, Version: v})
 			if err == nil {
-				texts[i] = m.Changelog
+				texts[i] = registry.TruncateChangelog(m.Changelog)
 			}
 			return nil
 		})
