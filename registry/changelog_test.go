@@ -118,3 +118,23 @@ func TestWithChangelog(t *testing.T) {
 		t.Errorf("got %s, want it unchanged", same)
 	}
 }
+
+// jig outdated --json and jig diff --json carry changelogs; their schemas
+// say so.
+func TestOutputSchemasAllowChangelogs(t *testing.T) {
+	t.Parallel()
+	outdated := `{"dir":"/p","outdated":true,"registries":[{"key":"@main/x","installed":"1.0.0","wanted":"1.1.0","latest":"1.1.0","outdated":true,
+ "changelog":[{"version":"1.1.0","text":"- fix"}]}]}`
+	if err := registry.ValidateOutputJSON(registry.OutdatedReportSchemaFile, []byte(outdated)); err != nil {
+		t.Error(err)
+	}
+	diff := `{"dir":"/p","updates":[],"files":[],"conflicts":0,"warnings":[],
+ "changelogs":[{"key":"@main/x","from":"1.0.0","to":"1.1.0","entries":[{"version":"1.1.0","text":"- fix"}]}]}`
+	if err := registry.ValidateOutputJSON(registry.DiffReportSchemaFile, []byte(diff)); err != nil {
+		t.Error(err)
+	}
+	bad := strings.Replace(diff, `"text":"- fix"`, `"text":1`, 1)
+	if err := registry.ValidateOutputJSON(registry.DiffReportSchemaFile, []byte(bad)); err == nil {
+		t.Error("got no error for a changelog text that is not a string")
+	}
+}
