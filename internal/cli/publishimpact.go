@@ -49,10 +49,6 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 		}
 		return false, nil
 	}
-	rel, err := pkg.Release()
-	if err != nil {
-		return true, err
-	}
 	rep, ierr := cl.Impact(ctx, pkg)
 	note := ""
 	switch {
@@ -62,6 +58,10 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 		note = "no earlier version is published: nothing to compare with"
 	}
 	if c.DryRun {
+		rel, err := pkg.Release()
+		if err != nil {
+			return true, err
+		}
 		prev := publishPreview{ID: pkg.ID(), URL: cl.BaseURL(), Size: len(pkg.Data), Checksum: "sha256:" + pkg.Checksum, Impact: rep, ImpactNote: note}
 		if id, err := pkg.Manifest.ID(); err == nil {
 			vs, err := cl.Versions(ctx, id)
