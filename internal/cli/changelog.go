@@ -46,9 +46,14 @@ func printChangelogs(o *Output, logs []registryChangelog) {
 		o.Printf("What changed in %s (%s -> %s):\n", l.Key, l.From, l.To)
 		for _, e := range l.Entries {
 			o.Printf("  %s\n", e.Version)
-			for _, line := range strings.Split(e.Text, "\n") {
-				o.Printf("    %s\n", strings.TrimRight(line, " \t\r"))
-			}
+			printChangelogText(o, "    ", e.Text)
 		}
+	}
+}
+
+// printChangelogText prints a changelog entry's lines, each after indent.
+func printChangelogText(o *Output, indent, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		o.Printf("%s%s\n", indent, strings.TrimRight(line, " \t\r"))
 	}
 }
