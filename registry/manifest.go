@@ -98,6 +98,8 @@ type Manifest struct {
 	License              string                     `json:"license,omitempty"`
 	Repository           string                     `json:"repository,omitempty"`
 	Homepage             string                     `json:"homepage,omitempty"`
+	Changelog            string                     `json:"changelog,omitempty"` // this version's changes in Markdown, at most [MaxChangelog] bytes; "" for none
+	Test                 []string                   `json:"test,omitempty"`      // shell commands "jig registry test --run" runs in each rendered project; nil for none
 	Tags                 []string                   `json:"tags,omitempty"`
 	Conflicts            []string                   `json:"conflicts,omitempty"`
 	RegistryDependencies []string                   `json:"registryDependencies,omitempty"`
@@ -107,13 +109,6 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
-	// Changelog is what changed in this version, in Markdown; "" when
-	// the registry.json has none (a CHANGELOG.md in the package may say).
-	// See [MaxChangelog].
-	Changelog string `json:"changelog,omitempty"`
-	// Test are shell commands that check a project the registry was
-	// applied to; "jig registry test --run" runs them. Nil means none.
-	Test []string `json:"test,omitempty"`
 
 	// order holds the names of dependencies, devDependencies and scripts
 	// (and of each language block's, under "languages.<lang>.<field>") in

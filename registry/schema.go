@@ -148,39 +148,7 @@ var (
 // deeper than [MaxJSONDepth] is one violation at the root, found before the
 // document is decoded.
 func ValidateManifestJSON(data []byte) error {
-	return validate(data, ManifestSchemaFile, manifestSchema, func(doc any) []Violation {
-		return append(targetViolations(doc), boundViolations(doc)...)
-	})
-}
-
-// The bounds of a manifest's text fields that the schema validator cannot
-// say (it has no maxLength or maxItems).
-const (
-	// MaxChangelog is the largest "changelog" of a registry.json, in bytes.
-	MaxChangelog = 16 << 10
-	// MaxTestCommands is the most "test" commands a registry.json
-	// declares, and MaxTestCommand the longest one, in bytes.
-	MaxTestCommands = 20
-	MaxTestCommand  = 1000
-)
-
-// boundViolations checks the sizes of changelog and test.
-func boundViolations(doc any) []Violation {
-	var out []Violation
-	top, _ := doc.(map[string]any)
-	if c, ok := top["changelog"].(string); ok && len(c) > MaxChangelog {
-		out = append(out, Violation{Pointer: "/changelog", Message: fmt.Sprintf("changelog is %d bytes, more than the %d allowed: keep this version's entry, link to the rest", len(c), MaxChangelog)})
-	}
-	tests, _ := top["test"].([]any)
-	if len(tests) > MaxTestCommands {
-		out = append(out, Violation{Pointer: "/test", Message: fmt.Sprintf("%d test commands, more than the %d allowed", len(tests), MaxTestCommands)})
-	}
-	for i, t := range tests {
-		if s, ok := t.(string); ok && len(s) > MaxTestCommand {
-			out = append(out, Violation{Pointer: fmt.Sprintf("/test/%d", i), Message: fmt.Sprintf("test command is %d bytes, more than the %d allowed", len(s), MaxTestCommand)})
-		}
-	}
-	return out
+	return validate(data, ManifestSchemaFile, manifestSchema, targetViolations)
 }
 
 // targetViolations checks every files[].target of a decoded manifest with
@@ -209,7 +177,8 @@ func targetViolations(doc any) []Violation {
 		blk, _ := langs[l].(map[string]any)
 		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
 	}
-	return out
+	// The sizes the schema cannot bound are checked with the targets.
+	return append(out, boundViolations(doc)...)
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded

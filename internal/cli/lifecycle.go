@@ -238,14 +238,14 @@ func (c *DiffCmd) Validate() error {
 
 // diffResult is the --json document of jig diff.
 type diffResult struct {
-	Dir       string                 `json:"dir"`
-	Updates   []apply.RegistryUpdate `json:"updates"`
-	Files     []apply.FileDiff       `json:"files"`
-	Conflicts int                    `json:"conflicts"`
-	Warnings  []string               `json:"warnings"`
+	Dir string `json:"dir"`
 	// Changelogs are the changelog entries of the versions the update
 	// moves to, per registry.
-	Changelogs []registryChangelog `json:"changelogs,omitempty"`
+	Changelogs []registryChangelog    `json:"changelogs,omitempty"`
+	Updates    []apply.RegistryUpdate `json:"updates"`
+	Files      []apply.FileDiff       `json:"files"`
+	Conflicts  int                    `json:"conflicts"`
+	Warnings   []string               `json:"warnings"`
 }
 
 // Run prints the unified diff an update would apply; it writes nothing.
