@@ -15,7 +15,10 @@
 // dependency is [Major]; an added file, dependency, devDependency, script
 // or registry dependency is [Minor]; changed content (a file's bytes, a
 // JSON value, a dependency's range, a script's command) is [Patch]; a
-// migration declared for a version in (old, new] is at least [Minor].
+// migration declared for a version in (old, new] is at least [Minor]. A
+// file or script that a "rename" or "renameScript" step of such a
+// migration moves to a name the new version has is renamed, not removed:
+// [Minor], since "jig update" carries the project's edits along.
 //
 // Before 1.0.0 the rules follow npm's caret ranges, which is what
 // projects pinning "^0.y.z" expect: a breaking change needs a minor bump

@@ -79,13 +79,15 @@ const (
 	VerbAdds     = "adds"
 	VerbChanges  = "changes"
 	VerbMigrates = "migrates"
+	VerbRenames  = "renames"
 )
 
 // Change is one difference between two versions and its [Level].
 type Change struct {
 	Level Level `json:"level"`
 	// Verb is what the new version does: [VerbRemoves], [VerbAdds],
-	// [VerbChanges] or [VerbMigrates].
+	// [VerbChanges], [VerbRenames] (a file or script a migration renames)
+	// or [VerbMigrates].
 	Verb string `json:"verb"`
 	// Kind is what it does it to: [KindFile], [KindKey], [KindDependency],
 	// ...
@@ -144,18 +146,22 @@ var languages = []registry.Language{registry.LangTS, registry.LangJS}
 // manifests fill From, To, Bump, Needed and OK; a version that does not
 // parse counts as no bump at all.
 func Compare(old, next Release) *Report {
-	c := collector{found: map[string]*Change{}}
+	migs := Migrations(next.Raw)
+	c := collector{found: map[string]*Change{},
+		renames: renamesIn(migs, old.Manifest.Version, next.Manifest.Version, func(m Migration) [][2]string { return m.Renames }),
+		scripts: renamesIn(migs, old.Manifest.Version, next.Manifest.Version, func(m Migration) [][2]string { return m.Scripts }),
+	}
 	for _, lang := range languages {
 		c.lang = lang
 		om, nm := old.Manifest.ForLanguage(lang), next.Manifest.ForLanguage(lang)
 		c.files(targets(om, old.Files), targets(nm, next.Files))
-		c.names(KindDependency, om.Dependencies, nm.Dependencies, Minor)
-		c.names(KindDevDependency, om.DevDependencies, nm.DevDependencies, Minor)
-		c.names(KindScript, om.Scripts, nm.Scripts, Minor)
-		c.names(KindRegistryDependency, setOf(om.RegistryDependencies), setOf(nm.RegistryDependencies), Minor)
+		c.names(KindDependency, om.Dependencies, nm.Dependencies, Minor, nil)
+		c.names(KindDevDependency, om.DevDependencies, nm.DevDependencies, Minor, nil)
+		c.names(KindScript, om.Scripts, nm.Scripts, Minor, c.scripts)
+		c.names(KindRegistryDependency, setOf(om.RegistryDependencies), setOf(nm.RegistryDependencies), Minor, nil)
 	}
 	c.lang = ""
-	for _, v := range Migrations(next.Raw) {
+	for _, v := range migs {
 		if registry.CompareVersions(v.Version, old.Manifest.Version) > 0 && registry.CompareVersions(v.Version, next.Manifest.Version) <= 0 {
 			c.add(Change{Level: Minor, Verb: VerbMigrates, Kind: KindMigration, Subject: v.Version, Detail: plural(v.Steps, "step")})
 		}
@@ -315,6 +321,9 @@ type Migration struct {
 	Version string
 	// Steps is the number of steps.
 	Steps int
+	// Renames are its "rename" steps (file from -> to) and Scripts its
+	// "renameScript" steps (script from -> to), in order.
+	Renames, Scripts [][2]string
 }
 
 // Migrations returns the entries of the "migrations" list of the
@@ -324,8 +333,12 @@ type Migration struct {
 func Migrations(raw []byte) []Migration {
 	var doc struct {
 		Migrations []struct {
-			Version string            `json:"version"`
-			Steps   []json.RawMessage `json:"steps"`
+			Version string `json:"version"`
+			Steps   []struct {
+				Type string `json:"type"`
+				From string `json:"from"`
+				To   string `json:"to"`
+			} `json:"steps"`
 		} `json:"migrations"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &doc) != nil {
@@ -333,8 +346,48 @@ func Migrations(raw []byte) []Migration {
 	}
 	var out []Migration
 	for _, m := range doc.Migrations {
-		if registry.ValidVersion(m.Version) {
-			out = append(out, Migration{Version: m.Version, Steps: len(m.Steps)})
+		if !registry.ValidVersion(m.Version) {
+			continue
+		}
+		mig := Migration{Version: m.Version, Steps: len(m.Steps)}
+		for _, st := range m.Steps {
+			switch {
+			case st.From == "" || st.To == "":
+			case st.Type == "rename":
+				mig.Renames = append(mig.Renames, [2]string{st.From, st.To})
+			case st.Type == "renameScript":
+				mig.Scripts = append(mig.Scripts, [2]string{st.From, st.To})
+			}
+		}
+		out = append(out, mig)
+	}
+	return out
+}
+
+// renamesIn returns where the rename steps of the migrations for versions
+// in (from, to] take each renamed name, in version order and chained
+// (a -> b in 1.1.0 and b -> c in 1.2.0 give a -> c); pick chooses the
+// file or the script renames.
+func renamesIn(ms []Migration, from, to string, pick func(Migration) [][2]string) map[string]string {
+	var in []Migration
+	for _, m := range ms {
+		if registry.CompareVersions(m.Version, from) > 0 && registry.CompareVersions(m.Version, to) <= 0 {
+			in = append(in, m)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b Migration) int { return registry.CompareVersions(a.Version, b.Version) })
+	out := map[string]string{}
+	for _, m := range in {
+		for _, r := range pick(m) {
+			moved := false
+			for k, v := range out {
+				if v == r[0] {
+					out[k], moved = r[1], true
+				}
+			}
+			if _, ok := out[r[0]]; !ok && !moved {
+				out[r[0]] = r[1]
+			}
 		}
 	}
 	return out
@@ -398,6 +451,9 @@ type collector struct {
 	lang  registry.Language
 	found map[string]*Change
 	order []string
+	// renames and scripts are the file and script renames the new
+	// version's migrations make, old name -> new name.
+	renames, scripts map[string]string
 }
 
 func (c *collector) add(ch Change) {
@@ -438,9 +494,22 @@ func (c *collector) list() []Change {
 }
 
 func (c *collector) files(old, next map[string]target) {
+	renamedTo := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(old)) {
 		o := old[name]
 		n, ok := next[name]
+		if to, renamed := c.renames[name]; !ok && renamed {
+			if nn, there := next[to]; there {
+				// A migration moves the file, and the project's edits
+				// with it: a minor change (plus what its content does).
+				renamedTo[to] = true
+				c.add(Change{Level: Minor, Verb: VerbRenames, Kind: KindFile, Subject: name, Detail: "to " + to + " by a migration"})
+				if !bytes.Equal(o.content, nn.content) {
+					c.add(Change{Level: Patch, Verb: VerbChanges, Kind: KindFile, Subject: to})
+				}
+				continue
+			}
+		}
 		if !ok {
 			detail := ""
 			if o.path != "" && o.path != name {
@@ -470,7 +539,7 @@ func (c *collector) files(old, next map[string]target) {
 		c.add(Change{Level: Patch, Verb: VerbChanges, Kind: KindFile, Subject: name})
 	}
 	for _, name := range slices.Sorted(maps.Keys(next)) {
-		if _, ok := old[name]; !ok {
+		if _, ok := old[name]; !ok && !renamedTo[name] {
 			c.add(Change{Level: Minor, Verb: VerbAdds, Kind: KindFile, Subject: name})
 		}
 	}
@@ -478,9 +547,17 @@ func (c *collector) files(old, next map[string]target) {
 
 // names compares two name -> value maps (dependencies, scripts): a removed
 // name is Major, an added one level added, a changed value Patch.
-func (c *collector) names(kind string, old, next map[string]string, added Level) {
+func (c *collector) names(kind string, old, next map[string]string, added Level, renames map[string]string) {
+	renamedTo := map[string]bool{}
 	for _, k := range slices.Sorted(maps.Keys(old)) {
 		nv, ok := next[k]
+		if to, renamed := renames[k]; !ok && renamed {
+			if _, there := next[to]; there {
+				renamedTo[to] = true
+				c.add(Change{Level: Minor, Verb: VerbRenames, Kind: kind, Subject: k, Detail: "to " + to + " by a migration"})
+				continue
+			}
+		}
 		switch {
 		case !ok:
 			c.add(Change{Level: Major, Verb: VerbRemoves, Kind: kind, Subject: k})
@@ -493,7 +570,7 @@ func (c *collector) names(kind string, old, next map[string]string, added Level)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(next)) {
-		if _, ok := old[k]; !ok {
+		if _, ok := old[k]; !ok && !renamedTo[k] {
 			c.add(Change{Level: added, Verb: VerbAdds, Kind: kind, Subject: k})
 		}
 	}

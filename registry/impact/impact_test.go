@@ -88,6 +88,26 @@ func TestCompare(t *testing.T) {
 		{name: "migration, minor bump", version: "1.1.0", edit: func(r *impact.Release) {
 			r.Raw = []byte(`{"migrations": [{"version": "1.1.0", "steps": [{}, {}]}]}`)
 		}, level: impact.Minor, want: []string{"migrates migration 1.1.0 (2 steps)"}, ok: true},
+		{name: "file renamed by a migration", version: "1.1.0", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = "b.txt"
+			r.Raw = []byte(`{"migrations": [{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]}]}`)
+		}, level: impact.Minor, want: []string{"renames file a.txt (to b.txt by a migration)", "migrates migration 1.1.0 (1 step)"}, ok: true},
+		{name: "renames chained over two versions", version: "1.2.0", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = "c.txt"
+			r.Files["templates/a.txt"] = []byte("c\n")
+			r.Raw = []byte(`{"migrations": [{"version": "1.2.0", "steps": [{"type": "rename", "from": "b.txt", "to": "c.txt"}]},
+				{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]}]}`)
+		}, level: impact.Minor, want: []string{
+			"renames file a.txt (to c.txt by a migration)", "migrates migration 1.1.0 (1 step)", "migrates migration 1.2.0 (1 step)", "changes file c.txt",
+		}, ok: true},
+		{name: "a rename to a file the version does not write is still a removal", version: "1.1.0", edit: func(r *impact.Release) {
+			r.Manifest.Files = r.Manifest.Files[1:]
+			r.Raw = []byte(`{"migrations": [{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]}]}`)
+		}, level: impact.Major, want: []string{"removes file a.txt (templates/a.txt)", "migrates migration 1.1.0 (1 step)"}},
+		{name: "script renamed by a migration", version: "1.1.0", edit: func(r *impact.Release) {
+			r.Manifest.Scripts = map[string]string{"check": "eslint ."}
+			r.Raw = []byte(`{"migrations": [{"version": "1.1.0", "steps": [{"type": "renameScript", "from": "lint", "to": "check"}]}]}`)
+		}, level: impact.Minor, want: []string{"migrates migration 1.1.0 (1 step)", "renames script lint (to check by a migration)"}, ok: true},
 		{name: "pre-1.0 breaking change needs a minor bump", version: "0.2.0", edit: func(r *impact.Release) {
 			r.Manifest.Scripts = nil
 		}, level: impact.Major, want: []string{"removes script lint"}, ok: true},
