@@ -18,6 +18,7 @@ type PublishCmd struct {
 	JSON     bool   `name:"json" help:"Print the result as JSON."`
 	Force    bool   `name:"force" help:"Publish even when the version number is lower than the changes since the previous version need (a removed file needs a major version)."`
 	DryRun   bool   `name:"dry-run" help:"Print the package (files, sizes, digests) and its semver impact over the previous version; upload nothing."`
+	publishSigning
 }
 
 // Run packs (when given a directory), checks and uploads the package, then
@@ -38,6 +39,12 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 			}
 			return &reportedError{err: err, r: r}
 		}
+		return err
+	}
+	if c.PrintDigests {
+		return c.printDigests(app, pkg)
+	}
+	if err := c.sign(app, pkg); err != nil {
 		return err
 	}
 	ns := c.Registry
@@ -111,6 +118,8 @@ func publishHint(code wire.Code, pkg *registryclient.Package, ns string) string 
 		return "Published versions are immutable; raise \"version\" and publish again."
 	case wire.CodeUndeclaredFile:
 		return "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
+	case wire.CodeSignatureRequired, wire.CodeSignatureInvalid:
+		return signingHint(pkg)
 	}
 	return ""
 }
