@@ -98,6 +98,8 @@ type Manifest struct {
 	License              string                     `json:"license,omitempty"`
 	Repository           string                     `json:"repository,omitempty"`
 	Homepage             string                     `json:"homepage,omitempty"`
+	Changelog            string                     `json:"changelog,omitempty"` // this version's changes in Markdown, at most [MaxChangelog] bytes; "" for none
+	Test                 []string                   `json:"test,omitempty"`      // shell commands "jig registry test --run" runs in each rendered project; nil for none
 	Tags                 []string                   `json:"tags,omitempty"`
 	Conflicts            []string                   `json:"conflicts,omitempty"`
 	RegistryDependencies []string                   `json:"registryDependencies,omitempty"`

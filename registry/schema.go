@@ -204,7 +204,8 @@ func targetViolations(doc any) []Violation {
 		blk, _ := langs[l].(map[string]any)
 		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
 	}
-	return out
+	// The sizes the schema cannot bound are checked with the targets.
+	return append(out, boundViolations(doc)...)
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded

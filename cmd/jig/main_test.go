@@ -91,6 +91,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("JIG_TEST_VERSION", testVersion)
 			env.Setenv("GOVERSION", runtime.Version())
 			env.Setenv("GOPLATFORM", runtime.GOOS+"/"+runtime.GOARCH)
+			// The starter catalog's registry directories, for jig registry test.
+			catalog, err := filepath.Abs("../../registryserver/catalog/data")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CATALOG", catalog)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -44,6 +44,7 @@ type CLI struct {
 	Info     InfoCmd     `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check the environment, the project and every configured registry."`
 	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Registry RegistryCmd `cmd:"" help:"Tools for registry authors: test a registry directory before publishing, start a new registry."`
 	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 	Mcp      McpCmd      `cmd:"" name:"mcp" help:"Serve the registries to coding agents over the Model Context Protocol (stdio)."`

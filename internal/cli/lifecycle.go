@@ -238,10 +238,13 @@ func (c *DiffCmd) Validate() error {
 
 // diffResult is the --json document of jig diff.
 type diffResult struct {
-	Dir       string                 `json:"dir"`
-	Updates   []apply.RegistryUpdate `json:"updates"`
-	Files     []apply.FileDiff       `json:"files"`
-	Conflicts int                    `json:"conflicts"`
+	Dir string `json:"dir"`
+	// Changelogs are the changelog entries of the versions the update
+	// moves to, per registry.
+	Changelogs []registryChangelog    `json:"changelogs,omitempty"`
+	Updates    []apply.RegistryUpdate `json:"updates"`
+	Files      []apply.FileDiff       `json:"files"`
+	Conflicts  int                    `json:"conflicts"`
 	// Migrations are the migration steps the update would run.
 	Migrations []apply.MigrationResult `json:"migrations,omitempty"`
 	Warnings   []string                `json:"warnings"`
@@ -263,9 +266,11 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	diffs := plan.Diffs()
+	logs := planChangelogs(ctx, eng, plan)
 	if c.JSON {
-		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Migrations: plan.Migrations, Warnings: plan.Warnings})
+		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Migrations: plan.Migrations, Warnings: plan.Warnings, Changelogs: logs})
 	}
+	printChangelogs(app.Out, logs)
 	printMigrations(app.Out, plan.Migrations)
 	if len(diffs) == 0 {
 		app.Out.Infof("Nothing to update.")
@@ -332,9 +337,16 @@ func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
 	if c.Abort {
 		return runAbort(ctx, app, c.Dir, c.JSON)
 	}
-	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
-		return eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+	var logs []registryChangelog
+	err := runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
+		p, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+		if err == nil && !c.JSON {
+			logs = planChangelogs(ctx, eng, p)
+		}
+		return p, err
 	})
+	printChangelogs(app.Out, logs)
+	return err
 }
 
 // RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]

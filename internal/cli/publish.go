@@ -16,6 +16,8 @@ type PublishCmd struct {
 	Source   string `arg:"" help:"A registry directory (with registry.json), a .tar.gz package, or a preset directory or preset.json."`
 	Registry string `name:"registry" help:"Configured source to upload to, with its URL and token. The default is the package's namespace (@presets for a preset)."`
 	JSON     bool   `name:"json" help:"Print the result as JSON."`
+	Force    bool   `name:"force" help:"Publish even when the version number is lower than the changes since the previous version need (a removed file needs a major version)."`
+	DryRun   bool   `name:"dry-run" help:"Print the package (files, sizes, digests) and its semver impact over the previous version; upload nothing."`
 	publishSigning
 }
 
@@ -51,6 +53,9 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	}
 	cl, err := app.Client(ns)
 	if err != nil {
+		return err
+	}
+	if done, err := c.review(ctx, app, cl, pkg); done || err != nil {
 		return err
 	}
 	if pkg.Preset == nil {

@@ -234,6 +234,10 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 			o.Printf("  %s\n", d)
 		}
 	}
+	if m.Changelog != "" {
+		o.Printf("\nWhat changed in %s:\n", info.Version)
+		printChangelogText(o, "  ", m.Changelog)
+	}
 	o.Printf("\nAdd it to a project:  %s\n", suggest.AddCommand(info.Ref()))
 	o.Printf("Start a project:      %s\n", suggest.InitCommand(info.Ref()))
 }
