@@ -31,7 +31,7 @@ type TrustAddCmd struct {
 	Namespace      string  `arg:"" help:"Namespace, e.g. @company."`
 	Key            string  `name:"key" placeholder:"PUBLIC-KEY" help:"The signer's SSH public key, one line as in ~/.ssh/id_ed25519.pub, or @FILE to read it from a .pub file."`
 	Principal      string  `name:"principal" placeholder:"NAME" help:"Who the key belongs to, e.g. alice@example.com; shown as 'signed by NAME'."`
-	AllowedSigners *string `name:"allowed-signers" placeholder:"FILE" help:"Also trust the keys of an OpenSSH allowed_signers file (as git's gpg.ssh.allowedSignersFile), checked now and stored as an absolute path (~/ kept); '' removes it."`
+	AllowedSigners *string `name:"allowed-signers" placeholder:"FILE" help:"Also trust the keys of an OpenSSH allowed_signers file (as git's gpg.ssh.allowedSignersFile), checked now and stored as an absolute path (~/ kept); an empty value removes it."`
 	Require        bool    `name:"require" help:"Also require a trusted signature on every version of the namespace (see 'jig trust require')."`
 }
 
