@@ -183,9 +183,10 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 		err, doc = nil, &wire.Signatures{}
 	}
 	var nc *NotCachedError
-	if errors.As(err, &nc) && !p.require {
+	if errors.As(err, &nc) && !p.require && !c.seenSigned(id, version) {
 		// Offline without the signatures in the cache: as before trust
-		// policies, the version installs unchecked.
+		// policies, the version installs unchecked, unless it was seen
+		// signed.
 		return nil
 	}
 	if err != nil {
@@ -249,6 +250,19 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 		c.notice("%s@%s signed by %s (%s)", id.Key(), version, trusted.Principal, trusted.Fingerprint)
 	}
 	return nil
+}
+
+// seenSigned reports whether id@version is remembered as seen signed.
+func (c *Client) seenSigned(id registry.ID, version string) bool {
+	if c.opts.cache == nil {
+		return false
+	}
+	s, ok, err := c.opts.cache.SeenSigned(id.Key())
+	if err != nil {
+		return true // a damaged memory: let the caller's error stand
+	}
+	_, seen := s.Versions[version]
+	return ok && seen
 }
 
 // rememberSigner records the trusted signer of ref and reports whether

@@ -248,6 +248,12 @@ func TestTrustFromCache(t *testing.T) {
 	if err := off(); !errors.Is(err, registryclient.ErrNotCached) || !strings.Contains(err.Error(), "signatures of @main/runtimes/node@1.1.0") {
 		t.Fatalf("signature removed from the cache: %v", err)
 	}
+	// Without require too: the version was seen signed.
+	optional := &registryclient.Trust{Keys: required.Keys}
+	c, _ = trustClient(t, url, ch, optional, registryclient.WithMode(registryclient.Offline))
+	if _, err := c.File(t.Context(), id, "templates/index.ts"); !errors.Is(err, registryclient.ErrNotCached) {
+		t.Fatalf("signature removed, not required: %v", err)
+	}
 }
 
 // TestRollback: after a version is seen signed, a listing or latest
