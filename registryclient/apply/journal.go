@@ -158,7 +158,26 @@ func readJournal(root string) (*journal, error) {
 			return nil, &JournalError{Dir: root, Reason: "it names an unsafe folder: " + err.Error()}
 		}
 	}
+	for _, c := range j.Conflicts {
+		if !validIndexEntry(c.Index) {
+			return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("the git index entry %q it keeps for %s is not one jig writes", c.Index, c.Target)}
+		}
+	}
 	return &j, nil
+}
+
+// validIndexEntry reports whether s is a [journalConflict.Index] jig
+// writes: "", "-" or "<mode> <object id>", nothing that could add lines
+// to what "git update-index --index-info" reads.
+func validIndexEntry(s string) bool {
+	if s == "" || s == "-" {
+		return true
+	}
+	mode, id, ok := strings.Cut(s, " ")
+	if !ok || (mode != "100644" && mode != "100755" && mode != "120000" && mode != "160000") || (len(id) != 40 && len(id) != 64) {
+		return false
+	}
+	return strings.Trim(id, "0123456789abcdef") == ""
 }
 
 func conflictEntries(cs []journalConflict) []journalEntry {
@@ -396,9 +415,20 @@ func (e *Engine) recoverLocked(root string) (string, error) {
 	if err := e.rollBack(root, j, states, reals); err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("rolled back the interrupted jig %s: %d file(s) restored from %s", j.Mode, len(j.Files), JournalFile)
+	msg := fmt.Sprintf("rolled back the interrupted jig %s: %d file(s) restored from %s", j.Mode, countOf(states, nowNew), JournalFile)
 	e.progress("recover", "%s", msg)
 	return msg, nil
+}
+
+// countOf counts the files in state st.
+func countOf(states []fileNow, st fileNow) int {
+	n := 0
+	for _, s := range states {
+		if s == st {
+			n++
+		}
+	}
+	return n
 }
 
 // journalWrites turns the journal's deletions into pending writes for
@@ -447,6 +477,9 @@ func (e *Engine) rollBack(root string, j *journal, states []fileNow, reals []str
 	}
 	e.removeJournalTemps(root, j)
 	for i := len(j.Dirs) - 1; i >= 0; i-- {
+		if linkedDir(root, j.Dirs[i]) {
+			continue // gone, or reached through a link: not the folder jig made
+		}
 		_ = os.Remove(filepath.Join(root, filepath.FromSlash(j.Dirs[i]))) // only empty ones go
 	}
 	if len(failed) > 0 {

@@ -236,6 +236,7 @@ func TestJournalUnusable(t *testing.T) {
 		"corrupted":     {`{"format":1,"state":"applying","files":[{"tar`, "corrupted"},
 		"other version": {`{"format":7,"state":"applying","files":[]}`, "another version of jig (format 7"},
 		"unsafe":        {`{"format":1,"state":"applying","files":[{"target":"../../etc/passwd","existed":false}]}`, "unsafe"},
+		"index lines":   {`{"format":1,"state":"applied","files":[],"conflicts":[{"target":"a.txt","mode":420,"index":"100644 e69de29bb2d1d6434b8b29ae775ad8c2d48c5391 0\tx\u0000100644 e69de29bb2d1d6434b8b29ae775ad8c2d48c5391"}]}`, "not one jig writes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -337,5 +338,35 @@ func TestMigrationInstallScripts(t *testing.T) {
 				t.Errorf("install scripts %v, want %s among them (the install would run registry code)", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecoverKeepsFoldersBehindLinks: a journal planted in a project (a
+// repository that commits .jig/journal.json) whose folders are reached
+// through a symbolic link out of the project: rolling it back removes no
+// folder outside the project.
+func TestRecoverKeepsFoldersBehindLinks(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, migrationSource())
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/m@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if err := os.Mkdir(filepath.Join(outside, "victim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, JournalDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, dir, JournalFile, `{"format":1,"state":"applying","mode":"update","dirs":["out/victim"],"files":[{"target":"absent.txt","existed":false,"new":"x"}]}`)
+	if _, err := e.Recover(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "victim")); err != nil {
+		t.Errorf("the folder outside the project: %v", err)
 	}
 }
