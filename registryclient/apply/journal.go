@@ -158,7 +158,15 @@ func readJournal(root string) (*journal, error) {
 			return nil, &JournalError{Dir: root, Reason: "it names an unsafe folder: " + err.Error()}
 		}
 	}
+	for _, f := range j.Files {
+		if f.OrigMode&^fs.ModePerm != 0 {
+			return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("the mode %v it keeps for %s is not a file's permissions", f.OrigMode, f.Target)}
+		}
+	}
 	for _, c := range j.Conflicts {
+		if c.Mode&^fs.ModePerm != 0 {
+			return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("the mode %v it keeps for %s is not a file's permissions", c.Mode, c.Target)}
+		}
 		if !validIndexEntry(c.Index) {
 			return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("the git index entry %q it keeps for %s is not one jig writes", c.Index, c.Target)}
 		}

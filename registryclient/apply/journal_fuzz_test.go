@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +38,16 @@ func FuzzReadJournal(f *testing.F) {
 		for _, en := range append(j.Files, conflictEntries(j.Conflicts)...) {
 			if _, err := registry.CleanTarget(en.Target); err != nil && en.Target != registry.ProjectFile {
 				t.Fatalf("accepted target %q: %v", en.Target, err)
+			}
+		}
+		for _, en := range j.Files {
+			if en.OrigMode&^fs.ModePerm != 0 {
+				t.Fatalf("accepted mode %v for %q", en.OrigMode, en.Target)
+			}
+		}
+		for _, c := range j.Conflicts {
+			if c.Mode&^fs.ModePerm != 0 || !validIndexEntry(c.Index) {
+				t.Fatalf("accepted mode %v, index %q for %q", c.Mode, c.Index, c.Target)
 			}
 		}
 		for _, d := range j.Dirs {

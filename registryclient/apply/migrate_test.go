@@ -236,6 +236,8 @@ func TestJournalUnusable(t *testing.T) {
 		"corrupted":     {`{"format":1,"state":"applying","files":[{"tar`, "corrupted"},
 		"other version": {`{"format":7,"state":"applying","files":[]}`, "another version of jig (format 7"},
 		"unsafe":        {`{"format":1,"state":"applying","files":[{"target":"../../etc/passwd","existed":false}]}`, "unsafe"},
+		"setuid":        {`{"format":1,"state":"applying","files":[{"target":"a.txt","existed":true,"orig":"eA==","origMode":8389101,"new":"x"},{"target":"b.txt","new":"x"}]}`, "not a file's permissions"},
+		"conflict mode": {`{"format":1,"state":"applied","files":[],"conflicts":[{"target":"a.txt","mode":8389101}]}`, "not a file's permissions"},
 		"index lines":   {`{"format":1,"state":"applied","files":[],"conflicts":[{"target":"a.txt","mode":420,"index":"100644 e69de29bb2d1d6434b8b29ae775ad8c2d48c5391 0\tx\u0000100644 e69de29bb2d1d6434b8b29ae775ad8c2d48c5391"}]}`, "not one jig writes"},
 	} {
 		t.Run(name, func(t *testing.T) {
