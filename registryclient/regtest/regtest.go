@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/procgroup"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/impact"
 	"github.com/jigkit/jig/registry/merge"
@@ -264,9 +265,12 @@ func (t *tester) runTests(ctx context.Context, name, dir string) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		cmd := exec.CommandContext(cctx, "sh", "-c", c)
 		cmd.Dir = dir
-		cmd.WaitDelay = time.Second
+		procgroup.Set(cmd) // cancelling ends what the command started too
 		out, err := cmd.CombinedOutput()
 		cancel()
+		if ctx.Err() != nil {
+			return // stopped (Ctrl-C): the command was killed, it did not fail
+		}
 		if err != nil {
 			t.r.add(label, Fail, "%v\n%s", err, tail(out, 20))
 		} else {

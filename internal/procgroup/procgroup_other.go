@@ -1,0 +1,7 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+func setGroup(*exec.Cmd) {}

@@ -1,0 +1,19 @@
+//go:build unix
+
+package procgroup
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+func setGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error {
+		// The group's id is the command's process id (Setpgid).
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
