@@ -36,3 +36,28 @@ func TestMessageChangelog(t *testing.T) {
 		t.Errorf("got no note of the versions left out")
 	}
 }
+
+// A publisher's changelog does not act on the repositories the request
+// goes to: no @mention notifies anyone, no closing keyword closes an issue
+// when the request is merged, no "#12" links one; the text reads the same.
+func TestMessageChangelogQuiet(t *testing.T) {
+	t.Parallel()
+	res := Result{From: "1.0.0", To: "1.1.0", Changelog: []registry.ChangelogEntry{
+		{Version: "1.1.0", Text: "- Fixes #12, CLOSES owner/repo#3, resolved https://github.com/o/r/issues/4 (thanks @alice, cc @org/everyone)\n- fix: closing the gap"},
+	}}
+	title, body := message("@team/x", res, false)
+	for _, bad := range []string{"Fixes #12", "#12", "CLOSES", "#3", "resolved https", "@alice", "@org"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the body holds %q:\n%s", bad, body)
+		}
+	}
+	if !strings.Contains(body, "- fix: closing the gap") {
+		t.Errorf("a keyword before no reference was changed:\n%s", body)
+	}
+	if got := strings.ReplaceAll(body, "\u200b", ""); !strings.Contains(got, res.Changelog[0].Text) {
+		t.Errorf("the changelog does not read as written:\n%s", got)
+	}
+	if strings.Contains(title, "\u200b") || !strings.Contains(body, "Made by jig fleet update: @team/x") {
+		t.Errorf("jig's own text changed: %q\n%s", title, body)
+	}
+}

@@ -748,7 +748,7 @@ func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
 			}
 			return r
 		}, e.Text)
-		section := fmt.Sprintf("\n### %s\n\n%s\n", e.Version, strings.TrimSpace(text))
+		section := fmt.Sprintf("\n### %s\n\n%s\n", e.Version, strings.TrimSpace(quiet(text)))
 		if c.Len()+len(section) > maxChangelogBody {
 			fmt.Fprintf(&c, "\n(%d earlier version(s) left out: see the registry's changelog.)\n", len(entries)-i)
 			break
@@ -757,6 +757,23 @@ func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
 	}
 	b.WriteString(c.String())
 }
+
+// quiet keeps a publisher's changelog from acting on the forge and the
+// repository it is posted to: an @mention would notify people (a whole
+// team), "fixes #12" or "closes <issue URL>" would close an issue of each
+// repository the request is merged into, and "#12" would link to one. A
+// zero-width space after "@" and "#" and inside a closing keyword
+// (GitHub's and GitLab's) before a reference leaves the text reading as
+// written.
+func quiet(text string) string {
+	text = forgeMention.ReplaceAllString(text, "$1\u200b$2")
+	return closingKeyword.ReplaceAllStringFunc(text, func(w string) string { return w[:1] + "\u200b" + w[1:] })
+}
+
+var (
+	forgeMention   = regexp.MustCompile(`([@#])([\w])`)
+	closingKeyword = regexp.MustCompile(`(?i)\b(clos(e|es|ed|ing)|fix(es|ed|ing)?|resolv(e|es|ed|ing)|implement(s|ed|ing)?):?[ \t]+(#|https?://|[\w.-]+/[\w.-]+#|gh-\d)`)
+)
 
 // ParseRepos reads a repository list: one git URL or local path per line
 // (a path may hold spaces, a URL may not); blank lines and lines starting
