@@ -84,6 +84,23 @@ func TestMigrationSteps(t *testing.T) {
 					}
 				}
 			}},
+		{name: "rename to a file the new version no longer ships", steps: []registry.MigrationStep{{Type: "rename", From: "a.txt", To: "c.txt"}},
+			status: MigrationApplied,
+			check: func(t *testing.T, dir string) {
+				for _, f := range []string{"a.txt", "c.txt"} {
+					if _, err := os.Lstat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("%s is there: %v", f, err)
+					}
+				}
+			}},
+		{name: "rename of an edited file to one the new version no longer ships", steps: []registry.MigrationStep{{Type: "rename", From: "a.txt", To: "c.txt"}},
+			prepare: func(t *testing.T, dir string) { writeTestFile(t, dir, "a.txt", "a\nmine\n") },
+			status:  MigrationApplied,
+			check: func(t *testing.T, dir string) {
+				if got := readFile(t, filepath.Join(dir, "c.txt")); got != "a\nmine\n" {
+					t.Errorf("c.txt = %q, want the user's edit kept", got)
+				}
+			}},
 		{name: "rename onto a user's file keeps it", steps: []registry.MigrationStep{{Type: "rename", From: "a.txt", To: "b.txt"}},
 			prepare: func(t *testing.T, dir string) {
 				writeTestFile(t, dir, "a.txt", "a\nmine\n")

@@ -917,6 +917,11 @@ func noteRangeConflict(pkg string, reqs []registry.RangeRequest, winner registry
 func (pl *planner) planLifecycleWrite(st *fileState) {
 	fc := FileChange{Target: st.target, Strategy: st.strategy, From: st.from, Reason: st.reason, Conflicts: st.conflicts, Mode: st.mode}
 	switch {
+	case st.remove && !st.exists:
+		// An earlier step of this plan made it (a migration renamed a
+		// file to it) and a later one deletes it (the new version does not
+		// ship it): it never reaches the project.
+		return
 	case st.remove:
 		fc.Action = ActionDelete
 		pl.plan.writes = append(pl.plan.writes, pendingWrite{
