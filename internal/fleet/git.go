@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/jigkit/jig/internal/gitsafe"
 )
 
 // safeConfig is given to every git command: no hooks, no fsmonitor (both
@@ -58,22 +60,7 @@ func noFilters(ctx context.Context, git, dir string) []string {
 	if err != nil {
 		return nil
 	}
-	var args []string
-	seen := map[string]bool{}
-	for _, key := range strings.Split(out, "\n") {
-		i := strings.LastIndex(key, ".")
-		if i <= len("filter.") {
-			continue
-		}
-		name := key[len("filter."):i]
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		for _, v := range []string{"clean=", "smudge=", "process=", "required=false"} {
-			args = append(args, "-c", "filter."+name+"."+v)
-		}
-	}
+	args, _ := gitsafe.NoFilters(strings.Split(out, "\n"))
 	return args
 }
 

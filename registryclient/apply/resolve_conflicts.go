@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
@@ -56,9 +57,21 @@ func gitOutput(ctx context.Context, dir string, stdin []byte, args ...string) ([
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return out, fmt.Errorf("git %s: %w: %s", subcommand(args), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// subcommand is the first of args that is not a "-c" option or its value.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" {
+			i++
+			continue
+		}
+		return args[i]
+	}
+	return ""
 }
 
 // hashObject stores b in the repository as a blob, byte for byte (no
@@ -87,15 +100,42 @@ func (g *gitRepo) indexEntry(ctx context.Context, target string) (string, error)
 	return "-", nil
 }
 
-// updateIndex feeds lines to "git update-index -z --index-info".
+// updateIndex feeds lines to "git update-index -z --index-info", with
+// every filter driver turned off ([noFilters]).
 func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
+	off, err := g.noFilters(ctx)
+	if err != nil {
+		return err
+	}
 	var in bytes.Buffer
 	for _, l := range lines {
 		in.WriteString(l)
 		in.WriteByte(0)
 	}
-	_, err := gitOutput(ctx, g.top, in.Bytes(), "update-index", "-z", "--index-info")
+	_, err = gitOutput(ctx, g.top, in.Bytes(), append(off, "update-index", "-z", "--index-info")...)
 	return err
+}
+
+// noFilters returns the "-c" options that turn off every filter driver
+// the repository's configuration defines (filter.<name>.clean, .smudge,
+// .process): when git writes the index it re-reads the files it cannot
+// tell are unchanged ("racily clean") through their clean filter, a
+// program that a hostile .git/config names, as it may name an fsmonitor
+// ([gitSafety]). A driver whose name the options cannot spell is an error.
+func (g *gitRepo) noFilters(ctx context.Context) ([]string, error) {
+	out, err := gitOutput(ctx, g.top, nil, "config", "-z", "--name-only", "--get-regexp", `^filter\.`)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && len(out) == 0 {
+		return nil, nil // no filter configured
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts, bad := gitsafe.NoFilters(strings.Split(strings.TrimRight(string(out), "\x00"), "\x00"))
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("the git filter driver %q cannot be turned off for jig's git commands (its name holds = or a line break); rename it in .git/config", bad[0])
+	}
+	return opts, nil
 }
 
 // gitMode is the index mode of a file mode.
