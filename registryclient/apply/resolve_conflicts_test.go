@@ -1,9 +1,13 @@
 package apply
 
 import (
+	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jigkit/jig/internal/testenv"
@@ -105,4 +109,61 @@ func TestAbortRefusesToLoseEdits(t *testing.T) {
 		t.Fatalf("got %v, want a refusal naming .env.example", err)
 	}
 	assertSame(t, snap, testenv.Snapshot(t, dir))
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+}
+
+// gitIn runs git with args in dir, failing the test when it fails.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestStagingAfterASignal: a signal (a cancelled context) that arrives
+// once the update's files are written does not keep its conflicts out of
+// git's index: the files are in place, so their stages go in too.
+func TestStagingAfterASignal(t *testing.T) {
+	needGit(t)
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var armed atomic.Bool
+	e := newEngine(t, lifecycleSource(), WithWriteHook(func(step string) {
+		if step == "synced" && armed.Load() {
+			cancel() // the signal, once every file is written
+		}
+	}))
+	dir, _ := initProject(t, e)
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	editFile(t, dir, "src/index.ts", func(s string) string {
+		return strings.Replace(s, "start(port);", "start(port, { verbose: true });", 1)
+	})
+	plan, err := e.PlanUpdate(ctx, UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if err := e.Apply(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Conflicts != 1 || hasWarning(plan, "not marked") {
+		t.Errorf("conflicts %d, warnings %q", plan.Conflicts, plan.Warnings)
+	}
+	if got := gitIn(t, dir, "ls-files", "--stage", "src/index.ts"); !strings.Contains(got, " 3\tsrc/index.ts") {
+		t.Errorf("git's index has %q, want the conflict's stages", got)
+	}
 }

@@ -437,7 +437,10 @@ func (e *Engine) finishJournal(ctx context.Context, p *Plan, root string, j *jou
 		return
 	}
 	if !e.opts.noStages {
-		if w := e.stageConflicts(ctx, root, j); w != "" {
+		// The files are in place: a signal now does not keep their
+		// stages out of the index (this is inside the step a stopping
+		// program waits for).
+		if w := e.stageConflicts(context.WithoutCancel(ctx), root, j); w != "" {
 			p.Warnings = append(p.Warnings, w)
 		}
 	}
