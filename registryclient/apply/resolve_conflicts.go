@@ -272,12 +272,18 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 	if err := unstage(ctx, root, clean, c.Index); err != nil {
 		return fmt.Errorf("clearing %s's stages in git's index: %w", clean, err)
 	}
-	if err := resolveRecord(root, clean, data); err != nil {
+	pj, pjMode, err := resolveRecord(root, clean, data)
+	if err != nil {
 		return err
 	}
 	for k := range j.Files {
-		if j.Files[k].Target == clean {
+		switch {
+		case j.Files[k].Target == clean:
 			j.Files[k].New = hashOf(data) + fmt.Sprintf(" %o", c.Mode)
+		case j.Files[k].Target == registry.ProjectFile && pj != nil:
+			// jig.json as jig rewrote it is still the update's: jig
+			// update --abort puts back the one from before.
+			j.Files[k].New = hashOf(pj) + fmt.Sprintf(" %o", pjMode)
 		}
 	}
 	j.Conflicts = slices.Delete(j.Conflicts, i, i+1)
@@ -306,16 +312,17 @@ func recordedConflict(root, target string) bool {
 }
 
 // resolveRecord drops target from every conflict record of jig.json and
-// records data as its content.
-func resolveRecord(root, target string, data []byte) error {
+// records data as its content. It returns what it wrote to jig.json and
+// its mode, nil when jig.json did not change.
+func resolveRecord(root, target string, data []byte) ([]byte, fs.FileMode, error) {
 	pj := filepath.Join(root, registry.ProjectFile)
 	b, err := safefile.ReadFile(pj, maxProjectFile)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", registry.ProjectFile, err)
+		return nil, 0, fmt.Errorf("reading %s: %w", registry.ProjectFile, err)
 	}
 	proj, err := registry.ParseProject(b)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrProjectInvalid, err)
+		return nil, 0, fmt.Errorf("%w: %w", ErrProjectInvalid, err)
 	}
 	for k, inst := range proj.Installed {
 		if _, ok := inst.Conflicts.Find(target); ok {
@@ -328,16 +335,16 @@ func resolveRecord(root, target string, data []byte) error {
 	}
 	out, err := proj.Marshal()
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if bytes.Equal(out, b) {
-		return nil
+		return nil, 0, nil
 	}
 	fi, err := os.Stat(pj)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	return writeAtomic(pj, out, fi.Mode().Perm())
+	return out, fi.Mode().Perm(), writeAtomic(pj, out, fi.Mode().Perm())
 }
 
 // AbortReport is what [Engine.AbortUpdate] restored.
