@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -266,6 +267,14 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 	if link != "" {
 		return fmt.Errorf("%w: %s: %s", ErrUnsafeTarget, clean, linkReason(clean, link))
 	}
+	// The file, git's index, jig.json and the journal change as one step
+	// that a signal does not cut in half.
+	leave, err := shutdown.Enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	ctx = context.WithoutCancel(ctx)
 	if err := writeAtomic(real, data, c.Mode); err != nil {
 		return fmt.Errorf("writing %s: %w", clean, err)
 	}
@@ -405,6 +414,14 @@ func (e *Engine) AbortUpdate(ctx context.Context, dir string) (*AbortReport, err
 		return nil, &JournalError{Dir: root, Reason: strings.Join(changed, ", ") + " changed since the update wrote it, and aborting would lose that",
 			Hint: "copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"}
 	}
+	// git's index and the files go back as one step that a signal does
+	// not cut in half.
+	leave, err := shutdown.Enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	ctx = context.WithoutCancel(ctx)
 	for _, c := range j.Conflicts {
 		if err := unstage(ctx, root, c.Target, c.Index); err != nil {
 			return nil, fmt.Errorf("restoring %s in git's index: %w", c.Target, err)

@@ -167,3 +167,47 @@ func TestStagingAfterASignal(t *testing.T) {
 		t.Errorf("git's index has %q, want the conflict's stages", got)
 	}
 }
+
+// TestResolveAndAbortAfterASignal: a signal (a cancelled context) as jig
+// resolve or jig update --abort begins leaves the project as it was: not
+// the file written with git's index or jig.json left behind.
+func TestResolveAndAbortAfterASignal(t *testing.T) {
+	needGit(t)
+	t.Parallel()
+	e := newEngine(t, lifecycleSource())
+	dir, _ := initProject(t, e)
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	editFile(t, dir, "src/index.ts", func(s string) string {
+		return strings.Replace(s, "start(port);", "start(port, { verbose: true });", 1)
+	})
+	plan, err := runUpdate(t, e, UpdateRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Conflicts != 1 {
+		t.Fatalf("%d conflicts, want 1", plan.Conflicts)
+	}
+	files := func() string {
+		return readFile(t, filepath.Join(dir, "src/index.ts")) + readFile(t, filepath.Join(dir, "jig.json")) + readFile(t, filepath.Join(dir, JournalFile))
+	}
+	before := files()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := e.Resolve(ctx, dir, "src/index.ts", SideTheirs); err == nil {
+		t.Error("resolve with the context cancelled: no error")
+	}
+	if _, err := e.AbortUpdate(ctx, dir); err == nil {
+		t.Error("abort with the context cancelled: no error")
+	}
+	if files() != before {
+		t.Error("the project changed")
+	}
+	if err := e.Resolve(t.Context(), dir, "src/index.ts", SideTheirs); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitIn(t, dir, "ls-files", "--stage", "src/index.ts"); strings.Contains(got, " 3\t") {
+		t.Errorf("git's index still has the stages: %q", got)
+	}
+}
