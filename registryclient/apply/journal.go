@@ -216,7 +216,9 @@ func (e *Engine) writeJournal(root string, j *journal) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(journalPath(root), b, 0o644); err != nil {
+	// Only the owner may read it: it holds the old content of the files
+	// (a .env of mode 0600 too).
+	if err := writeAtomic(journalPath(root), b, 0o600); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
 	if err := syncDir(dir); err != nil {

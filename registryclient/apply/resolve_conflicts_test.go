@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -209,5 +210,20 @@ func TestResolveAndAbortAfterASignal(t *testing.T) {
 	}
 	if got := gitIn(t, dir, "ls-files", "--stage", "src/index.ts"); strings.Contains(got, " 3\t") {
 		t.Errorf("git's index still has the stages: %q", got)
+	}
+}
+
+// TestJournalPrivate: the journal an update keeps holds the old content
+// of the files it wrote (a .env of mode 0600 too), so only the owner may
+// read it.
+func TestJournalPrivate(t *testing.T) {
+	t.Parallel()
+	_, dir, _, _ := conflictedProject(t)
+	fi, err := os.Stat(filepath.Join(dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("%s has mode %v, want no access for others", JournalFile, fi.Mode().Perm())
 	}
 }
