@@ -211,6 +211,18 @@ func (l *requestLog) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	return enc.AddObject("headers", &l.headers)
 }
 
+// AppendJSONFields implements [logx.JSONObject]: the JSON request log
+// line writes the fields itself, as MarshalLogObject does.
+func (l *requestLog) AppendJSONFields(f logx.JSONFields) {
+	f.ByteString("reqId", l.id)
+	f.String("method", l.method)
+	f.String("url", l.url)
+	f.Int("statusCode", int64(l.status))
+	f.Float("responseTime", l.ms)
+	f.String("remoteAddress", l.ip)
+	f.Object("headers", &l.headers)
+}
+
 // observerKey identifies one series of http_request_duration_seconds.
 type observerKey struct {
 	method, route string
