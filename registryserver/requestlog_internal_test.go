@@ -15,7 +15,7 @@ import (
 
 type fixedClock struct{}
 
-func (fixedClock) Now() time.Time                      { return time.UnixMilli(1_700_000_000_123) }
+func (fixedClock) Now() time.Time                       { return time.UnixMilli(1_700_000_000_123) }
 func (fixedClock) NewTicker(time.Duration) *time.Ticker { return time.NewTicker(time.Hour) }
 
 // TestRequestLogJSONMatchesZap checks that the request log line the
