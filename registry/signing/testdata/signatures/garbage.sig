@@ -1,0 +1,3 @@
+-----BEGIN SSH SIGNATURE-----
+AAAA
+-----END SSH SIGNATURE-----
