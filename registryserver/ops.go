@@ -179,13 +179,31 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 			l := &requestLog{method: req.Method, url: url, ip: ip, status: status,
 				ms:      float64(elapsed.Microseconds()) / 1000,
 				headers: logx.HeaderObject{Header: req.Header, Clear: s.clearHeaders}}
-			l.id = strconv.AppendUint(append(l.idBuf[:0], "req-"...), seq, 36)
+			l.id = appendBase36(append(l.idBuf[:0], "req-"...), seq)
 			l.fields[0] = zap.Inline(l)
 			ce.Write(l.fields[:]...)
 		}
 		return nil
 	}
 }
+
+// appendBase36 appends n in base 36 as strconv.AppendUint(b, n, 36) does,
+// dividing by a constant (which compiles to a multiplication) rather than
+// by a variable base.
+func appendBase36(b []byte, n uint64) []byte {
+	var buf [13]byte // 36^13 > 2^64
+	i := len(buf)
+	for n >= 36 {
+		i--
+		buf[i] = base36Digits[n%36]
+		n /= 36
+	}
+	i--
+	buf[i] = base36Digits[n]
+	return append(b, buf[i:]...)
+}
+
+const base36Digits = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 // requestLog is the request log line's fields, written in this order:
 // reqId, method, url, statusCode, responseTime (ms), remoteAddress,

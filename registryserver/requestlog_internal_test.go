@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -45,5 +46,19 @@ func TestRequestLogJSONMatchesZap(t *testing.T) {
 	}
 	if !bytes.Contains(got.Bytes(), []byte(`"headers":{"accept":"a, b","authorization":"[REDACTED]","x-forwarded-for":"203.0.113.9"}}`)) {
 		t.Errorf("got line %s, want the headers last, sorted, the token redacted", got.Bytes())
+	}
+}
+
+// TestAppendBase36 checks request ids against strconv's base 36.
+func TestAppendBase36(t *testing.T) {
+	t.Parallel()
+	ns := []uint64{0, 1, 35, 36, 37, 1295, 1296, 46655, 46656, 1<<32 - 1, 1 << 32, 1<<63 + 12345, 1<<64 - 1}
+	for n := uint64(1); n < 1<<62; n = n*3 + 1 {
+		ns = append(ns, n, n-1, n+1)
+	}
+	for _, n := range ns {
+		if got, want := string(appendBase36([]byte("req-"), n)), "req-"+strconv.FormatUint(n, 36); got != want {
+			t.Errorf("appendBase36(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
