@@ -220,18 +220,12 @@ type requestLog struct {
 
 // MarshalLogObject implements [zapcore.ObjectMarshaler].
 func (l *requestLog) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddByteString("reqId", l.id)
-	enc.AddString("method", l.method)
-	enc.AddString("url", l.url)
-	enc.AddInt64("statusCode", int64(l.status))
-	enc.AddFloat64("responseTime", l.ms)
-	enc.AddString("remoteAddress", l.ip)
-	return enc.AddObject("headers", &l.headers)
+	return logx.MarshalFields(enc, l)
 }
 
-// AppendJSONFields implements [logx.JSONObject]: the JSON request log
-// line writes the fields itself, as MarshalLogObject does.
-func (l *requestLog) AppendJSONFields(f logx.JSONFields) {
+// AppendFields implements [logx.JSONObject]: the fields of the line, in
+// order.
+func (l *requestLog) AppendFields(f logx.Fields) {
 	f.ByteString("reqId", l.id)
 	f.String("method", l.method)
 	f.String("url", l.url)

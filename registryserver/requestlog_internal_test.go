@@ -20,7 +20,7 @@ func (fixedClock) Now() time.Time                       { return time.UnixMilli(
 func (fixedClock) NewTicker(time.Duration) *time.Ticker { return time.NewTicker(time.Hour) }
 
 // TestRequestLogJSONMatchesZap checks that the request log line the
-// server's JSON logger writes from requestLog.AppendJSONFields has the
+// server's JSON logger writes from requestLog.AppendFields has the
 // bytes zap's JSON encoder writes from its MarshalLogObject.
 func TestRequestLogJSONMatchesZap(t *testing.T) {
 	t.Parallel()

@@ -10,29 +10,74 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
+// Fields is what an object writes its fields to, in order: a JSON line of
+// [New]'s loggers ([JSONFields]) or any zap encoder ([MarshalFields]).
+type Fields interface {
+	// String writes the field k with the string value v.
+	String(k, v string)
+	// ByteString writes the field k with the UTF-8 text v.
+	ByteString(k string, v []byte)
+	// Int writes the field k with the integer value v.
+	Int(k string, v int64)
+	// Float writes the field k with the float value v.
+	Float(k string, v float64)
+	// Object writes the field k whose value is the object o writes.
+	Object(k string, o FieldsAppender)
+}
+
+// FieldsAppender is a log object that writes its fields to a [Fields].
+type FieldsAppender interface {
+	AppendFields(f Fields)
+}
+
 // JSONObject is a log object passed whole as a line's only field (with
-// [go.uber.org/zap.Inline]) that can also write its fields as JSON
-// itself. The JSON lines of [New]'s loggers then take them from
-// AppendJSONFields instead of from MarshalLogObject through zap's
-// generic encoder: the same bytes, at a fraction of the cost, for a line
-// written once per request. Other loggers (a test's observer, the pretty
-// output) use MarshalLogObject.
+// [go.uber.org/zap.Inline]): its MarshalLogObject is [MarshalFields] of
+// itself. The JSON lines of [New]'s loggers write its fields with
+// [JSONFields] instead of through zap's generic encoder: the same bytes,
+// at a fraction of the cost, for a line written once per request. Other
+// loggers (a test's observer, the pretty output) use MarshalLogObject.
 type JSONObject interface {
 	zapcore.ObjectMarshaler
-	JSONFieldsAppender
+	FieldsAppender
 }
 
-// JSONFieldsAppender writes the fields of an object with [JSONFields].
-type JSONFieldsAppender interface {
-	// AppendJSONFields writes the fields MarshalLogObject adds, with f,
-	// in the same order and with the same values.
-	AppendJSONFields(f JSONFields)
+// MarshalFields writes the fields of o with enc: the MarshalLogObject of
+// a [JSONObject].
+func MarshalFields(enc zapcore.ObjectEncoder, o FieldsAppender) error {
+	f := &encoderFields{enc: enc}
+	o.AppendFields(f)
+	return f.err
 }
 
-// JSONFields writes the fields of a [JSONObject] into a JSON line exactly
-// as zap's JSON encoder writes them: the same separators and the same
-// string escaping (quotes, backslashes and control characters escaped,
-// invalid UTF-8 replaced by \ufffd, nothing else).
+// encoderFields is [Fields] over a zap encoder.
+type encoderFields struct {
+	enc zapcore.ObjectEncoder
+	err error // the first error
+}
+
+func (f *encoderFields) String(k, v string)            { f.enc.AddString(k, v) }
+func (f *encoderFields) ByteString(k string, v []byte) { f.enc.AddByteString(k, v) }
+func (f *encoderFields) Int(k string, v int64)         { f.enc.AddInt64(k, v) }
+func (f *encoderFields) Float(k string, v float64)     { f.enc.AddFloat64(k, v) }
+
+func (f *encoderFields) Object(k string, o FieldsAppender) {
+	if err := f.enc.AddObject(k, fieldsMarshaler{o}); err != nil && f.err == nil {
+		f.err = err
+	}
+}
+
+// fieldsMarshaler is a [FieldsAppender] as a [zapcore.ObjectMarshaler].
+type fieldsMarshaler struct{ o FieldsAppender }
+
+func (m fieldsMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	return MarshalFields(enc, m.o)
+}
+
+// JSONFields is [Fields] writing into a JSON line exactly as zap's JSON
+// encoder writes: the same separators and the same string escaping
+// (quotes, backslashes and control characters escaped, invalid UTF-8
+// replaced by \ufffd, nothing else). It is pointer-shaped: passing it as
+// [Fields] does not allocate.
 type JSONFields struct {
 	buf *buffer.Buffer
 }
@@ -74,10 +119,10 @@ func (f JSONFields) Float(k string, v float64) {
 }
 
 // Object writes the field k whose value is the object o writes.
-func (f JSONFields) Object(k string, o JSONFieldsAppender) {
+func (f JSONFields) Object(k string, o FieldsAppender) {
 	f.key(k)
 	f.buf.AppendByte('{')
-	o.AppendJSONFields(f)
+	o.AppendFields(f)
 	f.buf.AppendByte('}')
 }
 
@@ -194,7 +239,8 @@ func (e *pinoEncoder) OpenNamespace(key string) {
 
 // EncodeEntry implements [zapcore.Encoder]. A line whose only field is an
 // inline [JSONObject] is encoded without it, then its closing brace is
-// replaced by the object's fields, which zap would have written there.
+// replaced by the object's fields, written where zap would have written
+// them.
 func (e *pinoEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*buffer.Buffer, error) {
 	if len(fields) != 1 || fields[0].Type != zapcore.InlineMarshalerType || ent.Stack != "" || e.namespaced {
 		return e.Encoder.EncodeEntry(ent, fields)
@@ -217,7 +263,7 @@ func (e *pinoEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*b
 	// Write copies them onto themselves.
 	buf.Reset()
 	_, _ = buf.Write(b[:end])
-	o.AppendJSONFields(JSONFields{buf: buf})
+	o.AppendFields(JSONFields{buf: buf})
 	buf.AppendByte('}')
 	buf.AppendString(e.lineEnding)
 	return buf, nil

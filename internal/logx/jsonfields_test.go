@@ -21,14 +21,10 @@ type testObject struct {
 }
 
 func (o *testObject) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddByteString("id", o.id)
-	enc.AddString("s", o.s)
-	enc.AddInt64("n", o.n)
-	enc.AddFloat64("f", o.f)
-	return enc.AddObject("headers", &o.headers)
+	return MarshalFields(enc, o)
 }
 
-func (o *testObject) AppendJSONFields(f JSONFields) {
+func (o *testObject) AppendFields(f Fields) {
 	f.ByteString("id", o.id)
 	f.String("s", o.s)
 	f.Int("n", o.n)
@@ -49,9 +45,9 @@ func (spyObject) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	return nil
 }
 
-func (spyObject) AppendJSONFields(f JSONFields) { f.String("via", "AppendJSONFields") }
+func (spyObject) AppendFields(f Fields) { f.String("via", "AppendFields") }
 
-func TestNewJSONUsesAppendJSONFields(t *testing.T) {
+func TestNewJSONUsesAppendFields(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	log, err := New(Config{Level: "info", Format: FormatJSON, Out: &out})
@@ -59,8 +55,8 @@ func TestNewJSONUsesAppendJSONFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Info("request completed", zap.Inline(spyObject{}))
-	if !bytes.Contains(out.Bytes(), []byte(`"hostname":`)) || !bytes.HasSuffix(out.Bytes(), []byte(`,"via":"AppendJSONFields"}`+"\n")) {
-		t.Errorf("got %s, want the line written by AppendJSONFields", out.Bytes())
+	if !bytes.Contains(out.Bytes(), []byte(`"hostname":`)) || !bytes.HasSuffix(out.Bytes(), []byte(`,"via":"AppendFields"}`+"\n")) {
+		t.Errorf("got %s, want the line written by AppendFields", out.Bytes())
 	}
 	out.Reset()
 	log.Info("request completed", zap.Inline(spyObject{}), zap.Int("n", 1))

@@ -62,9 +62,8 @@ type headers struct {
 	clear bool
 }
 
-// AppendJSONFields implements [JSONFieldsAppender] as MarshalLogObject
-// does.
-func (h *HeaderObject) AppendJSONFields(f JSONFields) {
+// AppendFields implements [FieldsAppender] as MarshalLogObject does.
+func (h *HeaderObject) AppendFields(f Fields) {
 	headers{h: h.Header, clear: h.Clear}.each(f.String)
 }
 

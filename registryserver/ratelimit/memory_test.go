@@ -267,12 +267,8 @@ func TestMemoryMatchesModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4} {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
 			t.Parallel()
-			clk := newFakeClock()
 			const limit, perCap = 4, 3
-			lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
-			if err != nil {
-				t.Fatal(err)
-			}
+			lim, clk := newCappedMemory(t, limit, perCap)
 			type modelEntry struct {
 				count int
 				reset time.Time
@@ -413,17 +409,25 @@ func (m *Memory) check() error {
 	return nil
 }
 
+// newCappedMemory returns a limiter of limit requests a minute holding
+// perCap keys per shard, on a fake clock.
+func newCappedMemory(t *testing.T, limit, perCap int) (*Memory, *fakeClock) {
+	t.Helper()
+	clk := newFakeClock()
+	lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lim, clk
+}
+
 // TestMemoryClockGoesBack drives a small limiter with a clock that also
 // steps back (as the wall clock may): the index stays consistent with the
 // ring, no key is counted past its window's end, and the cap holds.
 func TestMemoryClockGoesBack(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock()
 	const limit, perCap = 3, 4
-	lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
-	if err != nil {
-		t.Fatal(err)
-	}
+	lim, clk := newCappedMemory(t, limit, perCap)
 	rnd := rand.New(rand.NewPCG(7, 0))
 	for op := range 50_000 {
 		switch rnd.IntN(8) {
