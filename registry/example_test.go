@@ -52,3 +52,28 @@ func ExampleWithDefaultNamespace() {
 	// false @company/features/ui-kit
 	// true @rack/build/typescript@1.0.0:js
 }
+
+// A manifest's migrations are checked with ValidateMigrations, and an
+// update from 1.0.0 to 1.2.0 runs those of the versions in (1.0.0,
+// 1.2.0], in version order.
+func ExampleMigrationsBetween() {
+	m, err := registry.ParseManifest([]byte(`{"name":"eslint","version":"1.2.0","type":"registry:quality",
+	  "migrations":[
+	    {"version":"1.2.0","steps":[{"type":"renameScript","from":"lint","to":"lint:js"}]},
+	    {"version":"1.1.0","steps":[{"type":"rename","from":".eslintrc.json","to":"eslint.config.json"}]},
+	    {"version":"1.0.0","steps":[{"type":"delete","path":"old.txt"}]}]}`))
+	if err != nil {
+		panic(err)
+	}
+	if err := registry.ValidateMigrations(m.Migrations, m.Version); err != nil {
+		panic(err)
+	}
+	for _, mig := range registry.MigrationsBetween(m.Migrations, "1.0.0", "1.2.0") {
+		for _, s := range mig.Steps {
+			fmt.Println(mig.Version, s)
+		}
+	}
+	// Output:
+	// 1.1.0 rename .eslintrc.json -> eslint.config.json
+	// 1.2.0 renameScript lint -> lint:js
+}

@@ -98,6 +98,8 @@ type Manifest struct {
 	License              string                     `json:"license,omitempty"`
 	Repository           string                     `json:"repository,omitempty"`
 	Homepage             string                     `json:"homepage,omitempty"`
+	Changelog            string                     `json:"changelog,omitempty"` // this version's changes in Markdown, at most [MaxChangelog] bytes; "" for none
+	Test                 []string                   `json:"test,omitempty"`      // shell commands "jig registry test --run" runs in each rendered project; nil for none
 	Tags                 []string                   `json:"tags,omitempty"`
 	Conflicts            []string                   `json:"conflicts,omitempty"`
 	RegistryDependencies []string                   `json:"registryDependencies,omitempty"`
@@ -107,6 +109,9 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+	// Migrations are the steps "jig update" runs before its merge when it
+	// moves a project past each listed version; see [Migration].
+	Migrations []Migration `json:"migrations,omitempty"`
 
 	// order holds the names of dependencies, devDependencies and scripts
 	// (and of each language block's, under "languages.<lang>.<field>") in

@@ -82,7 +82,22 @@ func CleanTarget(target string) (string, error) {
 	if IsProjectFile(c) {
 		return bad(fmt.Sprintf("is the project file %s, which only jig writes (it records what is installed); registries may not write it", ProjectFile))
 	}
+	if first, _, _ := strings.Cut(c, "/"); IsJigDir(first) {
+		return bad(fmt.Sprintf("is inside %s, the folder where jig keeps the journal of an update; registries may not write there", JigDir))
+	}
 	return c, nil
+}
+
+// JigDir is the folder at a project's root where jig keeps the journal of
+// the command writing the project (see the apply package); no registry
+// file may go there.
+const JigDir = ".jig"
+
+// IsJigDir reports whether the first component of a clean target names
+// [JigDir] on some file system (case, the code points HFS+ ignores and
+// NTFS's trailing dots and spaces are ignored, as in [IsProjectFile]).
+func IsJigDir(seg string) bool {
+	return strings.EqualFold(strings.TrimRight(hfsIgnorable.Replace(seg), " ."), JigDir)
 }
 
 // IsProjectFile reports whether the clean target c names the project file

@@ -55,6 +55,12 @@ func TestCleanTarget(t *testing.T) {
 		{"j\u200cig.json", ""},
 		{"sub/jig.json", "sub/jig.json"},
 		{"jig.jsonc", "jig.jsonc"},
+		// jig's journal folder.
+		{".jig/journal.json", ""},
+		{"./.JIG/x", ""},
+		{".jig./journal.json", ""},
+		{"sub/.jig/journal.json", "sub/.jig/journal.json"},
+		{".jigrc", ".jigrc"},
 		{".g\u200cit/config", ""},
 		{"\u200d.git/config", ""},
 		{".git\ufeff/config", ""},

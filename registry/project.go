@@ -37,6 +37,32 @@ type Installed struct {
 	// markers and where, so "jig check" and the next update can tell
 	// whether they were resolved by looking for those blocks only.
 	Conflicts ConflictFiles `json:"conflicts,omitempty"`
+	// Migrations are the versions whose migration steps ([Migration]) an
+	// update ran in this project, oldest first: an update never runs a
+	// version's steps twice. Earlier jig versions and the reference ignore
+	// the field.
+	Migrations []AppliedMigration `json:"migrations,omitempty"`
+}
+
+// AppliedMigration records the migration of one version an update ran.
+type AppliedMigration struct {
+	// Version is the migration's version.
+	Version string `json:"version"`
+	// Applied counts the steps that ran.
+	Applied int `json:"applied"`
+	// Skipped are the indexes (from 0) of the steps whose preconditions
+	// failed and that were reported and skipped.
+	Skipped []int `json:"skipped,omitempty"`
+}
+
+// Migrated reports whether the migration of version v is recorded.
+func (in Installed) Migrated(v string) bool {
+	for _, m := range in.Migrations {
+		if m.Version == v {
+			return true
+		}
+	}
+	return false
 }
 
 // ConflictFile records one file an update wrote with conflict markers.

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -148,7 +149,33 @@ var (
 // deeper than [MaxJSONDepth] is one violation at the root, found before the
 // document is decoded.
 func ValidateManifestJSON(data []byte) error {
-	return validate(data, ManifestSchemaFile, manifestSchema, targetViolations)
+	return validate(data, ManifestSchemaFile, manifestSchema, func(doc any) []Violation {
+		return append(targetViolations(doc), migrationViolations(doc)...)
+	})
+}
+
+// migrationViolations checks the migrations of a decoded manifest with
+// [ValidateMigrations] once the schema found their shape right (a
+// violation the schema reported already is not repeated).
+func migrationViolations(doc any) []Violation {
+	top, _ := doc.(map[string]any)
+	raw, ok := top["migrations"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var ms []Migration
+	if json.Unmarshal(b, &ms) != nil {
+		return nil // the schema says what is wrong
+	}
+	version, _ := top["version"].(string)
+	if err := ValidateMigrations(ms, version); err != nil {
+		return []Violation{{Pointer: "/migrations", Message: strings.TrimPrefix(err.Error(), ErrInvalidMigration.Error()+": ")}}
+	}
+	return nil
 }
 
 // targetViolations checks every files[].target of a decoded manifest with
@@ -177,7 +204,8 @@ func targetViolations(doc any) []Violation {
 		blk, _ := langs[l].(map[string]any)
 		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
 	}
-	return out
+	// The sizes the schema cannot bound are checked with the targets.
+	return append(out, boundViolations(doc)...)
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded

@@ -332,3 +332,35 @@ func TestEveryPatternHasADescription(t *testing.T) {
 		walk(doc, false)
 	}
 }
+
+func TestManifestChangelogAndTestBounds(t *testing.T) {
+	t.Parallel()
+	doc := func(extra string) []byte {
+		return []byte(`{"name":"x","namespace":"@main","type":"registry:feature","version":"1.0.0","priority":4` + extra + `}`)
+	}
+	long := strings.Repeat("a", registry.MaxChangelog+1)
+	tests := []struct {
+		name  string
+		extra string
+		want  string // "" when valid
+	}{
+		{"changelog", `,"changelog":"## 1.0.0\n- first"`, ""},
+		{"changelog too long", `,"changelog":"` + long + `"`, "/changelog: changelog is 16385 bytes"},
+		{"test commands", `,"test":["node --test","npx tsc --noEmit"]`, ""},
+		{"empty test command", `,"test":[""]`, "/test/0"},
+		{"test command too long", `,"test":["` + strings.Repeat("x", registry.MaxTestCommand+1) + `"]`, "/test/0: test command is 1001 bytes"},
+		{"too many test commands", `,"test":[` + strings.TrimSuffix(strings.Repeat(`"x",`, registry.MaxTestCommands+1), ",") + `]`, "/test: 21 test commands"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := registry.ValidateManifestJSON(doc(tc.extra))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("got %v, want valid", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

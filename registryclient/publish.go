@@ -43,6 +43,17 @@ type Package struct {
 	// Files are the archive's regular files, registry.json first (nil for
 	// a preset).
 	Files []string
+	// Digests is the version's canonical digest index, the bytes the
+	// server will serve at GET .../<version>/digests and what a
+	// signature signs (registry/signing.Sign); nil for a preset.
+	Digests []byte
+	// Signatures are armored SSH signatures over Digests that
+	// [Client.PublishPackage] uploads with a registry (as
+	// [wire.FormSignature] fields, at most [wire.MaxSignatures]); the
+	// server refuses the upload if one does not verify. OpenPackage leaves
+	// it empty; append what registry/signing.Sign or ssh-keygen -Y sign
+	// made.
+	Signatures [][]byte
 }
 
 // Namespace returns the namespace the package is published to: the
@@ -117,8 +128,16 @@ func OpenPackage(src string) (*Package, error) {
 			files = append(files, n)
 		}
 	}
+	idx, err := ix.DigestIndex(contents)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
+	}
+	digests, err := idx.Marshal()
+	if err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(data)
-	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files}, nil
+	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files, Digests: digests}, nil
 }
 
 func openPreset(file string) (*Package, error) {
@@ -164,7 +183,8 @@ func (c *Client) Publish(ctx context.Context, src string) (*PublishResult, error
 }
 
 // PublishPackage uploads p with the client's credentials: a registry as a
-// multipart form with its checksum, a preset as its JSON document (which
+// multipart form with its checksum and [Package.Signatures], a preset as
+// its JSON document (which
 // needs the server's admin token). A refusal is a [*StatusError] whose
 // Code and Message say what to fix (VERSION_EXISTS, UNDECLARED_FILE,
 // INSUFFICIENT_PERMISSIONS, ...). Uploads are never retried.
@@ -188,6 +208,14 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 	}
 	if err := mw.WriteField(wire.FormChecksum, p.Checksum); err != nil {
 		return nil, err
+	}
+	if len(p.Signatures) > wire.MaxSignatures {
+		return nil, fmt.Errorf("%w: %d signatures, at most %d", ErrInvalidPackage, len(p.Signatures), wire.MaxSignatures)
+	}
+	for _, sig := range p.Signatures {
+		if err := mw.WriteField(wire.FormSignature, string(sig)); err != nil {
+			return nil, err
+		}
 	}
 	if err := mw.Close(); err != nil {
 		return nil, err

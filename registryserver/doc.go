@@ -27,6 +27,7 @@
 //	GET, HEAD /registries/@ns/<seg>…/versions                 {"versions":[…]}, newest first
 //	GET, HEAD /registries/@ns/<seg>…/<semver>                 that version's manifest
 //	GET, HEAD /registries/@ns/<seg>…/<semver>/digests         that version's digest index (jig's)
+//	GET, HEAD /registries/@ns/<seg>…/<semver>/signatures      that version's SSH signatures, [] when unsigned (jig's)
 //	GET, HEAD /registries/@ns/<seg>…/<semver>/files/<path>    a template file
 //	POST      /registries                                     publish a registry package (multipart; a token that may publish)
 //	GET, HEAD /namespaces                                     {"namespaces":[…]} the caller may read
@@ -60,6 +61,19 @@
 // get the same answers, so a caller without access cannot tell whether a
 // gated namespace exists. The admin token passes every namespace check. Unknown routes
 // are 404 NOT_FOUND and wrong methods 405 METHOD_NOT_ALLOWED.
+//
+// # Signed versions
+//
+// POST /registries takes up to 16 "signature" fields: armored SSH
+// signatures (package [github.com/jigkit/jig/registry/signing]) over the
+// version's digest index, which the handler computes from the package
+// before it stores anything. Every signature must verify (403
+// SIGNATURE_INVALID). With [WithSignersDir], a namespace that has a signer
+// file ([Signers]) requires at least one signature by a key the file lists
+// (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID); these checks come after
+// the token's, so a caller who may not publish there learns nothing of
+// them. The signatures are stored beside the version before its commit
+// point and served, immutable, at .../<semver>/signatures.
 //
 // # Access
 //

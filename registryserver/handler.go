@@ -29,6 +29,10 @@ type Handler struct {
 	// public. [Handler.SetAuth] replaces it; read it once per decision
 	// with [Handler.authConfig].
 	auth atomic.Pointer[AuthConfig]
+	// signers holds the signer files in force, nil when no namespace
+	// requires signatures. [Handler.SetSigners] replaces it; read it once
+	// per upload.
+	signers atomic.Pointer[Signers]
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
 	tiers CacheTiers
@@ -91,6 +95,13 @@ func New(opts ...Option) (*Handler, error) {
 		}
 		o.auth = a
 	}
+	var signers *Signers
+	if o.signersDir != "" {
+		var err error
+		if signers, err = LoadSigners(o.signersDir); err != nil {
+			return nil, fmt.Errorf("registryserver: %w", err)
+		}
+	}
 	if o.storage == nil {
 		o.storage = memory.New()
 	}
@@ -118,6 +129,14 @@ func New(opts ...Option) (*Handler, error) {
 		h.admin = &sum
 	}
 	h.auth.Store(o.auth)
+	h.signers.Store(signers)
+	if signers != nil {
+		var nss []string
+		for _, f := range signers.Files() {
+			nss = append(nss, f.Namespace)
+		}
+		h.log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+	}
 	h.logAuthWarnings(o.auth)
 	if o.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
@@ -197,6 +216,15 @@ func (h *Handler) Close() error {
 // decision that consults it more than once reads it once, so that a
 // concurrent [Handler.SetAuth] cannot give it half of each.
 func (h *Handler) authConfig() *AuthConfig { return h.auth.Load() }
+
+// SetSigners replaces the signer files in force with s (nil: no namespace
+// requires signatures), at once and as a whole: an upload checks against
+// the old files or the new ones, never a mix. jig-server calls it on
+// SIGHUP with what [LoadSigners] read.
+func (h *Handler) SetSigners(s *Signers) { h.signers.Store(s) }
+
+// Signers returns the signer files in force, nil when there are none.
+func (h *Handler) Signers() *Signers { return h.signers.Load() }
 
 // SetAuth replaces the auth.json in force with a, at once and as a whole:
 // each request is decided by the old configuration or by the new one,

@@ -19,11 +19,13 @@ type Option func(*options) error
 
 type options struct {
 	// clockSet is true when [WithClock] replaced [time.Now].
-	clockSet   bool
-	storage    storage.Storage
-	auth       *AuthConfig
-	authSet    bool
-	authFile   string
+	clockSet bool
+	storage  storage.Storage
+	auth     *AuthConfig
+	authSet  bool
+	authFile string
+	// signersDir is the signers folder, "" for none (signers.go).
+	signersDir string
 	adminToken string
 	tiers      CacheTiers
 	logger     *zap.Logger
@@ -151,6 +153,24 @@ func WithAuthFile(path string) Option {
 			return errors.New("WithAuthFile: path is empty")
 		}
 		o.authFile = path
+		return nil
+	}
+}
+
+// WithSignersDir makes the namespaces named by the signer files of dir
+// require signed versions; see [Signers] and [LoadSigners], which reads
+// the folder once, when [New] runs (a missing or unreadable folder, or a
+// bad file, makes New fail). To take changed files without a new Handler,
+// load them with [LoadSigners] and pass them to [Handler.SetSigners]
+// (jig-server does so on SIGHUP). Without it, no namespace requires
+// signatures, but a signature an upload carries must still verify. The
+// default is no signers folder.
+func WithSignersDir(dir string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(dir) == "" {
+			return errors.New("WithSignersDir: dir is empty")
+		}
+		o.signersDir = dir
 		return nil
 	}
 }

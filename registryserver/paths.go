@@ -14,11 +14,12 @@ import (
 type resourceKind int
 
 const (
-	kindLatest    resourceKind = iota + 1 // @ns/<seg>…
-	kindVersions                          // @ns/<seg>…/versions
-	kindVersioned                         // @ns/<seg>…/<semver>
-	kindFile                              // @ns/<seg>…/<semver>/files/<p>
-	kindDigests                           // @ns/<seg>…/<semver>/digests
+	kindLatest     resourceKind = iota + 1 // @ns/<seg>…
+	kindVersions                           // @ns/<seg>…/versions
+	kindVersioned                          // @ns/<seg>…/<semver>
+	kindFile                               // @ns/<seg>…/<semver>/files/<p>
+	kindDigests                            // @ns/<seg>…/<semver>/digests
+	kindSignatures                         // @ns/<seg>…/<semver>/signatures
 )
 
 // resource is a parsed path under /registries/.
@@ -139,6 +140,8 @@ func parseResource(p string) (resource, bool) {
 			r.kind = kindVersioned
 		case len(rest) == 1 && rest[0] == "digests":
 			r.kind = kindDigests
+		case len(rest) == 1 && rest[0] == "signatures":
+			r.kind = kindSignatures
 		case rest[0] == "files" && len(rest) > 1:
 			r.kind, r.file = kindFile, strings.Join(rest[1:], "/")
 			if strings.HasPrefix(r.file, "./") || !registry.ValidFilePath(r.file) {
@@ -164,6 +167,8 @@ func parseResource(p string) (resource, bool) {
 		key = r.key("")
 	case kindVersioned, kindDigests:
 		key = layout.DigestIndex(r.namespace, r.path, r.version)
+	case kindSignatures:
+		key = layout.Signatures(r.namespace, r.path, r.version)
 	}
 	if !storage.ValidKey(key) {
 		return resource{}, false

@@ -23,6 +23,7 @@ import (
 	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/scratch"
@@ -377,6 +378,15 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
 		return newAPIError(wire.CodeUploadFailed, err.Error())
 	}
+	// Who signed it, before anything is stored: the signatures sign the
+	// digest index, built from the package as jig publish builds it (the
+	// publish then checks that what it stores has the same digests).
+	if v.Index, err = ix.DigestIndex(contents); err != nil {
+		return internalError(err)
+	}
+	if v.Signatures, err = checkSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.now()); err != nil {
+		return err
+	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
@@ -443,10 +453,12 @@ func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
 	return nil
 }
 
-// upload is a received archive in a temporary file.
+// upload is a received archive in a temporary file, and the signature
+// fields that came with it.
 type upload struct {
-	f    *os.File
-	size int64
+	f          *os.File
+	size       int64
+	signatures [][]byte
 }
 
 func (u *upload) cleanup() {
@@ -483,6 +495,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 	}
 	var (
 		up       *upload
+		sigs     [][]byte
 		sum      []byte
 		checksum string
 		haveSum  bool
@@ -496,6 +509,22 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 			return up, bodyError(err, lim)
 		}
 		switch {
+		case part.FormName() == wire.FormSignature:
+			// Counted and bounded as they arrive; checked once the
+			// package is known (checkSignatures).
+			if len(sigs) == wire.MaxSignatures {
+				part.Close()
+				return up, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("Too many signature fields: at most %d", wire.MaxSignatures))
+			}
+			b, err := io.ReadAll(io.LimitReader(part, signing.MaxSignatureSize+1))
+			if err != nil {
+				return up, bodyError(err, lim)
+			}
+			if len(b) > signing.MaxSignatureSize {
+				part.Close()
+				return up, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf("Signature %d is larger than %d bytes: it is not an SSH signature", len(sigs)+1, signing.MaxSignatureSize))
+			}
+			sigs = append(sigs, b)
 		case part.FileName() != "" && up == nil:
 			if !allowedArchiveType(part.Header.Get("Content-Type")) {
 				part.Close()
@@ -532,6 +561,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 	if up == nil {
 		return nil, noFile
 	}
+	up.signatures = sigs
 	if !haveSum || checksum == "" {
 		return up, newAPIError(wire.CodeMissingChecksum, "SHA256 checksum is required for upload verification")
 	}

@@ -49,6 +49,9 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	case kindDigests:
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
 		return h.sendDigests(c, res)
+	case kindSignatures:
+		setCacheHeaders(hdr, h.tiers.Immutable, true, private)
+		return h.sendSignatures(c, res)
 	default: // kindFile
 		// A version exists once its registry.json, the commit point of a
 		// publish, does: files of a version being published (or rolled
@@ -61,7 +64,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 			}
 			return internalError(err)
 		}
-		if res.file == layout.DigestIndexFile {
+		if res.file == layout.DigestIndexFile || res.file == layout.SignaturesFile {
 			return newAPIError(wire.CodeNotFound, "File not found")
 		}
 		setCacheHeaders(hdr, h.tiers.Immutable, true, private)

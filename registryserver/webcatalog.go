@@ -147,6 +147,9 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	}
 	m.Version = version
 	reg := &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}
+	if reg.SignedBy, err = w.h.signedBy(ctx, ns, path, version); err != nil {
+		return nil, err
+	}
 	if w.h.census != CensusOff {
 		view, err := w.h.censusView(ctx, ns, path)
 		if err != nil {

@@ -259,3 +259,38 @@ func TestWebCatalogShowsControls(t *testing.T) {
 		}
 	}
 }
+
+// A version's changelog shows on its page as text: HTML in it is escaped,
+// escape sequences shown as code points, the CSP unchanged.
+func TestWebCatalogChangelog(t *testing.T) {
+	t.Parallel()
+	m := `{"name":"logged","namespace":"@main","version":"1.1.0","type":"registry:feature","priority":4,` +
+		`"changelog":"### Changed\n- <script>alert(1)</script> \u001b[31mred\u001b[0m <img src=x onerror=alert(1)>"}`
+	st := testenv.MemoryStorage(t, map[string]string{
+		"@main/features/logged/versions.json":       `{"versions":["1.1.0"]}`,
+		"@main/features/logged/1.1.0/registry.json": m,
+		".healthcheck": "ok",
+	})
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithWebCatalog("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	resp, body := page(t, h, http.MethodGet, "/-/r/@main/features/logged", "", nil, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d, want 200", resp.StatusCode)
+	}
+	for _, want := range []string{"What changed in 1.1.0", "### Changed\n- &lt;script&gt;alert(1)&lt;/script&gt; [U+001B][31mred", "&lt;img src=x onerror=alert(1)&gt;"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	for _, bad := range []string{"<script>", "<img src=x", "\x1b"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the page carries %q", bad)
+		}
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP: got %q", csp)
+	}
+}

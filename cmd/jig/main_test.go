@@ -80,6 +80,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
@@ -90,6 +91,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("JIG_TEST_VERSION", testVersion)
 			env.Setenv("GOVERSION", runtime.Version())
 			env.Setenv("GOPLATFORM", runtime.GOOS+"/"+runtime.GOARCH)
+			// The starter catalog's registry directories, for jig registry test.
+			catalog, err := filepath.Abs("../../registryserver/catalog/data")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CATALOG", catalog)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -105,6 +112,9 @@ func TestScripts(t *testing.T) {
 			"fail-files":                 cmdFailFiles,
 			"mcp":                        cmdMCP,
 			"nonl":                       cmdNoNewline,
+			"allowed-signers":            cmdAllowedSigners,
+			"http-get":                   cmdHTTPGet,
+			"signature-of":               cmdSignatureOf,
 		},
 	})
 }
@@ -222,7 +232,7 @@ func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
 // start-server [storage-dir] [auth.json]: starts the built jig-server on a
 // free loopback port and sets $SERVER_URL. It is stopped when the script
 // ends. ADMIN_TOKEN and DEFAULT_NAMESPACE from the script's environment
-// are passed on.
+// are passed on, and SIGNERS_DIR (relative to the script's folder).
 func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! start-server")
@@ -243,6 +253,9 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if ns := ts.Getenv("DEFAULT_NAMESPACE"); ns != "" {
 		env = append(env, "DEFAULT_NAMESPACE="+ns)
+	}
+	if d := ts.Getenv("SIGNERS_DIR"); d != "" {
+		env = append(env, "SIGNERS_DIR="+ts.MkAbs(d))
 	}
 	s, err := testenv.RunServer(filepath.Join(binDir, "jig-server"), ts.MkAbs("."), env...)
 	ts.Check(err)

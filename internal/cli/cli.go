@@ -32,6 +32,7 @@ type CLI struct {
 	Remove   RemoveCmd   `cmd:"" aliases:"rm" help:"Remove an installed registry, keeping the files you changed."`
 	Check    CheckCmd    `cmd:"" help:"Report files and package.json entries that changed since jig wrote them (exit 3 on drift, 1 on error)."`
 	Diff     DiffCmd     `cmd:"" help:"Show the unified diff 'jig update' would apply; writes nothing."`
+	Resolve  ResolveCmd  `cmd:"" help:"Settle a file the last update left conflicted with one side: --ours, --theirs or --base."`
 	Outdated OutdatedCmd `cmd:"" help:"List installed, wanted and latest versions of the installed registries."`
 	Fleet    FleetCmd    `cmd:"" help:"See which projects run which registry version (the census), and roll a version out to many repositories as pull requests."`
 	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
@@ -41,6 +42,7 @@ type CLI struct {
 	Info     InfoCmd     `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check the environment, the project and every configured registry."`
 	Publish  PublishCmd  `cmd:"" help:"Publish a registry (directory or .tar.gz) or a preset to its namespace's server."`
+	Registry RegistryCmd `cmd:"" help:"Tools for registry authors: test a registry directory before publishing, start a new registry."`
 	Version  VersionCmd  `cmd:"" help:"Print the CLI version, Go version, platform and rc-file path."`
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 	Mcp      McpCmd      `cmd:"" name:"mcp" help:"Serve the registries to coding agents over the Model Context Protocol (stdio)."`

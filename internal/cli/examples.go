@@ -23,7 +23,15 @@ func (c *UpdateCmd) Help() string {
 	return `Examples:
   jig update                        # every installed registry to its latest version
   jig update quality/eslint --to 1.1.0
-  jig update --dry-run --json`
+  jig update --dry-run --json
+  jig update --abort                # undo the last update that left conflicts`
+}
+
+func (c *ResolveCmd) Help() string {
+	return `Examples:
+  jig resolve src/index.ts --theirs   # take the new version's file
+  jig resolve .env.example --ours     # keep yours as it was before the update
+  jig resolve tsconfig.json --base    # go back to the installed version's file`
 }
 
 func (c *RemoveCmd) Help() string {
@@ -119,7 +127,24 @@ func (c *PublishCmd) Help() string {
 	return `Examples:
   jig publish ./my-registry
   jig publish my-registry-1.0.0.tar.gz --registry @company
-  jig publish ./presets/node --json`
+  jig publish ./presets/node --json
+  jig publish ./my-registry --dry-run
+  jig publish ./my-registry --force`
+}
+
+func (c *RegistryTestCmd) Help() string {
+	return `Examples:
+  jig registry test
+  jig registry test ./registries/eslint ./registries/prettier
+  jig registry test ./my-registry --run
+  jig registry test ./my-registry --json`
+}
+
+func (c *RegistryNewCmd) Help() string {
+	return `Examples:
+  jig registry new greeter
+  jig registry new tools/greeter --namespace @team --type registry:feature
+  jig registry new eslint --type registry:quality --dir registries/eslint`
 }
 
 func (c *CacheLsCmd) Help() string {

@@ -86,7 +86,9 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 	req := fleet.Request{
 		Registry: c.Registry, Repos: repos, WorkDir: work,
 		NewEngine: func() (*apply.Engine, error) {
-			return apply.New(src, apply.WithAllowScripts(false), apply.WithInstall(false))
+			// A draft pull request commits the conflict markers: the
+			// clone's index must not hold the conflicts as unmerged.
+			return apply.New(src, apply.WithAllowScripts(false), apply.WithInstall(false), apply.WithConflictStages(false))
 		},
 		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
 		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.MaxFailures,

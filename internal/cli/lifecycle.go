@@ -238,11 +238,16 @@ func (c *DiffCmd) Validate() error {
 
 // diffResult is the --json document of jig diff.
 type diffResult struct {
-	Dir       string                 `json:"dir"`
-	Updates   []apply.RegistryUpdate `json:"updates"`
-	Files     []apply.FileDiff       `json:"files"`
-	Conflicts int                    `json:"conflicts"`
-	Warnings  []string               `json:"warnings"`
+	Dir string `json:"dir"`
+	// Changelogs are the changelog entries of the versions the update
+	// moves to, per registry.
+	Changelogs []registryChangelog    `json:"changelogs,omitempty"`
+	Updates    []apply.RegistryUpdate `json:"updates"`
+	Files      []apply.FileDiff       `json:"files"`
+	Conflicts  int                    `json:"conflicts"`
+	// Migrations are the migration steps the update would run.
+	Migrations []apply.MigrationResult `json:"migrations,omitempty"`
+	Warnings   []string                `json:"warnings"`
 }
 
 // Run prints the unified diff an update would apply; it writes nothing.
@@ -261,9 +266,12 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	diffs := plan.Diffs()
+	logs := planChangelogs(ctx, eng, plan)
 	if c.JSON {
-		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Warnings: plan.Warnings})
+		return app.Out.JSON(diffResult{Dir: dir, Updates: plan.Updates, Files: diffs, Conflicts: plan.Conflicts, Migrations: plan.Migrations, Warnings: plan.Warnings, Changelogs: logs})
 	}
+	printChangelogs(app.Out, logs)
+	printMigrations(app.Out, plan.Migrations)
 	if len(diffs) == 0 {
 		app.Out.Infof("Nothing to update.")
 	}
@@ -287,11 +295,15 @@ type UpdateCmd struct {
 	JSON        bool     `name:"json" help:"Print the result (or the plan) as one JSON document."`
 	Force       bool     `name:"force" help:"Overwrite files that are in the way of files a new version adds."`
 	SkipInstall bool     `name:"skip-install" help:"Do not run the package manager's install."`
+	Abort       bool     `name:"abort" help:"Put the project back as it was before the last update that left conflicts (from its journal, .jig/journal.json)."`
 	Dir         string   `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
 // Validate checks the flag combinations.
 func (c *UpdateCmd) Validate() error {
+	if c.Abort && (c.All || len(c.Registries) > 0 || c.To != "" || c.DryRun || c.Force) {
+		return errors.New("--abort takes no registries and no other update flags: jig update --abort")
+	}
 	if c.All && len(c.Registries) > 0 {
 		return errors.New("--all updates every registry; name registries or use --all, not both")
 	}
@@ -322,9 +334,19 @@ type lifecycleResult struct {
 // Run updates the registries; conflicts exit 1 after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
-	return runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
-		return eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+	if c.Abort {
+		return runAbort(ctx, app, c.Dir, c.JSON)
+	}
+	var logs []registryChangelog
+	err := runLifecycle(ctx, app, c.Dir, c.SkipInstall, c.DryRun, c.JSON, func(eng *apply.Engine, dir string) (*apply.Plan, error) {
+		p, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: c.Registries, To: c.To, Force: c.Force})
+		if err == nil && !c.JSON {
+			logs = planChangelogs(ctx, eng, p)
+		}
+		return p, err
 	})
+	printChangelogs(app.Out, logs)
+	return err
 }
 
 // RemoveCmd is "jig remove <registry> [--dry-run] [--json] [--force]
@@ -416,6 +438,7 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if moved == 0 {
 		return
 	}
+	printMigrations(o, p.Migrations)
 	files := 0
 	for _, f := range p.Files {
 		if f.Action == apply.ActionUnchanged || f.Target == registry.ProjectFile {
@@ -448,6 +471,20 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 		o.Printf("  conflict  package.json %s: yours %s kept, the registry wants %s\n", c.Path, orRemoved(c.Ours), orRemoved(c.Theirs))
 	}
 	printWarnings(o, p.Warnings)
+}
+
+// printMigrations lists the migration steps of an update, one a line.
+func printMigrations(o *Output, ms []apply.MigrationResult) {
+	for i, m := range ms {
+		if i == 0 {
+			o.Println("Migrations:")
+		}
+		line := fmt.Sprintf("  %-8s %s@%s: %s", m.Status, m.Registry, m.Version, m.Description)
+		if m.Reason != "" {
+			line += " (" + m.Reason + ")"
+		}
+		o.Println(line)
+	}
 }
 
 // orRemoved is a conflict's side for people: "(removed)" when that side

@@ -11,7 +11,8 @@ import (
 )
 
 // lifecycleServer serves @main/features/app at 1.0.0 and 1.1.0: 1.1.0
-// changes the last line of app.txt and a devDependency.
+// changes the last line of app.txt and a devDependency, and has a
+// migration (one step applied, one skipped).
 func lifecycleServer(t *testing.T) string {
 	t.Helper()
 	objects := map[string]any{"@main/features/app/versions.json": `{"versions":["1.1.0","1.0.0"]}`}
@@ -25,6 +26,11 @@ func lifecycleServer(t *testing.T) string {
 			},
 		}
 	}
+	m := objects["@main/features/app/1.1.0/registry.json"].(map[string]any)
+	m["migrations"] = []map[string]any{{"version": "1.1.0", "steps": []map[string]any{
+		{"type": "jsonSet", "file": "tsconfig.json", "pointer": "/compilerOptions/target", "value": "ES2022"},
+		{"type": "removeDependency", "name": "left-pad"},
+	}}}
 	return serveObjects(t, objects)
 }
 
@@ -65,6 +71,9 @@ func TestLifecycleJSONMatchesSchemas(t *testing.T) {
 		}
 		if err := registry.ValidateOutputJSON(s.schema, []byte(stdout)); err != nil {
 			t.Errorf("jig %s: %v\n%s", strings.Join(s.args, " "), err, stdout)
+		}
+		if (s.args[0] == "diff" || s.args[0] == "update") && !strings.Contains(stdout, `"status": "skipped"`) {
+			t.Errorf("jig %s: no skipped migration step in\n%s", strings.Join(s.args, " "), stdout)
 		}
 	}
 	// After remove --force only jig.json and the emptied package.json stay.

@@ -16,6 +16,9 @@ type PublishCmd struct {
 	Source   string `arg:"" help:"A registry directory (with registry.json), a .tar.gz package, or a preset directory or preset.json."`
 	Registry string `name:"registry" help:"Configured source to upload to, with its URL and token. The default is the package's namespace (@presets for a preset)."`
 	JSON     bool   `name:"json" help:"Print the result as JSON."`
+	Force    bool   `name:"force" help:"Publish even when the version number is lower than the changes since the previous version need (a removed file needs a major version)."`
+	DryRun   bool   `name:"dry-run" help:"Print the package (files, sizes, digests) and its semver impact over the previous version; upload nothing."`
+	publishSigning
 }
 
 // Run packs (when given a directory), checks and uploads the package, then
@@ -38,12 +41,21 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 		}
 		return err
 	}
+	if c.PrintDigests {
+		return c.printDigests(app, pkg)
+	}
+	if err := c.sign(app, pkg); err != nil {
+		return err
+	}
 	ns := c.Registry
 	if ns == "" {
 		ns = pkg.Namespace()
 	}
 	cl, err := app.Client(ns)
 	if err != nil {
+		return err
+	}
+	if done, err := c.review(ctx, app, cl, pkg); done || err != nil {
 		return err
 	}
 	if pkg.Preset == nil {
@@ -106,6 +118,8 @@ func publishHint(code wire.Code, pkg *registryclient.Package, ns string) string 
 		return "Published versions are immutable; raise \"version\" and publish again."
 	case wire.CodeUndeclaredFile:
 		return "Publish the directory instead of a tarball: jig packs only the files registry.json declares."
+	case wire.CodeSignatureRequired, wire.CodeSignatureInvalid:
+		return signingHint(pkg)
 	}
 	return ""
 }

@@ -64,6 +64,9 @@ func engine(app *App, allowScripts bool, pr *progress, opts ...apply.Option) (*a
 		// requests.
 		base = append(base, apply.WithDeadline(app.deadline))
 	}
+	if hook := killAtWrite(app); hook != nil {
+		base = append(base, apply.WithWriteHook(hook))
+	}
 	return apply.New(src, append(base, opts...)...)
 }
 

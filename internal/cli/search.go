@@ -11,6 +11,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
@@ -130,6 +131,9 @@ type infoJSON struct {
 	Files       []fileJSON `json:"files"`
 	AddCommand  string     `json:"addCommand"`
 	InitCommand string     `json:"initCommand"`
+	// SignedBy are the version's signatures as the server reports them
+	// (null when the server serves none).
+	SignedBy []wire.SignatureInfo `json:"signedBy"`
 }
 
 type fileJSON struct {
@@ -169,18 +173,24 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 			files = append(files, fileJSON{Target: f.Target, Strategy: string(merge.StrategyFor(f.Target, f.MergeStrategy)), Language: l})
 		}
 	}
+	sigs := signedBy(ctx, app, src, id, info.Version)
 	if c.JSON {
 		if files == nil {
 			files = []fileJSON{}
 		}
-		return app.Out.JSON(infoJSON{Info: info, Languages: langs, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())})
+		j := infoJSON{Info: info, Languages: langs, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())}
+		if sigs != nil {
+			j.SignedBy = sigs.Signatures
+		}
+		return app.Out.JSON(j)
 	}
-	printInfo(app.Out, info, langs, files)
+	printInfo(app.Out, info, langs, files, sigs)
 	return nil
 }
 
-// printInfo writes what jig info knows about a registry, for people.
-func printInfo(o *Output, info *registryclient.Info, langs []string, files []fileJSON) {
+// printInfo writes what jig info knows about a registry, for people, and
+// who signed it when sigs holds the server's answer.
+func printInfo(o *Output, info *registryclient.Info, langs []string, files []fileJSON, sigs ...*wire.Signatures) {
 	m := info.Manifest
 	latest := ""
 	if info.Version == info.Latest {
@@ -198,6 +208,9 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 	}
 	if len(m.Tags) > 0 {
 		o.Printf("Tags:       %s\n", strings.Join(m.Tags, ", "))
+	}
+	for _, s := range sigs {
+		printSignedBy(o, s)
 	}
 	if len(files) > 0 {
 		o.Printf("\nFiles (%d):\n", len(files))
@@ -220,6 +233,10 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 		for _, d := range m.RegistryDependencies {
 			o.Printf("  %s\n", d)
 		}
+	}
+	if m.Changelog != "" {
+		o.Printf("\nWhat changed in %s:\n", info.Version)
+		printChangelogText(o, "  ", m.Changelog)
 	}
 	o.Printf("\nAdd it to a project:  %s\n", suggest.AddCommand(info.Ref()))
 	o.Printf("Start a project:      %s\n", suggest.InitCommand(info.Ref()))

@@ -162,6 +162,9 @@ type Result struct {
 	Files []string `json:"files,omitempty"`
 	// Conflicts are the files and values the update could not merge.
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Changelog are the registry's changelog entries after From up to To,
+	// newest first; the request's body shows them.
+	Changelog []registry.ChangelogEntry `json:"changelog,omitempty"`
 	// Forge is how the request was opened ("" when none was).
 	Forge Forge `json:"forge,omitempty"`
 	// PR is what the forge answered (gh prints the request's URL).
@@ -500,6 +503,9 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		res.Status, res.Branch = StatusCurrent, ""
 		return res
 	}
+	if id, err := registry.ParseID(r.key); err == nil && res.From != "" && res.To != "" {
+		res.Changelog, _ = eng.Changelog(ctx, id, res.From, res.To)
+	}
 	title, body := message(r.key, res, draft)
 	if email, _ := g.run(ctx, "", "config", "user.email"); email == "" {
 		// No identity configured: commit as jig rather than fail.
@@ -710,6 +716,7 @@ func message(key string, res Result, draft bool) (title, body string) {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
+	writeChangelog(&b, res.Changelog)
 	if draft && len(res.Conflicts) > 0 {
 		b.WriteString("\nConflicts to resolve (look for <<<<<<< markers):\n")
 		for _, c := range res.Conflicts {
@@ -717,6 +724,38 @@ func message(key string, res Result, draft bool) (title, body string) {
 		}
 	}
 	return title, strings.TrimRight(b.String(), "\n")
+}
+
+// maxChangelogBody bounds the changelog part of a request's body: forges
+// refuse long bodies (GitHub: 65536 characters).
+const maxChangelogBody = 32 << 10
+
+// writeChangelog writes the changelog entries as a "What changed" section
+// of a commit message and request body: each version a heading, its text
+// as the publisher wrote it (the forge renders and sanitises the Markdown)
+// without control or bidirectional characters, and at most
+// maxChangelogBody bytes in all.
+func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	var c strings.Builder
+	c.WriteString("\nWhat changed:\n")
+	for i, e := range entries {
+		text := strings.Map(func(r rune) rune {
+			if r != '\n' && r != '\t' && registry.DeceptiveRune(r) {
+				return -1
+			}
+			return r
+		}, e.Text)
+		section := fmt.Sprintf("\n### %s\n\n%s\n", e.Version, strings.TrimSpace(text))
+		if c.Len()+len(section) > maxChangelogBody {
+			fmt.Fprintf(&c, "\n(%d earlier version(s) left out: see the registry's changelog.)\n", len(entries)-i)
+			break
+		}
+		c.WriteString(section)
+	}
+	b.WriteString(c.String())
 }
 
 // ParseRepos reads a repository list: one git URL or local path per line

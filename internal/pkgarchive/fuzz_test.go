@@ -47,8 +47,14 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("name %q escapes the root: %s", n, j)
 			}
 		}
-		for _, s := range ix.Files {
+		for n, s := range ix.Files {
 			total += s
+			if !registry.ValidDigest(ix.Digests[n]) {
+				t.Fatalf("file %q has digest %q", n, ix.Digests[n])
+			}
+		}
+		if len(ix.Digests) != len(ix.Files) {
+			t.Fatalf("%d digests for %d files", len(ix.Digests), len(ix.Files))
 		}
 		if total != ix.Unpacked || total > lim.MaxUnpacked {
 			t.Fatalf("unpacked %d (sum %d) over limit %d", ix.Unpacked, total, lim.MaxUnpacked)
@@ -93,7 +99,7 @@ func FuzzPackRoundTrip(f *testing.F) {
 	f.Add("a/b/c/.gitignore", []byte{}, false)
 	f.Add("x", bytes.Repeat([]byte{0}, 4096), false)
 	f.Fuzz(func(t *testing.T, name string, content []byte, exec bool) {
-		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile || name == layout.SignaturesFile {
 			return
 		}
 		doc, err := json.Marshal(map[string]any{
@@ -135,6 +141,15 @@ func FuzzPackRoundTrip(f *testing.F) {
 		}
 		if !c.Declared[name] || !bytes.Equal(ix.Manifest, doc) {
 			t.Fatalf("declared %v, manifest %q", c.Declared, ix.Manifest)
+		}
+		// The digest index names the version and the packed bytes.
+		idx, err := ix.DigestIndex(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idx.Namespace != "@acme" || idx.Version != "1.0.0" || idx.Manifest != registry.Digest(doc) ||
+			len(idx.Files) != 1 || idx.Files[name] != registry.Digest(content) {
+			t.Fatalf("digest index %+v, want the digests of %q and registry.json", idx, name)
 		}
 		err = pkgarchive.Walk(bytes.NewReader(buf.Bytes()), pkgarchive.Limits{}, func(n string) bool { return n == name },
 			func(_ string, _ int64, body io.Reader) error {

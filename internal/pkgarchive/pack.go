@@ -56,6 +56,9 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	if _, err := m.StorageSegments(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: registry.json: %w", ErrInvalidPackage, dir, err)
 	}
+	if raw, m, err = addChangelog(root, raw, m); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, dir, err)
+	}
 	declared := m.FilePaths()
 	sort.Strings(declared)
 	files := []string{layout.ManifestFile}
@@ -87,6 +90,17 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	}
 	tw := tar.NewWriter(zw)
 	for _, p := range files {
+		if p == layout.ManifestFile {
+			// Written from raw: it may carry the CHANGELOG.md entry.
+			h := &tar.Header{Typeflag: tar.TypeReg, Name: p, Size: int64(len(raw)), Mode: 0o644, ModTime: packMTime}
+			if err := tw.WriteHeader(h); err != nil {
+				return nil, nil, fmt.Errorf("packing %s: %w", p, err)
+			}
+			if _, err := tw.Write(raw); err != nil {
+				return nil, nil, fmt.Errorf("packing %s: %w", p, err)
+			}
+			continue
+		}
 		if err := packFile(tw, root, p); err != nil {
 			return nil, nil, err
 		}
@@ -154,4 +168,45 @@ func readManifest(root *os.Root) ([]byte, error) {
 	}
 	defer f.Close()
 	return readCapped(f, DefaultMaxManifestSize, fmt.Errorf("registry.json is larger than %d bytes", DefaultMaxManifestSize))
+}
+
+// maxChangelogFile bounds the CHANGELOG.md [Pack] reads.
+const maxChangelogFile = 8 << 20
+
+// addChangelog returns the manifest with the entry of its version from
+// the directory's CHANGELOG.md as its "changelog", when it has none of its
+// own and the file has one ([registry.ParseChangelog]); raw and m as they
+// are otherwise. A CHANGELOG.md that is not a regular file (a symbolic
+// link) is an error.
+func addChangelog(root *os.Root, raw []byte, m *registry.Manifest) ([]byte, *registry.Manifest, error) {
+	if m.Changelog != "" {
+		return raw, m, nil
+	}
+	f, _, err := safefile.OpenIn(root, registry.ChangelogFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return raw, m, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", registry.ChangelogFile, err)
+	}
+	defer f.Close()
+	md, err := readCapped(f, maxChangelogFile, fmt.Errorf("%s is larger than %d MiB", registry.ChangelogFile, maxChangelogFile>>20))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range registry.ParseChangelog(md) {
+		if e.Version != m.Version {
+			continue
+		}
+		withLog := registry.WithChangelog(raw, e.Text)
+		if err := registry.ValidateManifestJSON(withLog); err != nil {
+			return nil, nil, fmt.Errorf("registry.json with the %s entry of %s: %w", e.Version, registry.ChangelogFile, err)
+		}
+		m2, err := registry.ParseManifest(withLog)
+		if err != nil {
+			return nil, nil, err
+		}
+		return withLog, m2, nil
+	}
+	return raw, m, nil
 }

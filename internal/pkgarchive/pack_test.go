@@ -109,3 +109,49 @@ func TestPackRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A CHANGELOG.md beside registry.json gives the packed registry.json the
+// entry of its version, unless registry.json has its own; the file itself
+// is not packed.
+func TestPackChangelogFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	manifest := `{"name":"x","namespace":"@main","type":"registry:feature","version":"1.1.0","priority":4}`
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("registry.json", manifest)
+	write("CHANGELOG.md", "# Changelog\n\n## [1.1.0] - 2026-11-26\n- \x1b[2J<b>renamed</b>\n\n## [1.0.0]\n- first\n")
+	var buf bytes.Buffer
+	m, _, err := pkgarchive.Pack(&buf, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Changelog != "- \x1b[2J<b>renamed</b>" {
+		t.Errorf("got changelog %q, want the 1.1.0 entry", m.Changelog)
+	}
+	names, content := readBack(t, buf.Bytes())
+	if !cmp.Equal(names, []string{"registry.json"}) {
+		t.Errorf("got files %v, want registry.json only", names)
+	}
+	if !strings.HasPrefix(content["registry.json"], manifest[:len(manifest)-1]) || !strings.Contains(content["registry.json"], `"changelog": "- \u001b[2J\u003cb\u003erenamed\u003c/b\u003e"`) {
+		t.Errorf("got registry.json %s", content["registry.json"])
+	}
+	// registry.json's own changelog wins.
+	write("registry.json", manifest[:len(manifest)-1]+`,"changelog":"own"}`)
+	buf.Reset()
+	if m, _, err = pkgarchive.Pack(&buf, dir); err != nil || m.Changelog != "own" {
+		t.Errorf("got %q, %v, want registry.json's own changelog", m.Changelog, err)
+	}
+	// A CHANGELOG.md that links elsewhere is refused.
+	write("registry.json", manifest)
+	os.Remove(filepath.Join(dir, "CHANGELOG.md"))
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "CHANGELOG.md")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	if _, _, err := pkgarchive.Pack(io.Discard, dir); err == nil || !strings.Contains(err.Error(), "CHANGELOG.md") {
+		t.Errorf("got %v, want an error naming CHANGELOG.md", err)
+	}
+}

@@ -3,6 +3,8 @@ package pkgarchive
 import (
 	"archive/tar"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -132,6 +135,10 @@ type Index struct {
 	// Files maps the normalised name of every regular file (registry.json
 	// included) to its size.
 	Files map[string]int64
+	// Digests maps the same names to the sha-256 of their content,
+	// "sha256:<hex>" ([registry.Digest]); [Index.DigestIndex] builds the
+	// version's digest index from them. Only [Scan] fills it.
+	Digests map[string]string
 	// Unsafe lists entries that are neither regular files nor
 	// directories, in archive order.
 	Unsafe []Unsafe
@@ -146,13 +153,19 @@ func (ix *Index) Names() []string {
 
 // Scan reads a whole gzip-compressed tar archive from r, checks it against
 // lim, and returns its index. File contents other than registry.json are
-// read and discarded. The error is an [*Error] for a refused archive, or
+// read, hashed ([Index.Digests]) and discarded. The error is an [*Error] for a refused archive, or
 // the reader's own error.
 func Scan(r io.Reader, lim Limits) (*Index, error) {
 	lim = lim.withDefaults()
-	ix := &Index{Files: map[string]int64{}}
+	ix := &Index{Files: map[string]int64{}, Digests: map[string]string{}}
+	h := sha256.New()
 	err := read(r, lim, ix, func(name string, size int64, body io.Reader) error {
+		h.Reset()
 		if name != layout.ManifestFile {
+			if _, err := io.Copy(h, body); err != nil {
+				return err
+			}
+			ix.Digests[name] = registry.DigestPrefix + hex.EncodeToString(h.Sum(nil))
 			return nil
 		}
 		if size > lim.MaxManifestSize {
@@ -163,6 +176,7 @@ func Scan(r io.Reader, lim Limits) (*Index, error) {
 			return err
 		}
 		ix.Manifest = b
+		ix.Digests[name] = registry.Digest(b)
 		return nil
 	})
 	if err != nil {

@@ -230,8 +230,9 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 
 // authCheckCmd is "jig-server auth check".
 type authCheckCmd struct {
-	File string `arg:"" type:"existingfile" help:"The auth.json to check."`
-	JSON bool   `name:"json" help:"Print one JSON document: namespaces, tokens and problems."`
+	File       string `arg:"" type:"existingfile" help:"The auth.json to check."`
+	SignersDir string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Also check the signer files of this folder (<namespace without @>.allowed_signers) and list the keys each holds."`
+	JSON       bool   `name:"json" help:"Print one JSON document: namespaces, tokens, signers and problems."`
 }
 
 // Help is shown by "jig-server auth check --help".
@@ -242,6 +243,7 @@ Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TO
 
 Examples:
   jig-server auth check /etc/jig/auth.json
+  jig-server auth check /etc/jig/auth.json --signers-dir /etc/jig/signers
   jig-server auth check auth.json --json`
 }
 
@@ -264,13 +266,24 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 			}
 		}
 	}
+	var signers []signerFileReport
+	if c.SignersDir != "" {
+		s, err := registryserver.LoadSigners(c.SignersDir)
+		if err != nil {
+			return err
+		}
+		var more []string
+		signers, more = describeSigners(s, now)
+		problems = append(problems, more...)
+	}
 	if c.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Namespaces []registryserver.NamespaceAccess `json:"namespaces"`
+			Signers    []signerFileReport               `json:"signers,omitempty"`
 			Problems   []string                         `json:"problems"`
-		}{desc, append([]string{}, problems...)}); err != nil {
+		}{desc, signers, append([]string{}, problems...)}); err != nil {
 			return err
 		}
 	} else {
@@ -301,6 +314,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 				fmt.Fprintln(stdout, line)
 			}
 		}
+		printSigners(stdout, c.SignersDir, signers)
 		for _, p := range problems {
 			fmt.Fprintln(stdout, "problem: "+p)
 		}

@@ -16,6 +16,10 @@ const (
 	// DigestIndexFile is the name of a version's digest index, stored next
 	// to its manifest. A registry may not declare a file with this name.
 	DigestIndexFile = ".jig-digests.json"
+	// SignaturesFile is the name of a version's signatures document
+	// (registry/wire.Signatures), stored next to its manifest. A registry
+	// may not declare a file with this name.
+	SignaturesFile = ".jig-signatures.json"
 	// PresetFile is the name of a preset document, in the storage and in a
 	// package directory.
 	PresetFile = "preset.json"
@@ -63,6 +67,13 @@ func Manifest(namespace, path, version string) string {
 // of a version's digest index.
 func DigestIndex(namespace, path, version string) string {
 	return VersionDir(namespace, path, version) + DigestIndexFile
+}
+
+// Signatures returns "@ns/<path>/<version>/.jig-signatures.json", the key
+// of a version's signatures. It is written before the manifest, so a
+// version that is not committed has none that anyone serves.
+func Signatures(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + SignaturesFile
 }
 
 // File returns "@ns/<path>/<version>/<file>", the key of a package file;
@@ -147,12 +158,14 @@ const (
 	KindClaim                     // .publish/…
 	KindHealth                    // .healthcheck
 	KindDigestIndex               // @ns/<seg>…/<version>/.jig-digests.json
+	KindSignatures                // @ns/<seg>…/<version>/.jig-signatures.json
 )
 
-var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index"}
+var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index", "signatures"}
 
 // String returns the kind's name: "other", "versions", "manifest", "file",
-// "preset", "preset-version", "claim", "health" or "digest-index".
+// "preset", "preset-version", "claim", "health", "digest-index" or
+// "signatures".
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
 		return "other"
@@ -161,10 +174,10 @@ func (k Kind) String() string {
 }
 
 // Immutable reports whether a key of kind k never changes once written:
-// the manifest, digest index and files of a published version and a
-// published preset version (publishing them is create-only).
+// the manifest, digest index, signatures and files of a published version
+// and a published preset version (publishing them is create-only).
 func (k Kind) Immutable() bool {
-	return k == KindManifest || k == KindDigestIndex || k == KindFile || k == KindPresetVersion
+	return k == KindManifest || k == KindDigestIndex || k == KindSignatures || k == KindFile || k == KindPresetVersion
 }
 
 // Mutable reports whether a key of kind k is part of the published content
@@ -175,9 +188,9 @@ func (k Kind) Mutable() bool { return k == KindVersions || k == KindPreset }
 // kind has are set.
 type Key struct {
 	Kind      Kind
-	Namespace string // "@main": versions, manifest, digest-index, file
-	Path      string // "runtimes/node": versions, manifest, digest-index, file
-	Version   string // manifest, digest-index, file, preset-version
+	Namespace string // "@main": versions, manifest, digest-index, signatures, file
+	Path      string // "runtimes/node": versions, manifest, digest-index, signatures, file
+	Version   string // manifest, digest-index, signatures, file, preset-version
 	File      string // the package file path: file
 	Preset    string // the preset name: preset, preset-version
 }
@@ -192,6 +205,8 @@ func (k Key) String() string {
 		return Manifest(k.Namespace, k.Path, k.Version)
 	case KindDigestIndex:
 		return DigestIndex(k.Namespace, k.Path, k.Version)
+	case KindSignatures:
+		return Signatures(k.Namespace, k.Path, k.Version)
 	case KindFile:
 		return File(k.Namespace, k.Path, k.Version, k.File)
 	case KindPreset:
@@ -245,6 +260,8 @@ func Classify(key string) Key {
 			k.Kind, k.Version = KindManifest, p
 		case i < len(parts)-1 && ident.Version(p) && rest == DigestIndexFile:
 			k.Kind, k.Version = KindDigestIndex, p
+		case i < len(parts)-1 && ident.Version(p) && rest == SignaturesFile:
+			k.Kind, k.Version = KindSignatures, p
 		case i < len(parts)-1 && ident.Version(p) && ident.FilePath(rest) && !strings.HasPrefix(rest, "./"):
 			k.Kind, k.Version, k.File = KindFile, p, rest
 		default:

@@ -29,6 +29,7 @@ func TestClassify(t *testing.T) {
 		{".healthcheck", layout.Key{Kind: layout.KindHealth}},
 		{"@main/a/1.0.0/.jig-digests.json", layout.Key{Kind: layout.KindDigestIndex, Namespace: "@main", Path: "a", Version: "1.0.0"}},
 		{"@main/a/1.0.0/x/.jig-digests.json", layout.Key{Kind: layout.KindFile, Namespace: "@main", Path: "a", Version: "1.0.0", File: "x/.jig-digests.json"}},
+		{"@main/a/1.0.0/.jig-signatures.json", layout.Key{Kind: layout.KindSignatures, Namespace: "@main", Path: "a", Version: "1.0.0"}},
 
 		// Outside the layout.
 		{"", layout.Key{}},

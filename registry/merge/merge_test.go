@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -300,4 +301,23 @@ func FuzzUpdatePackageJSON(f *testing.F) {
 			t.Fatalf("second update changed the file (%v):\nonce:  %q\ntwice: %q", err, out, again)
 		}
 	})
+}
+
+func TestJSONKeys(t *testing.T) {
+	t.Parallel()
+	got, err := JSONKeys("x.json", []byte(`{
+  // comment
+  "a": {"b/c": 1, "d": [{"e": 1}]},
+  "f": null,
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/a", "/a/b~1c", "/a/d", "/f"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := JSONKeys("x.json", []byte(`{"a":`)); err == nil {
+		t.Error("got no error for a truncated document")
+	}
 }

@@ -98,18 +98,27 @@ func (a *AllowedSigners) Verify(index []byte, sig *Signature, now time.Time) (Si
 		if !bytes.Equal(e.Key.Marshal(), want) {
 			continue
 		}
-		switch {
-		case e.Namespaces != "" && !matchList(Namespace, e.Namespaces):
-			reason = fmt.Sprintf("%s lists it only for namespaces %q, not %s", e.where(), e.Namespaces, Namespace)
-		case !e.ValidAfter.IsZero() && now.Before(e.ValidAfter):
-			reason = fmt.Sprintf("%s lists it as valid only after %s", e.where(), e.ValidAfter.UTC().Format(time.RFC3339))
-		case !e.ValidBefore.IsZero() && now.After(e.ValidBefore):
-			reason = fmt.Sprintf("%s lists it as valid only before %s (expired)", e.where(), e.ValidBefore.UTC().Format(time.RFC3339))
-		default:
+		why, ok := e.Allows(now)
+		if ok {
 			return Signer{Principal: e.Principals, Fingerprint: e.Fingerprint, Key: e.Key}, nil
 		}
+		reason = why
 	}
 	return Signer{}, &UntrustedError{Fingerprint: sig.Fingerprint, Reason: reason}
+}
+
+// Allows reports whether e accepts a signature in namespace [Namespace] at
+// now (its namespaces and validity); when it does not, reason says why.
+func (e Entry) Allows(now time.Time) (reason string, ok bool) {
+	switch {
+	case e.Namespaces != "" && !matchList(Namespace, e.Namespaces):
+		return fmt.Sprintf("%s lists it only for namespaces %q, not %s", e.where(), e.Namespaces, Namespace), false
+	case !e.ValidAfter.IsZero() && now.Before(e.ValidAfter):
+		return fmt.Sprintf("%s lists it as valid only after %s", e.where(), e.ValidAfter.UTC().Format(time.RFC3339)), false
+	case !e.ValidBefore.IsZero() && now.After(e.ValidBefore):
+		return fmt.Sprintf("%s lists it as valid only before %s (expired)", e.where(), e.ValidBefore.UTC().Format(time.RFC3339)), false
+	}
+	return "", true
 }
 
 func (e Entry) where() string {

@@ -112,7 +112,7 @@ func ParseSignature(armored []byte) (*Signature, error) {
 		return nil, fmt.Errorf("%w: malformed SSH signature: %v", ErrBadSignature, err)
 	}
 	if sig.Namespace != Namespace {
-		return nil, fmt.Errorf("%w: the signature is for namespace %q, not %q (sign with ssh-keygen -Y sign -n %s)", ErrBadSignature, printable(sig.Namespace), Namespace, Namespace)
+		return nil, fmt.Errorf("%w: the signature is for namespace %q, not %q (sign with ssh-keygen -Y sign -n %s)", ErrBadSignature, printable(clip(sig.Namespace)), Namespace, Namespace)
 	}
 	if _, ok := sig.PublicKey.(*ssh.Certificate); ok {
 		return nil, fmt.Errorf("%w: signatures by SSH certificates are not supported; sign with the plain key", ErrBadSignature)

@@ -45,6 +45,8 @@ const (
 	CodeVersionExists       Code = "VERSION_EXISTS"
 	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"
 	CodePublishInterrupted  Code = "PUBLISH_INTERRUPTED"
+	CodeSignatureRequired   Code = "SIGNATURE_REQUIRED"
+	CodeSignatureInvalid    Code = "SIGNATURE_INVALID"
 
 	// Census (POST /census/@ns).
 	CodeInvalidReport Code = "INVALID_REPORT"
@@ -99,6 +101,8 @@ var codes = []struct {
 	{CodeVersionExists, http.StatusConflict, "the version is already published"},
 	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit"},
 	{CodePublishInterrupted, http.StatusServiceUnavailable, "the publish stalled and another server took it over; nothing was published, publish again"},
+	{CodeSignatureRequired, http.StatusBadRequest, "the namespace requires signed versions and the upload has no signature field"},
+	{CodeSignatureInvalid, http.StatusForbidden, "a signature does not verify over the version's digest index, or none is by a key the namespace's signer file lists"},
 
 	{CodeInvalidReport, http.StatusBadRequest, "a census report that is not JSON or breaks its limits (the message says which)"},
 	{CodeCensusFull, http.StatusInsufficientStorage, "the namespace holds as many census projects as the server keeps; older reports make room as they expire"},

@@ -39,7 +39,43 @@ const (
 	FormFile = "file"
 	// FormChecksum is the field holding the hex SHA-256 of the file part.
 	FormChecksum = "checksum"
+	// FormSignature is a field holding one armored SSH signature
+	// ("-----BEGIN SSH SIGNATURE-----") over the version's canonical
+	// digest index, in namespace "jig-registry" (package
+	// registry/signing). It may be repeated, up to [MaxSignatures] times;
+	// the reference server ignores it.
+	FormSignature = "signature"
 )
+
+// MaxSignatures is the most [FormSignature] fields one upload may carry.
+const MaxSignatures = 16
+
+// Signatures is the body of GET /registries/@ns/<path>/<version>/signatures:
+// the signatures stored with the version, in upload order, and the
+// document jig-server stores beside the version. Signatures is empty (not
+// absent) for an unsigned version.
+type Signatures struct {
+	Namespace  string          `json:"namespace"`
+	Path       string          `json:"path"`
+	Version    string          `json:"version"`
+	Signatures []SignatureInfo `json:"signatures"`
+}
+
+// SignatureInfo is one signature of a version.
+type SignatureInfo struct {
+	// Signature is the armored SSH signature, as registry/signing's
+	// Signature.Armored.
+	Signature string `json:"signature"`
+	// Key is the signing public key, "ssh-ed25519 AAAA...", and
+	// Fingerprint its "SHA256:..." fingerprint.
+	Key         string `json:"key"`
+	Fingerprint string `json:"fingerprint"`
+	// Principal is who the server's signer file for the namespace says
+	// holds the key ("alice@example.com"); empty (and absent) when the
+	// server has no signer file naming the key. It is the server's word,
+	// not part of what is signed.
+	Principal string `json:"principal,omitempty"`
+}
 
 // UploadResult is the body of a successful (201) POST /registries or POST
 // /presets.

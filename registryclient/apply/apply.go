@@ -108,6 +108,32 @@ type options struct {
 	gitInit       bool
 	deadline      time.Time
 	beforeWrite   func(target string) error // tests only
+	writeHook     func(step string)         // see WithWriteHook
+	noStages      bool                      // see WithConflictStages
+}
+
+// WithWriteHook calls f at each point between the steps of [Engine.Apply]
+// that change the project on disk: after the journal is written, after
+// folders are created, after the temporary files are written, before each
+// rename or deletion, after the final sync, after git's index is written
+// and after the journal is ended, with a short name of the point
+// ("journal", "write src/index.ts"). It is called from one goroutine at a
+// time. It exists for fault-injection tests: a hook that stops the process
+// at point N shows what a crash there leaves (see [Engine.Recover]). The
+// default is no hook.
+func WithWriteHook(f func(step string)) Option {
+	return func(o *options) error { o.writeHook = f; return nil }
+}
+
+// WithConflictStages makes [Engine.Apply] of an update that leaves
+// conflicts, in a git work tree, also write each conflicted file into
+// git's index as unmerged (stages 1, 2 and 3: base, ours, theirs), so git
+// status, git mergetool and editors show it; [Engine.Resolve] and
+// [Engine.AbortUpdate] take the stages out again. Turn it off when the
+// conflicted files are to be committed as they are (jig fleet update's
+// draft pull requests). The default is true.
+func WithConflictStages(on bool) Option {
+	return func(o *options) error { o.noStages = !on; return nil }
 }
 
 // maxFetches bounds the number of fetches in flight.

@@ -99,7 +99,7 @@ type PackageDrift struct {
 // installed version's manifest is fetched instead (a failure becomes a
 // warning).
 func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
-	lc, err := e.openProject(dir, "check")
+	lc, err := e.openProject(ctx, dir, "check")
 	if err != nil {
 		return nil, err
 	}
@@ -364,6 +364,10 @@ type OutdatedEntry struct {
 	Latest    string `json:"latest"`
 	// Outdated is true when Latest is newer than Installed.
 	Outdated bool `json:"outdated"`
+	// Changelog are the changelog entries of the versions after Installed
+	// up to Latest, newest first ([Engine.Changelog]); nil when none says
+	// anything.
+	Changelog []registry.ChangelogEntry `json:"changelog,omitempty"`
 	// Error is set when the versions could not be fetched: Err's text.
 	Error string `json:"error,omitempty"`
 	// Err is why the versions could not be fetched, nil when they were.
@@ -379,7 +383,7 @@ func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, err
 	if !ok {
 		return nil, errors.New("apply: the source cannot list versions")
 	}
-	lc, err := e.openProject(dir, "outdated")
+	lc, err := e.openProject(ctx, dir, "outdated")
 	if err != nil {
 		return nil, err
 	}
@@ -399,6 +403,9 @@ func (e *Engine) Outdated(ctx context.Context, dir string) ([]OutdatedEntry, err
 			} else {
 				en.Wanted, en.Latest = registry.UpdateCandidates(id.Version, vs)
 				en.Outdated = en.Latest != "" && newer(en.Latest, id.Version)
+				if en.Outdated {
+					en.Changelog = e.changelog(gctx, id, vs, id.Version, en.Latest)
+				}
 			}
 			out[i] = en
 			return nil

@@ -32,5 +32,19 @@
 // roll-back as add, and [Plan.Diffs] shows it. [Engine.Check] compares the
 // project with jig.json, [Engine.Outdated] lists newer versions.
 //
+// Migrations: before its merge, [Engine.PlanUpdate] runs the migration
+// steps the target version's manifest lists for the versions it moves
+// past ([registry.Migration]); a rename moves the file's record and its
+// base rendering too, so the user's edits follow the file. The steps are
+// in [Plan.Migrations] and recorded in jig.json.
+//
+// Journal: before its first change to an existing project, Apply writes
+// a durable journal ([JournalFile]); [Engine.Recover], which every
+// operation on a project runs first, finishes or rolls back a write a
+// crash interrupted. An update that leaves conflicts keeps the journal:
+// its conflicted files are unmerged in git's index
+// ([WithConflictStages]), [Engine.Resolve] settles one with a side, and
+// [Engine.AbortUpdate] restores the project as it was before.
+//
 // [DetectPackageManager] names the package manager a project uses.
 package apply

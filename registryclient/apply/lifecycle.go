@@ -156,9 +156,10 @@ type op struct {
 	base   *Rendered
 	theirs *Rendered // nil for remove
 
-	digest     string                 // manifest digest of the target version ("" when unknown)
-	newFiles   map[string]string      // target -> hash recorded after the plan
-	conflicted registry.ConflictFiles // files written with conflict markers, and where
+	digest     string                      // manifest digest of the target version ("" when unknown)
+	newFiles   map[string]string           // target -> hash recorded after the plan
+	conflicted registry.ConflictFiles      // files written with conflict markers, and where
+	migrated   []registry.AppliedMigration // the migrations this plan runs
 }
 
 // lifecycle is the state shared by update and remove.
@@ -176,7 +177,7 @@ type lifecycle struct {
 }
 
 // openProject prepares a plan over the existing project in dir.
-func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
+func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifecycle, error) {
 	if dir == "" {
 		return nil, errors.New("apply: project directory is empty")
 	}
@@ -193,7 +194,14 @@ func (e *Engine) openProject(dir string, mode Mode) (*lifecycle, error) {
 	if err != nil {
 		return nil, err
 	}
+	recovered, err := e.Recover(ctx, root)
+	if err != nil {
+		return nil, err
+	}
 	p := &Plan{Dir: abs, Mode: mode, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}, Updates: []RegistryUpdate{}}
+	if recovered != "" {
+		p.Warnings = append(p.Warnings, recovered)
+	}
 	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
 	st, err := pl.state(registry.ProjectFile)
 	if err != nil {
@@ -517,6 +525,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
+			Migrations: append(slices.Clone(o.inst.Migrations), o.migrated...),
 		}
 	}
 	pl.refreshRecords(proj, true)

@@ -139,6 +139,14 @@ func (m *fileMerge) conflict(cs []merge.Conflict) {
 	m.p.Conflicts += len(cs)
 }
 
+// sides keeps the three sides of the file's merge, for git's index and
+// jig resolve, should the merge conflict (see [conflictSides]).
+func (m *fileMerge) sides(base, ours, theirs []byte) {
+	if !m.o.remove {
+		m.st.sides = &conflictSides{target: m.t, base: base, ours: ours, theirs: theirs}
+	}
+}
+
 // record notes the file's hash for jig.json when the target version
 // provides it and the project has it after the plan.
 func (m *fileMerge) record() {
@@ -235,6 +243,7 @@ func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
 	case !m.inT && !shared && (m.unchanged || bytes.Equal(st.cur, bc)):
 		st.remove = true
 	default:
+		ours := st.cur
 		res, err := merge.Merge3Context(ctx, m.strategy, bc, st.cur, tc, o.label())
 		if err != nil {
 			return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
@@ -244,6 +253,7 @@ func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
 			break
 		}
 		m.set(res.Content)
+		m.sides(bc, ours, tc)
 		if len(res.Conflicts) > 0 {
 			m.conflict(res.Conflicts)
 		}
@@ -277,6 +287,7 @@ func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
 		case bytes.Equal(st.cur, tf.Content), bytes.Equal(bf.Content, tf.Content):
 			// Already there, or the registry did not change it.
 		case tf.Asset || bf.Asset:
+			m.sides(bf.Content, st.cur, tf.Content)
 			m.keep("changed in the project and in the registry; binary files are not merged", fmt.Sprintf("%s: changed in the project and by %s in %s; binary files are not merged, yours was kept", t, o.key, o.to))
 			st.conflicts = append(st.conflicts, merge.Conflict{Path: t})
 			m.p.Conflicts++
@@ -287,11 +298,13 @@ func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
 			m.conflict(markedConflicts(st.cur, label))
 			o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 		default:
+			ours := st.cur
 			res, err := merge.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
 			if err != nil {
 				return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 			}
 			m.set(res.Content)
+			m.sides(bf.Content, ours, tf.Content)
 			if len(res.Conflicts) > 0 {
 				m.conflict(res.Conflicts)
 				if blocks := markedConflicts(res.Content, label); len(blocks) > 0 {

@@ -98,6 +98,10 @@ type Plan struct {
 	// without [Request.Force]; these are not counted in Conflicts); the
 	// project's value is kept.
 	PackageConflicts []merge.Conflict `json:"packageConflicts,omitempty"`
+	// Migrations are the migration steps an update ran before its merge
+	// (see [registry.Migration]), applied or skipped, in the order they
+	// ran.
+	Migrations []MigrationResult `json:"migrations,omitempty"`
 
 	// Install is the package manager's install that [Engine.Apply] ran
 	// ([WithInstall]); nil when it did not run.
@@ -108,10 +112,11 @@ type Plan struct {
 
 	writes         []pendingWrite
 	createRoot     bool
-	installScripts []string // see InstallScripts
-	inputs         []Input  // see Inputs
-	overwritten    []string // see Overwritten
-	skipInstall    bool     // the project records SkipInstall
+	installScripts []string        // see InstallScripts
+	inputs         []Input         // see Inputs
+	overwritten    []string        // see Overwritten
+	skipInstall    bool            // the project records SkipInstall
+	sides          []conflictSides // the conflicted files' sides
 }
 
 // SkippedScript is a file whose custom merge script did not run because
@@ -250,6 +255,17 @@ type fileState struct {
 	action    Action
 	reason    string
 	conflicts []merge.Conflict
+	sides     *conflictSides // the merge's three sides (update)
+}
+
+// conflictSides are the three sides of a conflicted file's merge: what
+// the installed version rendered (base), the project's file (ours) and
+// what the target version renders (theirs), and the file's mode after
+// the plan.
+type conflictSides struct {
+	target             string
+	base, ours, theirs []byte
+	mode               fs.FileMode
 }
 
 type planner struct {
@@ -287,6 +303,11 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	abs, err := filepath.Abs(req.Dir)
 	if err != nil {
+		return nil, err
+	}
+	// A jig stopped midway in this project is finished or rolled back
+	// first, so the plan starts from one whole state.
+	if _, err := e.Recover(ctx, abs); err != nil {
 		return nil, err
 	}
 	if req.Frozen {
@@ -913,6 +934,11 @@ func (pl *planner) planLifecycleWrite(st *fileState) {
 			mode = 0o755
 		}
 		fc.Mode = mode
+		if st.action == ActionConflict && st.sides != nil {
+			s := *st.sides
+			s.mode = mode
+			pl.plan.sides = append(pl.plan.sides, s)
+		}
 		if !st.exists || !bytesEqual(st.orig, st.cur) || mode != st.mode {
 			pl.plan.writes = append(pl.plan.writes, pendingWrite{
 				target: st.target, real: st.real, data: st.cur, mode: mode,

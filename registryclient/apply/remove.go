@@ -43,7 +43,7 @@ type RemoveRequest struct {
 // when another installed registry depends on it. Nothing is written;
 // apply the plan with [Engine.Apply].
 func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, error) {
-	lc, err := e.openProject(req.Dir, ModeRemove)
+	lc, err := e.openProject(ctx, req.Dir, ModeRemove)
 	if err != nil {
 		return nil, err
 	}

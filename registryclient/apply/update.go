@@ -83,7 +83,7 @@ func CheckTo(to string, n int) error {
 // written (markers for text, the project's value for JSON and env) and
 // counted in Plan.Conflicts.
 func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, error) {
-	lc, err := e.openProject(req.Dir, ModeUpdate)
+	lc, err := e.openProject(ctx, req.Dir, ModeUpdate)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +141,11 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 	}
 	if err := lc.renderOps(ctx, ops, base); err != nil {
 		return nil, err
+	}
+	for _, o := range ops {
+		if err := lc.migrate(o, targets[o.key]); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range ops {
 		if err := lc.mergeOp(ctx, o); err != nil {

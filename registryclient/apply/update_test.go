@@ -744,6 +744,13 @@ func TestUpdateStoppedBeforeProjectFile(t *testing.T) {
 				t.Fatalf("first update: %d conflicts, want %d", plan.Conflicts, tc.conflicts)
 			}
 			want := testenv.Snapshot(t, dir)
+			// The journal the conflicted update kept for jig update
+			// --abort is replaced by the second run's.
+			for k := range want {
+				if k == JournalDir || strings.HasPrefix(k, JournalDir+"/") {
+					delete(want, k)
+				}
+			}
 			// The files are written; jig.json is not.
 			if err := os.WriteFile(filepath.Join(dir, registry.ProjectFile), []byte(oldProject), 0o644); err != nil {
 				t.Fatal(err)

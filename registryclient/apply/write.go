@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -177,9 +178,11 @@ type undo struct {
 // Crash consistency: once the writes are done, every change is on disk.
 // If the machine stops during them, each target holds either its old
 // bytes or its complete new bytes, never a mix or an empty file (a rename
-// only happens once the new data is durable); the targets renamed before
-// the crash keep their new content (there is no rollback after a crash),
-// and temporary files named .jig-*.tmp may be left next to them.
+// only happens once the new data is durable). For a project that already
+// existed, a journal ([JournalFile]) written and synced before the first
+// change lets the next operation on the project ([Engine.Recover]) finish
+// the write or roll it back, so the project ends byte-identical to before
+// or to after it; temporary files named .jig-*.tmp a crash left go too.
 //
 // Apply holds an exclusive lock on the project directory while it writes
 // (flock(2); another jig writing the same project waits for it), and
@@ -222,12 +225,20 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if locked {
 			e.removeStaleTemps(p, root)
 		}
+		msg, err := e.recoverLocked(root)
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			p.Warnings = append(p.Warnings, msg)
+		}
 	}
 	if len(p.writes) == 0 {
 		return nil
 	}
 	var done []undo
 	var dirs []string
+	var jr *journal // the journal, once written
 	// The renames and their rollback are one step that a signal does not
 	// cut in half (see [shutdown.Enter]); deferred first, leave runs last.
 	leave := func() {}
@@ -253,8 +264,11 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 			_ = os.Remove(dirs[i]) // only empty directories go
 		}
 		if len(failed) > 0 {
-			err = fmt.Errorf("%w; rolling back also failed for: %s", err, strings.Join(failed, "; "))
+			err = fmt.Errorf("%w; rolling back also failed for: %s (%s records the old content; the next jig command tries again)", err, strings.Join(failed, "; "), JournalFile)
 		} else {
+			if jr != nil {
+				_ = dropJournal(root)
+			}
 			err = fmt.Errorf("%w; every change was rolled back", err)
 		}
 	}()
@@ -298,10 +312,34 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		if err := checkUnchanged(w); err != nil {
 			return err
 		}
-		created, err := mkdirAll(filepath.Dir(real))
+		writes[i] = w
+	}
+	if !p.createRoot {
+		// The journal goes first: from here on, a jig stopped at any
+		// point leaves what the next one needs to finish or roll back.
+		var missing []string
+		for _, w := range writes {
+			for _, d := range missingDirs(filepath.Dir(w.real)) {
+				if !slices.Contains(missing, d) {
+					missing = append(missing, d)
+				}
+			}
+		}
+		j := newJournal(p.Mode, writes, missing, root, p.sides)
+		if err := e.writeJournal(root, j); err != nil {
+			return err
+		}
+		jr = j
+		e.step("journal")
+	}
+	for i, w := range writes {
+		created, err := mkdirAll(filepath.Dir(w.real))
 		dirs = append(dirs, created...)
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", w.target, err)
+		}
+		if len(created) > 0 {
+			e.step("mkdir")
 		}
 		if e.opts.beforeWrite != nil {
 			if err := e.opts.beforeWrite(w.target); err != nil {
@@ -321,6 +359,7 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	if err != nil {
 		return err
 	}
+	e.step("temps")
 	if !syncEachTemp {
 		var tempDirs []string
 		for _, t := range temps {
@@ -342,6 +381,7 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	leave = l
 	synced := map[string]bool{}
 	for i, w := range writes {
+		e.step("write " + w.target)
 		if w.remove {
 			if err := os.Remove(w.real); err != nil {
 				return fmt.Errorf("deleting %s: %w", w.target, err)
@@ -368,7 +408,61 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		return fmt.Errorf("syncing the project's directories: %w", err)
 	}
 	pruneEmptyDirs(root, p.writes)
+	e.step("synced")
+	if jr != nil {
+		e.finishJournal(ctx, p, root, jr)
+	}
 	return nil
+}
+
+// step calls the [WithWriteHook] hook, if any, at one point between the
+// steps that change the project on disk.
+func (e *Engine) step(what string) {
+	if e.opts.writeHook != nil {
+		e.opts.writeHook(what)
+	}
+}
+
+// finishJournal ends a journaled write that succeeded: the conflicted
+// files go into git's index as unmerged (see [stageConflicts]) and the
+// journal stays, as applied, for jig resolve and jig update --abort;
+// without conflicts the journal goes. A failure here is a warning: the
+// project is complete.
+func (e *Engine) finishJournal(ctx context.Context, p *Plan, root string, j *journal) {
+	if len(j.Conflicts) == 0 {
+		if err := dropJournal(root); err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("removing %s: %v; delete it by hand", JournalFile, err))
+		}
+		e.step("journal done")
+		return
+	}
+	if !e.opts.noStages {
+		if w := e.stageConflicts(ctx, root, j); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
+	}
+	e.step("git")
+	j.State = journalApplied
+	if err := e.writeJournal(root, j); err != nil {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("updating %s: %v", JournalFile, err))
+	}
+	e.step("journal done")
+}
+
+// missingDirs returns dir and its parents that do not exist, outermost
+// first.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return missing
 }
 
 // maxProjectFile bounds the size of a file of the project that jig reads
@@ -470,18 +564,8 @@ func checkUnchanged(w pendingWrite) error {
 // mkdirAll creates dir and its missing parents, returning the directories
 // it created, outermost first.
 func mkdirAll(dir string) ([]string, error) {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		}
-		missing = append([]string{d}, missing...)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
 	var created []string
-	for _, d := range missing {
+	for _, d := range missingDirs(dir) {
 		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return created, err
 		}

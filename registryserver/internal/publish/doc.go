@@ -30,8 +30,11 @@
 //     the TTL, stops with [ErrClaimLost] and touches nothing more.
 //  3. Re-check registry.json (a publisher may have committed between 1 and
 //     2), then delete anything left under <version>/ by a crashed attempt.
-//  4. Write every declared file under <version>/. Only the claim holder
-//     writes there, so the stored bytes are the winner's.
+//  4. Write every declared file under <version>/, then the digest index
+//     computed from what was stored (which must equal [Version.Index] when
+//     one is given) and the signatures document ([Version.Signatures]).
+//     Only the claim holder writes there, so the stored bytes are the
+//     winner's.
 //  5. Remove any key under <version>/ that this publish did not write (a
 //     previous holder that kept writing after losing the claim), then
 //     commit: write <version>/registry.json, create-only. From here on the

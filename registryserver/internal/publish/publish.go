@@ -142,6 +142,13 @@ type Version struct {
 	Version   string   // full SemVer
 	// Manifest is the registry.json content, stored byte for byte.
 	Manifest []byte
+	// Index, when not nil, is the digest index computed from the package
+	// before the publish (what its signatures sign): the index of what
+	// Publish stores must be the same, or nothing is committed.
+	Index *registry.DigestIndex
+	// Signatures, when not nil, is the signatures document stored beside
+	// the version ([layout.Signatures]) before the commit point.
+	Signatures []byte
 }
 
 // registryPath returns "<seg>…", the registry's path in its namespace.
@@ -177,7 +184,7 @@ func (v Version) CheckKeys(files []string) error {
 		return err
 	}
 	ns, p := v.Namespace, v.registryPath()
-	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
+	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Signatures(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
 	for _, f := range files {
 		keys = append(keys, layout.File(ns, p, v.Version, registry.NormalizeFilePath(f)))
 	}
@@ -260,7 +267,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	var mu sync.Mutex
 	put := func(_ context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile || name == layout.SignaturesFile {
 			return fmt.Errorf("publish: refusing file path %q", name)
 		}
 		key := layout.File(v.Namespace, v.registryPath(), v.Version, name)
@@ -286,10 +293,28 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if err != nil {
 		return fmt.Errorf("publish: encoding the digest index: %w", err)
 	}
+	if v.Index != nil {
+		want, err := v.Index.Marshal()
+		if err != nil {
+			return fmt.Errorf("publish: encoding the digest index: %w", err)
+		}
+		if !bytes.Equal(want, indexDoc) {
+			return fmt.Errorf("publish: the stored files of %s differ from the package's digest index (the upload changed while it was stored)", v.Path())
+		}
+	}
 	indexKey := layout.DigestIndex(v.Namespace, v.registryPath(), v.Version)
 	written = append(written, indexKey)
 	if err := s.st.Put(pctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
 		return fmt.Errorf("publish: storing the digest index: %w", err)
+	}
+	// The signatures too: a signatures document without registry.json is
+	// never served, and a failed publish removes it with the rest.
+	if v.Signatures != nil {
+		sigKey := layout.Signatures(v.Namespace, v.registryPath(), v.Version)
+		written = append(written, sigKey)
+		if err := s.st.Put(pctx, sigKey, bytes.NewReader(v.Signatures), int64(len(v.Signatures))); err != nil {
+			return fmt.Errorf("publish: storing the signatures: %w", err)
+		}
 	}
 
 	// A previous holder of the claim that kept writing after it was taken

@@ -65,6 +65,16 @@ type Registry struct {
 	// when no project reported (or the census is off).
 	InUse  []wire.CensusVersionRow
 	Edited []wire.CensusEdited
+	// SignedBy are who signed this version (GET …/<version>/signatures),
+	// empty for an unsigned version.
+	SignedBy []Signer
+}
+
+// Signer is one signer of a version as the catalog shows it.
+type Signer struct {
+	// Principal is who the server's signer file says holds the key, ""
+	// when it names nobody; Fingerprint is the key's "SHA256:…".
+	Principal, Fingerprint string
 }
 
 // Options configure [New].

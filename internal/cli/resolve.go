@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+// ResolveCmd is "jig resolve <file> --ours|--theirs|--base".
+type ResolveCmd struct {
+	File   string `arg:"" help:"The conflicted file, as the update listed it."`
+	Ours   bool   `name:"ours" help:"Keep the project's file as it was before the update."`
+	Theirs bool   `name:"theirs" help:"Take the new version's file."`
+	Base   bool   `name:"base" help:"Take the installed version's file."`
+	Dir    string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Validate wants exactly one side.
+func (c *ResolveCmd) Validate() error {
+	n := 0
+	for _, b := range []bool{c.Ours, c.Theirs, c.Base} {
+		if b {
+			n++
+		}
+	}
+	if n != 1 {
+		return errors.New("give exactly one side: jig resolve <file> --ours, --theirs or --base")
+	}
+	return nil
+}
+
+// Run writes the chosen side and clears the conflict.
+func (c *ResolveCmd) Run(ctx context.Context, app *App) error {
+	dir, pr, eng, err := lifecycleSetup(app, c.Dir)
+	if err != nil {
+		return err
+	}
+	side := apply.SideOurs
+	switch {
+	case c.Theirs:
+		side = apply.SideTheirs
+	case c.Base:
+		side = apply.SideBase
+	}
+	err = eng.Resolve(ctx, dir, c.File, side)
+	pr.done()
+	if err != nil {
+		return err
+	}
+	app.Out.Success("Resolved %s with %s", c.File, side)
+	return nil
+}
+
+// runAbort is "jig update --abort".
+func runAbort(ctx context.Context, app *App, dirFlag string, asJSON bool) error {
+	dir, pr, eng, err := lifecycleSetup(app, dirFlag)
+	if err != nil {
+		return err
+	}
+	rep, err := eng.AbortUpdate(ctx, dir)
+	pr.done()
+	if err != nil {
+		return err
+	}
+	return app.Out.Result(asJSON, rep, func() {
+		app.Out.Success("Aborted the %s: %d file(s) restored", rep.Mode, len(rep.Files))
+	})
+}
+
+// killAtWrite returns, when JIG_TEST_KILL_AT_WRITE is N > 0, a write hook
+// that kills the process (as kill -9 would) before the N-th step that
+// changes the project: for the crash tests of the journal. nil otherwise.
+func killAtWrite(app *App) func(string) {
+	n, err := strconv.Atoi(app.Getenv("JIG_TEST_KILL_AT_WRITE"))
+	if err != nil || n <= 0 {
+		return nil
+	}
+	count := 0
+	return func(string) {
+		count++
+		if count == n {
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Kill()
+			}
+			select {} // the signal is on its way
+		}
+	}
+}

@@ -1,0 +1,374 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry"
+)
+
+// gitRepo is the git work tree a project is in: its top-level folder and
+// the project's path in it ("" at the top, else ending in "/").
+type gitRepo struct {
+	top, prefix string
+}
+
+// findGit returns the work tree root is in, nil when git is not on PATH
+// or root is in no work tree. git runs with [gitSafety]: nothing in the
+// project is executed.
+func findGit(ctx context.Context, root string) *gitRepo {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil
+	}
+	out, err := gitOutput(ctx, root, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 2 || lines[0] != "true" {
+		return nil
+	}
+	g := &gitRepo{top: lines[1]}
+	if len(lines) > 2 {
+		g.prefix = lines[2]
+	}
+	return g
+}
+
+// gitOutput runs git with [gitSafety] in dir, stdin as its input, and
+// returns its standard output.
+func gitOutput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSafety...), args...)...)
+	cmd.Dir = dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// hashObject stores b in the repository as a blob, byte for byte (no
+// filters run), and returns its id.
+func (g *gitRepo) hashObject(ctx context.Context, b []byte) (string, error) {
+	out, err := gitOutput(ctx, g.top, b, "hash-object", "-w", "--no-filters", "--stdin")
+	return strings.TrimSpace(string(out)), err
+}
+
+const zeroOID = "0000000000000000000000000000000000000000"
+
+// indexEntry returns the stage-0 entry of the project file target in the
+// index, "<mode> <id>", or "-" when there is none.
+func (g *gitRepo) indexEntry(ctx context.Context, target string) (string, error) {
+	out, err := gitOutput(ctx, g.top, nil, "ls-files", "-s", "-z", "--", ":(literal)"+g.prefix+target)
+	if err != nil {
+		return "", err
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, _, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if ok && len(f) == 3 && f[2] == "0" {
+			return f[0] + " " + f[1], nil
+		}
+	}
+	return "-", nil
+}
+
+// updateIndex feeds lines to "git update-index -z --index-info".
+func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
+	var in bytes.Buffer
+	for _, l := range lines {
+		in.WriteString(l)
+		in.WriteByte(0)
+	}
+	_, err := gitOutput(ctx, g.top, in.Bytes(), "update-index", "-z", "--index-info")
+	return err
+}
+
+// gitMode is the index mode of a file mode.
+func gitMode(m fs.FileMode) string {
+	if m&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
+}
+
+// stageConflicts writes each conflicted file of j into git's index as
+// unmerged, stages 1 (base), 2 (ours) and 3 (theirs), so that "git
+// status" shows it as "UU" and git mergetool and editors show the three
+// sides; the entry each had before is kept in j for jig resolve and jig
+// update --abort. It does nothing outside a git work tree or without git,
+// and returns a warning when git fails.
+func (e *Engine) stageConflicts(ctx context.Context, root string, j *journal) string {
+	g := findGit(ctx, root)
+	if g == nil {
+		return ""
+	}
+	var lines []string
+	for i, c := range j.Conflicts {
+		prev, err := g.indexEntry(ctx, c.Target)
+		if err != nil {
+			return "conflicts were not marked in git's index: " + err.Error()
+		}
+		path := g.prefix + c.Target
+		lines = append(lines, "0 "+zeroOID+"\t"+path)
+		for stage, b := range [][]byte{c.Base, c.Ours, c.Theirs} {
+			id, err := g.hashObject(ctx, b)
+			if err != nil {
+				return "conflicts were not marked in git's index: " + err.Error()
+			}
+			lines = append(lines, fmt.Sprintf("%s %s %d\t%s", gitMode(c.Mode), id, stage+1, path))
+		}
+		j.Conflicts[i].Index = prev
+	}
+	if err := g.updateIndex(ctx, lines); err != nil {
+		for i := range j.Conflicts {
+			j.Conflicts[i].Index = ""
+		}
+		return "conflicts were not marked in git's index: " + err.Error()
+	}
+	return ""
+}
+
+// unstage puts back the index entry target had before the update (prev,
+// see [journalConflict]); nothing when git was not used.
+func unstage(ctx context.Context, root, target, prev string) error {
+	if prev == "" {
+		return nil
+	}
+	g := findGit(ctx, root)
+	if g == nil {
+		return nil
+	}
+	path := g.prefix + target
+	lines := []string{"0 " + zeroOID + "\t" + path}
+	if mode, id, ok := strings.Cut(prev, " "); ok && prev != "-" {
+		lines = append(lines, mode+" "+id+" 0\t"+path)
+	}
+	return g.updateIndex(ctx, lines)
+}
+
+// The sides [Engine.Resolve] can take.
+const (
+	SideOurs   = "ours"
+	SideTheirs = "theirs"
+	SideBase   = "base"
+)
+
+// ErrNoConflict is matched by the error of [Engine.Resolve] for a file
+// the last update did not leave conflicted, and of [Engine.AbortUpdate]
+// when there is nothing to abort.
+var ErrNoConflict = errors.New("nothing to resolve")
+
+// Resolve settles a file the last update left conflicted (target, as in
+// the update's output) by writing one side of its merge: [SideOurs] (the
+// project's file before the update), [SideTheirs] (the new version's) or
+// [SideBase] (the installed version's). It then takes the file's stages
+// out of git's index (putting back the entry it had before the update),
+// drops the file from jig.json's conflict record (recording the written
+// bytes, so "jig check" is clean), and ends the update's journal when no
+// conflict is left. It holds the project lock.
+func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
+	switch side {
+	case SideOurs, SideTheirs, SideBase:
+	default:
+		return fmt.Errorf("side %q must be ours, theirs or base", side)
+	}
+	clean, err := registry.CleanTarget(filepath.ToSlash(target))
+	if err != nil {
+		return err
+	}
+	root, err := resolveExisting(dir)
+	if err != nil {
+		return err
+	}
+	unlock, _, err := lockProject(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := e.recoverLocked(root); err != nil {
+		return err
+	}
+	j, err := readJournal(root)
+	if err != nil {
+		return err
+	}
+	i := -1
+	if j != nil && j.State == journalApplied {
+		i = slices.IndexFunc(j.Conflicts, func(c journalConflict) bool { return c.Target == clean })
+	}
+	if i < 0 {
+		if recordedConflict(root, clean) {
+			return fmt.Errorf("%w: the sides of %s's conflict are no longer kept (another jig command wrote the project since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'", ErrNoConflict, clean)
+		}
+		return fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
+	}
+	c := j.Conflicts[i]
+	data := map[string][]byte{SideOurs: c.Ours, SideTheirs: c.Theirs, SideBase: c.Base}[side]
+	real, link, err := resolveTarget(root, clean)
+	if err != nil {
+		return err
+	}
+	if link != "" {
+		return fmt.Errorf("%w: %s: %s", ErrUnsafeTarget, clean, linkReason(clean, link))
+	}
+	if err := writeAtomic(real, data, c.Mode); err != nil {
+		return fmt.Errorf("writing %s: %w", clean, err)
+	}
+	if err := unstage(ctx, root, clean, c.Index); err != nil {
+		return fmt.Errorf("clearing %s's stages in git's index: %w", clean, err)
+	}
+	if err := resolveRecord(root, clean, data); err != nil {
+		return err
+	}
+	for k := range j.Files {
+		if j.Files[k].Target == clean {
+			j.Files[k].New = hashOf(data) + fmt.Sprintf(" %o", c.Mode)
+		}
+	}
+	j.Conflicts = slices.Delete(j.Conflicts, i, i+1)
+	if len(j.Conflicts) == 0 {
+		return dropJournal(root)
+	}
+	return e.writeJournal(root, j)
+}
+
+// recordedConflict reports whether jig.json records target as conflicted.
+func recordedConflict(root, target string) bool {
+	b, err := safefile.ReadFile(filepath.Join(root, registry.ProjectFile), maxProjectFile)
+	if err != nil {
+		return false
+	}
+	proj, err := registry.ParseProject(b)
+	if err != nil {
+		return false
+	}
+	for _, inst := range proj.Installed {
+		if _, ok := inst.Conflicts.Find(target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveRecord drops target from every conflict record of jig.json and
+// records data as its content.
+func resolveRecord(root, target string, data []byte) error {
+	pj := filepath.Join(root, registry.ProjectFile)
+	b, err := safefile.ReadFile(pj, maxProjectFile)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", registry.ProjectFile, err)
+	}
+	proj, err := registry.ParseProject(b)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrProjectInvalid, err)
+	}
+	for k, inst := range proj.Installed {
+		if _, ok := inst.Conflicts.Find(target); ok {
+			inst.Conflicts = slices.DeleteFunc(slices.Clone(inst.Conflicts), func(c registry.ConflictFile) bool { return c.Target == target })
+		}
+		if _, ok := inst.Files[target]; ok {
+			inst.Files[target] = hashOf(data)
+		}
+		proj.Installed[k] = inst
+	}
+	out, err := proj.Marshal()
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(out, b) {
+		return nil
+	}
+	fi, err := os.Stat(pj)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(pj, out, fi.Mode().Perm())
+}
+
+// AbortReport is what [Engine.AbortUpdate] restored.
+type AbortReport struct {
+	// Mode is the command aborted ("update").
+	Mode Mode `json:"mode"`
+	// Files are the files put back as they were, in journal order.
+	Files []string `json:"files"`
+}
+
+// AbortUpdate restores the project in dir to what it was before the last
+// update that left conflicts (or a jig command that was stopped midway),
+// from its journal ([JournalFile]): every file it wrote gets its old bytes
+// and mode, files it created go, and git's index gets back the entries
+// of the conflicted files. Resolutions of conflicts are discarded with
+// the rest, as "git merge --abort" does; a file the update wrote cleanly
+// that changed since is not overwritten: the abort is refused, with a
+// [*JournalError] naming it. Without a journal it returns an error
+// matching [ErrNoConflict]. It holds the project lock.
+func (e *Engine) AbortUpdate(ctx context.Context, dir string) (*AbortReport, error) {
+	root, err := resolveExisting(dir)
+	if err != nil {
+		return nil, err
+	}
+	unlock, _, err := lockProject(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	j, err := readJournal(root)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		return nil, fmt.Errorf("%w: no update to abort in %s (an update that finished without conflicts cannot be aborted; jig update --to <version> moves back)", ErrNoConflict, root)
+	}
+	conflicted := map[string]bool{}
+	for _, c := range j.Conflicts {
+		conflicted[c.Target] = true
+	}
+	states := make([]fileNow, len(j.Files))
+	reals := make([]string, len(j.Files))
+	var changed []string
+	for i, en := range j.Files {
+		st, real, err := stateOf(root, en)
+		if err != nil {
+			return nil, &JournalError{Dir: root, Reason: fmt.Sprintf("%s cannot be checked: %v", en.Target, err)}
+		}
+		if st == nowOther && conflicted[en.Target] {
+			st = nowNew // a resolution, discarded with the update
+		}
+		if st == nowOther {
+			changed = append(changed, en.Target)
+		}
+		states[i], reals[i] = st, real
+	}
+	if len(changed) > 0 {
+		return nil, &JournalError{Dir: root, Reason: strings.Join(changed, ", ") + " changed since the update wrote it, and aborting would lose that",
+			Hint: "copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"}
+	}
+	for _, c := range j.Conflicts {
+		if err := unstage(ctx, root, c.Target, c.Index); err != nil {
+			return nil, fmt.Errorf("restoring %s in git's index: %w", c.Target, err)
+		}
+	}
+	if err := e.rollBack(root, j, states, reals); err != nil {
+		return nil, err
+	}
+	rep := &AbortReport{Mode: j.Mode, Files: []string{}}
+	for _, en := range j.Files {
+		rep.Files = append(rep.Files, en.Target)
+	}
+	return rep, nil
+}

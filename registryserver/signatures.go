@@ -1,0 +1,140 @@
+package registryserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/webui"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// maxSignaturesDocument bounds a stored signatures document read back:
+// [wire.MaxSignatures] signatures with their keys, with room to spare.
+const maxSignaturesDocument = 2 * wire.MaxSignatures * 2 * signing.MaxSignatureSize
+
+// checkSignatures verifies the signature fields of an upload against the
+// version's digest index, before anything is stored, and returns the
+// signatures document to store beside the version (nil for an upload
+// without signatures). signers are the namespace's allowed signers, nil
+// when it does not require signed versions. Every signature must parse
+// and verify (403 SIGNATURE_INVALID, whatever the namespace); with
+// signers, at least one must be by a key they list for now (400
+// SIGNATURE_REQUIRED without any, 403 SIGNATURE_INVALID otherwise).
+// Several signatures by one key are stored once.
+func checkSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signing.AllowedSigners, now time.Time) ([]byte, error) {
+	id := idx.Namespace + "/" + idx.Path + "@" + idx.Version
+	if len(fields) == 0 {
+		if signers != nil {
+			return nil, newAPIError(wire.CodeSignatureRequired, fmt.Sprintf(
+				"Namespace %s requires signed versions: sign the digest index with `jig publish --sign-key <private key>`, or sign the output of `jig publish --print-digests` with `ssh-keygen -Y sign -n %s` and pass it with --signature",
+				idx.Namespace, signing.Namespace))
+		}
+		return nil, nil
+	}
+	data, err := idx.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	doc := wire.Signatures{Namespace: idx.Namespace, Path: idx.Path, Version: idx.Version, Signatures: []wire.SignatureInfo{}}
+	seen := map[string]bool{}
+	trusted := false
+	var refused []string
+	for i, f := range fields {
+		sig, err := signing.ParseSignature(f)
+		if err == nil {
+			err = sig.Verify(data)
+		}
+		if err != nil {
+			return nil, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
+				"Signature %d of %s is invalid: %s. Sign exactly what `jig publish --print-digests` prints for this version, in namespace %s.",
+				i+1, id, strings.TrimPrefix(err.Error(), signing.ErrBadSignature.Error()+": "), signing.Namespace))
+		}
+		info := wire.SignatureInfo{Signature: string(sig.Armored), Key: signing.FormatPublicKey(sig.Key), Fingerprint: sig.Fingerprint}
+		if signers != nil {
+			who, err := signers.Verify(data, sig, now)
+			if err == nil {
+				trusted = true
+				info.Principal = who.Principal
+			} else {
+				refused = append(refused, err.Error())
+			}
+		}
+		if seen[sig.Fingerprint] {
+			continue
+		}
+		seen[sig.Fingerprint] = true
+		doc.Signatures = append(doc.Signatures, info)
+	}
+	if signers != nil && !trusted {
+		return nil, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
+			"No signature of %s is by a key the namespace's signer file allows: %s. Sign with a listed key, or ask the server's operator to add yours.",
+			id, strings.Join(refused, "; ")))
+	}
+	return json.Marshal(doc)
+}
+
+// sendSignatures serves GET /registries/@ns/<seg>…/<version>/signatures:
+// the stored signatures document, or an empty list for a version
+// published without signatures; 404 when the version does not exist. A
+// document without registry.json (a publish in progress or rolled back)
+// is never served.
+func (h *Handler) sendSignatures(c echo.Context, res resource) error {
+	ctx := c.Request().Context()
+	if _, err := h.commitOf(ctx, res.manifestFile()); err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return newAPIError(wire.CodeNotFound, "Registry version not found")
+		}
+		return internalError(err)
+	}
+	data, _, err := h.readDocument(ctx, layout.Signatures(res.namespace, res.path, res.version))
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		data, err = json.Marshal(wire.Signatures{Namespace: res.namespace, Path: res.path, Version: res.version, Signatures: []wire.SignatureInfo{}})
+		if err != nil {
+			return internalError(err)
+		}
+	case err != nil:
+		return internalError(err)
+	case len(data) > maxSignaturesDocument:
+		return internalError(fmt.Errorf("signatures of %s: %d bytes, over %d", res.manifestFile(), len(data), maxSignaturesDocument))
+	}
+	etag := contentETag(data)
+	return h.sendDocument(c, document{data: data, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag})
+}
+
+// signedBy returns who signed a committed version, for the web catalog:
+// the principal the upload was accepted for, else the one the signer file
+// in force names for the key, else none (the fingerprint alone).
+func (h *Handler) signedBy(ctx context.Context, ns, path, version string) ([]webui.Signer, error) {
+	doc, ok, err := readParsed(ctx, h, layout.Signatures(ns, path, version), func(b []byte) (*wire.Signatures, error) {
+		var d wire.Signatures
+		return &d, json.Unmarshal(b, &d)
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	signers := h.signers.Load().For(ns)
+	out := make([]webui.Signer, 0, len(doc.Signatures))
+	for _, s := range doc.Signatures {
+		who := webui.Signer{Principal: s.Principal, Fingerprint: s.Fingerprint}
+		if who.Principal == "" && signers != nil {
+			if key, err := signing.ParsePublicKey([]byte(s.Key)); err == nil {
+				if e, ok := signers.Find(key); ok {
+					who.Principal = e.Principals
+				}
+			}
+		}
+		out = append(out, who)
+	}
+	return out, nil
+}
