@@ -33,7 +33,10 @@ func aheadKey(ref, path string) string { return ref + "\x00" + path }
 // pinned) unless the version's digest index is at hand already (then the
 // cache or one later round serves them) or the client is offline.
 func (c *Client) startAhead(ctx context.Context, id registry.ID, version string, paths []string) {
-	if len(paths) == 0 || c.opts.mode == Offline || c.cachedIndex(id, version) != nil {
+	if len(paths) == 0 || c.opts.mode == Offline || c.memIndex(c.versionRef(id, version)) != nil {
+		return
+	}
+	if x, _ := c.cachedIndexBytes(id, version); x != nil {
 		return
 	}
 	pid := id.WithVersion(version)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 )
 
@@ -36,6 +37,9 @@ type Client struct {
 	indexes  map[string]*registry.DigestIndex
 	missing  map[string]bool // versions whose server has no index
 	idxGroup singleflight.Group
+	// policy is the compiled trust policy (signed.go); nil for none.
+	policy  *policy
+	signers map[string]signing.Signer // trusted signer by version ref
 
 	// Files downloaded ahead of their File call (ahead.go).
 	aheadMu  sync.Mutex
@@ -61,6 +65,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		}
 	}
 	c := &Client{base: u, opts: o}
+	if c.policy, err = compilePolicy(o.namespace, o.trust); err != nil {
+		return nil, err
+	}
 	disp := *u
 	disp.User = nil
 	c.baseStr = strings.TrimRight(disp.String(), "/")
@@ -574,6 +581,15 @@ func (c *Client) Versions(ctx context.Context, id registry.ID) ([]string, error)
 	}
 	if body.Versions == nil {
 		body.Versions = []string{}
+	}
+	newest := ""
+	for _, v := range body.Versions {
+		if registry.ValidVersion(v) && (newest == "" || registry.CompareVersions(v, newest) > 0) {
+			newest = v
+		}
+	}
+	if err := c.checkLatest(id, newest); err != nil {
+		return nil, err
 	}
 	return body.Versions, nil
 }

@@ -34,4 +34,16 @@
 // the jig CLI uses (package [github.com/jigkit/jig/registryclient/rcfile],
 // which also edits it). Each namespace's client is built on its first
 // request and reused.
+//
+// # Signatures
+//
+// With a trust policy ([WithTrust], an [Entry]'s Trust, the rc file's
+// "trust"), every version's digest index is checked against the
+// version's SSH signatures before anything of the version is used: a
+// signature that does not verify is a [*SignatureError], and so, when the
+// policy requires a signature, is an unsigned or untrusted version. The
+// files are checked against that very index. With [WithCache], signatures
+// are cached with the content (and verified again when read back), and
+// the versions seen signed are remembered: a server that goes back on them
+// gives a [*RollbackError]. [Client.SignedBy] says who signed a version.
 package registryclient

@@ -27,6 +27,9 @@ type Entry struct {
 	// overrides what the server advertises. "" means: ask the server (GET
 	// /namespaces), else [registry.DefaultNamespace].
 	DefaultNamespace string `json:"defaultNamespace,omitempty"`
+	// Trust is the namespace's signing policy; nil means none (see
+	// [Trust]).
+	Trust *Trust `json:"trust,omitempty"`
 }
 
 // CheckDefaultNamespace checks e.DefaultNamespace as the entry of

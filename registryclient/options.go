@@ -30,6 +30,7 @@ type options struct {
 	cache         *cache.Cache
 	mode          Mode
 	notice        func(string)
+	trust         *Trust // nil: no signing policy (WithTrust)
 	// fallbackMax and fallbackConc bound the search fallback (search.go);
 	// 0 means the default.
 	fallbackMax, fallbackConc int

@@ -72,7 +72,7 @@ func newSourceClient(ns string, e Entry, opts []Option) (*Client, error) {
 	if _, err := url.Parse(e.URL); err != nil {
 		return nil, fmt.Errorf("%w: registry %s: url: %w", ErrInvalidConfig, ns, err)
 	}
-	all := []Option{WithNamespace(ns), WithHeaders(e.Headers)}
+	all := []Option{WithNamespace(ns), WithHeaders(e.Headers), WithTrust(e.Trust)}
 	if e.Token != "" {
 		all = append(all, WithToken(e.Token))
 	}

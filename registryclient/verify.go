@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
@@ -112,30 +114,52 @@ func (c *Client) versionRef(id registry.ID, version string) string {
 	return c.refBase() + "/" + id.Namespace + "/" + id.Path + "/" + version
 }
 
-// cachedIndex returns the digest index of id@version from the memory map
-// or the cache.
-func (c *Client) cachedIndex(id registry.ID, version string) *registry.DigestIndex {
-	ref := c.versionRef(id, version)
+// memIndex returns the accepted digest index of ref from the memory map.
+func (c *Client) memIndex(ref string) *registry.DigestIndex {
 	c.idxMu.Lock()
-	x := c.indexes[ref]
-	c.idxMu.Unlock()
-	if x != nil || c.opts.cache == nil {
-		return x
+	defer c.idxMu.Unlock()
+	return c.indexes[ref]
+}
+
+// cachedIndexBytes returns the digest index of id@version and its bytes
+// from the cache, not yet checked against the trust policy, or nil.
+func (c *Client) cachedIndexBytes(id registry.ID, version string) (*registry.DigestIndex, []byte) {
+	if c.opts.cache == nil {
+		return nil, nil
 	}
-	d, ok := c.opts.cache.Ref(ref)
+	d, ok := c.opts.cache.Ref(c.versionRef(id, version))
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	b, ok := c.opts.cache.Get(d)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	x, err := registry.ParseDigestIndex(b)
 	if err != nil || x.Namespace != id.Namespace || x.Path != id.Path || x.Version != version {
-		return nil
+		return nil, nil
+	}
+	return x, b
+}
+
+// cachedIndex returns the digest index of id@version from the memory map
+// or the cache: (nil, nil) when neither holds it. What the cache holds is
+// checked against the trust policy ([Client.acceptIndex]) as if it had
+// just been fetched: the cache is not trusted to have checked it.
+func (c *Client) cachedIndex(ctx context.Context, id registry.ID, version string) (*registry.DigestIndex, error) {
+	ref := c.versionRef(id, version)
+	if x := c.memIndex(ref); x != nil {
+		return x, nil
+	}
+	x, b := c.cachedIndexBytes(id, version)
+	if x == nil {
+		return nil, nil
+	}
+	if err := c.acceptIndex(ctx, id, version, b, nil); err != nil {
+		return nil, err
 	}
 	c.rememberIndex(ref, x)
-	return x
+	return x, nil
 }
 
 func (c *Client) rememberIndex(ref string, x *registry.DigestIndex) {
@@ -165,8 +189,20 @@ func (c *Client) Digests(ctx context.Context, id registry.ID) (*registry.DigestI
 }
 
 func (c *Client) digests(ctx context.Context, id registry.ID, version string) (*registry.DigestIndex, error) {
-	if x := c.cachedIndex(id, version); x != nil {
-		return x, nil
+	x, err := c.fetchDigests(ctx, id, version)
+	if errors.Is(err, errNoIndex) {
+		if perr := c.noIndexUnderPolicy(id, version); perr != nil {
+			return nil, perr
+		}
+	}
+	return x, err
+}
+
+// fetchDigests is digests without the trust policy's verdict on a server
+// that publishes no index.
+func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version string) (*registry.DigestIndex, error) {
+	if x, err := c.cachedIndex(ctx, id, version); x != nil || err != nil {
+		return x, err
 	}
 	ref := c.versionRef(id, version)
 	if c.noIndex(ref) {
@@ -176,8 +212,26 @@ func (c *Client) digests(ctx context.Context, id registry.ID, version string) (*
 		return nil, notCached("digest index of %s@%s from %s", id.Key(), version, c.baseStr)
 	}
 	v, err, _ := c.idxGroup.Do(ref, func() (any, error) {
-		if x := c.cachedIndex(id, version); x != nil {
-			return x, nil
+		if x, err := c.cachedIndex(ctx, id, version); x != nil || err != nil {
+			return x, err
+		}
+		// The signatures are fetched while the index is: a trust policy
+		// costs no extra round trip.
+		var sigs func() (*wire.Signatures, error)
+		if c.policy != nil {
+			type result struct {
+				sigs *wire.Signatures
+				err  error
+			}
+			ch := make(chan result, 1)
+			go func() {
+				s, err := c.signatures(ctx, id, version)
+				ch <- result{s, err}
+			}()
+			sigs = sync.OnceValues(func() (*wire.Signatures, error) { r := <-ch; return r.sigs, r.err })
+			// Whatever happens to the index, the signatures request ends
+			// (and stops writing to the cache) before this returns.
+			defer func() { _, _ = sigs() }()
 		}
 		pid := id.WithVersion(version)
 		pid.Language = ""
@@ -205,6 +259,11 @@ func (c *Client) digests(ctx context.Context, id registry.ID, version string) (*
 		}
 		if x.Namespace != id.Namespace || x.Path != id.Path || x.Version != version {
 			return nil, fmt.Errorf("digest index from %s names %s/%s@%s, not %s@%s", resp.url, x.Namespace, x.Path, x.Version, id.Key(), version)
+		}
+		// The very bytes the files are checked against are the ones the
+		// signatures are checked over.
+		if err := c.acceptIndex(ctx, id, version, resp.body, sigs); err != nil {
+			return nil, err
 		}
 		if c.opts.cache != nil {
 			if d, err := c.opts.cache.Put(resp.body); err == nil {
@@ -238,7 +297,7 @@ func (c *Client) newestCached(id registry.ID) string {
 			continue
 		}
 		if bestS == "" || registry.CompareVersions(name, bestS) > 0 {
-			if c.cachedIndex(id, name) == nil {
+			if x, _ := c.cachedIndexBytes(id, name); x == nil {
 				continue
 			}
 			bestS = name
@@ -272,8 +331,8 @@ func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files f
 		}
 	}
 	if version != "" {
-		if r := c.cachedManifest(id, version); r != nil {
-			return r, nil
+		if r, err := c.cachedManifest(ctx, id, version); r != nil || err != nil {
+			return r, err
 		}
 		if c.opts.mode == Offline {
 			return nil, notCached("%s@%s from %s", id.Key(), version, c.baseStr)
@@ -304,6 +363,9 @@ func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files f
 	}
 	res := &ManifestResult{Manifest: m, Digest: digest, Verified: verified}
 	if version == "" && registry.ValidVersion(m.Version) {
+		if err := c.checkLatest(id, m.Version); err != nil {
+			return nil, err
+		}
 		if files != nil {
 			c.startAhead(ctx, id, m.Version, files(m))
 		}
@@ -334,24 +396,24 @@ func (c *Client) checkManifest(ctx context.Context, id registry.ID, version, dig
 }
 
 // cachedManifest returns id@version from the cache, verified against the
-// cached index, or nil.
-func (c *Client) cachedManifest(id registry.ID, version string) *ManifestResult {
+// cached index (itself checked against the trust policy), or nil.
+func (c *Client) cachedManifest(ctx context.Context, id registry.ID, version string) (*ManifestResult, error) {
 	if c.opts.cache == nil {
-		return nil
+		return nil, nil
 	}
-	x := c.cachedIndex(id, version)
-	if x == nil {
-		return nil
+	x, err := c.cachedIndex(ctx, id, version)
+	if x == nil || err != nil {
+		return nil, err
 	}
 	b, ok := c.opts.cache.Get(x.Manifest)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	m, err := registry.ParseManifest(b)
 	if err != nil || m.Version != version {
-		return nil
+		return nil, nil
 	}
-	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true}
+	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true}, nil
 }
 
 func modeName(m Mode) string {

@@ -25,19 +25,37 @@ func (r *recorder) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.paths = append(r.paths, req.URL.Path)
+		refuse := r.refuse
+		body, tampered := r.tamper[req.URL.Path]
 		r.mu.Unlock()
-		if r.refuse != nil && r.refuse(req.URL.Path) {
+		if refuse != nil && refuse(req.URL.Path) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = w.Write([]byte(`{"code":"INVALID_PATH","message":"Invalid registry resource path"}`))
 			return
 		}
-		if body, ok := r.tamper[req.URL.Path]; ok {
+		if tampered {
 			_, _ = w.Write([]byte(body))
 			return
 		}
 		h.ServeHTTP(w, req)
 	})
+}
+
+// set changes the server's answers while it runs: tamper, when not
+// nil, replaces path's body; refuse, when not nil, replaces the refusal.
+func (r *recorder) set(path, body string, refuse func(string) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tamper == nil {
+		r.tamper = map[string]string{}
+	}
+	if path != "" {
+		r.tamper[path] = body
+	}
+	if refuse != nil {
+		r.refuse = refuse
+	}
 }
 
 func (r *recorder) take() []string {

@@ -47,12 +47,25 @@ type entryJSON struct {
 	URL              string     `json:"url"`
 	Headers          headerList `json:"headers,omitempty"`
 	DefaultNamespace string     `json:"defaultNamespace,omitempty"`
+	// Trust is the signing policy ('jig trust list' shows it in full).
+	Trust *registryclient.Trust `json:"trust,omitempty"`
 }
 
 func printEntry(o *Output, e registryclient.Entry) {
 	o.Printf("  URL:     %s\n", e.URL)
 	if e.DefaultNamespace != "" {
 		o.Printf("  Default namespace: %s (shorthand such as runtimes/node means %s/runtimes/node)\n", e.DefaultNamespace, e.DefaultNamespace)
+	}
+	if t := e.Trust; t != nil {
+		what := fmt.Sprintf("%d key(s)", len(t.Keys))
+		if t.AllowedSigners != "" {
+			what += " and the allowed signers file " + t.AllowedSigners
+		}
+		req := "signatures not required"
+		if t.Require {
+			req = "signatures required"
+		}
+		o.Printf("  Trust:   %s, %s (see 'jig trust list')\n", what, req)
 	}
 	hs := e.DisplayHeaders()
 	if len(hs) == 0 {
@@ -80,7 +93,7 @@ func (c *ConfigListCmd) Run(app *App) error {
 		out := map[string]entryJSON{}
 		for _, ns := range cfg.List() {
 			e, _ := cfg.Get(ns)
-			out[ns] = entryJSON{URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace}
+			out[ns] = entryJSON{URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace, Trust: e.Trust}
 		}
 		return app.Out.JSON(out)
 	}
@@ -118,7 +131,7 @@ func (c *ConfigGetCmd) Run(app *App) error {
 		return fmt.Errorf("Registry '%s' not found. Add it with 'jig config set %s --url <url>'.", c.Namespace, c.Namespace)
 	}
 	if c.JSON {
-		return app.Out.JSON(entryJSON{Namespace: c.Namespace, URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace})
+		return app.Out.JSON(entryJSON{Namespace: c.Namespace, URL: e.URL, Headers: e.DisplayHeaders(), DefaultNamespace: e.DefaultNamespace, Trust: e.Trust})
 	}
 	app.Out.Printf("Configuration for %s:\n", c.Namespace)
 	printEntry(app.Out, e)

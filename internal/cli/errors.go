@@ -48,6 +48,12 @@ const (
 	codeUsage         = "USAGE"
 	codeNotConfigured = "NOT_CONFIGURED"
 	codeGeneric       = "ERROR"
+	// codeSignature: a version the trust policy refuses (unsigned,
+	// untrusted or a signature that does not verify).
+	codeSignature = "SIGNATURE_REFUSED"
+	// codeRollback: a server's answer that goes back on a version seen
+	// signed before.
+	codeRollback = "ROLLBACK_REFUSED"
 )
 
 // reportFor describes err. HTTP errors name the status and the registry,
@@ -158,7 +164,17 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var ov *apply.OtherVersionError
 	var nr *apply.NotRecordedError
 	var ncd *registryclient.NotCachedError
+	var sig *registryclient.SignatureError
+	var rb *registryclient.RollbackError
 	switch {
+	case errors.As(err, &sig):
+		r := hinted(err, sig.Hint())
+		r.Code = codeSignature
+		return r
+	case errors.As(err, &rb):
+		r := hinted(err, rb.Hint())
+		r.Code = codeRollback
+		return r
 	case errors.As(err, &rl):
 		st := wire.CodeRateLimitExceeded.Status()
 		r := errorReport{Code: string(wire.CodeRateLimitExceeded), Status: st, headline: fmt.Sprintf("%d %s", st, http.StatusText(st))}

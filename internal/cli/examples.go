@@ -172,3 +172,42 @@ func (c *FleetUpdateCmd) Help() string {
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt --pr-command 'tea pr create --head "$JIG_FLEET_BRANCH" --title "$JIG_FLEET_TITLE"'
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt    # again: retries only the failed ones`
 }
+
+func (c *TrustAddCmd) Help() string {
+	return `Examples:
+  jig trust add @company --key "$(cat alice.pub)" --principal alice@example.com
+  jig trust add @company --key @alice.pub --principal alice@example.com --require
+  jig trust add @company --allowed-signers ~/.config/jig/company.allowed_signers`
+}
+
+func (c *TrustListCmd) Help() string {
+	return `Examples:
+  jig trust list
+  jig trust ls @company --json`
+}
+
+func (c *TrustRemoveCmd) Help() string {
+	return `Examples:
+  jig trust remove @company --key SHA256:Xb9V...   # the fingerprint 'jig trust list' shows
+  jig trust rm @company                           # the whole policy`
+}
+
+func (c *TrustRequireCmd) Help() string {
+	return `Examples:
+  jig trust require @company on    # refuse unsigned or untrusted versions
+  jig trust require @company off   # install unsigned versions; bad signatures are still refused`
+}
+
+func (c *TrustForgetCmd) Help() string {
+	return `Examples:
+  jig trust forget @company/runtimes/node          # after an intended rollback of the server
+  jig trust forget @company/runtimes/node@1.2.0    # after 1.2.0 was re-signed on purpose
+  jig trust forget @company`
+}
+
+func (c *VerifyCmd) Help() string {
+	return `Examples:
+  jig verify          # signatures and recorded digests of every installed version
+  jig verify --json   # {"ok": false, "registries": [...]}; exit 1 on any failure
+  jig --offline verify`
+}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -540,4 +542,22 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 	st.cur, st.touched, st.strategy = b, true, registry.StrategyJSON
 	st.from = appendOnce(st.from, "jig")
 	return nil
+}
+
+// ReadProject reads and checks the jig.json of the project directory dir
+// (absolute): a missing one is a [*NoProjectError], an invalid one an
+// error wrapping [ErrProjectInvalid].
+func ReadProject(dir string) (*registry.Project, error) {
+	b, err := safefile.ReadFile(filepath.Join(dir, registry.ProjectFile), maxProjectFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noProject(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	proj, err := registry.ParseProject(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w; fix it or move it away", ErrProjectInvalid, err)
+	}
+	return proj, nil
 }

@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,18 @@ type Cache struct {
 	max     int64
 	written atomic.Int64
 	now     func() time.Time
+	// signedMu serializes this process's edits of the signed-versions
+	// memory (signed.go), so they do not poll for each other's file
+	// lock.
+	signedMu sync.Mutex
+	// pending are the records waiting for signedMu (RecordSigned).
+	pendMu  sync.Mutex
+	pending []*signedRecord
+	// memoFile and memoDoc are the last signed-versions memory read
+	// (readSignedMemo), under memoMu.
+	memoMu   sync.Mutex
+	memoFile os.FileInfo
+	memoDoc  *signedDoc
 }
 
 // Option configures [Open].

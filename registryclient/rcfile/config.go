@@ -43,6 +43,8 @@ var BuiltinNamespaces = []string{registry.DefaultNamespace, registry.PresetNames
 type entry struct {
 	registryclient.Entry
 	short bool // stored as a bare URL string
+	// other holds the entry's fields jig does not know, kept on save.
+	other map[string]json.RawMessage
 }
 
 // Config is the rc file (~/.jigrc): registry sources keyed by namespace,
@@ -155,9 +157,23 @@ func (c *Config) parse(data []byte) error {
 				Token            *string           `json:"token"`
 				Headers          map[string]string `json:"headers"`
 				DefaultNamespace *string           `json:"defaultNamespace"`
+				Trust            json.RawMessage   `json:"trust"`
 			}
 			if err := json.Unmarshal(v, &obj); err != nil {
-				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\"} with string values", ns)
+				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\", \"trust\"} with string values", ns)
+			}
+			if t, err := parseTrust(ns, obj.Trust); err != nil {
+				return err
+			} else {
+				e.Trust = t
+			}
+			var all map[string]json.RawMessage
+			_ = json.Unmarshal(v, &all)
+			for _, k := range knownEntryFields {
+				delete(all, k)
+			}
+			if len(all) > 0 {
+				e.other = all
 			}
 			if obj.DefaultNamespace != nil {
 				e.DefaultNamespace = *obj.DefaultNamespace
@@ -190,6 +206,7 @@ func IsBuiltin(ns string) bool { return slices.Contains(BuiltinNamespaces, ns) }
 func (c *Config) Get(ns string) (registryclient.Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
 		e.Headers = maps.Clone(e.Headers)
+		e.Trust = e.Trust.Clone()
 		if e.URL == "" && IsBuiltin(ns) {
 			// An override of the token, headers or default namespace
 			// alone keeps following the built-in URL.
@@ -478,18 +495,28 @@ func (c *Config) Marshal() ([]byte, error) {
 	}
 	regs := map[string]any{}
 	for ns, e := range c.entries {
-		if e.short && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" {
+		if e.short && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && e.Trust == nil && len(e.other) == 0 {
 			regs[ns] = e.URL
 			continue
 		}
-		obj := struct {
-			URL              string            `json:"url,omitempty"` // none: a built-in's default
-			Token            string            `json:"token,omitempty"`
-			Headers          map[string]string `json:"headers"`
-			DefaultNamespace string            `json:"defaultNamespace,omitempty"`
-		}{URL: e.URL, Token: e.Token, Headers: e.Headers, DefaultNamespace: e.DefaultNamespace}
-		if obj.Headers == nil {
-			obj.Headers = map[string]string{}
+		obj := orderedObject{{"url", e.URL}, {"token", e.Token}, {"headers", e.Headers}, {"defaultNamespace", e.DefaultNamespace}}
+		if e.URL == "" { // none: a built-in's default
+			obj = obj[1:]
+		}
+		if e.Headers == nil {
+			obj.set("headers", map[string]string{})
+		}
+		if e.Token == "" {
+			obj = obj.without("token")
+		}
+		if e.DefaultNamespace == "" {
+			obj = obj.without("defaultNamespace")
+		}
+		if e.Trust != nil {
+			obj = append(obj, field{"trust", e.Trust})
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.other)) {
+			obj = append(obj, field{k, e.other[k]})
 		}
 		regs[ns] = obj
 	}
@@ -596,6 +623,11 @@ func (c *Config) Resolve(ns string) (registryclient.Entry, error) {
 			return registryclient.Entry{}, err
 		}
 	}
+	if e.Trust != nil {
+		if e.Trust.AllowedSigners, err = c.trustPath(e.Trust.AllowedSigners); err != nil {
+			return registryclient.Entry{}, fmt.Errorf("%w: registry %s: %w", registryclient.ErrInvalidConfig, ns, err)
+		}
+	}
 	return e, nil
 }
 
@@ -611,4 +643,50 @@ func (c *Config) Sources(opts ...registryclient.Option) *registryclient.Sources 
 // unconfigured namespace gives a [*registryclient.NotConfiguredError].
 func (c *Config) Client(ns string, opts ...registryclient.Option) (*registryclient.Client, error) {
 	return c.Sources(opts...).Client(ns)
+}
+
+// knownEntryFields are the entry fields jig reads; others are kept as
+// they are on save.
+var knownEntryFields = []string{"url", "token", "headers", "defaultNamespace", "trust"}
+
+// field is one member of an [orderedObject].
+type field struct {
+	name  string
+	value any
+}
+
+// orderedObject marshals as a JSON object with its members in order.
+type orderedObject []field
+
+func (o orderedObject) set(name string, v any) {
+	for i := range o {
+		if o[i].name == name {
+			o[i].value = v
+		}
+	}
+}
+
+func (o orderedObject) without(name string) orderedObject {
+	return slices.DeleteFunc(o, func(f field) bool { return f.name == name })
+}
+
+// MarshalJSON writes the members in order.
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
