@@ -118,11 +118,11 @@ func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
 }
 
 // noFilters returns the "-c" options that turn off every filter driver
-// the repository's configuration defines (filter.<name>.clean, .smudge,
-// .process): when git writes the index it re-reads the files it cannot
-// tell are unchanged ("racily clean") through their clean filter, a
-// program that a hostile .git/config names, as it may name an fsmonitor
-// ([gitSafety]). A driver whose name the options cannot spell is an error.
+// the repository's configuration defines ([gitsafe.NoFilters]): when git
+// writes the index it re-reads the files it cannot tell are unchanged
+// ("racily clean") through their clean filter, a program that a hostile
+// .git/config names, as it may name an fsmonitor ([gitSafety]). A driver
+// whose name the options cannot spell is an error.
 func (g *gitRepo) noFilters(ctx context.Context) ([]string, error) {
 	out, err := gitOutput(ctx, g.top, nil, "config", "-z", "--name-only", "--get-regexp", `^filter\.`)
 	var exit *exec.ExitError
