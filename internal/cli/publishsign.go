@@ -43,7 +43,7 @@ func (s *publishSigning) printDigests(app *App, pkg *registryclient.Package) err
 
 // sign adds the signatures the flags ask for to pkg, each checked against
 // its digest index before anything is uploaded.
-func (s *publishSigning) sign(app *App, pkg *registryclient.Package) error {
+func (s *publishSigning) sign(ctx context.Context, app *App, pkg *registryclient.Package) error {
 	if s.SignKey == "" && len(s.Signature) == 0 {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s *publishSigning) sign(app *App, pkg *registryclient.Package) error {
 		app.Out.Infof("Signature %s: key %s", f, sig.Fingerprint)
 	}
 	if s.SignKey != "" {
-		signer, err := signing.LoadSigner(s.SignKey)
+		signer, err := signing.LoadSigner(ctx, s.SignKey)
 		if err != nil {
 			return fmt.Errorf("--sign-key: %w", err)
 		}
