@@ -20,6 +20,9 @@ const Namespace = "jig-registry"
 // 16 KiB, several times what a 16384-bit RSA key needs.
 const MaxSignatureSize = 16 << 10
 
+// skUserPresent is the user-presence flag of a security key signature.
+const skUserPresent = 0x01
+
 // pemType is the PEM block type of an armored SSH signature.
 const pemType = "SSH SIGNATURE"
 
@@ -127,10 +130,18 @@ func ParseSignature(armored []byte) (*Signature, error) {
 
 // Verify checks that s is a valid signature over index by s.Key in
 // namespace [Namespace]; it says nothing about whether the key is trusted
-// (see [AllowedSigners.Verify]). The error wraps [ErrBadSignature].
+// (see [AllowedSigners.Verify]). A security key's (sk-ssh-ed25519,
+// sk-ecdsa) signature must assert user presence (a touch). The error wraps
+// [ErrBadSignature].
 func (s *Signature) Verify(index []byte) error {
 	if s == nil || s.sig == nil || s.Key == nil {
 		return fmt.Errorf("%w: not a parsed signature (use ParseSignature)", ErrBadSignature)
+	}
+	// A FIDO key's signature carries the authenticator's flags; without
+	// user presence golang.org/x/crypto/ssh refuses it (ssh-keygen would
+	// accept it): say why.
+	if t := s.Key.Type(); (t == ssh.KeyAlgoSKED25519 || t == ssh.KeyAlgoSKECDSA256) && len(s.sig.Signature.Rest) > 0 && s.sig.Signature.Rest[0]&skUserPresent == 0 {
+		return fmt.Errorf("%w: security key %s signed without user presence (a key made with ssh-keygen -O no-touch-required); jig requires the touch: sign with a key that asks for it", ErrBadSignature, s.Fingerprint)
 	}
 	if err := sshsig.Verify(bytes.NewReader(index), s.sig, s.Key, s.sig.HashAlgorithm, Namespace); err != nil {
 		return fmt.Errorf("%w: the signature by key %s does not match these digests (it was made for other content, or altered)", ErrBadSignature, s.Fingerprint)
