@@ -34,17 +34,29 @@ const (
 // ".pub" file, as git's user.signingKey may name), it uses the ssh-agent
 // at $SSH_AUTH_SOCK, which must hold the key. Without an agent it fails
 // with a message saying how to sign with ssh-keygen instead. The file
-// must be a regular file (not a FIFO or a device). Cancelling ctx closes
+// must be a regular file (not a FIFO or a device) and, on Unix, a private
+// key file of the user must not be readable by others (as ssh requires). Cancelling ctx closes
 // the connection to the agent, which also ends a signature the returned
 // signer is waiting for; an agent that does not answer within a bound
 // time is an error.
 func LoadSigner(ctx context.Context, path string) (ssh.Signer, error) {
-	data, err := safefile.ReadFile(path, maxKeyFileSize)
+	f, fi, err := safefile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading signing key: %w", err)
+	}
+	data, err := safefile.ReadAll(f, fi, maxKeyFileSize)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("reading signing key: %w", err)
 	}
 	if pub, err := ParsePublicKey(data); err == nil {
 		return agentSigner(ctx, path, pub, "is a public key")
+	}
+	// A private key others can read is refused, as ssh and ssh-keygen
+	// refuse it: it may already be compromised, and signing with it would
+	// hide that.
+	if tooOpen(fi) {
+		return nil, fmt.Errorf("signing key %s is readable by other users (permissions %04o): run `chmod 600 %s`, as ssh requires", path, fi.Mode().Perm(), path)
 	}
 	s, err := ssh.ParsePrivateKey(data)
 	if err == nil {
