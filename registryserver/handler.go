@@ -136,6 +136,12 @@ func New(opts ...Option) (*Handler, error) {
 			nss = append(nss, f.Namespace)
 		}
 		h.log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+		for _, f := range signers.Files() {
+			if !o.auth.Declared(f.Namespace) {
+				h.log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
+					zap.String("file", f.Path), zap.String("namespace", f.Namespace))
+			}
+		}
 	}
 	h.logAuthWarnings(o.auth)
 	if o.auth == nil {

@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
@@ -99,5 +102,31 @@ func TestSigningNoOracle(t *testing.T) {
 			answers[ns] = fmt.Appendf(nil, "%d %v %s", r.status, r.header, r.body)
 		}
 		same("upload "+how+" by an outsider", answers)
+	}
+}
+
+// A signer file named after a namespace auth.json does not declare (a
+// misspelt "mian.allowed_signers") requires signatures nowhere: the
+// server warns at start.
+func TestSignersUndeclaredNamespaceWarns(t *testing.T) {
+	t.Parallel()
+	key := signing.FormatPublicKey(newSigner(t).PublicKey())
+	dir := signersDir(t, map[string]string{"mian.allowed_signers": "alice " + key + "\n", "gated.allowed_signers": "alice " + key + "\n"})
+	core, logs := observer.New(zap.WarnLevel)
+	auth, err := registryserver.ParseAuthConfig([]byte(pubAuth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := registryserver.New(registryserver.WithAuth(auth), registryserver.WithSignersDir(dir), registryserver.WithLogger(zap.New(core)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	var warned []string
+	for _, e := range logs.FilterMessageSnippet("signer file").All() {
+		warned = append(warned, e.ContextMap()["namespace"].(string))
+	}
+	if len(warned) != 1 || warned[0] != "@mian" {
+		t.Errorf("warnings for namespaces %v, want [@mian]", warned)
 	}
 }
