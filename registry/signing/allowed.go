@@ -138,7 +138,8 @@ func (e Entry) where() string {
 // valid-after="YYYYMMDD[HHMM[SS]][Z|UTC]" and valid-before="..." (times
 // without Z or UTC are local time, as in OpenSSH). cert-authority, unknown
 // options, a repeated option and valid-before not after valid-after are
-// refused (OpenSSH refuses the last two as well). CRLF line ends are accepted. Errors name the line.
+// refused (OpenSSH refuses the last two as well), and so are certificates
+// and RSA keys under [MinRSABits]. CRLF line ends are accepted. Errors name the line.
 // The data is bounded by [MaxAllowedSignersSize].
 func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 	if len(data) > MaxAllowedSignersSize {
@@ -381,6 +382,9 @@ func parseKeyFields(typ, b64 string) (ssh.PublicKey, error) {
 	}
 	if _, ok := key.(*ssh.Certificate); ok {
 		return nil, errors.New("certificates are not supported: list the plain public key")
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
 	}
 	return key, nil
 }

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"crypto/rsa"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -19,6 +20,24 @@ const Namespace = "jig-registry"
 // MaxSignatureSize bounds the armored signature [ParseSignature] accepts:
 // 16 KiB, several times what a 16384-bit RSA key needs.
 const MaxSignatureSize = 16 << 10
+
+// MinRSABits is the smallest RSA key jig accepts for signing, in a
+// signature or in a list of trusted keys: 2048 bits. OpenSSH still takes
+// 1024-bit keys, which are within reach of a well-funded attacker; one
+// such key would guard every project that installs the versions it signs.
+const MinRSABits = 2048
+
+// checkKey refuses an RSA key smaller than [MinRSABits].
+func checkKey(key ssh.PublicKey) error {
+	ck, ok := key.(ssh.CryptoPublicKey)
+	if !ok {
+		return nil
+	}
+	if rk, ok := ck.CryptoPublicKey().(*rsa.PublicKey); ok && rk.N.BitLen() < MinRSABits {
+		return fmt.Errorf("RSA key %s has %d bits, fewer than the %d jig requires: make a new key (ssh-keygen -t ed25519)", ssh.FingerprintSHA256(key), rk.N.BitLen(), MinRSABits)
+	}
+	return nil
+}
 
 // skUserPresent is the user-presence flag of a security key signature.
 const skUserPresent = 0x01
@@ -70,10 +89,14 @@ type Signature struct {
 
 // Sign signs index, a canonical digest index, with s in namespace
 // [Namespace] (hash sha512, as ssh-keygen does) and returns the armored
-// signature. RSA keys sign with rsa-sha2-512.
+// signature. RSA keys sign with rsa-sha2-512; one under [MinRSABits] is
+// refused.
 func Sign(s ssh.Signer, index []byte) ([]byte, error) {
 	if s == nil {
 		return nil, errors.New("signing: no signer")
+	}
+	if err := checkKey(s.PublicKey()); err != nil {
+		return nil, err
 	}
 	sig, err := sshsig.Sign(bytes.NewReader(index), s, sshsig.HashSHA512, Namespace)
 	if err != nil {
@@ -86,8 +109,8 @@ func Sign(s ssh.Signer, index []byte) ([]byte, error) {
 // ssh-keygen -Y sign write). It is bounded by [MaxSignatureSize], allows
 // whitespace (CRLF too) around the one PEM block and nothing else, and
 // refuses a signature for another namespace than [Namespace], a hash other
-// than sha512 or sha256, and certificate keys. Errors wrap
-// [ErrBadSignature]. It does not verify the signature: see
+// than sha512 or sha256, certificate keys and RSA keys under [MinRSABits].
+// Errors wrap [ErrBadSignature]. It does not verify the signature: see
 // [Signature.Verify] and [AllowedSigners.Verify].
 func ParseSignature(armored []byte) (*Signature, error) {
 	if len(armored) > MaxSignatureSize {
@@ -119,6 +142,9 @@ func ParseSignature(armored []byte) (*Signature, error) {
 	}
 	if _, ok := sig.PublicKey.(*ssh.Certificate); ok {
 		return nil, fmt.Errorf("%w: signatures by SSH certificates are not supported; sign with the plain key", ErrBadSignature)
+	}
+	if err := checkKey(sig.PublicKey); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
 	return &Signature{
 		Key:         sig.PublicKey,
