@@ -49,8 +49,13 @@ func LoadSigner(ctx context.Context, path string) (ssh.Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading signing key: %w", err)
 	}
-	if pub, err := ParsePublicKey(data); err == nil {
+	pub, perr := ParsePublicKey(data)
+	if perr == nil {
 		return agentSigner(ctx, path, pub, "is a public key")
+	}
+	if f := strings.Fields(string(data)); len(f) > 0 && looksLikeKeyType(f[0]) {
+		// A public key jig does not take (a certificate, a small RSA key).
+		return nil, fmt.Errorf("signing key %s: %w", path, perr)
 	}
 	// A private key others can read is refused, as ssh and ssh-keygen
 	// refuse it: it may already be compromised, and signing with it would

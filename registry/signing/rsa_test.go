@@ -57,3 +57,22 @@ func TestSmallRSAKeyRefused(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLoadSignerRefusedPublicKey: a .pub file jig does not take says why,
+// rather than that it is not a private key.
+func TestLoadSignerRefusedPublicKey(t *testing.T) {
+	t.Parallel()
+	rk, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := ssh.NewPublicKey(&rk.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "id_rsa.pub")
+	writeFile(t, p, string(ssh.MarshalAuthorizedKey(pub)))
+	if _, err := signing.LoadSigner(t.Context(), p); err == nil || !strings.Contains(err.Error(), "1024 bits") {
+		t.Errorf("LoadSigner of a 1024-bit RSA .pub: got %v", err)
+	}
+}
