@@ -12,7 +12,9 @@ import (
 // TestAllowedSignersLikeOpenSSH checks tricky allowed_signers lines
 // against the real ssh-keygen -Y verify: jig trusts the signature exactly
 // when OpenSSH does. (jig refuses some lines OpenSSH skips or reads
-// differently, cert-authority for one; those are not listed here.)
+// differently; those are not listed here: cert-authority, a leading comma
+// before the options, a quote inside the principals, a day beyond the
+// month's end that OpenSSH rolls over.)
 func TestAllowedSignersLikeOpenSSH(t *testing.T) {
 	t.Parallel()
 	keygen := sshKeygen(t)
@@ -44,6 +46,16 @@ func TestAllowedSignersLikeOpenSSH(t *testing.T) {
 		`namespaces="Jig-Registry"`,
 		`namespaces=jig-registry`,
 		`valid-before="2099123112"`,
+		`namespaces="jig-registry \"x\""`,
+		`namespaces="\"jig-registry\""`,
+		`namespaces="a b,jig-registry"`,
+		`namespaces="jig-registry",valid-after="19700102"`,
+		`namespaces="jig-registry",`,
+		`namespaces="jig-registry" extra`,
+		`namespaces=""`,
+		`namespaces="*"`,
+		`namespaces="jig-registr?"`,
+		`valid-after="20200101",valid-before="20991231Z",namespaces="jig-registry"`,
 	} {
 		line := "alice " + opts + " " + pub + "\n"
 		allowed := filepath.Join(dir, "allowed_signers")
