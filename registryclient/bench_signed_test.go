@@ -1,14 +1,10 @@
 package registryclient_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
@@ -26,14 +22,7 @@ import (
 // and checks the versions-seen memory. The difference is the cost of
 // verification.
 func BenchmarkVerify8(b *testing.B) {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		b.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		b.Fatal(err)
-	}
+	signer := testenv.NewSigner(b)
 	objects := map[string]string{}
 	var ids []registry.ID
 	for i := range 8 {

@@ -2,14 +2,11 @@ package registryclient_test
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
@@ -27,14 +24,7 @@ func TestPublishSignedPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testenv.NewSigner(t)
 	p, err := registryclient.OpenPackage(pt.WriteRegistry(t, "1.0.0"))
 	if err != nil {
 		t.Fatal(err)

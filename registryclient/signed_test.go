@@ -1,8 +1,6 @@
 package registryclient_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryclient"
@@ -30,14 +29,7 @@ type testKey struct {
 
 func newTestKey(t testing.TB) testKey {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testenv.NewSigner(t)
 	return testKey{signer: s, line: signing.FormatPublicKey(s.PublicKey()), fp: signing.Fingerprint(s.PublicKey())}
 }
 

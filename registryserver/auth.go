@@ -387,7 +387,7 @@ func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
 // (scheme case-insensitive, value trimmed), else "X-Registry-Token: <t>"
 // (trimmed), else "".
 func tokenFromRequest(r *http.Request) string {
-	if v := r.Header.Get("Authorization"); v != "" {
+	if v := headerValue(r.Header, "Authorization"); v != "" {
 		v = strings.TrimSpace(v)
 		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 			if t := strings.TrimSpace(v[7:]); t != "" {
@@ -395,5 +395,5 @@ func tokenFromRequest(r *http.Request) string {
 			}
 		}
 	}
-	return strings.TrimSpace(r.Header.Get("X-Registry-Token"))
+	return strings.TrimSpace(headerValue(r.Header, "X-Registry-Token"))
 }

@@ -179,13 +179,31 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 			l := &requestLog{method: req.Method, url: url, ip: ip, status: status,
 				ms:      float64(elapsed.Microseconds()) / 1000,
 				headers: logx.HeaderObject{Header: req.Header, Clear: s.clearHeaders}}
-			l.id = strconv.AppendUint(append(l.idBuf[:0], "req-"...), seq, 36)
+			l.id = appendBase36(append(l.idBuf[:0], "req-"...), seq)
 			l.fields[0] = zap.Inline(l)
 			ce.Write(l.fields[:]...)
 		}
 		return nil
 	}
 }
+
+// appendBase36 appends n in base 36 as strconv.AppendUint(b, n, 36) does,
+// dividing by a constant (which compiles to a multiplication) rather than
+// by a variable base.
+func appendBase36(b []byte, n uint64) []byte {
+	var buf [13]byte // 36^13 > 2^64
+	i := len(buf)
+	for n >= 36 {
+		i--
+		buf[i] = base36Digits[n%36]
+		n /= 36
+	}
+	i--
+	buf[i] = base36Digits[n]
+	return append(b, buf[i:]...)
+}
+
+const base36Digits = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 // requestLog is the request log line's fields, written in this order:
 // reqId, method, url, statusCode, responseTime (ms), remoteAddress,
@@ -202,13 +220,19 @@ type requestLog struct {
 
 // MarshalLogObject implements [zapcore.ObjectMarshaler].
 func (l *requestLog) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddByteString("reqId", l.id)
-	enc.AddString("method", l.method)
-	enc.AddString("url", l.url)
-	enc.AddInt64("statusCode", int64(l.status))
-	enc.AddFloat64("responseTime", l.ms)
-	enc.AddString("remoteAddress", l.ip)
-	return enc.AddObject("headers", &l.headers)
+	return logx.MarshalFields(enc, l)
+}
+
+// AppendFields implements [logx.JSONObject]: the fields of the line, in
+// order.
+func (l *requestLog) AppendFields(f logx.Fields) {
+	f.ByteString("reqId", l.id)
+	f.String("method", l.method)
+	f.String("url", l.url)
+	f.Int("statusCode", int64(l.status))
+	f.Float("responseTime", l.ms)
+	f.String("remoteAddress", l.ip)
+	f.Object("headers", &l.headers)
 }
 
 // observerKey identifies one series of http_request_duration_seconds.

@@ -2,8 +2,6 @@ package registryserver_test
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/jigkit/jig/internal/pkgarchive"
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
@@ -28,18 +27,7 @@ import (
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
-func newSigner(t testing.TB) ssh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func newSigner(t testing.TB) ssh.Signer { return testenv.NewSigner(t) }
 
 // digestsOf computes the digest index jig publish signs for archive.
 func digestsOf(t testing.TB, archive []byte) []byte {

@@ -203,7 +203,7 @@ func New(cfg Config) (*zap.Logger, error) {
 		core := zapcore.NewCore(zapcore.NewConsoleEncoder(PrettyEncoderConfig(cfg.Color)), ws, level)
 		return zap.New(core, zap.ErrorOutput(ws)), nil
 	}
-	core := zapcore.NewCore(zapcore.NewJSONEncoder(PinoEncoderConfig()), ws, level)
+	core := zapcore.NewCore(newPinoEncoder(PinoEncoderConfig()), ws, level)
 	host, _ := os.Hostname()
 	return zap.New(core, zap.ErrorOutput(ws)).With(zap.Int("pid", os.Getpid()), zap.String("hostname", host)), nil
 }

@@ -62,7 +62,19 @@ type headers struct {
 	clear bool
 }
 
+// AppendFields implements [FieldsAppender] as MarshalLogObject does.
+func (h *HeaderObject) AppendFields(f Fields) {
+	headers{h: h.Header, clear: h.Clear}.each(f.String)
+}
+
 func (hs headers) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	hs.each(enc.AddString)
+	return nil
+}
+
+// each calls add with the lowercase name and the value of each header, by
+// name.
+func (hs headers) each(add func(k, v string)) {
 	var buf [32]string
 	names := buf[:0]
 	for k := range hs.h {
@@ -75,17 +87,16 @@ func (hs headers) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 			lower = strings.ToLower(k)
 		}
 		if !hs.clear && sensitiveHeader(lower) {
-			enc.AddString(lower, Redacted)
+			add(lower, Redacted)
 			continue
 		}
 		v := hs.h[k]
 		if len(v) == 1 {
-			enc.AddString(lower, v[0])
+			add(lower, v[0])
 		} else {
-			enc.AddString(lower, strings.Join(v, ", "))
+			add(lower, strings.Join(v, ", "))
 		}
 	}
-	return nil
 }
 
 // sensitiveParam reports whether a query parameter name (any case) may

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -55,4 +57,18 @@ func SigningHandler(tb testing.TB, h http.Handler, s ssh.Signer) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(doc)
 	})
+}
+
+// NewSigner returns a fresh ed25519 signing key for a test.
+func NewSigner(tb testing.TB) ssh.Signer {
+	tb.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

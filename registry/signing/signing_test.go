@@ -2,7 +2,6 @@ package signing_test
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
@@ -15,23 +14,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/signing"
 )
 
 const index = `{"files":{"a.txt":"sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"},"manifest":"sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9","namespace":"@main","path":"demo","version":"1.0.0"}`
 
-func newKey(t testing.TB) ssh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func newKey(t testing.TB) ssh.Signer { return testenv.NewSigner(t) }
 
 func mustSign(t testing.TB, s ssh.Signer, msg string) *signing.Signature {
 	t.Helper()

@@ -1,14 +1,10 @@
 package apply_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/signing"
@@ -28,14 +24,7 @@ import (
 // cache holding every version (as a second init does: the signatures are
 // read from the cache and verified again).
 func BenchmarkInitSigned(b *testing.B) {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		b.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		b.Fatal(err)
-	}
+	signer := testenv.NewSigner(b)
 	srv := catalogServer(b, nil, func(h http.Handler) http.Handler { return testenv.SigningHandler(b, h, signer) })
 	key := signing.FormatPublicKey(signer.PublicKey())
 	for _, warm := range []bool{false, true} {

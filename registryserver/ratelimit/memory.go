@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"sync"
 	"time"
 )
@@ -16,9 +17,9 @@ var ErrInvalidConfig = errors.New("ratelimit: invalid configuration")
 const (
 	numShards = 64
 	// DefaultMaxKeys is the default cap on keys tracked by a [Memory]
-	// limiter: about 60 bytes each (a map slot holding the key's hash and
-	// its window, and the window's place in its shard's ring), so the
-	// default stays under ~6 MiB.
+	// limiter: about 45 bytes each (a key's window in its shard's ring,
+	// 24 bytes, and its index entries, 8 bytes each at most half full),
+	// so the default stays under ~4.5 MiB.
 	DefaultMaxKeys = 100_000
 )
 
@@ -41,21 +42,46 @@ type Memory struct {
 	evicted func() // test hook, called when an entry is evicted by the cap
 }
 
-type entry struct {
-	reset int64 // unix nanoseconds when the window ends
-	count int
+// window is a key's window in a shard's ring.
+type window struct {
+	h     uint64 // the key's hash
+	reset int64  // unix nanoseconds when the window ends
+	count int64  // requests counted; 0 marks a window no longer tracked
 }
 
+// A shard keeps the running windows of its keys in a ring, in the order
+// they started (and so, as windows all last as long, in the order they
+// end), and finds a key's window through an open-addressing index. A
+// request for a new key at the cap costs a probe of the index, the drop
+// of the ring's oldest window and an append: no map, no allocation.
 type shard struct {
 	mu sync.Mutex
-	m  map[uint64]entry
-	// ring holds the running windows in the order they started (and so
-	// end): n of them from ring[head] on, wrapping around.
-	ring      []window
-	head, n   int
-	peak      int // the ring's largest size since the last compaction
+	// ring holds n windows from ring[head] on, wrapping around; those
+	// whose count is 0 are no longer tracked (their key started a later
+	// window) and are skipped when dropped.
+	ring    []window
+	head, n int
+	// index maps the hash of each tracked key to its window: linear
+	// probing over a power-of-two table at most half full.
+	index []indexEntry
+	keys  int // tracked keys: the used entries of index
+	peak  int // the ring's largest size since the last compaction
+	// nextSweep is when the shard next considers compacting.
 	nextSweep int64
 	_         [64]byte // keep shards on separate cache lines
+}
+
+// maxPerShard bounds the keys of a shard, so that a window's place in the
+// ring fits an [indexEntry].
+const maxPerShard = 1 << 30
+
+// indexEntry is a slot of a shard's index: the low 32 bits of a key's
+// hash, which place it (and mostly tell keys apart without reading the
+// ring), and its window's place in the ring plus one (0: the slot is
+// free).
+type indexEntry struct {
+	tag uint32
+	pos uint32
 }
 
 // MemoryOption configures a [Memory] limiter.
@@ -81,6 +107,9 @@ func WithMaxKeys(n int) MemoryOption {
 	return func(m *Memory) error {
 		if n < numShards {
 			return fmt.Errorf("%w: max keys %d is below %d", ErrInvalidConfig, n, numShards)
+		}
+		if n/numShards > maxPerShard {
+			return fmt.Errorf("%w: max keys %d is above %d", ErrInvalidConfig, n, maxPerShard*numShards)
 		}
 		m.perCap = n / numShards
 		return nil
@@ -108,9 +137,6 @@ func NewMemory(limit int, window time.Duration, opts ...MemoryOption) (*Memory, 
 			return nil, err
 		}
 	}
-	for i := range m.shards {
-		m.shards[i].m = make(map[uint64]entry)
-	}
 	return m, nil
 }
 
@@ -126,22 +152,33 @@ func (m *Memory) Allow(_ context.Context, key string) (Result, error) {
 		s.compact()
 		s.nextSweep = nowNs + int64(m.window)
 	}
-	e, ok := s.m[h]
-	if !ok || nowNs >= e.reset {
-		e = entry{reset: nowNs + int64(m.window)}
-		if s.start(h, e.reset, m.perCap, !ok) && m.evicted != nil {
+	i, found := s.find(h)
+	if found && nowNs >= s.ring[s.index[i].pos-1].reset {
+		// A window the ring's order did not expire (the clock went
+		// back): the key starts a new one.
+		s.ring[s.index[i].pos-1].count = 0
+		s.unindex(i)
+		found = false
+	}
+	var w *window
+	if found {
+		w = &s.ring[s.index[i].pos-1]
+	} else {
+		var evicted bool
+		w, evicted = s.start(h, nowNs+int64(m.window), m.perCap)
+		if evicted && m.evicted != nil {
 			m.evicted()
 		}
 	}
-	e.count++
-	s.m[h] = e
+	w.count++
+	count, reset := w.count, w.reset
 	s.mu.Unlock()
 
 	return Result{
-		Allowed:   e.count <= m.limit,
+		Allowed:   count <= int64(m.limit),
 		Limit:     m.limit,
-		Remaining: max(0, m.limit-e.count),
-		Reset:     time.Unix(0, e.reset),
+		Remaining: int(max(0, int64(m.limit)-count)),
+		Reset:     time.Unix(0, reset),
 	}, nil
 }
 
@@ -152,34 +189,68 @@ func (m *Memory) Len() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.m)
+		n += s.keys
 		s.mu.Unlock()
 	}
 	return n
 }
 
-// window is the start of a key's window in a shard's ring: the key's hash
-// and when the window ends.
-type window struct {
-	h     uint64
-	reset int64
-}
-
-// expire drops the windows that ended by nowNs. Windows all last as long,
-// so the ring holds them in the order they end: the expired ones are at
-// its tail, and dropping them costs nothing per window still running.
+// expire drops the windows that ended by nowNs. They are at the ring's
+// tail, so dropping them costs nothing per window still running.
 func (s *shard) expire(nowNs int64) {
 	for s.n > 0 && s.ring[s.head].reset <= nowNs {
 		s.dropOldest()
 	}
 }
 
-// start records a new window of the key hashed h, ending at reset. A key
-// new to the shard (fresh) needs room in the map: when the shard holds
-// perCap keys, the windows that end soonest are dropped until one key is
-// gone. It reports whether a running window was dropped for room.
-func (s *shard) start(h uint64, reset int64, perCap int, fresh bool) (evicted bool) {
-	for fresh && len(s.m) >= perCap && s.n > 0 {
+// find returns the index slot of the key hashed h: the slot holding it
+// (found) or the free slot ending its probe sequence.
+func (s *shard) find(h uint64) (i int, found bool) {
+	if len(s.index) == 0 {
+		return 0, false
+	}
+	mask := len(s.index) - 1
+	tag := uint32(h)
+	for i = int(tag) & mask; ; i = (i + 1) & mask {
+		e := s.index[i]
+		if e.pos == 0 {
+			return i, false
+		}
+		if e.tag == tag && s.ring[e.pos-1].h == h {
+			return i, true
+		}
+	}
+}
+
+// unindex frees index slot i, moving back the entries after it that
+// their probe sequences would no longer reach (deletion without
+// tombstones for linear probing).
+func (s *shard) unindex(i int) {
+	mask := len(s.index) - 1
+	for j := i; ; {
+		j = (j + 1) & mask
+		e := s.index[j]
+		if e.pos == 0 {
+			break
+		}
+		// e stays when its home slot k lies cyclically in (i, j].
+		if k := int(e.tag) & mask; (i <= j && i < k && k <= j) || (i > j && (i < k || k <= j)) {
+			continue
+		}
+		s.index[i] = e
+		i = j
+	}
+	s.index[i] = indexEntry{}
+	s.keys--
+}
+
+// start records a new window of the key hashed h (not tracked), ending at
+// reset, and returns it, its count 0. When the shard tracks perCap keys,
+// the windows that end soonest are dropped until one key is gone; when
+// the ring is full and may not grow, its oldest window is. It reports
+// whether a tracked key was dropped for room.
+func (s *shard) start(h uint64, reset int64, perCap int) (w *window, evicted bool) {
+	for s.keys >= perCap && s.n > 0 {
 		evicted = s.dropOldest() || evicted
 	}
 	if s.n == len(s.ring) {
@@ -189,53 +260,80 @@ func (s *shard) start(h uint64, reset int64, perCap int, fresh bool) (evicted bo
 			evicted = s.dropOldest() || evicted
 		}
 	}
-	s.ring[(s.head+s.n)%len(s.ring)] = window{h: h, reset: reset}
+	pos := (s.head + s.n) % len(s.ring)
+	s.ring[pos] = window{h: h, reset: reset}
 	s.n++
-	return evicted
+	i, _ := s.find(h)
+	s.index[i] = indexEntry{tag: uint32(h), pos: uint32(pos) + 1}
+	s.keys++
+	return &s.ring[pos], evicted
 }
 
-// dropOldest removes the ring's oldest window, and its key from the map
-// unless the key has started a later window since. It reports whether a
-// key was removed.
+// dropOldest removes the ring's oldest window, and its key from the index
+// when the window is still tracked. It reports whether a key was removed.
 func (s *shard) dropOldest() bool {
-	w := s.ring[s.head]
+	pos := s.head
+	w := s.ring[pos]
 	s.head = (s.head + 1) % len(s.ring)
 	s.n--
-	if e, ok := s.m[w.h]; ok && e.reset == w.reset {
-		delete(s.m, w.h)
-		if len(s.m) == 0 {
-			s.head, s.n = 0, 0
-		}
-		return true
+	if w.count == 0 {
+		// Windows are counted as they start, under the same lock: a
+		// window counting nothing is no longer tracked.
+		return false
 	}
-	return false
+	mask := len(s.index) - 1
+	i := int(uint32(w.h)) & mask
+	for s.index[i].pos != uint32(pos)+1 {
+		i = (i + 1) & mask
+	}
+	s.unindex(i)
+	if s.keys == 0 {
+		s.head, s.n = 0, 0
+	}
+	return true
 }
 
 // grow doubles the ring (at least 16, at most perCap windows), keeping its
-// order.
+// order, and rebuilds the index for it.
 func (s *shard) grow(perCap int) {
-	ring := make([]window, min(perCap, max(16, 2*len(s.ring))))
-	for i := range s.n {
-		ring[i] = s.ring[(s.head+i)%len(s.ring)]
-	}
-	s.ring, s.head = ring, 0
-	s.peak = max(s.peak, len(ring))
+	s.rebuild(min(perCap, max(16, 2*len(s.ring))), true)
+	s.peak = max(s.peak, len(s.ring))
 }
 
-// compact rebuilds the map and the ring when most of what they grew to
-// for a burst of keys is gone, so that memory shrinks too (Go maps never
-// give it back).
+// rebuild copies the ring into one of size windows (at least s.n; only
+// the tracked windows when live) and indexes it in a table at most half
+// full.
+func (s *shard) rebuild(size int, all bool) {
+	ring := make([]window, size)
+	n := 0
+	for i := range s.n {
+		w := s.ring[(s.head+i)%len(s.ring)]
+		if all || w.count > 0 {
+			ring[n] = w
+			n++
+		}
+	}
+	s.ring, s.head, s.n = ring, 0, n
+	s.index = make([]indexEntry, 1<<bits.Len(uint(2*size-1)))
+	mask := len(s.index) - 1
+	for pos, w := range ring[:n] {
+		if w.count == 0 {
+			continue
+		}
+		i := int(uint32(w.h)) & mask
+		for s.index[i].pos != 0 {
+			i = (i + 1) & mask
+		}
+		s.index[i] = indexEntry{tag: uint32(w.h), pos: uint32(pos) + 1}
+	}
+}
+
+// compact rebuilds the ring and the index when most of what they grew to
+// for a burst of keys is gone, so that memory shrinks too.
 func (s *shard) compact() {
-	if s.peak < 1024 || len(s.m) >= s.peak/4 {
+	if s.peak < 1024 || s.keys >= s.peak/4 {
 		return
 	}
-	fresh := make(map[uint64]entry, len(s.m))
-	for k, e := range s.m {
-		fresh[k] = e
-	}
-	ring := make([]window, max(16, s.n))
-	for i := range s.n {
-		ring[i] = s.ring[(s.head+i)%len(s.ring)]
-	}
-	s.m, s.ring, s.head, s.peak = fresh, ring, 0, len(ring)
+	s.rebuild(max(16, s.keys), false)
+	s.peak = len(s.ring)
 }

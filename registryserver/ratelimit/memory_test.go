@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
 	"strconv"
@@ -266,12 +267,8 @@ func TestMemoryMatchesModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4} {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
 			t.Parallel()
-			clk := newFakeClock()
 			const limit, perCap = 4, 3
-			lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
-			if err != nil {
-				t.Fatal(err)
-			}
+			lim, clk := newCappedMemory(t, limit, perCap)
 			type modelEntry struct {
 				count int
 				reset time.Time
@@ -320,6 +317,9 @@ func TestMemoryMatchesModel(t *testing.T) {
 					t.Fatalf("op %d, %s at %s: got %+v, want %+v", op, key, now.Format(time.StampMilli), got, want)
 				}
 			}
+			if err := lim.check(); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 }
@@ -353,8 +353,188 @@ func TestMemoryShrinksAfterBurst(t *testing.T) {
 	}
 	for i := range lim.shards {
 		s := &lim.shards[i]
-		if len(s.ring) >= peak/2 || s.n != len(s.m) {
-			t.Fatalf("shard %d: ring of %d windows (%d used) for %d keys after the burst expired, want it rebuilt small", i, len(s.ring), s.n, len(s.m))
+		if len(s.ring) >= peak/2 || s.n != s.keys {
+			t.Fatalf("shard %d: ring of %d windows (%d used) for %d keys after the burst expired, want it rebuilt small", i, len(s.ring), s.n, s.keys)
+		}
+	}
+}
+
+// check verifies a shard's invariants: the index holds exactly the
+// counted windows of the ring, each under its hash's tag, at most half
+// full, and at most perCap of them.
+func (s *shard) check(perCap int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keys > perCap {
+		return fmt.Errorf("%d keys tracked, cap %d", s.keys, perCap)
+	}
+	if 2*s.keys > len(s.index) {
+		return fmt.Errorf("%d keys in an index of %d slots", s.keys, len(s.index))
+	}
+	counted := 0
+	for i := range s.n {
+		pos := (s.head + i) % len(s.ring)
+		w := s.ring[pos]
+		if w.count == 0 {
+			continue
+		}
+		counted++
+		j, found := s.find(w.h)
+		if !found || s.index[j].pos != uint32(pos)+1 {
+			return fmt.Errorf("window at %d (hash %x) is not indexed", pos, w.h)
+		}
+	}
+	used := 0
+	for _, e := range s.index {
+		if e.pos == 0 {
+			continue
+		}
+		used++
+		if w := s.ring[e.pos-1]; w.count == 0 || uint32(w.h) != e.tag {
+			return fmt.Errorf("index entry %+v points to window %+v", e, w)
+		}
+	}
+	if counted != s.keys || used != s.keys {
+		return fmt.Errorf("%d keys, %d counted windows, %d index entries", s.keys, counted, used)
+	}
+	return nil
+}
+
+func (m *Memory) check() error {
+	for i := range m.shards {
+		if err := m.shards[i].check(m.perCap); err != nil {
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// newCappedMemory returns a limiter of limit requests a minute holding
+// perCap keys per shard, on a fake clock.
+func newCappedMemory(t *testing.T, limit, perCap int) (*Memory, *fakeClock) {
+	t.Helper()
+	clk := newFakeClock()
+	lim, err := NewMemory(limit, time.Minute, WithClock(clk.Now), WithMaxKeys(numShards*perCap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lim, clk
+}
+
+// TestMemoryClockGoesBack drives a small limiter with a clock that also
+// steps back (as the wall clock may): the index stays consistent with the
+// ring, no key is counted past its window's end, and the cap holds.
+func TestMemoryClockGoesBack(t *testing.T) {
+	t.Parallel()
+	const limit, perCap = 3, 4
+	lim, clk := newCappedMemory(t, limit, perCap)
+	rnd := rand.New(rand.NewPCG(7, 0))
+	for op := range 50_000 {
+		switch rnd.IntN(8) {
+		case 0:
+			clk.Advance(time.Duration(rnd.IntN(40_000)) * time.Millisecond)
+		case 1:
+			clk.Advance(-time.Duration(rnd.IntN(90_000)) * time.Millisecond)
+		}
+		now := clk.Now()
+		res, err := lim.Allow(t.Context(), "k"+strconv.Itoa(rnd.IntN(2000)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Reset.After(now) {
+			t.Fatalf("op %d: counted in a window that ended at %s, now %s", op, res.Reset, now)
+		}
+		if op%97 == 0 {
+			if err := lim.check(); err != nil {
+				t.Fatalf("op %d: %v", op, err)
+			}
+		}
+	}
+	if err := lim.check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMemoryConcurrentManyKeys has many goroutines share keys under
+// -race while keys of their own churn the shards at their cap: the shards
+// stay consistent, and with room for every key each shared key is allowed
+// exactly its budget across goroutines.
+func TestMemoryConcurrentManyKeys(t *testing.T) {
+	t.Parallel()
+	const limit, goroutines, keys = 5, 16, 500
+	for _, churn := range []bool{false, true} {
+		t.Run("churn="+strconv.FormatBool(churn), func(t *testing.T) {
+			t.Parallel()
+			maxKeys := DefaultMaxKeys
+			if churn {
+				maxKeys = numShards * 16
+			}
+			lim, err := NewMemory(limit, time.Hour, WithMaxKeys(maxKeys))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var allowed [keys]atomic.Int64
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					for i := range keys * 2 {
+						k := (i*7 + g) % keys
+						res, err := lim.Allow(t.Context(), "shared-"+strconv.Itoa(k))
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if res.Allowed {
+							allowed[k].Add(1)
+						}
+						if churn {
+							if _, err := lim.Allow(t.Context(), "churn-"+strconv.Itoa(g)+"-"+strconv.Itoa(i)); err != nil {
+								t.Error(err)
+								return
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if err := lim.check(); err != nil {
+				t.Fatal(err)
+			}
+			if churn {
+				return // an evicted shared key starts a new window
+			}
+			for k := range allowed {
+				if got := allowed[k].Load(); got != limit {
+					t.Errorf("key %d: %d of %d requests allowed, want exactly %d", k, got, goroutines*2, limit)
+				}
+			}
+		})
+	}
+}
+
+// TestShardIndexWrapsAround removes keys whose probe sequences wrap around
+// the end of the index: the keys after them stay reachable.
+func TestShardIndexWrapsAround(t *testing.T) {
+	t.Parallel()
+	const perCap = 4 // a ring of 4 windows, an index of 8 slots
+	for _, hashes := range [][]uint64{
+		{6, 7, 8},      // 8 is at home in slot 0, after the wrap
+		{7, 15, 8},     // 15 wraps to slot 0 and moves back to 7; 8 follows to 0
+		{7, 15, 23, 8}, // a run of three wrapping entries, then one at home
+	} {
+		var s shard
+		for i, h := range hashes {
+			w, _ := s.start(h, int64(100+i), perCap)
+			w.count = 1
+		}
+		if len(s.index) != 8 {
+			t.Fatalf("index of %d slots, want 8", len(s.index))
+		}
+		for range hashes {
+			s.dropOldest()
+			if err := s.check(perCap); err != nil {
+				t.Fatalf("%v: %v", hashes, err)
+			}
 		}
 	}
 }

@@ -19,9 +19,8 @@ const MaxEntries = 64
 // none; [TrustAll] trusts every hop). See the package documentation for the
 // rule.
 func FromRequest(remoteAddr string, xff []string, hops int) string {
-	conn := Normalize(remoteAddr)
 	if hops == 0 || len(xff) == 0 {
-		return conn
+		return Normalize(remoteAddr)
 	}
 	// Walk the entries from the right: the last header line first, each
 	// line from its end.
@@ -37,11 +36,11 @@ func FromRequest(remoteAddr string, xff []string, hops int) string {
 			end = start - 1
 			n++
 			if n > MaxEntries {
-				return conn
+				return Normalize(remoteAddr)
 			}
 			addr, ok := parseEntry(entry)
 			if !ok {
-				return conn
+				return Normalize(remoteAddr)
 			}
 			leftmost = addr
 			if n == hops {
@@ -50,7 +49,7 @@ func FromRequest(remoteAddr string, xff []string, hops int) string {
 		}
 	}
 	if n == 0 {
-		return conn
+		return Normalize(remoteAddr)
 	}
 	return leftmost
 }
