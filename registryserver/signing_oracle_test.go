@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"go.uber.org/zap"
@@ -107,7 +108,7 @@ func TestSigningNoOracle(t *testing.T) {
 
 // A signer file named after a namespace auth.json does not declare (a
 // misspelt "mian.allowed_signers") requires signatures nowhere: the
-// server warns at start.
+// server warns at start and when it reloads signer files or auth.json.
 func TestSignersUndeclaredNamespaceWarns(t *testing.T) {
 	t.Parallel()
 	key := signing.FormatPublicKey(newSigner(t).PublicKey())
@@ -122,11 +123,26 @@ func TestSignersUndeclaredNamespaceWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.Close() })
-	var warned []string
-	for _, e := range logs.FilterMessageSnippet("signer file").All() {
-		warned = append(warned, e.ContextMap()["namespace"].(string))
+	warned := func(when string, want ...string) {
+		t.Helper()
+		var got []string
+		for _, e := range logs.TakeAll() {
+			if ns, ok := e.ContextMap()["namespace"].(string); ok && strings.Contains(e.Message, "signer file") {
+				got = append(got, ns)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: warnings for namespaces %v, want %v", when, got, want)
+		}
 	}
-	if len(warned) != 1 || warned[0] != "@mian" {
-		t.Errorf("warnings for namespaces %v, want [@mian]", warned)
+	warned("at start", "@mian")
+	// A reload of the signer files, and of auth.json, warn again.
+	s, err := registryserver.LoadSigners(signersDir(t, map[string]string{"gatd.allowed_signers": "alice " + key + "\n"}))
+	if err != nil {
+		t.Fatal(err)
 	}
+	h.SetSigners(s)
+	warned("after SetSigners", "@gatd")
+	h.SetAuth(auth)
+	warned("after SetAuth", "@gatd")
 }
