@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
@@ -124,5 +125,57 @@ func TestLoadSignerAgent(t *testing.T) {
 		if err := sig.Verify([]byte(index)); err != nil {
 			t.Errorf("%s through the agent: %v", s.PublicKey().Type(), err)
 		}
+	}
+}
+
+// lyingAgent signs with another key than the one it lists.
+type lyingAgent struct {
+	agent.Agent
+	other ssh.Signer
+}
+
+func (a lyingAgent) Sign(_ ssh.PublicKey, data []byte) (*ssh.Signature, error) {
+	return a.other.Sign(rand.Reader, data)
+}
+
+func (a lyingAgent) SignWithFlags(key ssh.PublicKey, data []byte, _ agent.SignatureFlags) (*ssh.Signature, error) {
+	return a.Sign(key, data)
+}
+
+// TestSignFaultyAgent: a signature from an agent that does not verify is
+// an error of Sign, before anything could be uploaded.
+func TestSignFaultyAgent(t *testing.T) {
+	l := agentSocket(t)
+	keyring := agent.NewKeyring()
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := keyring.Add(agent.AddedKey{PrivateKey: ed}); err != nil {
+		t.Fatal(err)
+	}
+	liar := lyingAgent{Agent: keyring, other: newKey(t)}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = agent.ServeAgent(liar, c)
+			}()
+		}
+	}()
+	s, err := ssh.NewSignerFromKey(ed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := signing.LoadSigner(t.Context(), writePub(t, s.PublicKey()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := signing.Sign(signer, []byte(index)); !errors.Is(err, signing.ErrBadSignature) || !strings.Contains(err.Error(), "does not verify") {
+		t.Errorf("Sign through an agent that signs with another key: got %v", err)
 	}
 }

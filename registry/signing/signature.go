@@ -90,7 +90,9 @@ type Signature struct {
 // Sign signs index, a canonical digest index, with s in namespace
 // [Namespace] (hash sha512, as ssh-keygen does) and returns the armored
 // signature. RSA keys sign with rsa-sha2-512; one under [MinRSABits] is
-// refused.
+// refused. The signature is verified before it is returned: one that
+// does not verify (from a faulty ssh-agent or security key, or a
+// security key not touched) is an error.
 func Sign(s ssh.Signer, index []byte) ([]byte, error) {
 	if s == nil {
 		return nil, errors.New("signing: no signer")
@@ -102,7 +104,17 @@ func Sign(s ssh.Signer, index []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signing with key %s: %w", ssh.FingerprintSHA256(s.PublicKey()), err)
 	}
-	return sshsig.Armor(sig), nil
+	// What an ssh-agent or a security key returned is checked as a
+	// server would check it, so a bad signature is never sent.
+	armored := sshsig.Armor(sig)
+	parsed, err := ParseSignature(armored)
+	if err == nil {
+		err = parsed.Verify(index)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("signing with key %s: the signature made does not verify (a faulty ssh-agent or security key?): %w", ssh.FingerprintSHA256(s.PublicKey()), err)
+	}
+	return armored, nil
 }
 
 // ParseSignature decodes an armored SSH signature (what [Sign] and

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/jigkit/jig/registry/signing"
@@ -148,9 +149,22 @@ func TestSecurityKeySignature(t *testing.T) {
 // saying so rather than that it was made for other content.
 func TestSecurityKeyNoTouch(t *testing.T) {
 	t.Parallel()
-	sig := mustSign(t, newSKSigner(t, 0x00), index)
-	err := sig.Verify([]byte(index))
+	s := newSKSigner(t, 0x00)
+	// Made elsewhere (ssh-keygen -Y sign with such a key)...
+	raw, err := sshsig.Sign(strings.NewReader(index), s, sshsig.HashSHA512, signing.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := signing.ParseSignature(sshsig.Armor(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sig.Verify([]byte(index))
 	if !errors.Is(err, signing.ErrBadSignature) || !strings.Contains(err.Error(), "without user presence") {
 		t.Errorf("Verify: got %v, want ErrBadSignature naming the missing user presence", err)
+	}
+	// ... or by jig.
+	if _, err := signing.Sign(s, []byte(index)); !errors.Is(err, signing.ErrBadSignature) || !strings.Contains(err.Error(), "without user presence") {
+		t.Errorf("Sign: got %v, want ErrBadSignature naming the missing user presence", err)
 	}
 }
