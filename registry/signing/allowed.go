@@ -260,7 +260,7 @@ func (e *Entry) setOptions(opts string) error {
 		// A repeated clause is refused, as OpenSSH refuses it: neither
 		// the first nor the last may silently win.
 		lower := strings.ToLower(name)
-		if seen[lower] && lower != "cert-authority" {
+		if seen[lower] {
 			return fmt.Errorf("option %s is given twice", lower)
 		}
 		seen[lower] = true
