@@ -2,6 +2,7 @@ package registryserver_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -145,4 +147,42 @@ func TestSignersUndeclaredNamespaceWarns(t *testing.T) {
 	warned("after SetSigners", "@gatd")
 	h.SetAuth(auth)
 	warned("after SetAuth", "@gatd")
+}
+
+// Two uploads of one version race, one signed and one not: one wins, and
+// the signatures served are the winner's (none left over from the loser).
+func TestSignedUnsignedRace(t *testing.T) {
+	t.Parallel()
+	alice := newSigner(t)
+	for range 10 {
+		h := publishHandler(t, memory.New())
+		v := pkg(regJSON("@gated", "1.0.0", ""))
+		sig := sign(t, alice, digestsOf(t, v))
+		statuses := make(chan [2]int, 2)
+		for i, sigs := range [][][]byte{{sig}, nil} {
+			go func() { statuses <- [2]int{i, postSigned(t, h, pubPublish, v, sigs...).status} }()
+		}
+		won := -1
+		for range 2 {
+			s := <-statuses
+			switch s[1] {
+			case http.StatusCreated:
+				won = s[0]
+			case http.StatusConflict:
+			default:
+				t.Fatalf("upload %d: status %d", s[0], s[1])
+			}
+		}
+		if won < 0 {
+			t.Fatal("neither upload won")
+		}
+		status, body := get(t, h, "/registries/@gated/features/ui-kit/1.0.0/signatures", pubRead)
+		var doc wire.Signatures
+		if err := json.Unmarshal(body, &doc); status != http.StatusOK || err != nil {
+			t.Fatalf("signatures: %d %s", status, body)
+		}
+		if want := 1 - won; len(doc.Signatures) != want {
+			t.Errorf("upload %d (signed: %v) won, but %d signatures are served", won, won == 0, len(doc.Signatures))
+		}
+	}
 }
