@@ -32,7 +32,7 @@ func ExamplePackage_Signatures() {
 	  "files":[{"target":"hello.txt","type":"registry:docs","path":"hello.txt"}]}`), 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello\n"), 0o644)
 
-	// In real code: signing.LoadSigner(os.ExpandEnv("$HOME/.ssh/id_ed25519")).
+	// In real code: signing.LoadSigner(ctx, os.ExpandEnv("$HOME/.ssh/id_ed25519")).
 	signer, _ := ssh.NewSignerFromKey(ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)))
 
 	p, err := registryclient.OpenPackage(dir)

@@ -136,6 +136,7 @@ func New(opts ...Option) (*Handler, error) {
 			nss = append(nss, f.Namespace)
 		}
 		h.log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
 	if o.auth == nil {
@@ -220,8 +221,13 @@ func (h *Handler) authConfig() *AuthConfig { return h.auth.Load() }
 // SetSigners replaces the signer files in force with s (nil: no namespace
 // requires signatures), at once and as a whole: an upload checks against
 // the old files or the new ones, never a mix. jig-server calls it on
-// SIGHUP with what [LoadSigners] read.
-func (h *Handler) SetSigners(s *Signers) { h.signers.Store(s) }
+// SIGHUP with what [LoadSigners] read. A signer file named after a
+// namespace the auth configuration does not declare is logged (it requires
+// signatures nowhere), here and by [Handler.SetAuth].
+func (h *Handler) SetSigners(s *Signers) {
+	h.signers.Store(s)
+	h.logSignerWarnings(h.auth.Load(), s)
+}
 
 // Signers returns the signer files in force, nil when there are none.
 func (h *Handler) Signers() *Signers { return h.signers.Load() }
@@ -235,6 +241,19 @@ func (h *Handler) Signers() *Signers { return h.signers.Load() }
 func (h *Handler) SetAuth(a *AuthConfig) {
 	h.auth.Store(a)
 	h.logAuthWarnings(a)
+	h.logSignerWarnings(a, h.signers.Load())
+}
+
+// logSignerWarnings logs each signer file of s named after a namespace a
+// does not declare: a misspelt "mian.allowed_signers" requires signatures
+// nowhere.
+func (h *Handler) logSignerWarnings(a *AuthConfig, s *Signers) {
+	for _, f := range s.Files() {
+		if !a.Declared(f.Namespace) {
+			h.log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
+				zap.String("file", f.Path), zap.String("namespace", f.Namespace))
+		}
+	}
 }
 
 func (h *Handler) logAuthWarnings(a *AuthConfig) {

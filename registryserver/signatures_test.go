@@ -283,16 +283,28 @@ func TestSignaturesWithoutCommitAreInvisible(t *testing.T) {
 	}
 }
 
-// A package may not declare the name the signatures are stored under.
+// A package may not declare the names the digest index and signatures are
+// stored under, however it spells them: another letter case reaches the
+// same file on a case-insensitive storage, where a forged signatures
+// document could name a signer who never signed. (File paths are ASCII,
+// so Unicode case folds are refused as paths already.)
 func TestPublishRefusesReservedSignaturesName(t *testing.T) {
 	t.Parallel()
-	h := publishHandler(t, memory.New())
-	manifest := `{"name":"ui-kit","namespace":"@gated","type":"registry:feature","version":"1.0.0","priority":4,
-	  "files":[{"target":"x","type":"registry:lib","path":"` + layout.SignaturesFile + `"}]}`
-	archive := pkg(manifest, pt.File("./"+layout.SignaturesFile, "{}"))
-	r := post(t, h, pubPublish, form{archive: archive})
-	if r.status != http.StatusBadRequest || r.Code != string(wire.CodeUnsafeFile) {
-		t.Errorf("got %d %s %s, want 400 UNSAFE_FILE", r.status, r.Code, r.Msg)
+	for _, name := range []string{
+		layout.SignaturesFile,
+		"./" + layout.SignaturesFile,
+		".JIG-SIGNATURES.JSON",
+		".Jig-Signatures.json",
+		".JIG-DIGESTS.json",
+	} {
+		h := publishHandler(t, memory.New())
+		manifest := `{"name":"ui-kit","namespace":"@gated","type":"registry:feature","version":"1.0.0","priority":4,
+	  "files":[{"target":"a","type":"registry:lib","path":"templates/a.txt"},{"target":"x","type":"registry:lib","path":"` + name + `"}]}`
+		archive := pkg(manifest, pt.File("./"+strings.TrimPrefix(name, "./"), "{}"))
+		r := post(t, h, pubPublish, form{archive: archive})
+		if r.status != http.StatusBadRequest || r.Code != string(wire.CodeUnsafeFile) {
+			t.Errorf("%s: got %d %s %s, want 400 UNSAFE_FILE", name, r.status, r.Code, r.Msg)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	if c.PrintDigests {
 		return c.printDigests(app, pkg)
 	}
-	if err := c.sign(app, pkg); err != nil {
+	if err := c.sign(ctx, app, pkg); err != nil {
 		return err
 	}
 	ns := c.Registry

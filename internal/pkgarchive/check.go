@@ -132,7 +132,7 @@ func (ix *Index) Check() (*Contents, error) {
 		if _, ok := ix.Files[p]; !ok || !registry.ValidFilePath(p) || p == layout.ManifestFile {
 			return nil, refuse(wire.CodeFileNotFound, "File referenced in registry.json is missing or not a regular file: %s", p)
 		}
-		if p == layout.DigestIndexFile || p == layout.SignaturesFile {
+		if layout.Reserved(p) {
 			return nil, refuse(wire.CodeUnsafeFile,
 				"Package declares %s, a name jig-server reserves for the version's digest index and signatures; rename the file", p)
 		}

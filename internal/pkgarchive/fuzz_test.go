@@ -99,7 +99,7 @@ func FuzzPackRoundTrip(f *testing.F) {
 	f.Add("a/b/c/.gitignore", []byte{}, false)
 	f.Add("x", bytes.Repeat([]byte{0}, 4096), false)
 	f.Fuzz(func(t *testing.T, name string, content []byte, exec bool) {
-		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile || name == layout.SignaturesFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || layout.Reserved(name) {
 			return
 		}
 		doc, err := json.Marshal(map[string]any{

@@ -97,12 +97,16 @@ type signerKeyReport struct {
 
 // describeSigners lists the keys of each signer file and the problems an
 // operator should know: a file with no usable key closes its namespace to
-// every upload.
-func describeSigners(s *registryserver.Signers, now time.Time) ([]signerFileReport, []string) {
+// every upload, and a file named after a namespace the auth file does not
+// declare (declared reports whether it does) requires nothing at all.
+func describeSigners(s *registryserver.Signers, now time.Time, declared func(ns string) bool) ([]signerFileReport, []string) {
 	var out []signerFileReport
 	var problems []string
 	for _, f := range s.Files() {
 		r := signerFileReport{Namespace: f.Namespace, File: f.Path, Keys: []signerKeyReport{}}
+		if !declared(f.Namespace) {
+			problems = append(problems, fmt.Sprintf("%s: %s is not a namespace of the auth file, so this file requires signatures nowhere (a misspelt name?); name it <namespace without @>%s", f.Path, f.Namespace, registryserver.SignersSuffix))
+		}
 		usable := 0
 		for _, e := range f.Signers.Entries() {
 			k := signerKeyReport{Line: e.Line, Principals: e.Principals, Fingerprint: e.Fingerprint, Key: signing.FormatPublicKey(e.Key), Namespaces: e.Namespaces}

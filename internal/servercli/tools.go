@@ -273,7 +273,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 			return err
 		}
 		var more []string
-		signers, more = describeSigners(s, now)
+		signers, more = describeSigners(s, now, a.Declared)
 		problems = append(problems, more...)
 	}
 	if c.JSON {

@@ -76,6 +76,16 @@ func Signatures(namespace, path, version string) string {
 	return VersionDir(namespace, path, version) + SignaturesFile
 }
 
+// Reserved reports whether file, a normalised file path of a version, is
+// the name of the digest index or the signatures document ([DigestIndexFile],
+// [SignaturesFile]) in any letter case: a registry may not declare it.
+// Letter case does not matter because storage on a case-insensitive file
+// system (macOS, Windows) would take ".JIG-SIGNATURES.JSON" for the
+// signatures document.
+func Reserved(file string) bool {
+	return strings.EqualFold(file, DigestIndexFile) || strings.EqualFold(file, SignaturesFile)
+}
+
 // File returns "@ns/<path>/<version>/<file>", the key of a package file;
 // file is the normalised files[].path ("templates/a.txt", no leading "./").
 func File(namespace, path, version, file string) string {

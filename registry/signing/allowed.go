@@ -135,9 +135,11 @@ func (e Entry) where() string {
 //
 // with blank lines and "#" comments; principals is a comma-separated list
 // (double-quoted when it holds spaces); options are namespaces="...",
-// valid-after="YYYYMMDD[HHMM[SS]][Z]" and valid-before="..." (times
-// without Z are local time, as in OpenSSH). cert-authority and unknown
-// options are refused. CRLF line ends are accepted. Errors name the line.
+// valid-after="YYYYMMDD[HHMM[SS]][Z|UTC]" and valid-before="..." (times
+// without Z or UTC are local time, as in OpenSSH). cert-authority, unknown
+// options, a repeated option and valid-before not after valid-after are
+// refused (OpenSSH refuses the last two as well), and so are certificates
+// and RSA keys under [MinRSABits]. CRLF line ends are accepted. Errors name the line.
 // The data is bounded by [MaxAllowedSignersSize].
 func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 	if len(data) > MaxAllowedSignersSize {
@@ -249,12 +251,20 @@ func nextOptions(s string) (opts, rest string, err error) {
 
 // setOptions applies a comma-separated option list.
 func (e *Entry) setOptions(opts string) error {
+	seen := map[string]bool{}
 	for opts != "" {
 		name, value, rest, err := nextOption(opts)
 		if err != nil {
 			return err
 		}
-		switch strings.ToLower(name) {
+		// A repeated clause is refused, as OpenSSH refuses it: neither
+		// the first nor the last may silently win.
+		lower := strings.ToLower(name)
+		if seen[lower] {
+			return fmt.Errorf("option %s is given twice", lower)
+		}
+		seen[lower] = true
+		switch lower {
 		case "cert-authority":
 			return errors.New("cert-authority is not supported: list the signing keys themselves")
 		case "namespaces":
@@ -276,6 +286,9 @@ func (e *Entry) setOptions(opts string) error {
 			return fmt.Errorf("unsupported option %q (want namespaces, valid-after or valid-before)", printable(clip(name)))
 		}
 		opts = rest
+	}
+	if !e.ValidAfter.IsZero() && !e.ValidBefore.IsZero() && !e.ValidBefore.After(e.ValidAfter) {
+		return errors.New("valid-before is not after valid-after: the key would never be valid")
 	}
 	return nil
 }
@@ -319,12 +332,16 @@ func nextOption(s string) (name, value, rest string, err error) {
 	return "", "", "", fmt.Errorf("option %s: unterminated quoted value", printable(clip(name)))
 }
 
-// parseTime parses OpenSSH's YYYYMMDD[HHMM[SS]][Z] (local time without Z).
+// parseTime parses OpenSSH's YYYYMMDD[HHMM[SS]][Z|UTC] (local time
+// without Z or UTC, either in any case).
 func parseTime(v string) (time.Time, error) {
 	loc := time.Local
 	s := v
-	if strings.HasSuffix(s, "Z") || strings.HasSuffix(s, "z") {
+	switch {
+	case len(s) > 1 && strings.EqualFold(s[len(s)-1:], "Z"):
 		loc, s = time.UTC, s[:len(s)-1]
+	case len(s) > 3 && strings.EqualFold(s[len(s)-3:], "UTC"):
+		loc, s = time.UTC, s[:len(s)-3]
 	}
 	var layout string
 	switch len(s) {
@@ -365,6 +382,9 @@ func parseKeyFields(typ, b64 string) (ssh.PublicKey, error) {
 	}
 	if _, ok := key.(*ssh.Certificate); ok {
 		return nil, errors.New("certificates are not supported: list the plain public key")
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
 	}
 	return key, nil
 }

@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"crypto/rsa"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -19,6 +20,27 @@ const Namespace = "jig-registry"
 // MaxSignatureSize bounds the armored signature [ParseSignature] accepts:
 // 16 KiB, several times what a 16384-bit RSA key needs.
 const MaxSignatureSize = 16 << 10
+
+// MinRSABits is the smallest RSA key jig accepts for signing, in a
+// signature or in a list of trusted keys: 2048 bits. OpenSSH still takes
+// 1024-bit keys, which are within reach of a well-funded attacker; one
+// such key would guard every project that installs the versions it signs.
+const MinRSABits = 2048
+
+// checkKey refuses an RSA key smaller than [MinRSABits].
+func checkKey(key ssh.PublicKey) error {
+	ck, ok := key.(ssh.CryptoPublicKey)
+	if !ok {
+		return nil
+	}
+	if rk, ok := ck.CryptoPublicKey().(*rsa.PublicKey); ok && rk.N.BitLen() < MinRSABits {
+		return fmt.Errorf("RSA key %s has %d bits, fewer than the %d jig requires: make a new key (ssh-keygen -t ed25519)", ssh.FingerprintSHA256(key), rk.N.BitLen(), MinRSABits)
+	}
+	return nil
+}
+
+// skUserPresent is the user-presence flag of a security key signature.
+const skUserPresent = 0x01
 
 // pemType is the PEM block type of an armored SSH signature.
 const pemType = "SSH SIGNATURE"
@@ -67,24 +89,40 @@ type Signature struct {
 
 // Sign signs index, a canonical digest index, with s in namespace
 // [Namespace] (hash sha512, as ssh-keygen does) and returns the armored
-// signature. RSA keys sign with rsa-sha2-512.
+// signature. RSA keys sign with rsa-sha2-512; one under [MinRSABits] is
+// refused. The signature is verified before it is returned: one that
+// does not verify (from a faulty ssh-agent or security key, or a
+// security key not touched) is an error.
 func Sign(s ssh.Signer, index []byte) ([]byte, error) {
 	if s == nil {
 		return nil, errors.New("signing: no signer")
+	}
+	if err := checkKey(s.PublicKey()); err != nil {
+		return nil, err
 	}
 	sig, err := sshsig.Sign(bytes.NewReader(index), s, sshsig.HashSHA512, Namespace)
 	if err != nil {
 		return nil, fmt.Errorf("signing with key %s: %w", ssh.FingerprintSHA256(s.PublicKey()), err)
 	}
-	return sshsig.Armor(sig), nil
+	// What an ssh-agent or a security key returned is checked as a
+	// server would check it, so a bad signature is never sent.
+	armored := sshsig.Armor(sig)
+	parsed, err := ParseSignature(armored)
+	if err == nil {
+		err = parsed.Verify(index)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("signing with key %s: the signature made does not verify (a faulty ssh-agent or security key?): %w", ssh.FingerprintSHA256(s.PublicKey()), err)
+	}
+	return armored, nil
 }
 
 // ParseSignature decodes an armored SSH signature (what [Sign] and
 // ssh-keygen -Y sign write). It is bounded by [MaxSignatureSize], allows
 // whitespace (CRLF too) around the one PEM block and nothing else, and
 // refuses a signature for another namespace than [Namespace], a hash other
-// than sha512 or sha256, and certificate keys. Errors wrap
-// [ErrBadSignature]. It does not verify the signature: see
+// than sha512 or sha256, certificate keys and RSA keys under [MinRSABits].
+// Errors wrap [ErrBadSignature]. It does not verify the signature: see
 // [Signature.Verify] and [AllowedSigners.Verify].
 func ParseSignature(armored []byte) (*Signature, error) {
 	if len(armored) > MaxSignatureSize {
@@ -117,6 +155,9 @@ func ParseSignature(armored []byte) (*Signature, error) {
 	if _, ok := sig.PublicKey.(*ssh.Certificate); ok {
 		return nil, fmt.Errorf("%w: signatures by SSH certificates are not supported; sign with the plain key", ErrBadSignature)
 	}
+	if err := checkKey(sig.PublicKey); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadSignature, err)
+	}
 	return &Signature{
 		Key:         sig.PublicKey,
 		Fingerprint: ssh.FingerprintSHA256(sig.PublicKey),
@@ -127,10 +168,18 @@ func ParseSignature(armored []byte) (*Signature, error) {
 
 // Verify checks that s is a valid signature over index by s.Key in
 // namespace [Namespace]; it says nothing about whether the key is trusted
-// (see [AllowedSigners.Verify]). The error wraps [ErrBadSignature].
+// (see [AllowedSigners.Verify]). A security key's (sk-ssh-ed25519,
+// sk-ecdsa) signature must assert user presence (a touch). The error wraps
+// [ErrBadSignature].
 func (s *Signature) Verify(index []byte) error {
 	if s == nil || s.sig == nil || s.Key == nil {
 		return fmt.Errorf("%w: not a parsed signature (use ParseSignature)", ErrBadSignature)
+	}
+	// A FIDO key's signature carries the authenticator's flags; without
+	// user presence golang.org/x/crypto/ssh refuses it (ssh-keygen would
+	// accept it): say why.
+	if t := s.Key.Type(); (t == ssh.KeyAlgoSKED25519 || t == ssh.KeyAlgoSKECDSA256) && len(s.sig.Signature.Rest) > 0 && s.sig.Signature.Rest[0]&skUserPresent == 0 {
+		return fmt.Errorf("%w: security key %s signed without user presence (a key made with ssh-keygen -O no-touch-required); jig requires the touch: sign with a key that asks for it", ErrBadSignature, s.Fingerprint)
 	}
 	if err := sshsig.Verify(bytes.NewReader(index), s.sig, s.Key, s.sig.HashAlgorithm, Namespace); err != nil {
 		return fmt.Errorf("%w: the signature by key %s does not match these digests (it was made for other content, or altered)", ErrBadSignature, s.Fingerprint)

@@ -250,7 +250,7 @@ func TestLoadSigner(t *testing.T) {
 	dir := t.TempDir()
 	keygen := sshKeygen(t)
 	plain := genKey(t, keygen, dir, "plain")
-	s, err := signing.LoadSigner(plain)
+	s, err := signing.LoadSigner(t.Context(), plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,16 +265,16 @@ func TestLoadSigner(t *testing.T) {
 	run(t, nil, keygen, "-q", "-t", "ed25519", "-N", "secret", "-C", "", "-f", enc)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	for _, p := range []string{enc, enc + ".pub"} {
-		_, err := signing.LoadSigner(p)
+		_, err := signing.LoadSigner(t.Context(), p)
 		if err == nil || !strings.Contains(err.Error(), "ssh-keygen -Y sign -n jig-registry -f "+p) || !strings.Contains(err.Error(), "ssh-add "+enc) {
 			t.Errorf("LoadSigner(%s): got %v, want the ssh-add and ssh-keygen advice", p, err)
 		}
 	}
-	if _, err := signing.LoadSigner(filepath.Join(dir, "missing")); err == nil {
+	if _, err := signing.LoadSigner(t.Context(), filepath.Join(dir, "missing")); err == nil {
 		t.Error("LoadSigner(missing): got nil error")
 	}
 	writeFile(t, filepath.Join(dir, "junk"), "not a key")
-	if _, err := signing.LoadSigner(filepath.Join(dir, "junk")); err == nil || !strings.Contains(err.Error(), "not an OpenSSH or PEM private key") {
+	if _, err := signing.LoadSigner(t.Context(), filepath.Join(dir, "junk")); err == nil || !strings.Contains(err.Error(), "not an OpenSSH or PEM private key") {
 		t.Errorf("LoadSigner(junk): got %v", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestOpenSSHInterop(t *testing.T) {
 			writeFile(t, msg, index)
 
 			// jig signs, ssh-keygen verifies.
-			signer, err := signing.LoadSigner(key)
+			signer, err := signing.LoadSigner(t.Context(), key)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -267,7 +267,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	var mu sync.Mutex
 	put := func(_ context.Context, name string, size int64, r io.Reader) error {
 		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == layout.ManifestFile || name == layout.DigestIndexFile || name == layout.SignaturesFile {
+		if !registry.ValidFilePath(name) || name == layout.ManifestFile || layout.Reserved(name) {
 			return fmt.Errorf("publish: refusing file path %q", name)
 		}
 		key := layout.File(v.Namespace, v.registryPath(), v.Version, name)
