@@ -175,13 +175,13 @@ func printVerify(o *Output, res verifyResult) {
 		case "unverified":
 			digest = "the server publishes no digest index (unverified)"
 		}
-		o.Printf("%s    %s@%s from %s: %s; %s; %d files verified\n", o.paint(ansiGreen, "ok"), e.Registry, e.Version, e.Server, sig, digest, e.Files)
+		o.Printf("%s    %s@%s from %s: %s; %s; %d %s verified\n", o.paint(ansiGreen, "ok"), e.Registry, e.Version, e.Server, sig, digest, e.Files, plural(e.Files, "file", "files"))
 	}
 	if bad > 0 {
-		o.Errorln(fmt.Sprintf("%s %d of %d installed registries failed verification", o.paintErr(ansiRed, "Error:"), bad, len(res.Registries)))
+		o.Errorln(fmt.Sprintf("%s %d of %d installed %s failed verification", o.paintErr(ansiRed, "Error:"), bad, len(res.Registries), plural(len(res.Registries), "registry", "registries")))
 		return
 	}
-	o.Printf("%d installed registries verified\n", len(res.Registries))
+	o.Printf("%d installed %s verified\n", len(res.Registries), plural(len(res.Registries), "registry", "registries"))
 }
 
 func orUnknown(s string) string {
