@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
 // ResolveCmd is "jig resolve <file> --ours|--theirs|--base".
 type ResolveCmd struct {
-	File   string `arg:"" help:"The conflicted file, as the update listed it."`
+	File   string `arg:"" help:"The conflicted file, as the update listed it (relative to the project), or its absolute path (as an editor passes it)."`
 	Ours   bool   `name:"ours" help:"Keep the project's file as it was before the update."`
 	Theirs bool   `name:"theirs" help:"Take the new version's file."`
 	Base   bool   `name:"base" help:"Take the installed version's file."`
@@ -45,13 +48,32 @@ func (c *ResolveCmd) Run(ctx context.Context, app *App) error {
 	case c.Base:
 		side = apply.SideBase
 	}
-	err = eng.Resolve(ctx, dir, c.File, side)
+	file, err := projectRelative(dir, c.File)
+	if err != nil {
+		pr.done()
+		return err
+	}
+	err = eng.Resolve(ctx, dir, file, side)
 	pr.done()
 	if err != nil {
 		return err
 	}
-	app.Out.Success("Resolved %s with %s", c.File, side)
+	app.Out.Success("Resolved %s with %s", file, side)
 	return nil
+}
+
+// projectRelative turns an absolute path inside the project dir into the
+// project-relative path jig lists conflicts by; other paths are returned
+// as given (the engine checks them).
+func projectRelative(dir, file string) (string, error) {
+	if !filepath.IsAbs(file) {
+		return file, nil
+	}
+	rel, err := filepath.Rel(dir, filepath.Clean(file))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is not inside the project %s: give the conflicted file's path relative to the project, as jig update listed it", file, dir)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // runAbort is "jig update --abort".
