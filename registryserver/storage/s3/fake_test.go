@@ -30,6 +30,9 @@ type fakeS3 struct {
 	mu     sync.Mutex
 	objs   map[string][]byte
 	puts   atomic.Int64
+	// folderRaces is how many of the next PUTs fail as a posix gateway's
+	// PUT does when a delete removes its folder at the same moment.
+	folderRaces atomic.Int64
 }
 
 func newFake(t *testing.T, honour bool) (*fakeS3, string) {
@@ -69,6 +72,10 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err := readBody(r)
 		if err != nil {
 			s3Error(w, http.StatusBadRequest, "IncompleteBody")
+			return
+		}
+		if f.folderRaces.Add(-1) >= 0 {
+			s3Error(w, http.StatusConflict, "ExistingObjectIsDirectory")
 			return
 		}
 		if f.honour {
@@ -237,5 +244,77 @@ func TestConditionalProbeRunsOnce(t *testing.T) {
 		if strings.HasPrefix(k, ".jig/") {
 			t.Errorf("probe object %q left behind", k)
 		}
+	}
+}
+
+// onlyReader hides every method of r but Read, as a network body does.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestPutRetriesLostFolderRace: a posix gateway's PUT that lost a race
+// with the removal of its folder stored nothing; Put and PutIf send it
+// again when the body can be read again, and report the error when it
+// cannot or when the server keeps answering so.
+func TestPutRetriesLostFolderRace(t *testing.T) {
+	t.Parallel()
+	const body = "claim"
+	tests := []struct {
+		name    string
+		races   int64
+		reader  func() io.Reader
+		size    int64
+		wantErr bool
+	}{
+		{"seekable body of known size", 2, func() io.Reader { return strings.NewReader(body) }, int64(len(body)), false},
+		{"stream of unknown size is buffered", 2, func() io.Reader { return onlyReader{strings.NewReader(body)} }, -1, false},
+		{"stream of known size cannot be sent twice", 1, func() io.Reader { return onlyReader{strings.NewReader(body)} }, int64(len(body)), true},
+		{"a server that keeps refusing", 100, func() io.Reader { return strings.NewReader(body) }, int64(len(body)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, conditional := range []bool{false, true} {
+				f, url := newFake(t, true)
+				st, err := s3.New(t.Context(), fakeConfig(url))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if conditional {
+					// Probe first, so the injected races hit the PUT itself.
+					if _, err := st.PutIf(t.Context(), "@main/probe", strings.NewReader("x"), 1, ""); err != nil {
+						t.Fatal(err)
+					}
+				}
+				f.folderRaces.Store(tt.races)
+				const key = "@main/a/1.0.0/registry.json"
+				if conditional {
+					_, err = st.PutIf(t.Context(), key, tt.reader(), tt.size, "")
+				} else {
+					err = st.Put(t.Context(), key, tt.reader(), tt.size)
+				}
+				if tt.wantErr {
+					if err == nil || !strings.Contains(err.Error(), "ExistingObjectIsDirectory") {
+						t.Errorf("conditional=%v: error = %v, want the server's ExistingObjectIsDirectory", conditional, err)
+					}
+					if _, err := st.Stat(t.Context(), key); !errors.Is(err, storage.ErrNotFound) {
+						t.Errorf("conditional=%v: Stat after the failed put: %v, want storage.ErrNotFound", conditional, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("conditional=%v: %v", conditional, err)
+				}
+				rc, _, err := st.Get(t.Context(), key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(rc)
+				rc.Close()
+				if string(got) != body {
+					t.Errorf("conditional=%v: stored %q, want %q", conditional, got, body)
+				}
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -295,11 +296,73 @@ func (s *Storage) put(ctx context.Context, op, key string, r io.Reader, size int
 	}
 	opts.DisableMultipart = true
 	opts.ContentType = "application/octet-stream"
-	ui, err := s.client.PutObject(ctx, s.bucket, s.object(key), body, n, opts)
+	ui, err := s.putObject(ctx, s.object(key), body, n, opts, rewinder(r, body, size))
 	if err != nil {
 		return minio.UploadInfo{}, s.mapErr(ctx, op, key, err)
 	}
 	return ui, nil
+}
+
+// folderRaceAttempts bounds how often a PUT that lost a posix gateway's
+// folder race is sent.
+const folderRaceAttempts = 5
+
+// putObject is one PutObject, sent again (after rewind) while the server
+// answers that it lost a folder race; rewind nil means body cannot be read
+// again, so it is sent once.
+func (s *Storage) putObject(ctx context.Context, name string, body io.Reader, n int64, opts minio.PutObjectOptions, rewind func() error) (minio.UploadInfo, error) {
+	for attempt := 1; ; attempt++ {
+		ui, err := s.client.PutObject(ctx, s.bucket, name, body, n, opts)
+		if err == nil || attempt == folderRaceAttempts || !lostFolderRace(err) || rewind == nil || rewind() != nil {
+			return ui, err
+		}
+		// Give the racing delete a moment to finish removing folders.
+		select {
+		case <-ctx.Done():
+			return ui, err
+		case <-time.After(time.Duration(attempt) * 5 * time.Millisecond):
+		}
+	}
+}
+
+// lostFolderRace reports whether err is a posix-backed gateway's answer to
+// a PUT that lost a race with the removal of a folder. Such a gateway
+// (versitygw) keeps an object as a file and removes a folder when its last
+// object is deleted; a PUT into that folder at the same moment fails with
+// 409 ExistingObjectIsDirectory though nothing of the PUT was stored and
+// no object of that name exists. Publishing deletes claims next to the
+// claims of other versions, so replicas hit it.
+func lostFolderRace(err error) bool {
+	var er minio.ErrorResponse
+	return errors.As(err, &er) && er.StatusCode == http.StatusConflict && er.Code == "ExistingObjectIsDirectory"
+}
+
+// rewinder returns a function that makes body, which spool made of r and
+// size, yield the same bytes again, or nil when r cannot be read twice.
+func rewinder(r io.Reader, body io.Reader, size int64) func() error {
+	if size < 0 {
+		// spool buffered r into a bytes.Reader or a temporary file.
+		if sk, ok := body.(io.Seeker); ok {
+			return func() error { _, err := sk.Seek(0, io.SeekStart); return err }
+		}
+		return nil
+	}
+	sk, ok := r.(io.Seeker)
+	ex, isExact := body.(*exactReader)
+	if !ok || !isExact {
+		return nil
+	}
+	start, err := sk.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil
+	}
+	return func() error {
+		if _, err := sk.Seek(start, io.SeekStart); err != nil {
+			return err
+		}
+		ex.left = size
+		return nil
+	}
 }
 
 // spool returns a reader of known length for r. With size >= 0 it checks
@@ -462,12 +525,14 @@ func (s *Storage) probe(ctx context.Context) error {
 	defer s.client.RemoveObject(context.WithoutCancel(ctx), s.bucket, name, minio.RemoveObjectOptions{})
 	put := func(opts minio.PutObjectOptions, body string) error {
 		opts.DisableMultipart = true
-		_, err := s.client.PutObject(ctx, s.bucket, name, strings.NewReader(body), int64(len(body)), opts)
+		r := strings.NewReader(body)
+		_, err := s.putObject(ctx, name, r, r.Size(), opts, func() error { _, err := r.Seek(0, io.SeekStart); return err })
 		return err
 	}
 	refused := func(err error) bool {
 		var er minio.ErrorResponse
-		return errors.As(err, &er) && (er.StatusCode == http.StatusPreconditionFailed || er.StatusCode == http.StatusConflict)
+		return errors.As(err, &er) && !lostFolderRace(err) &&
+			(er.StatusCode == http.StatusPreconditionFailed || er.StatusCode == http.StatusConflict)
 	}
 	create := minio.PutObjectOptions{}
 	create.SetMatchETagExcept("*")
