@@ -659,16 +659,43 @@ func (c *Client) Preset(ctx context.Context, name string) (*registry.Preset, err
 			return nil, notCached("preset %s/%s from %s", registry.PresetNamespace, name, c.baseStr)
 		}
 	}
-	resp, err := c.do(ctx, request{path: "/presets/" + name, registry: registry.PresetNamespace + "/" + name})
+	p, body, err := c.fetchPreset(ctx, name)
 	if err != nil {
 		return nil, err
 	}
+	c.rememberPreset(name, p, body)
+	return p, nil
+}
+
+// PresetJSON fetches a preset by name ("node", or "@presets/node") from
+// the server and returns its document exactly as served, after checking
+// that it parses as a preset; a mirror stores these bytes as they are. It
+// never reads the cache.
+//
+// API: GET /presets/:name
+func (c *Client) PresetJSON(ctx context.Context, name string) ([]byte, error) {
+	name = strings.TrimPrefix(name, registry.PresetNamespace+"/")
+	if !registry.ValidSegment(name) {
+		return nil, fmt.Errorf("invalid preset name %q: it must be lowercase kebab case, e.g. node-library", name)
+	}
+	if c.opts.mode == Offline {
+		return nil, notCached("preset %s/%s from %s", registry.PresetNamespace, name, c.baseStr)
+	}
+	_, body, err := c.fetchPreset(ctx, name)
+	return body, err
+}
+
+// fetchPreset downloads and parses preset name (valid).
+func (c *Client) fetchPreset(ctx context.Context, name string) (*registry.Preset, []byte, error) {
+	resp, err := c.do(ctx, request{path: "/presets/" + name, registry: registry.PresetNamespace + "/" + name})
+	if err != nil {
+		return nil, nil, err
+	}
 	p, err := registry.ParsePreset(resp.body)
 	if err != nil {
-		return nil, fmt.Errorf("invalid preset from %s: %w", resp.url, err)
+		return nil, nil, fmt.Errorf("invalid preset from %s: %w", resp.url, err)
 	}
-	c.rememberPreset(name, p, resp.body)
-	return p, nil
+	return p, resp.body, nil
 }
 
 // Schema fetches one of the server's JSON Schemas by file name, one of

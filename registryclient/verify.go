@@ -105,6 +105,10 @@ type ManifestResult struct {
 	Verified bool
 	// Cached is true when the manifest came from the cache.
 	Cached bool
+	// Bytes is the manifest (registry.json) exactly as served or cached,
+	// the bytes Digest is computed over; a mirror stores them as they are.
+	// The caller must not modify them.
+	Bytes []byte
 }
 
 // refBase is the ref folder of this server in the cache.
@@ -361,7 +365,7 @@ func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files f
 	if err != nil {
 		return nil, fmt.Errorf("invalid manifest for %s from %s: %w", idLabel(pid), resp.url, err)
 	}
-	res := &ManifestResult{Manifest: m, Digest: digest, Verified: verified}
+	res := &ManifestResult{Manifest: m, Digest: digest, Verified: verified, Bytes: resp.body}
 	if version == "" && registry.ValidVersion(m.Version) {
 		if err := c.checkLatest(id, m.Version); err != nil {
 			return nil, err
@@ -413,7 +417,7 @@ func (c *Client) cachedManifest(ctx context.Context, id registry.ID, version str
 	if err != nil || m.Version != version {
 		return nil, nil
 	}
-	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true}, nil
+	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true, Bytes: b}, nil
 }
 
 func modeName(m Mode) string {

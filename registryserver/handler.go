@@ -61,6 +61,8 @@ type Handler struct {
 	census       CensusMode
 	censusMaxAge time.Duration
 	censusViews  censusCache
+	// mirror holds the upstreams, nil when there are none (mirror.go).
+	mirror *mirror
 
 	closeOnce sync.Once
 	closeErr  error
@@ -147,6 +149,10 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	if err := h.setupPublish(o.publish); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
+	if err := h.setupMirror(o.upstreams, o.upstreamMode, o.mutableTTL); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}

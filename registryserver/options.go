@@ -46,6 +46,9 @@ type options struct {
 	// census and censusMaxAge are the census options (census.go).
 	census       CensusMode
 	censusMaxAge time.Duration
+	// upstreams and upstreamMode are the mirror's options (mirror.go).
+	upstreams    *UpstreamConfig
+	upstreamMode UpstreamMode
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of

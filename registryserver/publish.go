@@ -365,6 +365,12 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		}
 		mark = g.Mark
 	}
+	// A namespace served from an upstream holds only what the upstream
+	// published: a local version there would shadow the upstream's.
+	if h.upstreamOf(head.Namespace) != nil {
+		return newAPIError(wire.CodeNamespaceNotAllowed,
+			fmt.Sprintf("Namespace %s is mirrored from an upstream server: publish to the upstream instead", head.Namespace))
+	}
 
 	// What it contains: the checks jig publish runs before uploading.
 	contents, err := ix.Check()
@@ -629,6 +635,10 @@ func (h *Handler) postPreset(c echo.Context) error {
 	}
 	if !who.admin {
 		return newAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
+	}
+	if h.upstreamOf(registry.PresetNamespace) != nil {
+		refuseBody(c)
+		return newAPIError(wire.CodeNamespaceNotAllowed, "Presets are mirrored from an upstream server: publish them to the upstream instead")
 	}
 	release, err := h.acquireUpload(c)
 	if err != nil {

@@ -28,6 +28,11 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if u := h.upstreamOf(res.namespace); u != nil {
+		if done, err := h.serveMirrored(c, res, u, private); done {
+			return err
+		}
+	}
 	hdr := c.Response().Header()
 	switch res.kind {
 	case kindLatest:
@@ -239,8 +244,18 @@ func (h *Handler) getPreset(c echo.Context) error {
 		return newAPIError(wire.CodeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
+	read := h.readDocument
+	if h.upstreamOf(registry.PresetNamespace) != nil {
+		if err := h.servePresetMirrored(c, name); err != nil {
+			return err
+		}
+		// What the refresh stored, not a cached "not found".
+		read = func(ctx context.Context, key string) ([]byte, storage.Info, error) {
+			return readAll(ctx, storage.Fresh(h.store), key)
+		}
+	}
 	key := layout.Preset(name)
-	data, info, err := h.readDocument(c.Request().Context(), key)
+	data, info, err := read(c.Request().Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return newAPIError(wire.CodeNotFound, "Preset \""+name+"\" not found")
 	}

@@ -53,7 +53,12 @@ func readParsed[T any](ctx context.Context, h *Handler, key string, parse func([
 
 // readDocument reads a whole, bounded object from storage.
 func (h *Handler) readDocument(ctx context.Context, key string) ([]byte, storage.Info, error) {
-	rc, info, err := h.store.Get(ctx, key)
+	return readAll(ctx, h.store, key)
+}
+
+// readAll is [Handler.readDocument] from st.
+func readAll(ctx context.Context, st storage.Storage, key string) ([]byte, storage.Info, error) {
+	rc, info, err := st.Get(ctx, key)
 	if err != nil {
 		return nil, storage.Info{}, err
 	}

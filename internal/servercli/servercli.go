@@ -58,11 +58,13 @@ type CLI struct {
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
 	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
 
-	AuthConfigPath    string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
-	AdminToken        string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
-	SignersDir        string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
-	WebhookConfigPath string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
-	DefaultNamespace  string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
+	AuthConfigPath      string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
+	AdminToken          string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
+	SignersDir          string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
+	UpstreamsConfigPath string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"upstreams.json: the namespaces this server mirrors from other registry servers (pull-through). A namespace that holds registries published here is never served from upstream. See the README section \"Mirrors and air-gapped use\"."`
+	UpstreamMode        string `name:"upstream-mode" env:"UPSTREAM_MODE" enum:"pull-through,offline" default:"pull-through" help:"pull-through fetches what is missing from the upstreams; offline serves only what the storage holds and never contacts them."`
+	WebhookConfigPath   string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
+	DefaultNamespace    string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
 
 	Census       string        `name:"census" env:"CENSUS" enum:"on,open,off" default:"on" help:"Who may send census reports (jig check --report) to POST /census/@ns: on takes them from a token that may read the namespace or the admin token, open also anonymously for namespaces anonymous callers may read, off turns the census routes off."`
 	CensusMaxAge time.Duration `name:"census-max-age" env:"CENSUS_MAX_AGE" default:"720h" help:"How old a census report may be and still count in the census views (default 720h, 30 days)."`
@@ -288,6 +290,14 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	} else if ns != "" {
 		opts = append(opts, registryserver.WithDefaultNamespace(ns))
 	}
+	if c.UpstreamsConfigPath != "" {
+		up, err := registryserver.LoadUpstreams(c.UpstreamsConfigPath)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, registryserver.WithUpstreams(up), registryserver.WithUpstreamMode(registryserver.UpstreamMode(c.UpstreamMode)))
+		log.Info("mirroring namespaces from upstreams", zap.Strings("namespaces", up.Namespaces()), zap.String("mode", c.UpstreamMode))
+	}
 	if c.WebhookConfigPath != "" {
 		hooks, err := loadWebhooks(c.WebhookConfigPath, log)
 		if err != nil {
@@ -312,14 +322,20 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return fmt.Errorf("listening on %s:%d: %w", c.Host, c.Port, err)
 	}
 	defer ln.Close() // a no-op once Serve has taken it
-	// Seed only once the whole configuration was accepted and the port is
-	// ours; requests wait in the listen backlog meanwhile.
-	seeded, err := catalog.Seed(ctx, st)
-	if err != nil {
-		return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
+	if err := h.CheckUpstreams(ctx); err != nil {
+		return err
 	}
-	if seeded {
-		log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+	// Seed only once the whole configuration was accepted and the port is
+	// ours; requests wait in the listen backlog meanwhile. A mirror serves
+	// its upstreams' catalog, not its own.
+	if c.UpstreamsConfigPath == "" {
+		seeded, err := catalog.Seed(ctx, st)
+		if err != nil {
+			return fmt.Errorf("seeding the empty storage with the starter catalog: %w", err)
+		}
+		if seeded {
+			log.Info("Seeded the empty storage with the starter catalog", zap.Int("keys", len(catalog.Keys())))
+		}
 	}
 	// Finish what publishes interrupted by a crash left (their claims,
 	// half-written versions), so a retry succeeds at once; the handler

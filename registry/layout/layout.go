@@ -34,6 +34,9 @@ const (
 	// CensusDir is the top-level folder of the census reports, with its
 	// slash.
 	CensusDir = ".census/"
+	// UpstreamsDir is the top-level folder of the markers a mirror writes
+	// for the namespaces it fills from an upstream, with its slash.
+	UpstreamsDir = ".upstreams/"
 	// HealthKey is the key the /health probe writes and reads.
 	HealthKey = ".healthcheck"
 
@@ -91,6 +94,12 @@ func Reserved(file string) bool {
 func File(namespace, path, version, file string) string {
 	return VersionDir(namespace, path, version) + file
 }
+
+// UpstreamMarker returns ".upstreams/@ns.json", the key a mirror writes
+// before it stores the first version of namespace fetched from an
+// upstream: a namespace holding registries but no marker was published
+// to locally, and is never filled from an upstream.
+func UpstreamMarker(namespace string) string { return UpstreamsDir + namespace + ".json" }
 
 // Claim returns ".publish/@ns/<path>/<version>.lock", the key a publisher
 // creates while it writes the version.

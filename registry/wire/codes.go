@@ -56,8 +56,12 @@ const (
 	CodeRequestTimeout    Code = "REQUEST_TIMEOUT"
 	CodeTooManyUploads    Code = "TOO_MANY_UPLOADS"
 	CodeRateLimitExceeded Code = "RATE_LIMIT_EXCEEDED"
-	CodeInternal          Code = "INTERNAL_SERVER_ERROR"
-	CodeHTTPError         Code = "HTTP_ERROR"
+	// CodeUpstreamUnavailable: a mirror could not get a version it never
+	// stored from its upstream (down, too slow, or its answer failed
+	// verification).
+	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE"
+	CodeInternal            Code = "INTERNAL_SERVER_ERROR"
+	CodeHTTPError           Code = "HTTP_ERROR"
 )
 
 // codes is the table of every code this package knows: the status it is
@@ -110,6 +114,7 @@ var codes = []struct {
 	{CodeRequestTimeout, http.StatusRequestTimeout, "the request body arrived too slowly"},
 	{CodeTooManyUploads, http.StatusServiceUnavailable, "too many uploads in progress, with Retry-After"},
 	{CodeRateLimitExceeded, http.StatusTooManyRequests, "too many requests, with Retry-After"},
+	{CodeUpstreamUnavailable, http.StatusGatewayTimeout, "a mirror could not fetch a version it never stored from its upstream (down, too slow, or its answer failed verification)"},
 	{CodeInternal, http.StatusInternalServerError, "the cause is only logged"},
 	{CodeHTTPError, 0, "any other status"},
 }

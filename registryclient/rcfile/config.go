@@ -9,11 +9,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/jigkit/jig/internal/envvar"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -577,25 +577,10 @@ func (c *Config) Save() error {
 	return nil
 }
 
-// varRE matches ${NAME}; compiled on first use, not on every start.
-var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
-
 // expand replaces ${VAR} from the environment; a missing variable is an
 // error naming it and where it was used.
 func (c *Config) expand(ns, field, s string) (string, error) {
-	lookup := c.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	var missing string
-	out := varRE().ReplaceAllStringFunc(s, func(m string) string {
-		name := m[2 : len(m)-1]
-		v, ok := lookup(name)
-		if !ok && missing == "" {
-			missing = name
-		}
-		return v
-	})
+	out, missing := envvar.Expand(s, c.LookupEnv)
 	if missing != "" {
 		return "", &EnvNotSetError{Namespace: ns, Var: missing, Field: field}
 	}

@@ -1,0 +1,745 @@
+package registryserver
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/jigkit/jig/internal/pkgarchive"
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryserver/internal/promreg"
+	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// headerWarning marks a response served from storage because the
+// upstream could not be asked (RFC 7234's 110 "Response is Stale").
+const (
+	headerWarning = "Warning"
+	warningStale  = `110 - "Response is Stale"`
+)
+
+// Bounds of the mirror's work for one request.
+const (
+	// pullTimeout bounds one pull of a version (every request to the
+	// upstream and the publish into the storage), whoever waits for it.
+	pullTimeout = 5 * time.Minute
+	// upstreamRetries is how often a failed upstream request is retried.
+	upstreamRetries = 1
+	// maxMirrorTracked bounds the remembered versions lists and presets.
+	maxMirrorTracked = 10_000
+)
+
+// errUpstreamNotFound is an upstream's 404 for what a pull asked.
+var errUpstreamNotFound = errors.New("the upstream does not have it")
+
+// errBoundLocally marks a namespace that holds registries published here:
+// it is never filled from an upstream.
+var errBoundLocally = errors.New("the namespace holds registries published on this server")
+
+// mirror is the state of the upstreams (upstream.go): who serves what,
+// what was asked of them lately, and the metrics.
+type mirror struct {
+	cfg  *UpstreamConfig
+	mode UpstreamMode
+	// ttl is how long a versions list or preset fetched from upstream is
+	// trusted before it is asked again (the handler's mutable TTL).
+	ttl     time.Duration
+	clients map[*Upstream]*http.Client
+
+	pulls   singleflight.Group // by version manifest key
+	refresh singleflight.Group // by versions key or preset name
+
+	mu sync.Mutex
+	// lists are the upstream versions lists by local versions.json key.
+	lists map[string]*upstreamList
+	// presets are the times presets were last refreshed, by name.
+	presets map[string]*upstreamList
+	// bound caches the namespace check ([Handler.upstreamNamespace]):
+	// true for a namespace bound locally.
+	bound map[string]bool
+
+	requests *prometheus.CounterVec
+	failures *prometheus.CounterVec
+	hits     *prometheus.CounterVec
+	misses   *prometheus.CounterVec
+	stale    *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// upstreamList is what an upstream last said about a versions list or a
+// preset, and when.
+type upstreamList struct {
+	at       time.Time
+	versions []string // newest first; nil unless ok
+	ok       bool     // the upstream answered with the list (or preset)
+	notFound bool     // the upstream answered 404
+}
+
+// WithUpstreams makes the handler a mirror: the namespaces of c are
+// served from its upstreams through the storage (see the README section
+// "Mirrors and air-gapped use"). A read that misses locally fetches the
+// version from the upstream, verifies it against the upstream's digest
+// index and signatures (and the signers folder's policy), stores it with
+// the publish protocol, then serves it; versions lists, latest manifests
+// and presets are asked again after the mutable TTL ([WithMutableTTL]).
+// Publishing into these namespaces is refused. Load c with
+// [LoadUpstreams]; nil means none. The default is no upstreams.
+func WithUpstreams(c *UpstreamConfig) Option {
+	return func(o *options) error {
+		o.upstreams = c
+		return nil
+	}
+}
+
+// WithUpstreamMode sets whether the upstreams of [WithUpstreams] are
+// contacted: [UpstreamPullThrough], or [UpstreamOffline] to serve only what
+// the storage holds. The default is [UpstreamPullThrough].
+func WithUpstreamMode(m UpstreamMode) Option {
+	return func(o *options) error {
+		if m != UpstreamPullThrough && m != UpstreamOffline {
+			return fmt.Errorf("WithUpstreamMode(%q): want %q or %q", m, UpstreamPullThrough, UpstreamOffline)
+		}
+		o.upstreamMode = m
+		return nil
+	}
+}
+
+// setupMirror builds the mirror state when upstreams are configured.
+func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Duration) error {
+	if c == nil {
+		return nil
+	}
+	if mode == "" {
+		mode = UpstreamPullThrough
+	}
+	mi := &mirror{
+		cfg: c, mode: mode, ttl: ttl, clients: map[*Upstream]*http.Client{},
+		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
+	}
+	for _, u := range c.upstreams {
+		mi.clients[u] = upstreamHTTPClient(u)
+	}
+	h.closers = append(h.closers, func() error {
+		for _, hc := range mi.clients {
+			hc.CloseIdleConnections()
+		}
+		return nil
+	})
+	labels := []string{"upstream", "kind"}
+	reg := h.ops.reg
+	var err error
+	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_requests_total",
+		Help: "Fetches sent to an upstream, by upstream and kind (version, versions, preset)."}, labels)
+	if mi.requests, err = promreg.Register(reg, "jig_upstream_requests_total", reqs); err != nil {
+		return err
+	}
+	fails := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_failures_total",
+		Help: "Fetches from an upstream that failed (unreachable, too slow, an error status, or an answer that failed verification), by upstream and kind."}, labels)
+	if mi.failures, err = promreg.Register(reg, "jig_upstream_failures_total", fails); err != nil {
+		return err
+	}
+	hits := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_hits_total",
+		Help: "Reads of a version of an upstream namespace that the storage already held, by upstream."}, []string{"upstream"})
+	if mi.hits, err = promreg.Register(reg, "jig_upstream_hits_total", hits); err != nil {
+		return err
+	}
+	misses := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_misses_total",
+		Help: "Reads of a version of an upstream namespace that the storage did not hold, by upstream."}, []string{"upstream"})
+	if mi.misses, err = promreg.Register(reg, "jig_upstream_misses_total", misses); err != nil {
+		return err
+	}
+	stale := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_stale_responses_total",
+		Help: "Responses served from storage with a Warning header because the upstream could not be asked, by upstream."}, []string{"upstream"})
+	if mi.stale, err = promreg.Register(reg, "jig_upstream_stale_responses_total", stale); err != nil {
+		return err
+	}
+	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "jig_upstream_request_duration_seconds",
+		Help:    "Duration of fetches from an upstream in seconds (a version's manifest, index, signatures and files together), by upstream and kind.",
+		Buckets: requestDurationBuckets}, labels)
+	if mi.latency, err = promreg.Register(reg, "jig_upstream_request_duration_seconds", lat); err != nil {
+		return err
+	}
+	h.mirror = mi
+	return nil
+}
+
+// upstreamHTTPClient is the HTTP client of one upstream: the proxy
+// settings of the environment, and no redirect to another origin (a
+// compromised upstream must not point the mirror at another host).
+func upstreamHTTPClient(u *Upstream) *http.Client {
+	base, _ := url.Parse(u.URL)
+	return &http.Client{
+		Transport: registryclient.NewTransport(),
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if !strings.EqualFold(req.URL.Scheme, base.Scheme) || !strings.EqualFold(req.URL.Host, base.Host) {
+				return fmt.Errorf("the upstream redirected to another origin (%s://%s); refused", req.URL.Scheme, req.URL.Host)
+			}
+			if len(via) >= 5 {
+				return errors.New("the upstream redirected more than 5 times")
+			}
+			return nil
+		},
+	}
+}
+
+// client returns a registry client for upstream u. Each pull gets its
+// own, so that what a client remembers (digest indexes) lives no longer
+// than the pull.
+func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
+	lim := h.pub.limits
+	opts := []registryclient.Option{
+		registryclient.WithHTTPClient(h.mirror.clients[u]),
+		registryclient.WithTimeout(u.Timeout),
+		registryclient.WithIdleTimeout(min(u.Timeout, registryclient.DefaultIdleTimeout)),
+		registryclient.WithRetry(upstreamRetries, 2*time.Second),
+		registryclient.WithMaxBodySize(registryclient.DefaultMaxJSONBytes, max(lim.MaxUnpackedSize, 1)),
+		registryclient.WithUserAgent("jig-server (mirror)"),
+	}
+	if u.Token != "" {
+		opts = append(opts, registryclient.WithToken(u.Token))
+	}
+	if len(u.Headers) > 0 {
+		opts = append(opts, registryclient.WithHeaders(u.Headers))
+	}
+	return registryclient.New(u.URL, opts...)
+}
+
+// upstreamOf returns the upstream serving namespace ns, or nil.
+func (h *Handler) upstreamOf(ns string) *Upstream {
+	if h.mirror == nil {
+		return nil
+	}
+	return h.mirror.cfg.byLocal[ns]
+}
+
+// upstreamNamespace decides whether namespace ns may be filled from its
+// upstream u: not when it holds registries published on this server
+// (errBoundLocally), which is told by the marker a mirror writes before
+// it stores the first version of a namespace ([layout.UpstreamMarker]).
+// The answer is remembered for the life of the handler.
+func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream) error {
+	mi := h.mirror
+	mi.mu.Lock()
+	bound, known := mi.bound[ns]
+	mi.mu.Unlock()
+	if known {
+		if bound {
+			return errBoundLocally
+		}
+		return nil
+	}
+	st := storage.Fresh(h.store)
+	marker := layout.UpstreamMarker(ns)
+	_, err := st.Stat(ctx, marker)
+	switch {
+	case err == nil:
+	case errors.Is(err, storage.ErrNotFound):
+		children, err := storage.ListDir(ctx, st, layout.NamespaceDir(ns))
+		if err != nil {
+			return err
+		}
+		if len(children) > 0 {
+			bound = true
+			h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
+				zap.String("namespace", ns), zap.String("upstream", u.label()))
+			break
+		}
+		doc, _ := json.Marshal(map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
+		if err := st.Put(ctx, marker, bytes.NewReader(doc), int64(len(doc))); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	mi.mu.Lock()
+	mi.bound[ns] = bound
+	mi.mu.Unlock()
+	if bound {
+		return errBoundLocally
+	}
+	return nil
+}
+
+// CheckUpstreams checks every namespace served from an upstream against
+// the storage: one that holds registries published on this server (no
+// mirror marker) is bound locally and is never served from upstream, and
+// CheckUpstreams returns an error naming each such namespace. jig-server
+// runs it at start and refuses to start on an error. Without upstreams it
+// returns nil.
+func (h *Handler) CheckUpstreams(ctx context.Context) error {
+	if h.mirror == nil {
+		return nil
+	}
+	var bound []string
+	for _, ns := range h.mirror.cfg.Namespaces() {
+		if ns == registry.PresetNamespace {
+			continue
+		}
+		err := h.upstreamNamespace(ctx, ns, h.mirror.cfg.byLocal[ns])
+		if errors.Is(err, errBoundLocally) {
+			bound = append(bound, ns)
+		} else if err != nil {
+			return fmt.Errorf("checking namespace %s in the storage: %w", ns, err)
+		}
+	}
+	if len(bound) > 0 {
+		return fmt.Errorf("the upstreams file serves %s from an upstream, but the storage holds registries published here under that name (a local namespace is never answered from upstream); remove it from the upstreams file, or map another name to it (\"@public\": \"@main\")",
+			strings.Join(bound, ", "))
+	}
+	return nil
+}
+
+// serveMirrored serves a read of an upstream namespace (getRegistry's
+// part for mirrors). done is false when the request is to be served
+// from the storage as for any namespace (the version is stored now, or
+// the upstream does not have it, or the mirror is offline).
+func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, private bool) (done bool, err error) {
+	ctx := c.Request().Context()
+	if h.mirror.mode == UpstreamOffline {
+		return false, nil
+	}
+	if err := h.upstreamNamespace(ctx, res.namespace, u); errors.Is(err, errBoundLocally) {
+		return false, nil
+	} else if err != nil {
+		return true, internalError(err)
+	}
+	switch res.kind {
+	case kindVersions, kindLatest:
+	default:
+		return h.ensureVersion(ctx, res.namespace, res.path, res.version, u)
+	}
+	l := h.upstreamVersions(ctx, res, u)
+	hdr := c.Response().Header()
+	if !l.ok {
+		if l.notFound {
+			return false, nil
+		}
+		return h.serveStale(c, res, u)
+	}
+	if res.kind == kindVersions {
+		doc, err := (&registry.VersionList{Versions: l.versions}).Marshal()
+		if err != nil {
+			return true, internalError(err)
+		}
+		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+		return true, h.sendDocument(c, document{data: doc, ctype: echo.MIMEApplicationJSON, etag: contentETag(doc), cacheKey: "h\x00" + contentETag(doc)})
+	}
+	if len(l.versions) == 0 {
+		return true, newAPIError(wire.CodeNotFound, "No versions available")
+	}
+	latest := l.versions[0]
+	if done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u); done {
+		if ae, ok := err.(*apiError); ok && ae.code == wire.CodeUpstreamUnavailable {
+			return h.serveStale(c, res, u)
+		}
+		return true, err
+	}
+	setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+	return true, h.sendManifest(c, res, latest, "Latest registry not found")
+}
+
+// serveStale lets a versions list or latest manifest be served from the
+// storage, marked stale, when the upstream could not be asked; with
+// nothing stored it is 504 UPSTREAM_UNAVAILABLE.
+func (h *Handler) serveStale(c echo.Context, res resource, u *Upstream) (bool, error) {
+	if _, err := h.versionsOf(c.Request().Context(), res); errors.Is(err, storage.ErrNotFound) {
+		return true, upstreamUnavailable(res.namespace+"/"+res.path, nil)
+	}
+	c.Response().Header().Set(headerWarning, warningStale)
+	h.mirror.stale.WithLabelValues(u.label()).Inc()
+	return false, nil
+}
+
+// upstreamUnavailable is the 504 of a read the upstream could not serve.
+func upstreamUnavailable(what string, cause error) *apiError {
+	return &apiError{code: wire.CodeUpstreamUnavailable, cause: cause,
+		msg: fmt.Sprintf("%s is not stored on this server and its upstream could not provide it (unreachable, too slow, or its answer failed verification); try again later", what)}
+}
+
+// upstreamVersions returns the upstream's versions list of res's
+// registry, asked again once older than the TTL; a failure is remembered
+// for the TTL too, so a down upstream is not asked on every request.
+func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstream) *upstreamList {
+	mi := h.mirror
+	key := res.versionsFile()
+	now := h.now()
+	mi.mu.Lock()
+	l := mi.lists[key]
+	mi.mu.Unlock()
+	if l != nil && now.Sub(l.at) < mi.ttl {
+		return l
+	}
+	v, _, _ := mi.refresh.Do(key, func() (any, error) {
+		l := &upstreamList{at: h.now()}
+		err := h.upstreamCall(ctx, u, "versions", func(ctx context.Context, cl *registryclient.Client) error {
+			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
+			if err != nil {
+				return err
+			}
+			l.versions = validVersions(vs)
+			return nil
+		})
+		switch {
+		case err == nil:
+			l.ok = true
+		case errors.Is(err, errUpstreamNotFound):
+			l.notFound = true
+		default:
+			h.log.Warn("upstream unavailable: serving stored versions", zap.String("upstream", u.label()),
+				zap.String("registry", res.namespace+"/"+res.path), zap.Error(err))
+		}
+		mi.mu.Lock()
+		if len(mi.lists) >= maxMirrorTracked {
+			clear(mi.lists)
+		}
+		mi.lists[key] = l
+		mi.mu.Unlock()
+		return l, nil
+	})
+	return v.(*upstreamList)
+}
+
+// validVersions keeps the valid versions of an upstream's list, newest
+// first, without duplicates.
+func validVersions(vs []string) []string {
+	out := make([]string, 0, len(vs))
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if registry.ValidVersion(v) && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return registry.CompareVersions(out[i], out[j]) > 0 })
+	return out
+}
+
+// upstreamCall runs fn with a client of u, counting it in the metrics.
+// An upstream 404 (or 400/405 from a server that lacks a route) becomes
+// errUpstreamNotFound.
+func (h *Handler) upstreamCall(ctx context.Context, u *Upstream, kind string, fn func(context.Context, *registryclient.Client) error) error {
+	mi := h.mirror
+	cl, err := h.upstreamClient(u)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	mi.requests.WithLabelValues(u.label(), kind).Inc()
+	err = fn(ctx, cl)
+	mi.latency.WithLabelValues(u.label(), kind).Observe(time.Since(start).Seconds())
+	if se, ok := errors.AsType[*registryclient.StatusError](err); ok && se.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("%w: %w", errUpstreamNotFound, err)
+	}
+	if err != nil {
+		mi.failures.WithLabelValues(u.label(), kind).Inc()
+	}
+	return err
+}
+
+// ensureVersion makes sure the version is in the storage, pulling it from
+// upstream u when it is not. done is false when the read goes on as for
+// any namespace: the version is stored, or the upstream does not have it
+// (the storage then answers 404).
+func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u *Upstream) (done bool, err error) {
+	mi := h.mirror
+	key := layout.Manifest(ns, path, version)
+	if _, err := h.commitOf(ctx, key); err == nil {
+		mi.hits.WithLabelValues(u.label()).Inc()
+		return false, nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return true, internalError(err)
+	}
+	mi.misses.WithLabelValues(u.label()).Inc()
+	// The pull is shared by every request for the version and outlives
+	// the one that started it (its client may hang up).
+	_, err, _ = mi.pulls.Do(key, func() (any, error) {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
+		defer cancel()
+		return nil, h.pullVersion(pctx, ns, path, version, u)
+	})
+	switch {
+	case err == nil:
+		h.rcache.invalidate()
+		return false, nil
+	case errors.Is(err, errUpstreamNotFound):
+		return false, nil
+	}
+	h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
+		zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
+	return true, upstreamUnavailable(ns+"/"+path+"@"+version, err)
+}
+
+// pullVersion fetches ns/path@version from upstream u, verifies it and
+// stores it with the publish protocol. Nothing is stored unless every
+// check passes: the upstream's digest index (when it serves one: a
+// reference server does not) covers the manifest and exactly the files
+// it declares, the package passes every check of an upload (schema,
+// paths, reserved names, limits), and the signatures verify (by a key of
+// the namespace's signer file, when the signers folder has one).
+func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *Upstream) error {
+	remote := u.Namespaces[ns]
+	id := registry.ID{Namespace: remote, Path: path, Version: version}
+	var (
+		idx   *registry.DigestIndex
+		mr    *registryclient.ManifestResult
+		files = map[string][]byte{}
+		sigs  *wire.Signatures
+	)
+	lim := h.pub.limits
+	err := h.upstreamCall(ctx, u, "version", func(ctx context.Context, cl *registryclient.Client) error {
+		var err error
+		if idx, err = cl.Digests(ctx, id); err != nil {
+			return err
+		}
+		if mr, err = cl.ManifestWithDigest(ctx, id); err != nil {
+			return err
+		}
+		if mr.Manifest.Version != version || mr.Manifest.Namespace != remote {
+			return fmt.Errorf("the upstream's manifest of %s names %s@%s", id, mr.Manifest.Namespace, mr.Manifest.Version)
+		}
+		paths := mr.Manifest.FilePaths()
+		if len(paths) >= lim.MaxEntries {
+			return fmt.Errorf("the manifest declares %d files, more than %d", len(paths), lim.MaxEntries)
+		}
+		var total int64
+		for _, p := range paths {
+			if !registry.ValidFilePath(p) || layout.Reserved(p) || p == layout.ManifestFile || len(p) > lim.MaxPathLength {
+				return fmt.Errorf("the manifest declares file %q, which is not a file path a package may hold", p)
+			}
+			if idx != nil {
+				if _, ok := idx.Files[p]; !ok {
+					return fmt.Errorf("file %s is not in the upstream's digest index", p)
+				}
+			}
+			b, err := cl.File(ctx, id, p)
+			if err != nil {
+				return err
+			}
+			if total += int64(len(b)); total > lim.MaxUnpackedSize {
+				return fmt.Errorf("the files of %s exceed %d bytes", id, lim.MaxUnpackedSize)
+			}
+			files[p] = b
+		}
+		if sigs, err = cl.Signatures(ctx, id, version); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The same checks as an upload, on the package the upstream served.
+	pkg, err := packVersion(mr.Bytes, files)
+	if err != nil {
+		return err
+	}
+	ix, contents, err := pkgarchive.Inspect(pkg, pkgarchive.Limits{MaxUpload: int64(len(pkg)) + 1,
+		MaxUnpacked: lim.MaxUnpackedSize + int64(len(mr.Bytes)), MaxEntries: lim.MaxEntries, MaxPathLen: lim.MaxPathLength})
+	if err != nil {
+		return fmt.Errorf("the upstream's %s fails the checks of an upload: %w", id, err)
+	}
+	if strings.Join(contents.Segments, "/") != path {
+		return fmt.Errorf("the upstream's manifest of %s is stored under %s", id, strings.Join(contents.Segments, "/"))
+	}
+	upIdx, err := ix.DigestIndex(contents)
+	if err != nil {
+		return err
+	}
+	if idx != nil {
+		want, _ := idx.Marshal()
+		got, _ := upIdx.Marshal()
+		if !bytes.Equal(want, got) {
+			return fmt.Errorf("the upstream's digest index of %s does not describe the files it served", id)
+		}
+	} else {
+		h.log.Info("upstream serves no digest index (a reference server): storing what it served, with a digest index computed here",
+			zap.String("upstream", u.label()), zap.String("version", id.String()))
+	}
+	var fields [][]byte
+	if sigs != nil {
+		for _, s := range sigs.Signatures {
+			fields = append(fields, []byte(s.Signature))
+		}
+	}
+	sigDoc, err := checkSignatures(upIdx, fields, h.signers.Load().For(ns), h.now())
+	if err != nil {
+		return err
+	}
+	localIdx := *upIdx
+	localIdx.Namespace = ns
+	if ns != remote {
+		// The signatures sign the upstream's names, not this server's:
+		// they were checked above, and are not served under another name.
+		sigDoc = nil
+	}
+	v := publish.Version{Namespace: ns, Segments: contents.Segments, Version: version, Manifest: mr.Bytes, Index: &localIdx, Signatures: sigDoc}
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	if err := v.CheckKeys(names); err != nil {
+		return err
+	}
+	write := func(put publish.PutFunc) error {
+		for _, p := range names {
+			if err := put(ctx, p, int64(len(files[p])), bytes.NewReader(files[p])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		err := h.pub.store.Publish(ctx, v, write)
+		if !errors.Is(err, publish.ErrVersionExists) {
+			if err == nil {
+				h.log.Info("stored a version from upstream", zap.String("upstream", u.label()), zap.String("path", v.Path()))
+			}
+			return err
+		}
+		// Another replica (or an earlier pull) has it, or is storing it
+		// right now: wait for its commit point.
+		if _, err := storage.Fresh(h.store).Stat(ctx, layout.Manifest(ns, path, version)); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for another server to store %s: %w", v.Path(), ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// packVersion builds the package archive (registry.json and files) of a
+// version fetched from an upstream, to run the checks of an upload on it.
+func packVersion(manifest []byte, files map[string][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	add := func(name string, b []byte) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err := tw.Write(b)
+		return err
+	}
+	if err := add(layout.ManifestFile, manifest); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if err := add(p, files[p]); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// servePresetMirrored refreshes preset name from the upstream serving
+// @presets once the TTL has passed. It returns an error to send (504 when
+// the upstream is down and nothing is stored); otherwise the preset is
+// served from the storage, with a Warning when the refresh failed.
+func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
+	u := h.upstreamOf(registry.PresetNamespace)
+	if u == nil || h.mirror.mode == UpstreamOffline {
+		return nil
+	}
+	mi := h.mirror
+	ctx := c.Request().Context()
+	now := h.now()
+	mi.mu.Lock()
+	l := mi.presets[name]
+	mi.mu.Unlock()
+	if l == nil || now.Sub(l.at) >= mi.ttl {
+		v, _, _ := mi.refresh.Do("preset\x00"+name, func() (any, error) {
+			l := &upstreamList{at: h.now()}
+			var data []byte
+			err := h.upstreamCall(ctx, u, "preset", func(ctx context.Context, cl *registryclient.Client) error {
+				var err error
+				data, err = cl.PresetJSON(ctx, name)
+				return err
+			})
+			if err == nil {
+				err = h.storePreset(ctx, name, data)
+			}
+			switch {
+			case err == nil:
+				l.ok = true
+				h.rcache.invalidate()
+			case errors.Is(err, errUpstreamNotFound):
+				l.notFound = true
+			default:
+				h.log.Warn("upstream unavailable: serving the stored preset", zap.String("upstream", u.label()),
+					zap.String("preset", name), zap.Error(err))
+			}
+			mi.mu.Lock()
+			if len(mi.presets) >= maxMirrorTracked {
+				clear(mi.presets)
+			}
+			mi.presets[name] = l
+			mi.mu.Unlock()
+			return l, nil
+		})
+		l = v.(*upstreamList)
+	}
+	if l.ok || l.notFound {
+		return nil
+	}
+	if _, err := storage.Fresh(h.store).Stat(ctx, layout.Preset(name)); errors.Is(err, storage.ErrNotFound) {
+		return upstreamUnavailable(registry.PresetNamespace+"/"+name, nil)
+	}
+	c.Response().Header().Set(headerWarning, warningStale)
+	mi.stale.WithLabelValues(u.label()).Inc()
+	return nil
+}
+
+// storePreset checks a preset fetched from upstream as an upload is
+// checked and stores it as the preset's latest version when it is newer.
+func (h *Handler) storePreset(ctx context.Context, name string, data []byte) error {
+	if err := registry.ValidatePresetJSON(data); err != nil {
+		return fmt.Errorf("the upstream's preset %s fails the preset schema: %w", name, err)
+	}
+	p, err := registry.ParsePreset(data)
+	if err != nil {
+		return err
+	}
+	if p.Name != name {
+		return fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
+	}
+	if !storage.ValidKey(layout.PresetVersion(p.Name, p.Version)) {
+		return fmt.Errorf("the upstream's preset %s has a version too long to store", name)
+	}
+	err = h.pub.store.PublishPreset(ctx, p.Name, p.Version, data)
+	if errors.Is(err, publish.ErrVersionExists) {
+		return nil
+	}
+	return err
+}
