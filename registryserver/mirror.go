@@ -516,6 +516,9 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		if mr.Manifest.Version != version || mr.Manifest.Namespace != remote {
 			return fmt.Errorf("the upstream's manifest of %s names %s@%s", id, mr.Manifest.Namespace, mr.Manifest.Version)
 		}
+		if err := mirrorSafe(mr.Manifest); err != nil {
+			return err
+		}
 		paths := mr.Manifest.FilePaths()
 		if len(paths) >= lim.MaxEntries {
 			return fmt.Errorf("the manifest declares %d files, more than %d", len(paths), lim.MaxEntries)
@@ -626,6 +629,31 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		case <-time.After(wait):
 		}
 	}
+}
+
+// mirrorSafe refuses a manifest that names a ".git" component in a
+// package path, or a target a client would refuse to write: a mirror
+// stores only what every client can use safely.
+func mirrorSafe(m *registry.Manifest) error {
+	files := append([]registry.File(nil), m.Files...)
+	for _, l := range []registry.Language{registry.LangJS, registry.LangTS} {
+		if b, ok := m.Languages[l]; ok {
+			files = append(files, b.Files...)
+		}
+	}
+	for _, f := range files {
+		if _, err := registry.CleanTarget(f.Target); err != nil {
+			return err
+		}
+	}
+	for _, p := range m.FilePaths() {
+		for seg := range strings.SplitSeq(p, "/") {
+			if registry.IsDotGit(seg) {
+				return fmt.Errorf("the manifest declares file %q, inside a .git folder", p)
+			}
+		}
+	}
+	return nil
 }
 
 // packVersion builds the package archive (registry.json and files) of a
