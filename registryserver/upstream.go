@@ -224,7 +224,7 @@ func (e upstreamEntry) parse(where string, lookup func(string) (string, bool)) (
 			return nil, fmt.Errorf("%s: header %s is given twice (header names ignore case)", where, ck)
 		}
 		if u.Token != "" && (ck == "Authorization" || ck == "X-Registry-Token") {
-			return nil, fmt.Errorf("%s: both a token and a %s header; give the token once, in \"token\"", where, ck)
+			return nil, fmt.Errorf("%s: both \"token\" and a %s header; give the token once, in \"token\"", where, ck)
 		}
 		u.Headers[ck] = v
 	}
