@@ -479,6 +479,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 	switch {
 	case err == nil:
 		h.rcache.invalidate()
+		h.registryPublished(ctx, ns, path)
 		return false, nil
 	case errors.Is(err, errUpstreamNotFound):
 		return false, nil
@@ -691,6 +692,24 @@ func packVersion(manifest []byte, files map[string][]byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// mergeNamespaces returns the sorted union of stored namespaces and
+// those served from upstreams ("@presets" excluded: it is no namespace of
+// registries).
+func mergeNamespaces(stored, upstream []string) []string {
+	seen := make(map[string]bool, len(stored)+len(upstream))
+	out := make([]string, 0, len(stored)+len(upstream))
+	for _, list := range [][]string{stored, upstream} {
+		for _, ns := range list {
+			if ns != registry.PresetNamespace && !seen[ns] {
+				seen[ns] = true
+				out = append(out, ns)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // servePresetMirrored refreshes preset name from the upstream serving
 // @presets once the TTL has passed. It returns an error to send (504 when
 // the upstream is down and nothing is stored); otherwise the preset is
@@ -722,6 +741,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 			case err == nil:
 				l.ok = true
 				h.rcache.invalidate()
+				h.presetPublished(ctx, name)
 			case errors.Is(err, errUpstreamNotFound):
 				l.notFound = true
 			default:

@@ -156,6 +156,13 @@ func TestMirrorServesUpstreamBytes(t *testing.T) {
 	if _, err := st.Stat(t.Context(), layout.Manifest("@main", "quality/editorconfig", "1.0.0")); err != nil {
 		t.Errorf("the mirror's storage lacks the version: %v", err)
 	}
+	// Discovery names the mirrored namespace and what was fetched.
+	if r := fetch(t, m, "/namespaces", ""); !bytes.Contains(r.body, []byte(`"@main"`)) {
+		t.Errorf("GET /namespaces: got %s", r.body)
+	}
+	if r := fetch(t, m, "/namespaces/@main/registries", ""); r.status != 200 || !bytes.Contains(r.body, []byte(`"quality/editorconfig"`)) {
+		t.Errorf("GET /namespaces/@main/registries: got %d %s", r.status, r.body)
+	}
 	// Presets are not mirrored unless @presets is listed.
 	if r := fetch(t, m, "/presets/node", ""); r.status != 404 {
 		t.Errorf("GET /presets/node without @presets mirrored: got %d, want 404", r.status)
@@ -178,6 +185,9 @@ func TestMirrorRenamesNamespace(t *testing.T) {
 	}
 	if r := fetch(t, m, editorV1, ""); r.status != 404 {
 		t.Errorf("@main is not mirrored: got %d, want 404", r.status)
+	}
+	if r := fetch(t, newMirror(t, memory.New(), up.URL, `{"@public":"@main"}`), "/namespaces/@public/registries", ""); r.status != 200 || string(r.body) != `{"namespace":"@public","registries":[]}` {
+		t.Errorf("registries of a mirrored namespace before any fetch: got %d %s", r.status, r.body)
 	}
 	if want, got := httpGet(t, up.URL+"/presets/node"), fetch(t, m, "/presets/node", ""); got.status != 200 || !bytes.Equal(got.body, want.body) {
 		t.Errorf("GET /presets/node: got %d %q, want 200 %q", got.status, got.body, want.body)

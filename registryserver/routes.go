@@ -143,6 +143,10 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	if err != nil {
 		return internalError(err)
 	}
+	// Namespaces served from upstreams exist before anything was fetched.
+	if h.mirror != nil {
+		all = mergeNamespaces(all, h.mirror.cfg.Namespaces())
+	}
 	visible := make([]string, 0, len(all))
 	for _, ns := range all {
 		if h.canList(who, ns) {
@@ -196,7 +200,9 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	}
 	// A namespace declared in auth.json exists even while it holds
 	// nothing: the caller may read it, so it lists no registries.
-	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) {
+	// So does a namespace served from an upstream (it lists what was
+	// fetched so far).
+	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) && h.upstreamOf(ns) == nil {
 		return newAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	sort.Strings(regs)
