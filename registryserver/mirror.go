@@ -73,6 +73,11 @@ type mirror struct {
 	lists map[string]*upstreamList
 	// presets are the times presets were last refreshed, by name.
 	presets map[string]*upstreamList
+	// failed remembers, for the TTL, versions whose pull failed or that
+	// the upstream lacks, by manifest key: a down (or slow) upstream is
+	// not asked again on every request, nor is one asked for a version
+	// it does not have.
+	failed map[string]pullFailure
 	// bound caches the namespace check ([Handler.upstreamNamespace]):
 	// true for a namespace bound locally.
 	bound map[string]bool
@@ -87,6 +92,11 @@ type mirror struct {
 
 // upstreamList is what an upstream last said about a versions list or a
 // preset, and when.
+type pullFailure struct {
+	at  time.Time
+	err error
+}
+
 type upstreamList struct {
 	at       time.Time
 	versions []string // newest first; nil unless ok
@@ -134,6 +144,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 	mi := &mirror{
 		cfg: c, mode: mode, ttl: ttl, clients: map[*Upstream]*http.Client{},
 		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
+		failed: map[string]pullFailure{},
 	}
 	for _, u := range c.upstreams {
 		mi.clients[u] = upstreamHTTPClient(u)
@@ -389,6 +400,10 @@ func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstrea
 		return l
 	}
 	v, _, _ := mi.refresh.Do(key, func() (any, error) {
+		// Shared by every request waiting for it: the first one hanging
+		// up must not fail the others.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
+		defer cancel()
 		l := &upstreamList{at: h.now()}
 		err := h.upstreamCall(ctx, u, "versions", func(ctx context.Context, cl *registryclient.Client) error {
 			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
@@ -469,13 +484,35 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return true, internalError(err)
 	}
 	mi.misses.WithLabelValues(u.label()).Inc()
-	// The pull is shared by every request for the version and outlives
-	// the one that started it (its client may hang up).
-	_, err, _ = mi.pulls.Do(key, func() (any, error) {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
-		defer cancel()
-		return nil, h.pullVersion(pctx, ns, path, version, u)
-	})
+	mi.mu.Lock()
+	f, recent := mi.failed[key]
+	mi.mu.Unlock()
+	if recent && h.now().Sub(f.at) < mi.ttl {
+		err = f.err
+	} else {
+		// The pull is shared by every request for the version and
+		// outlives the one that started it (its client may hang up).
+		_, err, _ = mi.pulls.Do(key, func() (any, error) {
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
+			defer cancel()
+			err := h.pullVersion(pctx, ns, path, version, u)
+			if err != nil && !errors.Is(err, errUpstreamNotFound) {
+				h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
+					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
+			}
+			mi.mu.Lock()
+			if err != nil {
+				if len(mi.failed) >= maxMirrorTracked {
+					clear(mi.failed)
+				}
+				mi.failed[key] = pullFailure{at: h.now(), err: err}
+			} else {
+				delete(mi.failed, key)
+			}
+			mi.mu.Unlock()
+			return nil, err
+		})
+	}
 	switch {
 	case err == nil:
 		h.rcache.invalidate()
@@ -484,8 +521,6 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 	case errors.Is(err, errUpstreamNotFound):
 		return false, nil
 	}
-	h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
-		zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
 	return true, upstreamUnavailable(ns+"/"+path+"@"+version, err)
 }
 
@@ -727,6 +762,8 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 	mi.mu.Unlock()
 	if l == nil || now.Sub(l.at) >= mi.ttl {
 		v, _, _ := mi.refresh.Do("preset\x00"+name, func() (any, error) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
+			defer cancel()
 			l := &upstreamList{at: h.now()}
 			var data []byte
 			err := h.upstreamCall(ctx, u, "preset", func(ctx context.Context, cl *registryclient.Client) error {

@@ -232,11 +232,19 @@ func TestMirrorUpstreamDown(t *testing.T) {
 // TestMirrorUpstreamLacksVersion: 404 as for any namespace.
 func TestMirrorUpstreamLacksVersion(t *testing.T) {
 	t.Parallel()
-	up, _ := seededUpstream(t)
+	up, cnt := seededUpstream(t)
 	m := newMirror(t, memory.New(), up.URL, `{"@main":"@main"}`)
-	for _, p := range []string{editorconfig + "/9.9.9", editorconfig + "/9.9.9/files/x", "/registries/@main/nope/x", "/registries/@main/nope/x/versions"} {
-		if r := fetch(t, m, p, ""); r.status != 404 || wireCode(r.body) != "NOT_FOUND" {
-			t.Errorf("GET %s: got %d %s, want 404 NOT_FOUND", p, r.status, r.body)
+	for range 3 {
+		for _, p := range []string{editorconfig + "/9.9.9", editorconfig + "/9.9.9/files/x", "/registries/@main/nope/x", "/registries/@main/nope/x/versions"} {
+			if r := fetch(t, m, p, ""); r.status != 404 || wireCode(r.body) != "NOT_FOUND" {
+				t.Errorf("GET %s: got %d %s, want 404 NOT_FOUND", p, r.status, r.body)
+			}
+		}
+	}
+	// Within the TTL, what the upstream lacks is not asked again.
+	for _, p := range []string{editorconfig + "/9.9.9/digests", "/registries/@main/nope/x/versions"} {
+		if n := cnt.count(p); n != 1 {
+			t.Errorf("the upstream was asked for %s %d times, want 1", p, n)
 		}
 	}
 }
