@@ -75,6 +75,24 @@
 // them. The signatures are stored beside the version before its commit
 // point and served, immutable, at .../<semver>/signatures.
 //
+// # Mirrors
+//
+// With [WithUpstreams] (an upstreams file read by [LoadUpstreams]) the
+// handler serves namespaces of other registry servers through its own
+// storage. A read that misses fetches the version from the upstream with
+// package [github.com/jigkit/jig/registryclient] (which checks it against
+// the upstream's digest index), runs every check of an upload on it,
+// verifies its signatures against the [Signers] policy, and stores it with
+// the publish protocol before serving it; nothing is stored when any check
+// fails. Versions lists, latest manifests and presets are asked again after
+// the mutable TTL ([WithMutableTTL]); when the upstream cannot be asked
+// they are served from the storage with "Warning: 110", and a version
+// never fetched is 504 UPSTREAM_UNAVAILABLE. A namespace holding registries
+// published on this server is never filled from an upstream
+// ([Handler.CheckUpstreams] reports it), and publishing into a mirrored
+// namespace is refused. [WithUpstreamMode] with [UpstreamOffline] serves
+// only what is stored.
+//
 // # Access
 //
 // The token comes from "Authorization: Bearer <t>" or else

@@ -294,10 +294,11 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 // the storage: one that holds registries published on this server (no
 // mirror marker) is bound locally and is never served from upstream, and
 // CheckUpstreams returns an error naming each such namespace. jig-server
-// runs it at start and refuses to start on an error. Without upstreams it
-// returns nil.
+// runs it at start and refuses to start on an error. Without upstreams, and
+// in [UpstreamOffline] mode (which never contacts an upstream, so a local
+// name cannot be confused with an upstream's), it returns nil.
 func (h *Handler) CheckUpstreams(ctx context.Context) error {
-	if h.mirror == nil {
+	if h.mirror == nil || h.mirror.mode == UpstreamOffline {
 		return nil
 	}
 	var bound []string

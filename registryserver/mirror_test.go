@@ -335,9 +335,11 @@ func TestMirrorAccess(t *testing.T) {
 
 	// Without the token: the same answer as a gated local namespace.
 	mirrored := fetch(t, m, editorV1, "")
-	localGated := fetch(t, m, "/registries/@gated/quality/editorconfig/1.0.0", "")
-	if mirrored.status != localGated.status || !bytes.Equal(mirrored.body, localGated.body) {
-		t.Errorf("anonymous: mirrored %d %s, local gated %d %s", mirrored.status, mirrored.body, localGated.status, localGated.body)
+	for _, other := range []string{"/registries/@gated/quality/editorconfig/1.0.0", "/registries/@absent/quality/editorconfig/1.0.0"} {
+		r := fetch(t, m, other, "")
+		if mirrored.status != r.status || !bytes.Equal(mirrored.body, r.body) {
+			t.Errorf("anonymous: mirrored %d %s, %s %d %s", mirrored.status, mirrored.body, other, r.status, r.body)
+		}
 	}
 	if n := cnt.total.Load(); n != 0 {
 		t.Errorf("the upstream saw %d requests for refused callers, want 0", n)
