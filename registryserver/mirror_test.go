@@ -419,3 +419,40 @@ func TestMirrorConcurrentMisses(t *testing.T) {
 		t.Errorf("the upstream served the manifest %d times, want 1", n)
 	}
 }
+
+// TestMirrorReferenceUpstream: a reference server publishes no digest
+// index or signatures (it answers 400 INVALID_PATH there); the mirror
+// stores what it serves, with a digest index of its own.
+func TestMirrorReferenceUpstream(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	if _, err := catalog.Seed(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	jig, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = jig.Close() })
+	ref := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/digests") || strings.HasSuffix(r.URL.Path, "/signatures") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"code":"INVALID_PATH","message":"Invalid registry resource path"}`)
+			return
+		}
+		jig.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ref.Close)
+	m := newMirror(t, memory.New(), ref.URL, `{"@main":"@main"}`)
+	for _, p := range []string{editorV1, editorV1 + "/files/templates/editorconfig"} {
+		if want, got := httpGet(t, ref.URL+p), fetch(t, m, p, ""); got.status != 200 || !bytes.Equal(got.body, want.body) {
+			t.Errorf("GET %s: got %d %s, want 200 %s", p, got.status, got.body, want.body)
+		}
+	}
+	var idx registry.DigestIndex
+	if r := fetch(t, m, editorV1+"/digests", ""); r.status != 200 || json.Unmarshal(r.body, &idx) != nil ||
+		idx.Files["templates/editorconfig"] != registry.Digest(httpGet(t, ref.URL+editorV1+"/files/templates/editorconfig").body) {
+		t.Errorf("the mirror's digest index: got %d %s", r.status, r.body)
+	}
+}
