@@ -360,7 +360,7 @@ func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, priva
 	}
 	latest := l.versions[0]
 	if done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u); done {
-		if ae, ok := err.(*apiError); ok && ae.code == wire.CodeUpstreamUnavailable {
+		if ae, ok := errors.AsType[*apiError](err); ok && ae.code == wire.CodeUpstreamUnavailable {
 			return h.serveStale(c, res, u)
 		}
 		return true, err
