@@ -46,6 +46,9 @@ const (
 	upstreamRetries = 1
 	// maxMirrorTracked bounds the remembered versions lists and presets.
 	maxMirrorTracked = 10_000
+	// maxConcurrentPulls bounds the versions fetched at once: a pull
+	// holds the whole version in memory (up to the upload limits).
+	maxConcurrentPulls = 4
 )
 
 // errUpstreamNotFound is an upstream's 404 for what a pull asked.
@@ -66,6 +69,7 @@ type mirror struct {
 	clients map[*Upstream]*http.Client
 
 	pulls   singleflight.Group // by version manifest key
+	slots   chan struct{}      // one token per pull running
 	refresh singleflight.Group // by versions key or preset name
 
 	mu sync.Mutex
@@ -144,7 +148,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 	mi := &mirror{
 		cfg: c, mode: mode, ttl: ttl, clients: map[*Upstream]*http.Client{},
 		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
-		failed: map[string]pullFailure{},
+		failed: map[string]pullFailure{}, slots: make(chan struct{}, maxConcurrentPulls),
 	}
 	for _, u := range c.upstreams {
 		mi.clients[u] = upstreamHTTPClient(u)
@@ -496,7 +500,14 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		_, err, _ = mi.pulls.Do(key, func() (any, error) {
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 			defer cancel()
-			err := h.pullVersion(pctx, ns, path, version, u)
+			var err error
+			select {
+			case mi.slots <- struct{}{}:
+				err = h.pullVersion(pctx, ns, path, version, u)
+				<-mi.slots
+			case <-pctx.Done():
+				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
+			}
 			if err != nil && !errors.Is(err, errUpstreamNotFound) {
 				h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
 					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
