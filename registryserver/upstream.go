@@ -197,7 +197,8 @@ func (e upstreamEntry) parse(where string, lookup func(string) (string, bool)) (
 	if err != nil {
 		return nil, err
 	}
-	base, err := upstreamURL(raw)
+	// Messages show the URL as written: an expanded ${NAME} may be secret.
+	base, err := upstreamURL(raw, e.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -255,21 +256,22 @@ func (e upstreamEntry) parse(where string, lookup func(string) (string, bool)) (
 }
 
 // upstreamURL checks an upstream's base URL and returns it without a
-// trailing slash.
-func upstreamURL(raw string) (string, error) {
+// trailing slash. Messages name it as shown (the URL as written in the
+// file, before ${NAME} expansion).
+func upstreamURL(raw, shown string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", errors.New(`"url" is missing; give the upstream's base URL, e.g. https://registry.example.com`)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("url %q is not an absolute http:// or https:// URL", redactedURL(raw))
+		return "", fmt.Errorf("url %q is not an absolute http:// or https:// URL", redactedURL(shown))
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("url %q carries credentials; put the token in \"token\" (with ${NAME} to read it from the environment)", redactedURL(raw))
+		return "", fmt.Errorf("url %q carries credentials; put the token in \"token\" (with ${NAME} to read it from the environment)", redactedURL(shown))
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", fmt.Errorf("url %q must not have a query or fragment", redactedURL(raw))
+		return "", fmt.Errorf("url %q must not have a query or fragment", redactedURL(shown))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
 }
@@ -277,9 +279,25 @@ func upstreamURL(raw string) (string, error) {
 // redactedURL returns raw without any user info, for messages.
 func redactedURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable)"
+	if err == nil {
+		u.User = nil
+		return u.String()
 	}
-	u.User = nil
-	return u.String()
+	// Unparsable: drop whatever comes before an "@" in the authority.
+	scheme, rest, found := strings.Cut(raw, "://")
+	if !found {
+		scheme, rest = "", raw
+	}
+	authority, path, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	out := authority
+	if path != "" || strings.Contains(rest, "/") {
+		out += "/" + path
+	}
+	if found {
+		out = scheme + "://" + out
+	}
+	return out
 }

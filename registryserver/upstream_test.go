@@ -1,12 +1,14 @@
 package registryserver_test
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
 )
 
@@ -89,5 +91,84 @@ func TestLoadUpstreams(t *testing.T) {
 	}
 	if _, err := registryserver.LoadUpstreams(p); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("bad file: got %v, want an error naming %s", err, p)
+	}
+}
+
+// FuzzParseUpstreams: whatever the file, a parsed configuration holds
+// only absolute http(s) URLs without credentials, valid namespaces each
+// served by one upstream, and positive timeouts; and no error shows the
+// token.
+func FuzzParseUpstreams(f *testing.F) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "upstreams"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("testdata", "upstreams", e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	const secret = "tok-5ecret"
+	lookup := func(k string) (string, bool) {
+		if k == "UPSTREAM_TOKEN" {
+			return secret, true
+		}
+		return "", false
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := registryserver.ParseUpstreams(data, lookup)
+		if err != nil {
+			if strings.Contains(err.Error(), secret) {
+				t.Fatalf("the error shows the token: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, u := range c.Upstreams() {
+			pu, err := url.Parse(u.URL)
+			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || pu.User != nil || pu.RawQuery != "" || pu.Fragment != "" {
+				t.Fatalf("accepted URL %q", u.URL)
+			}
+			if u.Timeout <= 0 {
+				t.Fatalf("accepted timeout %v", u.Timeout)
+			}
+			if len(u.Namespaces) == 0 {
+				t.Fatal("accepted an upstream without namespaces")
+			}
+			for local, remote := range u.Namespaces {
+				if seen[local] {
+					t.Fatalf("%s served twice", local)
+				}
+				seen[local] = true
+				if local == registry.PresetNamespace || remote == registry.PresetNamespace {
+					if local != remote {
+						t.Fatalf("accepted %s -> %s", local, remote)
+					}
+					continue
+				}
+				if !registry.ValidNamespace(local) || !registry.ValidNamespace(remote) {
+					t.Fatalf("accepted %q -> %q", local, remote)
+				}
+				if !c.Serves(local) {
+					t.Fatalf("Serves(%s) is false", local)
+				}
+			}
+		}
+	})
+}
+
+func TestUpstreamURLErrorsHideCredentials(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{"upstreams":[{"url":"https://user:pa55word@a b/x","namespaces":{"@a":"@a"}}]}`,
+		`{"upstreams":[{"url":"ftp://user:pa55word@a/x","namespaces":{"@a":"@a"}}]}`,
+		`{"upstreams":[{"url":"https://user:pa55word@a/x","namespaces":{"@a":"@a"}}]}`,
+	} {
+		_, err := registryserver.ParseUpstreams([]byte(doc), nil)
+		if err == nil || strings.Contains(err.Error(), "pa55word") {
+			t.Errorf("%s: got %v, want an error without the password", doc, err)
+		}
 	}
 }
