@@ -456,3 +456,49 @@ func TestMirrorReferenceUpstream(t *testing.T) {
 		t.Errorf("the mirror's digest index: got %d %s", r.status, r.body)
 	}
 }
+
+// TestMirrorBoundsConcurrentPulls: however many versions are missed at
+// once, at most 4 are fetched at a time (each is held in memory until it
+// is checked).
+func TestMirrorBoundsConcurrentPulls(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	if _, err := catalog.Seed(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	uh, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = uh.Close() })
+	var inFlight, peak atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(2 * time.Millisecond) // lets requests overlap; decides nothing
+		uh.ServeHTTP(w, r)
+	}))
+	t.Cleanup(up.Close)
+	m := newMirror(t, memory.New(), up.URL, `{"@main":"@main"}`)
+	var regs struct{ Registries []string }
+	if err := json.Unmarshal(fetch(t, uh, "/namespaces/@main/registries", "").body, &regs); err != nil || len(regs.Registries) < 6 {
+		t.Fatalf("catalog registries: %v %v", regs, err)
+	}
+	var wg sync.WaitGroup
+	for _, r := range regs.Registries {
+		wg.Go(func() {
+			req := httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/registries/@main/"+r+"/1.0.0", nil)
+			rec := httptest.NewRecorder()
+			m.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				t.Errorf("%s: got %d %s", r, rec.Code, rec.Body)
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 4 {
+		t.Errorf("the upstream saw %d requests at once, want at most 4", p)
+	}
+}
