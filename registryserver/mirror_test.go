@@ -29,6 +29,7 @@ import (
 type counter struct {
 	mu    sync.Mutex
 	paths map[string]int
+	auth  map[string]bool // Authorization and X-Registry-Token values seen
 	total atomic.Int64
 	next  http.Handler
 }
@@ -37,6 +38,14 @@ func (c *counter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.total.Add(1)
 	c.mu.Lock()
 	c.paths[r.URL.Path]++
+	if c.auth == nil {
+		c.auth = map[string]bool{}
+	}
+	for _, h := range []string{"Authorization", "X-Registry-Token"} {
+		if v := r.Header.Get(h); v != "" {
+			c.auth[v] = true
+		}
+	}
 	c.mu.Unlock()
 	c.next.ServeHTTP(w, r)
 }
@@ -363,6 +372,17 @@ func TestMirrorAccess(t *testing.T) {
 		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, upToken) {
 			t.Errorf("a log line carries the upstream token: %s", line)
 		}
+	}
+	// And the callers' token never reaches the upstream.
+	cnt.mu.Lock()
+	defer cnt.mu.Unlock()
+	for v := range cnt.auth {
+		if strings.Contains(v, "reader") {
+			t.Errorf("the upstream received the caller's token: %q", v)
+		}
+	}
+	if !cnt.auth["Bearer "+upToken] {
+		t.Errorf("the upstream never received the configured token; it saw %v", cnt.auth)
 	}
 }
 
