@@ -73,7 +73,8 @@ type mirror struct {
 	refresh singleflight.Group // by versions key or preset name
 
 	mu sync.Mutex
-	// lists are the upstream versions lists by local versions.json key.
+	// lists are the upstream versions lists by local versions.json key,
+	// and registries lists by "registries\x00<ns>".
 	lists map[string]*upstreamList
 	// presets are the times presets were last refreshed, by name.
 	presets map[string]*upstreamList
@@ -103,7 +104,7 @@ type pullFailure struct {
 
 type upstreamList struct {
 	at       time.Time
-	versions []string // newest first; nil unless ok
+	items    []string // versions (newest first) or registry paths; nil unless ok
 	ok       bool     // the upstream answered with the list (or preset)
 	notFound bool     // the upstream answered 404
 }
@@ -163,7 +164,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 	reg := h.ops.reg
 	var err error
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_requests_total",
-		Help: "Fetches sent to an upstream, by upstream and kind (version, versions, preset)."}, labels)
+		Help: "Fetches sent to an upstream, by upstream and kind (version, versions, registries, preset)."}, labels)
 	if mi.requests, err = promreg.Register(reg, "jig_upstream_requests_total", reqs); err != nil {
 		return err
 	}
@@ -352,17 +353,17 @@ func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, priva
 		return h.serveStale(c, res, u)
 	}
 	if res.kind == kindVersions {
-		doc, err := (&registry.VersionList{Versions: l.versions}).Marshal()
+		doc, err := (&registry.VersionList{Versions: l.items}).Marshal()
 		if err != nil {
 			return true, internalError(err)
 		}
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
 		return true, h.sendDocument(c, document{data: doc, ctype: echo.MIMEApplicationJSON, etag: contentETag(doc), cacheKey: "h\x00" + contentETag(doc)})
 	}
-	if len(l.versions) == 0 {
+	if len(l.items) == 0 {
 		return true, newAPIError(wire.CodeNotFound, "No versions available")
 	}
-	latest := l.versions[0]
+	latest := l.items[0]
 	if done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u); done {
 		if ae, ok := errors.AsType[*apiError](err); ok && ae.code == wire.CodeUpstreamUnavailable {
 			return h.serveStale(c, res, u)
@@ -392,11 +393,38 @@ func upstreamUnavailable(what string, cause error) *apiError {
 }
 
 // upstreamVersions returns the upstream's versions list of res's
-// registry, asked again once older than the TTL; a failure is remembered
-// for the TTL too, so a down upstream is not asked on every request.
+// registry (see [Handler.upstreamList]).
 func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstream) *upstreamList {
+	return h.upstreamList(ctx, res.versionsFile(), u, "versions", res.namespace+"/"+res.path,
+		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
+			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
+			return validVersions(vs), err
+		})
+}
+
+// upstreamRegistries returns the upstream's registries of namespace ns
+// (see [Handler.upstreamList]).
+func (h *Handler) upstreamRegistries(ctx context.Context, ns string, u *Upstream) *upstreamList {
+	return h.upstreamList(ctx, "registries\x00"+ns, u, "registries", ns,
+		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
+			regs, err := cl.Registries(ctx, u.Namespaces[ns])
+			out := make([]string, 0, len(regs))
+			for _, r := range regs {
+				if registry.ValidPath(r) {
+					out = append(out, r)
+				}
+			}
+			return out, err
+		})
+}
+
+// upstreamList returns what fetch gets from upstream u (a versions list,
+// a namespace's registries), remembered under key and asked again once
+// older than the TTL; a failure is remembered for the TTL too, so a down
+// upstream is not asked on every request. what names it in the log.
+func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kind, what string,
+	fetch func(context.Context, *registryclient.Client) ([]string, error)) *upstreamList {
 	mi := h.mirror
-	key := res.versionsFile()
 	now := h.now()
 	mi.mu.Lock()
 	l := mi.lists[key]
@@ -410,13 +438,10 @@ func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstrea
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 		defer cancel()
 		l := &upstreamList{at: h.now()}
-		err := h.upstreamCall(ctx, u, "versions", func(ctx context.Context, cl *registryclient.Client) error {
-			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
-			if err != nil {
-				return err
-			}
-			l.versions = validVersions(vs)
-			return nil
+		err := h.upstreamCall(ctx, u, kind, func(ctx context.Context, cl *registryclient.Client) error {
+			items, err := fetch(ctx, cl)
+			l.items = items
+			return err
 		})
 		switch {
 		case err == nil:
@@ -424,8 +449,9 @@ func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstrea
 		case errors.Is(err, errUpstreamNotFound):
 			l.notFound = true
 		default:
-			h.log.Warn("upstream unavailable: serving stored versions", zap.String("upstream", u.label()),
-				zap.String("registry", res.namespace+"/"+res.path), zap.Error(err))
+			l.items = nil
+			h.log.Warn("upstream unavailable: serving what is stored", zap.String("upstream", u.label()),
+				zap.String("list", kind), zap.String("of", what), zap.Error(err))
 		}
 		mi.mu.Lock()
 		if len(mi.lists) >= maxMirrorTracked {
@@ -754,6 +780,39 @@ func mergeNamespaces(stored, upstream []string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// mirroredRegistries adds the upstream's registries of namespace ns to
+// regs (the stored ones) when ns is served from an upstream, marking the
+// response stale when the upstream could not be asked.
+func (h *Handler) mirroredRegistries(c echo.Context, ns string, regs []string) []string {
+	u := h.upstreamOf(ns)
+	if u == nil || h.mirror.mode == UpstreamOffline {
+		return regs
+	}
+	ctx := c.Request().Context()
+	if err := h.upstreamNamespace(ctx, ns, u); err != nil {
+		return regs
+	}
+	l := h.upstreamRegistries(ctx, ns, u)
+	if !l.ok {
+		if !l.notFound {
+			c.Response().Header().Set(headerWarning, warningStale)
+			h.mirror.stale.WithLabelValues(u.label()).Inc()
+		}
+		return regs
+	}
+	seen := make(map[string]bool, len(regs)+len(l.items))
+	out := make([]string, 0, len(regs)+len(l.items))
+	for _, list := range [][]string{regs, l.items} {
+		for _, r := range list {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
 	return out
 }
 

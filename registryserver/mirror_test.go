@@ -195,8 +195,11 @@ func TestMirrorRenamesNamespace(t *testing.T) {
 	if r := fetch(t, m, editorV1, ""); r.status != 404 {
 		t.Errorf("@main is not mirrored: got %d, want 404", r.status)
 	}
-	if r := fetch(t, newMirror(t, memory.New(), up.URL, `{"@public":"@main"}`), "/namespaces/@public/registries", ""); r.status != 200 || string(r.body) != `{"namespace":"@public","registries":[]}` {
-		t.Errorf("registries of a mirrored namespace before any fetch: got %d %s", r.status, r.body)
+	// The registries of a mirrored namespace are the upstream's, before
+	// any was fetched.
+	wantRegs := strings.Replace(string(httpGet(t, up.URL+"/namespaces/@main/registries").body), `"@main"`, `"@public"`, 1)
+	if r := fetch(t, newMirror(t, memory.New(), up.URL, `{"@public":"@main"}`), "/namespaces/@public/registries", ""); r.status != 200 || string(r.body) != wantRegs {
+		t.Errorf("registries of a mirrored namespace before any fetch: got %d %s, want %s", r.status, r.body, wantRegs)
 	}
 	if want, got := httpGet(t, up.URL+"/presets/node"), fetch(t, m, "/presets/node", ""); got.status != 200 || !bytes.Equal(got.body, want.body) {
 		t.Errorf("GET /presets/node: got %d %q, want 200 %q", got.status, got.body, want.body)
@@ -216,7 +219,7 @@ func TestMirrorUpstreamDown(t *testing.T) {
 		}
 	}
 	up.Close()
-	for _, p := range []string{editorV1, editorconfig, editorconfig + "/versions", "/presets/node"} {
+	for _, p := range []string{editorV1, editorconfig, editorconfig + "/versions", "/presets/node", "/namespaces/@main/registries"} {
 		r := fetch(t, m, p, "")
 		if r.status != 200 {
 			t.Errorf("GET %s with the upstream down: got %d %s, want 200", p, r.status, r.body)
@@ -293,6 +296,9 @@ func TestMirrorBoundNamespace(t *testing.T) {
 			if r := fetch(t, m, p, ""); r.status != 404 {
 				t.Errorf("GET %s: got %d %s, want 404", p, r.status, r.body)
 			}
+		}
+		if r := fetch(t, m, "/namespaces/@main/registries", ""); r.status != 200 || string(r.body) != `{"namespace":"@main","registries":["quality/local"]}` {
+			t.Errorf("registries of the bound namespace: got %d %s", r.status, r.body)
 		}
 		if n := cnt.total.Load() - before; n != 0 {
 			t.Errorf("the upstream saw %d requests, want 0", n)
@@ -398,7 +404,8 @@ func TestMirrorOffline(t *testing.T) {
 	before := cnt.total.Load()
 	off := newMirror(t, st, up.URL, `{"@main":"@main","@presets":"@presets"}`, registryserver.WithUpstreamMode(registryserver.UpstreamOffline), registryserver.WithMutableTTL(0))
 	for p, want := range map[string]int{editorV1: 200, editorconfig: 200, editorconfig + "/versions": 200,
-		"/registries/@main/quality/prettier/1.0.0": 404, "/registries/@main/quality/prettier": 404, "/presets/node": 404} {
+		"/registries/@main/quality/prettier/1.0.0": 404, "/registries/@main/quality/prettier": 404, "/presets/node": 404,
+		"/namespaces/@main/registries": 200} {
 		r := fetch(t, off, p, "")
 		if r.status != want || r.header.Get("Warning") != "" {
 			t.Errorf("offline GET %s: got %d (Warning %q), want %d", p, r.status, r.header.Get("Warning"), want)

@@ -205,6 +205,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) && h.upstreamOf(ns) == nil {
 		return newAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
+	regs = h.mirroredRegistries(c, ns, regs)
 	sort.Strings(regs)
 	doc, err := jsonDocument(wire.Registries{Namespace: ns, Registries: regs})
 	if err != nil {
