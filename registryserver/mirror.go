@@ -501,6 +501,18 @@ func (h *Handler) upstreamCall(ctx context.Context, u *Upstream, kind string, fn
 	return err
 }
 
+// recentFailure returns the error of the last pull of key when it failed
+// within the TTL, else nil.
+func (mi *mirror) recentFailure(key string, now time.Time) error {
+	mi.mu.Lock()
+	defer mi.mu.Unlock()
+	f, ok := mi.failed[key]
+	if !ok || now.Sub(f.at) >= mi.ttl {
+		return nil
+	}
+	return f.err
+}
+
 // ensureVersion makes sure the version is in the storage, pulling it from
 // upstream u when it is not. done is false when the read goes on as for
 // any namespace: the version is stored, or the upstream does not have it
@@ -515,17 +527,20 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return true, internalError(err)
 	}
 	mi.misses.WithLabelValues(u.label()).Inc()
-	mi.mu.Lock()
-	f, recent := mi.failed[key]
-	mi.mu.Unlock()
-	if recent && h.now().Sub(f.at) < mi.ttl {
-		err = f.err
-	} else {
+	if err = mi.recentFailure(key, h.now()); err == nil {
 		// The pull is shared by every request for the version and
 		// outlives the one that started it (its client may hang up).
 		_, err, _ = mi.pulls.Do(key, func() (any, error) {
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 			defer cancel()
+			// A pull that ended between this request's look at the
+			// storage and now has stored the version: fetch nothing.
+			if _, err := storage.Fresh(h.store).Stat(pctx, key); err == nil {
+				return nil, nil
+			}
+			if err := mi.recentFailure(key, h.now()); err != nil {
+				return nil, err
+			}
 			var err error
 			select {
 			case mi.slots <- struct{}{}:
