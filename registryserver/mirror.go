@@ -217,7 +217,7 @@ func upstreamHTTPClient(u *Upstream) *http.Client {
 	}
 }
 
-// client returns a registry client for upstream u. Each pull gets its
+// upstreamClient returns a registry client for upstream u. Each pull gets its
 // own, so that what a client remembers (digest indexes) lives no longer
 // than the pull.
 func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
