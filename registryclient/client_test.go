@@ -1,8 +1,10 @@
 package registryclient_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -405,5 +407,46 @@ func TestSourcesRouteByNamespace(t *testing.T) {
 	c2, _ := src.Client("@main")
 	if c1 != c2 {
 		t.Error("got a new client per call, want one per namespace")
+	}
+}
+
+// TestRawBytes: PresetJSON and ManifestResult.Bytes return the documents
+// exactly as served (a mirror stores them as they are).
+func TestRawBytes(t *testing.T) {
+	t.Parallel()
+	srv := newRegistry(t, nil)
+	c, err := registryclient.New(srv.URL, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func(path string) []byte {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	mr, err := c.ManifestWithDigest(t.Context(), registry.MustParseID("@main/runtimes/node@1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := served("/registries/@main/runtimes/node/1.0.0"); !bytes.Equal(mr.Bytes, want) || registry.Digest(mr.Bytes) != mr.Digest {
+		t.Errorf("ManifestResult.Bytes = %q, want %q (digest %s)", mr.Bytes, want, mr.Digest)
+	}
+	const name = "node"
+	got, err := c.PresetJSON(t.Context(), "@presets/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := served("/presets/" + name); !bytes.Equal(got, want) {
+		t.Errorf("PresetJSON = %q, want %q", got, want)
+	}
+	if _, err := c.PresetJSON(t.Context(), "Bad_Name"); err == nil {
+		t.Error("PresetJSON accepted an invalid name")
 	}
 }
