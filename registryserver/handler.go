@@ -156,6 +156,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.logUpstreamWarnings(o.auth)
 	h.setupSearch(o.searchRefresh)
 	if err := h.setupWebCatalog(o.webBase); err != nil {
 		_ = h.Close()
@@ -248,6 +249,19 @@ func (h *Handler) SetAuth(a *AuthConfig) {
 	h.auth.Store(a)
 	h.logAuthWarnings(a)
 	h.logSignerWarnings(a, h.signers.Load())
+	h.logUpstreamWarnings(a)
+}
+
+// logUpstreamWarnings logs each namespace served from an upstream that a
+// declares nowhere: with an auth file, nobody may read it.
+func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
+	if h.mirror == nil {
+		return
+	}
+	for _, ns := range h.mirror.cfg.UndeclaredIn(a) {
+		h.log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
+			zap.String("namespace", ns))
+	}
 }
 
 // logSignerWarnings logs each signer file of s named after a namespace a

@@ -529,3 +529,41 @@ func TestMirrorBoundsConcurrentPulls(t *testing.T) {
 		t.Errorf("the upstream saw %d requests at once, want at most 4", p)
 	}
 }
+
+// TestMirrorWarnsUndeclaredNamespace: with an auth file, a mirrored
+// namespace it does not declare is readable by nobody; New and SetAuth
+// say so.
+func TestMirrorWarnsUndeclaredNamespace(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.WarnLevel)
+	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := upstreams(t, `{"upstreams":[{"url":"http://127.0.0.1:1","namespaces":{"@main":"@main","@public":"@main","@presets":"@presets"}}]}`, nil)
+	m, err := registryserver.New(registryserver.WithUpstreams(cfg), registryserver.WithAuth(auth), registryserver.WithLogger(zap.New(core)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	undeclared := func() []string {
+		var out []string
+		for _, e := range logs.TakeAll() {
+			if strings.Contains(e.Message, "not declared in the auth file") {
+				out = append(out, e.ContextMap()["namespace"].(string))
+			}
+		}
+		return out
+	}
+	if got := undeclared(); len(got) != 1 || got[0] != "@public" {
+		t.Errorf("New warned about %v, want [@public]", got)
+	}
+	all, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@public": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetAuth(all)
+	if got := undeclared(); len(got) != 0 {
+		t.Errorf("SetAuth with every namespace declared warned about %v", got)
+	}
+}

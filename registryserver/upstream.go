@@ -101,6 +101,23 @@ func (c *UpstreamConfig) Namespaces() []string {
 	return out
 }
 
+// UndeclaredIn returns, sorted, the namespaces served from upstreams that
+// the auth configuration a does not declare ("@presets" aside): with an
+// auth file, nobody may read them. A nil a (no auth file: every namespace
+// public) gives none.
+func (c *UpstreamConfig) UndeclaredIn(a *AuthConfig) []string {
+	if c == nil || a == nil {
+		return nil
+	}
+	var out []string
+	for _, ns := range c.Namespaces() {
+		if ns != registry.PresetNamespace && !a.Declared(ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
 // LoadUpstreams reads and parses the upstreams file at path; see
 // [ParseUpstreams]. "${NAME}" in its url, token and header values is
 // expanded from the environment.

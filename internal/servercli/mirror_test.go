@@ -49,3 +49,21 @@ func TestMirrorSettings(t *testing.T) {
 		t.Errorf("bad mode: got %d %s", code, errOut2.String())
 	}
 }
+
+// TestAuthCheckUpstreams: "jig-server auth check" with the upstreams file
+// names each mirrored namespace that auth.json does not declare.
+func TestAuthCheckUpstreams(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	auth, up := filepath.Join(dir, "auth.json"), filepath.Join(dir, "upstreams.json")
+	writeFile(t, auth, `{"@main": []}`)
+	writeFile(t, up, `{"upstreams":[{"url":"https://registry.example.com","namespaces":{"@main":"@main","@public":"@main","@presets":"@presets"}}]}`)
+	code, out, errOut := runToolArgs(t, "auth", "check", auth, "--upstreams-config-path", up)
+	if code != 0 || !strings.Contains(out, `problem: @public is mirrored from an upstream`) || strings.Contains(out, "problem: @main") || strings.Contains(out, "@presets is") {
+		t.Errorf("got %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, up, `{"upstreams":[{"url":"ftp://x","namespaces":{"@main":"@main"}}]}`)
+	if code, out, errOut := runToolArgs(t, "auth", "check", auth, "--upstreams-config-path", up); code != 1 || !strings.Contains(errOut, "is not an absolute http") {
+		t.Errorf("bad upstreams file: got %d\n%s%s", code, out, errOut)
+	}
+}

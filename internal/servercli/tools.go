@@ -232,6 +232,7 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 type authCheckCmd struct {
 	File       string `arg:"" type:"existingfile" help:"The auth.json to check."`
 	SignersDir string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Also check the signer files of this folder (<namespace without @>.allowed_signers) and list the keys each holds."`
+	Upstreams  string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"Also check this upstreams file, and that auth.json declares every namespace it mirrors."`
 	JSON       bool   `name:"json" help:"Print one JSON document: namespaces, tokens, signers and problems."`
 }
 
@@ -244,6 +245,7 @@ Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TO
 Examples:
   jig-server auth check /etc/jig/auth.json
   jig-server auth check /etc/jig/auth.json --signers-dir /etc/jig/signers
+  jig-server auth check /etc/jig/auth.json --upstreams-config-path /etc/jig/upstreams.json
   jig-server auth check auth.json --json`
 }
 
@@ -275,6 +277,15 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 		var more []string
 		signers, more = describeSigners(s, now, a.Declared)
 		problems = append(problems, more...)
+	}
+	if c.Upstreams != "" {
+		up, err := registryserver.LoadUpstreams(c.Upstreams)
+		if err != nil {
+			return err
+		}
+		for _, ns := range up.UndeclaredIn(a) {
+			problems = append(problems, fmt.Sprintf("%s is mirrored from an upstream (%s) but not declared here: nobody can read it; add \"%s\": [] (public) or its tokens", ns, c.Upstreams, ns))
+		}
 	}
 	if c.JSON {
 		enc := json.NewEncoder(stdout)
