@@ -510,11 +510,15 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 	return b, nil
 }
 
-// readAll reads exactly n bytes of r.
+// readAll reads exactly n bytes of r, allocating as they arrive (a header
+// may claim more than the file holds).
 func readAll(r io.Reader, n int64) ([]byte, error) {
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
+	b, err := io.ReadAll(io.LimitReader(r, n))
+	if err != nil {
 		return nil, err
+	}
+	if int64(len(b)) != n {
+		return nil, io.ErrUnexpectedEOF
 	}
 	return b, nil
 }
