@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -91,43 +89,19 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error)
 		return err
 	}
 	defer closeStorage()
-	out, err := filepath.Abs(c.Output)
-	if err != nil {
+	var sum registryserver.BundleSummary
+	err = bundle.WriteFile(c.Output, func(w io.Writer) error {
+		var err error
+		sum, err = registryserver.ExportBundle(ctx, st, w, registryserver.BundleExport{
+			Namespace: c.Namespace, Registries: c.Registry, Since: c.since,
+		})
 		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("creating the bundle file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	sum, err := registryserver.ExportBundle(ctx, st, tmp, registryserver.BundleExport{
-		Namespace: c.Namespace, Registries: c.Registry, Since: c.since,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("export stopped; no bundle was written: %w", context.Cause(ctx))
 		}
 		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", c.Output, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", c.Output, err)
-	}
-	leave, err := shutdown.Enter(ctx)
-	if err != nil {
-		return fmt.Errorf("export stopped; no bundle was written: %w", err)
-	}
-	err = os.Rename(tmp.Name(), out)
-	leave()
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", c.Output, err)
 	}
 	if c.JSON {
 		return printJSON(stdout, map[string]any{"bundle": c.Output, "versions": nonNil(sum.Versions), "entries": sum.Entries, "bytes": sum.Bytes})
@@ -212,26 +186,13 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
-// openBundle opens and checks a bundle file ([bundle.Read]).
+// openBundle opens and checks a bundle file ([bundle.OpenFile]).
 func openBundle(path string) (*bundle.Bundle, func() error, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("opening the bundle: %w", err)
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("opening the bundle %s: %w", path, err)
-	}
-	b, err := bundle.Read(f, fi.Size(), bundle.Limits{})
-	if err != nil {
-		f.Close()
+	b, closeFile, err := bundle.OpenFile(path, bundle.Limits{})
+	if errors.Is(err, bundle.ErrInvalid) {
 		return nil, nil, fmt.Errorf("refusing the bundle %s, nothing was written: %w", path, err)
 	}
-	return b, f.Close, nil
+	return b, closeFile, err
 }
 
 func printJSON(w io.Writer, v any) error {
