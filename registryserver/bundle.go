@@ -365,12 +365,39 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 			}
 		}
 	}
+	ttl := opt.ClaimTTL
+	if ttl <= 0 {
+		ttl = publish.DefaultClaimTTL
+	}
 	for _, v := range todo {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		pv := publishVersion(v)
-		err := store.Publish(ctx, pv, func(put publish.PutFunc) error {
+		skipped, err := importVersion(ctx, store, fresh, b, v, ttl)
+		if err != nil {
+			return sum, err
+		}
+		if skipped {
+			sum.Skipped = append(sum.Skipped, v.ID())
+		} else {
+			sum.Versions = append(sum.Versions, v.ID())
+		}
+	}
+	return sum, nil
+}
+
+// claimPoll is how often an import waiting for another publisher of the
+// same version checks whether it committed.
+const claimPoll = 100 * time.Millisecond
+
+// importVersion publishes v, or reports it skipped when another publisher
+// (another import, a replica) stored it with the same digests meanwhile.
+// While another publisher holds the version's claim it waits, at most
+// twice the claim TTL (a publisher that died has lost its claim by then).
+func importVersion(ctx context.Context, store *publish.Store, fresh storage.Storage, b *bundle.Bundle, v *bundle.Version, ttl time.Duration) (skipped bool, err error) {
+	deadline := time.Now().Add(2 * ttl)
+	for {
+		err := store.Publish(ctx, publishVersion(v), func(put publish.PutFunc) error {
 			for _, f := range v.Files {
 				r, size, err := b.Open(v, f)
 				if err != nil {
@@ -382,21 +409,32 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 			}
 			return nil
 		})
-		if errors.Is(err, publish.ErrVersionExists) {
-			// Published meanwhile by someone else: the same or a conflict.
-			same, serr := storedSame(ctx, fresh, v)
-			if serr == nil && same != nil && *same {
-				sum.Skipped = append(sum.Skipped, v.ID())
-				continue
+		if !errors.Is(err, publish.ErrVersionExists) {
+			if err != nil {
+				return false, fmt.Errorf("importing %s: %w", v.ID(), err)
 			}
-			return sum, fmt.Errorf("%s was published with other content while the bundle was imported; versions imported before it stay", v.ID())
+			return false, nil
 		}
-		if err != nil {
-			return sum, fmt.Errorf("importing %s: %w", v.ID(), err)
+		same, serr := storedSame(ctx, fresh, v)
+		switch {
+		case serr != nil:
+			return false, fmt.Errorf("importing %s: %w", v.ID(), serr)
+		case same != nil && *same:
+			return true, nil
+		case same != nil:
+			return false, fmt.Errorf("%s was published with other content while the bundle was imported; the versions imported before it stay", v.ID())
+		case time.Now().After(deadline):
+			return false, fmt.Errorf("%s is being published by another process that has not finished after %v; import the bundle again later", v.ID(), 2*ttl)
 		}
-		sum.Versions = append(sum.Versions, v.ID())
+		// Claimed by a publisher that has not committed yet.
+		t := time.NewTimer(claimPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
 	}
-	return sum, nil
 }
 
 // publishVersion is the publish of v.
