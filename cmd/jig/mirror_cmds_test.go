@@ -1,9 +1,15 @@
 package main_test
 
 import (
+	"bytes"
 	"os"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/bundle"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // corrupt in out: copies the bundle (tar) in to out with one byte changed:
@@ -20,4 +26,36 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	b[512] ^= 0x01
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+}
+
+// writeBundle writes a valid bundle of one version, @main/tools/one@1.0.0
+// with one file, to path.
+func writeBundle(t *testing.T, path string) {
+	t.Helper()
+	file, man := []byte("one\n"), []byte(`{"name":"one","version":"1.0.0"}`)
+	idx, err := (&registry.DigestIndex{Namespace: "@main", Path: "tools/one", Version: "1.0.0", Manifest: registry.Digest(man),
+		Files: map[string]string{"one.txt": registry.Digest(file)}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := bundle.NewWriter(&buf, "@main")
+	for _, e := range []struct {
+		name string
+		data []byte
+	}{
+		{layout.DigestIndex("@main", "tools/one", "1.0.0"), idx},
+		{layout.File("@main", "tools/one", "1.0.0", "one.txt"), file},
+		{layout.Manifest("@main", "tools/one", "1.0.0"), man},
+	} {
+		if err := w.Add(e.name, int64(len(e.data)), bytes.NewReader(e.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
