@@ -130,9 +130,7 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 		data []byte
 	}
 	entries := map[string]source{}
-	for _, k := range lists {
-		entries[k] = source{key: k}
-	}
+	exported := map[string]bool{} // registry paths with a version exported
 	for _, dir := range order {
 		v := versions[dir]
 		if !sel.Since.IsZero() {
@@ -177,6 +175,12 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			entries[k] = source{key: k}
 		}
 		sum.Versions = append(sum.Versions, ns+"/"+v.path+"@"+v.version)
+		exported[v.path] = true
+	}
+	for _, k := range lists {
+		if exported[layout.Classify(k).Path] {
+			entries[k] = source{key: k}
+		}
 	}
 	if len(sum.Versions) == 0 {
 		return sum, fmt.Errorf("%s has no published version to export", ns)
