@@ -486,6 +486,9 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		case v.Index == nil:
 			return nil, invalid("%s has no digest index (%s)", v.ID(), layout.DigestIndexFile)
 		}
+		if err := checkManifest(v); err != nil {
+			return nil, err
+		}
 		if d := registry.Digest(v.Manifest); d != v.Index.Manifest {
 			return nil, invalid("%s: %s has sha-256 %s, its digest index says %s", v.ID(), layout.ManifestFile, d, v.Index.Manifest)
 		}
@@ -508,6 +511,26 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		b.Versions = append(b.Versions, v)
 	}
 	return b, nil
+}
+
+// checkManifest checks that the registry.json of v names v: its version,
+// and its namespace when it has one. The rest of the manifest is the
+// publisher's, checked when it was published.
+func checkManifest(v *Version) error {
+	if err := registry.CheckJSONDepth(layout.ManifestFile, v.Manifest); err != nil {
+		return invalid("%s: %v", v.ID(), err)
+	}
+	var m struct {
+		Namespace string `json:"namespace"`
+		Version   string `json:"version"`
+	}
+	if err := json.Unmarshal(v.Manifest, &m); err != nil {
+		return invalid("%s: %s is not a JSON object: %v", v.ID(), layout.ManifestFile, err)
+	}
+	if m.Version != v.Version || (m.Namespace != "" && m.Namespace != v.Namespace) {
+		return invalid("%s: its %s says %s version %q", v.ID(), layout.ManifestFile, m.Namespace, m.Version)
+	}
+	return nil
 }
 
 // readAll reads exactly n bytes of r, allocating as they arrive (a header

@@ -228,9 +228,14 @@ func TestRefused(t *testing.T) {
 		}, "no digest index"},
 		{"manifest changed consistently", func(t *testing.T) []byte {
 			v := version("@acme", "a", "1.0.0", nil)
-			v[layout.Manifest("@acme", "a", "1.0.0")] = []byte(`{"evil":true}`)
+			v[layout.Manifest("@acme", "a", "1.0.0")] = []byte(`{"name":"a","version":"1.0.0","evil":true}`)
 			return build(t, "@acme", v)
 		}, "its digest index says"},
+		{"manifest of another version", func(t *testing.T) []byte {
+			man := []byte(`{"name":"a","namespace":"@acme","version":"9.9.9"}`)
+			x, _ := (&registry.DigestIndex{Namespace: "@acme", Path: "a", Version: "1.0.0", Manifest: registry.Digest(man)}).Marshal()
+			return build(t, "@acme", map[string][]byte{layout.Manifest("@acme", "a", "1.0.0"): man, layout.DigestIndex("@acme", "a", "1.0.0"): x})
+		}, `its registry.json says @acme version "9.9.9"`},
 		{"not tar", func(t *testing.T) []byte { return []byte("hello") }, "invalid bundle"},
 	}
 	for _, tt := range tests {
