@@ -182,6 +182,9 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			entries[k] = source{key: k}
 		}
 	}
+	if len(sum.Versions) == 0 && !sel.Since.IsZero() {
+		return sum, fmt.Errorf("%s has no version published on or after %s to export", ns, sel.Since.Format(time.RFC3339))
+	}
 	if len(sum.Versions) == 0 {
 		return sum, fmt.Errorf("%s has no published version to export", ns)
 	}

@@ -44,7 +44,11 @@ func WriteFile(path string, write func(w io.Writer) error) (err error) {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("creating the bundle file: %w", err)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
