@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -146,6 +147,14 @@ func TestBundleExportSelection(t *testing.T) {
 	if got, want := strings.Join(ids, " "), "@main/quality/eslint@1.0.0 @main/runtimes/node@1.0.0"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+	if len(b.Lists) != 2 || b.Lists["runtimes/node"] == nil {
+		t.Errorf("got version lists %v, want those of the two registries", b.Lists)
+	}
+	all := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main"}))
+	since := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main", Since: time.Now().Add(-time.Hour)}))
+	if len(since.Versions) != len(all.Versions) {
+		t.Errorf("--since an hour ago: got %d versions, want all %d", len(since.Versions), len(all.Versions))
+	}
 	for _, tt := range []struct {
 		sel  registryserver.BundleExport
 		want string
@@ -154,6 +163,7 @@ func TestBundleExportSelection(t *testing.T) {
 		{registryserver.BundleExport{Namespace: "Main"}, "is not a namespace"},
 		{registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/none"}}, "@main/runtimes/none has no published version"},
 		{registryserver.BundleExport{Namespace: "@main", Registries: []string{"../x"}}, "is not a registry path"},
+		{registryserver.BundleExport{Namespace: "@main", Since: time.Now().Add(time.Hour)}, "@main has no version published on or after"},
 	} {
 		_, err := registryserver.ExportBundle(t.Context(), src, io.Discard, tt.sel)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
