@@ -333,7 +333,7 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 	}
 	var problems []string
 	fresh := storage.Fresh(st)
-	var todo []*bundle.Version
+	var todo, stored []*bundle.Version
 	for _, v := range b.Versions {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -354,7 +354,7 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 		case same == nil:
 			todo = append(todo, v)
 		case *same:
-			sum.Skipped = append(sum.Skipped, v.ID())
+			stored = append(stored, v)
 		default:
 			problems = append(problems, v.ID()+" is already stored with other content (its digest index differs): versions are immutable; remove it from the bundle (export with --registry or --since) or from this storage")
 		}
@@ -364,13 +364,11 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 	}
 	store := publish.New(st, publish.WithLogger(log), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(now))
 	// Versions already stored are listed in versions.json if they are
-	// not yet (publish repairs the list of an existing version).
-	for _, id := range sum.Skipped {
-		for _, v := range b.Versions {
-			if v.ID() == id {
-				_ = store.Publish(ctx, publishVersion(v), func(publish.PutFunc) error { return nil })
-			}
-		}
+	// not yet (publish repairs the list of an existing version and
+	// returns ErrVersionExists).
+	for _, v := range stored {
+		_ = store.Publish(ctx, publishVersion(v), func(publish.PutFunc) error { return nil })
+		sum.Skipped = append(sum.Skipped, v.ID())
 	}
 	ttl := opt.ClaimTTL
 	if ttl <= 0 {
