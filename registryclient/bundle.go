@@ -29,7 +29,12 @@ type BundleResult struct {
 // bundle; nothing was written to the cache.
 type BundleConflictError struct {
 	Problems []string
+	errs     []error
 }
+
+// Unwrap returns the errors behind the problems (a [*SignatureError], a
+// [*RollbackError]), so errors.Is(err, ErrRollback) works.
+func (e *BundleConflictError) Unwrap() []error { return e.errs }
 
 func (e *BundleConflictError) Error() string {
 	return "the bundle was not imported, nothing was written to the cache:\n  " + strings.Join(e.Problems, "\n  ")
@@ -55,6 +60,7 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 		return res, errNoCache
 	}
 	var problems []string
+	var errs []error
 	var todo []*bundle.Version
 	for _, v := range b.Versions {
 		if err := ctx.Err(); err != nil {
@@ -67,6 +73,7 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 				msg = v.ID() + ": " + msg
 			}
 			problems = append(problems, msg)
+			errs = append(errs, err)
 			continue
 		}
 		if x, _ := c.cachedIndexBytes(id, v.Version); x != nil {
@@ -84,7 +91,7 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 		todo = append(todo, v)
 	}
 	if len(problems) > 0 {
-		return BundleResult{}, &BundleConflictError{Problems: problems}
+		return BundleResult{}, &BundleConflictError{Problems: problems, errs: errs}
 	}
 	for _, v := range todo {
 		if err := ctx.Err(); err != nil {

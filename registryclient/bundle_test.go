@@ -2,6 +2,7 @@ package registryclient_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -9,13 +10,15 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
 // oneVersion returns a bundle of @main/tools/one@1.0.0 whose file holds
-// content.
-func oneVersion(t *testing.T, content string) []byte {
+// content, signed by keys.
+func oneVersion(t *testing.T, content string, keys ...testKey) []byte {
 	t.Helper()
 	file, man := []byte(content), []byte(`{"name":"one","namespace":"@main","type":"registry:feature","version":"1.0.0","files":[{"target":"one.txt","type":"registry:file","path":"one.txt"}]}`)
 	idx, err := (&registry.DigestIndex{Namespace: "@main", Path: "tools/one", Version: "1.0.0", Manifest: registry.Digest(man),
@@ -23,13 +26,27 @@ func oneVersion(t *testing.T, content string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	entries := [][2]string{
+		{layout.DigestIndex("@main", "tools/one", "1.0.0"), string(idx)},
+	}
+	if len(keys) > 0 {
+		doc := wire.Signatures{Namespace: "@main", Path: "tools/one", Version: "1.0.0"}
+		for _, k := range keys {
+			a, err := signing.Sign(k.signer, idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc.Signatures = append(doc.Signatures, wire.SignatureInfo{Signature: string(a), Key: k.line, Fingerprint: k.fp})
+		}
+		b, _ := json.Marshal(doc)
+		entries = append(entries, [2]string{layout.Signatures("@main", "tools/one", "1.0.0"), string(b)})
+	}
+	entries = append(entries,
+		[2]string{layout.File("@main", "tools/one", "1.0.0", "one.txt"), string(file)},
+		[2]string{layout.Manifest("@main", "tools/one", "1.0.0"), string(man)})
 	var buf bytes.Buffer
 	w := bundle.NewWriter(&buf, "@main")
-	for _, e := range [][2]string{
-		{layout.DigestIndex("@main", "tools/one", "1.0.0"), string(idx)},
-		{layout.File("@main", "tools/one", "1.0.0", "one.txt"), string(file)},
-		{layout.Manifest("@main", "tools/one", "1.0.0"), string(man)},
-	} {
+	for _, e := range entries {
 		if err := w.Add(e[0], int64(len(e[1])), strings.NewReader(e[1])); err != nil {
 			t.Fatal(err)
 		}
@@ -100,5 +117,40 @@ func TestImportBundleOffline(t *testing.T) {
 	plain, _ := registryclient.New("http://127.0.0.1:9")
 	if _, err := plain.ImportBundle(t.Context(), readB(t, data)); err == nil {
 		t.Error("a client without a cache imported a bundle")
+	}
+}
+
+// TestImportBundleRollback: the signed-versions memory, which outlives
+// jig cache clean, refuses a bundle whose version was seen signed with
+// other content, or comes unsigned; nothing is written.
+func TestImportBundleRollback(t *testing.T) {
+	t.Parallel()
+	alice := newTestKey(t)
+	ch, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := &registryclient.Trust{Keys: []registryclient.TrustedKey{{Principal: "alice@example.com", Key: alice.line}}}
+	c, _ := trustClient(t, "http://127.0.0.1:9", ch, trusted, registryclient.WithMode(registryclient.Offline))
+	if _, err := c.ImportBundle(t.Context(), readB(t, oneVersion(t, "one\n", alice))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Clean(); err != nil {
+		t.Fatal(err)
+	}
+	for name, tt := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"re-signed":     {oneVersion(t, "two\n", alice), "was signed with"},
+		"signature cut": {oneVersion(t, "one\n"), "no longer signed by a trusted key"},
+	} {
+		_, err := c.ImportBundle(t.Context(), readB(t, tt.data))
+		if !errors.Is(err, registryclient.ErrRollback) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was written") {
+			t.Errorf("%s: got %v, want a rollback refused (%s)", name, err, tt.want)
+		}
+		if es, _ := ch.List(); len(es) != 0 {
+			t.Errorf("%s: a refused import wrote %v", name, es)
+		}
 	}
 }
