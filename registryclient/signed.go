@@ -167,6 +167,13 @@ func (e *RollbackError) Hint() string {
 // is remembered against rollback. sigs, when not nil, are the signatures
 // already fetched. Without a policy it accepts everything.
 func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() (*wire.Signatures, error)) error {
+	return c.judgeIndex(ctx, id, version, index, sigs, true)
+}
+
+// judgeIndex is acceptIndex; with record false it only judges, writing
+// nothing: a trusted version's digest is compared with the signed
+// versions memory rather than recorded in it.
+func (c *Client) judgeIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() (*wire.Signatures, error), record bool) error {
 	p := c.policy
 	if p == nil {
 		return nil
@@ -233,6 +240,16 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 		}
 		if untrusted != nil {
 			c.notice("%s@%s is signed by %s, which the trust policy of %s does not list", id.Key(), version, strings.Join(found, ", "), id.Namespace)
+		}
+		return nil
+	}
+	if c.opts.cache != nil && !record {
+		s, ok, err := c.opts.cache.SeenSigned(id.Key())
+		if err != nil {
+			return err
+		}
+		if before, seen := s.Versions[version]; ok && seen && before != registry.Digest(index) {
+			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Before: before, Now: registry.Digest(index)}
 		}
 		return nil
 	}

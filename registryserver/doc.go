@@ -93,6 +93,15 @@
 // namespace is refused. [WithUpstreamMode] with [UpstreamOffline] serves
 // only what is stored.
 //
+// # Bundles
+//
+// [ExportBundle] writes a namespace's published versions from a storage
+// to a bundle (package [github.com/jigkit/jig/registry/bundle]), and
+// [ImportBundle] stores a checked bundle's versions in another storage
+// through the same publish protocol as an upload, after checking all of
+// it (signatures against [Signers] included) and writing nothing on any
+// problem. jig-server mirror export|import run them.
+//
 // # Access
 //
 // The token comes from "Authorization: Bearer <t>" or else

@@ -119,6 +119,7 @@ func TestScripts(t *testing.T) {
 			"allowed-signers":            cmdAllowedSigners,
 			"http-get":                   cmdHTTPGet,
 			"signature-of":               cmdSignatureOf,
+			"corrupt":                    cmdCorrupt,
 		},
 	})
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 )
 
-// CacheCmd is "jig cache ls|verify|clean".
+// CacheCmd is "jig cache ls|verify|clean|import|export".
 type CacheCmd struct {
 	Ls     CacheLsCmd     `cmd:"" aliases:"list" help:"List the cached versioned content: one line per manifest, digest index or preset version."`
 	Verify CacheVerifyCmd `cmd:"" help:"Re-hash every cached entry; exit 1 when one is corrupt."`
 	Clean  CacheCleanCmd  `cmd:"" help:"Remove everything from the cache."`
+	Import CacheImportCmd `cmd:"" help:"Fill the cache from a bundle file (jig-server mirror export, jig cache export), for --offline use."`
+	Export CacheExportCmd `cmd:"" help:"Write the cached versions of a namespace to a bundle file."`
 }
 
 // CacheLsCmd is "jig cache ls [--json]".

@@ -164,6 +164,29 @@ func (c *CacheCleanCmd) Help() string {
   jig cache clean`
 }
 
+func (c *CacheImportCmd) Help() string {
+	return `The versions are cached as if fetched from the server configured for the bundle's
+namespace (jig config set @ns --url <url>, or JIG_REGISTRY_URL), so 'jig --offline init'
+and the other commands find them there. The whole bundle is checked first: every entry
+against its manifest, every file against its version's digest index, the signatures
+against your trust policy (jig trust), and versions already cached must have the same
+content. On any problem nothing is written.
+
+Examples:
+  jig cache import acme.tar
+  jig cache import acme.tar && jig --offline init -t @acme/runtimes/node -n app`
+}
+
+func (c *CacheExportCmd) Help() string {
+	return `Writes every version of the namespace that the cache holds whole (digest index,
+manifest and every file), as fetched from the server configured for the namespace, in
+the bundle format of 'jig-server mirror export'. Versions whose files were not all
+fetched are left out and listed.
+
+Examples:
+  jig cache export --namespace @acme -o acme.tar`
+}
+
 func (c *FleetUpdateCmd) Help() string {
 	return `Examples:
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt --dry-run    # plan only

@@ -25,9 +25,9 @@ type storageBackend struct {
 	help string // what the value selects, shown by --help after the name
 	// validate checks the settings the backend needs, before anything is
 	// opened; its error names the flags and variables to set.
-	validate func(c *CLI) error
+	validate func(c *StorageSettings) error
 	// open opens the backend; the close function releases it.
-	open func(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error)
+	open func(ctx context.Context, c *StorageSettings, sc storageCache, reg prometheus.Registerer) (storage.Storage, func() error, error)
 }
 
 // storageBackends are the values of --storage-backend, the default first.
@@ -57,7 +57,7 @@ func backendVars() map[string]string {
 // storageBackend returns the table entry of c.StorageBackend; an empty
 // value is the default. Kong's enum has refused any other value, but a CLI
 // built in Go may hold one: it gets the default's entry.
-func (c *CLI) storageBackend() storageBackend {
+func (c *StorageSettings) storageBackend() storageBackend {
 	for _, b := range storageBackends {
 		if b.name == c.StorageBackend {
 			return b
@@ -67,21 +67,28 @@ func (c *CLI) storageBackend() storageBackend {
 }
 
 // backend returns the normalised storage backend: "disk" or "s3".
-func (c *CLI) backend() string { return c.storageBackend().kind }
+func (c *StorageSettings) backend() string { return c.storageBackend().kind }
 
 // openStorage opens the configured backend (see [storageBackends]).
-func openStorage(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error) {
-	return c.storageBackend().open(ctx, c, reg)
+func openStorage(ctx context.Context, c *StorageSettings, sc storageCache, reg prometheus.Registerer) (storage.Storage, func() error, error) {
+	return c.storageBackend().open(ctx, c, sc, reg)
 }
 
-func validateDisk(c *CLI) error {
+// storageCache is the read cache in front of S3 (--storage-cache-mb and
+// --storage-cache-ttl); mb 0 opens none.
+type storageCache struct {
+	mb  int
+	ttl time.Duration
+}
+
+func validateDisk(c *StorageSettings) error {
 	if strings.TrimSpace(c.StorageRoot) == "" {
 		return errors.New("--storage-root/STORAGE_ROOT is empty; set it to a directory such as ./data")
 	}
 	return nil
 }
 
-func openDisk(_ context.Context, c *CLI, _ prometheus.Registerer) (storage.Storage, func() error, error) {
+func openDisk(_ context.Context, c *StorageSettings, _ storageCache, _ prometheus.Registerer) (storage.Storage, func() error, error) {
 	st, err := disk.New(c.StorageRoot)
 	if err != nil {
 		return nil, nil, err
@@ -89,14 +96,14 @@ func openDisk(_ context.Context, c *CLI, _ prometheus.Registerer) (storage.Stora
 	return st, st.Close, nil
 }
 
-func validateS3(c *CLI) error {
+func validateS3(c *StorageSettings) error {
 	_, err := c.s3Config()
 	return err
 }
 
-// openS3 opens the bucket, with the read cache in front of it (its
-// metrics on reg) unless --storage-cache-mb is 0.
-func openS3(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Storage, func() error, error) {
+// openS3 opens the bucket, with the read cache sc in front of it (its
+// metrics on reg) unless sc.mb is 0.
+func openS3(ctx context.Context, c *StorageSettings, sc storageCache, reg prometheus.Registerer) (storage.Storage, func() error, error) {
 	cfg, err := c.s3Config()
 	if err != nil {
 		return nil, nil, err
@@ -108,10 +115,10 @@ func openS3(ctx context.Context, c *CLI, reg prometheus.Registerer) (storage.Sto
 		return nil, nil, fmt.Errorf("STORAGE_BACKEND=%s: %w", c.StorageBackend, err)
 	}
 	noClose := func() error { return nil }
-	if c.StorageCacheMB == 0 {
+	if sc.mb == 0 {
 		return st, noClose, nil
 	}
-	cached, err := cache.New(st, cache.WithMaxBytes(int64(c.StorageCacheMB)<<20), cache.WithMutableTTL(c.StorageCacheTTL),
+	cached, err := cache.New(st, cache.WithMaxBytes(int64(sc.mb)<<20), cache.WithMutableTTL(sc.ttl),
 		cache.WithRegisterer(reg))
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +134,7 @@ const s3StartupTimeout = 30 * time.Second
 // https://<account>.r2.cloudflarestorage.com and the region "auto" unless
 // they are set explicitly; STORAGE_BACKEND=r2 also defaults the region to
 // "auto".
-func (c *CLI) s3Settings() (endpoint, region string) {
+func (c *StorageSettings) s3Settings() (endpoint, region string) {
 	endpoint, region = c.S3Endpoint, c.S3Region
 	if endpoint == "" && c.R2AccountID != "" {
 		endpoint = "https://" + c.R2AccountID + ".r2.cloudflarestorage.com"
@@ -140,7 +147,7 @@ func (c *CLI) s3Settings() (endpoint, region string) {
 
 // s3Config turns the S3_* (and R2_*) settings into an [s3.Config], with an
 // error naming every missing setting.
-func (c *CLI) s3Config() (s3.Config, error) {
+func (c *StorageSettings) s3Config() (s3.Config, error) {
 	endpoint, region := c.s3Settings()
 	var missing []string
 	if c.S3Bucket == "" {

@@ -16,43 +16,43 @@ func TestS3Config(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		cli     CLI
+		cli     StorageSettings
 		want    s3.Config
 		wantErr []string
 	}{
 		{
 			name: "s3 with static keys",
-			cli:  CLI{StorageBackend: "s3", S3Endpoint: "http://127.0.0.1:7070", S3Bucket: "b", S3Region: "us-east-1", S3AccessKeyID: "k", S3SecretAccessKey: "s", S3Prefix: "jig/"},
+			cli:  StorageSettings{StorageBackend: "s3", S3Endpoint: "http://127.0.0.1:7070", S3Bucket: "b", S3Region: "us-east-1", S3AccessKeyID: "k", S3SecretAccessKey: "s", S3Prefix: "jig/"},
 			want: s3.Config{Endpoint: "http://127.0.0.1:7070", Bucket: "b", Region: "us-east-1", AccessKeyID: "k", SecretAccessKey: "s", Prefix: "jig/"},
 		},
 		{
 			name: "s3 on AWS with an IAM role",
-			cli:  CLI{StorageBackend: "s3", S3Bucket: "b", S3Region: "eu-west-1"},
+			cli:  StorageSettings{StorageBackend: "s3", S3Bucket: "b", S3Region: "eu-west-1"},
 			want: s3.Config{Bucket: "b", Region: "eu-west-1"},
 		},
 		{
 			name: "r2 names",
-			cli:  CLI{StorageBackend: "r2", R2AccountID: "acct", S3Bucket: "b", S3AccessKeyID: "k", S3SecretAccessKey: "s"},
+			cli:  StorageSettings{StorageBackend: "r2", R2AccountID: "acct", S3Bucket: "b", S3AccessKeyID: "k", S3SecretAccessKey: "s"},
 			want: s3.Config{Endpoint: "https://acct.r2.cloudflarestorage.com", Region: "auto", Bucket: "b", AccessKeyID: "k", SecretAccessKey: "s"},
 		},
 		{
 			name:    "no bucket",
-			cli:     CLI{StorageBackend: "s3", S3Endpoint: "http://x"},
+			cli:     StorageSettings{StorageBackend: "s3", S3Endpoint: "http://x"},
 			wantErr: []string{"S3_BUCKET"},
 		},
 		{
 			name:    "r2 without anything",
-			cli:     CLI{StorageBackend: "r2"},
+			cli:     StorageSettings{StorageBackend: "r2"},
 			wantErr: []string{"S3_BUCKET (or R2_BUCKET_NAME)", "R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY"},
 		},
 		{
 			name:    "secret without key id",
-			cli:     CLI{StorageBackend: "s3", S3Bucket: "b", S3SecretAccessKey: "hunter2"},
+			cli:     StorageSettings{StorageBackend: "s3", S3Bucket: "b", S3SecretAccessKey: "hunter2"},
 			wantErr: []string{"S3_ACCESS_KEY_ID"},
 		},
 		{
 			name:    "key id without secret",
-			cli:     CLI{StorageBackend: "s3", S3Bucket: "b", S3AccessKeyID: "k"},
+			cli:     StorageSettings{StorageBackend: "s3", S3Bucket: "b", S3AccessKeyID: "k"},
 			wantErr: []string{"S3_SECRET_ACCESS_KEY"},
 		},
 	}

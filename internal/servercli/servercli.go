@@ -44,16 +44,7 @@ type CLI struct {
 	Port int    `env:"PORT" default:"8080" help:"TCP port to listen on (0 picks a free port)."`
 	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
 
-	StorageRoot    string `env:"STORAGE_ROOT" default:"./data" help:"Directory of the disk storage (registries, presets, versions lists)."`
-	StorageBackend string `env:"STORAGE_BACKEND" default:"${storage_backend}" enum:"${storage_backends}" help:"Storage backend: ${storage_backends_help}."`
-
-	S3Endpoint        string `name:"s3-endpoint" env:"S3_ENDPOINT" help:"S3-compatible endpoint URL (derived from R2_ACCOUNT_ID for Cloudflare R2)."`
-	S3Bucket          string `name:"s3-bucket" env:"S3_BUCKET,R2_BUCKET_NAME" help:"S3 bucket holding the storage."`
-	S3Region          string `name:"s3-region" env:"S3_REGION" help:"S3 region (auto for R2)."`
-	S3AccessKeyID     string `name:"s3-access-key-id" env:"S3_ACCESS_KEY_ID,R2_ACCESS_KEY_ID" help:"S3 access key id."`
-	S3SecretAccessKey string `name:"s3-secret-access-key" env:"S3_SECRET_ACCESS_KEY,R2_SECRET_ACCESS_KEY" help:"S3 secret access key."`
-	R2AccountID       string `name:"r2-account-id" env:"R2_ACCOUNT_ID" help:"Cloudflare account id: sets the S3 endpoint to https://<id>.r2.cloudflarestorage.com and the region to auto."`
-	S3Prefix          string `name:"s3-prefix" env:"S3_PREFIX" help:"Key prefix inside the bucket (e.g. jig/), so the registry can share a bucket with other data. Default: the bucket's top level."`
+	StorageSettings `embed:""`
 
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
 	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
@@ -90,6 +81,25 @@ type CLI struct {
 
 	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
+
+// StorageSettings are the settings that open jig-server's storage, shared
+// by the server and the commands that read or write its storage directly
+// (jig-server mirror export|import).
+type StorageSettings struct {
+	StorageRoot    string `env:"STORAGE_ROOT" default:"./data" help:"Directory of the disk storage (registries, presets, versions lists)."`
+	StorageBackend string `env:"STORAGE_BACKEND" default:"${storage_backend}" enum:"${storage_backends}" help:"Storage backend: ${storage_backends_help}."`
+
+	S3Endpoint        string `name:"s3-endpoint" env:"S3_ENDPOINT" help:"S3-compatible endpoint URL (derived from R2_ACCOUNT_ID for Cloudflare R2)."`
+	S3Bucket          string `name:"s3-bucket" env:"S3_BUCKET,R2_BUCKET_NAME" help:"S3 bucket holding the storage."`
+	S3Region          string `name:"s3-region" env:"S3_REGION" help:"S3 region (auto for R2)."`
+	S3AccessKeyID     string `name:"s3-access-key-id" env:"S3_ACCESS_KEY_ID,R2_ACCESS_KEY_ID" help:"S3 access key id."`
+	S3SecretAccessKey string `name:"s3-secret-access-key" env:"S3_SECRET_ACCESS_KEY,R2_SECRET_ACCESS_KEY" help:"S3 secret access key."`
+	R2AccountID       string `name:"r2-account-id" env:"R2_ACCOUNT_ID" help:"Cloudflare account id: sets the S3 endpoint to https://<id>.r2.cloudflarestorage.com and the region to auto."`
+	S3Prefix          string `name:"s3-prefix" env:"S3_PREFIX" help:"Key prefix inside the bucket (e.g. jig/), so the registry can share a bucket with other data. Default: the bucket's top level."`
+}
+
+// validateStorage checks the storage settings.
+func (c *StorageSettings) validateStorage() error { return c.storageBackend().validate(c) }
 
 // Validate checks combinations kong's tags cannot express.
 func (c *CLI) Validate() error {
@@ -129,7 +139,7 @@ func (c *CLI) Validate() error {
 	if _, err := c.defaultNamespace(); err != nil {
 		return err
 	}
-	return c.storageBackend().validate(c)
+	return c.validateStorage()
 }
 
 // defaultNamespace returns --default-namespace with its "@" ("rack" and
@@ -243,7 +253,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	if err := registerBuildInfo(reg, info); err != nil {
 		return err
 	}
-	st, closeStorage, err := openStorage(ctx, c, reg)
+	st, closeStorage, err := openStorage(ctx, &c.StorageSettings, storageCache{mb: c.StorageCacheMB, ttl: c.StorageCacheTTL}, reg)
 	if err != nil {
 		return err
 	}

@@ -314,12 +314,12 @@ func TestMainErrors(t *testing.T) {
 func TestS3Settings(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		cli                  CLI
+		cli                  StorageSettings
 		wantEndpoint, region string
 	}{
-		{CLI{S3Endpoint: "http://minio:9000", S3Region: "us-east-1"}, "http://minio:9000", "us-east-1"},
-		{CLI{R2AccountID: "abc"}, "https://abc.r2.cloudflarestorage.com", "auto"},
-		{CLI{StorageBackend: "r2", S3Endpoint: "https://x"}, "https://x", "auto"},
+		{StorageSettings{S3Endpoint: "http://minio:9000", S3Region: "us-east-1"}, "http://minio:9000", "us-east-1"},
+		{StorageSettings{R2AccountID: "abc"}, "https://abc.r2.cloudflarestorage.com", "auto"},
+		{StorageSettings{StorageBackend: "r2", S3Endpoint: "https://x"}, "https://x", "auto"},
 	}
 	for _, tt := range tests {
 		e, r := tt.cli.s3Settings()

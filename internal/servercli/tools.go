@@ -28,7 +28,7 @@ import (
 // toolCommands are the first arguments that select a tool instead of the
 // server: "jig-server token new", "jig-server auth check",
 // "jig-server health".
-var toolCommands = map[string]bool{"token": true, "auth": true, "health": true}
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true}
 
 // toolsHelp is appended to "jig-server --help".
 const toolsHelp = `
@@ -36,7 +36,9 @@ const toolsHelp = `
 Other commands (each has --help):
   jig-server token new --namespace @team [--publish] [--expires 90d]   make a token; prints the auth.json entry with only its SHA-256
   jig-server auth check auth.json                                     validate auth.json and show what each token may do
-  jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)`
+  jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)
+  jig-server mirror export --namespace @team -o team.tar              write a namespace's versions to a bundle for the air gap
+  jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage`
 
 // tools is the command line of the helper commands.
 type tools struct {
@@ -47,11 +49,20 @@ type tools struct {
 		Check authCheckCmd `cmd:"" help:"Validate an auth.json file and print what each token may do."`
 	} `cmd:"" help:"Inspect auth.json."`
 	Health healthCmd `cmd:"" help:"Ask a running jig-server's /health; exit 0 when it answers 200."`
+	Mirror mirrorCmd `cmd:"" help:"Carry registries across an air gap: export a namespace to a bundle file, import one."`
 }
 
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer kongexit.Recover(&code)
+	if args[0] == "mirror" {
+		// The mirror commands open the server's storage with the
+		// server's settings, .env included.
+		if err := loadDotEnv(".env"); err != nil {
+			fmt.Fprintf(stderr, "jig-server: %v\n", err)
+			return ExitError
+		}
+	}
 	var t tools
 	parser, err := kong.New(&t,
 		kong.Name("jig-server"),
@@ -59,6 +70,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code
 		kongexit.Option(),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Vars{"version": "jig-server " + buildinfo.Get().String(), "port": portOrDefault(os.Getenv("PORT"))},
+		kong.Vars(backendVars()),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)

@@ -1,0 +1,217 @@
+package servercli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jigkit/jig/registry/bundle"
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// mirrorCmd is "jig-server mirror": bundles for the air gap.
+type mirrorCmd struct {
+	Export mirrorExportCmd `cmd:"" help:"Write the published versions of a namespace to a bundle file."`
+	Import mirrorImportCmd `cmd:"" help:"Check a bundle file, then publish its versions into the storage."`
+}
+
+// mirrorExportCmd is "jig-server mirror export".
+type mirrorExportCmd struct {
+	StorageSettings `embed:""`
+
+	Namespace string    `required:"" help:"Namespace to export, e.g. @acme (the @ is optional)."`
+	Registry  []string  `name:"registry" placeholder:"PATH" help:"Export only this registry path, e.g. runtimes/node (repeatable). Default: every registry of the namespace."`
+	Since     string    `placeholder:"DATE" help:"Export only versions published on or after DATE (2026-01-31 or an RFC 3339 time)."`
+	Output    string    `short:"o" required:"" placeholder:"FILE" help:"Bundle file to write (written to a temporary file, renamed into place when complete)."`
+	JSON      bool      `name:"json" help:"Print one JSON document: the versions exported."`
+	since     time.Time `kong:"-"`
+}
+
+// Help is shown by "jig-server mirror export --help".
+func (c *mirrorExportCmd) Help() string {
+	return `Reads the storage the server uses (the same STORAGE_*/S3_* settings and .env) and writes
+every published version of the namespace with its files, digest index, signatures and
+version lists, plus a manifest with the sha-256 of every entry. The same content always
+gives the same bytes. Carry the file across the air gap and run 'jig-server mirror import'
+(or 'jig cache import') there.
+
+Examples:
+  jig-server mirror export --namespace @acme -o acme.tar
+  jig-server mirror export --namespace @acme --registry runtimes/node --since 2026-01-01 -o node.tar`
+}
+
+// Validate checks the flags before anything is opened.
+func (c *mirrorExportCmd) Validate() error {
+	if c.Since != "" {
+		var err error
+		if c.since, err = parseSince(c.Since); err != nil {
+			return err
+		}
+	}
+	return c.validateStorage()
+}
+
+func parseSince(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q is not a date; use 2026-01-31 or an RFC 3339 time such as 2026-01-31T12:00:00Z", s)
+}
+
+// openMirrorStorage opens the storage without the read cache: a mirror
+// command reads each key once and must see what is stored now.
+func openMirrorStorage(ctx context.Context, s StorageSettings) (storage.Storage, func() error, error) {
+	return openStorage(ctx, &s, storageCache{}, prometheus.NewRegistry())
+}
+
+// Run writes the bundle to a temporary file beside --output and renames it
+// into place, so an interrupted export leaves no file behind.
+func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error) {
+	if c.backend() == "disk" {
+		// Opening a disk storage creates its folder; a mistyped one is
+		// an error here, not an empty export.
+		if _, err := os.Stat(c.StorageRoot); err != nil {
+			return fmt.Errorf("--storage-root/STORAGE_ROOT: %w; point it at the server's storage folder", err)
+		}
+	}
+	st, closeStorage, err := openMirrorStorage(ctx, c.StorageSettings)
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	var sum registryserver.BundleSummary
+	err = bundle.WriteFile(c.Output, func(w io.Writer) error {
+		var err error
+		sum, err = registryserver.ExportBundle(ctx, st, w, registryserver.BundleExport{
+			Namespace: c.Namespace, Registries: c.Registry, Since: c.since,
+		})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("export stopped; no bundle was written: %w", context.Cause(ctx))
+		}
+		return err
+	}
+	if c.JSON {
+		return printJSON(stdout, map[string]any{"bundle": c.Output, "versions": nonNil(sum.Versions), "entries": sum.Entries, "bytes": sum.Bytes})
+	}
+	fmt.Fprintf(stdout, "Exported %s (%d entries, %d bytes) to %s\n", plural(len(sum.Versions), "version"), sum.Entries, sum.Bytes, c.Output)
+	for _, v := range sum.Versions {
+		fmt.Fprintf(stdout, "  %s\n", v)
+	}
+	return nil
+}
+
+// mirrorImportCmd is "jig-server mirror import".
+type mirrorImportCmd struct {
+	StorageSettings `embed:""`
+
+	SignersDir      string        `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of the server's allowed_signers files (as jig-server's --signers-dir): versions of a namespace listed there are imported only with a signature by an allowed key."`
+	PublishClaimTTL time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"As jig-server's --publish-claim-ttl: how long an import's claim of a version lives without a heartbeat."`
+	JSON            bool          `name:"json" help:"Print one JSON document: the versions imported and skipped."`
+
+	Bundle string `arg:"" placeholder:"BUNDLE" help:"Bundle file written by 'jig-server mirror export'."`
+}
+
+// Help is shown by "jig-server mirror import --help".
+func (c *mirrorImportCmd) Help() string {
+	return `Checks the whole bundle first: every entry against the bundle's manifest, every file against
+its version's digest index, the signatures (against SIGNERS_DIR where a namespace requires them),
+and that no version is already stored with other content. On any problem nothing is written.
+Then each version is published as an upload is, so it appears whole or not at all, even to
+replicas serving the same storage. Versions already stored with the same digests are skipped,
+so importing a bundle twice changes nothing.
+
+Example:
+  STORAGE_ROOT=/srv/jig jig-server mirror import acme.tar`
+}
+
+// Validate checks the flags before anything is opened.
+func (c *mirrorImportCmd) Validate() error {
+	if c.PublishClaimTTL < time.Second {
+		return fmt.Errorf("--publish-claim-ttl/PUBLISH_CLAIM_TTL %v is too short; use at least 1s, such as 30s", c.PublishClaimTTL)
+	}
+	return c.validateStorage()
+}
+
+// Run checks the bundle, then imports it.
+func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
+	b, closeBundle, err := openBundle(c.Bundle)
+	if err != nil {
+		return err
+	}
+	defer closeBundle()
+	var signers *registryserver.Signers
+	if c.SignersDir != "" {
+		if signers, err = registryserver.LoadSigners(c.SignersDir); err != nil {
+			return fmt.Errorf("--signers-dir/SIGNERS_DIR: %w", err)
+		}
+	}
+	st, closeStorage, err := openMirrorStorage(ctx, c.StorageSettings)
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	sum, err := registryserver.ImportBundle(ctx, st, b, registryserver.BundleImport{Signers: signers, ClaimTTL: c.PublishClaimTTL})
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("import stopped: %w", context.Cause(ctx))
+		}
+		if len(sum.Versions) > 0 {
+			err = fmt.Errorf("%w (imported before it stopped, each complete: %s)", err, strings.Join(sum.Versions, ", "))
+		}
+		return err
+	}
+	if c.JSON {
+		return printJSON(stdout, map[string]any{"imported": nonNil(sum.Versions), "skipped": nonNil(sum.Skipped)})
+	}
+	fmt.Fprintf(stdout, "Imported %s, skipped %s already stored with the same content\n", plural(len(sum.Versions), "version"), plural(len(sum.Skipped), "version"))
+	for _, v := range sum.Versions {
+		fmt.Fprintf(stdout, "  + %s\n", v)
+	}
+	for _, v := range sum.Skipped {
+		fmt.Fprintf(stdout, "  = %s\n", v)
+	}
+	return nil
+}
+
+// openBundle opens and checks a bundle file ([bundle.OpenFile]).
+func openBundle(path string) (*bundle.Bundle, func() error, error) {
+	b, closeFile, err := bundle.OpenFile(path, bundle.Limits{})
+	if errors.Is(err, bundle.ErrInvalid) {
+		return nil, nil, fmt.Errorf("refusing the bundle %s, nothing was written: %w", path, err)
+	}
+	return b, closeFile, err
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,522 @@
+package registryserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/bundle"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+// BundleExport selects what [ExportBundle] writes.
+type BundleExport struct {
+	// Namespace is the namespace exported ("@acme"); required.
+	Namespace string
+	// Registries are the registry paths exported ("runtimes/node"); nil
+	// exports every registry of the namespace.
+	Registries []string
+	// Since, when not zero, exports only the versions whose registry.json
+	// was stored at or after it (the storage's modification time).
+	Since time.Time
+}
+
+// BundleSummary is what [ExportBundle] wrote or [ImportBundle] did.
+type BundleSummary struct {
+	// Versions are the versions exported or imported ("@ns/<path>@<version>").
+	Versions []string
+	// Skipped are the versions an import found already stored, with the
+	// same digests.
+	Skipped []string
+	// Entries and Bytes count what an export wrote.
+	Entries int
+	Bytes   int64
+}
+
+// maxStoredDocument bounds a JSON document (versions.json, a digest
+// index) read from the storage by an export or import.
+const maxStoredDocument = 16 << 20
+
+// ExportBundle writes the committed versions of sel.Namespace that sel
+// selects, with their digest indexes, signatures and version lists, to w
+// as a bundle (package registry/bundle). The output depends only on the
+// stored content, so two exports of one storage are byte-identical. A
+// version stored without a digest index (by the reference tool) gets one
+// computed from its stored files. Versions being published (no
+// registry.json yet) are left out. Write w to a temporary file and rename
+// it once ExportBundle returns nil.
+func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel BundleExport) (BundleSummary, error) {
+	var sum BundleSummary
+	ns := registry.NormalizeNamespace(sel.Namespace)
+	if !registry.ValidNamespace(ns) {
+		return sum, fmt.Errorf("%q is not a namespace; use lowercase letters, digits, - or _, such as @acme", sel.Namespace)
+	}
+	want := map[string]bool{}
+	for _, r := range sel.Registries {
+		p := strings.TrimPrefix(strings.Trim(r, "/"), ns+"/")
+		if !registry.ValidPath(p) {
+			return sum, fmt.Errorf("--registry %q is not a registry path such as runtimes/node", r)
+		}
+		want[p] = true
+	}
+	keys, err := st.List(ctx, layout.NamespaceDir(ns))
+	if err != nil {
+		return sum, fmt.Errorf("listing %s: %w", ns, err)
+	}
+	type version struct {
+		path, version string
+		hasIndex      bool
+		files         []string // stored package files
+	}
+	versions := map[string]*version{} // by version folder
+	var lists []string
+	var order []string
+	for _, k := range keys {
+		c := layout.Classify(k)
+		if c.Namespace != ns || (len(want) > 0 && !want[c.Path]) {
+			continue
+		}
+		switch c.Kind {
+		case layout.KindVersions:
+			lists = append(lists, k)
+			continue
+		case layout.KindManifest, layout.KindDigestIndex, layout.KindFile:
+		default:
+			continue
+		}
+		dir := layout.VersionDir(ns, c.Path, c.Version)
+		v := versions[dir]
+		if v == nil {
+			v = &version{path: c.Path, version: c.Version}
+			versions[dir] = v
+		}
+		switch c.Kind {
+		case layout.KindManifest:
+			order = append(order, dir)
+		case layout.KindDigestIndex:
+			v.hasIndex = true
+		case layout.KindFile:
+			if !layout.Reserved(c.File) {
+				v.files = append(v.files, c.File)
+			}
+		}
+	}
+	for p := range want {
+		found := false
+		for _, d := range order {
+			found = found || versions[d].path == p
+		}
+		if !found {
+			return sum, fmt.Errorf("%s/%s has no published version", ns, p)
+		}
+	}
+	// entries maps each bundle entry to where its bytes come from: a
+	// storage key, or bytes made here (a computed digest index).
+	type source struct {
+		key  string
+		data []byte
+	}
+	entries := map[string]source{}
+	exported := map[string]bool{} // registry paths with a version exported
+	for _, dir := range order {
+		v := versions[dir]
+		if !sel.Since.IsZero() {
+			info, err := st.Stat(ctx, layout.Manifest(ns, v.path, v.version))
+			if err != nil {
+				return sum, fmt.Errorf("reading %s/%s@%s: %w", ns, v.path, v.version, err)
+			}
+			if info.ModTime.Before(sel.Since) {
+				continue
+			}
+		}
+		var idx *registry.DigestIndex
+		ik := layout.DigestIndex(ns, v.path, v.version)
+		if v.hasIndex {
+			data, err := readStored(ctx, st, ik)
+			if err != nil {
+				return sum, err
+			}
+			if idx, err = registry.ParseDigestIndex(data); err != nil {
+				return sum, fmt.Errorf("%s: %w", ik, err)
+			}
+			entries[ik] = source{key: ik}
+		} else {
+			if idx, err = computeIndex(ctx, st, ns, v.path, v.version, v.files); err != nil {
+				return sum, err
+			}
+			data, err := idx.Marshal()
+			if err != nil {
+				return sum, err
+			}
+			entries[ik] = source{data: data}
+		}
+		entries[layout.Manifest(ns, v.path, v.version)] = source{key: layout.Manifest(ns, v.path, v.version)}
+		sk := layout.Signatures(ns, v.path, v.version)
+		if _, err := st.Stat(ctx, sk); err == nil {
+			entries[sk] = source{key: sk}
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return sum, fmt.Errorf("reading %s: %w", sk, err)
+		}
+		for f := range idx.Files {
+			k := layout.File(ns, v.path, v.version, f)
+			entries[k] = source{key: k}
+		}
+		sum.Versions = append(sum.Versions, ns+"/"+v.path+"@"+v.version)
+		exported[v.path] = true
+	}
+	for _, k := range lists {
+		if exported[layout.Classify(k).Path] {
+			entries[k] = source{key: k}
+		}
+	}
+	if len(sum.Versions) == 0 && !sel.Since.IsZero() {
+		return sum, fmt.Errorf("%s has no version published on or after %s to export", ns, sel.Since.Format(time.RFC3339))
+	}
+	if len(sum.Versions) == 0 {
+		return sum, fmt.Errorf("%s has no published version to export", ns)
+	}
+	bw := bundle.NewWriter(w, ns)
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		src := entries[name]
+		if src.key == "" {
+			if err := bw.Add(name, int64(len(src.data)), bytes.NewReader(src.data)); err != nil {
+				return sum, err
+			}
+			sum.Bytes += int64(len(src.data))
+			sum.Entries++
+			continue
+		}
+		rc, info, err := st.Get(ctx, src.key)
+		if err != nil {
+			return sum, fmt.Errorf("reading %s: %w", src.key, err)
+		}
+		var r io.Reader = rc
+		size := info.Size
+		if size < 0 {
+			data, err := io.ReadAll(rc)
+			if err != nil {
+				rc.Close()
+				return sum, fmt.Errorf("reading %s: %w", src.key, err)
+			}
+			r, size = bytes.NewReader(data), int64(len(data))
+		}
+		err = bw.Add(name, size, r)
+		rc.Close()
+		if err != nil {
+			return sum, err
+		}
+		sum.Bytes += size
+		sum.Entries++
+	}
+	return sum, bw.Close()
+}
+
+// digestReader returns "sha256:<hex>" of what r holds.
+func digestReader(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return registry.DigestPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readStored reads a small document of the storage.
+func readStored(ctx context.Context, st storage.Storage, key string) ([]byte, error) {
+	rc, _, err := st.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxStoredDocument+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	if len(data) > maxStoredDocument {
+		return nil, fmt.Errorf("reading %s: larger than %d bytes", key, maxStoredDocument)
+	}
+	return data, nil
+}
+
+// computeIndex builds the digest index of a version stored without one
+// from its stored manifest and files.
+func computeIndex(ctx context.Context, st storage.Storage, ns, path, version string, files []string) (*registry.DigestIndex, error) {
+	man, err := readStored(ctx, st, layout.Manifest(ns, path, version))
+	if err != nil {
+		return nil, err
+	}
+	x := &registry.DigestIndex{Namespace: ns, Path: path, Version: version, Manifest: registry.Digest(man), Files: map[string]string{}}
+	for _, f := range files {
+		rc, _, err := st.Get(ctx, layout.File(ns, path, version, f))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", layout.File(ns, path, version, f), err)
+		}
+		d, err := digestReader(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", layout.File(ns, path, version, f), err)
+		}
+		x.Files[f] = d
+	}
+	return x, nil
+}
+
+// BundleImport configures [ImportBundle].
+type BundleImport struct {
+	// Signers are the namespaces that require signed versions
+	// ([LoadSigners]); nil requires signatures nowhere. A version of such
+	// a namespace is imported only with a signature by a key its file
+	// allows, as an upload would be.
+	Signers *Signers
+	// ClaimTTL is the publish claim's TTL (see [WithPublishClaimTTL]); 0
+	// means the default.
+	ClaimTTL time.Duration
+	// Logger logs rollbacks; nil logs nothing.
+	Logger *zap.Logger
+	// Now is the clock signer files are judged by; nil is time.Now.
+	Now func() time.Time
+}
+
+// ImportError lists every reason [ImportBundle] refused a bundle; nothing
+// was written.
+type ImportError struct {
+	Problems []string
+}
+
+func (e *ImportError) Error() string {
+	const shown = 20
+	p := e.Problems
+	more := ""
+	if len(p) > shown {
+		more = fmt.Sprintf("\n  … and %d more", len(p)-shown)
+		p = p[:shown]
+	}
+	return "the bundle was not imported, nothing was written:\n  " + strings.Join(p, "\n  ") + more
+}
+
+// ImportBundle stores the versions of b (read and checked by
+// [bundle.Read]) in st. It first checks everything, and writes nothing if
+// anything is wrong ([*ImportError]): each version's storage keys must fit
+// the limits every backend shares, its signatures must verify (and satisfy
+// opt.Signers where the namespace requires signed versions), and a version
+// already stored must have the same digest index, or it is a conflict.
+// Versions already stored with the same digests are skipped. Each other
+// version is then published as an upload is (claim, files, digest index,
+// signatures, registry.json, versions.json), so each appears whole or not
+// at all, and replicas serving st see it at once. An error while writing
+// (ctx ended, the storage failed) leaves the versions imported so far,
+// each complete; the summary names them.
+func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt BundleImport) (BundleSummary, error) {
+	var sum BundleSummary
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := opt.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	var problems []string
+	fresh := storage.Fresh(st)
+	var todo, stored []*bundle.Version
+	for _, v := range b.Versions {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		pv := publishVersion(v)
+		if err := pv.CheckKeys(v.Files); err != nil {
+			problems = append(problems, v.ID()+": "+err.Error())
+			continue
+		}
+		if err := checkBundleSignatures(v, opt.Signers, now()); err != nil {
+			problems = append(problems, v.ID()+": "+err.Error())
+			continue
+		}
+		same, err := storedSame(ctx, fresh, v)
+		switch {
+		case err != nil:
+			problems = append(problems, v.ID()+": "+err.Error())
+		case same == nil:
+			todo = append(todo, v)
+		case *same:
+			stored = append(stored, v)
+		default:
+			problems = append(problems, v.ID()+" is already stored with other content (its digest index differs): versions are immutable; remove it from the bundle (export with --registry or --since) or from this storage")
+		}
+	}
+	if len(problems) > 0 {
+		return BundleSummary{}, &ImportError{Problems: problems}
+	}
+	store := publish.New(st, publish.WithLogger(log), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(now))
+	// Versions already stored are listed in versions.json if they are
+	// not yet (publish repairs the list of an existing version and
+	// returns ErrVersionExists).
+	for _, v := range stored {
+		_ = store.Publish(ctx, publishVersion(v), func(publish.PutFunc) error { return nil })
+		sum.Skipped = append(sum.Skipped, v.ID())
+	}
+	ttl := opt.ClaimTTL
+	if ttl <= 0 {
+		ttl = publish.DefaultClaimTTL
+	}
+	for _, v := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		skipped, err := importVersion(ctx, store, fresh, b, v, ttl)
+		if err != nil {
+			return sum, err
+		}
+		if skipped {
+			sum.Skipped = append(sum.Skipped, v.ID())
+		} else {
+			sum.Versions = append(sum.Versions, v.ID())
+		}
+	}
+	return sum, nil
+}
+
+// claimPoll is how often an import waiting for another publisher of the
+// same version checks whether it committed.
+const claimPoll = 100 * time.Millisecond
+
+// importVersion publishes v, or reports it skipped when another publisher
+// (another import, a replica) stored it with the same digests meanwhile.
+// While another publisher holds the version's claim it waits, at most
+// twice the claim TTL (a publisher that died has lost its claim by then).
+func importVersion(ctx context.Context, store *publish.Store, fresh storage.Storage, b *bundle.Bundle, v *bundle.Version, ttl time.Duration) (skipped bool, err error) {
+	deadline := time.Now().Add(2 * ttl)
+	for {
+		err := store.Publish(ctx, publishVersion(v), func(put publish.PutFunc) error {
+			for _, f := range v.Files {
+				r, size, err := b.Open(v, f)
+				if err != nil {
+					return err
+				}
+				if err := put(ctx, f, size, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if !errors.Is(err, publish.ErrVersionExists) {
+			if err != nil {
+				return false, fmt.Errorf("importing %s: %w", v.ID(), err)
+			}
+			return false, nil
+		}
+		same, serr := storedSame(ctx, fresh, v)
+		switch {
+		case serr != nil:
+			return false, fmt.Errorf("importing %s: %w", v.ID(), serr)
+		case same != nil && *same:
+			return true, nil
+		case same != nil:
+			return false, fmt.Errorf("%s was published with other content while the bundle was imported; the versions imported before it stay", v.ID())
+		case time.Now().After(deadline):
+			return false, fmt.Errorf("%s is being published by another process that has not finished after %v; import the bundle again later", v.ID(), 2*ttl)
+		}
+		// Claimed by a publisher that has not committed yet.
+		t := time.NewTimer(claimPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// publishVersion is the publish of v.
+func publishVersion(v *bundle.Version) publish.Version {
+	pv := publish.Version{Namespace: v.Namespace, Segments: strings.Split(v.Path, "/"), Version: v.Version, Manifest: v.Manifest, Index: v.Index}
+	if v.Signatures != nil {
+		pv.Signatures = v.Signatures
+	}
+	return pv
+}
+
+// checkBundleSignatures verifies the signatures of v as an upload's
+// would be (every one valid over the digest index, one by an allowed key
+// where the namespace requires signed versions).
+func checkBundleSignatures(v *bundle.Version, signers *Signers, now time.Time) error {
+	allowed := signers.For(v.Namespace)
+	var fields [][]byte
+	if v.ParsedSignatures != nil {
+		for _, s := range v.ParsedSignatures.Signatures {
+			fields = append(fields, []byte(s.Signature))
+		}
+	}
+	if len(fields) == 0 {
+		if allowed != nil {
+			return fmt.Errorf("namespace %s requires signed versions (SIGNERS_DIR), and this version has no signature", v.Namespace)
+		}
+		return nil
+	}
+	if _, err := checkSignatures(v.Index, fields, allowed, now); err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return errors.New(ae.msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// storedSame reports whether v is stored: nil when it is not, else
+// whether its stored digest index equals v's.
+func storedSame(ctx context.Context, st storage.Storage, v *bundle.Version) (*bool, error) {
+	_, err := st.Stat(ctx, layout.Manifest(v.Namespace, v.Path, v.Version))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var stored *registry.DigestIndex
+	data, err := readStored(ctx, st, layout.DigestIndex(v.Namespace, v.Path, v.Version))
+	if errors.Is(err, storage.ErrNotFound) {
+		var files []string
+		keys, lerr := st.List(ctx, layout.VersionDir(v.Namespace, v.Path, v.Version))
+		if lerr != nil {
+			return nil, lerr
+		}
+		for _, k := range keys {
+			if c := layout.Classify(k); c.Kind == layout.KindFile && !layout.Reserved(c.File) {
+				files = append(files, c.File)
+			}
+		}
+		if stored, err = computeIndex(ctx, st, v.Namespace, v.Path, v.Version, files); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	} else if stored, err = registry.ParseDigestIndex(data); err != nil {
+		return nil, fmt.Errorf("the stored digest index: %w", err)
+	}
+	a, err := stored.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	bb, err := v.Index.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	same := bytes.Equal(a, bb)
+	return &same, nil
+}
