@@ -83,17 +83,21 @@ func TestWebCatalog(t *testing.T) {
 
 	// The registry page and a file.
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil)
-	for _, want := range []string{"jig add @main/runtimes/node", "jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
+	// A runtime starts a project: the page offers jig init -t, not jig add.
+	for _, want := range []string{"jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("registry page: missing %q", want)
 		}
 	}
+	if strings.Contains(body, "jig add @main/runtimes/node") {
+		t.Errorf("registry page of a runtime offers jig add")
+	}
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts", "", nil, nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, "export const answer: number = 42;") {
+	if resp.StatusCode != 200 || !strings.Contains(stripTags(body), "export const answer: number = 42;") {
 		t.Errorf("file page: got %d", resp.StatusCode)
 	}
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.0.0", "", nil, nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, "jig add @main/runtimes/node@1.0.0") {
+	if resp.StatusCode != 200 || !strings.Contains(body, "jig init -t @main/runtimes/node@1.0.0") {
 		t.Errorf("older version page: got %d", resp.StatusCode)
 	}
 
@@ -293,4 +297,22 @@ func TestWebCatalogChangelog(t *testing.T) {
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP: got %q", csp)
 	}
+}
+
+// stripTags returns the text of an HTML page (tags removed, entities as
+// written).
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
