@@ -36,7 +36,7 @@ func pagesFixture(t *testing.T, gated bool) http.Handler {
 	files := `,"tags":["greeting","demo"],"files":[{"target":"src/greet.ts","type":"registry:config","path":"templates/greet.ts"},{"target":"README.md","type":"registry:config","path":"README.md"},{"target":"big.js","type":"registry:config","path":"templates/big.js"}],` +
 		`"languages":{"ts":{"files":[{"target":"src/index","type":"registry:config","path":"templates/index.ts"}]},"js":{"files":[{"target":"src/index","type":"registry:config","path":"templates/index.js"}]}},"defaultLanguage":"ts"`
 	data := map[string]string{
-		".healthcheck": "ok",
+		".healthcheck":                            "ok",
 		"@main/runtimes/node/versions.json":       `{"versions":["1.0.0"]}`,
 		"@main/runtimes/node/1.0.0/registry.json": m("@main", "node", "runtime", "1.0.0", "", `,"tags":["node"]`),
 	}
