@@ -277,42 +277,48 @@ func diffKey(variant, target string) string {
 	return target + " (" + variant + ")"
 }
 
-// versionFiles reads the content of every file of reg, keyed by
-// [diffKey]; a file above maxDiffFile maps to nil with big set.
-func (u *UI) versionFiles(r *http.Request, tok string, reg *Registry) (map[string][]byte, map[string]bool, error) {
-	out, big := map[string][]byte{}, map[string]bool{}
+// versionFile is a file of a version as the diff page compares it.
+type versionFile struct {
+	target string
+	data   []byte
+	big    bool // larger than maxDiffFile: data is cut
+}
+
+// versionFiles reads the content (at most maxDiffFile bytes) of every
+// file of reg, keyed by [diffKey].
+func (u *UI) versionFiles(r *http.Request, tok string, reg *Registry) (map[string]versionFile, error) {
+	out := map[string]versionFile{}
 	each := func(variant string, f registry.File) error {
-		k := diffKey(variant, f.Target)
+		vf := versionFile{target: f.Target}
 		switch {
 		case f.Content != nil:
-			out[k] = []byte(*f.Content)
-			if len(out[k]) > maxDiffFile {
-				big[k] = true
-			}
+			vf.data, vf.big = []byte(*f.Content), len(*f.Content) > maxDiffFile
 		case f.Path != "":
-			data, truncated, err := u.cat.File(r.Context(), tok, reg.Namespace, reg.Path, reg.Manifest.Version, registry.NormalizeFilePath(f.Path), maxDiffFile)
+			var err error
+			vf.data, vf.big, err = u.cat.File(r.Context(), tok, reg.Namespace, reg.Path, reg.Manifest.Version, registry.NormalizeFilePath(f.Path), maxDiffFile)
 			if err != nil {
 				return err
 			}
-			out[k] = data
-			big[k] = truncated
+		default:
+			return nil
 		}
+		out[diffKey(variant, f.Target)] = vf
 		return nil
 	}
 	m := reg.Manifest
 	for _, f := range m.Files {
 		if err := each("all", f); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	for _, l := range slices.Sorted(maps.Keys(m.Languages)) {
 		for _, f := range m.Languages[l].Files {
 			if err := each(string(l), f); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
-	return out, big, nil
+	return out, nil
 }
 
 // diffPage serves -/diff/@ns/<path>?from=<version>&to=<version>: the
@@ -360,12 +366,12 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 		u.fail(w, r, err)
 		return
 	}
-	before, bigBefore, err := u.versionFiles(r, tok, fromReg)
+	before, err := u.versionFiles(r, tok, fromReg)
 	if err != nil {
 		u.fail(w, r, err)
 		return
 	}
-	after, bigAfter, err := u.versionFiles(r, tok, toReg)
+	after, err := u.versionFiles(r, tok, toReg)
 	if err != nil {
 		u.fail(w, r, err)
 		return
@@ -380,9 +386,10 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 	slices.Sort(names)
 	total := 0
 	for _, name := range names {
-		a, inA := before[name]
-		b, inB := after[name]
-		if inA && inB && bytes.Equal(a, b) {
+		fa, inA := before[name]
+		fb, inB := after[name]
+		a, b := fa.data, fb.data
+		if inA && inB && !fa.big && !fb.big && bytes.Equal(a, b) {
 			dv.Unchanged++
 			continue
 		}
@@ -391,13 +398,15 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 			df.Summary = "changed"
 		}
 		switch {
-		case bigBefore[name] || bigAfter[name] || total > maxDiffTotal:
+		case fa.big || fb.big || total > maxDiffTotal:
 			df.TooBig = true
 			dv.Cut = dv.Cut || total > maxDiffTotal
 		case !utf8.Valid(a) || !utf8.Valid(b) || bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0:
 			df.Binary = true
 		default:
-			d := merge.UnifiedDiff(name, a, inA, b, inB)
+			// Headers name the target, as jig diff's do; the page's
+			// heading names the variant.
+			d := merge.UnifiedDiff(cmp.Or(fb.target, fa.target), a, inA, b, inB)
 			total += len(d)
 			df.Lines = diffLines(d)
 		}

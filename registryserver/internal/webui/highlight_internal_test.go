@@ -1,0 +1,44 @@
+package webui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestHighlightConcurrent highlights from many goroutines at once: the
+// formatter, its stylesheet and chroma's lexers are shared by every
+// request (run with -race).
+func TestHighlightConcurrent(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"src/index.ts":  "export function f(a: number): number { return a + 1; }\n",
+		"package.json":  "{\"name\": \"x\", \"private\": true}\n",
+		"eslint.config": "plain words\n",
+		"Dockerfile":    "FROM node:22\nRUN npm ci\n",
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		for name, text := range files {
+			wg.Go(func() {
+				out, ok := highlight(text, name)
+				if name == "eslint.config" {
+					if ok {
+						t.Errorf("%s: highlighted a file with no known language", name)
+					}
+					return
+				}
+				if !ok || !strings.Contains(string(out), `<span class="`) || strings.Contains(string(out), "style=") {
+					t.Errorf("%s: got %v %q", name, ok, out)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if _, ok := highlight(strings.Repeat("x", maxHighlight+1), "a.ts"); ok {
+		t.Errorf("a file above maxHighlight was highlighted")
+	}
+	if out, _ := highlight("const s = \"</pre><script>alert(1)</script>\";\n", "a.js"); strings.Contains(string(out), "<script>") {
+		t.Errorf("highlighting let markup through: %s", out)
+	}
+}
