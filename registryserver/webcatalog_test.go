@@ -230,6 +230,34 @@ func FuzzWebCatalogPath(f *testing.F) {
 	})
 }
 
+// FuzzWebCatalogDiff: any diff page path and version query is answered
+// with a page (200) or the not-found page (404), never an error or a
+// crash, and an anonymous visitor never gets gated content.
+func FuzzWebCatalogDiff(f *testing.F) {
+	for _, s := range [][3]string{
+		{"@main/runtimes/node", "1.0.0", "1.1.0"}, {"@main/runtimes/node", "", ""}, {"@main/runtimes/node", "1.1.0", "1.0.0"},
+		{"@gated/secret/thing", "", "1.0.0"}, {"@main/runtimes/node", "../1.0.0", ""}, {"@main/runtimes", "1.0.0", "9.9.9"},
+		{"@main/runtimes/node/1.1.0/files/x", "", ""}, {"", "", ""}, {"@main/runtimes/node", "1.0.0-\u202e", "1.1.0+x"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	h := newHandler(f, registryserver.WithWebCatalog("/"), registryserver.WithRateLimit(1<<30, time.Minute))
+	f.Fuzz(func(t *testing.T, p, from, to string) {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+		req.URL.Path = "/-/diff/" + p
+		req.URL.RawQuery = url.Values{"from": {from}, "to": {to}}.Encode()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if rec.Code != 200 && rec.Code != 404 && rec.Code != 301 {
+			t.Fatalf("%q from %q to %q: status %d: %s", p, from, to, rec.Code, body)
+		}
+		if strings.Contains(body, "@gated/") || strings.Contains(body, "dist\n") {
+			t.Fatalf("%q: anonymous page shows gated content:\n%s", p, body)
+		}
+	})
+}
+
 // TestWebCatalogShowsControls: a manifest's description, tags and targets
 // (stored before publish refused such targets, or by hand) show their
 // bidi overrides and escape sequences as code points instead of obeying
