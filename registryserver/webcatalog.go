@@ -212,20 +212,21 @@ func (w webCatalog) Presets(ctx context.Context) ([]search.Preset, error) {
 }
 
 // Browse counts the types and tags of the registries token may read,
-// lists the latest published (by the modification time of their
-// registry.json, as [webCatalog.Registry] dates versions) and, with the
-// census on, the most used. Namespaces token may not read are skipped
-// before any storage is touched.
+// lists the latest published (from the index, which keeps the
+// modification time of each latest registry.json, as [webCatalog.Registry]
+// dates versions) and, with the census on, the most used. It reads no
+// storage but the census's (cached), and only for namespaces token may
+// read.
 func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, error) {
 	nss, err := w.Namespaces(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	var docs []search.Entry
+	var docs []webui.Recent
 	w.h.index.mu.RLock()
 	for _, ns := range nss {
 		for _, d := range w.h.index.byNS[ns] {
-			docs = append(docs, d.Entry)
+			docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
 		}
 	}
 	w.h.index.mu.RUnlock()
@@ -238,15 +239,8 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 				tags = append(tags, t)
 			}
 		}
-		info, err := w.h.commitOf(ctx, layout.Manifest(e.Namespace, e.Path, e.Version))
-		if errors.Is(err, storage.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		b.Recent = append(b.Recent, webui.Recent{Entry: e, Published: info.ModTime})
 	}
+	b.Recent = docs
 	b.Types, b.Tags = webui.CountBy(types, 0), webui.CountBy(tags, webui.MaxBrowseTags)
 	slices.SortStableFunc(b.Recent, func(a, c webui.Recent) int {
 		return cmp.Or(c.Published.Compare(a.Published), strings.Compare(a.ID(), c.ID()))

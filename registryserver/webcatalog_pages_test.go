@@ -251,3 +251,21 @@ func TestWebCatalogPagesGated(t *testing.T) {
 		t.Errorf("home page differs for an outsider (-absent +gated):\n%s", d)
 	}
 }
+
+// TestWebCatalogBrowseAfterPublish: a publish shows at once in the home
+// page's recently published list, dated (the index keeps the time of
+// the new version's registry.json).
+func TestWebCatalogBrowseAfterPublish(t *testing.T) {
+	t.Parallel()
+	h := publishHandler(t, memory.New(), registryserver.WithWebCatalog("/"))
+	cookie := signIn(t, h, "/", pubRead)
+	if _, body := page(t, h, http.MethodGet, "/", cookie, nil, nil); strings.Contains(body, "ui-kit") {
+		t.Fatalf("home lists ui-kit before its publish")
+	}
+	publishVersion(t, h, "1.0.0", "a\n", http.StatusCreated)
+	_, body := page(t, h, http.MethodGet, "/", cookie, nil, nil)
+	item := regexp.MustCompile(`<li><a href="/-/r/@gated/features/ui-kit">@gated/features/ui-kit</a> <span class="ver">1.0.0</span> <time datetime="\d{4}-\d{2}-\d{2}">`)
+	if !item.MatchString(body) || !strings.Contains(body, `href="/-/search?type=registry%3Afeature"`) {
+		t.Errorf("home after a publish: no dated ui-kit 1.0.0 in the recently published list:\n%s", body)
+	}
+}
