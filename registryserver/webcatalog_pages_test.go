@@ -46,7 +46,8 @@ func pagesFixture(t *testing.T, gated bool) http.Handler {
 			k := ns + "/" + path + "/" + v + "/"
 			data[k+"registry.json"] = m(ns, "greet", "feature", v, "- changes of "+v, files)
 			data[k+"templates/greet.ts"] = fmt.Sprintf("export function greet(name: string): string {\n  return `Hello ${name}` + %q;\n}\n", strings.Repeat("!", i))
-			data[k+"README.md"] = "# greet\n\nSays <script>alert(1)</script> hello.\n"
+			data[k+"README.md"] = "# greet\n\nSays <script>alert(1)</script> hello. [click](javascript:alert(1)) ![the logo](https://evil.example/x.png)\n\n" +
+				"<img src=x onerror=alert(1)>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 			data[k+"templates/big.js"] = big(v)
 			data[k+"templates/index.ts"] = "export * from \"./greet\";\n"
 			data[k+"templates/index.js"] = "module.exports = require(\"./greet\");\n"
@@ -137,13 +138,21 @@ func TestWebCatalogPages(t *testing.T) {
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/features/greet", "", nil, nil)
 	checkPage(t, "registry", resp, body)
 	dateRE := regexp.MustCompile(`<time datetime="\d{4}-\d{2}-\d{2}">`)
-	for _, want := range []string{`id="published"`, `jig add @main/features/greet`, `id="readme-h"`, "Says &lt;script&gt;alert(1)&lt;/script&gt; hello.", `id="variants"`, `href="/-/diff/@main/features/greet?to=2.0.0"`} {
+	for _, want := range []string{`id="published"`, `jig add @main/features/greet`, `id="readme-h"`, `id="variants"`, `href="/-/diff/@main/features/greet?to=2.0.0"`,
+		// The README rendered: headings under the page's, raw HTML left
+		// out, no javascript: link, images as their alt text.
+		"<h3>greet</h3>", "<p>Says <!-- raw HTML omitted -->alert(1)<!-- raw HTML omitted --> hello. <a href=\"\">click</a> <span class=\"img-alt\">[image: the logo]</span></p>", "<td>1</td>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("registry page: missing %q", want)
 		}
 	}
 	if n := len(dateRE.FindAllString(body, -1)); n != 3 || !strings.Contains(body, `<time datetime="2026-01-02">2026-01-02</time>`) || !strings.Contains(body, "Published 2026-01-03") {
 		t.Errorf("registry page: %d version dates, want 3 (1.1.0 on 2026-01-02, 2.0.0 published 2026-01-03)", n)
+	}
+	for _, bad := range []string{"javascript:", "<img src=x", "onerror", "evil.example"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("registry page: the README let %q through", bad)
+		}
 	}
 	if strings.Contains(body, "jig init -t @main/features/greet") {
 		t.Errorf("a feature's page offers jig init -t")

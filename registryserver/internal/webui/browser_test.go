@@ -34,7 +34,7 @@ func catalogServer(t *testing.T) *httptest.Server {
 		"@main/quality/eslint/1.2.0/registry.json": manifest("@main", "eslint", "quality", "1.2.0",
 			"ESLint flat config with TypeScript rules, ready for Node.js projects.",
 			`,"tags":["lint","typescript"],"changelog":"### Changed\n- TypeScript rules through typescript-eslint.","devDependencies":{"eslint":"^9.0.0","typescript-eslint":"^8.0.0"},"registryDependencies":["@main/runtimes/node"],
-			  "files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"}],
+			  "files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"},{"target":"docs/eslint.md","type":"registry:docs","path":"README.md"}],
 			  "languages":{"ts":{"files":[{"target":"tsconfig.eslint.json","type":"registry:config","path":"templates/tsconfig.eslint.json"}]},"js":{}},"defaultLanguage":"ts"`),
 		"@main/quality/eslint/1.1.0/registry.json": manifest("@main", "eslint", "quality", "1.1.0",
 			"ESLint flat config for Node.js projects.",
@@ -42,6 +42,7 @@ func catalogServer(t *testing.T) *httptest.Server {
 		"@main/quality/eslint/1.1.0/templates/eslint.config.js":     "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
 		"@main/quality/eslint/1.1.0/templates/package.json":         "{\n  \"scripts\": { \"lint\": \"eslint .\" }\n}\n",
 		"@main/quality/eslint/1.2.0/templates/eslint.config.js":     "import js from \"@eslint/js\";\nimport tseslint from \"typescript-eslint\";\n\nexport default tseslint.config(js.configs.recommended, ...tseslint.configs.recommended);\n",
+		"@main/quality/eslint/1.2.0/README.md":                      "# ESLint\n\nA flat config with **TypeScript** rules.\n\n## Scripts\n\n| Script | Runs |\n|---|---|\n| `lint` | `eslint .` |\n",
 		"@main/quality/eslint/1.2.0/templates/package.json":         "{\n  \"scripts\": { \"lint\": \"eslint .\" }\n}\n",
 		"@main/quality/eslint/1.2.0/templates/tsconfig.eslint.json": "{ \"extends\": \"./tsconfig.json\", \"include\": [\"src\", \"test\"] }\n",
 		"@main/quality/eslint-plugin-react/versions.json":           `{"versions":["1.0.0"]}`,
@@ -212,6 +213,12 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible("#reg-title", chromedp.ByQuery), chromedp.WaitVisible("button.copy", chromedp.ByQuery), shot("3-registry"))
 	if title := text("#reg-title"); !strings.Contains(title, "@main/quality/eslint") || !strings.Contains(title, "1.2.0") {
 		t.Errorf("registry title: got %q", title)
+	}
+	if readme := text("#readme h3"); readme != "ESLint" {
+		t.Errorf("README heading: got %q", readme)
+	}
+	if cell := text("#readme td code"); cell != "lint" {
+		t.Errorf("README table: got %q", cell)
 	}
 	var add string
 	run("add command", chromedp.Value("#cmd-add", &add, chromedp.ByQuery))

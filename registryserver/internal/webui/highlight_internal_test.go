@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestHighlightConcurrent highlights from many goroutines at once: the
-// formatter, its stylesheet and chroma's lexers are shared by every
-// request (run with -race).
+// TestHighlightConcurrent highlights and renders READMEs from many
+// goroutines at once: the formatter, its stylesheet, chroma's lexers and
+// the Markdown renderer are shared by every request (run with -race).
 func TestHighlightConcurrent(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
@@ -33,6 +33,13 @@ func TestHighlightConcurrent(t *testing.T) {
 				}
 			})
 		}
+	}
+	for range 8 {
+		wg.Go(func() {
+			if out, ok := renderReadme("# Title\n\n*text* <b>raw</b>\n"); !ok || string(out) != "<h3>Title</h3>\n<p><em>text</em> <!-- raw HTML omitted -->raw<!-- raw HTML omitted --></p>\n" {
+				t.Errorf("README: got %v %q", ok, out)
+			}
+		})
 	}
 	wg.Wait()
 	if _, ok := highlight(strings.Repeat("x", maxHighlight+1), "a.ts"); ok {

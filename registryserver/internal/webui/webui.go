@@ -333,6 +333,7 @@ type page struct {
 	Langs           []string
 	UseInit         bool
 	Readme          string
+	ReadmeHTML      template.HTML
 	ReadmeTruncated bool
 	// Diff is the diff page; Browse the home page's lists.
 	Diff   *diffView
@@ -546,6 +547,9 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	p.UseInit = usesInit(reg.Manifest.Type)
 	p.Rows, p.Langs = u.fileRows(reg), languages(reg.Manifest)
 	p.Readme, p.ReadmeTruncated = u.readme(r, tok, reg)
+	if p.Readme != "" {
+		p.ReadmeHTML, _ = renderReadme(p.Readme)
+	}
 	u.render(w, r, http.StatusOK, "registry", p)
 }
 
