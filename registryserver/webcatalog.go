@@ -121,34 +121,11 @@ func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, 
 }
 
 func (w webCatalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
-	ok, err := w.indexed(ctx, token, ns, path)
+	m, vl, err := w.manifest(ctx, token, ns, path, version)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, webui.ErrNotFound
-	}
-	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, webui.ErrNotFound
-	}
-	if version == "" {
-		version = vl.Latest()
-	}
-	if version == "" || !slices.Contains(vl.Versions, version) {
-		return nil, webui.ErrNotFound
-	}
-	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, webui.ErrNotFound
-	}
-	m.Version = version
+	version = m.Version
 	reg := &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions, Published: map[string]time.Time{}}
 	// No publish time is stored: the storage's modification time of a
 	// version's registry.json (its commit point, written once) stands in.
@@ -179,6 +156,45 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		reg.InUse, reg.Edited = view.Versions, view.Edited
 	}
 	return reg, nil
+}
+
+func (w webCatalog) Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error) {
+	m, _, err := w.manifest(ctx, token, ns, path, version)
+	return m, err
+}
+
+// manifest reads a version's manifest (version "" is the latest) and the
+// registry's versions, or answers [webui.ErrNotFound].
+func (w webCatalog) manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, *registry.VersionList, error) {
+	ok, err := w.indexed(ctx, token, ns, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	if version == "" {
+		version = vl.Latest()
+	}
+	if version == "" || !slices.Contains(vl.Versions, version) {
+		return nil, nil, webui.ErrNotFound
+	}
+	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	m.Version = version
+	return m, vl, nil
 }
 
 func (w webCatalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {

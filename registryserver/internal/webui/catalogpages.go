@@ -361,11 +361,12 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 			from = to
 		}
 	}
-	fromReg, err := u.cat.Registry(r.Context(), tok, ns, regPath, from)
+	fromM, err := u.cat.Manifest(r.Context(), tok, ns, regPath, from)
 	if err != nil {
 		u.fail(w, r, err)
 		return
 	}
+	fromReg := &Registry{Namespace: ns, Path: regPath, Manifest: fromM}
 	before, err := u.versionFiles(r, tok, fromReg)
 	if err != nil {
 		u.fail(w, r, err)
@@ -433,11 +434,10 @@ func (u *UI) changelogBetween(r *http.Request, tok string, toReg *Registry, from
 		}
 		m := toReg.Manifest
 		if v != to {
-			reg, err := u.cat.Registry(r.Context(), tok, toReg.Namespace, toReg.Path, v)
-			if err != nil {
+			var err error
+			if m, err = u.cat.Manifest(r.Context(), tok, toReg.Namespace, toReg.Path, v); err != nil {
 				return nil, err
 			}
-			m = reg.Manifest
 		}
 		entries = append(entries, registry.ChangelogEntry{Version: v, Text: m.Changelog})
 	}

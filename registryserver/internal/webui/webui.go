@@ -44,6 +44,10 @@ type Catalog interface {
 	// Registry returns a registry's manifest (version "" is the latest)
 	// and its versions, or ErrNotFound.
 	Registry(ctx context.Context, token, ns, path, version string) (*Registry, error)
+	// Manifest returns one version's manifest (version "" is the latest),
+	// as Registry does but without what only the registry page shows, or
+	// ErrNotFound.
+	Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error)
 	// File returns the content of one file (a files[].path) of a version,
 	// at most limit bytes (truncated reports more), or ErrNotFound.
 	File(ctx context.Context, token, ns, path, version, file string, limit int64) (data []byte, truncated bool, err error)
