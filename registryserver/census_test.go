@@ -150,6 +150,13 @@ func TestCensusNoExistenceOracle(t *testing.T) {
 	}
 }
 
+// homePage fetches the catalog's home page as a visitor.
+func homePage(t *testing.T, h http.Handler) string {
+	t.Helper()
+	_, body := page(t, h, http.MethodGet, "/", "", nil, nil)
+	return body
+}
+
 // TestCensusWebCatalog: the registry page shows "In use" (versions with
 // project counts, the files projects edit most, a control character in a
 // target shown, not sent) to a reader, and nothing of it when the census
@@ -189,6 +196,13 @@ func TestCensusWebCatalog(t *testing.T) {
 		}
 		if strings.Contains(page, "\u202e") {
 			t.Errorf("the page carries the override")
+		}
+		// The home page's "Most used", from the same census.
+		home := homePage(t, h)
+		used := strings.Contains(home, `<ul class="compact" id="browse-used">`) &&
+			strings.Contains(home, `<a href="/-/r/@main/x">@main/x</a> <span class="count">1 project</span>`)
+		if used != (mode == registryserver.CensusOn) {
+			t.Errorf("census %s: most used shown %v:\n%s", mode, used, home)
 		}
 	}
 }

@@ -209,14 +209,13 @@ func (s *searchIndex) update(u indexUpdate) {
 // registryPublished refreshes the entry of the registry stored at ns/path
 // after a publish (which may not have changed its latest version).
 func (h *Handler) registryPublished(ctx context.Context, ns, path string) {
-	e, ok, err := h.readEntry(ctx, ns, path)
+	d, ok, err := h.readEntry(ctx, ns, path)
 	if err != nil || !ok {
 		if err != nil {
 			h.log.Warn("search index: reading the published registry failed; the next rebuild will pick it up", zap.Error(err))
 		}
 		return
 	}
-	d := search.Prepare(e)
 	h.index.update(indexUpdate{ns: ns, doc: &d})
 }
 
@@ -364,7 +363,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 	g.SetLimit(indexReaders)
 	for i, r := range regs {
 		g.Go(func() error {
-			e, ok, err := h.readEntry(gctx, r.ns, r.path)
+			d, ok, err := h.readEntry(gctx, r.ns, r.path)
 			if err != nil {
 				if gctx.Err() != nil {
 					return gctx.Err()
@@ -373,7 +372,6 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 				return nil
 			}
 			if ok {
-				d := search.Prepare(e)
 				docs[i] = &d
 			}
 			return nil
@@ -440,22 +438,34 @@ func (h *Handler) namespacesIn(ctx context.Context) ([]string, error) {
 
 // readEntry reads the search entry of the registry at ns/path from its
 // latest version's manifest. ok is false when it has no readable version.
-func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Entry, bool, error) {
+func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, bool, error) {
 	vl, ok, err := readParsed(ctx, h, layout.Versions(ns, path), registry.ParseVersionList)
 	if !ok || err != nil {
-		return search.Entry{}, false, err
+		return search.Doc{}, false, err
 	}
 	latest := vl.Latest()
 	if latest == "" {
-		return search.Entry{}, false, nil
+		return search.Doc{}, false, nil
 	}
-	m, ok, err := readParsed(ctx, h, layout.Manifest(ns, path, latest), registry.ParseManifest)
-	if !ok || err != nil {
-		return search.Entry{}, false, err
+	key := layout.Manifest(ns, path, latest)
+	data, info, err := h.readDocument(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return search.Doc{}, false, nil
+	}
+	if err != nil {
+		return search.Doc{}, false, err
+	}
+	m, err := registry.ParseManifest(data)
+	if err != nil {
+		return search.Doc{}, false, fmt.Errorf("%s: %w", key, err)
 	}
 	e := search.EntryOf(ns, path, m)
 	e.Version = latest
-	return e, true, nil
+	d := search.Prepare(e)
+	// No publish time is stored: the modification time of the version's
+	// registry.json (its commit point, written once) stands in.
+	d.Published = info.ModTime
+	return d, true, nil
 }
 
 // presetNames lists the stored presets' names, sorted.

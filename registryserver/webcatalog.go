@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,14 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -118,35 +121,30 @@ func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, 
 }
 
 func (w webCatalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
-	ok, err := w.indexed(ctx, token, ns, path)
+	m, vl, err := w.manifest(ctx, token, ns, path, version)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, webui.ErrNotFound
+	version = m.Version
+	reg := &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions, Published: map[string]time.Time{}}
+	// No publish time is stored: the storage's modification time of a
+	// version's registry.json (its commit point, written once) stands in.
+	dated := vl.Versions[:min(len(vl.Versions), webui.MaxDatedVersions)]
+	if !slices.Contains(dated, version) {
+		dated = append(slices.Clone(dated), version)
 	}
-	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
-	if err != nil {
-		return nil, err
+	for _, v := range dated {
+		info, err := w.h.commitOf(ctx, layout.Manifest(ns, path, v))
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !info.ModTime.IsZero() {
+			reg.Published[v] = info.ModTime
+		}
 	}
-	if !ok {
-		return nil, webui.ErrNotFound
-	}
-	if version == "" {
-		version = vl.Latest()
-	}
-	if version == "" || !slices.Contains(vl.Versions, version) {
-		return nil, webui.ErrNotFound
-	}
-	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, webui.ErrNotFound
-	}
-	m.Version = version
-	reg := &webui.Registry{Namespace: ns, Path: path, Manifest: m, Versions: vl.Versions}
 	if reg.SignedBy, err = w.h.signedBy(ctx, ns, path, version); err != nil {
 		return nil, err
 	}
@@ -158,6 +156,45 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		reg.InUse, reg.Edited = view.Versions, view.Edited
 	}
 	return reg, nil
+}
+
+func (w webCatalog) Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error) {
+	m, _, err := w.manifest(ctx, token, ns, path, version)
+	return m, err
+}
+
+// manifest reads a version's manifest (version "" is the latest) and the
+// registry's versions, or answers [webui.ErrNotFound].
+func (w webCatalog) manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, *registry.VersionList, error) {
+	ok, err := w.indexed(ctx, token, ns, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	if version == "" {
+		version = vl.Latest()
+	}
+	if version == "" || !slices.Contains(vl.Versions, version) {
+		return nil, nil, webui.ErrNotFound
+	}
+	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, webui.ErrNotFound
+	}
+	m.Version = version
+	return m, vl, nil
 }
 
 func (w webCatalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {
@@ -188,6 +225,64 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 
 func (w webCatalog) Presets(ctx context.Context) ([]search.Preset, error) {
 	return w.h.presetList(ctx)
+}
+
+// Browse counts the types and tags of the registries token may read,
+// lists the latest published (from the index, which keeps the
+// modification time of each latest registry.json, as [webCatalog.Registry]
+// dates versions) and, with the census on, the most used. It reads no
+// storage but the census's (cached), and only for namespaces token may
+// read.
+func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, error) {
+	nss, err := w.Namespaces(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	var docs []webui.Recent
+	w.h.index.mu.RLock()
+	for _, ns := range nss {
+		for _, d := range w.h.index.byNS[ns] {
+			docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
+		}
+	}
+	w.h.index.mu.RUnlock()
+	b := &webui.Browse{}
+	var types, tags []string
+	for _, e := range docs {
+		types = append(types, e.Type)
+		for _, t := range e.Tags {
+			if t = strings.TrimSpace(t); t != "" {
+				tags = append(tags, t)
+			}
+		}
+	}
+	b.Recent = docs
+	b.Types, b.Tags = webui.CountBy(types, 0), webui.CountBy(tags, webui.MaxBrowseTags)
+	slices.SortStableFunc(b.Recent, func(a, c webui.Recent) int {
+		return cmp.Or(c.Published.Compare(a.Published), strings.Compare(a.ID(), c.ID()))
+	})
+	b.Recent = b.Recent[:min(len(b.Recent), webui.MaxBrowseList)]
+	if w.h.census == CensusOff {
+		return b, nil
+	}
+	// As GET /census/@ns, whose cached answer this shares.
+	cctx := context.WithoutCancel(ctx)
+	for _, ns := range nss {
+		v, err := w.h.cachedCensus(ns+"\x00", func() (any, error) { return w.h.censusNamespaceView(cctx, ns) })
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range v.(*wire.CensusRegistries).Registries {
+			if r.Projects > 0 {
+				b.MostUsed = append(b.MostUsed, webui.Used{Namespace: ns, Path: r.Path, Projects: r.Projects})
+			}
+		}
+	}
+	slices.SortStableFunc(b.MostUsed, func(a, c webui.Used) int {
+		return cmp.Or(cmp.Compare(c.Projects, a.Projects), strings.Compare(a.Namespace+"/"+a.Path, c.Namespace+"/"+c.Path))
+	})
+	b.MostUsed = b.MostUsed[:min(len(b.MostUsed), webui.MaxBrowseList)]
+	return b, nil
 }
 
 func (w webCatalog) TokenKnown(token string) bool {

@@ -83,17 +83,21 @@ func TestWebCatalog(t *testing.T) {
 
 	// The registry page and a file.
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil)
-	for _, want := range []string{"jig add @main/runtimes/node", "jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
+	// A runtime starts a project: the page offers jig init -t, not jig add.
+	for _, want := range []string{"jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("registry page: missing %q", want)
 		}
 	}
+	if strings.Contains(body, "jig add @main/runtimes/node") {
+		t.Errorf("registry page of a runtime offers jig add")
+	}
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts", "", nil, nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, "export const answer: number = 42;") {
+	if resp.StatusCode != 200 || !strings.Contains(stripTags(body), "export const answer: number = 42;") {
 		t.Errorf("file page: got %d", resp.StatusCode)
 	}
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.0.0", "", nil, nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, "jig add @main/runtimes/node@1.0.0") {
+	if resp.StatusCode != 200 || !strings.Contains(body, "jig init -t @main/runtimes/node@1.0.0") {
 		t.Errorf("older version page: got %d", resp.StatusCode)
 	}
 
@@ -226,6 +230,34 @@ func FuzzWebCatalogPath(f *testing.F) {
 	})
 }
 
+// FuzzWebCatalogDiff: any diff page path and version query is answered
+// with a page (200) or the not-found page (404), never an error or a
+// crash, and an anonymous visitor never gets gated content.
+func FuzzWebCatalogDiff(f *testing.F) {
+	for _, s := range [][3]string{
+		{"@main/runtimes/node", "1.0.0", "1.1.0"}, {"@main/runtimes/node", "", ""}, {"@main/runtimes/node", "1.1.0", "1.0.0"},
+		{"@gated/secret/thing", "", "1.0.0"}, {"@main/runtimes/node", "../1.0.0", ""}, {"@main/runtimes", "1.0.0", "9.9.9"},
+		{"@main/runtimes/node/1.1.0/files/x", "", ""}, {"", "", ""}, {"@main/runtimes/node", "1.0.0-\u202e", "1.1.0+x"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	h := newHandler(f, registryserver.WithWebCatalog("/"), registryserver.WithRateLimit(1<<30, time.Minute))
+	f.Fuzz(func(t *testing.T, p, from, to string) {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+		req.URL.Path = "/-/diff/" + p
+		req.URL.RawQuery = url.Values{"from": {from}, "to": {to}}.Encode()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if rec.Code != 200 && rec.Code != 404 && rec.Code != 301 {
+			t.Fatalf("%q from %q to %q: status %d: %s", p, from, to, rec.Code, body)
+		}
+		if strings.Contains(body, "@gated/") || strings.Contains(body, "dist\n") {
+			t.Fatalf("%q: anonymous page shows gated content:\n%s", p, body)
+		}
+	})
+}
+
 // TestWebCatalogShowsControls: a manifest's description, tags and targets
 // (stored before publish refused such targets, or by hand) show their
 // bidi overrides and escape sequences as code points instead of obeying
@@ -293,4 +325,22 @@ func TestWebCatalogChangelog(t *testing.T) {
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP: got %q", csp)
 	}
+}
+
+// stripTags returns the text of an HTML page (tags removed, entities as
+// written).
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

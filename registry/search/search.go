@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -183,6 +184,10 @@ func normType(t string) string {
 // Build it once per entry with [Prepare] and reuse it across queries.
 type Doc struct {
 	Entry
+	// Published is when Entry's version was published, as the server
+	// that built the Doc knows it (zero when unknown). It is not part of
+	// the search answer.
+	Published           time.Time
 	id, name, path, typ string
 	tags                []string
 	words               []string

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,10 +33,16 @@ func catalogServer(t *testing.T) *httptest.Server {
 		"@main/quality/eslint/versions.json": `{"versions":["1.2.0","1.1.0","1.0.0"]}`,
 		"@main/quality/eslint/1.2.0/registry.json": manifest("@main", "eslint", "quality", "1.2.0",
 			"ESLint flat config with TypeScript rules, ready for Node.js projects.",
-			`,"tags":["lint","typescript"],"devDependencies":{"eslint":"^9.0.0","typescript-eslint":"^8.0.0"},"registryDependencies":["@main/runtimes/node"],
-			  "files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"}],
+			`,"tags":["lint","typescript"],"changelog":"### Changed\n- TypeScript rules through typescript-eslint.","devDependencies":{"eslint":"^9.0.0","typescript-eslint":"^8.0.0"},"registryDependencies":["@main/runtimes/node"],
+			  "files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"},{"target":"docs/eslint.md","type":"registry:docs","path":"README.md"}],
 			  "languages":{"ts":{"files":[{"target":"tsconfig.eslint.json","type":"registry:config","path":"templates/tsconfig.eslint.json"}]},"js":{}},"defaultLanguage":"ts"`),
+		"@main/quality/eslint/1.1.0/registry.json": manifest("@main", "eslint", "quality", "1.1.0",
+			"ESLint flat config for Node.js projects.",
+			`,"tags":["lint"],"changelog":"### Added\n- Flat config.","files":[{"target":"eslint.config.js","type":"registry:config","path":"templates/eslint.config.js"},{"target":"package.json","type":"registry:config","path":"templates/package.json"}]`),
+		"@main/quality/eslint/1.1.0/templates/eslint.config.js":     "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
+		"@main/quality/eslint/1.1.0/templates/package.json":         "{\n  \"scripts\": { \"lint\": \"eslint .\" }\n}\n",
 		"@main/quality/eslint/1.2.0/templates/eslint.config.js":     "import js from \"@eslint/js\";\nimport tseslint from \"typescript-eslint\";\n\nexport default tseslint.config(js.configs.recommended, ...tseslint.configs.recommended);\n",
+		"@main/quality/eslint/1.2.0/README.md":                      "# ESLint\n\nA flat config with **TypeScript** rules.\n\n## Scripts\n\n| Script | Runs |\n|---|---|\n| `lint` | `eslint .` |\n",
 		"@main/quality/eslint/1.2.0/templates/package.json":         "{\n  \"scripts\": { \"lint\": \"eslint .\" }\n}\n",
 		"@main/quality/eslint/1.2.0/templates/tsconfig.eslint.json": "{ \"extends\": \"./tsconfig.json\", \"include\": [\"src\", \"test\"] }\n",
 		"@main/quality/eslint-plugin-react/versions.json":           `{"versions":["1.0.0"]}`,
@@ -164,6 +171,23 @@ func TestBrowser(t *testing.T) {
 	if ns := text("#namespaces"); !strings.Contains(ns, "@main") || strings.Contains(ns, "@team") {
 		t.Errorf("home namespaces: got %q, want @main and not @team", ns)
 	}
+	// Browse: the types and tags of what a visitor may read, the latest
+	// published.
+	run("browse", chromedp.WaitVisible("#browse-types", chromedp.ByQuery), chromedp.WaitVisible("#browse-tags", chromedp.ByQuery), shot("9-browse"))
+	if types := text("#browse-types"); !strings.Contains(types, "quality") || !strings.Contains(types, "runtime") || !strings.Contains(types, "3 registries") {
+		t.Errorf("browse by type: got %q, want quality (3 registries) and runtime", types)
+	}
+	if tags := text("#browse-tags"); !strings.Contains(tags, "lint") || !strings.Contains(tags, "typescript") || strings.Contains(tags, "secret") {
+		t.Errorf("browse by tag: got %q", tags)
+	}
+	if recent := text("#browse-recent"); !strings.Contains(recent, "@main/quality/eslint") || strings.Contains(recent, "@team") {
+		t.Errorf("recently published: got %q", recent)
+	}
+	run("browse by type", chromedp.Click(`#browse-types a[href="/-/search?type=registry%3Atesting"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#results a[href="/-/r/@main/testing/vitest"]`, chromedp.ByQuery))
+	if res := text("#results"); strings.Contains(res, "eslint") {
+		t.Errorf("browsing type testing lists %q", res)
+	}
 
 	// Search as you type: the results change without submitting the form.
 	run("search page", chromedp.Navigate(srv.URL+"/-/search"), chromedp.WaitVisible("#q", chromedp.ByQuery))
@@ -190,6 +214,12 @@ func TestBrowser(t *testing.T) {
 	if title := text("#reg-title"); !strings.Contains(title, "@main/quality/eslint") || !strings.Contains(title, "1.2.0") {
 		t.Errorf("registry title: got %q", title)
 	}
+	if readme := text("#readme h3"); readme != "ESLint" {
+		t.Errorf("README heading: got %q", readme)
+	}
+	if cell := text("#readme td code"); cell != "lint" {
+		t.Errorf("README table: got %q", cell)
+	}
 	var add string
 	run("add command", chromedp.Value("#cmd-add", &add, chromedp.ByQuery))
 	if add != "jig add @main/quality/eslint" {
@@ -204,6 +234,41 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible("pre.code", chromedp.ByQuery), shot("5-file"))
 	if code := text("pre.code"); !strings.Contains(code, "tseslint.config") {
 		t.Errorf("file contents: got %q", code)
+	}
+	// Highlighted on the server: chroma's token classes, styled by the
+	// static chroma.css (a colour other than the text's), no style attributes.
+	var kw struct {
+		Classes []string `json:"classes"`
+		Styled  int      `json:"styled"`
+		Same    bool     `json:"same"`
+	}
+	run("highlighting", chromedp.Evaluate(`(() => {
+		const spans = [...document.querySelectorAll("pre.code.chroma span[class]")];
+		const k = document.querySelector("pre.code.chroma .kn, pre.code.chroma .k, pre.code.chroma .kd");
+		return {classes: [...new Set(spans.map(s => s.className))], styled: document.querySelectorAll("[style]").length,
+			same: !k || getComputedStyle(k).color === getComputedStyle(document.querySelector("pre.code")).color};
+	})()`, &kw), shot("10-highlighted"))
+	if len(kw.Classes) < 3 || kw.Same || kw.Styled != 0 {
+		t.Errorf("highlighted file: token classes %v, keyword coloured: %v, elements with a style attribute: %d", kw.Classes, !kw.Same, kw.Styled)
+	}
+
+	// The diff between two versions, through the version picker (a GET form).
+	run("compare", chromedp.Navigate(srv.URL+"/-/r/@main/quality/eslint"), chromedp.Click("#compare-link", chromedp.ByQuery),
+		chromedp.WaitVisible("#diff-title", chromedp.ByQuery),
+		chromedp.SetValue("#from", "1.1.0", chromedp.ByQuery), chromedp.SetValue("#to", "1.2.0", chromedp.ByQuery),
+		chromedp.Submit("#from", chromedp.ByQuery), chromedp.WaitVisible("pre.diff", chromedp.ByQuery), shot("11-diff"))
+	run("diff location", chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/-/diff/@main/quality/eslint?from=1.1.0&to=1.2.0") {
+		t.Errorf("the picker's URL: got %s", loc)
+	}
+	var added, removed []string
+	run("diff lines", chromedp.Evaluate(`[...document.querySelectorAll("pre.diff .add")].map(e => e.textContent)`, &added),
+		chromedp.Evaluate(`[...document.querySelectorAll("pre.diff .del")].map(e => e.textContent)`, &removed))
+	if !slices.Contains(added, "+import tseslint from \"typescript-eslint\";") || !slices.Contains(removed, "-export default [js.configs.recommended];") {
+		t.Errorf("diff 1.1.0 → 1.2.0: added %q, removed %q", added, removed)
+	}
+	if log := text("#changes-h ~ pre"); !strings.Contains(log, "typescript-eslint") {
+		t.Errorf("diff page changelog: got %q", log)
 	}
 
 	// Sign in: the gated namespace appears; the cookie is out of scripts' reach.

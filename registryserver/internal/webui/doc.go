@@ -1,7 +1,10 @@
 // Package webui is jig-server's web catalog: server-rendered pages
 // (html/template, embedded CSS and JavaScript, no CDN, no build step) to
-// browse namespaces, search registries, read a registry's description,
-// versions, files and dependencies, and list presets.
+// browse namespaces, types, tags, the recently published and most used
+// registries, search registries, read a registry's description, README,
+// dated versions, files (highlighted on the server with chroma, as CSS
+// classes) and dependencies, compare two versions (the unified diff jig
+// diff prints, and the changelog in between), and list presets.
 //
 // It reads through a [Catalog], which registryserver implements with the
 // same access check as its read routes, so a page never shows what the

@@ -18,6 +18,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jigkit/jig/internal/suggest"
@@ -43,11 +44,18 @@ type Catalog interface {
 	// Registry returns a registry's manifest (version "" is the latest)
 	// and its versions, or ErrNotFound.
 	Registry(ctx context.Context, token, ns, path, version string) (*Registry, error)
+	// Manifest returns one version's manifest (version "" is the latest),
+	// as Registry does but without what only the registry page shows, or
+	// ErrNotFound.
+	Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error)
 	// File returns the content of one file (a files[].path) of a version,
 	// at most limit bytes (truncated reports more), or ErrNotFound.
 	File(ctx context.Context, token, ns, path, version, file string, limit int64) (data []byte, truncated bool, err error)
 	// Presets lists every preset (presets are public).
 	Presets(ctx context.Context) ([]search.Preset, error)
+	// Browse returns what the home page offers to browse over the
+	// registries token may read.
+	Browse(ctx context.Context, token string) (*Browse, error)
 	// TokenKnown reports whether token opens anything: the admin token or
 	// a live token of some namespace.
 	TokenKnown(token string) bool
@@ -68,6 +76,10 @@ type Registry struct {
 	// SignedBy are who signed this version (GET …/<version>/signatures),
 	// empty for an unsigned version.
 	SignedBy []Signer
+	// Published maps versions to when they were published (the time the
+	// storage reports for their registry.json): the shown version and the
+	// [MaxDatedVersions] newest; a version without a known time is absent.
+	Published map[string]time.Time
 }
 
 // Signer is one signer of a version as the catalog shows it.
@@ -148,6 +160,9 @@ func New(cat Catalog, o Options) (*UI, error) {
 			return slices.Sorted(maps.Keys(m))
 		},
 		"memberURL": u.memberURL,
+		"diffURL":   u.diffURL,
+		"date":      date,
+		"searchURL": func(key, value string) string { return base + "-/search?" + url.Values{key: {value}}.Encode() },
 		"presetInit": func(name string) string {
 			return suggest.InitCommand(registry.PresetNamespace + "/" + name)
 		},
@@ -163,7 +178,7 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"home", "search", "registry", "file", "presets", "signin", "notfound"} {
+	for _, name := range []string{"home", "search", "registry", "file", "diff", "presets", "signin", "notfound"} {
 		t, err := template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -191,6 +206,9 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if err != nil {
 		return nil, err
 	}
+	chromaSetup()
+	sum := sha256.Sum256(chromaCSS)
+	u.static["chroma.css"] = asset{data: chromaCSS, ctype: "text/css; charset=utf-8", etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	return u, nil
 }
 
@@ -251,6 +269,8 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in"})
 	case strings.HasPrefix(rest, "-/static/"):
 		u.serveStatic(w, r, strings.TrimPrefix(rest, "-/static/"))
+	case strings.HasPrefix(rest, diffPages):
+		u.diffPage(w, r, strings.TrimPrefix(rest, diffPages))
 	case strings.HasPrefix(rest, registryPages):
 		u.registryPage(w, r, strings.TrimPrefix(rest, registryPages))
 	default:
@@ -274,6 +294,9 @@ func RequestToken(r *http.Request) string { return token(r) }
 
 // registryPages is where registry pages live under the base path.
 const registryPages = "-/r/"
+
+// diffPages is where diff pages live under the base path.
+const diffPages = "-/diff/"
 
 // token returns the signed-in visitor's token from the cookie, or "".
 func token(r *http.Request) string {
@@ -307,14 +330,28 @@ type page struct {
 	InitCmd    string
 	File       *fileView
 	Error      string
+
+	// The registry page: its files by target, its variants, whether it
+	// starts a project (jig init -t) or joins one (jig add), its README.
+	Rows            []fileRow
+	Langs           []string
+	UseInit         bool
+	Readme          string
+	ReadmeHTML      template.HTML
+	ReadmeTruncated bool
+	// Diff is the diff page; Browse the home page's lists.
+	Diff   *diffView
+	Browse *Browse
 }
 
 type fileView struct {
 	Path, Target string
 	Text         string
-	Binary       bool
-	Size         int
-	Truncated    bool
+	// Highlighted is Text with chroma's classes, "" when shown plainly.
+	Highlighted template.HTML
+	Binary      bool
+	Size        int
+	Truncated   bool
 }
 
 func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
@@ -400,7 +437,12 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r)
 		return
 	}
-	u.render(w, r, http.StatusOK, "home", &page{Title: "Registries", Nav: "home", Namespaces: nss, Presets: presets})
+	b, err := u.cat.Browse(r.Context(), token(r))
+	if err != nil {
+		u.serverError(w, r)
+		return
+	}
+	u.render(w, r, http.StatusOK, "home", &page{Title: "Registries", Nav: "home", Namespaces: nss, Presets: presets, Browse: b})
 }
 
 func (u *UI) searchPage(w http.ResponseWriter, r *http.Request) {
@@ -506,6 +548,12 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 		ref += "@" + reg.Manifest.Version
 	}
 	p.AddCmd, p.InitCmd = suggest.AddCommand(ref), suggest.InitCommand(ref)
+	p.UseInit = usesInit(reg.Manifest.Type)
+	p.Rows, p.Langs = u.fileRows(reg), languages(reg.Manifest)
+	p.Readme, p.ReadmeTruncated = u.readme(r, tok, reg)
+	if p.Readme != "" {
+		p.ReadmeHTML, _ = renderReadme(p.Readme)
+	}
 	u.render(w, r, http.StatusOK, "registry", p)
 }
 
@@ -530,6 +578,9 @@ func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *pag
 	fv := &fileView{Path: file, Target: target, Size: len(data), Truncated: truncated}
 	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
 		fv.Text = string(data)
+		if !truncated {
+			fv.Highlighted, _ = highlight(fv.Text, target, file)
+		}
 	} else {
 		fv.Binary = true
 	}

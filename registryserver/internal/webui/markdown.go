@@ -1,0 +1,55 @@
+package webui
+
+import (
+	"bytes"
+	"html/template"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
+)
+
+// markdown renders a registry's README.md. Raw HTML is left out (goldmark
+// renders it only with html.WithUnsafe, never set here) and links with a
+// dangerous scheme (javascript:, vbscript:, file:) lose their target;
+// images are shown as their alt text, since the CSP loads none from
+// elsewhere; headings move two levels down, under the page's own.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList),
+	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(readmeRenderer{}, 1))),
+)
+
+// readmeRenderer overrides goldmark's rendering of images and headings.
+type readmeRenderer struct{}
+
+func (readmeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindImage, func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(`<span class="img-alt">[image: `)
+		} else {
+			_, _ = w.WriteString(`]</span>`)
+		}
+		return ast.WalkContinue, nil
+	})
+	reg.Register(ast.KindHeading, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		level := min(n.(*ast.Heading).Level+2, 6)
+		if entering {
+			_, _ = w.WriteString("<h" + string(rune('0'+level)) + ">")
+		} else {
+			_, _ = w.WriteString("</h" + string(rune('0'+level)) + ">\n")
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// renderReadme returns md as HTML, or ok false when it cannot be rendered
+// (then it is shown as text).
+func renderReadme(md string) (out template.HTML, ok bool) {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(md), &buf); err != nil {
+		return "", false
+	}
+	return template.HTML(buf.String()), true //nolint:gosec // goldmark escapes text and omits raw HTML
+}
