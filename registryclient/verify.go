@@ -239,7 +239,7 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 		if err != nil {
 			return nil, err
 		}
-		resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid)})
+		resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid), cacheable: true})
 		var se *StatusError
 		if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
 			c.idxMu.Lock()
@@ -344,7 +344,7 @@ func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files f
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, request{path: p, registry: idLabel(pid)})
+	resp, err := c.do(ctx, request{path: p, registry: idLabel(pid), cacheable: true})
 	if err != nil {
 		return nil, err
 	}
@@ -413,6 +413,7 @@ func (c *Client) cachedManifest(ctx context.Context, id registry.ID, version str
 	if err != nil || m.Version != version {
 		return nil, nil
 	}
+	c.traceHit(fmt.Sprintf("%s@%s manifest from %s", id.Key(), version, c.baseStr))
 	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true}, nil
 }
 
@@ -451,6 +452,7 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 	}
 	if c.opts.cache != nil {
 		if b, ok := c.opts.cache.Get(want); ok {
+			c.traceHit(fmt.Sprintf("%s file %s from %s", idLabel(id), path, c.baseStr))
 			return b, nil
 		}
 	}

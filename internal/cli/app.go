@@ -46,6 +46,13 @@ type App struct {
 	// JSON is true when the command runs with --json: an error is then
 	// also printed as {"error": {code, message, hint}} on stdout.
 	JSON bool
+	// trace prints each HTTP request (--verbose, JIG_DEBUG=1); nil for
+	// none.
+	trace func(registryclient.Trace)
+
+	// command is the first word of the command being run ("config" for
+	// jig config set), for the exit code of a usage error.
+	command string
 
 	// timeout and deadline bound all registry requests of the command
 	// (--timeout, JIG_TIMEOUT); zero means none.
@@ -99,6 +106,43 @@ func (a *App) setup(ciFlag bool) {
 	} else if a.Interactive {
 		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr, a.plainTerminal())
 	}
+}
+
+// EnvDebug is the environment variable that, set to 1, turns the request
+// trace of --verbose on.
+const EnvDebug = "JIG_DEBUG"
+
+// setVerbosity applies --quiet and --verbose (or JIG_DEBUG=1).
+func (a *App) setVerbosity(quiet, verbose bool) {
+	a.Out.quiet = quiet
+	if verbose || a.Getenv(EnvDebug) == "1" {
+		var mu sync.Mutex // requests run concurrently; one line at a time
+		a.trace = func(t registryclient.Trace) {
+			line := traceLine(t)
+			mu.Lock()
+			defer mu.Unlock()
+			a.Out.Errorln(line)
+		}
+	}
+}
+
+// traceLine is one request of the trace, for people: "http: GET <url>
+// 200 12ms HTTP/2.0 h2c cache=miss", or "http: cache hit <what>".
+func traceLine(t registryclient.Trace) string {
+	if t.Cache == "hit" {
+		return "http: cache hit " + t.URL + " (no request)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "http: %s %s", t.Method, t.URL)
+	if t.Err != nil {
+		fmt.Fprintf(&b, " failed after %s: %v", t.Duration.Round(time.Microsecond), t.Err)
+	} else {
+		fmt.Fprintf(&b, " %d %s %s %s", t.Status, t.Duration.Round(time.Microsecond), t.Proto, t.Conn)
+	}
+	if t.Cache != "" {
+		b.WriteString(" cache=" + t.Cache)
+	}
+	return b.String()
 }
 
 // plainTerminal reports whether the terminal must get plain text only: no
@@ -177,6 +221,9 @@ func (a *App) ClientOptions() []registryclient.Option {
 	} else {
 		// Offline, the command then fails for want of content: this says why.
 		a.cacheWarn.Do(func() { a.Out.Warnf("local cache unavailable (%v); continuing without it", err) })
+	}
+	if a.trace != nil {
+		opts = append(opts, registryclient.WithTrace(a.trace))
 	}
 	opts = append(opts, registryclient.WithMode(a.Mode),
 		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))

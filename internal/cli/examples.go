@@ -65,7 +65,7 @@ func (c *DiffCmd) Help() string {
 func (c *OutdatedCmd) Help() string {
 	return `Examples:
   jig outdated
-  jig outdated --json --exit-code   # exit 1 when something is outdated (CI)`
+  jig outdated --json --exit-code   # exit 3 when something is outdated (CI)`
 }
 
 func (c *ConfigListCmd) Help() string {
@@ -208,6 +208,6 @@ func (c *TrustForgetCmd) Help() string {
 func (c *VerifyCmd) Help() string {
 	return `Examples:
   jig verify          # signatures and recorded digests of every installed version
-  jig verify --json   # {"ok": false, "registries": [...]}; exit 1 on any failure
+  jig verify --json   # {"ok": false, "registries": [...]}; exit 3 on any failure
   jig --offline verify`
 }

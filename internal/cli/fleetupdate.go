@@ -127,11 +127,11 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 		case fleet.StatusFailed, fleet.StatusNotRun:
 			return errSilent
 		case fleet.StatusConflict, fleet.StatusSkipped:
-			code = ExitDrift
+			code = ExitNotClean
 		}
 	}
-	if code == ExitDrift {
-		return errDrift
+	if code == ExitNotClean {
+		return errNotClean
 	}
 	return nil
 }

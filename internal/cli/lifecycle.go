@@ -45,7 +45,7 @@ func lifecycleSetup(app *App, dirFlag string, opts ...apply.Option) (string, *pr
 // OutdatedCmd is "jig outdated [--json] [--exit-code]".
 type OutdatedCmd struct {
 	JSON     bool   `name:"json" help:"Print the report as one JSON document."`
-	ExitCode bool   `name:"exit-code" help:"Exit 1 when a registry is outdated. A registry whose versions cannot be listed always exits 1."`
+	ExitCode bool   `name:"exit-code" help:"Exit 3 when a registry is outdated. A registry whose versions cannot be listed always exits 1."`
 	Dir      string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
@@ -75,7 +75,7 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 				}
 			}
 			if c.ExitCode && res.Outdated {
-				return errSilent
+				return errNotClean
 			}
 			return nil
 		})
@@ -83,7 +83,7 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 
 // runReport makes a report of the project (outdated, check), prints it as
 // JSON or, with print, as text, and returns what fails makes of it
-// (errSilent or errDrift: the report already said why).
+// (errSilent or errNotClean: the report already said why).
 func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *apply.Engine, dir string) (T, error), print func(T), fails func(T) error) error {
 	dir, _, eng, err := lifecycleSetup(app, dirFlag)
 	if err != nil {
@@ -154,7 +154,7 @@ type CheckCmd struct {
 }
 
 // Run compares the project with what jig.json records; drift exits
-// [ExitDrift], an error (no jig.json, an unreadable file) 1.
+// [ExitNotClean], an error (no jig.json, an unreadable file) 1.
 func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (*apply.CheckReport, error) {
 		return eng.Check(ctx, dir)
@@ -164,7 +164,7 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 				sendCensus(ctx, app, rep)
 			}
 			if rep.Drift {
-				return errDrift
+				return errNotClean
 			}
 			return nil
 		})
@@ -331,7 +331,7 @@ type lifecycleResult struct {
 	Install *apply.StepResult `json:"install,omitempty"`
 }
 
-// Run updates the registries; conflicts exit 1 after everything else was
+// Run updates the registries; conflicts exit [ExitNotClean] after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
 	if c.Abort {
@@ -386,7 +386,7 @@ func runLifecycle(ctx context.Context, app *App, dirFlag string, skipInstall, dr
 }
 
 // finishLifecycle warns about a failed or skipped install, prints the result
-// and turns conflicts into exit 1.
+// and turns conflicts into [ExitNotClean].
 func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 	printSteps(app.Out, plan, false)
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
@@ -410,7 +410,7 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 				app.Out.Errorln(fmt.Sprintf("%d change(s) of the registry not applied: you had changed the same value or binary file, and yours was kept (listed above); make the registry's change by hand if you want it.", kept))
 			}
 		}
-		return errSilent
+		return errNotClean
 	}
 	return nil
 }

@@ -16,6 +16,9 @@ type Output struct {
 	stdout, stderr io.Writer
 	color          bool // stdout is a terminal and NO_COLOR is unset
 	colorErr       bool // stderr is a terminal and NO_COLOR is unset
+	// quiet (--quiet) drops progress and informational messages; set
+	// before the command runs.
+	quiet bool
 }
 
 func newOutput(stdout, stderr io.Writer, color, colorErr bool) *Output {
@@ -60,7 +63,13 @@ func (o *Output) Success(format string, a ...any) {
 }
 
 // Infof writes a progress or informational message to stderr.
-func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"\n", safeArgs(a)...) }
+// Nothing is written with --quiet.
+func (o *Output) Infof(format string, a ...any) {
+	if o.quiet {
+		return
+	}
+	fmt.Fprintf(o.stderr, format+"\n", safeArgs(a)...)
+}
 
 // Warnf writes a warning to stderr.
 func (o *Output) Warnf(format string, a ...any) {

@@ -22,7 +22,12 @@ type progress struct {
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
+// newProgress returns the progress display of app; with --quiet it
+// prints nothing.
 func newProgress(app *App) *progress {
+	if app.Out.quiet {
+		return &progress{w: io.Discard}
+	}
 	return &progress{w: app.Stderr, tty: isTerminal(app.Stderr) && app.Getenv("NO_COLOR") == ""}
 }
 

@@ -49,7 +49,7 @@ type verifyResult struct {
 	Registries []verifyEntry `json:"registries"`
 }
 
-// Run checks the project and exits 1 when anything fails.
+// Run checks the project and exits [ExitNotClean] when anything fails.
 func (c *VerifyCmd) Run(ctx context.Context, app *App) error {
 	dir, err := projectDir(c.Dir)
 	if err != nil {
@@ -88,7 +88,7 @@ func (c *VerifyCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if !res.OK {
-		return errSilent
+		return errNotClean
 	}
 	return nil
 }
