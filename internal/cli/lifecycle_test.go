@@ -57,7 +57,7 @@ func TestLifecycleJSONMatchesSchemas(t *testing.T) {
 		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitNotClean},
 		{[]string{"diff", "--json"}, registry.DiffReportSchemaFile, 0},
 		{[]string{"update", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, ExitNotClean},
-		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, 1},
+		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, ExitNotClean},
 		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitNotClean},
 		{[]string{"outdated", "--json"}, registry.OutdatedReportSchemaFile, 0},
 		{[]string{"remove", "features/app", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 0},
