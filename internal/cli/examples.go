@@ -211,3 +211,37 @@ func (c *VerifyCmd) Help() string {
   jig verify --json   # {"ok": false, "registries": [...]}; exit 3 on any failure
   jig --offline verify`
 }
+
+func (c *CacheCmd) Help() string {
+	return `Examples:
+  jig cache ls             # the cached manifests, digest indexes and presets
+  jig cache verify         # re-hash every entry (exit 1 when one is corrupt)
+  jig cache clean          # empty the cache`
+}
+
+func (c *ConfigCmd) Help() string {
+	return `Examples:
+  jig config list
+  jig config set @company --url https://registry.company.com --token '${COMPANY_TOKEN}'
+  jig config get @company
+  jig config rm @company -f`
+}
+
+func (c *TrustCmd) Help() string {
+	return `Examples:
+  jig trust add @company --key @alice.pub --principal alice@example.com
+  jig trust require @company on
+  jig trust list`
+}
+
+func (c *FleetCmd) Help() string {
+	return `Examples:
+  jig fleet status @company
+  jig fleet update @company/runtimes/node@2.0.0 --repos repos.txt --dry-run`
+}
+
+func (c *RegistryCmd) Help() string {
+	return `Examples:
+  jig registry new tools/greeter --namespace @team
+  jig registry test registries/greeter`
+}
