@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/jigkit/jig/registry"
@@ -521,4 +522,48 @@ func (c *Client) ManifestDigest(ctx context.Context, id registry.ID) (*registry.
 		return nil, "", false, err
 	}
 	return r.Manifest, r.Digest, r.Verified, nil
+}
+
+// CacheRef is a ref of the cache ([cache.Entry.Ref]) read back: which
+// server and what content it names.
+type CacheRef struct {
+	// Server is the server's URL, without user info.
+	Server string
+	// Registry is "@ns/path@version", or "@presets/name@version".
+	Registry string
+	// Content is "digest index", "signatures" or "preset".
+	Content string
+}
+
+// ParseCacheRef reads a ref the clients write into the cache; ok is false
+// for a ref of another shape.
+func ParseCacheRef(ref string) (r CacheRef, ok bool) {
+	base, rest, found := strings.Cut(ref, "/")
+	if !found {
+		return r, false
+	}
+	server, err := url.QueryUnescape(base)
+	if err != nil {
+		return r, false
+	}
+	r.Server = server
+	parts := strings.Split(rest, "/")
+	content := "digest index"
+	switch parts[0] {
+	case "signatures":
+		content, parts = "signatures", parts[1:]
+	case "presets":
+		if len(parts) != 3 {
+			return r, false
+		}
+		r.Registry, r.Content = registry.PresetNamespace+"/"+parts[1]+"@"+parts[2], "preset"
+		return r, true
+	}
+	if len(parts) < 3 || !strings.HasPrefix(parts[0], "@") {
+		return r, false
+	}
+	n := len(parts)
+	r.Registry = strings.Join(parts[:n-1], "/") + "@" + parts[n-1]
+	r.Content = content
+	return r, true
 }

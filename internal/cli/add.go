@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -135,5 +136,5 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 // overwriteNote names the files of the project's own that adding a
 // registry replaces.
 func overwriteNote(files []string) string {
-	return fmt.Sprintf("the registry overwrites %d file(s) of the project's own (or changed since jig wrote them), and their content would be lost: %s", len(files), strings.Join(files, ", "))
+	return fmt.Sprintf("the registry overwrites %s of the project's own (or changed since jig wrote them), and their content would be lost: %s", english.Count(len(files), "file", "files"), strings.Join(files, ", "))
 }

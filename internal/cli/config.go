@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
@@ -57,7 +58,7 @@ func printEntry(o *Output, e registryclient.Entry) {
 		o.Printf("  Default namespace: %s (shorthand such as runtimes/node means %s/runtimes/node)\n", e.DefaultNamespace, e.DefaultNamespace)
 	}
 	if t := e.Trust; t != nil {
-		what := fmt.Sprintf("%d key(s)", len(t.Keys))
+		what := english.Count(len(t.Keys), "key", "keys")
 		if t.AllowedSigners != "" {
 			what += " and the allowed signers file " + t.AllowedSigners
 		}

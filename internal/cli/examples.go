@@ -64,7 +64,8 @@ func (c *DiffCmd) Help() string {
 
 func (c *OutdatedCmd) Help() string {
 	return `Examples:
-  jig outdated
+  jig outdated                      # only what is outdated
+  jig outdated --all                # every installed registry
   jig outdated --json --exit-code   # exit 3 when something is outdated (CI)`
 }
 

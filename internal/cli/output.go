@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // Output writes human text to stdout, messages and warnings to stderr, and
@@ -95,4 +97,30 @@ func (o *Output) JSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// Columns writes rows to stdout as left-aligned columns two spaces apart, each
+// line after indent; the last column is not padded.
+func (o *Output) Columns(indent string, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(Escape(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(Escape(c))
+				break
+			}
+			fmt.Fprintf(&b, "%-*s  ", widths[i], Escape(c))
+		}
+		o.Println(strings.TrimRight(b.String(), " "))
+	}
 }

@@ -434,7 +434,7 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 		want     string // src/index.js afterwards
 	}{
 		{"own file without -f", "own", []string{"--skip-install"}, nil, ExitError, nil,
-			[]string{"the registry overwrites 1 file(s) of the project's own", "lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
+			[]string{"the registry overwrites 1 file of the project's own", "lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
 		{"own file with -f", "own", []string{"--skip-install", "-f"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
 		{"edited file without -f", "edited", []string{"--skip-install"}, nil, ExitError, nil, []string{"lost: src/index.js"}, "my edit\n"},
 		{"file jig wrote", "init", []string{"--skip-install"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -394,7 +395,11 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 
 	var roots []registry.ID
 	if tid.IsPreset() {
-		e.progress("preset", "fetching preset %s", tid.Key())
+		if e.offline() {
+			e.progress("preset", "reading preset %s from the cache", tid.Key())
+		} else {
+			e.progress("preset", "fetching preset %s", tid.Key())
+		}
 		pr, err := e.src.Preset(ctx, tid.Name())
 		if err != nil {
 			return nil, fmt.Errorf("fetching preset %s: %w", tid.Key(), err)
@@ -629,11 +634,15 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	if n == 0 {
 		return out, 0, nil
 	}
+	verb, from := "downloading", ""
+	if pl.e.offline() {
+		verb, from = "reading", " from the cache"
+	}
 	if len(nodes) == 1 && nodes[0].raw != nil {
 		// One registry version (an update's base or target): name it.
-		pl.e.progress("files", "downloading %d file(s) of %s@%s", n, nodes[0].key, nodes[0].raw.Version)
+		pl.e.progress("files", "%s %s of %s@%s%s", verb, english.Count(n, "file", "files"), nodes[0].key, nodes[0].raw.Version, from)
 	} else {
-		pl.e.progress("files", "downloading %d file(s)", n)
+		pl.e.progress("files", "%s %s%s", verb, english.Count(n, "file", "files"), from)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
