@@ -188,16 +188,19 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 }
 
 func printCheck(o *Output, rep *apply.CheckReport) {
-	files, pkgs, conflicts := 0, 0, 0
+	files, pkgs, conflicts, resolved := 0, 0, 0, 0
 	total := 0
 	for _, r := range rep.Registries {
 		total += len(r.Files)
-		if !r.Drift {
+		hasResolved := slices.ContainsFunc(r.Files, func(f apply.FileCheck) bool { return f.Status == apply.FileResolved })
+		if !r.Drift && !hasResolved {
 			continue
 		}
+		// Resolved conflicts are not drift, but are shown: the user
+		// settled them since the last update.
 		o.Printf("%s@%s\n", r.Key, r.Version)
 		for _, f := range r.Files {
-			if f.Status == apply.FileUnchanged || f.Status == apply.FileResolved {
+			if f.Status == apply.FileUnchanged {
 				continue
 			}
 			line := fmt.Sprintf("  %-9s %s", f.Status, f.Target)
@@ -205,9 +208,12 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 				line += " (" + f.Reason + ")"
 			}
 			o.Println(line)
-			if f.Status == apply.FileConflict {
+			switch f.Status {
+			case apply.FileConflict:
 				conflicts++
-			} else {
+			case apply.FileResolved:
+				resolved++
+			default:
 				files++
 			}
 		}
@@ -222,6 +228,10 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 	}
 	printWarnings(o, rep.Warnings)
 	if !rep.Drift {
+		if resolved > 0 {
+			o.Printf("No drift: %s of %s match jig.json (%s).\n", english.Count(total, "file", "files"), english.Count(len(rep.Registries), "registry", "registries"), english.Count(resolved, "resolved conflict", "resolved conflicts"))
+			return
+		}
 		o.Printf("No drift: %s of %s match jig.json.\n", english.Count(total, "file", "files"), english.Count(len(rep.Registries), "registry", "registries"))
 		return
 	}
