@@ -99,7 +99,8 @@ func (c *ConfigRemoveCmd) Help() string {
 
 func (c *ListCmd) Help() string {
 	return `Examples:
-  jig list                  # namespaces of @main's server
+  jig list                  # every namespace you may read, through every configured source
+  jig list --registry @team # the namespaces of one source
   jig list @main            # registries in a namespace
   jig list @presets         # presets
   jig list @company --json`
