@@ -162,7 +162,7 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int {
-		return cmp.Or(rankOf(a.match)-rankOf(b.match), strings.Compare(a.id.Key(), b.id.Key()))
+		return cmp.Or(a.match.Rank()-b.match.Rank(), strings.Compare(a.id.Key(), b.id.Key()))
 	})
 	res := &SearchResult{Fallback: true}
 	if len(cands) > max {
@@ -201,16 +201,6 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 	}
 	res.Page = page
 	return res, nil
-}
-
-// rankOf orders matches for the fallback's candidate list.
-func rankOf(m search.Match) int {
-	for i, x := range []search.Match{search.MatchExact, search.MatchPrefix, search.MatchWord, search.MatchAll} {
-		if m == x {
-			return i
-		}
-	}
-	return 4
 }
 
 // Presets lists every preset the server holds: name, latest version,
