@@ -108,14 +108,14 @@ func (a *App) setup(ciFlag bool) {
 	}
 }
 
-// EnvDebug is the environment variable that, set to 1, turns the request
-// trace of --verbose on.
+// EnvDebug is the environment variable that, set (to 1; not to 0 or
+// false), turns the request trace of --verbose on.
 const EnvDebug = "JIG_DEBUG"
 
 // setVerbosity applies --quiet and --verbose (or JIG_DEBUG=1).
 func (a *App) setVerbosity(quiet, verbose bool) {
 	a.Out.quiet = quiet
-	if verbose || a.Getenv(EnvDebug) == "1" {
+	if d := a.Getenv(EnvDebug); verbose || (d != "" && d != "0" && !strings.EqualFold(d, "false")) {
 		var mu sync.Mutex // requests run concurrently; one line at a time
 		a.trace = func(t registryclient.Trace) {
 			line := traceLine(t)
