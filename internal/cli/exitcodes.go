@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 )
 
 // Exit codes of [Main]. [exitCodes] describes them for people (jig help
@@ -60,11 +59,10 @@ var exitCodesRule = "The reference (rk) exits 1 on any error. jig keeps that for
 func printExitCodes(w io.Writer) {
 	fmt.Fprintln(w, "Exit codes of jig:")
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range exitCodes {
-		fmt.Fprintf(tw, "  %d\t%s\n", c.Code, c.Meaning)
+		meaning := strings.ReplaceAll(wrap(c.Meaning, 70), "\n", "\n       ")
+		fmt.Fprintf(w, "  %-3d  %s\n", c.Code, meaning)
 	}
-	_ = tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, wrap(exitCodesRule, 78))
 }
