@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,6 +73,22 @@ func TestEnvironmentListsEveryVariable(t *testing.T) {
 	for _, v := range envVars {
 		if _, ok := found[v.Name]; !ok {
 			t.Errorf("envVars lists %s, which no code of jig names", v.Name)
+		}
+	}
+}
+
+// TestGlobalFlagsAreGrouped: every flag of [CLI] is in the "global" group,
+// so that each --help lists the command's own flags first.
+func TestGlobalFlagsAreGrouped(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeFor[CLI]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if _, isCmd := f.Tag.Lookup("cmd"); isCmd {
+			continue
+		}
+		if f.Tag.Get("group") != "global" {
+			t.Errorf("global flag %s has no group:\"global\" tag: --help would list it among each command's own flags", f.Name)
 		}
 	}
 }
