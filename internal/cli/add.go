@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 // [--allow-scripts] [-f]".
 type AddCmd struct {
 	Registry     string `arg:"" help:"Registry to add: [@namespace/]path[@version][:ts|:js]."`
-	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, and package.json scripts the project already has, without asking."`
+	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, and package.json scripts the project already has. Without it a terminal asks file by file, and without a terminal the add is refused."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
 	JSON         bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
@@ -56,7 +55,8 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd, Force: c.Force})
+	areq := apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd, Force: c.Force}
+	plan, err := eng.Plan(ctx, areq)
 	pr.done()
 	if err != nil {
 		return explainNotFound(ctx, app, c.Registry, err)
@@ -86,17 +86,15 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		return nil
 	}
 	if guarded {
-		if !app.Interactive {
-			return errors.New(overwriteNote(over) + "\nre-run with --force (-f) to replace them, or with --dry-run to see the whole plan")
-		}
-		app.Out.Infof("%s", overwriteNote(over))
-		ok, err := app.Prompt.Confirm(ctx, "Replace them?", false)
+		keep, err := askOverwrites(ctx, app, plan, over)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			app.Out.Println("Operation cancelled")
-			return nil
+		if len(keep) > 0 {
+			if plan, err = replanKeeping(ctx, eng, areq, keep, over); err != nil {
+				return err
+			}
+			res.Plan = plan
 		}
 	}
 	if err := eng.Apply(ctx, plan); err != nil {

@@ -20,7 +20,9 @@ import (
 // commands of an installed project (outdated, check, diff, update,
 // remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
-	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	CI            bool             `name:"ci" help:"Same as --yes --no-input (also when the CI environment variable is set)."`
+	Yes           bool             `name:"yes" short:"y" help:"Answer yes to confirmations (never to replacing or deleting your files: that is --force)."`
+	NoInput       bool             `name:"no-input" help:"Never prompt; fail when a value is missing, naming the flag that gives it."`
 	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
@@ -101,7 +103,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		return ExitError
 	}
 	app.JSON = jsonRequested(kctx)
-	app.setup(root.CI)
+	app.setup(root.CI, root.Yes, root.NoInput)
 	if err := app.setTimeout(root.Timeout); err != nil {
 		return app.report(ctx, err)
 	}
