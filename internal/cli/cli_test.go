@@ -37,6 +37,10 @@ func (f *fakePrompter) next(title string) []string {
 	return a
 }
 
+func (f *fakePrompter) Secret(ctx context.Context, title string) (string, error) {
+	return f.Choose(ctx, title, nil)
+}
+
 func (f *fakePrompter) Choose(_ context.Context, title string, _ []Choice) (string, error) {
 	a := f.next(title)
 	if len(a) == 0 {

@@ -22,6 +22,8 @@ type Prompter interface {
 	Input(ctx context.Context, title, def string) (string, error)
 	// Confirm asks a yes/no question; def is the default answer.
 	Confirm(ctx context.Context, title string, def bool) (bool, error)
+	// Secret asks for a line the terminal never shows (a token).
+	Secret(ctx context.Context, title string) (string, error)
 	// Choose asks title and returns the Value of the choice answered: the
 	// user types a choice's Value (one letter, "y") or its Label ("yes").
 	Choose(ctx context.Context, title string, choices []Choice) (string, error)
@@ -67,6 +69,11 @@ func (NoPrompt) Input(_ context.Context, title, _ string) (string, error) {
 // Confirm fails with [ErrNoPrompt].
 func (NoPrompt) Confirm(_ context.Context, title string, _ bool) (bool, error) {
 	return false, fmt.Errorf("%w (asked %q)", ErrNoPrompt, title)
+}
+
+// Secret fails with [ErrNoPrompt].
+func (NoPrompt) Secret(_ context.Context, title string) (string, error) {
+	return "", fmt.Errorf("%w (asked %q)", ErrNoPrompt, title)
 }
 
 // Choose fails with [ErrNoPrompt].

@@ -75,6 +75,15 @@ func (p huhPrompter) Input(ctx context.Context, title, def string) (string, erro
 	return v, nil
 }
 
+// Secret shows a huh input that echoes nothing, not even a mask.
+func (p huhPrompter) Secret(ctx context.Context, title string) (string, error) {
+	var v string
+	if err := p.run(ctx, huh.NewInput().Title(title).EchoMode(huh.EchoModeNone).Value(&v)); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
 // Confirm shows a huh yes/no question.
 func (p huhPrompter) Confirm(ctx context.Context, title string, def bool) (bool, error) {
 	v := def
