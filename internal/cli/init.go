@@ -23,7 +23,7 @@ import (
 // InitCmd is "jig init -t <template> [-n name] [--ci] [-f] [--skip-install]
 // [--skip-git] [--dry-run] [--json] [--allow-scripts]".
 type InitCmd struct {
-	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
+	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). On a terminal, omitting it offers the presets and registries to pick from; otherwise required unless --frozen."`
 	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
 	Force        bool   `short:"f" help:"Apply into an existing, non-empty target directory (also .) replacing its files where the template does, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides. Without it a terminal asks (file by file for replaced files); --yes answers when no file of yours is replaced."`
@@ -180,10 +180,14 @@ func (c *InitCmd) Validate() error {
 	switch {
 	case c.Frozen && c.Template != "":
 		return errors.New("--frozen takes the registries from jig.json; drop --template (-t)")
-	case !c.Frozen && c.Template == "":
-		return fmt.Errorf("missing flags: --template=STRING (-t); e.g. %s, or jig init --frozen to re-create a project from its jig.json", suggest.InitCommand(registry.PresetNamespace+"/node"))
 	}
 	return nil
+}
+
+// errNoTemplate is jig init's usage error without -t (and no terminal to
+// offer the templates on).
+func errNoTemplate() error {
+	return fmt.Errorf("missing flags: --template=STRING (-t); e.g. %s, or jig init --frozen to re-create a project from its jig.json (on a terminal, jig init offers the presets and registries)", suggest.InitCommand(registry.PresetNamespace+"/node"))
 }
 
 // Run initialises a project.
@@ -194,6 +198,16 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	}
 	if ci && c.Name == "" {
 		return errors.New("--ci requires --name (-n) <project-name>; prompts are disabled with --ci")
+	}
+	if !c.Frozen && c.Template == "" {
+		if !app.Interactive {
+			return errNoTemplate()
+		}
+		t, err := pickTemplate(ctx, app)
+		if err != nil {
+			return err
+		}
+		c.Template = t
 	}
 	if !c.Frozen {
 		if _, err := registry.ParseID(c.Template); err != nil {
