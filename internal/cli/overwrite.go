@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -49,7 +50,8 @@ func askOverwrites(ctx context.Context, app *App, plan *apply.Plan, over []strin
 			case "a":
 				return keep, nil
 			case "d":
-				app.Out.Printf("%s", lines(diffs[f]))
+				// Next to the question (stderr), never in a --json stdout.
+				app.Out.Infof("%s", lines(strings.TrimRight(diffs[f], "\n")))
 			default:
 				break ask
 			}

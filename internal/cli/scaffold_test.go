@@ -442,7 +442,7 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 		{"file jig wrote", "init", []string{"--skip-install"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
 		{"terminal, no", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"n"}}}, 0, []string{"Added @main/features/entry@1.0.0", "Kept src/index.js as it was"}, []string{"lost: src/index.js"}, "my code\n"},
 		{"terminal, yes", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"y"}}}, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
-		{"terminal, diff then all", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"d"}, {"a"}}}, 0, []string{"-my code", "+console.log('entry');", "Added @main/features/entry@1.0.0"}, nil, entry},
+		{"terminal, diff then all", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"d"}, {"a"}}}, 0, []string{"Added @main/features/entry@1.0.0"}, []string{"-my code", "+console.log('entry');"}, entry},
 		{"terminal, --yes", "own", []string{"--skip-install", "--yes"}, &fakePrompter{}, ExitError, nil, []string{"lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
 		{"dry run names them", "own", []string{"--dry-run"}, nil, 0, []string{"modify    src/index.js", "lost: src/index.js"}, nil, "my code\n"},
 		{"dry run json", "own", []string{"--dry-run", "--json"}, nil, 0, []string{`"needsForce": true`, `"overwritten": [`, `"src/index.js"`}, nil, "my code\n"},
