@@ -26,7 +26,7 @@ type InitCmd struct {
 	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). On a terminal, omitting it offers the presets and registries to pick from; otherwise required unless --frozen."`
 	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
-	Force        bool   `short:"f" help:"Apply into an existing, non-empty target directory (also .) replacing its files where the template does, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides. Without it a terminal asks (file by file for replaced files); --yes answers when no file of yours is replaced."`
+	Force        bool   `short:"f" help:"Apply into an existing, non-empty target directory (also .) replacing its files where the template does, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides. Without it a terminal asks (and then file by file for each file of yours replaced); without a terminal, or with --yes, init refuses."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install, now or in later add, update and remove (recorded in jig.json)."`
 	SkipGit      bool   `name:"skip-git" help:"Do not run git init and the first commit."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
@@ -293,23 +293,21 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		return nil
 	}
 	if guarded {
-		// Writing into the directory is a confirmation (--yes answers
-		// it); replacing a file of the user's is --force's alone, asked
-		// file by file on a terminal.
+		// Writing into a non-empty directory changes what is there:
+		// --force's to allow (or a person's, asked on a terminal), never
+		// --yes's. A replaced file of the user's is asked about on its own.
 		over := plan.Overwritten()
-		if !app.Interactive && (!app.Yes || len(over) > 0) {
-			return errors.New(string(existingDirNote(dir, changed)) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), --yes (-y) when it replaces no file of yours, or --dry-run to see the whole plan")
+		if !app.Interactive || app.Yes {
+			return errors.New(string(existingDirNote(dir, changed)) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), or --dry-run to see the whole plan")
 		}
-		if !app.Yes {
-			app.Out.Infof("%s", existingDirNote(dir, changed))
-			ok, err := app.Prompt.Confirm(ctx, "Apply the template into "+dir+"?", false)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				app.Out.Println("Operation cancelled")
-				return nil
-			}
+		app.Out.Infof("%s", existingDirNote(dir, changed))
+		ok, err := app.Prompt.Confirm(ctx, "Apply the template into "+dir+"?", false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			app.Out.Println("Operation cancelled")
+			return nil
 		}
 		if len(over) > 0 {
 			keep, err := askOverwrites(ctx, app, plan, over)

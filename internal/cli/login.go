@@ -51,7 +51,7 @@ func (c *LoginCmd) Run(ctx context.Context, app *App) error {
 		return redactToken(err, tok)
 	}
 	e, _ := probe.Get(ns)
-	mayPublish, err := checkToken(ctx, app, probe, ns, e.URL, tok)
+	publish, err := checkToken(ctx, app, probe, ns, e.URL, tok)
 	if err != nil {
 		return redactToken(err, tok)
 	}
@@ -61,8 +61,11 @@ func (c *LoginCmd) Run(ctx context.Context, app *App) error {
 		return redactToken(err, tok)
 	}
 	what := "it may not publish (read only)"
-	if mayPublish {
+	switch publish {
+	case publishYes:
 		what = "it may publish (to the namespaces the server allows it)"
+	case publishUnknown:
+		what = "whether it may publish could not be told"
 	}
 	app.Out.Success("Logged in to %s at %s: the token reads %s, and %s", ns, e.URL, ns, what)
 	app.Out.Printf("Token saved in %s ('jig logout %s' removes it)\n", path, ns)
@@ -104,34 +107,50 @@ func (c *LoginCmd) readToken(ctx context.Context, app *App) (string, error) {
 	return tok, nil
 }
 
+// publishAnswer is what the server said about a token's publishing.
+type publishAnswer int
+
+const (
+	publishNo publishAnswer = iota
+	publishYes
+	publishUnknown
+)
+
 // checkToken asks the server at url whether tok reads ns (listing its
 // registries) and whether it may publish. Every failure says what to do
 // and that nothing was saved.
-func checkToken(ctx context.Context, app *App, cfg *rcfile.Config, ns, url, tok string) (bool, error) {
+func checkToken(ctx context.Context, app *App, cfg *rcfile.Config, ns, url, tok string) (publishAnswer, error) {
 	cl, err := cfg.Client(ns, app.ClientOptions()...)
 	if err != nil {
-		return false, err
+		return publishNo, err
 	}
 	_, err = cl.Registries(ctx, ns)
-	var mayPublish bool
+	var se *registryclient.StatusError
 	if err == nil {
 		// A public namespace reads with any token: the upload check
-		// tells whether the server knows this one.
-		mayPublish, err = cl.MayPublish(ctx)
+		// tells whether the server knows this one. Any other failure of
+		// that check only leaves the answer to "may it publish" open.
+		var may bool
+		may, err = cl.MayPublish(ctx)
+		switch {
+		case err == nil && may:
+			return publishYes, nil
+		case err == nil:
+			return publishNo, nil
+		case !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized:
+			app.Out.Warnf("could not tell whether the token may publish: %v", redactToken(err, tok))
+			return publishUnknown, nil
+		}
 	}
-	if err == nil {
-		return mayPublish, nil
-	}
-	var se *registryclient.StatusError
 	switch {
 	case errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized:
-		return false, fmt.Errorf("the server at %s does not accept this token (%s); nothing was saved. Check the token, or ask the server's admin for a new one", url, se.Code)
+		return publishNo, fmt.Errorf("the server at %s does not accept this token (%s); nothing was saved. Check the token, or ask the server's admin for a new one", url, se.Code)
 	case errors.As(err, &se) && se.StatusCode == http.StatusForbidden:
-		return false, fmt.Errorf("the token cannot read %s at %s, or the server has no namespace %s; nothing was saved. Check the namespace and the token", ns, url, ns)
+		return publishNo, fmt.Errorf("the token cannot read %s at %s, or the server has no namespace %s; nothing was saved. Check the namespace and the token", ns, url, ns)
 	case errors.As(err, &se):
-		return false, fmt.Errorf("%s does not answer as a jig registry server (%d %s); nothing was saved. Check --url", url, se.StatusCode, http.StatusText(se.StatusCode))
+		return publishNo, fmt.Errorf("%s does not answer as a jig registry server (%d %s); nothing was saved. Check --url", url, se.StatusCode, http.StatusText(se.StatusCode))
 	}
-	return false, fmt.Errorf("cannot check the token: %w; nothing was saved. Check --url, or run 'jig doctor'", err)
+	return publishNo, fmt.Errorf("cannot check the token: %w; nothing was saved. Check --url, or run 'jig doctor'", err)
 }
 
 // redactToken returns err with every occurrence of tok replaced, for the

@@ -135,7 +135,7 @@ func TestInitValidation(t *testing.T) {
 		{"no terminal needs name", []string{"init", "-t", "@presets/small"}, nil, nil, "pass --name (-n)"},
 		{"slash in name", []string{"init", "-t", "@presets/small", "-n", "a/b", "--ci"}, nil, nil, "invalid project name"},
 		{"dot-dot name", []string{"init", "-t", "@presets/small", "-n", "..", "--ci"}, nil, nil, "invalid project name"},
-		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--no-input"}, nil, func(base string) {
+		{"existing dir", []string{"init", "-t", "@presets/small", "-n", "taken", "--ci"}, nil, func(base string) {
 			_ = os.Mkdir(filepath.Join(base, "taken"), 0o755)
 			_ = os.WriteFile(filepath.Join(base, "taken", "NOTES.md"), []byte("mine\n"), 0o644)
 		}, "use --force (-f)"},
@@ -209,9 +209,9 @@ func TestInitExistingDir(t *testing.T) {
 		{"dry run json", mine, []string{"-n", ".", "--ci", "--dry-run", "--json"}, nil, 0,
 			[]string{`"needsForce": true`, `"existingChanged": [`, `"src/index.js"`}, nil, false},
 		{"empty dir is like a new one", nil, []string{"-n", ".", "--ci"}, nil, 0, []string{"initialized"}, nil, true},
-		{"only new files", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--no-input"}, nil, ExitError, nil, []string{"(no existing file would change)", "--yes (-y) when it replaces no file of yours"}, false},
-		{"only new files, --yes", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, 0, []string{"initialized"}, nil, true},
-		{"replaced file, --yes", mine, []string{"-n", ".", "--yes", "--no-input", "--skip-install", "--skip-git"}, nil, ExitError, nil, []string{"src/index.js (replaced)", "use --force (-f)"}, false},
+		{"only new files", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)", "use --force (-f)"}, false},
+		{"terminal, --yes", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--yes", "--skip-install", "--skip-git"}, &fakePrompter{confirm: true}, ExitError, nil, []string{"use --force (-f)"}, false},
+		{"terminal, confirmed, file kept", mine, []string{"-n", ".", "--skip-install", "--skip-git"}, &fakePrompter{confirm: true, answers: [][]string{{"n"}}}, 0, []string{"initialized", "Kept src/index.js as it was"}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,7 +231,7 @@ func TestInitExistingDir(t *testing.T) {
 			args := append([]string{"init", "-t", "runtimes/base"}, tt.args...)
 			stdout, stderr, code := runCLI(t, home, p, append(args, "--dir", base)...)
 			checkRun(t, stdout, stderr, code, tt.wantCode, tt.wantOut, tt.wantErr)
-			if tt.prompt != nil && (len(tt.prompt.asked) == 0 || tt.prompt.asked[0] != "Apply the template into "+target+"?") {
+			if tt.prompt != nil && len(tt.prompt.asked) > 0 && tt.prompt.asked[0] != "Apply the template into "+target+"?" {
 				t.Errorf("prompts %q, want one confirmation naming %s", tt.prompt.asked, target)
 			}
 			changed := cmp.Diff(before, testenv.Snapshot(t, base)) != ""
