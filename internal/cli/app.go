@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,8 +31,13 @@ type App struct {
 	Out *Output
 	// CI is true with --ci or when the CI environment variable is set.
 	CI bool
-	// Interactive is true when prompting is allowed: not CI, and stdin and
-	// stdout are terminals. It is decided once, before any command runs.
+	// Yes is true with --yes (-y) or CI: confirmations are answered yes
+	// (see [App.Confirm]). It never replaces or deletes a file jig would
+	// otherwise keep: that is each command's --force.
+	Yes bool
+	// Interactive is true when prompting is allowed: not CI, not
+	// --no-input, and stdin and stdout are terminals. It is decided once,
+	// before any command runs.
 	Interactive bool
 	// Prompt asks questions; without a terminal it fails with [ErrNoPrompt].
 	Prompt Prompter
@@ -97,11 +103,14 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	return a
 }
 
-// setup makes the interactivity decision once.
-func (a *App) setup(ciFlag bool) {
+// setup makes the interactivity decision once: --ci (or the CI
+// environment variable) means --yes --no-input.
+func (a *App) setup(ciFlag, yes, noInput bool) {
 	a.CI = ciFlag || a.Getenv("CI") != ""
-	a.Interactive = !a.CI && isTerminal(a.Stdin) && isTerminal(a.Stdout)
-	if a.testPrompt != nil && !a.CI {
+	a.Yes = yes || a.CI
+	noInput = noInput || a.CI
+	a.Interactive = !noInput && isTerminal(a.Stdin) && isTerminal(a.Stdout)
+	if a.testPrompt != nil && !noInput {
 		a.Interactive, a.Prompt = true, a.testPrompt
 	} else if a.Interactive {
 		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr, a.plainTerminal())
@@ -143,6 +152,24 @@ func traceLine(t registryclient.Trace) string {
 		b.WriteString(" cache=" + t.Cache)
 	}
 	return b.String()
+}
+
+// Confirm asks question q (def is the default answer) and returns the
+// answer: yes at once with --yes; without a terminal an error that names
+// --yes (-y), or flag when flag is not "" (the command's own flag that
+// answers it, such as --force).
+func (a *App) Confirm(ctx context.Context, q string, def bool, flag, what string) (bool, error) {
+	if a.Yes {
+		return true, nil
+	}
+	ok, err := a.Prompt.Confirm(ctx, q, def)
+	if err != nil {
+		if flag == "" {
+			flag = "--yes (-y)"
+		}
+		return false, NeedFlag(err, flag, what)
+	}
+	return ok, nil
 }
 
 // plainTerminal reports whether the terminal must get plain text only: no

@@ -20,7 +20,9 @@ import (
 // commands of an installed project (outdated, check, diff, update,
 // remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
-	CI            bool             `group:"global" name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
+	CI            bool             `group:"global" name:"ci" help:"Same as --yes --no-input (also when the CI environment variable is set)."`
+	Yes           bool             `group:"global" name:"yes" short:"y" help:"Answer yes to confirmations (never to replacing or deleting your files: that is --force)."`
+	NoInput       bool             `group:"global" name:"no-input" help:"Never prompt; fail when a value is missing, naming the flag that gives it."`
 	ShowVersion   kong.VersionFlag `group:"global" name:"version" short:"V" help:"Print the version and exit."`
 	Offline       bool             `group:"global" name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
 	PreferOffline bool             `group:"global" name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
@@ -39,6 +41,8 @@ type CLI struct {
 	Fleet    FleetCmd    `cmd:"" help:"See which projects run which registry version (the census), and roll a version out to many repositories as pull requests."`
 	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	Login    LoginCmd    `cmd:"" help:"Save a namespace's token in the rc file after checking it against the server (token from stdin, or asked for without showing it)."`
+	Logout   LogoutCmd   `cmd:"" help:"Remove a namespace's token from the rc file (its URL stays)."`
 	Trust    TrustCmd    `cmd:"" help:"Manage which SSH keys may sign each namespace's versions, and whether a signature is required."`
 	Verify   VerifyCmd   `cmd:"" help:"Check the installed versions' signatures against the trust policy and every digest jig.json records (exit 3 on failure)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
@@ -99,7 +103,7 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 	}
 	app.command = topCommand(kctx.Selected())
 	app.JSON = jsonRequested(kctx)
-	app.setup(root.CI)
+	app.setup(root.CI, root.Yes, root.NoInput)
 	app.setVerbosity(root.Quiet, root.Verbose)
 	if err := app.setTimeout(root.Timeout); err != nil {
 		return app.report(ctx, err)

@@ -281,7 +281,13 @@ type planner struct {
 	// package.json.
 	pkgOf []byte
 	pkg   *registry.PackageFragment
+	// keep are the targets left as they are ([Request.Keep]).
+	keep []string
 }
+
+// KeptReason is the [FileChange.Reason] of a file a plan leaves as it is
+// because the request asked to keep it ([Request.Keep]).
+const KeptReason = "kept as it is: you chose not to replace it"
 
 // fetched is a downloaded file.
 type fetched struct {
@@ -338,7 +344,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		name = filepath.Base(abs)
 	}
 	p := &Plan{Dir: abs, Mode: req.Mode, Template: req.Template, Name: name, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}}
-	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
+	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p, keep: req.Keep}
 	if fi, err := os.Stat(abs); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) || req.Mode != ModeInit {
 			return nil, fmt.Errorf("project directory: %w", err)
@@ -697,6 +703,10 @@ func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKe
 		}
 		if st.link != "" {
 			pl.skip(st, n.key, linkReason(target, st.link))
+			continue
+		}
+		if st.exists && slices.Contains(pl.keep, target) {
+			pl.skip(st, n.key, KeptReason)
 			continue
 		}
 		targets = append(targets, target)
