@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -130,6 +132,21 @@ func TestExitCodeTable(t *testing.T) {
 	}{{"", ExitError}, {"init", ExitError}, {"config", ExitError}, {"check", ExitUsage}, {"update", ExitUsage}} {
 		if got := usageExit(tt.command); got != tt.want {
 			t.Errorf("usageExit(%q) = %d, want %d", tt.command, got, tt.want)
+		}
+	}
+}
+
+// TestREADMEListsEveryExitCode: the README's exit-code table (it repeats
+// jig help exit-codes for readers of the repository) has a row per code.
+func TestREADMEListsEveryExitCode(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exitCodes {
+		if !strings.Contains(string(data), fmt.Sprintf("\n| %d | ", c.Code)) {
+			t.Errorf("README.md has no row | %d | in its exit-code table", c.Code)
 		}
 	}
 }
