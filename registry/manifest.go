@@ -26,6 +26,12 @@ const (
 	TypeQuality   Type = "registry:quality"
 )
 
+// Types returns the registry types the schema allows, in the order of
+// their suggested priorities.
+func Types() []Type {
+	return []Type{TypeRuntime, TypeFramework, TypeBuild, TypeFeature, TypeTesting, TypeQuality}
+}
+
 // typeFolders maps a registry type to its storage folder.
 var typeFolders = map[Type]string{
 	TypeRuntime:   "runtimes",

@@ -79,6 +79,13 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		hc.Transport = sharedTransport()
 	}
 	hc.Timeout = o.timeout
+	if o.trace != nil {
+		next := hc.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		hc.Transport = &tracingTransport{next: next, trace: o.trace}
+	}
 	userCheck := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
@@ -107,10 +114,10 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid registry URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("registry URL %q must be an absolute http:// or https:// URL", redactURL(u))
+		return nil, fmt.Errorf("registry URL %q must be an absolute http:// or https:// URL", RedactURL(u))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("registry URL %q must not have a query or fragment", redactURL(u))
+		return nil, fmt.Errorf("registry URL %q must not have a query or fragment", RedactURL(u))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -178,12 +185,6 @@ func proxyFromEnvironment() func(*http.Request) (*url.URL, error) {
 	return func(r *http.Request) (*url.URL, error) { return f(r.URL) }
 }
 
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
-}
-
 func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) &&
 		strings.EqualFold(a.Hostname(), b.Hostname()) &&
@@ -217,6 +218,9 @@ type request struct {
 	body       []byte
 	noRetry5xx bool
 	okStatuses []int // extra statuses whose body is returned without error
+	// cacheable is set for content the cache keeps: sending the request
+	// is a cache miss (see [WithTrace]).
+	cacheable bool
 	// timeout, when longer than the client's, replaces it for this request
 	// (uploads).
 	timeout time.Duration
@@ -304,6 +308,9 @@ func (c *Client) doAttempts(ctx context.Context, r request, full, shown string) 
 
 // once sends one attempt; retry reports whether a later attempt may help.
 func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *response, _ error, retry bool) {
+	if r.cacheable {
+		ctx = c.withCacheMiss(ctx)
+	}
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
@@ -635,7 +642,7 @@ func (c *Client) fetchFile(ctx context.Context, id registry.ID, path string) ([]
 		b.WriteString("/")
 		b.WriteString(url.PathEscape(s))
 	}
-	resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes})
+	resp, err := c.do(ctx, request{path: b.String(), registry: idLabel(id), maxBytes: c.opts.maxFileBytes, cacheable: true})
 	if err != nil {
 		return nil, err
 	}

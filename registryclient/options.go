@@ -36,6 +36,7 @@ type options struct {
 	fallbackMax, fallbackConc int
 	deadline                  time.Time     // zero: none (WithDeadline)
 	idleTimeout               time.Duration // 0: none (WithIdleTimeout)
+	trace                     func(Trace)   // nil: none (WithTrace)
 }
 
 // Defaults used by [New].

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"net/textproto"
@@ -260,4 +261,40 @@ func (c *Client) PublishPreset(ctx context.Context, presetJSON []byte) (*Publish
 	}
 	r.URL = c.baseStr + "/presets/" + path.Base(path.Dir(r.Path))
 	return &r, nil
+}
+
+// MayPublish asks the server whether the client's token may publish
+// anything: it sends an upload with no file, which the server refuses
+// after checking the token and before storing anything. It returns true
+// when the token passed that check (the server then asked for the missing
+// file), false when the server answered 403 INSUFFICIENT_PERMISSIONS or 401
+// UNAUTHORIZED (a token that may only read, or none). A token the server
+// does not know (401 INVALID_TOKEN or TOKEN_EXPIRED) and every other
+// failure is returned as the error. Which namespaces the token may publish
+// to is decided by the server for each upload.
+//
+// API: POST /registries (an empty multipart form)
+func (c *Client) MayPublish(ctx context.Context) (bool, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	if err := mw.Close(); err != nil {
+		return false, err
+	}
+	_, err := c.do(ctx, request{
+		method: "POST", path: "/registries",
+		header: map[string][]string{"Content-Type": {mw.FormDataContentType()}},
+		body:   body.Bytes(), noRetry5xx: true,
+	})
+	var se *StatusError
+	switch {
+	case err == nil:
+		return false, fmt.Errorf("the server at %s accepted an empty upload; it is not a jig registry server", c.baseStr)
+	case !errors.As(err, &se):
+		return false, err
+	case se.StatusCode == 400:
+		return true, nil
+	case se.Code == wire.CodeInsufficientPerms || se.Code == wire.CodeUnauthorized || se.Code == wire.CodeAnonymousUpload:
+		return false, nil
+	}
+	return false, err
 }

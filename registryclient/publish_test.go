@@ -243,3 +243,52 @@ func TestOpenPackageRefusesAsServer(t *testing.T) {
 		})
 	}
 }
+
+// TestMayPublish: the empty upload tells a publish token from a read-only
+// one (and from none) and refuses an unknown token; nothing is stored.
+func TestMayPublish(t *testing.T) {
+	t.Parallel()
+	srv := pubServer(t)
+	tests := []struct {
+		name, token string
+		want        bool
+		wantErr     wire.Code
+	}{
+		{"publish token", pubPublishTok, true, ""},
+		{"admin token", pubAdminTok, true, ""},
+		{"read-only token", pubReadTok, false, ""},
+		{"no token", "", false, ""},
+		{"unknown token", "nope", false, wire.CodeInvalidToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var opts []registryclient.Option
+			if tt.token != "" {
+				opts = append(opts, registryclient.WithToken(tt.token))
+			}
+			c, err := registryclient.New(srv.URL, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.MayPublish(t.Context())
+			var se *registryclient.StatusError
+			switch {
+			case tt.wantErr != "" && (!errors.As(err, &se) || se.Code != tt.wantErr):
+				t.Fatalf("got error %v, want %s", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("got error %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	admin, err := registryclient.New(srv.URL, registryclient.WithToken(pubAdminTok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regs, err := admin.Registries(t.Context(), "@acme"); err != nil || len(regs) != 0 {
+		t.Errorf("after the probes @acme holds %v (%v), want nothing", regs, err)
+	}
+}

@@ -162,7 +162,7 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int {
-		return cmp.Or(rankOf(a.match)-rankOf(b.match), strings.Compare(a.id.Key(), b.id.Key()))
+		return cmp.Or(a.match.Rank()-b.match.Rank(), strings.Compare(a.id.Key(), b.id.Key()))
 	})
 	res := &SearchResult{Fallback: true}
 	if len(cands) > max {
@@ -201,16 +201,6 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 	}
 	res.Page = page
 	return res, nil
-}
-
-// rankOf orders matches for the fallback's candidate list.
-func rankOf(m search.Match) int {
-	for i, x := range []search.Match{search.MatchExact, search.MatchPrefix, search.MatchWord, search.MatchAll} {
-		if m == x {
-			return i
-		}
-	}
-	return 4
 }
 
 // Presets lists every preset the server holds: name, latest version,
@@ -351,37 +341,9 @@ func (s *Sources) Search(ctx context.Context, q search.Query) (*MultiSearch, err
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	type group struct {
-		key    string
-		nss    []string
-		client *Client
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	var setupErrs []SourceSearch
-	for _, ns := range s.r.List() {
-		if ns == registry.PresetNamespace || (q.Namespace != "" && ns != strings.ToLower(q.Namespace)) {
-			continue
-		}
-		e, err := s.r.Resolve(ns)
-		if err != nil {
-			setupErrs = append(setupErrs, SourceSearch{Namespaces: []string{ns}, Err: err})
-			continue
-		}
-		key := sourceKey(e)
-		if g, ok := byKey[key]; ok {
-			g.nss = append(g.nss, ns)
-			continue
-		}
-		cl, err := s.Client(ns)
-		if err != nil {
-			setupErrs = append(setupErrs, SourceSearch{URL: e.URL, Namespaces: []string{ns}, Err: err})
-			continue
-		}
-		g := &group{key: key, nss: []string{ns}, client: cl}
-		byKey[key] = g
-		groups = append(groups, g)
-	}
+	groups, setupErrs := s.sourceGroups(func(ns string) bool {
+		return ns != registry.PresetNamespace && (q.Namespace == "" || ns == strings.ToLower(q.Namespace))
+	})
 	out := &MultiSearch{Sources: make([]SourceSearch, len(groups))}
 	pages := make([][]search.Hit, len(groups))
 	var wg sync.WaitGroup
@@ -416,6 +378,108 @@ func (s *Sources) Search(ctx context.Context, q search.Query) (*MultiSearch, err
 		return nil, errors.Join(errs...)
 	}
 	out.Results = search.Merge(q.Limit, pages...)
+	return out, nil
+}
+
+// sourceGroup is one configured source (a server and the credentials sent
+// to it) and the configured namespaces it serves.
+type sourceGroup struct {
+	key    string
+	nss    []string
+	client *Client
+}
+
+// sourceGroups groups the configured namespaces that keep accepts by
+// source, in configuration order, so that each server is asked once with
+// its own credentials; a namespace whose client cannot be built is
+// reported in errs.
+func (s *Sources) sourceGroups(keep func(ns string) bool) (groups []*sourceGroup, errs []SourceSearch) {
+	byKey := map[string]*sourceGroup{}
+	for _, ns := range s.r.List() {
+		if !keep(ns) {
+			continue
+		}
+		e, err := s.r.Resolve(ns)
+		if err != nil {
+			errs = append(errs, SourceSearch{Namespaces: []string{ns}, Err: err})
+			continue
+		}
+		key := sourceKey(e)
+		if g, ok := byKey[key]; ok {
+			g.nss = append(g.nss, ns)
+			continue
+		}
+		cl, err := s.Client(ns)
+		if err != nil {
+			errs = append(errs, SourceSearch{URL: e.URL, Namespaces: []string{ns}, Err: err})
+			continue
+		}
+		g := &sourceGroup{key: key, nss: []string{ns}, client: cl}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	return groups, errs
+}
+
+// MultiNamespaces is the answer of [Sources.Namespaces].
+type MultiNamespaces struct {
+	// Namespaces are the namespaces the caller may read, sorted.
+	Namespaces []string `json:"namespaces"`
+	// Sources says how each source answered, in configuration order.
+	Sources []SourceSearch `json:"-"`
+}
+
+// Namespaces lists the namespaces the caller may read through the
+// configured sources: each server is asked once, with its own credentials
+// (so a gated namespace configured with a token is listed). A namespace
+// is kept from the source it is configured to; one that no source is
+// configured for, from the source of [registry.DefaultNamespace], where
+// jig would read it. A source that fails is reported in
+// [MultiNamespaces.Sources]; the call fails only when every source fails.
+//
+// API: GET /namespaces on each source (see [Client.Namespaces])
+func (s *Sources) Namespaces(ctx context.Context) (*MultiNamespaces, error) {
+	groups, setupErrs := s.sourceGroups(func(ns string) bool { return ns != registry.PresetNamespace })
+	configured := s.r.List()
+	out := &MultiNamespaces{Sources: make([]SourceSearch, len(groups))}
+	lists := make([][]string, len(groups))
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Go(func() {
+			src := SourceSearch{URL: g.client.BaseURL(), Namespaces: g.nss}
+			nss, err := g.client.Namespaces(ctx)
+			src.Err = err
+			isDefault := slices.Contains(g.nss, registry.DefaultNamespace)
+			for _, ns := range nss {
+				if slices.Contains(g.nss, ns) || (isDefault && !slices.Contains(configured, ns)) {
+					lists[i] = append(lists[i], ns)
+				}
+			}
+			out.Sources[i] = src
+		})
+	}
+	wg.Wait()
+	out.Sources = append(out.Sources, setupErrs...)
+	failed := 0
+	var errs []error
+	for _, src := range out.Sources {
+		if src.Err != nil {
+			failed++
+			errs = append(errs, src.Err)
+		}
+	}
+	if failed == len(out.Sources) && failed > 0 {
+		return nil, errors.Join(errs...)
+	}
+	out.Namespaces = []string{}
+	for _, l := range lists {
+		for _, ns := range l {
+			if !slices.Contains(out.Namespaces, ns) {
+				out.Namespaces = append(out.Namespaces, ns)
+			}
+		}
+	}
+	slices.Sort(out.Namespaces)
 	return out, nil
 }
 

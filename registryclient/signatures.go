@@ -52,6 +52,7 @@ func (c *Client) signatures(ctx context.Context, id registry.ID, version string)
 	if c.opts.cache != nil {
 		if d, ok := c.opts.cache.Ref(ref); ok {
 			if b, ok := c.opts.cache.Get(d); ok {
+				c.traceHit(fmt.Sprintf("%s@%s signatures from %s", id.Key(), version, c.baseStr))
 				return parseSignatures(id, version, b, "the cache")
 			}
 		}
@@ -65,7 +66,7 @@ func (c *Client) signatures(ctx context.Context, id registry.ID, version string)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, request{path: p + "/signatures", registry: idLabel(pid)})
+	resp, err := c.do(ctx, request{path: p + "/signatures", registry: idLabel(pid), cacheable: true})
 	var se *StatusError
 	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
 		return nil, errNoSignatures

@@ -84,6 +84,18 @@ func newSourceClient(ns string, e Entry, opts []Option) (*Client, error) {
 	return cl, nil
 }
 
+// Offline reports whether the sources' clients make no network request
+// ([WithMode] [Offline]): what they return comes from the cache.
+func (s *Sources) Offline() bool {
+	o := defaultOptions()
+	for _, opt := range s.opts {
+		if opt != nil {
+			_ = opt(&o)
+		}
+	}
+	return o.mode == Offline
+}
+
 // Client returns the (cached) client for namespace ns, or a
 // [*NotConfiguredError]. A namespace the resolver does not configure but
 // that a source named as its default namespace ([Sources.DefaultNamespace])

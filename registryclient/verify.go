@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/jigkit/jig/registry"
@@ -243,7 +244,7 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 		if err != nil {
 			return nil, err
 		}
-		resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid)})
+		resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid), cacheable: true})
 		var se *StatusError
 		if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
 			c.idxMu.Lock()
@@ -348,7 +349,7 @@ func (c *Client) manifestWithDigest(ctx context.Context, id registry.ID, files f
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, request{path: p, registry: idLabel(pid)})
+	resp, err := c.do(ctx, request{path: p, registry: idLabel(pid), cacheable: true})
 	if err != nil {
 		return nil, err
 	}
@@ -417,6 +418,7 @@ func (c *Client) cachedManifest(ctx context.Context, id registry.ID, version str
 	if err != nil || m.Version != version {
 		return nil, nil
 	}
+	c.traceHit(fmt.Sprintf("%s@%s manifest from %s", id.Key(), version, c.baseStr))
 	return &ManifestResult{Manifest: m, Digest: x.Manifest, Verified: true, Cached: true, Bytes: b}, nil
 }
 
@@ -455,6 +457,7 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 	}
 	if c.opts.cache != nil {
 		if b, ok := c.opts.cache.Get(want); ok {
+			c.traceHit(fmt.Sprintf("%s file %s from %s", idLabel(id), path, c.baseStr))
 			return b, nil
 		}
 	}
@@ -523,4 +526,48 @@ func (c *Client) ManifestDigest(ctx context.Context, id registry.ID) (*registry.
 		return nil, "", false, err
 	}
 	return r.Manifest, r.Digest, r.Verified, nil
+}
+
+// CacheRef is a ref of the cache ([cache.Entry.Ref]) read back: which
+// server and what content it names.
+type CacheRef struct {
+	// Server is the server's URL, without user info.
+	Server string
+	// Registry is "@ns/path@version", or "@presets/name@version".
+	Registry string
+	// Content is "digest index", "signatures" or "preset".
+	Content string
+}
+
+// ParseCacheRef reads a ref the clients write into the cache; ok is false
+// for a ref of another shape.
+func ParseCacheRef(ref string) (r CacheRef, ok bool) {
+	base, rest, found := strings.Cut(ref, "/")
+	if !found {
+		return r, false
+	}
+	server, err := url.QueryUnescape(base)
+	if err != nil {
+		return r, false
+	}
+	r.Server = server
+	parts := strings.Split(rest, "/")
+	content := "digest index"
+	switch parts[0] {
+	case "signatures":
+		content, parts = "signatures", parts[1:]
+	case "presets":
+		if len(parts) != 3 {
+			return r, false
+		}
+		r.Registry, r.Content = registry.PresetNamespace+"/"+parts[1]+"@"+parts[2], "preset"
+		return r, true
+	}
+	if len(parts) < 3 || !strings.HasPrefix(parts[0], "@") {
+		return r, false
+	}
+	n := len(parts)
+	r.Registry = strings.Join(parts[:n-1], "/") + "@" + parts[n-1]
+	r.Content = content
+	return r, true
 }

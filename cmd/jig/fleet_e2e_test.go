@@ -466,9 +466,9 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 	for _, bare := range repos {
 		f.git(bare, "rev-parse", "--verify", "jig/team-x-1.1.0")
 	}
-	// --repos and --from-census exclude each other.
+	// --repos and --from-census exclude each other: a usage error (2).
 	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})
-	f.jig(f.dir, 1, "fleet", "update", "@team/x", "--from-census", "--repos", "one.txt")
+	f.jig(f.dir, 2, "fleet", "update", "@team/x", "--from-census", "--repos", "one.txt")
 }
 
 // TestFleetKilledBeforeRequest: jig is killed (kill -9) after it pushed a

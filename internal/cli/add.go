@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -15,8 +16,8 @@ import (
 // AddCmd is "jig add <registry> [--skip-install] [--dry-run] [--json]
 // [--allow-scripts] [-f]".
 type AddCmd struct {
-	Registry     string `arg:"" help:"Registry to add: [@namespace/]path[@version][:ts|:js]."`
-	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, and package.json scripts the project already has, without asking."`
+	Registry     string `arg:"" optional:"" help:"Registry to add: [@namespace/]path[@version][:ts|:js]. On a terminal, omitting it offers the registries not installed yet."`
+	Force        bool   `name:"force" short:"f" help:"Replace files of the project's own (or changed since jig wrote them) that the registry overwrites, and package.json scripts the project already has. Without it a terminal asks file by file, and without a terminal the add is refused."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
 	JSON         bool   `name:"json" help:"Print the result (or the plan) as one JSON document."`
@@ -24,8 +25,40 @@ type AddCmd struct {
 	Dir          string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
-// Run adds a registry to the project in the current directory.
+// Run adds a registry to the project in the current directory; without
+// one, on a terminal, it offers those not installed yet and adds each one
+// ticked, in turn.
 func (c *AddCmd) Run(ctx context.Context, app *App) error {
+	if c.Registry != "" {
+		return c.add(ctx, app)
+	}
+	if !app.Interactive || c.JSON {
+		return errors.New(`expected "<registry>"; e.g. jig add quality/eslint (jig search lists them; on a terminal, jig add offers them)`)
+	}
+	dir, err := projectDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	picked, err := pickRegistries(ctx, app, dir)
+	if err != nil {
+		return err
+	}
+	if len(picked) == 0 {
+		app.Out.Println("Nothing ticked; nothing added.")
+		return nil
+	}
+	for _, r := range picked {
+		one := *c
+		one.Registry = r
+		if err := one.add(ctx, app); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds c.Registry.
+func (c *AddCmd) add(ctx context.Context, app *App) error {
 	id, err := registry.ParseID(c.Registry)
 	if err != nil {
 		return err
@@ -56,7 +89,8 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd, Force: c.Force})
+	areq := apply.Request{Dir: dir, Template: c.Registry, Mode: apply.ModeAdd, Force: c.Force}
+	plan, err := eng.Plan(ctx, areq)
 	pr.done()
 	if err != nil {
 		return explainNotFound(ctx, app, c.Registry, err)
@@ -86,17 +120,15 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 		return nil
 	}
 	if guarded {
-		if !app.Interactive {
-			return errors.New(overwriteNote(over) + "\nre-run with --force (-f) to replace them, or with --dry-run to see the whole plan")
-		}
-		app.Out.Infof("%s", overwriteNote(over))
-		ok, err := app.Prompt.Confirm(ctx, "Replace them?", false)
+		keep, err := askOverwrites(ctx, app, plan, over)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			app.Out.Println("Operation cancelled")
-			return nil
+		if len(keep) > 0 {
+			if plan, err = replanKeeping(ctx, eng, areq, keep, over); err != nil {
+				return err
+			}
+			res.Plan = plan
 		}
 	}
 	if err := eng.Apply(ctx, plan); err != nil {
@@ -135,5 +167,5 @@ func (c *AddCmd) Run(ctx context.Context, app *App) error {
 // overwriteNote names the files of the project's own that adding a
 // registry replaces.
 func overwriteNote(files []string) string {
-	return fmt.Sprintf("the registry overwrites %d file(s) of the project's own (or changed since jig wrote them), and their content would be lost: %s", len(files), strings.Join(files, ", "))
+	return fmt.Sprintf("the registry overwrites %s of the project's own (or changed since jig wrote them), and their content would be lost: %s", english.Count(len(files), "file", "files"), strings.Join(files, ", "))
 }

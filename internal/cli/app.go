@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,8 +31,13 @@ type App struct {
 	Out *Output
 	// CI is true with --ci or when the CI environment variable is set.
 	CI bool
-	// Interactive is true when prompting is allowed: not CI, and stdin and
-	// stdout are terminals. It is decided once, before any command runs.
+	// Yes is true with --yes (-y) or CI: confirmations are answered yes
+	// (see [App.Confirm]). It never replaces or deletes a file jig would
+	// otherwise keep: that is each command's --force.
+	Yes bool
+	// Interactive is true when prompting is allowed: not CI, not
+	// --no-input, and stdin and stdout are terminals. It is decided once,
+	// before any command runs.
 	Interactive bool
 	// Prompt asks questions; without a terminal it fails with [ErrNoPrompt].
 	Prompt Prompter
@@ -46,6 +52,13 @@ type App struct {
 	// JSON is true when the command runs with --json: an error is then
 	// also printed as {"error": {code, message, hint}} on stdout.
 	JSON bool
+	// trace prints each HTTP request (--verbose, JIG_DEBUG=1); nil for
+	// none.
+	trace func(registryclient.Trace)
+
+	// command is the first word of the command being run ("config" for
+	// jig config set), for the exit code of a usage error.
+	command string
 
 	// timeout and deadline bound all registry requests of the command
 	// (--timeout, JIG_TIMEOUT); zero means none.
@@ -90,15 +103,73 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	return a
 }
 
-// setup makes the interactivity decision once.
-func (a *App) setup(ciFlag bool) {
+// setup makes the interactivity decision once: --ci (or the CI
+// environment variable) means --yes --no-input.
+func (a *App) setup(ciFlag, yes, noInput bool) {
 	a.CI = ciFlag || a.Getenv("CI") != ""
-	a.Interactive = !a.CI && isTerminal(a.Stdin) && isTerminal(a.Stdout)
-	if a.testPrompt != nil && !a.CI {
+	a.Yes = yes || a.CI
+	noInput = noInput || a.CI
+	a.Interactive = !noInput && isTerminal(a.Stdin) && isTerminal(a.Stdout)
+	if a.testPrompt != nil && !noInput {
 		a.Interactive, a.Prompt = true, a.testPrompt
 	} else if a.Interactive {
 		a.Prompt = newHuhPrompter(a.Stdin, a.Stderr, a.plainTerminal())
 	}
+}
+
+// EnvDebug is the environment variable that, set (to 1; not to 0 or
+// false), turns the request trace of --verbose on.
+const EnvDebug = "JIG_DEBUG"
+
+// setVerbosity applies --quiet and --verbose (or JIG_DEBUG=1).
+func (a *App) setVerbosity(quiet, verbose bool) {
+	a.Out.quiet = quiet
+	if d := a.Getenv(EnvDebug); verbose || (d != "" && d != "0" && !strings.EqualFold(d, "false")) {
+		var mu sync.Mutex // requests run concurrently; one line at a time
+		a.trace = func(t registryclient.Trace) {
+			line := traceLine(t)
+			mu.Lock()
+			defer mu.Unlock()
+			a.Out.Errorln(line)
+		}
+	}
+}
+
+// traceLine is one request of the trace, for people: "http: GET <url>
+// 200 12ms HTTP/2.0 h2c cache=miss", or "http: cache hit <what>".
+func traceLine(t registryclient.Trace) string {
+	if t.Cache == "hit" {
+		return "http: cache hit " + t.URL + " (no request)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "http: %s %s", t.Method, t.URL)
+	if t.Err != nil {
+		fmt.Fprintf(&b, " failed after %s: %v", t.Duration.Round(time.Microsecond), t.Err)
+	} else {
+		fmt.Fprintf(&b, " %d %s %s %s", t.Status, t.Duration.Round(time.Microsecond), t.Proto, t.Conn)
+	}
+	if t.Cache != "" {
+		b.WriteString(" cache=" + t.Cache)
+	}
+	return b.String()
+}
+
+// Confirm asks question q (def is the default answer) and returns the
+// answer: yes at once with --yes; without a terminal an error that names
+// --yes (-y), or flag when flag is not "" (the command's own flag that
+// answers it, such as --force).
+func (a *App) Confirm(ctx context.Context, q string, def bool, flag, what string) (bool, error) {
+	if a.Yes {
+		return true, nil
+	}
+	ok, err := a.Prompt.Confirm(ctx, q, def)
+	if err != nil {
+		if flag == "" {
+			flag = "--yes (-y)"
+		}
+		return false, NeedFlag(err, flag, what)
+	}
+	return ok, nil
 }
 
 // plainTerminal reports whether the terminal must get plain text only: no
@@ -177,6 +248,9 @@ func (a *App) ClientOptions() []registryclient.Option {
 	} else {
 		// Offline, the command then fails for want of content: this says why.
 		a.cacheWarn.Do(func() { a.Out.Warnf("local cache unavailable (%v); continuing without it", err) })
+	}
+	if a.trace != nil {
+		opts = append(opts, registryclient.WithTrace(a.trace))
 	}
 	opts = append(opts, registryclient.WithMode(a.Mode),
 		registryclient.WithNotice(func(msg string) { a.Out.Infof("note: %s", msg) }))

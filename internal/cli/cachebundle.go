@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registryclient"
@@ -38,7 +39,7 @@ func (c *CacheImportCmd) Run(ctx context.Context, app *App) error {
 	if c.JSON {
 		return app.Out.JSON(bundleDoc{Server: client.BaseURL(), Imported: nonNilStrings(res.Versions), Skipped: nonNilStrings(res.Skipped)})
 	}
-	app.Out.Success("Imported %s from %s into the cache for %s; %s already cached", fmt.Sprintf("%d version%s", len(res.Versions), plural(len(res.Versions), "", "s")), c.Bundle, client.BaseURL(), fmt.Sprintf("%d version%s", len(res.Skipped), plural(len(res.Skipped), "", "s")))
+	app.Out.Success("Imported %s from %s into the cache for %s; %s already cached", english.Count(len(res.Versions), "version", "versions"), c.Bundle, client.BaseURL(), english.Count(len(res.Skipped), "version", "versions"))
 	for _, v := range res.Versions {
 		app.Out.Printf("  + %s\n", v)
 	}
@@ -74,7 +75,7 @@ func (c *CacheExportCmd) Run(ctx context.Context, app *App) error {
 	if c.JSON {
 		return app.Out.JSON(bundleDoc{Server: client.BaseURL(), Exported: nonNilStrings(res.Versions), Skipped: nonNilStrings(res.Skipped)})
 	}
-	app.Out.Success("Exported %s of %s from the cache to %s", fmt.Sprintf("%d version%s", len(res.Versions), plural(len(res.Versions), "", "s")), ns, c.Output)
+	app.Out.Success("Exported %s of %s from the cache to %s", english.Count(len(res.Versions), "version", "versions"), ns, c.Output)
 	for _, v := range res.Skipped {
 		app.Out.Warnf("left out %s: the cache does not hold all of its files", v)
 	}

@@ -3,6 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/registryclient"
 )
 
 // CacheCmd is "jig cache ls|verify|clean|import|export".
@@ -42,16 +45,23 @@ func (c *CacheLsCmd) Run(app *App) error {
 		return app.Out.JSON(doc{ch.Dir(), size, entries})
 	}
 	app.Out.Printf("Cache: %s (%s)\n", ch.Dir(), humanSize(size))
+	if len(entries) == 0 {
+		app.Out.Println("  (empty)")
+		return nil
+	}
+	rows := [][]string{{"Registry", "Content", "Server", "Size", "Digest"}}
 	for _, e := range entries {
 		sz := "evicted"
 		if e.Size >= 0 {
 			sz = humanSize(e.Size)
 		}
-		app.Out.Printf("  %s  %s  %s\n", e.Ref, e.Digest, sz)
+		r, ok := registryclient.ParseCacheRef(e.Ref)
+		if !ok {
+			r = registryclient.CacheRef{Registry: e.Ref, Content: "?"}
+		}
+		rows = append(rows, []string{r.Registry, r.Content, r.Server, sz, e.Digest})
 	}
-	if len(entries) == 0 {
-		app.Out.Println("  (empty)")
-	}
+	app.Out.Columns("  ", rows)
 	return nil
 }
 
@@ -90,7 +100,7 @@ func (c *CacheVerifyCmd) Run(app *App) error {
 	}
 	if len(problems) > 0 {
 		if !c.JSON {
-			app.Out.Errorln(fmt.Sprintf("%d problem(s) in %s; run 'jig cache clean' to start afresh (corrupt entries are also refetched automatically)", len(problems), ch.Dir()))
+			app.Out.Errorln(fmt.Sprintf("%s in %s; run 'jig cache clean' to start afresh (corrupt entries are also refetched automatically)", english.Count(len(problems), "problem", "problems"), ch.Dir()))
 		}
 		return errSilent
 	}

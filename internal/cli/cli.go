@@ -20,11 +20,15 @@ import (
 // commands of an installed project (outdated, check, diff, update,
 // remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
-	CI            bool             `name:"ci" help:"Never prompt; fail when a value is missing (also when the CI environment variable is set)."`
-	ShowVersion   kong.VersionFlag `name:"version" short:"V" help:"Print the version and exit."`
-	Offline       bool             `name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
-	PreferOffline bool             `name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
-	Timeout       string           `name:"timeout" placeholder:"DURATION" help:"Give up after this long in total, for the registry servers and for merging files, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
+	CI            bool             `group:"global" name:"ci" help:"Same as --yes --no-input (also when the CI environment variable is set)."`
+	Yes           bool             `group:"global" name:"yes" short:"y" help:"Answer yes to confirmations (never to replacing or deleting your files: that is --force)."`
+	NoInput       bool             `group:"global" name:"no-input" help:"Never prompt; fail when a value is missing, naming the flag that gives it."`
+	ShowVersion   kong.VersionFlag `group:"global" name:"version" short:"V" help:"Print the version and exit."`
+	Offline       bool             `group:"global" name:"offline" help:"Use only the local cache and make no network request; an unpinned registry or a preset resolves to the newest cached version."`
+	PreferOffline bool             `group:"global" name:"prefer-offline" help:"Take everything the local cache holds from it (unpinned registries and presets: the newest cached version); fetch only what is missing."`
+	Quiet         bool             `group:"global" name:"quiet" short:"q" help:"Print only results, warnings and errors: no progress lines or notes."`
+	Verbose       bool             `group:"global" name:"verbose" short:"v" help:"Print each HTTP request to stderr: method, URL (secrets redacted), status, time, cache hit or miss, protocol and TLS or h2c (also JIG_DEBUG=1)."`
+	Timeout       string           `group:"global" name:"timeout" placeholder:"DURATION" help:"Give up after this long in total, for the registry servers and for merging files, e.g. 30s or 5m; 0 means never (also JIG_TIMEOUT; default 2m). Package installs are not counted."`
 
 	Init     InitCmd     `cmd:"" help:"Create a project from a preset or a registry."`
 	Add      AddCmd      `cmd:"" help:"Apply a registry to the project in the current directory."`
@@ -37,8 +41,10 @@ type CLI struct {
 	Fleet    FleetCmd    `cmd:"" help:"See which projects run which registry version (the census), and roll a version out to many repositories as pull requests."`
 	Adopt    AdoptCmd    `cmd:"" help:"Write jig.json from the rack.json of a project the reference (rk) made; changes nothing else."`
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
+	Login    LoginCmd    `cmd:"" help:"Save a namespace's token in the rc file after checking it against the server (token from stdin, or asked for without showing it)."`
+	Logout   LogoutCmd   `cmd:"" help:"Remove a namespace's token from the rc file (its URL stays)."`
 	Trust    TrustCmd    `cmd:"" help:"Manage which SSH keys may sign each namespace's versions, and whether a signature is required."`
-	Verify   VerifyCmd   `cmd:"" help:"Check the installed versions' signatures against the trust policy and every digest jig.json records (exit 1 on failure)."`
+	Verify   VerifyCmd   `cmd:"" help:"Check the installed versions' signatures against the trust policy and every digest jig.json records (exit 3 on failure)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
 	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`
 	Info     InfoCmd     `cmd:"" help:"Show a registry's description, versions, files and dependencies, and how to add it."`
@@ -49,6 +55,7 @@ type CLI struct {
 	Cache    CacheCmd    `cmd:"" help:"Inspect, verify or empty the local cache of verified registry content."`
 	Mcp      McpCmd      `cmd:"" name:"mcp" help:"Serve the registries to coding agents over the Model Context Protocol (stdio)."`
 
+	Help       HelpCmd       `cmd:"" help:"Show help: jig help <command> as jig <command> --help, or a topic: jig help exit-codes, jig help environment."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh, fish or powershell)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions for the words after jig (used by the completion scripts)."`
 }
@@ -58,22 +65,16 @@ func (c *CLI) Validate() error {
 	if c.Offline && c.PreferOffline {
 		return errors.New("--offline and --prefer-offline exclude each other; give one")
 	}
+	if c.Quiet && c.Verbose {
+		return errors.New("--quiet and --verbose exclude each other; give one")
+	}
 	return nil
 }
 
-// Exit codes of [Main].
-const (
-	ExitOK    = 0
-	ExitError = 1
-	// ExitDrift is jig check's answer when the project differs from what
-	// jig.json records: a finding, not a failure to check.
-	ExitDrift   = 3
-	ExitAborted = 130
-)
-
 // Main runs the jig command line with args (without the program name) and
-// returns the exit code: 0 on success, 1 on error, 3 when jig check found
-// drift, 130 when aborted (the context was cancelled, or a prompt was
+// returns the exit code (see [exitCodes]): 0 on success, 1 on error, 2 on
+// a usage error of a command the reference lacks, 3 when the answer is "not
+// clean", 130 when aborted (the context was cancelled, or a prompt was
 // aborted). cmd/jig runs it under internal/shutdown.Run, which cancels ctx on
 // SIGINT or SIGTERM, abandons a command still blocked a second later, and
 // then exits 130 or 143 whatever Main returns.
@@ -82,7 +83,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func run(ctx context.Context, args []string, app *App) (code int) {
-	args = headerValues(args)
+	args = helpArgs(headerValues(args))
 	var root CLI
 	stdout, stderr := app.Stdout, app.Stderr
 	defer kongexit.Recover(&code)
@@ -98,10 +99,12 @@ func run(ctx context.Context, args []string, app *App) (code int) {
 		}
 		fmt.Fprintf(stderr, "Error: %s\n", escapeLines(err.Error()))
 		fmt.Fprintln(stderr, "Run 'jig --help' for usage.")
-		return ExitError
+		return usageExit(parsedCommand(err))
 	}
+	app.command = topCommand(kctx.Selected())
 	app.JSON = jsonRequested(kctx)
-	app.setup(root.CI)
+	app.setup(root.CI, root.Yes, root.NoInput)
+	app.setVerbosity(root.Quiet, root.Verbose)
 	if err := app.setTimeout(root.Timeout); err != nil {
 		return app.report(ctx, err)
 	}
@@ -124,6 +127,8 @@ func newParser(ctx context.Context, app *App, root *CLI, args []string) (*kong.K
 		kong.Writers(app.Stdout, app.Stderr),
 		kongexit.Option(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		// The command's own flags come first, then the global ones.
+		kong.ExplicitGroups([]kong.Group{{Key: "global", Title: "Global flags:"}}),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(app),
 		kong.Vars{"version": "jig " + buildinfo.Get().String()},
@@ -139,13 +144,17 @@ func (a *App) report(ctx context.Context, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	if errors.Is(err, errDrift) {
-		return ExitDrift
+	if errors.Is(err, errNotClean) {
+		return ExitNotClean
 	}
 	if errors.Is(err, errSilent) {
 		return ExitError
 	}
 	code := ExitError
+	if errors.Is(err, ErrNoPrompt) {
+		// A value that only a flag can give without a terminal.
+		code = usageExit(a.command)
+	}
 	if errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		code = ExitAborted
 	}
@@ -172,6 +181,40 @@ func jsonRequested(kctx *kong.Context) bool {
 // (doctor with errors); Main exits 1 without printing anything else.
 var errSilent = errors.New("failed")
 
-// errDrift is returned by jig check when it found and printed drift; Main
-// exits [ExitDrift] without printing anything else.
-var errDrift = errors.New("drift")
+// errNotClean is returned by a command that found and printed that the
+// project is not clean (check's drift, outdated --exit-code, update's
+// conflicts, verify's failures); Main exits [ExitNotClean] without printing
+// anything else.
+var errNotClean = errors.New("drift")
+
+// usageExit is the exit code of a usage error of command (its first word,
+// "" for none): 1 for the reference's commands and for none, as rk, else
+// [ExitUsage].
+func usageExit(command string) int {
+	if command == "" || slices.Contains(referenceCommands, command) {
+		return ExitError
+	}
+	return ExitUsage
+}
+
+// parsedCommand returns the first word of the command a parse error
+// concerns, or "".
+func parsedCommand(err error) string {
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil {
+		return ""
+	}
+	return topCommand(pe.Context.Selected())
+}
+
+// topCommand returns the name of the command of [CLI] that n is or is
+// under, or "" for none.
+func topCommand(n *kong.Node) string {
+	for n != nil && n.Parent != nil && n.Parent.Type != kong.ApplicationNode {
+		n = n.Parent
+	}
+	if n == nil || n.Type == kong.ApplicationNode {
+		return ""
+	}
+	return n.Name
+}

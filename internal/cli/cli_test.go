@@ -11,11 +11,50 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fakePrompter answers Confirm with yes/no or aborts.
+// fakePrompter answers Confirm with yes/no or aborts; Choose, Select
+// and MultiSelect take their answers from answers, in order.
 type fakePrompter struct {
 	confirm bool
 	err     error
 	asked   []string
+	answers [][]string
+}
+
+func (f *fakePrompter) askedOrNil() []string {
+	if f == nil {
+		return nil
+	}
+	return f.asked
+}
+
+func (f *fakePrompter) next(title string) []string {
+	f.asked = append(f.asked, title)
+	if len(f.answers) == 0 {
+		return nil
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	return a
+}
+
+func (f *fakePrompter) Secret(ctx context.Context, title string) (string, error) {
+	return f.Choose(ctx, title, nil)
+}
+
+func (f *fakePrompter) Choose(_ context.Context, title string, _ []Choice) (string, error) {
+	a := f.next(title)
+	if len(a) == 0 {
+		return "", f.err
+	}
+	return a[0], f.err
+}
+
+func (f *fakePrompter) Select(ctx context.Context, title string, cs []Choice) (string, error) {
+	return f.Choose(ctx, title, cs)
+}
+
+func (f *fakePrompter) MultiSelect(_ context.Context, title string, _ []Choice) ([]string, error) {
+	return f.next(title), f.err
 }
 
 func (f *fakePrompter) Input(_ context.Context, title, def string) (string, error) {
@@ -74,19 +113,41 @@ func TestConfigRemovePrompt(t *testing.T) {
 	}
 }
 
-func TestCIFlagDisablesPrompt(t *testing.T) {
+// TestNoInputAndCI: --no-input never prompts and names the flags that
+// answer; --ci is --yes --no-input, so the confirmation is answered yes
+// without asking.
+func TestNoInputAndCI(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(`{"registries":{"@co":"http://x.example"}}`), 0o600); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		flag       string
+		wantCode   int
+		wantStderr string
+		wantKept   bool
+	}{
+		{"--no-input", ExitError, "pass --yes (-y) or -f (--force)", true},
+		{"--ci", ExitOK, "", false},
+		{"-y", ExitOK, "", false},
 	}
-	p := &fakePrompter{confirm: true}
-	_, stderr, code := runCLI(t, home, p, "--ci", "config", "rm", "@co")
-	if code != ExitError || !strings.Contains(stderr, "pass -f (--force)") {
-		t.Fatalf("got code %d stderr %q, want 1 and a message naming -f", code, stderr)
-	}
-	if len(p.asked) != 0 {
-		t.Errorf("got prompts %v with --ci, want none", p.asked)
+	for _, tt := range tests {
+		t.Run(tt.flag, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(`{"registries":{"@co":"http://x.example"}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p := &fakePrompter{confirm: false}
+			_, stderr, code := runCLI(t, home, p, tt.flag, "config", "rm", "@co")
+			if code != tt.wantCode || !strings.Contains(stderr, tt.wantStderr) {
+				t.Fatalf("got code %d stderr %q, want %d and %q", code, stderr, tt.wantCode, tt.wantStderr)
+			}
+			if len(p.asked) != 0 {
+				t.Errorf("got prompts %v with %s, want none", p.asked, tt.flag)
+			}
+			data, _ := os.ReadFile(filepath.Join(home, ".jigrc"))
+			if kept := strings.Contains(string(data), "@co"); kept != tt.wantKept {
+				t.Errorf("got @co kept=%v, want %v", kept, tt.wantKept)
+			}
+		})
 	}
 }
 

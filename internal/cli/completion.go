@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient/apply"
 )
 
 // CompletionCmd is "jig completion bash|zsh|fish|powershell".
@@ -185,6 +188,8 @@ func flagValues(ctx context.Context, app *App, f *kong.Flag, cur string) []strin
 		return enum
 	}
 	switch f.Name {
+	case "type":
+		return searchTypes()
 	case "registry":
 		return configuredNamespaces(app)
 	case "template":
@@ -200,10 +205,26 @@ func argValues(ctx context.Context, app *App, node *kong.Node, arg, cur string) 
 		return []string{"bash", "zsh", "fish", "powershell"}
 	case arg == "namespace":
 		return append(configuredNamespaces(app), registry.PresetNamespace)
+	case (arg == "registry" || arg == "registries") && slices.Contains([]string{"update", "remove", "diff"}, node.Name):
+		return installedRegistries()
 	case arg == "registry" || arg == "registries" || arg == "id" || arg == "ids":
 		return registryIDs(ctx, app, cur)
 	}
 	return nil
+}
+
+// installedRegistries lists the registries the jig.json of the current
+// directory records (what update, remove and diff take); no network.
+func installedRegistries() []string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	proj, err := apply.ReadProject(dir)
+	if err != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(proj.Installed))
 }
 
 // configuredNamespaces lists the rc file's namespaces (built-ins

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
@@ -57,7 +58,7 @@ func printEntry(o *Output, e registryclient.Entry) {
 		o.Printf("  Default namespace: %s (shorthand such as runtimes/node means %s/runtimes/node)\n", e.DefaultNamespace, e.DefaultNamespace)
 	}
 	if t := e.Trust; t != nil {
-		what := fmt.Sprintf("%d key(s)", len(t.Keys))
+		what := english.Count(len(t.Keys), "key", "keys")
 		if t.AllowedSigners != "" {
 			what += " and the allowed signers file " + t.AllowedSigners
 		}
@@ -189,7 +190,7 @@ func (c *ConfigSetCmd) Run(ctx context.Context, app *App) error {
 // ConfigRemoveCmd is "jig config remove <ns> [-f]".
 type ConfigRemoveCmd struct {
 	Namespace string `arg:"" help:"Namespace, e.g. @company."`
-	Force     bool   `short:"f" name:"force" help:"Remove without asking."`
+	Force     bool   `short:"f" name:"force" help:"Remove without asking (as --yes does)."`
 }
 
 // Run removes a source after confirmation. For a built-in namespace it
@@ -214,9 +215,9 @@ func (c *ConfigRemoveCmd) Run(ctx context.Context, app *App) error {
 		if builtin {
 			q = fmt.Sprintf("Remove your override of %s and go back to %s?", c.Namespace, cfg.BuiltinURL())
 		}
-		ok, err := app.Prompt.Confirm(ctx, q, false)
+		ok, err := app.Confirm(ctx, q, false, "--yes (-y) or -f (--force)", fmt.Sprintf("removing %s needs confirmation", c.Namespace))
 		if err != nil {
-			return NeedFlag(err, "-f (--force)", fmt.Sprintf("removing %s needs confirmation", c.Namespace))
+			return err
 		}
 		if !ok {
 			app.Out.Println("Operation cancelled")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jigkit/jig/internal/doctor"
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -79,11 +80,11 @@ func printReport(o *Output, rep *doctor.Report) {
 	}
 	switch {
 	case errs > 0 && warns > 0:
-		o.Printf("%sFound %d error(s), %d warning(s)\n", mark(ansiRed, "✗"), errs, warns)
+		o.Printf("%sFound %s, %s\n", mark(ansiRed, "✗"), english.Count(errs, "error", "errors"), english.Count(warns, "warning", "warnings"))
 	case errs > 0:
-		o.Printf("%sFound %d error(s)\n", mark(ansiRed, "✗"), errs)
+		o.Printf("%sFound %s\n", mark(ansiRed, "✗"), english.Count(errs, "error", "errors"))
 	case warns > 0:
-		o.Printf("%sFound %d warning(s)\n", mark(ansiYellow, "⚠"), warns)
+		o.Printf("%sFound %s\n", mark(ansiYellow, "⚠"), english.Count(warns, "warning", "warnings"))
 	default:
 		o.Printf("%sAll checks passed\n", mark(ansiGreen, "✓"))
 	}

@@ -25,7 +25,7 @@ func TestPrintReportSymbols(t *testing.T) {
 		if has != color {
 			t.Errorf("colour %v: got symbols %v in\n%s", color, has, got)
 		}
-		for _, want := range []string{"[INFO] fine", "[WARNING] hmm", "[ERROR] bad", "Found 1 error(s), 1 warning(s)"} {
+		for _, want := range []string{"[INFO] fine", "[WARNING] hmm", "[ERROR] bad", "Found 1 error, 1 warning"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("colour %v: got\n%s\nwant it to contain %q", color, got, want)
 			}

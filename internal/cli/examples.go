@@ -64,8 +64,9 @@ func (c *DiffCmd) Help() string {
 
 func (c *OutdatedCmd) Help() string {
 	return `Examples:
-  jig outdated
-  jig outdated --json --exit-code   # exit 1 when something is outdated (CI)`
+  jig outdated                      # only what is outdated
+  jig outdated --all                # every installed registry
+  jig outdated --json --exit-code   # exit 3 when something is outdated (CI)`
 }
 
 func (c *ConfigListCmd) Help() string {
@@ -98,7 +99,8 @@ func (c *ConfigRemoveCmd) Help() string {
 
 func (c *ListCmd) Help() string {
 	return `Examples:
-  jig list                  # namespaces of @main's server
+  jig list                  # every namespace you may read, through every configured source
+  jig list --registry @team # the namespaces of one source
   jig list @main            # registries in a namespace
   jig list @presets         # presets
   jig list @company --json`
@@ -231,6 +233,40 @@ func (c *TrustForgetCmd) Help() string {
 func (c *VerifyCmd) Help() string {
 	return `Examples:
   jig verify          # signatures and recorded digests of every installed version
-  jig verify --json   # {"ok": false, "registries": [...]}; exit 1 on any failure
+  jig verify --json   # {"ok": false, "registries": [...]}; exit 3 on any failure
   jig --offline verify`
+}
+
+func (c *CacheCmd) Help() string {
+	return `Examples:
+  jig cache ls             # the cached manifests, digest indexes and presets
+  jig cache verify         # re-hash every entry (exit 1 when one is corrupt)
+  jig cache clean          # empty the cache`
+}
+
+func (c *ConfigCmd) Help() string {
+	return `Examples:
+  jig config list
+  jig config set @company --url https://registry.company.com --token '${COMPANY_TOKEN}'
+  jig config get @company
+  jig config rm @company -f`
+}
+
+func (c *TrustCmd) Help() string {
+	return `Examples:
+  jig trust add @company --key @alice.pub --principal alice@example.com
+  jig trust require @company on
+  jig trust list`
+}
+
+func (c *FleetCmd) Help() string {
+	return `Examples:
+  jig fleet status @company
+  jig fleet update @company/runtimes/node@2.0.0 --repos repos.txt --dry-run`
+}
+
+func (c *RegistryCmd) Help() string {
+	return `Examples:
+  jig registry new tools/greeter --namespace @team
+  jig registry test registries/greeter`
 }

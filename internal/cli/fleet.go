@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
@@ -66,9 +67,9 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport) {
 			app.Out.Warnf("census report for %s not sent to %s: %s", ns, cl.BaseURL(), reportFor(err, 0, false).Message)
 			continue
 		}
-		app.Out.Infof("Reported %s (%d registr%s of %s) to %s.", receipt.Project, len(receipt.Stored), plural(len(receipt.Stored), "y", "ies"), ns, cl.BaseURL())
+		app.Out.Infof("Reported %s (%s of %s) to %s.", receipt.Project, english.Count(len(receipt.Stored), "registry", "registries"), ns, cl.BaseURL())
 		if len(receipt.Ignored) > 0 {
-			app.Out.Warnf("%s has no registr%s %s; not reported", ns, plural(len(receipt.Ignored), "y", "ies"), strings.Join(receipt.Ignored, ", "))
+			app.Out.Warnf("%s has no %s %s; not reported", ns, english.Plural(len(receipt.Ignored), "registry", "registries"), strings.Join(receipt.Ignored, ", "))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/fleet"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -127,11 +128,11 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 		case fleet.StatusFailed, fleet.StatusNotRun:
 			return errSilent
 		case fleet.StatusConflict, fleet.StatusSkipped:
-			code = ExitDrift
+			code = ExitNotClean
 		}
 	}
-	if code == ExitDrift {
-		return errDrift
+	if code == ExitNotClean {
+		return errNotClean
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App) ([]string, error) 
 	}
 	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
 	if len(unknown) > 0 {
-		app.Out.Warnf("%d project(s) of the census have no git address jig can clone (no origin remote when they reported, or a name with blanks or control characters) and are left out: %s", len(unknown), strings.Join(unknown, ", "))
+		app.Out.Warnf("%s of the census have no git address jig can clone (no origin remote when they reported, or a name with blanks or control characters) and are left out: %s", english.Count(len(unknown), "project", "projects"), strings.Join(unknown, ", "))
 	}
 	if len(repos) == 0 {
 		return nil, fmt.Errorf("the census of %s lists no project to move to %s", id.Key(), id.Version)
@@ -222,9 +223,10 @@ func printFleet(o *Output, results []fleet.Result) {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
-	o.Printf("%d repositor%s: %s.\n", len(results), plural(len(results), "y", "ies"), strings.Join(parts, ", "))
+	o.Printf("%s: %s.\n", english.Count(len(results), "repository", "repositories"), strings.Join(parts, ", "))
 	if counts[fleet.StatusConflict] > 0 {
-		o.Errorln(fmt.Sprintf("%d repositor%s conflicted and %s skipped; update %s by hand, or rerun with --on-conflict draft to push draft requests with the conflict markers.",
-			counts[fleet.StatusConflict], plural(counts[fleet.StatusConflict], "y", "ies"), plural(counts[fleet.StatusConflict], "was", "were"), plural(counts[fleet.StatusConflict], "it", "them")))
+		n := counts[fleet.StatusConflict]
+		o.Errorln(fmt.Sprintf("%s conflicted and %s skipped; update %s by hand, or rerun with --on-conflict draft to push draft requests with the conflict markers.",
+			english.Count(n, "repository", "repositories"), english.Plural(n, "was", "were"), english.Plural(n, "it", "them")))
 	}
 }

@@ -47,10 +47,16 @@ var cliGrammar = sync.OnceValue(func() rootGrammar {
 			g.commands = append(g.commands, rootCommand{field: f.Name, names: names})
 			continue
 		}
-		if f.Type.Kind() == reflect.Bool {
-			g.switchFlags["--"+name] = true
-		} else {
-			g.valueFlags["--"+name] = true
+		spellings := []string{"--" + name}
+		if short := f.Tag.Get("short"); short != "" {
+			spellings = append(spellings, "-"+short)
+		}
+		for _, sp := range spellings {
+			if f.Type.Kind() == reflect.Bool {
+				g.switchFlags[sp] = true
+			} else {
+				g.valueFlags[sp] = true
+			}
 		}
 	}
 	return g

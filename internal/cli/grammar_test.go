@@ -26,6 +26,9 @@ func TestOnlyCommand(t *testing.T) {
 		{args: []string{"rm", "quality/eslint"}, want: "Remove"}, // an alias
 		{args: []string{"config", "set", "@co", "https://x"}, want: "Config"},
 		{args: []string{"mcp"}, want: "Mcp"},
+		{args: []string{"-q", "init", "-t", "x"}, want: "Init"},   // a global short flag
+		{args: []string{"-v", "--quiet", "check"}, want: "Check"}, // (kong rejects the pair)
+		{args: []string{"help", "add"}, want: "Help"},
 		{args: []string{"version"}, want: "Version"},
 		{args: nil},
 		{args: []string{"--help"}},

@@ -23,10 +23,10 @@ import (
 // InitCmd is "jig init -t <template> [-n name] [--ci] [-f] [--skip-install]
 // [--skip-git] [--dry-run] [--json] [--allow-scripts]".
 type InitCmd struct {
-	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). Required unless --frozen."`
+	Template     string `short:"t" help:"Template: a preset (@presets/node) or one registry (@main/runtimes/node[:ts|:js]). On a terminal, omitting it offers the presets and registries to pick from; otherwise required unless --frozen."`
 	Frozen       bool   `name:"frozen" help:"Re-create the project from its jig.json: exactly the recorded registries and versions, failing on any manifest digest difference. Uses the current directory unless --name is given."`
 	Name         string `short:"n" help:"Project name: one path segment, or . for the current directory. Prompted for when omitted."`
-	Force        bool   `short:"f" help:"Allow an existing, non-empty target directory (also .) without asking, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides."`
+	Force        bool   `short:"f" help:"Apply into an existing, non-empty target directory (also .) replacing its files where the template does, and let registries replace package.json scripts it already has. Nothing is deleted; each file's merge strategy decides. Without it a terminal asks (and then file by file for each file of yours replaced); without a terminal, or with --yes, init refuses."`
 	SkipInstall  bool   `name:"skip-install" help:"Do not run the package manager's install, now or in later add, update and remove (recorded in jig.json)."`
 	SkipGit      bool   `name:"skip-git" help:"Do not run git init and the first commit."`
 	DryRun       bool   `name:"dry-run" help:"Print the plan and write nothing."`
@@ -180,10 +180,14 @@ func (c *InitCmd) Validate() error {
 	switch {
 	case c.Frozen && c.Template != "":
 		return errors.New("--frozen takes the registries from jig.json; drop --template (-t)")
-	case !c.Frozen && c.Template == "":
-		return fmt.Errorf("missing flags: --template=STRING (-t); e.g. %s, or jig init --frozen to re-create a project from its jig.json", suggest.InitCommand(registry.PresetNamespace+"/node"))
 	}
 	return nil
+}
+
+// errNoTemplate is jig init's usage error without -t (and no terminal to
+// offer the templates on).
+func errNoTemplate() error {
+	return fmt.Errorf("missing flags: --template=STRING (-t); e.g. %s, or jig init --frozen to re-create a project from its jig.json (on a terminal, jig init offers the presets and registries)", suggest.InitCommand(registry.PresetNamespace+"/node"))
 }
 
 // Run initialises a project.
@@ -194,6 +198,16 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	}
 	if ci && c.Name == "" {
 		return errors.New("--ci requires --name (-n) <project-name>; prompts are disabled with --ci")
+	}
+	if !c.Frozen && c.Template == "" {
+		if !app.Interactive {
+			return errNoTemplate()
+		}
+		t, err := pickTemplate(ctx, app)
+		if err != nil {
+			return err
+		}
+		c.Template = t
 	}
 	if !c.Frozen {
 		if _, err := registry.ParseID(c.Template); err != nil {
@@ -247,7 +261,8 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	plan, err := eng.Plan(ctx, apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen, Force: c.Force, SkipInstall: c.SkipInstall})
+	req := apply.Request{Dir: dir, Template: c.Template, Mode: apply.ModeInit, Name: projectName, Frozen: c.Frozen, Force: c.Force, SkipInstall: c.SkipInstall}
+	plan, err := eng.Plan(ctx, req)
 	pr.done()
 	if err != nil {
 		return err
@@ -278,7 +293,11 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		return nil
 	}
 	if guarded {
-		if !app.Interactive {
+		// Writing into a non-empty directory changes what is there:
+		// --force's to allow (or a person's, asked on a terminal), never
+		// --yes's. A replaced file of the user's is asked about on its own.
+		over := plan.Overwritten()
+		if !app.Interactive || app.Yes {
 			return errors.New(string(existingDirNote(dir, changed)) + "\nuse --force (-f) to apply the template into it (nothing is deleted; merge strategies decide), or --dry-run to see the whole plan")
 		}
 		app.Out.Infof("%s", existingDirNote(dir, changed))
@@ -289,6 +308,19 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		if !ok {
 			app.Out.Println("Operation cancelled")
 			return nil
+		}
+		if len(over) > 0 {
+			keep, err := askOverwrites(ctx, app, plan, over)
+			if err != nil {
+				return err
+			}
+			if len(keep) > 0 {
+				if plan, err = replanKeeping(ctx, eng, req, keep, over); err != nil {
+					return err
+				}
+				res.Plan = plan
+				res.Existing = target.existing(plan.ExistingChanges())
+			}
 		}
 	}
 	err = eng.Apply(ctx, plan)

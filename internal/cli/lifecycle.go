@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -42,18 +43,22 @@ func lifecycleSetup(app *App, dirFlag string, opts ...apply.Option) (string, *pr
 	return dir, pr, eng, nil
 }
 
-// OutdatedCmd is "jig outdated [--json] [--exit-code]".
+// OutdatedCmd is "jig outdated [--all] [--json] [--exit-code]".
 type OutdatedCmd struct {
+	All      bool   `name:"all" help:"List every installed registry, up to date or not; without it, only the outdated ones (and those whose versions cannot be listed)."`
 	JSON     bool   `name:"json" help:"Print the report as one JSON document."`
-	ExitCode bool   `name:"exit-code" help:"Exit 1 when a registry is outdated. A registry whose versions cannot be listed always exits 1."`
+	ExitCode bool   `name:"exit-code" help:"Exit 3 when a registry is outdated. A registry whose versions cannot be listed always exits 1."`
 	Dir      string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
 // outdatedResult is the --json document of jig outdated.
 type outdatedResult struct {
-	Dir        string                `json:"dir"`
-	Outdated   bool                  `json:"outdated"`
+	Dir      string `json:"dir"`
+	Outdated bool   `json:"outdated"`
+	// Registries are the outdated registries and those whose versions
+	// cannot be listed; with --all, every installed registry.
 	Registries []apply.OutdatedEntry `json:"registries"`
+	installed  int                   // installed registries, listed or not
 }
 
 // Run lists the installed, wanted and latest version of every installed
@@ -62,12 +67,18 @@ type outdatedResult struct {
 func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (outdatedResult, error) {
 		entries, err := eng.Outdated(ctx, dir)
-		res := outdatedResult{Dir: dir, Registries: entries}
+		res := outdatedResult{Dir: dir, installed: len(entries)}
 		for _, e := range entries {
 			res.Outdated = res.Outdated || e.Outdated
+			if c.All || e.Outdated || e.Error != "" {
+				res.Registries = append(res.Registries, e)
+			}
+		}
+		if res.Registries == nil {
+			res.Registries = []apply.OutdatedEntry{}
 		}
 		return res, err
-	}, func(res outdatedResult) { printOutdated(app.Out, res.Registries) },
+	}, func(res outdatedResult) { printOutdated(app.Out, res.Registries, res.installed) },
 		func(res outdatedResult) error {
 			for _, e := range res.Registries {
 				if e.Error != "" {
@@ -75,7 +86,7 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 				}
 			}
 			if c.ExitCode && res.Outdated {
-				return errSilent
+				return errNotClean
 			}
 			return nil
 		})
@@ -83,7 +94,7 @@ func (c *OutdatedCmd) Run(ctx context.Context, app *App) error {
 
 // runReport makes a report of the project (outdated, check), prints it as
 // JSON or, with print, as text, and returns what fails makes of it
-// (errSilent or errDrift: the report already said why).
+// (errSilent or errNotClean: the report already said why).
 func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *apply.Engine, dir string) (T, error), print func(T), fails func(T) error) error {
 	dir, _, eng, err := lifecycleSetup(app, dirFlag)
 	if err != nil {
@@ -99,9 +110,15 @@ func runReport[T any](app *App, dirFlag string, asJSON bool, report func(eng *ap
 	return fails(res)
 }
 
-func printOutdated(o *Output, entries []apply.OutdatedEntry) {
-	if len(entries) == 0 {
+// printOutdated writes the table of entries, out of installed
+// registries.
+func printOutdated(o *Output, entries []apply.OutdatedEntry, installed int) {
+	switch {
+	case installed == 0:
 		o.Println("No registries are installed.")
+		return
+	case len(entries) == 0:
+		o.Println("Everything is up to date.")
 		return
 	}
 	w := len("Registry")
@@ -154,7 +171,7 @@ type CheckCmd struct {
 }
 
 // Run compares the project with what jig.json records; drift exits
-// [ExitDrift], an error (no jig.json, an unreadable file) 1.
+// [ExitNotClean], an error (no jig.json, an unreadable file) 1.
 func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 	return runReport(app, c.Dir, c.JSON, func(eng *apply.Engine, dir string) (*apply.CheckReport, error) {
 		return eng.Check(ctx, dir)
@@ -164,23 +181,26 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 				sendCensus(ctx, app, rep)
 			}
 			if rep.Drift {
-				return errDrift
+				return errNotClean
 			}
 			return nil
 		})
 }
 
 func printCheck(o *Output, rep *apply.CheckReport) {
-	files, pkgs, conflicts := 0, 0, 0
+	files, pkgs, conflicts, resolved := 0, 0, 0, 0
 	total := 0
 	for _, r := range rep.Registries {
 		total += len(r.Files)
-		if !r.Drift {
+		hasResolved := slices.ContainsFunc(r.Files, func(f apply.FileCheck) bool { return f.Status == apply.FileResolved })
+		if !r.Drift && !hasResolved {
 			continue
 		}
+		// Resolved conflicts are not drift, but are shown: the user
+		// settled them since the last update.
 		o.Printf("%s@%s\n", r.Key, r.Version)
 		for _, f := range r.Files {
-			if f.Status == apply.FileUnchanged || f.Status == apply.FileResolved {
+			if f.Status == apply.FileUnchanged {
 				continue
 			}
 			line := fmt.Sprintf("  %-9s %s", f.Status, f.Target)
@@ -188,9 +208,12 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 				line += " (" + f.Reason + ")"
 			}
 			o.Println(line)
-			if f.Status == apply.FileConflict {
+			switch f.Status {
+			case apply.FileConflict:
 				conflicts++
-			} else {
+			case apply.FileResolved:
+				resolved++
+			default:
 				files++
 			}
 		}
@@ -205,17 +228,14 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 	}
 	printWarnings(o, rep.Warnings)
 	if !rep.Drift {
-		o.Printf("No drift: %d file(s) of %d registr%s match jig.json.\n", total, len(rep.Registries), plural(len(rep.Registries), "y", "ies"))
+		if resolved > 0 {
+			o.Printf("No drift: %s of %s match jig.json (%s).\n", english.Count(total, "file", "files"), english.Count(len(rep.Registries), "registry", "registries"), english.Count(resolved, "resolved conflict", "resolved conflicts"))
+			return
+		}
+		o.Printf("No drift: %s of %s match jig.json.\n", english.Count(total, "file", "files"), english.Count(len(rep.Registries), "registry", "registries"))
 		return
 	}
-	o.Printf("Drift: %d file(s), %d package.json entr%s, %d unresolved conflict(s).\n", files, pkgs, plural(pkgs, "y", "ies"), conflicts)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	o.Printf("Drift: %s, %s, %s.\n", english.Count(files, "file", "files"), english.Count(pkgs, "package.json entry", "package.json entries"), english.Count(conflicts, "unresolved conflict", "unresolved conflicts"))
 }
 
 // DiffCmd is "jig diff [<registry>] [--to <version>] [--json]".
@@ -280,7 +300,7 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 	}
 	printWarnings(app.Out, plan.Warnings)
 	if plan.Conflicts > 0 {
-		app.Out.Warnf("the update would leave %d conflict(s) to resolve", plan.Conflicts)
+		app.Out.Warnf("the update would leave %s to resolve", english.Count(plan.Conflicts, "conflict", "conflicts"))
 	}
 	return nil
 }
@@ -331,7 +351,7 @@ type lifecycleResult struct {
 	Install *apply.StepResult `json:"install,omitempty"`
 }
 
-// Run updates the registries; conflicts exit 1 after everything else was
+// Run updates the registries; conflicts exit [ExitNotClean] after everything else was
 // applied and recorded.
 func (c *UpdateCmd) Run(ctx context.Context, app *App) error {
 	if c.Abort {
@@ -386,7 +406,7 @@ func runLifecycle(ctx context.Context, app *App, dirFlag string, skipInstall, dr
 }
 
 // finishLifecycle warns about a failed or skipped install, prints the result
-// and turns conflicts into exit 1.
+// and turns conflicts into [ExitNotClean].
 func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 	printSteps(app.Out, plan, false)
 	res := &lifecycleResult{Plan: plan, DryRun: dryRun, Install: plan.Install}
@@ -404,13 +424,13 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 				}
 			}
 			if markers > 0 {
-				app.Out.Errorln(fmt.Sprintf("%d conflict(s) to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", markers))
+				app.Out.Errorln(fmt.Sprintf("%s to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", english.Count(markers, "conflict", "conflicts")))
 			}
 			if kept := plan.Conflicts - markers; kept > 0 {
-				app.Out.Errorln(fmt.Sprintf("%d change(s) of the registry not applied: you had changed the same value or binary file, and yours was kept (listed above); make the registry's change by hand if you want it.", kept))
+				app.Out.Errorln(fmt.Sprintf("%s of the registry not applied: you had changed the same value or binary file, and yours was kept (listed above); make the registry's change by hand if you want it.", english.Count(kept, "change", "changes")))
 			}
 		}
-		return errSilent
+		return errNotClean
 	}
 	return nil
 }

@@ -53,12 +53,12 @@ func TestLifecycleJSONMatchesSchemas(t *testing.T) {
 		schema string
 		code   int
 	}{
-		{[]string{"outdated", "--json", "--exit-code"}, registry.OutdatedReportSchemaFile, 1},
-		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitDrift},
+		{[]string{"outdated", "--json", "--exit-code"}, registry.OutdatedReportSchemaFile, ExitNotClean},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitNotClean},
 		{[]string{"diff", "--json"}, registry.DiffReportSchemaFile, 0},
-		{[]string{"update", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 1},
-		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, 1},
-		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitDrift},
+		{[]string{"update", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, ExitNotClean},
+		{[]string{"update", "--json", "--skip-install"}, registry.LifecyclePlanSchemaFile, ExitNotClean},
+		{[]string{"check", "--json"}, registry.CheckReportSchemaFile, ExitNotClean},
 		{[]string{"outdated", "--json"}, registry.OutdatedReportSchemaFile, 0},
 		{[]string{"remove", "features/app", "--dry-run", "--json"}, registry.LifecyclePlanSchemaFile, 0},
 		{[]string{"remove", "features/app", "--json", "--skip-install", "--force"}, registry.LifecyclePlanSchemaFile, 0},
@@ -98,18 +98,20 @@ func TestLifecycleFlagRules(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"update", "--all", "@main/a"}, "--all updates every registry"},
-		{[]string{"update", "--to", "1.0.0"}, "--to needs exactly one registry"},
-		{[]string{"diff", "--to", "1.0.0"}, "--to needs exactly one registry: jig diff <registry> --to <version>"},
-		{[]string{"update", "@main/a", "--to", "v1"}, `--to "v1" is not a full SemVer version (for example 1.2.0)`},
-		{[]string{"diff", "@main/a", "--to", "1.0"}, `--to "1.0" is not a full SemVer version`},
-		{[]string{"check", "--dir", home}, "no jig.json in the project directory"},
+		// usage errors of commands the reference lacks exit 2
+		{[]string{"update", "--all", "@main/a"}, "--all updates every registry", ExitUsage},
+		{[]string{"update", "--to", "1.0.0"}, "--to needs exactly one registry", ExitUsage},
+		{[]string{"diff", "--to", "1.0.0"}, "--to needs exactly one registry: jig diff <registry> --to <version>", ExitUsage},
+		{[]string{"update", "@main/a", "--to", "v1"}, `--to "v1" is not a full SemVer version (for example 1.2.0)`, ExitUsage},
+		{[]string{"diff", "@main/a", "--to", "1.0"}, `--to "1.0" is not a full SemVer version`, ExitUsage},
+		{[]string{"check", "--dir", home}, "no jig.json in the project directory", ExitError},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCLI(t, home, nil, tt.args...)
-		if code != 1 || !strings.Contains(stderr, tt.want) {
-			t.Errorf("jig %s: exit %d, stderr %q; want 1 and %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("jig %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.want)
 		}
 	}
 }

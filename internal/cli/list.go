@@ -13,7 +13,7 @@ import (
 
 // ListCmd is "jig list [namespace] [--json] [--registry <ns>]".
 type ListCmd struct {
-	Namespace string `arg:"" optional:"" help:"List the registries in this namespace; without it, list the namespaces."`
+	Namespace string `arg:"" optional:"" help:"List the registries in this namespace; without it, list the namespaces you may read through every configured source (with --registry: through that source only)."`
 	JSON      bool   `name:"json" help:"Print the server's JSON."`
 	Registry  string `name:"registry" help:"Which configured source to query. Default: the source configured for the namespace argument, else @main."`
 }
@@ -47,6 +47,9 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 	if c.Namespace == registry.PresetNamespace {
 		return c.listPresets(ctx, app)
 	}
+	if c.Namespace == "" && c.Registry == "" {
+		return c.listAll(ctx, app)
+	}
 	src, err := c.source(app)
 	if err != nil {
 		return err
@@ -63,18 +66,7 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 		if err != nil {
 			return err
 		}
-		if c.JSON {
-			return app.Out.JSON(map[string]any{"namespaces": nss})
-		}
-		if len(nss) == 0 {
-			app.Out.Println("No namespaces found on this registry.")
-			return nil
-		}
-		app.Out.Printf("Namespaces (%d):\n", len(nss))
-		for _, ns := range nss {
-			app.Out.Printf("  %s\n", ns)
-		}
-		return nil
+		return c.printNamespaces(app, nss)
 	}
 	regs, err := cl.Registries(ctx, c.Namespace)
 	if err != nil {
@@ -93,6 +85,42 @@ func (c *ListCmd) Run(ctx context.Context, app *App) error {
 	app.Out.Printf("Registries in %s (%d):\n", c.Namespace, len(regs))
 	for _, r := range regs {
 		app.Out.Printf("  %s/%s\n", c.Namespace, r)
+	}
+	return nil
+}
+
+// listAll lists the namespaces of every configured source, each asked
+// with its own credentials; a source that fails is a warning unless all
+// do.
+func (c *ListCmd) listAll(ctx context.Context, app *App) error {
+	src, err := app.Sources()
+	if err != nil {
+		return err
+	}
+	res, err := src.Namespaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Sources {
+		if s.Err != nil {
+			app.Out.Warnf("could not list the namespaces of %s (%s): %s", strings.Join(s.Namespaces, ", "), s.URL, reportFor(s.Err, app.timeout, false).Message)
+		}
+	}
+	return c.printNamespaces(app, res.Namespaces)
+}
+
+// printNamespaces prints the namespaces nss.
+func (c *ListCmd) printNamespaces(app *App, nss []string) error {
+	if c.JSON {
+		return app.Out.JSON(map[string]any{"namespaces": nss})
+	}
+	if len(nss) == 0 {
+		app.Out.Println("No namespaces found on this registry.")
+		return nil
+	}
+	app.Out.Printf("Namespaces (%d):\n", len(nss))
+	for _, ns := range nss {
+		app.Out.Printf("  %s\n", ns)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // Output writes human text to stdout, messages and warnings to stderr, and
@@ -16,6 +18,9 @@ type Output struct {
 	stdout, stderr io.Writer
 	color          bool // stdout is a terminal and NO_COLOR is unset
 	colorErr       bool // stderr is a terminal and NO_COLOR is unset
+	// quiet (--quiet) drops progress and informational messages; set
+	// before the command runs.
+	quiet bool
 }
 
 func newOutput(stdout, stderr io.Writer, color, colorErr bool) *Output {
@@ -60,7 +65,13 @@ func (o *Output) Success(format string, a ...any) {
 }
 
 // Infof writes a progress or informational message to stderr.
-func (o *Output) Infof(format string, a ...any) { fmt.Fprintf(o.stderr, format+"\n", safeArgs(a)...) }
+// Nothing is written with --quiet.
+func (o *Output) Infof(format string, a ...any) {
+	if o.quiet {
+		return
+	}
+	fmt.Fprintf(o.stderr, format+"\n", safeArgs(a)...)
+}
 
 // Warnf writes a warning to stderr.
 func (o *Output) Warnf(format string, a ...any) {
@@ -86,4 +97,30 @@ func (o *Output) JSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// Columns writes rows to stdout as left-aligned columns two spaces apart, each
+// line after indent; the last column is not padded.
+func (o *Output) Columns(indent string, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(Escape(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(Escape(c))
+				break
+			}
+			fmt.Fprintf(&b, "%-*s  ", widths[i], Escape(c))
+		}
+		o.Println(strings.TrimRight(b.String(), " "))
+	}
 }

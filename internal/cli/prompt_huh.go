@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"charm.land/huh/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -72,6 +75,15 @@ func (p huhPrompter) Input(ctx context.Context, title, def string) (string, erro
 	return v, nil
 }
 
+// Secret shows a huh input that echoes nothing, not even a mask.
+func (p huhPrompter) Secret(ctx context.Context, title string) (string, error) {
+	var v string
+	if err := p.run(ctx, huh.NewInput().Title(title).EchoMode(huh.EchoModeNone).Value(&v)); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
 // Confirm shows a huh yes/no question.
 func (p huhPrompter) Confirm(ctx context.Context, title string, def bool) (bool, error) {
 	v := def
@@ -79,4 +91,61 @@ func (p huhPrompter) Confirm(ctx context.Context, title string, def bool) (bool,
 		return false, err
 	}
 	return v, nil
+}
+
+// Choose shows a huh text input that accepts only one of the choices
+// (its value or its label); anything else is shown as an error in place
+// and asked again.
+func (p huhPrompter) Choose(ctx context.Context, title string, choices []Choice) (string, error) {
+	var v string
+	in := huh.NewInput().Title(title).Value(&v).Validate(func(s string) error {
+		if _, ok := chosen(s, choices); !ok {
+			var names []string
+			for _, c := range choices {
+				names = append(names, c.Value)
+			}
+			return fmt.Errorf("answer %s", strings.Join(names, ", "))
+		}
+		return nil
+	})
+	if err := p.run(ctx, in); err != nil {
+		return "", err
+	}
+	c, _ := chosen(v, choices)
+	return c, nil
+}
+
+// Select shows a huh select: arrows move, / searches, enter picks.
+func (p huhPrompter) Select(ctx context.Context, title string, options []Choice) (string, error) {
+	var v string
+	err := p.run(ctx, huh.NewSelect[string]().Title(title).Options(huhOptions(options)...).
+		Height(min(len(options), 12)+2).Value(&v))
+	return v, err
+}
+
+// MultiSelect shows a huh multi-select: arrows move, space ticks, /
+// searches, enter confirms.
+func (p huhPrompter) MultiSelect(ctx context.Context, title string, options []Choice) ([]string, error) {
+	var v []string
+	err := p.run(ctx, huh.NewMultiSelect[string]().Title(title).Options(huhOptions(options)...).
+		Height(min(len(options), 12)+2).Value(&v))
+	if err != nil {
+		return nil, err
+	}
+	// In the options' order, whatever order they were ticked in.
+	var out []string
+	for _, o := range options {
+		if slices.Contains(v, o.Value) {
+			out = append(out, o.Value)
+		}
+	}
+	return out, nil
+}
+
+func huhOptions(cs []Choice) []huh.Option[string] {
+	out := make([]huh.Option[string], len(cs))
+	for i, c := range cs {
+		out[i] = huh.NewOption(c.Label, c.Value)
+	}
+	return out
 }

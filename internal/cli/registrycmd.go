@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryclient/regtest"
@@ -78,7 +79,7 @@ func (c *RegistryTestCmd) Run(ctx context.Context, app *App) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("registry test failed: %d check(s) failed: %s", len(failed), strings.Join(failed, "; "))
+	msg := fmt.Sprintf("registry test failed: %s failed: %s", english.Count(len(failed), "check", "checks"), strings.Join(failed, "; "))
 	if c.JSON {
 		// The reports are the answer; the error goes to stderr only.
 		app.Out.Errorln("Error: " + msg)

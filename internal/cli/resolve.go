@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -88,7 +89,7 @@ func runAbort(ctx context.Context, app *App, dirFlag string, asJSON bool) error 
 		return err
 	}
 	return app.Out.Result(asJSON, rep, func() {
-		app.Out.Success("Aborted the %s: %d file(s) restored", rep.Mode, len(rep.Files))
+		app.Out.Success("Aborted the %s: %s restored", rep.Mode, english.Count(len(rep.Files), "file", "files"))
 	})
 }
 

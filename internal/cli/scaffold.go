@@ -22,7 +22,12 @@ type progress struct {
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
+// newProgress returns the progress display of app; with --quiet it
+// prints nothing.
 func newProgress(app *App) *progress {
+	if app.Out.quiet {
+		return &progress{w: io.Discard}
+	}
 	return &progress{w: app.Stderr, tty: isTerminal(app.Stderr) && app.Getenv("NO_COLOR") == ""}
 }
 
@@ -212,6 +217,11 @@ func printSummary(o *Output, p *apply.Plan) {
 	s := p.Summary()
 	o.Printf("Files: %d created, %d modified, %d unchanged, %d skipped\n", s.Created, s.Modified, s.Unchanged, s.Skipped)
 	o.Printf("Dependencies: %d added, %d dev added, %d changed\n", s.DependenciesAdded, s.DevDependenciesAdded, s.DependenciesChanged)
+	for _, f := range p.Files {
+		if f.Reason == apply.KeptReason {
+			o.Printf("Kept %s as it was (you chose not to replace it)\n", f.Target)
+		}
+	}
 }
 
 // printSteps warns about the install and git steps of p that did not

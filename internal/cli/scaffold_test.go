@@ -209,7 +209,9 @@ func TestInitExistingDir(t *testing.T) {
 		{"dry run json", mine, []string{"-n", ".", "--ci", "--dry-run", "--json"}, nil, 0,
 			[]string{`"needsForce": true`, `"existingChanged": [`, `"src/index.js"`}, nil, false},
 		{"empty dir is like a new one", nil, []string{"-n", ".", "--ci"}, nil, 0, []string{"initialized"}, nil, true},
-		{"only new files", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)"}, false},
+		{"only new files", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--ci"}, nil, ExitError, nil, []string{"(no existing file would change)", "use --force (-f)"}, false},
+		{"terminal, --yes", map[string]string{"NOTES.md": "mine\n"}, []string{"-n", ".", "--yes", "--skip-install", "--skip-git"}, &fakePrompter{confirm: true}, ExitError, nil, []string{"use --force (-f)"}, false},
+		{"terminal, confirmed, file kept", mine, []string{"-n", ".", "--skip-install", "--skip-git"}, &fakePrompter{confirm: true, answers: [][]string{{"n"}}}, 0, []string{"initialized", "Kept src/index.js as it was"}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,14 +231,14 @@ func TestInitExistingDir(t *testing.T) {
 			args := append([]string{"init", "-t", "runtimes/base"}, tt.args...)
 			stdout, stderr, code := runCLI(t, home, p, append(args, "--dir", base)...)
 			checkRun(t, stdout, stderr, code, tt.wantCode, tt.wantOut, tt.wantErr)
-			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Apply the template into "+target+"?") {
+			if tt.prompt != nil && len(tt.prompt.asked) > 0 && tt.prompt.asked[0] != "Apply the template into "+target+"?" {
 				t.Errorf("prompts %q, want one confirmation naming %s", tt.prompt.asked, target)
 			}
 			changed := cmp.Diff(before, testenv.Snapshot(t, base)) != ""
 			if changed != tt.wantChange {
 				t.Errorf("project changed = %v, want %v", changed, tt.wantChange)
 			}
-			if tt.wantChange && tt.files != nil {
+			if tt.wantChange && tt.files[".gitignore"] != "" {
 				if got, _ := os.ReadFile(filepath.Join(target, ".gitignore")); string(got) != "*.log\nnode_modules\n" {
 					t.Errorf(".gitignore = %q, want the merged lines", got)
 				}
@@ -434,12 +436,14 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 		want     string // src/index.js afterwards
 	}{
 		{"own file without -f", "own", []string{"--skip-install"}, nil, ExitError, nil,
-			[]string{"the registry overwrites 1 file(s) of the project's own", "lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
+			[]string{"the registry overwrites 1 file of the project's own", "lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
 		{"own file with -f", "own", []string{"--skip-install", "-f"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
 		{"edited file without -f", "edited", []string{"--skip-install"}, nil, ExitError, nil, []string{"lost: src/index.js"}, "my edit\n"},
 		{"file jig wrote", "init", []string{"--skip-install"}, nil, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
-		{"terminal, declined", "own", []string{"--skip-install"}, &fakePrompter{confirm: false}, 0, []string{"Operation cancelled"}, []string{"lost: src/index.js"}, "my code\n"},
-		{"terminal, confirmed", "own", []string{"--skip-install"}, &fakePrompter{confirm: true}, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
+		{"terminal, no", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"n"}}}, 0, []string{"Added @main/features/entry@1.0.0", "Kept src/index.js as it was"}, []string{"lost: src/index.js"}, "my code\n"},
+		{"terminal, yes", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"y"}}}, 0, []string{"Added @main/features/entry@1.0.0"}, nil, entry},
+		{"terminal, diff then all", "own", []string{"--skip-install"}, &fakePrompter{answers: [][]string{{"d"}, {"a"}}}, 0, []string{"Added @main/features/entry@1.0.0"}, []string{"-my code", "+console.log('entry');"}, entry},
+		{"terminal, --yes", "own", []string{"--skip-install", "--yes"}, &fakePrompter{}, ExitError, nil, []string{"lost: src/index.js", "re-run with --force (-f)"}, "my code\n"},
 		{"dry run names them", "own", []string{"--dry-run"}, nil, 0, []string{"modify    src/index.js", "lost: src/index.js"}, nil, "my code\n"},
 		{"dry run json", "own", []string{"--dry-run", "--json"}, nil, 0, []string{`"needsForce": true`, `"overwritten": [`, `"src/index.js"`}, nil, "my code\n"},
 	}
@@ -464,8 +468,10 @@ func TestAddOverwritesOwnFiles(t *testing.T) {
 			}
 			stdout, stderr, code := runCLI(t, home, p, append([]string{"add", "features/entry", "--dir", dir}, tt.args...)...)
 			checkRun(t, stdout, stderr, code, tt.wantCode, tt.wantOut, tt.wantErr)
-			if tt.prompt != nil && (len(tt.prompt.asked) != 1 || tt.prompt.asked[0] != "Replace them?") {
-				t.Errorf("prompts %q, want one confirmation", tt.prompt.asked)
+			for _, q := range tt.prompt.askedOrNil() {
+				if q != "Replace src/index.js? [y]es / [n]o / [a]ll / [d]iff" {
+					t.Errorf("asked %q, want the per-file question", q)
+				}
 			}
 			if got, _ := os.ReadFile(filepath.Join(dir, "src/index.js")); string(got) != tt.want {
 				t.Errorf("src/index.js: got %q, want %q", got, tt.want)

@@ -20,7 +20,7 @@ import (
 type SearchCmd struct {
 	Query     string `arg:"" optional:"" help:"Words to look for in registry names, paths, descriptions, tags and types. Empty lists every registry."`
 	Namespace string `name:"namespace" short:"n" help:"Search only this namespace (and only its configured source)."`
-	Type      string `name:"type" help:"Only registries of this type (runtime, framework, build, feature, testing, quality, or registry:<type>)."`
+	Type      string `name:"type" placeholder:"TYPE" help:"Only registries of this type: runtime, framework, build, feature, testing or quality (registry:<type> too)."`
 	Tag       string `name:"tag" help:"Only registries with this tag."`
 	Limit     int    `name:"limit" default:"20" help:"At most this many results (1-100)."`
 	JSON      bool   `name:"json" help:"Print the results as JSON."`
@@ -33,7 +33,32 @@ func (c *SearchCmd) Validate() error {
 			return err
 		}
 	}
+	if c.Type != "" && searchType(c.Type) == "" {
+		return fmt.Errorf("--type %q is not a registry type; use one of %s", c.Type, strings.Join(searchTypes(), ", "))
+	}
 	return c.query().Validate()
+}
+
+// searchTypes are the values --type completes: the registry types without
+// their "registry:" prefix.
+func searchTypes() []string {
+	var out []string
+	for _, t := range registry.Types() {
+		out = append(out, strings.TrimPrefix(string(t), "registry:"))
+	}
+	return out
+}
+
+// searchType returns the registry type that --type t names ("quality" or
+// "registry:quality", any case), or "" for none.
+func searchType(t string) registry.Type {
+	t = strings.ToLower(strings.TrimSpace(t))
+	for _, rt := range registry.Types() {
+		if t == string(rt) || "registry:"+t == string(rt) {
+			return rt
+		}
+	}
+	return ""
 }
 
 func (c *SearchCmd) query() search.Query {

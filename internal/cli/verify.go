@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -49,7 +50,7 @@ type verifyResult struct {
 	Registries []verifyEntry `json:"registries"`
 }
 
-// Run checks the project and exits 1 when anything fails.
+// Run checks the project and exits [ExitNotClean] when anything fails.
 func (c *VerifyCmd) Run(ctx context.Context, app *App) error {
 	dir, err := projectDir(c.Dir)
 	if err != nil {
@@ -88,7 +89,7 @@ func (c *VerifyCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if !res.OK {
-		return errSilent
+		return errNotClean
 	}
 	return nil
 }
@@ -175,13 +176,13 @@ func printVerify(o *Output, res verifyResult) {
 		case "unverified":
 			digest = "the server publishes no digest index (unverified)"
 		}
-		o.Printf("%s    %s@%s from %s: %s; %s; %d %s verified\n", o.paint(ansiGreen, "ok"), e.Registry, e.Version, e.Server, sig, digest, e.Files, plural(e.Files, "file", "files"))
+		o.Printf("%s    %s@%s from %s: %s; %s; %s verified\n", o.paint(ansiGreen, "ok"), e.Registry, e.Version, e.Server, sig, digest, english.Count(e.Files, "file", "files"))
 	}
 	if bad > 0 {
-		o.Errorln(fmt.Sprintf("%s %d of %d installed %s failed verification", o.paintErr(ansiRed, "Error:"), bad, len(res.Registries), plural(len(res.Registries), "registry", "registries")))
+		o.Errorln(fmt.Sprintf("%s %d of %d installed %s failed verification", o.paintErr(ansiRed, "Error:"), bad, len(res.Registries), english.Plural(len(res.Registries), "registry", "registries")))
 		return
 	}
-	o.Printf("%d installed %s verified\n", len(res.Registries), plural(len(res.Registries), "registry", "registries"))
+	o.Printf("%d installed %s verified\n", len(res.Registries), english.Plural(len(res.Registries), "registry", "registries"))
 }
 
 func orUnknown(s string) string {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
@@ -299,16 +300,9 @@ func project(o Options) []Result {
 			Message: "jig.json has no registries installed yet", Suggestion: `Use "jig add" to install registries.`})
 	} else {
 		out = append(out, Result{ID: "project.registries", Category: Project, Level: Info,
-			Message: fmt.Sprintf("jig.json lists %d %s", n, plural(n, "registry", "registries")), Details: map[string]any{"count": n}})
+			Message: "jig.json lists " + english.Count(n, "registry", "registries"), Details: map[string]any{"count": n}})
 	}
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func remoteChecks(ctx context.Context, o Options) []Result {

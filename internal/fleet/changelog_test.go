@@ -32,7 +32,7 @@ func TestMessageChangelog(t *testing.T) {
 	if len(body) > maxChangelogBody+1000 {
 		t.Errorf("got a body of %d bytes, want at most about %d", len(body), maxChangelogBody)
 	}
-	if !strings.Contains(body, "earlier version(s) left out") {
+	if !strings.Contains(body, "earlier versions left out") {
 		t.Errorf("got no note of the versions left out")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -350,7 +351,7 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 			for _, i := range pending[start:] {
 				results[i] = Result{Repo: Redact(r.req.Repos[i]), Status: StatusNotRun, To: r.version}
 				if ctx.Err() == nil {
-					results[i].Note = fmt.Sprintf("stopped: %d repositor%s failed (--max-failures %d)", failures, plural(failures), r.req.MaxFailures)
+					results[i].Note = fmt.Sprintf("stopped: %s failed (--max-failures %d)", english.Count(failures, "repository", "repositories"), r.req.MaxFailures)
 				}
 			}
 			break
@@ -385,13 +386,6 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 		}
 	}
 	return results, ctx.Err()
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
 }
 
 func (r *runner) progress(res Result) {
@@ -750,7 +744,7 @@ func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
 		}, e.Text)
 		section := fmt.Sprintf("\n### %s\n\n%s\n", e.Version, strings.TrimSpace(quiet(text)))
 		if c.Len()+len(section) > maxChangelogBody {
-			fmt.Fprintf(&c, "\n(%d earlier version(s) left out: see the registry's changelog.)\n", len(entries)-i)
+			fmt.Fprintf(&c, "\n(%s left out: see the registry's changelog.)\n", english.Count(len(entries)-i, "earlier version", "earlier versions"))
 			break
 		}
 		c.WriteString(section)

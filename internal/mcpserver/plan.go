@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -272,7 +273,7 @@ func (s *server) apply(ctx context.Context, in ApplyInput) (ApplyOutput, error) 
 		}
 	}
 	if sp.plan.Conflicts > 0 {
-		out.Next = append(out.Next, fmt.Sprintf("Resolve the %d conflict(s) (look for <<<<<<< markers in the files marked conflict), then call check.", sp.plan.Conflicts))
+		out.Next = append(out.Next, fmt.Sprintf("Resolve the %s (look for <<<<<<< markers in the files marked conflict), then call check.", english.Count(sp.plan.Conflicts, "conflict", "conflicts")))
 	}
 	if sp.plan.PackagesChanged() {
 		pm := apply.DetectPackageManager(dir)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -106,7 +107,7 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error)
 	if c.JSON {
 		return printJSON(stdout, map[string]any{"bundle": c.Output, "versions": nonNil(sum.Versions), "entries": sum.Entries, "bytes": sum.Bytes})
 	}
-	fmt.Fprintf(stdout, "Exported %s (%d entries, %d bytes) to %s\n", plural(len(sum.Versions), "version"), sum.Entries, sum.Bytes, c.Output)
+	fmt.Fprintf(stdout, "Exported %s (%d entries, %d bytes) to %s\n", english.Count(len(sum.Versions), "version", "versions"), sum.Entries, sum.Bytes, c.Output)
 	for _, v := range sum.Versions {
 		fmt.Fprintf(stdout, "  %s\n", v)
 	}
@@ -176,7 +177,7 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
 	if c.JSON {
 		return printJSON(stdout, map[string]any{"imported": nonNil(sum.Versions), "skipped": nonNil(sum.Skipped)})
 	}
-	fmt.Fprintf(stdout, "Imported %s, skipped %s already stored with the same content\n", plural(len(sum.Versions), "version"), plural(len(sum.Skipped), "version"))
+	fmt.Fprintf(stdout, "Imported %s, skipped %s already stored with the same content\n", english.Count(len(sum.Versions), "version", "versions"), english.Count(len(sum.Skipped), "version", "versions"))
 	for _, v := range sum.Versions {
 		fmt.Fprintf(stdout, "  + %s\n", v)
 	}
@@ -207,11 +208,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryserver"
 )
@@ -142,7 +143,7 @@ func printSigners(w io.Writer, dir string, files []signerFileReport) {
 		return
 	}
 	for _, f := range files {
-		fmt.Fprintf(w, "%s  signed versions required: %d key(s) in %s\n", f.Namespace, len(f.Keys), f.File)
+		fmt.Fprintf(w, "%s  signed versions required: %s in %s\n", f.Namespace, english.Count(len(f.Keys), "key", "keys"), f.File)
 		for _, k := range f.Keys {
 			line := fmt.Sprintf("  %s  %s", k.Fingerprint, k.Principals)
 			if k.Namespaces != "" {

@@ -53,8 +53,8 @@ func TestAuthCheckListsSigners(t *testing.T) {
 		t.Fatalf("auth check: exit %d, stderr %s", code, errOut)
 	}
 	for _, want := range []string{
-		"@closed  signed versions required: 0 key(s) in " + filepath.Join(signers, "closed.allowed_signers"),
-		"@main  signed versions required: 2 key(s) in " + filepath.Join(signers, "main.allowed_signers"),
+		"@closed  signed versions required: 0 keys in " + filepath.Join(signers, "closed.allowed_signers"),
+		"@main  signed versions required: 2 keys in " + filepath.Join(signers, "main.allowed_signers"),
 		"  " + signing.Fingerprint(alice) + "  alice@example.com\n",
 		"  " + signing.Fingerprint(bob) + "  bob@example.com  valid before 2020-01-01T00:00:00Z  (cannot sign now)",
 		"problem: " + filepath.Join(signers, "closed.allowed_signers") + ": no key can sign now, so every upload to @closed is refused",

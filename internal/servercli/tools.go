@@ -20,6 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jigkit/jig/internal/buildinfo"
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/kongexit"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryserver"
@@ -315,7 +316,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 				fmt.Fprintf(stdout, "%s  public: anyone reads; only the admin token publishes\n", ns.Namespace)
 				continue
 			}
-			fmt.Fprintf(stdout, "%s  gated: %d token(s)\n", ns.Namespace, len(ns.Tokens))
+			fmt.Fprintf(stdout, "%s  gated: %s\n", ns.Namespace, english.Count(len(ns.Tokens), "token", "tokens"))
 			for _, t := range ns.Tokens {
 				what := "read"
 				if t.Publish {
@@ -343,7 +344,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 		}
 	}
 	if n := len(a.Warnings()); n > 0 {
-		err := fmt.Errorf("%s: %d namespace(s) rejected; fix them and run 'jig-server auth check %s' again", c.File, n, c.File)
+		err := fmt.Errorf("%s: %s rejected; fix them and run 'jig-server auth check %s' again", c.File, english.Count(n, "namespace", "namespaces"), c.File)
 		if c.JSON {
 			return reportedError{err}
 		}

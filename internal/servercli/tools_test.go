@@ -79,7 +79,7 @@ func TestTokenNewOpensTheNamespace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("auth check: exit %d, stderr %s", code, errOut)
 	}
-	for _, want := range []string{"@main  public", "@team  gated: 1 token(s)", "  " + got.ID + "  read, publish  mark \"ci\"  expires "} {
+	for _, want := range []string{"@main  public", "@team  gated: 1 token", "  " + got.ID + "  read, publish  mark \"ci\"  expires "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("auth check output lacks %q:\n%s", want, out)
 		}
@@ -121,8 +121,8 @@ func TestToolErrors(t *testing.T) {
 		{name: "past date", args: []string{"token", "new", "--namespace", "@team", "--expires", "2001-01-01"}, code: 1,
 			stderr: []string{"--expires 2001-01-01 is in the past"}},
 		{name: "rejected namespaces", args: []string{"auth", "check", bad}, code: 1,
-			stdout:    []string{"@team  gated: 1 token(s)", "(stored in clear)", `namespace "@broken" rejected: entry 0: has neither token nor tokenSha256`, `namespace "NoAt" rejected`},
-			stderr:    []string{"2 namespace(s) rejected; fix them and run 'jig-server auth check"},
+			stdout:    []string{"@team  gated: 1 token", "(stored in clear)", `namespace "@broken" rejected: entry 0: has neither token nor tokenSha256`, `namespace "NoAt" rejected`},
+			stderr:    []string{"2 namespaces rejected; fix them and run 'jig-server auth check"},
 			notOutput: "plain-secret"},
 		{name: "missing file", args: []string{"auth", "check", filepath.Join(dir, "nope.json")}, code: 1,
 			stderr: []string{"nope.json"}},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 )
@@ -163,7 +164,7 @@ func Compare(old, next Release) *Report {
 	c.lang = ""
 	for _, v := range migs {
 		if registry.CompareVersions(v.Version, old.Manifest.Version) > 0 && registry.CompareVersions(v.Version, next.Manifest.Version) <= 0 {
-			c.add(Change{Level: Minor, Verb: VerbMigrates, Kind: KindMigration, Subject: v.Version, Detail: plural(v.Steps, "step")})
+			c.add(Change{Level: Minor, Verb: VerbMigrates, Kind: KindMigration, Subject: v.Version, Detail: english.Count(v.Steps, "step", "steps")})
 		}
 	}
 	r := &Report{From: old.Manifest.Version, To: next.Manifest.Version, Changes: c.list()}
@@ -391,13 +392,6 @@ func renamesIn(ms []Migration, from, to string, pick func(Migration) [][2]string
 		}
 	}
 	return out
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // target is what a manifest writes to one project path.

@@ -45,26 +45,32 @@ const (
 	MatchExact Match = "exact"
 	// MatchPrefix: the name, path or identifier starts with the text.
 	MatchPrefix Match = "prefix"
+	// MatchTag: every word of the text starts a word of the name, path,
+	// tags or type: the entry is about it, beyond mentioning it.
+	MatchTag Match = "tag"
 	// MatchWord: every word of the text starts a word of the name, path,
-	// description, tags or type.
+	// description, tags or type, and some word only the description's.
 	MatchWord Match = "word"
 	// MatchAll: the text is empty; every entry passing the filters matches.
 	MatchAll Match = "all"
 )
 
-// rank orders matches; a lower rank sorts first.
-func (m Match) rank() int {
+// Rank orders matches; a lower rank sorts first, and a match this package
+// does not know sorts last.
+func (m Match) Rank() int {
 	switch m {
 	case MatchExact:
 		return 0
 	case MatchPrefix:
 		return 1
-	case MatchWord:
+	case MatchTag:
 		return 2
-	case MatchAll:
+	case MatchWord:
 		return 3
+	case MatchAll:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // Entry is what search sees of one registry: its latest version's
@@ -190,7 +196,8 @@ type Doc struct {
 	Published           time.Time
 	id, name, path, typ string
 	tags                []string
-	words               []string
+	words               []string // of the name, path, type, tags and description, sorted
+	keywords            []string // of the name, path, type and tags, sorted
 }
 
 // Prepare lowercases and splits e for matching.
@@ -205,10 +212,13 @@ func Prepare(e Entry) Doc {
 	for _, t := range e.Tags {
 		d.tags = append(d.tags, strings.ToLower(strings.TrimSpace(t)))
 	}
-	var words []string
-	for _, s := range append([]string{d.name, d.path, d.typ, strings.ToLower(e.Description)}, d.tags...) {
-		words = append(words, splitWords(s)...)
+	var keywords []string
+	for _, s := range append([]string{d.name, d.path, d.typ}, d.tags...) {
+		keywords = append(keywords, splitWords(s)...)
 	}
+	words := append(slices.Clone(keywords), splitWords(strings.ToLower(e.Description))...)
+	slices.Sort(keywords)
+	d.keywords = slices.Compact(keywords)
 	slices.Sort(words)
 	d.words = slices.Compact(words)
 	return d
@@ -258,15 +268,26 @@ func (m matcher) match(d *Doc) (Match, bool) {
 	if len(m.words) == 0 {
 		return "", false
 	}
-	for _, w := range m.words {
-		// d.words is sorted: the first word >= w is the only candidate
-		// that can start with w among those sharing its prefix.
-		i, _ := slices.BinarySearch(d.words, w)
-		if i == len(d.words) || !strings.HasPrefix(d.words[i], w) {
-			return "", false
+	if startsWords(d.keywords, m.words) {
+		return MatchTag, true
+	}
+	if startsWords(d.words, m.words) {
+		return MatchWord, true
+	}
+	return "", false
+}
+
+// startsWords reports whether every word of ws starts a word of sorted.
+func startsWords(sorted, ws []string) bool {
+	for _, w := range ws {
+		// sorted: the first word >= w is the only candidate that can
+		// start with w among those sharing its prefix.
+		i, _ := slices.BinarySearch(sorted, w)
+		if i == len(sorted) || !strings.HasPrefix(sorted[i], w) {
+			return false
 		}
 	}
-	return MatchWord, true
+	return true
 }
 
 // Matches reports whether d passes q's filters and, if so, how it matches
@@ -307,7 +328,7 @@ func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
 		if !ok {
 			return true
 		}
-		if q.Cursor != "" && !after(mt.rank(), d.id, afterRank, afterID) {
+		if q.Cursor != "" && !after(mt.Rank(), d.id, afterRank, afterID) {
 			return true
 		}
 		hits = append(hits, Hit{Entry: d.Entry, Match: mt})
@@ -318,7 +339,7 @@ func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
 	if len(hits) > limit {
 		p.Results = hits[:limit:limit]
 		last := p.Results[limit-1]
-		p.Next = encodeCursor(last.Match.rank(), strings.ToLower(last.ID()))
+		p.Next = encodeCursor(last.Match.Rank(), strings.ToLower(last.ID()))
 	}
 	if p.Results == nil {
 		p.Results = []Hit{}
@@ -328,7 +349,7 @@ func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
 
 // compareHits orders hits best match first, then by identifier.
 func compareHits(a, b Hit) int {
-	if d := a.Match.rank() - b.Match.rank(); d != 0 {
+	if d := a.Match.Rank() - b.Match.Rank(); d != 0 {
 		return d
 	}
 	return strings.Compare(strings.ToLower(a.ID()), strings.ToLower(b.ID()))
@@ -386,7 +407,7 @@ func decodeCursor(c string) (rank int, id string, err error) {
 		return 0, "", bad
 	}
 	r, id, ok := strings.Cut(string(raw), ":")
-	if !ok || len(r) != 1 || r[0] < '0' || r[0] > '3' || id == "" || !utf8.ValidString(id) {
+	if !ok || len(r) != 1 || r[0] < '0' || int(r[0]-'0') > MatchAll.Rank() || id == "" || !utf8.ValidString(id) {
 		return 0, "", bad
 	}
 	return int(r[0] - '0'), id, nil

@@ -49,13 +49,14 @@ func TestRun(t *testing.T) {
 		}},
 		{"path prefix", search.Query{Text: "quality/"}, []string{
 			"@main/quality/eslint prefix", "@main/quality/eslint-react prefix", "@main/quality/prettier prefix",
-			"@team/eslint word", // its type is registry:quality
+			"@team/eslint tag", // its type is registry:quality
 		}},
 		{"full identifier", search.Query{Text: "@team/eslint"}, []string{"@team/eslint exact"}},
 		{"word in description", search.Query{Text: "formatter"}, []string{"@main/quality/prettier word"}},
 		{"word prefix in description", search.Query{Text: "react rul"}, []string{"@main/quality/eslint-react word"}},
-		{"tag word", search.Query{Text: "lint"}, []string{
-			"@main/quality/eslint word", "@main/quality/prettier word", "@team/eslint word",
+		// a tag match ranks above a description match ("Team lint rules")
+		{"tag word before description word", search.Query{Text: "lint"}, []string{
+			"@main/quality/eslint tag", "@main/quality/prettier tag", "@team/eslint word",
 		}},
 		{"all words must match", search.Query{Text: "unit formatter"}, nil},
 		{"namespace filter", search.Query{Text: "eslint", Namespace: "@team"}, []string{"@team/eslint exact"}},

@@ -303,6 +303,12 @@ type Request struct {
 	// already has. The default keeps the project's command and reports
 	// the registry's in [Plan.PackageConflicts] and a warning.
 	Force bool
+	// Keep names existing project files (targets, with forward slashes)
+	// the plan leaves exactly as they are: no registry writes or merges
+	// them, they are reported as skipped, and jig.json does not record
+	// them as a registry's. A command uses it for the files of
+	// [Plan.Overwritten] the user chose to keep. The default keeps none.
+	Keep []string
 	// SkipInstall, with [ModeInit], records in jig.json that the project
 	// does not want the package manager's install: [Engine.Apply] then
 	// skips it for every later plan of the project too, whatever

@@ -931,3 +931,54 @@ func TestLinkedPackageJSONIsRefused(t *testing.T) {
 	}
 	assertSame(t, before, testenv.Snapshot(t, dir))
 }
+
+// TestKeep: a file Request.Keep names stays byte-identical, is reported
+// as skipped with KeptReason and is not recorded as the registry's; the
+// rest of the plan applies.
+func TestKeep(t *testing.T) {
+	t.Parallel()
+	src := fixture()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"bin/run.sh": "mine\r\nno newline", "assets/logo.bin": "my logo"})
+	e := newEngine(t, src)
+	p, err := e.Plan(t.Context(), Request{Dir: dir, Template: "runtimes/node"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Overwritten(), []string{"assets/logo.bin", "bin/run.sh"}; !cmp.Equal(got, want) {
+		t.Fatalf("Overwritten() = %q, want %q", got, want)
+	}
+	p, err = e.Run(t.Context(), Request{Dir: dir, Template: "runtimes/node", Keep: []string{"bin/run.sh"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Overwritten(); !cmp.Equal(got, []string{"assets/logo.bin"}) {
+		t.Errorf("Overwritten() with Keep = %q, want only assets/logo.bin", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "bin/run.sh")); got != "mine\r\nno newline" {
+		t.Errorf("kept file = %q", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "assets/logo.bin")); got != "\x00\x01\x02no newline" {
+		t.Errorf("replaced file = %q", got)
+	}
+	found := false
+	for _, f := range p.Files {
+		if f.Target == "bin/run.sh" {
+			found = f.Action == ActionSkip && f.Reason == KeptReason
+		}
+	}
+	if !found {
+		t.Errorf("bin/run.sh is not reported as kept: %+v", p.Files)
+	}
+	proj, err := registry.ParseProject([]byte(readFile(t, filepath.Join(dir, "jig.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := proj.Installed["@main/runtimes/node"].Files
+	if _, ok := files["bin/run.sh"]; ok {
+		t.Errorf("the kept file is recorded as the registry's: %v", files)
+	}
+	if _, ok := files["assets/logo.bin"]; !ok {
+		t.Errorf("the replaced file is not recorded: %v", files)
+	}
+}

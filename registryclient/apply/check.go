@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -237,7 +238,7 @@ func checkFile(root, target, want string, conflicted *registry.ConflictFile) Fil
 			where = append(where, c.Path)
 		}
 		fc.Status = FileConflict
-		fc.Reason = fmt.Sprintf("%d conflict block(s) the last update wrote are still in the file (%s); resolve them", len(open), strings.Join(where, ", "))
+		fc.Reason = fmt.Sprintf("%s the last update wrote %s still in the file (%s); resolve them", english.Count(len(open), "conflict block", "conflict blocks"), english.Plural(len(open), "is", "are"), strings.Join(where, ", "))
 	case conflicted != nil:
 		fc.Status = FileResolved
 	case got == want:

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
@@ -425,7 +426,7 @@ func (e *Engine) recoverLocked(root string) (string, error) {
 	if err := e.rollBack(root, j, states, reals); err != nil {
 		return "", err
 	}
-	msg := fmt.Sprintf("rolled back the interrupted jig %s: %d file(s) restored from %s", j.Mode, countOf(states, nowNew), JournalFile)
+	msg := fmt.Sprintf("rolled back the interrupted jig %s: %s restored from %s", j.Mode, english.Count(countOf(states, nowNew), "file", "files"), JournalFile)
 	e.progress("recover", "%s", msg)
 	return msg, nil
 }

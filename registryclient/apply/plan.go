@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -280,7 +281,13 @@ type planner struct {
 	// package.json.
 	pkgOf []byte
 	pkg   *registry.PackageFragment
+	// keep are the targets left as they are ([Request.Keep]).
+	keep []string
 }
+
+// KeptReason is the [FileChange.Reason] of a file a plan leaves as it is
+// because the request asked to keep it ([Request.Keep]).
+const KeptReason = "kept as it is: you chose not to replace it"
 
 // fetched is a downloaded file.
 type fetched struct {
@@ -337,7 +344,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		name = filepath.Base(abs)
 	}
 	p := &Plan{Dir: abs, Mode: req.Mode, Template: req.Template, Name: name, Registries: []PlannedRegistry{}, Files: []FileChange{}, Packages: []PackageChange{}, Warnings: []string{}}
-	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p}
+	pl := &planner{e: e, root: root, files: map[string]*fileState{}, plan: p, keep: req.Keep}
 	if fi, err := os.Stat(abs); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) || req.Mode != ModeInit {
 			return nil, fmt.Errorf("project directory: %w", err)
@@ -394,7 +401,11 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 
 	var roots []registry.ID
 	if tid.IsPreset() {
-		e.progress("preset", "fetching preset %s", tid.Key())
+		if e.offline() {
+			e.progress("preset", "reading preset %s from the cache", tid.Key())
+		} else {
+			e.progress("preset", "fetching preset %s", tid.Key())
+		}
 		pr, err := e.src.Preset(ctx, tid.Name())
 		if err != nil {
 			return nil, fmt.Errorf("fetching preset %s: %w", tid.Key(), err)
@@ -629,11 +640,15 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	if n == 0 {
 		return out, 0, nil
 	}
+	verb, from := "downloading", ""
+	if pl.e.offline() {
+		verb, from = "reading", " from the cache"
+	}
 	if len(nodes) == 1 && nodes[0].raw != nil {
 		// One registry version (an update's base or target): name it.
-		pl.e.progress("files", "downloading %d file(s) of %s@%s", n, nodes[0].key, nodes[0].raw.Version)
+		pl.e.progress("files", "%s %s of %s@%s%s", verb, english.Count(n, "file", "files"), nodes[0].key, nodes[0].raw.Version, from)
 	} else {
-		pl.e.progress("files", "downloading %d file(s)", n)
+		pl.e.progress("files", "%s %s%s", verb, english.Count(n, "file", "files"), from)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
@@ -688,6 +703,10 @@ func (pl *planner) applyNodeFiles(ctx context.Context, n *node, blobs map[blobKe
 		}
 		if st.link != "" {
 			pl.skip(st, n.key, linkReason(target, st.link))
+			continue
+		}
+		if st.exists && slices.Contains(pl.keep, target) {
+			pl.skip(st, n.key, KeptReason)
 			continue
 		}
 		targets = append(targets, target)

@@ -84,7 +84,11 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 					return err
 				}
 				n.raw = m
-				e.progress("manifest", "fetched %s@%s", n.key, m.Version)
+				if e.offline() {
+					e.progress("manifest", "read %s@%s from the cache", n.key, m.Version)
+				} else {
+					e.progress("manifest", "fetched %s@%s", n.key, m.Version)
+				}
 				return nil
 			})
 		}

@@ -30,6 +30,20 @@ type DigestSource interface {
 	ManifestDigest(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, verified bool, err error)
 }
 
+// OfflineSource is a [Source] that can say it makes no network request
+// (*registryclient.Sources with --offline): the engine's progress then
+// says it reads from the cache rather than fetching or downloading.
+type OfflineSource interface {
+	Source
+	Offline() bool
+}
+
+// offline reports whether e's source reads only its cache.
+func (e *Engine) offline() bool {
+	o, ok := e.src.(OfflineSource)
+	return ok && o.Offline()
+}
+
 // AheadSource is a [DigestSource] that can download a registry's files
 // while it checks the manifest's digest, so that a scaffold costs one
 // round trip less. *registryclient.Sources satisfies it.

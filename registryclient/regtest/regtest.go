@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/procgroup"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/impact"
@@ -132,7 +133,7 @@ func Run(ctx context.Context, dir string, o Options) (*Report, error) {
 	}
 	m := pkg.Manifest
 	id, _ := m.ID()
-	r.add("package", Pass, "registry.json and %d declared file(s) pass the server's checks", len(pkg.Files)-1)
+	r.add("package", Pass, "registry.json and %s pass the server's checks", english.Count(len(pkg.Files)-1, "declared file", "declared files"))
 	progress()
 
 	if bad := badJSON(m, rel.Files); len(bad) > 0 {

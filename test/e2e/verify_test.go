@@ -225,7 +225,7 @@ func TestWarmCacheAndOffline(t *testing.T) {
 		t.Errorf("cache verify: exit %d %s", code, out)
 	}
 	out, _, code = runJig(t, env, work, "cache", "ls")
-	if code != 0 || !strings.Contains(out, "@main/runtimes/node/1.0.0") || !strings.Contains(out, "/presets/node/1.0.0") {
+	if code != 0 || !strings.Contains(out, "@main/runtimes/node@1.0.0") || !strings.Contains(out, "@presets/node@1.0.0") {
 		t.Errorf("cache ls: exit %d\n%s", code, out)
 	}
 }
