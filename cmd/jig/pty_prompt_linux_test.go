@@ -17,15 +17,6 @@ import (
 	"github.com/jigkit/jig/internal/testenv"
 )
 
-// The sessions that answer more than one prompt run with NO_COLOR=1, in
-// huh's accessible mode (plain lines, the terminal in its usual line mode).
-// In the full-screen mode, keys typed during the first half second of a
-// form that follows another are sometimes lost (bubbletea v2's input reader
-// of the form before may still read them), so a test that waits for the
-// prompt and then types could not be made reliable there; a person would
-// type again. Single-prompt sessions (TestPTYLoginHidden) use the
-// full-screen mode.
-
 // ptyFailAfter bounds a whole terminal session. It only guards against a
 // hang: every step waits for the output it expects, never for a time.
 const ptyFailAfter = 90 * time.Second
@@ -224,7 +215,7 @@ func TestPTYOverwriteAnswers(t *testing.T) {
 	url := ptyServer(t, fourFiles)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "mine a\n", "b.txt": "mine b\r\nno newline", "c.txt": "mine c\n", "d.txt": "mine d\n"})
-	s := startPTY(t, dir, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url, "NO_COLOR=1"},
+	s := startPTY(t, dir, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url},
 		"add", "features/four", "--skip-install")
 	s.expect("the registry overwrites 4 files")
 	s.expect("Replace a.txt? [y]es / [n]o / [a]ll / [d]iff")
@@ -268,7 +259,7 @@ func TestPTYOverwriteAbort(t *testing.T) {
 	mine := map[string]string{"a.txt": "mine a\n", "b.txt": "mine b\n"}
 	testenv.WriteFiles(t, dir, mine)
 	before := testenv.Snapshot(t, dir)
-	s := startPTY(t, dir, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url, "NO_COLOR=1"},
+	s := startPTY(t, dir, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url},
 		"add", "features/four", "--skip-install")
 	s.expect("Replace a.txt?")
 	s.send("y\r")
@@ -289,38 +280,59 @@ func TestPTYOverwriteAbort(t *testing.T) {
 }
 
 // TestPTYInitPicker: jig init without -t on a terminal offers the presets
-// and registries of a real jig-server; searching for one, picking it and
-// typing the project's name makes the project (issue 28, item 3).
+// and registries of a real jig-server; picking one (searched for with /
+// on a colour terminal, by its number in the plain mode NO_COLOR asks for)
+// and typing the project's name at the next prompt makes the project
+// (issue 28, item 3).
 func TestPTYInitPicker(t *testing.T) {
 	t.Parallel()
 	url := ptyServer(t, nil)
-	base := t.TempDir()
-	s := startPTY(t, base, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url, "NO_COLOR=1"},
-		"init", "--skip-install", "--skip-git")
-	s.expect("Template (type / to search)")
-	s.expect("Enter a number between 1 and")
-	m := regexp.MustCompile(`(?m)^(\d+)\. @presets/node-library \(preset\)`).FindStringSubmatch(s.raw())
-	if m == nil {
-		t.Fatalf("the picker does not offer @presets/node-library:\n%s", s.raw())
-	}
-	for _, want := range []string{"@presets/node (preset)", "@main/quality/eslint (quality)", "@main/runtimes/node (runtime)"} {
-		if !strings.Contains(s.raw(), want) {
-			t.Errorf("the picker does not offer %s:\n%s", want, s.raw())
+	for _, plain := range []bool{false, true} {
+		name := "full-screen"
+		if plain {
+			name = "NO_COLOR"
 		}
-	}
-	s.send(m[1] + "\r")
-	s.expect("Project name:")
-	s.send("demo\r")
-	s.expect("Project demo initialized")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("exit %d; jig wrote:\n%s", code, s.raw())
-	}
-	b, err := os.ReadFile(filepath.Join(base, "demo", "jig.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `"template": "@presets/node-library"`) {
-		t.Errorf("jig.json does not record the picked preset:\n%s", b)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			env := []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url}
+			if plain {
+				env = append(env, "NO_COLOR=1")
+			}
+			s := startPTY(t, base, env, "init", "--skip-install", "--skip-git")
+			s.expect("Template (type / to search)")
+			if plain {
+				s.expect("Enter a number between 1 and")
+				m := regexp.MustCompile(`(?m)^(\d+)\. @presets/node-library \(preset\)`).FindStringSubmatch(s.raw())
+				if m == nil {
+					t.Fatalf("the picker does not offer @presets/node-library:\n%s", s.raw())
+				}
+				for _, want := range []string{"@presets/node (preset)", "@main/quality/eslint (quality)", "@main/runtimes/node (runtime)"} {
+					if !strings.Contains(s.raw(), want) {
+						t.Errorf("the picker does not offer %s:\n%s", want, s.raw())
+					}
+				}
+				s.send(m[1] + "\r")
+			} else {
+				s.expect("@presets/node (preset)")
+				s.send("/node-lib")
+				s.expect("/node-lib")
+				s.send("\r")
+			}
+			s.expect("Project name:")
+			s.send("demo\r")
+			s.expect("Project demo initialized")
+			if code := s.wait(); code != 0 {
+				t.Fatalf("exit %d; jig wrote:\n%s", code, s.raw())
+			}
+			b, err := os.ReadFile(filepath.Join(base, "demo", "jig.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"template": "@presets/node-library"`) {
+				t.Errorf("jig.json does not record the picked preset:\n%s", b)
+			}
+		})
 	}
 }
 
@@ -347,5 +359,30 @@ func TestPTYLoginHidden(t *testing.T) {
 	rc, err := os.ReadFile(filepath.Join(home, ".jigrc"))
 	if err != nil || !strings.Contains(string(rc), token) {
 		t.Errorf("token not saved (%v):\n%s", err, rc)
+	}
+}
+
+// TestPTYInitIntoDirectory: jig init into a non-empty directory on a
+// terminal asks first (a full-screen yes/no), then about each file of the
+// user's the template replaces, on a line; the kept file stays as it was.
+func TestPTYInitIntoDirectory(t *testing.T) {
+	t.Parallel()
+	url := ptyServer(t, fourFiles)
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "mine a\n", "notes.md": "mine\n"})
+	s := startPTY(t, dir, []string{"HOME=" + t.TempDir(), "JIG_REGISTRY_URL=" + url},
+		"init", "-t", "features/four", "-n", ".", "--skip-install", "--skip-git")
+	s.expect("Apply the template into")
+	s.send("y")
+	s.expect("Replace a.txt? [y]es / [n]o / [a]ll / [d]iff")
+	s.send("n\r")
+	s.expect("Kept a.txt as it was")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d; jig wrote:\n%s", code, s.raw())
+	}
+	for f, want := range map[string]string{"a.txt": "mine a\n", "b.txt": "theirs b\n", "notes.md": "mine\n"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, f)); string(got) != want {
+			t.Errorf("%s: got %q, want %q", f, got, want)
+		}
 	}
 }

@@ -36,13 +36,20 @@ func newHuhPrompter(in io.Reader, out io.Writer, plain bool) Prompter {
 }
 
 func (p huhPrompter) run(ctx context.Context, f huh.Field) error {
+	return p.runMode(ctx, f, p.plain)
+}
+
+// runMode runs the one-field form f, as plain lines when accessible is set.
+func (p huhPrompter) runMode(ctx context.Context, f huh.Field, accessible bool) error {
 	out := p.out
 	if p.plain {
 		// No styling at all: the accessible form still styles its titles.
 		out = &colorprofile.Writer{Forward: p.out, Profile: colorprofile.NoTTY}
 	}
-	form := huh.NewForm(huh.NewGroup(f)).WithInput(p.in).WithOutput(out).WithShowHelp(false).
-		WithAccessible(p.plain).WithWidth(p.width())
+	in, done := formInput(p.in)
+	defer done()
+	form := huh.NewForm(huh.NewGroup(f)).WithInput(in).WithOutput(out).WithShowHelp(false).
+		WithAccessible(accessible).WithWidth(p.width())
 	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) {
 		return ErrAborted
@@ -93,9 +100,12 @@ func (p huhPrompter) Confirm(ctx context.Context, title string, def bool) (bool,
 	return v, nil
 }
 
-// Choose shows a huh text input that accepts only one of the choices
-// (its value or its label); anything else is shown as an error in place
-// and asked again.
+// Choose asks on one plain line (huh's accessible input, the terminal in
+// its usual line mode) and accepts only one of the choices (its value or
+// its label); anything else is said and asked again. A line, unlike a
+// full-screen form, keeps an answer typed ahead: one question follows
+// another quickly here (a file after a file), and a full-screen form can
+// lose the keys typed in its first moments.
 func (p huhPrompter) Choose(ctx context.Context, title string, choices []Choice) (string, error) {
 	var v string
 	in := huh.NewInput().Title(title).Value(&v).Validate(func(s string) error {
@@ -108,7 +118,7 @@ func (p huhPrompter) Choose(ctx context.Context, title string, choices []Choice)
 		}
 		return nil
 	})
-	if err := p.run(ctx, in); err != nil {
+	if err := p.runMode(ctx, in, true); err != nil {
 		return "", err
 	}
 	c, _ := chosen(v, choices)
