@@ -3,12 +3,10 @@
 package main_test
 
 import (
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -16,33 +14,9 @@ import (
 // never answers anything else; ready reports that such a request
 // arrived.
 func stallingS3(t *testing.T) (url string, ready func() bool) {
-	t.Helper()
-	var mu sync.Mutex
-	got := false
-	release := make(chan struct{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead && strings.Trim(r.URL.Path, "/") == "jig" {
-			return
-		}
-		mu.Lock()
-		got = true
-		mu.Unlock()
-		<-release
-	})}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() {
-		close(release)
-		_ = srv.Close()
+	return hangingServerExcept(t, func(r *http.Request) bool {
+		return r.Method == http.MethodHead && strings.Trim(r.URL.Path, "/") == "jig"
 	})
-	return "http://" + l.Addr().String(), func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
 }
 
 // TestSignalEndsMirror: jig-server mirror export and import, blocked on a

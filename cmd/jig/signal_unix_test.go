@@ -201,8 +201,14 @@ func fifos(t *testing.T, paths ...string) func() bool {
 }
 
 // hangingServer accepts requests and never answers them; ready reports
-// that a request arrived.
+// that one arrived.
 func hangingServer(t *testing.T) (url string, ready func() bool) {
+	return hangingServerExcept(t, func(*http.Request) bool { return false })
+}
+
+// hangingServerExcept is hangingServer, but answers the requests answered
+// reports with an empty 200 at once (and does not count them).
+func hangingServerExcept(t *testing.T, answered func(*http.Request) bool) (url string, ready func() bool) {
 	t.Helper()
 	var mu sync.Mutex
 	got := false
@@ -212,6 +218,9 @@ func hangingServer(t *testing.T) (url string, ready func() bool) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answered(r) {
+			return
+		}
 		mu.Lock()
 		got = true
 		mu.Unlock()
