@@ -10,14 +10,12 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -101,27 +99,16 @@ func CountBy(names []string, limit int) []Count {
 
 // --- syntax highlighting ---
 
-var (
-	chromaOnce sync.Once
-	chromaCSS  []byte
-	chromaFmt  *chromahtml.Formatter
-)
+// chromaFmt writes CSS classes, never style attributes, so pages keep
+// the strict CSP (style-src 'self'). The classes do not depend on the
+// style passed to Format; their colours are static/chroma.css, written by
+// TestChromaCSS from chroma's github and github-dark styles, so the
+// server does not load chroma's styles (2 MB of heap at start).
+var chromaFmt = chromahtml.New(chromahtml.WithClasses(true), chromahtml.PreventSurroundingPre(true))
 
-// chromaSetup builds the highlighter and its stylesheet once: the
-// formatter writes CSS classes, never style attributes, so pages keep the
-// strict CSP (style-src 'self').
-func chromaSetup() {
-	chromaOnce.Do(func() {
-		chromaFmt = chromahtml.New(chromahtml.WithClasses(true), chromahtml.PreventSurroundingPre(true))
-		var buf bytes.Buffer
-		buf.WriteString("/* Syntax highlighting (chroma, github and github-dark styles). */\n")
-		_ = chromaFmt.WriteCSS(&buf, styles.Get("github"))
-		buf.WriteString("\n@media (prefers-color-scheme: dark) {\n")
-		_ = chromaFmt.WriteCSS(&buf, styles.Get("github-dark"))
-		buf.WriteString("}\n")
-		chromaCSS = buf.Bytes()
-	})
-}
+// classesOnly is the style handed to chromaFmt: with classes, only the
+// class names matter.
+var classesOnly = chroma.MustNewStyle("classes", chroma.StyleEntries{})
 
 // highlight returns text as HTML with chroma's token classes, picking the
 // lexer from the file names; ok is false (show text plainly) for a file
@@ -140,13 +127,12 @@ func highlight(text string, names ...string) (out template.HTML, ok bool) {
 	if lx == nil {
 		return "", false
 	}
-	chromaSetup()
 	it, err := chroma.Coalesce(lx).Tokenise(nil, text)
 	if err != nil {
 		return "", false
 	}
 	var buf bytes.Buffer
-	if err := chromaFmt.Format(&buf, styles.Get("github"), it); err != nil {
+	if err := chromaFmt.Format(&buf, classesOnly, it); err != nil {
 		return "", false
 	}
 	// chroma escapes every token's text.

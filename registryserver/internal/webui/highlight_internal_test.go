@@ -1,9 +1,15 @@
 package webui
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
 )
 
 // TestHighlightConcurrent highlights and renders READMEs from many
@@ -47,5 +53,59 @@ func TestHighlightConcurrent(t *testing.T) {
 	}
 	if out, _ := highlight("const s = \"</pre><script>alert(1)</script>\";\n", "a.js"); strings.Contains(string(out), "<script>") {
 		t.Errorf("highlighting let markup through: %s", out)
+	}
+}
+
+// chromaStylesheet is static/chroma.css as chroma's github (light) and
+// github-dark (dark) styles give it.
+func chromaStylesheet(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString("/* Syntax highlighting (chroma, github and github-dark styles); written by TestChromaCSS. */\n")
+	if err := chromaFmt.WriteCSS(&buf, styles.Get("github")); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("\n@media (prefers-color-scheme: dark) {\n")
+	if err := chromaFmt.WriteCSS(&buf, styles.Get("github-dark")); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("}\n")
+	return buf.Bytes()
+}
+
+// TestChromaCSS: static/chroma.css is what chroma's styles give (run with
+// JIG_UPDATE_CHROMA_CSS=1 after a chroma upgrade to write it again), and
+// the classes highlight writes do not depend on the style, so the server
+// need not load chroma's styles.
+func TestChromaCSS(t *testing.T) {
+	t.Parallel()
+	want := chromaStylesheet(t)
+	if os.Getenv("JIG_UPDATE_CHROMA_CSS") == "1" {
+		if err := os.WriteFile("static/chroma.css", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := staticFS.ReadFile("static/chroma.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("static/chroma.css differs from chroma's styles; run JIG_UPDATE_CHROMA_CSS=1 go test -run TestChromaCSS ./registryserver/internal/webui/")
+	}
+	src := "import js from \"@eslint/js\";\nexport default [js.configs.recommended]; // note\n"
+	lx := lexers.Match("eslint.config.js")
+	for _, style := range []string{"github", "github-dark", "monokai"} {
+		it, err := chroma.Coalesce(lx).Tokenise(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var styled bytes.Buffer
+		if err := chromaFmt.Format(&styled, styles.Get(style), it); err != nil {
+			t.Fatal(err)
+		}
+		out, ok := highlight(src, "eslint.config.js")
+		if !ok || string(out) != styled.String() {
+			t.Errorf("highlight with the classes-only style:\n%s\nwith %s:\n%s", out, style, styled.String())
+		}
 	}
 }

@@ -206,9 +206,6 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if err != nil {
 		return nil, err
 	}
-	chromaSetup()
-	sum := sha256.Sum256(chromaCSS)
-	u.static["chroma.css"] = asset{data: chromaCSS, ctype: "text/css; charset=utf-8", etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	return u, nil
 }
 
