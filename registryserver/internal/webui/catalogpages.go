@@ -15,7 +15,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -26,8 +25,10 @@ import (
 // them a page shows less (plain text, a note) rather than working harder.
 const (
 	// maxHighlight is the largest file highlighted; larger ones are
-	// shown as plain text.
-	maxHighlight = 128 << 10
+	// shown as plain text. Highlighting costs a few microseconds a token,
+	// so a hostile 64 KiB file of one-character tokens takes about 0.3 s
+	// of one core (BenchmarkHighlightHostile).
+	maxHighlight = 64 << 10
 	// maxReadme is the most of a README.md the registry page shows.
 	maxReadme = 64 << 10
 	// maxDiffFile is the largest file the diff page compares; larger
@@ -120,7 +121,7 @@ func highlight(text string, names ...string) (out template.HTML, ok bool) {
 	}
 	var lx chroma.Lexer
 	for _, n := range names {
-		if lx = lexers.Match(path.Base(n)); lx != nil {
+		if lx = lexerFor(n); lx != nil {
 			break
 		}
 	}

@@ -2,13 +2,16 @@ package webui
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 )
 
@@ -93,7 +96,7 @@ func TestChromaCSS(t *testing.T) {
 		t.Errorf("static/chroma.css differs from chroma's styles; run JIG_UPDATE_CHROMA_CSS=1 go test -run TestChromaCSS ./registryserver/internal/webui/")
 	}
 	src := "import js from \"@eslint/js\";\nexport default [js.configs.recommended]; // note\n"
-	lx := lexers.Match("eslint.config.js")
+	lx := lexerFor("eslint.config.js")
 	for _, style := range []string{"github", "github-dark", "monokai"} {
 		it, err := chroma.Coalesce(lx).Tokenise(nil, src)
 		if err != nil {
@@ -107,5 +110,121 @@ func TestChromaCSS(t *testing.T) {
 		if !ok || string(out) != styled.String() {
 			t.Errorf("highlight with the classes-only style:\n%s\nwith %s:\n%s", out, style, styled.String())
 		}
+	}
+}
+
+// highlightSamples are files of the kinds registries carry, one or more
+// per language the catalog highlights, with a token each must mark.
+var highlightSamples = []struct {
+	name, text, want string
+}{
+	{"eslint.config.js", "import js from \"@eslint/js\";\n/* multi\nline */ export default [js.configs.recommended]; // note\n", `<span class="kn">import</span>`},
+	{"src/index.ts", "export function f(a: number): number { return a + 1; }\nconst t = `x ${a + 1} y`;\n", `<span class="kt">number</span>`},
+	{"vitest.config.mts", "const n = 0x1f + 1_000n;\n", `<span class="m">0x1f</span>`},
+	{"package.json", "{\"name\": \"x\", \"private\": true, \"n\": -1.5e3}\n", `<span class="nt">&#34;name&#34;</span>`},
+	{"tsconfig.json", "{\n  // comments are allowed\n  \"compilerOptions\": {}\n}\n", `<span class="c1">// comments are allowed</span>`},
+	{".github/workflows/ci.yml", "name: CI\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest # os\n    steps:\n      - run: npm ci\n", `<span class="nt">runs-on</span>`},
+	{"styles/main.css", ":root { --accent: #0a84ff; }\n.btn:hover { margin: 0 1.5rem !important; }\n", `<span class="nv">--accent</span>`},
+	{"scripts/setup.sh", "#!/bin/sh\nif [ -n \"$CI\" ]; then npm ci --ignore-scripts; fi # done\n", `<span class="k">if</span>`},
+	{"Dockerfile", "FROM node:22 AS build\nRUN npm ci && npm run build\n", `<span class="k">FROM</span>`},
+	{"README.md", "# Title\n\nUse `jig add` and **bold** [link](https://example.com).\n\n```sh\nnpm test\n```\n", `<span class="gh"># Title</span>`},
+	{"public/index.html", "<!doctype html>\n<!-- c -->\n<a href=\"/x\" data-x='y'>Text &amp; more</a>\n", `<span class="nt">&lt;a</span>`},
+	{".editorconfig", "root = true\n[*.md]\nindent_size = 2 ; two\n", `<span class="k">[*.md]</span>`},
+	{".npmrc", "registry=https://registry.npmjs.org/\n# comment\n", `<span class="na">registry</span>`},
+	{".gitignore", "# deps\nnode_modules/\n!keep.txt\n", `<span class="c1"># deps</span>`},
+}
+
+// TestHighlightLanguages: every language the catalog knows marks its
+// tokens, and its HTML is the file's text once the tags are taken away.
+func TestHighlightLanguages(t *testing.T) {
+	t.Parallel()
+	for _, tc := range highlightSamples {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, ok := highlight(tc.text, tc.name)
+			if !ok {
+				t.Fatalf("not highlighted")
+			}
+			checkHighlighted(t, tc.text, string(out))
+			if !strings.Contains(string(out), tc.want) {
+				t.Errorf("%s lacks %s", out, tc.want)
+			}
+		})
+	}
+	for _, name := range []string{"LICENSE", "eslint.config", ".nvmrc", "a.exe", "x.unknownext"} {
+		if _, ok := highlight("text\n", name); ok {
+			t.Errorf("%s: highlighted a file with no known language", name)
+		}
+	}
+}
+
+var (
+	tagRE = regexp.MustCompile(`<[^>]*>`)
+	crlf  = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+)
+
+// checkHighlighted fails unless out is text's HTML with token classes and
+// nothing lost: no error tokens, no inline styles, text after unescaping
+// (chroma may end a file that lacks a final newline with one, and HTML
+// reads CR and CRLF as LF, as the formatter may write them).
+func checkHighlighted(t *testing.T, text, out string) {
+	t.Helper()
+	if strings.Contains(out, `class="err"`) || strings.Contains(out, "style=") {
+		t.Errorf("error token or inline style in %q", out)
+	}
+	got := html.UnescapeString(tagRE.ReplaceAllString(out, ""))
+	got, text = crlf.Replace(got), crlf.Replace(text)
+	if got != text && (strings.HasSuffix(text, "\n") || got != text+"\n") {
+		t.Errorf("highlighted text differs from the file:\n got %q\nwant %q", got, text)
+	}
+}
+
+// FuzzHighlight: whatever a file holds, each language's lexer ends
+// without an error token and loses or adds no character.
+func FuzzHighlight(f *testing.F) {
+	for i, tc := range highlightSamples {
+		f.Add(i, tc.text)
+	}
+	for i, piece := range hostilePieces {
+		f.Add(i, strings.Repeat(piece, 200))
+	}
+	f.Add(0, "`${`${`${\"\\")
+	f.Add(5, "\"a\nb'c: d\n- [x, {y: z}]\n")
+	f.Fuzz(func(t *testing.T, i int, text string) {
+		if i < 0 {
+			i = -i
+		}
+		name := highlightSamples[i%len(highlightSamples)].name
+		if !utf8.ValidString(text) || len(text) > maxHighlight {
+			return
+		}
+		out, ok := highlight(text, name)
+		if !ok {
+			t.Fatalf("%s: not highlighted", name)
+		}
+		checkHighlighted(t, text, string(out))
+	})
+}
+
+// hostilePieces, repeated on one long line, made a first version of the
+// lexers scan ahead at every position (quadratic time).
+var hostilePieces = []string{"[", "a(", "${", `\"`, "<!", "<?", "`${", "a:", "a=", "&a", "{", "#", "'"}
+
+// BenchmarkHighlightHostile highlights files of the largest size the
+// catalog highlights, made of one short piece repeated, with each
+// language; the time per byte stays that of an ordinary file.
+func BenchmarkHighlightHostile(b *testing.B) {
+	for _, piece := range hostilePieces {
+		text := strings.Repeat(piece, maxHighlight/len(piece))
+		b.Run(fmt.Sprintf("%q", piece), func(b *testing.B) {
+			b.SetBytes(int64(len(text)) * int64(len(highlightSamples)))
+			for b.Loop() {
+				for _, tc := range highlightSamples {
+					if _, ok := highlight(text, tc.name); !ok {
+						b.Fatalf("%s: not highlighted", tc.name)
+					}
+				}
+			}
+		})
 	}
 }
