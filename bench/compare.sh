@@ -13,12 +13,17 @@
 # files; a random X-Forwarded-For per request) to the baseline and to each
 # server in turn, first with "Accept-Encoding: br, gzip", then with none
 # (identity), REPEAT times. It prints each server's median requests/s, its
-# ratio to the baseline's median, and its peak RSS (VmHWM) after the load.
+# ratio to the baseline's median, the median of its per-round ratios
+# ("paired": each run divided by the baseline run just before it, which a
+# machine whose speed drifts between rounds moves less), and its peak RSS
+# (VmHWM) after the load.
 # It also prints the CPU time each server spent per request (utime+stime
 # from /proc over each wrk run) and the baseline's CPU per request divided
 # by the server's: on a machine other work keeps busy, that efficiency
 # ratio moves much less than req/s does. The load average is printed at
-# the start and the end.
+# the start and the end. Dirty pages (the servers' request logs) are
+# written back to disk before each wrk run, so one run's log is not
+# written during another's.
 #
 # With jig binaries (JIGS), it also times "jig init -t @presets/node --ci"
 # against the last server, INITS times each, and prints the median.
@@ -160,6 +165,12 @@ clk_tck=$(getconf CLK_TCK)
 # spent per request.
 run_wrk() {
 	local out t0 t1
+	# Each jig-server writes about 30 MB of request log a second; the
+	# kernel writes dirty pages back to disk up to 30 s later, on the
+	# same cores, so without this the disk writes of one run's log would
+	# land in whichever run came next (a baseline run included). sync
+	# writes them back before each run, outside the measured window.
+	sync
 	t0=$(cpu_ticks "$3")
 	out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" -s "$root/bench/load.lua" "$1" -- "$work/paths.txt" "$2")
 	t1=$(cpu_ticks "$3")
@@ -173,13 +184,14 @@ run_wrk() {
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.0f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-medianf() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+medianf() { tr ' ' '\n' | grep . | sort -g | awk -v f="${1:-%.1f}" '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf f "\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A results cpus
+declare -A results cpus paired
 for round in $(seq "$REPEAT"); do
 	for enc in "br, gzip" identity; do
 		read -r r c < <(run_wrk "$burl" "$enc" "$baseline_pid")
+		br=$r
 		results["baseline|$enc"]+="$r "
 		cpus["baseline|$enc"]+="$c "
 		line="round $round, $enc: baseline $r"
@@ -187,6 +199,7 @@ for round in $(seq "$REPEAT"); do
 			read -r r c < <(run_wrk "${urls[$i]}" "$enc" "${server_pids[$i]}")
 			results["$i|$enc"]+="$r "
 			cpus["$i|$enc"]+="$c "
+			paired["$i|$enc"]+="$(awk -v a="$r" -v b="$br" 'BEGIN {printf "%.3f", a/b}') "
 			line+=", ${labels[$i]} $r"
 		done
 		echo "$line"
@@ -195,7 +208,7 @@ done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' target encoding "req/s" baseline ratio "peak RSS" "CPU us/req" "CPU ratio"
+printf '%-12s %-10s %10s %10s %7s %7s %10s %12s %9s\n' target encoding "req/s" baseline ratio paired "peak RSS" "CPU us/req" "CPU ratio"
 for enc in "br, gzip" identity; do
 	b=$(median <<<"${results["baseline|$enc"]}")
 	bc=$(medianf <<<"${cpus["baseline|$enc"]}")
@@ -205,9 +218,10 @@ for enc in "br, gzip" identity; do
 		hwm=$(awk '/^VmHWM:/ {printf "%.1f MB", $2/1024}' "/proc/${server_pids[$i]}/status")
 		ratio=$(awk -v a="$r" -v b="$b" 'BEGIN {printf "%.2f", a/b}')
 		cratio=$(awk -v a="$c" -v b="$bc" 'BEGIN {if (a > 0) printf "%.2f", b/a; else print "-"}')
-		printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' "${labels[$i]}" "${enc// /}" "$r" "$b" "$ratio" "$hwm" "$c" "$cratio"
+		pratio=$(medianf %.3f <<<"${paired["$i|$enc"]}" | awk '{printf "%.2f", $1}')
+		printf '%-12s %-10s %10s %10s %7s %7s %10s %12s %9s\n' "${labels[$i]}" "${enc// /}" "$r" "$b" "$ratio" "$pratio" "$hwm" "$c" "$cratio"
 	done
-	printf '%-12s %-10s %10s %10s %7s %10s %12s %9s\n' baseline "${enc// /}" "$b" "$b" 1.00 "" "$bc" 1.00
+	printf '%-12s %-10s %10s %10s %7s %7s %10s %12s %9s\n' baseline "${enc// /}" "$b" "$b" 1.00 1.00 "" "$bc" 1.00
 done
 for i in "${!bins[@]}"; do
 	limited=$(grep -c '"statusCode":429' "$work/server$i.log" || true)
