@@ -1,9 +1,7 @@
 package registryserver
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -640,10 +638,11 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		return err
 	}
 	// The same checks as an upload, on the package the upstream served.
-	pkg, err := packVersion(mr.Bytes, files)
-	if err != nil {
+	var packed bytes.Buffer
+	if err := pkgarchive.PackFiles(&packed, mr.Bytes, files); err != nil {
 		return err
 	}
+	pkg := packed.Bytes()
 	ix, contents, err := pkgarchive.Inspect(pkg, pkgarchive.Limits{MaxUpload: int64(len(pkg)) + 1,
 		MaxUnpacked: lim.MaxUnpackedSize + int64(len(mr.Bytes)), MaxEntries: lim.MaxEntries, MaxPathLen: lim.MaxPathLength})
 	if err != nil {
@@ -743,41 +742,6 @@ func mirrorSafe(m *registry.Manifest) error {
 		}
 	}
 	return nil
-}
-
-// packVersion builds the package archive (registry.json and files) of a
-// version fetched from an upstream, to run the checks of an upload on it.
-func packVersion(manifest []byte, files map[string][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	add := func(name string, b []byte) error {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
-			return err
-		}
-		_, err := tw.Write(b)
-		return err
-	}
-	if err := add(layout.ManifestFile, manifest); err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(files))
-	for p := range files {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		if err := add(p, files[p]); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // mergeNamespaces returns the sorted union of stored namespaces and

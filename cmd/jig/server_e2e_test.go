@@ -3,10 +3,8 @@
 package main_test
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 
 	"github.com/jigkit/jig/internal/testenv"
 )
@@ -409,20 +409,7 @@ func TestServerRefusesDeceptiveTargets(t *testing.T) {
 		target, _ := json.Marshal(tc.target)
 		manifest := `{"name":"tricky","namespace":"@main","path":"features/tricky","type":"registry:feature","version":"1.0.0","priority":4,` +
 			`"files":[{"target":` + string(target) + `,"type":"registry:docs","path":"templates/a.txt"}]}`
-		var buf bytes.Buffer
-		gz := gzip.NewWriter(&buf)
-		tw := tar.NewWriter(gz)
-		for name, data := range map[string]string{"registry.json": manifest, "templates/a.txt": "hi\n"} {
-			if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tw.Write([]byte(data)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := errors.Join(tw.Close(), gz.Close()); err != nil {
-			t.Fatal(err)
-		}
+		buf := bytes.NewBuffer(pt.Build(0, pt.File("registry.json", manifest), pt.File("templates/a.txt", "hi\n")))
 		sum := sha256.Sum256(buf.Bytes())
 		var body bytes.Buffer
 		mw := multipart.NewWriter(&body)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -84,34 +86,80 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 			ErrInvalidPackage, total, DefaultMaxUnpacked>>20)
 	}
 
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	err = writeArchive(w, func(tw *tar.Writer) error {
+		for _, p := range files {
+			if p == layout.ManifestFile {
+				// Written from raw: it may carry the CHANGELOG.md entry.
+				if err := writeMember(tw, p, 0o644, raw); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := packFile(tw, root, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	return m, files, nil
+}
+
+// PackFiles writes the package archive of a version held in memory, as
+// [Pack] writes one from a folder: registry.json (the bytes manifest),
+// then the files by path in byte order, regular files of mode 0644 with
+// Pack's fixed modification time. jig-server packs a version an upstream
+// served this way to run the checks of an upload on it.
+func PackFiles(w io.Writer, manifest []byte, files map[string][]byte) error {
+	return writeArchive(w, func(tw *tar.Writer) error {
+		if err := writeMember(tw, layout.ManifestFile, 0o644, manifest); err != nil {
+			return err
+		}
+		for _, p := range slices.Sorted(maps.Keys(files)) {
+			if p == layout.ManifestFile {
+				continue
+			}
+			if err := writeMember(tw, p, 0o644, files[p]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeArchive writes the gzip-compressed tar stream of a package, its
+// members written by members.
+func writeArchive(w io.Writer, members func(tw *tar.Writer) error) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
 	tw := tar.NewWriter(zw)
-	for _, p := range files {
-		if p == layout.ManifestFile {
-			// Written from raw: it may carry the CHANGELOG.md entry.
-			h := &tar.Header{Typeflag: tar.TypeReg, Name: p, Size: int64(len(raw)), Mode: 0o644, ModTime: packMTime}
-			if err := tw.WriteHeader(h); err != nil {
-				return nil, nil, fmt.Errorf("packing %s: %w", p, err)
-			}
-			if _, err := tw.Write(raw); err != nil {
-				return nil, nil, fmt.Errorf("packing %s: %w", p, err)
-			}
-			continue
-		}
-		if err := packFile(tw, root, p); err != nil {
-			return nil, nil, err
-		}
+	if err := members(tw); err != nil {
+		return err
 	}
 	if err := tw.Close(); err != nil {
-		return nil, nil, err
+		return err
 	}
-	if err := zw.Close(); err != nil {
-		return nil, nil, err
+	return zw.Close()
+}
+
+// memberHeader is the tar header of a package member: a regular file.
+func memberHeader(name string, mode, size int64) *tar.Header {
+	return &tar.Header{Typeflag: tar.TypeReg, Name: name, Size: size, Mode: mode, ModTime: packMTime}
+}
+
+// writeMember writes one member held in memory.
+func writeMember(tw *tar.Writer, name string, mode int64, body []byte) error {
+	if err := tw.WriteHeader(memberHeader(name, mode, int64(len(body)))); err != nil {
+		return fmt.Errorf("packing %s: %w", name, err)
 	}
-	return m, files, nil
+	if _, err := tw.Write(body); err != nil {
+		return fmt.Errorf("packing %s: %w", name, err)
+	}
+	return nil
 }
 
 func packFile(tw *tar.Writer, root *os.Root, p string) error {
@@ -129,8 +177,7 @@ func packFile(tw *tar.Writer, root *os.Root, p string) error {
 	if fi.Mode().Perm()&0o100 != 0 {
 		mode = 0o755
 	}
-	h := &tar.Header{Typeflag: tar.TypeReg, Name: p, Size: fi.Size(), Mode: mode, ModTime: packMTime}
-	if err := tw.WriteHeader(h); err != nil {
+	if err := tw.WriteHeader(memberHeader(p, mode, fi.Size())); err != nil {
 		return fmt.Errorf("packing %s: %w", p, err)
 	}
 	n, err := io.Copy(tw, io.LimitReader(f, fi.Size()))

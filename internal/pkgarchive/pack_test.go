@@ -75,6 +75,41 @@ func TestPack(t *testing.T) {
 	}
 }
 
+// TestPackFilesMatchesPack: a version held in memory packs to the bytes
+// Pack writes from a folder holding the same files (mode 0644), whatever
+// order the map gives, and the result passes every check of an upload.
+func TestPackFilesMatchesPack(t *testing.T) {
+	t.Parallel()
+	dir := pt.WriteRegistry(t, "1.0.0")
+	var fromDir bytes.Buffer
+	if _, _, err := pkgarchive.Pack(&fromDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	names, content := readBack(t, fromDir.Bytes())
+	files := map[string][]byte{}
+	for _, n := range names[1:] {
+		files[n] = []byte(content[n])
+	}
+	for range 5 {
+		var fromMemory bytes.Buffer
+		if err := pkgarchive.PackFiles(&fromMemory, []byte(content["registry.json"]), files); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fromDir.Bytes(), fromMemory.Bytes()) {
+			t.Fatal("PackFiles and Pack wrote different bytes for the same files")
+		}
+	}
+	// A registry.json in the map is not written twice.
+	files["registry.json"] = []byte("{}")
+	var again bytes.Buffer
+	if err := pkgarchive.PackFiles(&again, []byte(content["registry.json"]), files); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fromDir.Bytes(), again.Bytes()) {
+		t.Error("a registry.json among the files changed the archive")
+	}
+}
+
 func TestPackRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

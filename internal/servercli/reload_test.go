@@ -3,12 +3,9 @@
 package servercli
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 )
 
 // publishRaw uploads a one-file package for @main/features/<name>@1.0.0
@@ -25,17 +24,7 @@ func publishRaw(t *testing.T, base, admin, name string) int {
 	t.Helper()
 	manifest := `{"name":"` + name + `","namespace":"@main","path":"features/` + name + `","type":"registry:feature","version":"1.0.0","priority":4,` +
 		`"files":[{"target":"a.txt","type":"registry:docs","path":"templates/a.txt"}]}`
-	var tgz bytes.Buffer
-	gz := gzip.NewWriter(&tgz)
-	tw := tar.NewWriter(gz)
-	for _, f := range [][2]string{{"registry.json", manifest}, {"templates/a.txt", "hi\n"}} {
-		if err := tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(tw, f[1])
-	}
-	tw.Close()
-	gz.Close()
+	tgz := bytes.NewBuffer(pt.Build(0, pt.File("registry.json", manifest), pt.File("templates/a.txt", "hi\n")))
 	sum := sha256.Sum256(tgz.Bytes())
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
