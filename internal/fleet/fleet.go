@@ -301,7 +301,7 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 }
 
 // refUnsafe matches what may not appear in a branch name part.
-var refUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var refUnsafe = lazyRegexp(`[^A-Za-z0-9._-]+`)
 
 // BranchName returns the rollout branch of a registry key and version:
 // "jig/" and the key without "@", "/" replaced by "-", then "-" and the
@@ -309,7 +309,7 @@ var refUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // ("@team/ci/node", "1.2.0+b.1" → "jig/team-ci-node-1.2.0-b.1").
 func BranchName(key, version string) string {
 	s := strings.TrimPrefix(key, "@") + "-" + version
-	s = refUnsafe.ReplaceAllString(strings.ReplaceAll(s, "/", "-"), "-")
+	s = refUnsafe().ReplaceAllString(strings.ReplaceAll(s, "/", "-"), "-")
 	for strings.Contains(s, "..") {
 		s = strings.ReplaceAll(s, "..", ".")
 	}
@@ -760,13 +760,13 @@ func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
 // (GitHub's and GitLab's) before a reference leaves the text reading as
 // written.
 func quiet(text string) string {
-	text = forgeMention.ReplaceAllString(text, "$1\u200b$2")
-	return closingKeyword.ReplaceAllStringFunc(text, func(w string) string { return w[:1] + "\u200b" + w[1:] })
+	text = forgeMention().ReplaceAllString(text, "$1\u200b$2")
+	return closingKeyword().ReplaceAllStringFunc(text, func(w string) string { return w[:1] + "\u200b" + w[1:] })
 }
 
 var (
-	forgeMention   = regexp.MustCompile(`([@#])([\w])`)
-	closingKeyword = regexp.MustCompile(`(?i)\b(clos(e|es|ed|ing)|fix(es|ed|ing)?|resolv(e|es|ed|ing)|implement(s|ed|ing)?):?[ \t]+(#|https?://|[\w.-]+/[\w.-]+#|gh-\d)`)
+	forgeMention   = lazyRegexp(`([@#])([\w])`)
+	closingKeyword = lazyRegexp(`(?i)\b(clos(e|es|ed|ing)|fix(es|ed|ing)?|resolv(e|es|ed|ing)|implement(s|ed|ing)?):?[ \t]+(#|https?://|[\w.-]+/[\w.-]+#|gh-\d)`)
 )
 
 // ParseRepos reads a repository list: one git URL or local path per line
@@ -810,4 +810,10 @@ func plausibleRepo(s string) bool {
 		}
 	}
 	return true
+}
+
+// lazyRegexp compiles expr on first use rather than when any jig command
+// starts: every command links this package, few use it.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

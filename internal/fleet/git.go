@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -151,10 +150,10 @@ func (g *gitRunner) scrub(s string) string {
 }
 
 // urlUserinfo matches the user[:password]@ of a URL with a scheme.
-var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
+var urlUserinfo = lazyRegexp(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
 
 // scrubURLs removes the user information of every URL with a scheme in s.
-func scrubURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }
+func scrubURLs(s string) string { return urlUserinfo().ReplaceAllString(s, "$1") }
 
 // Redact returns repo as it may be shown and stored: a URL with a scheme
 // loses its user information (user:password@ or token@), its query
