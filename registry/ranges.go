@@ -1,10 +1,8 @@
 package registry
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // RangeRequest is one registry's request for an npm package version range.
@@ -57,10 +55,6 @@ func CombineRanges(reqs ...RangeRequest) (rng string, winner RangeRequest, confl
 	return best.Range, best, true
 }
 
-var rangeVersionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(-[0-9A-Za-z.-]+)?`)
-})
-
 func intersectRanges(rs []string) (string, bool) {
 	cons := make([]Range, len(rs))
 	for i, r := range rs {
@@ -71,8 +65,8 @@ func intersectRanges(rs []string) (string, bool) {
 		cons[i] = c
 	}
 	var highest *semVersion
-	for _, r := range rs {
-		m := minVersion(r)
+	for _, c := range cons {
+		m := c.lowest()
 		if highest == nil || m.compare(*highest) > 0 {
 			highest = &m
 		}
@@ -84,7 +78,7 @@ func intersectRanges(rs []string) (string, bool) {
 	}
 	// Boundary versions around every version written in any range; a
 	// range contained in all the others on these samples is used.
-	samples := sampleVersions(rs)
+	samples := sampleVersions(cons)
 	for i := range rs {
 		subset := true
 		for j := range rs {
@@ -115,74 +109,58 @@ func release(ma, mi, pa uint64) semVersion {
 	return semVersion{nums: [3]string{f(ma), f(mi), f(pa)}}
 }
 
-func sampleVersions(rs []string) []semVersion {
-	var out []semVersion
+// numbers returns the comparator's major, minor and patch numbers (a
+// left-out or wildcard part is 0). [ParseRange] keeps each to 19 digits,
+// so they fit (with one added) in a uint64.
+func (c comparator) numbers() (ma, mi, pa uint64) {
+	n := func(s string) uint64 {
+		v, _ := strconv.ParseUint(s, 10, 64)
+		return v
+	}
+	return n(c.v.nums[0]), n(c.v.nums[1]), n(c.v.nums[2])
+}
+
+// sampleVersions returns the releases next to every version the ranges'
+// comparators name: each of them, one patch, minor and major above and
+// below it, and 0.0.0.
+func sampleVersions(rs []Range) []semVersion {
+	out := []semVersion{release(0, 0, 0)}
 	add := func(ma, mi, pa uint64) {
 		out = append(out, release(ma, mi, pa))
 	}
-	add(0, 0, 0)
 	for _, r := range rs {
-		for _, m := range rangeVersionRE().FindAllStringSubmatch(r, -1) {
-			ma, mi, pa := parts(m)
-			add(ma, mi, pa)
-			add(ma, mi, pa+1)
-			add(ma, mi+1, 0)
-			add(ma+1, 0, 0)
-			if pa > 0 {
-				add(ma, mi, pa-1)
-			}
-			if mi > 0 {
-				add(ma, mi-1, 0)
-			}
-			if ma > 0 {
-				add(ma-1, 0, 0)
+		for _, alt := range r.alts {
+			for _, c := range alt {
+				ma, mi, pa := c.numbers()
+				add(ma, mi, pa)
+				add(ma, mi, pa+1)
+				add(ma, mi+1, 0)
+				add(ma+1, 0, 0)
+				if pa > 0 {
+					add(ma, mi, pa-1)
+				}
+				if mi > 0 {
+					add(ma, mi-1, 0)
+				}
+				if ma > 0 {
+					add(ma-1, 0, 0)
+				}
 			}
 		}
 	}
 	return out
 }
 
-func parts(m []string) (ma, mi, pa uint64) {
-	n := func(s string) uint64 {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return 0
-		}
-		return v
-	}
-	return n(m[1]), n(m[2]), n(m[3])
-}
-
-// minVersion returns the lowest version a range can match (without
-// pre-releases): the minimum over its || alternatives of the maximum lower
-// bound of each alternative's comparators.
-func minVersion(r string) semVersion {
+// lowest returns the lowest release the range can match: the minimum over
+// its || alternatives of the greatest lower bound among each
+// alternative's comparators (pre-releases aside).
+func (r Range) lowest() semVersion {
 	var best semVersion
-	for i, alt := range strings.Split(r, "||") {
-		alt = strings.TrimSpace(alt)
+	for i, alt := range r.alts {
 		lower := release(0, 0, 0)
-		if alt != "" && alt != "*" && alt != "x" {
-			// Hyphen ranges "a - b": the lower bound is a.
-			if i := strings.Index(alt, " - "); i >= 0 {
-				alt = alt[:i]
-			}
-			for _, f := range strings.Fields(alt) {
-				op := f[:len(f)-len(strings.TrimLeft(f, "<>=~^"))]
-				if strings.HasPrefix(op, "<") {
-					continue
-				}
-				m := rangeVersionRE().FindStringSubmatch(f)
-				if m == nil {
-					continue
-				}
-				ma, mi, pa := parts(m)
-				v := release(ma, mi, pa)
-				if op == ">" {
-					v = release(ma, mi, pa+1)
-				}
-				if v.compare(lower) > 0 {
-					lower = v
-				}
+		for _, c := range alt {
+			if v, ok := c.lowerBound(); ok && v.compare(lower) > 0 {
+				lower = v
 			}
 		}
 		if i == 0 || lower.compare(best) < 0 {
@@ -190,4 +168,23 @@ func minVersion(r string) semVersion {
 		}
 	}
 	return best
+}
+
+// lowerBound returns the lowest release c allows, and false when c bounds
+// versions only from above ("<2", "<=1.4") or not at all ("!=1.2.3").
+func (c comparator) lowerBound() (semVersion, bool) {
+	ma, mi, pa := c.numbers()
+	switch c.op {
+	case "<", "<=", "=<", "!=":
+		return semVersion{}, false
+	case ">":
+		switch {
+		case c.anyX && c.minorX:
+			return release(ma+1, 0, 0), true
+		case c.anyX && c.patchX:
+			return release(ma, mi+1, 0), true
+		}
+		return release(ma, mi, pa+1), true
+	}
+	return release(ma, mi, pa), true
 }

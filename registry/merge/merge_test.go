@@ -162,6 +162,12 @@ func TestCombineRanges(t *testing.T) {
 		{"incompatible lowest priority", []registry.RangeRequest{{Range: "^1.0.0", Priority: 5}, {Range: "^2.0.0", Priority: 2}}, "^2.0.0", true},
 		{"incompatible tie first", []registry.RangeRequest{{Range: "^1.0.0", Priority: 2}, {Range: "^2.0.0", Priority: 2}}, "^1.0.0", true},
 		{"not a range", []registry.RangeRequest{{Range: "latest", Priority: 4}, {Range: "^2.0.0", Priority: 3}}, "^2.0.0", true},
+		{"not-equal bounds nothing from below", []registry.RangeRequest{{Range: "^1.0.0"}, {Range: "!=1.5.0"}}, "^1.0.0 !=1.5.0", false},
+		{"greater than a wildcard minor", []registry.RangeRequest{{Range: ">1.x"}, {Range: "^2.1.0"}}, "^2.1.0", false},
+		{"greater than a wildcard patch", []registry.RangeRequest{{Range: ">1.2.x"}, {Range: "~1.2.5", Priority: 1}}, ">1.2.x", true},
+		{"upper bound only", []registry.RangeRequest{{Range: "<3"}, {Range: "^2.0.0"}}, "^2.0.0", false},
+		{"hyphen range", []registry.RangeRequest{{Range: "1.2.0 - 1.4.0"}, {Range: "~1.3.0"}}, "~1.3.0", false},
+		{"build metadata is not a version", []registry.RangeRequest{{Range: "^1.0.0+20130313144700"}, {Range: "^1.2.0"}}, "^1.2.0", false},
 		{"none", nil, "", false},
 	}
 	for _, tt := range tests {
