@@ -507,8 +507,7 @@ func (e *Engine) rollBack(root string, j *journal, states []fileNow, reals []str
 			list = append(list, d)
 		}
 	}
-	slices.Sort(list)
-	if err := syncBatch(list); err != nil {
+	if err := syncDirs(e.durable(), list); err != nil {
 		return err
 	}
 	return dropJournal(root)
