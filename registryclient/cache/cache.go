@@ -551,10 +551,17 @@ func (c *Cache) cleanTemp() {
 	}
 }
 
-// Clean removes every entry and ref. Processes using the cache meanwhile
-// see misses and fetch again.
+// Clean removes every entry, ref and imported mark. Processes using the
+// cache meanwhile see misses and fetch again. The marks go last, once the
+// refs' removal is durable: a stopped Clean never leaves a bundle's
+// content unmarked.
 func (c *Cache) Clean() error {
-	for _, sub := range []string{"sha256", "refs", "tmp"} {
+	for _, sub := range []string{"sha256", "refs", "tmp", importedDir} {
+		if sub == importedDir {
+			if err := syncDir(c.dir); err != nil {
+				return fmt.Errorf("cleaning the cache: %w", err)
+			}
+		}
 		p := filepath.Join(c.dir, sub)
 		// Rename first so a concurrent writer never sees a half-removed
 		// tree under the live name.
