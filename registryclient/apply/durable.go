@@ -3,6 +3,8 @@ package apply
 import (
 	"os"
 	"slices"
+
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // durability makes Apply's writes durable. Apply calls syncFile once for
@@ -25,7 +27,7 @@ type fsyncer struct{}
 
 func (fsyncer) syncFile(f *os.File, _ string) error { return f.Sync() }
 
-func (fsyncer) syncDir(dir string) error { return syncDir(dir) }
+func (fsyncer) syncDir(dir string) error { return safefile.SyncDir(dir) }
 
 // durable returns the engine's [durability].
 func (e *Engine) durable() durability {

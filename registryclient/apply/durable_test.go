@@ -32,14 +32,14 @@ func (r *syncRecorder) syncFile(f *os.File, target string) error {
 	r.mu.Lock()
 	r.files[target]++
 	r.mu.Unlock()
-	return f.Sync()
+	return fsyncer{}.syncFile(f, target)
 }
 
 func (r *syncRecorder) syncDir(dir string) error {
 	r.mu.Lock()
 	r.dirs[dir]++
 	r.mu.Unlock()
-	return syncDir(dir)
+	return fsyncer{}.syncDir(dir)
 }
 
 // TestApplySyncsWhatItWrote: Apply syncs each file it writes once and each

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/shutdown"
@@ -506,20 +505,6 @@ func writeTemps(ctx context.Context, d durability, writes []pendingWrite) ([]str
 		return temps, err
 	}
 	return temps, nil
-}
-
-// syncDir makes the renames in dir durable. File systems that cannot sync
-// a directory (EINVAL) are left as they are.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return err
-	}
-	return nil
 }
 
 // pruneEmptyDirs removes the directories that deleting files left empty,

@@ -1,15 +1,12 @@
 package cache
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/jigkit/jig/internal/safefile"
 )
@@ -90,54 +87,17 @@ func (c *Cache) writeDurable(p string, data []byte) error {
 		}
 		created = append(created, d)
 	}
-	for _, dir := range []string{filepath.Dir(p), filepath.Join(c.dir, "tmp")} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("writing to the cache: %w", err)
-		}
-	}
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(c.dir, "tmp", hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("writing to the cache: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, p)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing to the cache: %w", werr)
+	if err := c.writeTemp(p, data, true); err != nil {
+		return err
 	}
 	dirs := []string{filepath.Dir(p)}
 	for _, d := range created {
 		dirs = append(dirs, filepath.Dir(d))
 	}
 	for _, d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := safefile.SyncDir(d); err != nil {
 			return fmt.Errorf("writing to the cache: %w", err)
 		}
-	}
-	return nil
-}
-
-// syncDir makes dir's entries durable; file systems that cannot sync a
-// folder are left as they are.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return err
 	}
 	return nil
 }
