@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,5 +142,40 @@ func TestImportedBundleConfirmedOnline(t *testing.T) {
 				t.Errorf("offline: got %q, %v; want %q", got, err, tt.content)
 			}
 		})
+	}
+}
+
+// TestImportedMarkBeforeRef: the imported mark is written before the
+// version's ref, so an import that cannot mark leaves no version behind
+// (a stop at any point never leaves a bundle's version unmarked).
+func TestImportedMarkBeforeRef(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ch, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The marks' folder cannot be made: every mark fails.
+	if err := os.WriteFile(filepath.Join(dir, "imported"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := registryclient.New("http://127.0.0.1:9", registryclient.WithCache(ch), registryclient.WithMode(registryclient.Offline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ImportBundle(t.Context(), readB(t, oneVersion(t, "one\n")), "x.bundle"); err == nil {
+		t.Fatal("the import succeeded without its mark")
+	}
+	es, err := ch.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.HasSuffix(e.Ref, "/@main/tools/one/1.0.0") {
+			t.Errorf("the version's ref %s was written without its mark", e.Ref)
+		}
+	}
+	if _, err := c.Manifest(t.Context(), registry.MustParseID("@main/tools/one@1.0.0")); err == nil {
+		t.Error("the unmarked version is served")
 	}
 }
