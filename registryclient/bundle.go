@@ -44,8 +44,13 @@ func (e *BundleConflictError) Error() string {
 var errNoCache = errors.New("no cache: the client was made without WithCache")
 
 // ImportBundle fills the client's cache ([WithCache]) with the versions of
-// b (checked by [bundle.Read]) as if they had been fetched from the
-// client's server, so that [Offline] mode finds them. It first judges
+// b (checked by [bundle.Read]) for the client's server, so that [Offline]
+// mode finds them; name is how later errors name the bundle (its file).
+// Each version it stores is marked as imported ([cache.Cache.MarkImported],
+// durably, before the version is stored): a bundle does not stand in for
+// the server. Online (any mode but [Offline]) the client confirms a
+// marked version with its server's digest index before the first use and
+// then clears the mark; see [ImportedError]. It first judges
 // every version, writing nothing if one fails: its signatures against the
 // trust policy ([WithTrust]; a version once seen signed must still be
 // signed, with the same digest index), and a version the cache already
@@ -53,7 +58,7 @@ var errNoCache = errors.New("no cache: the client was made without WithCache")
 // then stored content first and its digest index ref last, so a version
 // is in the cache whole or not at all. Versions the cache holds complete
 // already are skipped.
-func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResult, error) {
+func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle, name string) (BundleResult, error) {
 	var res BundleResult
 	ch := c.opts.cache
 	if ch == nil {
@@ -62,6 +67,7 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 	var problems []string
 	var errs []error
 	var todo []*bundle.Version
+	fresh := map[*bundle.Version]bool{} // not cached yet: marked as imported
 	for _, v := range b.Versions {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -87,6 +93,8 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 				res.Skipped = append(res.Skipped, v.ID())
 				continue
 			}
+		} else {
+			fresh[v] = true
 		}
 		todo = append(todo, v)
 	}
@@ -97,7 +105,7 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle) (BundleResu
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if err := c.importVersion(ctx, b, v); err != nil {
+		if err := c.importVersion(ctx, b, v, name, fresh[v]); err != nil {
 			return res, fmt.Errorf("importing %s: %w", v.ID(), err)
 		}
 		res.Versions = append(res.Versions, v.ID())
@@ -134,8 +142,11 @@ func (c *Client) cachedComplete(v *bundle.Version) bool {
 	return true
 }
 
-// importVersion stores v in the cache, its index ref last.
-func (c *Client) importVersion(ctx context.Context, b *bundle.Bundle, v *bundle.Version) error {
+// importVersion stores v in the cache, its index ref last; when mark is
+// true, the mark that it came from the bundle name goes before the ref.
+// (A version cached already with the same digest index keeps its own
+// origin: from its server, or an earlier bundle's mark.)
+func (c *Client) importVersion(ctx context.Context, b *bundle.Bundle, v *bundle.Version, name string, mark bool) error {
 	ch := c.opts.cache
 	id := registry.ID{Namespace: v.Namespace, Path: v.Path}
 	if err := c.acceptIndex(ctx, id, v.Version, v.IndexBytes, bundleSignatures(v)); err != nil {
@@ -173,7 +184,86 @@ func (c *Client) importVersion(ctx context.Context, b *bundle.Bundle, v *bundle.
 	if err != nil {
 		return err
 	}
-	return ch.SetRef(c.versionRef(id, v.Version), d)
+	ref := c.versionRef(id, v.Version)
+	if mark {
+		if err := ch.MarkImported(ref, name); err != nil {
+			return err
+		}
+	}
+	return ch.SetRef(ref, d)
+}
+
+// ImportedError is returned, in any mode but [Offline], for a version
+// that a bundle put in the cache ([Client.ImportBundle]) and that its
+// server does not confirm: the server's digest index differs from the
+// bundle's, or the server does not serve the version at all (removed,
+// never published there, or in a namespace that needs a token the client
+// lacks: a gated namespace answers like an absent one). The bundle's
+// content is not used and the mark stays; 'jig cache clean' drops it.
+// A version the server does serve with the same index is used, and its
+// mark cleared, so later runs cost no extra request.
+type ImportedError struct {
+	// Version names it: "@team/ci/node@1.0.0".
+	Version string
+	// Bundle is the bundle it came from, as named to ImportBundle.
+	Bundle string
+	// Server is the server's URL.
+	Server string
+	// Unpublished is true when the server does not serve the version;
+	// false when its digest index differs from the bundle's.
+	Unpublished bool
+}
+
+func (e *ImportedError) Error() string {
+	if e.Unpublished {
+		return fmt.Sprintf("%s in the cache came from the bundle %s, and %s does not confirm that version: it serves no digest index for it (removed, never published there, a server without digest indexes, or a namespace that needs a token: jig login %s); nothing was used from the bundle. Run 'jig cache clean' to drop the bundle's content, or run with --offline to use it as it is",
+			e.Version, e.Bundle, e.Server, namespaceOf(e.Version))
+	}
+	return fmt.Sprintf("%s in the cache came from the bundle %s, and its digest index differs from the one %s publishes: the bundle's content is not the server's; nothing was used from it. Run 'jig cache clean' to drop it (the server's content is fetched again)",
+		e.Version, e.Bundle, e.Server)
+}
+
+// namespaceOf returns the namespace of "@ns/<path>@<version>".
+func namespaceOf(label string) string {
+	ns, _, _ := strings.Cut(label, "/")
+	return ns
+}
+
+// confirmImported checks id@version, whose digest index x the cache
+// holds, against the server when a bundle put it there (see
+// [ImportedError]); offline it is used as it is.
+func (c *Client) confirmImported(ctx context.Context, id registry.ID, version string, x *registry.DigestIndex) error {
+	ch := c.opts.cache
+	ref := c.versionRef(id, version)
+	if ch == nil || c.opts.mode == Offline {
+		return nil
+	}
+	name, ok := ch.Imported(ref)
+	if !ok {
+		return nil
+	}
+	_, err, _ := c.idxGroup.Do("imported\x00"+ref, func() (any, error) {
+		if _, ok := ch.Imported(ref); !ok {
+			return nil, nil // another call confirmed it meanwhile
+		}
+		label := id.Key() + "@" + version
+		srv, _, err := c.getIndex(ctx, id, version)
+		if errors.Is(err, errNoIndex) {
+			return nil, &ImportedError{Version: label, Bundle: name, Server: c.baseStr, Unpublished: true}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("checking %s, which the bundle %s put in the cache, with %s: %w; nothing was used from the bundle (run with --offline to use it without asking the server, or 'jig cache clean' to drop it)", label, name, c.baseStr, err)
+		}
+		a, aerr := srv.Marshal()
+		b, berr := x.Marshal()
+		if aerr != nil || berr != nil || !bytes.Equal(a, b) {
+			return nil, &ImportedError{Version: label, Bundle: name, Server: c.baseStr}
+		}
+		// Confirmed: later runs trust the cache as if it had fetched it.
+		_ = ch.ClearImported(ref)
+		return nil, nil
+	})
+	return err
 }
 
 // ExportBundle writes the versions of namespace that the client's cache

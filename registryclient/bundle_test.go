@@ -81,7 +81,7 @@ func TestImportBundleOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := oneVersion(t, "one\n")
-	res, err := c.ImportBundle(t.Context(), readB(t, data))
+	res, err := c.ImportBundle(t.Context(), readB(t, data), "test.bundle")
 	if err != nil || len(res.Versions) != 1 || len(res.Skipped) != 0 {
 		t.Fatalf("got %+v, %v; want one version imported", res, err)
 	}
@@ -93,11 +93,11 @@ func TestImportBundleOffline(t *testing.T) {
 	if err != nil || string(f) != "one\n" {
 		t.Fatalf("offline file: got %q, %v", f, err)
 	}
-	if res, err := c.ImportBundle(t.Context(), readB(t, data)); err != nil || len(res.Skipped) != 1 {
+	if res, err := c.ImportBundle(t.Context(), readB(t, data), "test.bundle"); err != nil || len(res.Skipped) != 1 {
 		t.Fatalf("re-import: got %+v, %v; want it skipped", res, err)
 	}
 	before, _ := ch.List()
-	_, err = c.ImportBundle(t.Context(), readB(t, oneVersion(t, "other\n")))
+	_, err = c.ImportBundle(t.Context(), readB(t, oneVersion(t, "other\n")), "test.bundle")
 	var ce *registryclient.BundleConflictError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "@main/tools/one@1.0.0 is cached from http://127.0.0.1:9 with other content") {
 		t.Fatalf("got %v, want a conflict", err)
@@ -115,7 +115,7 @@ func TestImportBundleOffline(t *testing.T) {
 	}
 	// A client without a cache has nothing to fill.
 	plain, _ := registryclient.New("http://127.0.0.1:9")
-	if _, err := plain.ImportBundle(t.Context(), readB(t, data)); err == nil {
+	if _, err := plain.ImportBundle(t.Context(), readB(t, data), "test.bundle"); err == nil {
 		t.Error("a client without a cache imported a bundle")
 	}
 }
@@ -132,7 +132,7 @@ func TestImportBundleRollback(t *testing.T) {
 	}
 	trusted := &registryclient.Trust{Keys: []registryclient.TrustedKey{{Principal: "alice@example.com", Key: alice.line}}}
 	c, _ := trustClient(t, "http://127.0.0.1:9", ch, trusted, registryclient.WithMode(registryclient.Offline))
-	if _, err := c.ImportBundle(t.Context(), readB(t, oneVersion(t, "one\n", alice))); err != nil {
+	if _, err := c.ImportBundle(t.Context(), readB(t, oneVersion(t, "one\n", alice)), "test.bundle"); err != nil {
 		t.Fatal(err)
 	}
 	if err := ch.Clean(); err != nil {
@@ -145,7 +145,7 @@ func TestImportBundleRollback(t *testing.T) {
 		"re-signed":     {oneVersion(t, "two\n", alice), "was signed with"},
 		"signature cut": {oneVersion(t, "one\n"), "no longer signed by a trusted key"},
 	} {
-		_, err := c.ImportBundle(t.Context(), readB(t, tt.data))
+		_, err := c.ImportBundle(t.Context(), readB(t, tt.data), "test.bundle")
 		if !errors.Is(err, registryclient.ErrRollback) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was written") {
 			t.Errorf("%s: got %v, want a rollback refused (%s)", name, err, tt.want)
 		}

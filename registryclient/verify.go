@@ -163,6 +163,9 @@ func (c *Client) cachedIndex(ctx context.Context, id registry.ID, version string
 	if err := c.acceptIndex(ctx, id, version, b, nil); err != nil {
 		return nil, err
 	}
+	if err := c.confirmImported(ctx, id, version, x); err != nil {
+		return nil, err
+	}
 	c.rememberIndex(ref, x)
 	return x, nil
 }
@@ -238,15 +241,8 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 			// (and stops writing to the cache) before this returns.
 			defer func() { _, _ = sigs() }()
 		}
-		pid := id.WithVersion(version)
-		pid.Language = ""
-		p, err := registryPath(pid)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid), cacheable: true})
-		var se *StatusError
-		if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
+		x, body, err := c.getIndex(ctx, id, version)
+		if errors.Is(err, errNoIndex) {
 			c.idxMu.Lock()
 			if c.missing == nil {
 				c.missing = map[string]bool{}
@@ -258,20 +254,13 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 		if err != nil {
 			return nil, err
 		}
-		x, err := registry.ParseDigestIndex(resp.body)
-		if err != nil {
-			return nil, fmt.Errorf("invalid digest index from %s: %w", resp.url, err)
-		}
-		if x.Namespace != id.Namespace || x.Path != id.Path || x.Version != version {
-			return nil, fmt.Errorf("digest index from %s names %s/%s@%s, not %s@%s", resp.url, x.Namespace, x.Path, x.Version, id.Key(), version)
-		}
 		// The very bytes the files are checked against are the ones the
 		// signatures are checked over.
-		if err := c.acceptIndex(ctx, id, version, resp.body, sigs); err != nil {
+		if err := c.acceptIndex(ctx, id, version, body, sigs); err != nil {
 			return nil, err
 		}
 		if c.opts.cache != nil {
-			if d, err := c.opts.cache.Put(resp.body); err == nil {
+			if d, err := c.opts.cache.Put(body); err == nil {
 				_ = c.opts.cache.SetRef(ref, d)
 			}
 		}
@@ -282,6 +271,37 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 		return nil, err
 	}
 	return v.(*registry.DigestIndex), nil
+}
+
+// getIndex asks the server for the digest index of id@version and
+// returns it parsed and as served, or errNoIndex when the server has none
+// (the reference answers 400 INVALID_PATH, other servers 404; a gated
+// namespace answers like an absent one).
+//
+// API: GET /registries/@ns/<path>/<version>/digests
+func (c *Client) getIndex(ctx context.Context, id registry.ID, version string) (*registry.DigestIndex, []byte, error) {
+	pid := id.WithVersion(version)
+	pid.Language = ""
+	p, err := registryPath(pid)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.do(ctx, request{path: p + "/digests", registry: idLabel(pid), cacheable: true})
+	var se *StatusError
+	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest || se.StatusCode == http.StatusMethodNotAllowed) {
+		return nil, nil, errNoIndex
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := registry.ParseDigestIndex(resp.body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid digest index from %s: %w", resp.url, err)
+	}
+	if x.Namespace != id.Namespace || x.Path != id.Path || x.Version != version {
+		return nil, nil, fmt.Errorf("digest index from %s names %s/%s@%s, not %s@%s", resp.url, x.Namespace, x.Path, x.Version, id.Key(), version)
+	}
+	return x, resp.body, nil
 }
 
 func (c *Client) noIndex(ref string) bool {

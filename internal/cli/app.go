@@ -29,11 +29,14 @@ type App struct {
 	Stderr io.Writer
 	// Out writes results to Stdout and messages to Stderr.
 	Out *Output
-	// CI is true with --ci or when the CI environment variable is set.
+	// CI is true with --ci or when the CI environment variable is set:
+	// nothing is asked.
 	CI bool
-	// Yes is true with --yes (-y) or CI: confirmations are answered yes
-	// (see [App.Confirm]). It never replaces or deletes a file jig would
-	// otherwise keep: that is each command's --force.
+	// Yes is true with --yes (-y) or --ci: confirmations are answered yes
+	// (see [App.Confirm]). The CI environment variable never sets it (it
+	// turns prompts off; it does not answer them), and it never replaces
+	// or deletes a file jig would otherwise keep: that is each command's
+	// --force.
 	Yes bool
 	// Interactive is true when prompting is allowed: not CI, not
 	// --no-input, and stdin and stdout are terminals. It is decided once,
@@ -103,11 +106,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	return a
 }
 
-// setup makes the interactivity decision once: --ci (or the CI
-// environment variable) means --yes --no-input.
+// setup makes the interactivity decision once: --ci means --yes
+// --no-input; the CI environment variable means --no-input only, so a
+// confirmation then fails naming the flag that answers it (gh and npm
+// never take CI for consent either).
 func (a *App) setup(ciFlag, yes, noInput bool) {
 	a.CI = ciFlag || a.Getenv("CI") != ""
-	a.Yes = yes || a.CI
+	a.Yes = yes || ciFlag
 	noInput = noInput || a.CI
 	a.Interactive = !noInput && isTerminal(a.Stdin) && isTerminal(a.Stdout)
 	if a.testPrompt != nil && !noInput {

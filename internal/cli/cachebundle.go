@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
@@ -32,7 +33,11 @@ func (c *CacheImportCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := client.ImportBundle(ctx, b)
+	name, err := filepath.Abs(c.Bundle)
+	if err != nil {
+		return err
+	}
+	res, err := client.ImportBundle(ctx, b, name)
 	if err != nil {
 		return err
 	}

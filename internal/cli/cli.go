@@ -20,7 +20,7 @@ import (
 // commands of an installed project (outdated, check, diff, update,
 // remove: lifecycle.go) and info (with search in search.go).
 type CLI struct {
-	CI            bool             `group:"global" name:"ci" help:"Same as --yes --no-input (also when the CI environment variable is set)."`
+	CI            bool             `group:"global" name:"ci" help:"Same as --yes --no-input (the CI environment variable is --no-input only: it never answers a confirmation)."`
 	Yes           bool             `group:"global" name:"yes" short:"y" help:"Answer yes to confirmations (never to replacing or deleting your files: that is --force)."`
 	NoInput       bool             `group:"global" name:"no-input" help:"Never prompt; fail when a value is missing, naming the flag that gives it."`
 	ShowVersion   kong.VersionFlag `group:"global" name:"version" short:"V" help:"Print the version and exit."`

@@ -111,7 +111,7 @@ var envVars = []envVar{
 
 // otherEnv are the other environment variables jig follows.
 var otherEnv = []envVar{
-	{"CI", "when set, never prompt (as --ci)", false},
+	{"CI", "when set, never prompt (as --no-input; a confirmation then needs --yes or --ci)", false},
 	{"NO_COLOR", "when set, no colour (also TERM=dumb)", false},
 	{"HTTP_PROXY, HTTPS_PROXY, NO_PROXY", "the proxy for registry requests", false},
 	{"XDG_CACHE_HOME", "where the local cache goes when JIG_CACHE_DIR is unset", false},

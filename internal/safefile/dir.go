@@ -1,9 +1,11 @@
 package safefile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // OpenIn is [Open] for the file name inside root: the open never blocks,
@@ -58,4 +60,19 @@ func checkDir(f *os.File, err error) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("not a directory (a %s)", kind(fi.Mode()))}
 	}
 	return f, nil
+}
+
+// SyncDir makes the entries of the directory dir durable (fsync): a
+// rename, a new or deleted file, a new subdirectory. File systems that
+// cannot sync a directory (EINVAL, unsupported) are left as they are.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	return nil
 }

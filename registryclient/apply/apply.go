@@ -110,6 +110,7 @@ type options struct {
 	beforeWrite   func(target string) error // tests only
 	writeHook     func(step string)         // see WithWriteHook
 	noStages      bool                      // see WithConflictStages
+	durable       durability                // tests only; nil is fsyncer
 }
 
 // WithWriteHook calls f at each point between the steps of [Engine.Apply]
@@ -134,6 +135,12 @@ func WithWriteHook(f func(step string)) Option {
 // draft pull requests). The default is true.
 func WithConflictStages(on bool) Option {
 	return func(o *options) error { o.noStages = !on; return nil }
+}
+
+// withDurability makes [Engine.Apply] sync through d (tests observe the
+// calls). The default is fsync(2) per file and per directory.
+func withDurability(d durability) Option {
+	return func(o *options) error { o.durable = d; return nil }
 }
 
 // maxFetches bounds the number of fetches in flight.

@@ -222,10 +222,10 @@ func (e *Engine) writeJournal(root string, j *journal) error {
 	if err := writeAtomic(journalPath(root), b, 0o600); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := safefile.SyncDir(dir); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
-	if err := syncDir(root); err != nil {
+	if err := safefile.SyncDir(root); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
 	return nil
@@ -239,7 +239,7 @@ func dropJournal(root string) error {
 		return err
 	}
 	tidyJournalDir(root)
-	return syncDir(root)
+	return safefile.SyncDir(root)
 }
 
 // tidyJournalDir removes the journal folder when it holds only what jig
@@ -507,8 +507,7 @@ func (e *Engine) rollBack(root string, j *journal, states []fileNow, reals []str
 			list = append(list, d)
 		}
 	}
-	slices.Sort(list)
-	if err := syncBatch(list); err != nil {
+	if err := syncDirs(e.durable(), list); err != nil {
 		return err
 	}
 	return dropJournal(root)

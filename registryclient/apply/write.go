@@ -9,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/shutdown"
@@ -166,10 +164,10 @@ type undo struct {
 
 // Apply writes a plan. Every file is written atomically: a temporary file
 // in the same directory, then a rename. The temporary files are written in
-// parallel and made durable together before the first rename (on Linux
-// one syncfs(2) per file system, elsewhere one fsync per file), the
-// renames happen in plan order, and then the renames are made durable
-// together (one syncfs, or one fsync per directory). If any write fails,
+// parallel, each made durable (fsync) before the first rename, the
+// renames happen in plan order, and then each directory whose entries
+// changed is made durable once (fsync): Apply syncs what it wrote, never
+// the whole file system. If any write fails,
 // every file already written is restored (its old bytes and mode, or
 // removed when it was new), created directories are removed, and the
 // project is left as it was; the returned error says what failed. A plan
@@ -348,7 +346,7 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		}
 		writes[i] = w
 	}
-	temps, err := writeTemps(ctx, writes)
+	temps, err := writeTemps(ctx, e.durable(), writes)
 	defer func() {
 		for _, t := range temps {
 			if t != "" {
@@ -360,17 +358,6 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		return err
 	}
 	e.step("temps")
-	if !syncEachTemp {
-		var tempDirs []string
-		for _, t := range temps {
-			if t != "" {
-				tempDirs = append(tempDirs, filepath.Dir(t))
-			}
-		}
-		if err := syncBatch(tempDirs); err != nil {
-			return fmt.Errorf("syncing the new files: %w", err)
-		}
-	}
 	// From the first rename on, the project changes: no cancellation is
 	// looked at until every rename is done (or rolled back), and a
 	// program stopping on a signal waits for it.
@@ -399,12 +386,16 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		synced[filepath.Dir(w.real)] = false
 		e.progress("write", "wrote %s", w.target)
 	}
-	renamedIn := make([]string, 0, len(synced))
+	// Each directory renamed into or deleted from, and the parent of each
+	// directory created (its entry), once.
+	changedDirs := make([]string, 0, len(synced)+len(dirs))
 	for dir := range synced {
-		renamedIn = append(renamedIn, dir)
+		changedDirs = append(changedDirs, dir)
 	}
-	sort.Strings(renamedIn)
-	if err := syncBatch(renamedIn); err != nil {
+	for _, d := range dirs {
+		changedDirs = append(changedDirs, filepath.Dir(d))
+	}
+	if err := syncDirs(e.durable(), changedDirs); err != nil {
 		return fmt.Errorf("syncing the project's directories: %w", err)
 	}
 	pruneEmptyDirs(root, p.writes)
@@ -476,10 +467,10 @@ const maxProjectFile = 256 << 20
 const maxParallelWrites = 32
 
 // writeTemps writes each file's content to a temporary file next to its
-// target, in parallel (synced when syncEachTemp), and returns their names
-// by index. On error
-// every temporary file written is removed and the names returned are "".
-func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
+// target, in parallel, each synced with d, and returns their names by
+// index. On error every temporary file written is removed and the names
+// returned are "".
+func writeTemps(ctx context.Context, d durability, writes []pendingWrite) ([]string, error) {
 	temps := make([]string, len(writes))
 	errs := make([]error, len(writes))
 	sem := make(chan struct{}, maxParallelWrites)
@@ -495,7 +486,7 @@ func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
 			if w.remove {
 				return
 			}
-			tmp, err := writeTemp(w.real, w.data, w.mode, syncEachTemp)
+			tmp, err := writeTemp(w.real, w.data, w.mode, d)
 			if err != nil {
 				errs[i] = fmt.Errorf("writing %s: %w", w.target, err)
 				return
@@ -514,20 +505,6 @@ func writeTemps(ctx context.Context, writes []pendingWrite) ([]string, error) {
 		return temps, err
 	}
 	return temps, nil
-}
-
-// syncDir makes the renames in dir durable. File systems that cannot sync
-// a directory (EINVAL) are left as they are.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return err
-	}
-	return nil
 }
 
 // pruneEmptyDirs removes the directories that deleting files left empty,
@@ -580,7 +557,7 @@ func mkdirAll(dir string) ([]string, error) {
 // writeAtomic writes data to a temporary file next to path and renames it
 // into place, with the given mode.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := writeTemp(path, data, mode, true)
+	tmp, err := writeTemp(path, data, mode, fsyncer{})
 	if err != nil {
 		return err
 	}
@@ -596,8 +573,8 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 const tempPattern = ".jig-*.tmp"
 
 // writeTemp writes data with mode to a new temporary file in the
-// directory of path, synced when sync is true, and returns its name.
-func writeTemp(path string, data []byte, mode fs.FileMode, sync bool) (string, error) {
+// directory of path, synced with d, and returns its name.
+func writeTemp(path string, data []byte, mode fs.FileMode, d durability) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), tempPattern)
 	if err != nil {
 		return "", err
@@ -616,10 +593,8 @@ func writeTemp(path string, data []byte, mode fs.FileMode, sync bool) (string, e
 	if err := f.Chmod(mode); err != nil {
 		return "", err
 	}
-	if sync {
-		if err := f.Sync(); err != nil {
-			return "", err
-		}
+	if err := d.syncFile(f, path); err != nil {
+		return "", err
 	}
 	if err := f.Close(); err != nil {
 		return "", err

@@ -255,7 +255,11 @@ func (c *Cache) Put(data []byte) (string, error) {
 
 // writeAtomic writes data to a temporary file in <dir>/tmp and renames it
 // to p.
-func (c *Cache) writeAtomic(p string, data []byte) error {
+func (c *Cache) writeAtomic(p string, data []byte) error { return c.writeTemp(p, data, false) }
+
+// writeTemp is writeAtomic; with sync, the temporary file is fsynced
+// before the rename.
+func (c *Cache) writeTemp(p string, data []byte, sync bool) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("writing to the cache: %w", err)
 	}
@@ -270,6 +274,9 @@ func (c *Cache) writeAtomic(p string, data []byte) error {
 		return fmt.Errorf("writing to the cache: %w", err)
 	}
 	_, werr := f.Write(data)
+	if werr == nil && sync {
+		werr = f.Sync()
+	}
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr
@@ -551,10 +558,17 @@ func (c *Cache) cleanTemp() {
 	}
 }
 
-// Clean removes every entry and ref. Processes using the cache meanwhile
-// see misses and fetch again.
+// Clean removes every entry, ref and imported mark. Processes using the
+// cache meanwhile see misses and fetch again. The marks go last, once the
+// refs' removal is durable: a stopped Clean never leaves a bundle's
+// content unmarked.
 func (c *Cache) Clean() error {
-	for _, sub := range []string{"sha256", "refs", "tmp"} {
+	for _, sub := range []string{"sha256", "refs", "tmp", importedDir} {
+		if sub == importedDir {
+			if err := safefile.SyncDir(c.dir); err != nil {
+				return fmt.Errorf("cleaning the cache: %w", err)
+			}
+		}
 		p := filepath.Join(c.dir, sub)
 		// Rename first so a concurrent writer never sees a half-removed
 		// tree under the live name.
