@@ -570,11 +570,17 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := r.push(ctx, g, forge, res.Base, title, body, draft, false, &res); err != nil {
 		return res
 	}
-	res.Status = StatusPushed
-	if draft {
-		res.Status = StatusDraft
-	}
+	res.Status = pushed(draft)
 	return res
+}
+
+// pushed is the outcome of a repository whose branch is out (and request
+// opened): [StatusDraft] for a draft.
+func pushed(draft bool) Status {
+	if draft {
+		return StatusDraft
+	}
+	return StatusPushed
 }
 
 // forge picks how a repository's request is opened, with a note when no

@@ -126,12 +126,8 @@ func TestWavesStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []Status
-	for _, r := range res {
-		got = append(got, r.Status)
-	}
 	want := []Status{StatusFailed, StatusFailed, StatusNotRun, StatusNotRun}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, statuses(res)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(res[2].Note, "2 repositories failed (--max-failures 1)") {
@@ -343,15 +339,20 @@ func TestMaxFailuresWithoutWaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []Status
-		for _, r := range res {
-			got = append(got, r.Status)
-		}
-		if diff := cmp.Diff(c.want, got); diff != "" {
+		if diff := cmp.Diff(c.want, statuses(res)); diff != "" {
 			t.Errorf("MaxFailures %d: statuses (-want +got):\n%s", c.max, diff)
 		}
 		if c.max == 1 && !strings.Contains(res[3].Note, "2 repositories failed (--max-failures 1)") {
 			t.Errorf("got note %q", res[3].Note)
 		}
 	}
+}
+
+// statuses lists the status of each result.
+func statuses(res []Result) []Status {
+	var s []Status
+	for _, r := range res {
+		s = append(s, r.Status)
+	}
+	return s
 }

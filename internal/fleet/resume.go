@@ -42,9 +42,6 @@ func (r *runner) finish(ctx context.Context, g *gitRunner, forge Forge, note, ti
 			return res
 		}
 	}
-	res.Status = StatusPushed
-	if draft {
-		res.Status = StatusDraft
-	}
+	res.Status = pushed(draft)
 	return res
 }
