@@ -98,6 +98,33 @@ func TestFleetInterrupted(t *testing.T) {
 	if doc := decodeFleet(t, f.jig(f.dir, 0, fleet...)); !doc.Repos[0].Earlier {
 		t.Errorf("third run: got %+v, want the earlier outcome", doc.Repos)
 	}
+
+	// GitLab opens the merge request on the push itself: the rerun
+	// calls the repository pushed without pushing again.
+	gl, glLog := f.hookRepo("interrupted-gitlab", nil)
+	hook = filepath.Join(gl, "hooks", "post-receive")
+	if err := testenv.WriteExecutable(hook, []byte("#!/bin/sh\ncat >/dev/null\nkill -INT 0\n")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, f.dir, map[string]string{"gl.txt": gl + "\n"})
+	gitlab := []string{"fleet", "update", "@team/x@1.1.0", "--repos", "gl.txt", "--json", "--forge", "gitlab"}
+	if code, out, errOut := f.runAll(f.dir, nil, gitlab...); code != 130 {
+		t.Fatalf("interrupted GitLab run: exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	pushes, err := os.ReadFile(glLog)
+	if err != nil || !strings.Contains(string(pushes), "option merge_request.create") {
+		t.Fatalf("the interrupted push carried no merge request options: %q, %v", pushes, err)
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
+	doc = decodeFleet(t, f.jig(f.dir, 0, gitlab...))
+	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
+		t.Errorf("GitLab rerun: got %+v, want the repository pushed", doc.Repos)
+	}
+	if again, _ := os.ReadFile(glLog); string(again) != string(pushes) {
+		t.Errorf("the GitLab rerun pushed again:\n%s", again)
+	}
 }
 
 // TestFleetNoMaintenance: the throwaway clones run no automatic
