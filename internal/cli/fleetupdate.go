@@ -16,8 +16,8 @@ import (
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
-// FleetUpdateCmd is "jig fleet update <registry>[@version] --repos FILE
-// [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
+// FleetUpdateCmd is "jig fleet update <registry>[@version] (--repos FILE |
+// --from-census [--allow-host HOST]... [--allow-local]) [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
 // skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
 // [--dry-run] [--json]".
 type FleetUpdateCmd struct {
