@@ -24,6 +24,7 @@ type fleetEnv struct {
 	dir  string
 	env  []string // for jig and git
 	seed string   // a project made by jig init -t @team/x@1.0.0
+	url  string   // the jig-server's URL
 }
 
 const fleetIndex = `import { start } from "./server";
@@ -71,6 +72,7 @@ func newFleetEnv(t testing.TB) *fleetEnv {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_AUTHOR_DATE=2026-11-26T10:00:00Z", "GIT_COMMITTER_DATE=2026-11-26T10:00:00Z",
 	}}
+	f.url = srv.URL
 	f.jig(dir, 0, "config", "set", "@team", "--url", srv.URL, "--token", "team-token")
 	f.jig(dir, 0, "publish", "x-1.0.0")
 	f.jig(dir, 0, "init", "-t", "@team/x@1.0.0", "-n", "seed", "--ci", "--skip-install", "--skip-git")
@@ -439,6 +441,11 @@ func BenchmarkFleetUpdate(b *testing.B) {
 
 // TestFleetUpdateFromCensus takes the repositories from the census: the
 // projects that ran "jig check --report" in a clone of their repository.
+// Anyone who may report names a project by its origin remote, so only
+// https, ssh and git addresses on the hosts the operator allows are
+// cloned (--allow-host, the rc file), local paths only with
+// --allow-local, and only once the operator said yes (the CI variable
+// does not answer).
 func TestFleetUpdateFromCensus(t *testing.T) {
 	t.Parallel()
 	f := newFleetEnv(t)
@@ -450,10 +457,66 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 		f.jig(clone, 0, "check", "--report")
 		repos = append(repos, bare)
 	}
+	// Hostile reports: origins on hosts nobody allowed, one dressed up
+	// with an allowed name as its user, and one on the host the rc file
+	// allows (nothing listens there: the clone fails, but is tried).
+	hostile := []string{"https://evil.example/team/app.git", "ssh://127.0.0.1@evil.example/team/app.git", "git://127.0.0.1:1.evil.example/x.git"}
+	allowedByRC := "https://127.0.0.1:1/team/app.git"
+	for i, origin := range append(hostile, allowedByRC) {
+		clone := filepath.Join(f.dir, "hostile", fmt.Sprint(i))
+		f.git(f.dir, "clone", "-q", repos[0], clone)
+		f.git(clone, "remote", "set-url", "origin", origin)
+		f.jig(clone, 0, "check", "--report")
+	}
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
-	doc := decodeFleet(t, f.jig(f.dir, 0, "fleet", "update", "@team/x", "--from-census", "--json"))
+	before := f.refs(repos)
+	fleet := []string{"fleet", "update", "@team/x", "--from-census", "--json"}
+
+	// No host allowed, no local paths: nothing to do.
+	code, _, errOut := f.runAll(f.dir, nil, fleet...)
+	if code != 1 || !strings.Contains(errOut, "on a host you allow; allow a host with --allow-host HOST") {
+		t.Errorf("nothing allowed: exit %d, want 1 and the advice\n%s", code, errOut)
+	}
+	// CI set and no --yes: the list and an error naming --yes (exit 2).
+	code, _, errOut = f.runAll(f.dir, nil, append(fleet, "--allow-local")...)
+	if code != 2 || !strings.Contains(errOut, "pass --yes") || !strings.Contains(errOut, repos[0]) {
+		t.Errorf("without --yes: exit %d, want 2, the list and --yes named\n%s", code, errOut)
+	}
+	if after := f.refs(repos); after != before {
+		t.Errorf("a refused rollout changed refs:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	rc := filepath.Join(f.dir, "home", ".jigrc")
+	data, err := os.ReadFile(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("{"), []byte(`{"fleet": {"allowHosts": ["127.0.0.1:1"]},`), 1)
+	if err := os.WriteFile(rc, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.runAll(f.dir, nil, append(fleet, "--allow-local", "--yes")...)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (the clone from 127.0.0.1:1 fails)\n%s", code, errOut)
+	}
+	for _, h := range []string{
+		"left out https://evil.example/team/app.git: host evil.example is not allowed",
+		"left out ssh://evil.example/team/app.git: host evil.example is not allowed", // shown without its user name
+		"left out git://127.0.0.1:1.evil.example/x.git: the port",
+	} {
+		if !strings.Contains(errOut, h) {
+			t.Errorf("stderr lacks %q:\n%s", h, errOut)
+		}
+	}
+	doc := decodeFleet(t, out)
 	var got []string
 	for _, r := range doc.Repos {
+		if r.Repo == allowedByRC {
+			if r.Status != "failed" || !strings.Contains(r.Error, "clone") {
+				t.Errorf("%s: got %s (%s), want a failed clone", r.Repo, r.Status, r.Error)
+			}
+			continue
+		}
 		if r.Status != "pushed" {
 			t.Errorf("%s: got %s (%s), want pushed", r.Repo, r.Status, r.Error)
 		}

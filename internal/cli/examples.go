@@ -50,7 +50,7 @@ func (c *CheckCmd) Help() string {
 
 func (c *FleetStatusCmd) Help() string {
 	return `Examples:
-  jig fleet status                          # one line per registry of @main
+  jig fleet status                          # one line per registry of each namespace in the rc file
   jig fleet status @acme                    # the same for @acme
   jig fleet status @acme/runtimes/node      # its versions and projects
   jig fleet status @acme/runtimes/node --behind --json`
@@ -195,7 +195,8 @@ func (c *FleetUpdateCmd) Help() string {
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt --wave 10 --max-failures 2
   jig fleet update @team/ci/node --repos repos.txt --forge gitlab --on-conflict draft
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt --pr-command 'tea pr create --head "$JIG_FLEET_BRANCH" --title "$JIG_FLEET_TITLE"'
-  jig fleet update @team/ci/node@1.4.0 --repos repos.txt    # again: retries only the failed ones`
+  jig fleet update @team/ci/node@1.4.0 --repos repos.txt    # again: finishes what is not done
+  jig fleet update @team/ci/node --from-census --allow-host git.example.com --dry-run`
 }
 
 func (c *TrustAddCmd) Help() string {

@@ -82,7 +82,7 @@ type FleetCmd struct {
 
 // FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind]".
 type FleetStatusCmd struct {
-	Target string `arg:"" optional:"" help:"A registry (@acme/runtimes/node) for its projects, or a namespace (@acme) for one line per registry; the default is @main."`
+	Target string `arg:"" optional:"" help:"A registry (@acme/runtimes/node) for its projects, or a namespace (@acme) for one line per registry; the default is every namespace the rc file configures (@main when it configures none). Exit 1 when a namespace's census could not be read (no census on its server, refused, unreachable): each is named on stderr, the others are shown."`
 	JSON   bool   `name:"json" help:"Print the server's census as one JSON document."`
 	Behind bool   `name:"behind" help:"List only the projects not on the latest version (needs a registry)."`
 }
@@ -99,17 +99,13 @@ func (c *FleetStatusCmd) Validate() error {
 func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
 	target := c.Target
 	if target == "" {
-		target = registry.DefaultNamespace
+		return c.every(ctx, app)
 	}
 	if !strings.Contains(target, "/") {
 		if err := rcfile.ValidateNamespaceArg(target); err != nil {
 			return err
 		}
-		cl, err := app.Client(target)
-		if err != nil {
-			return err
-		}
-		res, err := cl.CensusRegistries(ctx, target)
+		res, err := c.namespace(ctx, app, target)
 		if err != nil {
 			return err
 		}
@@ -134,6 +130,81 @@ func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
 		res.Projects = slices.DeleteFunc(res.Projects, func(p wire.CensusProjectRow) bool { return p.Version == res.Latest })
 	}
 	return app.Out.Result(c.JSON, res, func() { printCensusRegistry(app.Out, res, c.Behind) })
+}
+
+// censusNamespaces is the --json document of jig fleet status without a
+// target: the census of each namespace the rc file configures, and the
+// namespaces whose census could not be read.
+type censusNamespaces struct {
+	Namespaces []*registryclient.CensusRegistries `json:"namespaces"`
+	Failed     []censusFailure                    `json:"failed"`
+}
+
+type censusFailure struct {
+	Namespace string `json:"namespace"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+}
+
+// every shows the census of every namespace the rc file has an entry for
+// (@presets, which holds no registries, aside), or of @main when it has
+// none. A namespace whose census cannot be read is named on stderr and
+// makes the exit code 1; the others are shown.
+func (c *FleetStatusCmd) every(ctx context.Context, app *App) error {
+	cfg, err := app.Config()
+	if err != nil {
+		return err
+	}
+	var namespaces []string
+	for _, ns := range cfg.List() {
+		if ns != registry.PresetNamespace && cfg.HasOverride(ns) {
+			namespaces = append(namespaces, ns)
+		}
+	}
+	if len(namespaces) == 0 {
+		namespaces = []string{registry.DefaultNamespace}
+	}
+	doc := censusNamespaces{Namespaces: []*registryclient.CensusRegistries{}, Failed: []censusFailure{}}
+	for _, ns := range namespaces {
+		res, err := c.namespace(ctx, app, ns)
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			r := reportFor(err, 0, false)
+			doc.Failed = append(doc.Failed, censusFailure{Namespace: ns, Code: r.Code, Message: r.Message})
+			app.Out.Warnf("census of %s not shown: %s", ns, r.Message)
+			continue
+		}
+		doc.Namespaces = append(doc.Namespaces, res)
+	}
+	err = app.Out.Result(c.JSON, doc, func() {
+		for i, res := range doc.Namespaces {
+			if i > 0 {
+				app.Out.Println()
+			}
+			if len(doc.Namespaces) > 1 || len(doc.Failed) > 0 {
+				app.Out.Printf("%s\n", res.Namespace)
+			}
+			printCensusNamespace(app.Out, res)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if len(doc.Failed) > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// namespace reads the census of namespace ns.
+func (c *FleetStatusCmd) namespace(ctx context.Context, app *App, ns string) (*registryclient.CensusRegistries, error) {
+	cl, err := app.Client(ns)
+	if err != nil {
+		return nil, err
+	}
+	return cl.CensusRegistries(ctx, ns)
 }
 
 func printCensusNamespace(o *Output, res *registryclient.CensusRegistries) {

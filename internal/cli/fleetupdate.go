@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/internal/english"
@@ -15,24 +16,26 @@ import (
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
-// FleetUpdateCmd is "jig fleet update <registry>[@version] --repos FILE
-// [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
+// FleetUpdateCmd is "jig fleet update <registry>[@version] (--repos FILE |
+// --from-census [--allow-host HOST]... [--allow-local]) [--concurrency N] [--wave N] [--max-failures K] [--on-conflict
 // skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
 // [--dry-run] [--json]".
 type FleetUpdateCmd struct {
-	Registry    string `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
-	Repos       string `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
-	FromCensus  bool   `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is a git address."`
-	Concurrency int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
-	Wave        int    `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
-	MaxFailures int    `name:"max-failures" placeholder:"K" help:"Stop before the next wave when more than K repositories failed."`
-	OnConflict  string `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
-	PR          string `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge       string `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
-	PRCommand   string `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
-	DryRun      bool   `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
-	JSON        bool   `name:"json" help:"Print one JSON document with an entry per repository."`
-	WorkDir     string `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
+	Registry    string   `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
+	Repos       string   `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	FromCensus  bool     `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is an https, ssh or git address on a host --allow-host allows. Lists them and asks first (--yes to go ahead without asking)."`
+	AllowHost   []string `name:"allow-host" placeholder:"HOST" help:"With --from-census: a host whose repositories may be cloned and pushed to (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
+	AllowLocal  bool     `name:"allow-local" help:"With --from-census: also clone the local paths the census names."`
+	Concurrency int      `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	Wave        int      `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
+	MaxFailures *int     `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
+	OnConflict  string   `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
+	PR          string   `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
+	Forge       string   `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
+	PRCommand   string   `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
+	DryRun      bool     `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
+	JSON        bool     `name:"json" help:"Print one JSON document with an entry per repository."`
+	WorkDir     string   `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
 }
 
 // Validate checks the numbers.
@@ -44,8 +47,10 @@ func (c *FleetUpdateCmd) Validate() error {
 		return errors.New("--concurrency must be at least 1")
 	case c.Wave < 0:
 		return errors.New("--wave must be 0 (one wave) or more")
-	case c.MaxFailures < 0:
+	case c.MaxFailures != nil && *c.MaxFailures < 0:
 		return errors.New("--max-failures must be 0 or more")
+	case !c.FromCensus && (len(c.AllowHost) > 0 || c.AllowLocal):
+		return errors.New("--allow-host and --allow-local say which repositories of the census may be cloned; use them with --from-census")
 	case c.PR == "none" && (c.PRCommand != "" || c.Forge != "auto"):
 		return errors.New("--pr none opens no request; leave out --forge and --pr-command")
 	case c.PRCommand != "" && c.Forge != "auto":
@@ -65,8 +70,8 @@ type fleetResult struct {
 
 // Run rolls the registry out; exit 0 when every repository is done, 3
 // when some conflicted or were skipped, 1 when some failed.
-func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
-	repos, err := c.repos(ctx, app)
+func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
+	repos, allow, err := c.repos(ctx, app, root.Yes || root.CI)
 	if err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 			return apply.New(src, apply.WithAllowScripts(false), apply.WithInstall(false), apply.WithConflictStages(false))
 		},
 		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
-		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.MaxFailures,
+		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.maxFailures(), Allow: allow,
 		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun,
 		Progress: func(r fleet.Result) {
 			done++
@@ -119,6 +124,12 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 	if perr := app.Out.Result(c.JSON, doc, func() { printFleet(app.Out, results) }); perr != nil {
 		return perr
 	}
+	if ctx.Err() != nil {
+		// The results are printed (one document with --json): say what
+		// to do, and exit as interrupted without a second document.
+		app.Out.Errorln("Interrupted: run the same command again to finish the repositories not done (the state file under " + work + " records each one's steps).")
+		return errSilent
+	}
 	if err != nil {
 		return err
 	}
@@ -137,54 +148,123 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App) error {
 	return nil
 }
 
-// repos reads the repositories from --repos or the census.
-func (c *FleetUpdateCmd) repos(ctx context.Context, app *App) ([]string, error) {
+// maxFailures is --max-failures as [fleet.Request] takes it: when not
+// given, 0 with waves and no limit (-1) without.
+func (c *FleetUpdateCmd) maxFailures() int {
+	switch {
+	case c.MaxFailures != nil:
+		return *c.MaxFailures
+	case c.Wave > 0:
+		return 0
+	}
+	return -1
+}
+
+// repos reads the repositories from --repos or the census; from the
+// census it also returns what may be cloned, after asking (yes: --yes or
+// --ci answered).
+func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]string, *fleet.Allow, error) {
 	if !c.FromCensus {
 		f, err := os.Open(c.Repos)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		repos, err := fleet.ParseRepos(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
+			return nil, nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
 		}
 		if len(repos) == 0 {
-			return nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
+			return nil, nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
 		}
-		return repos, nil
+		return repos, nil, nil
+	}
+	allow, err := c.allow(app)
+	if err != nil {
+		return nil, nil, err
 	}
 	id, err := registry.ParseID(c.Registry)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cl, err := app.Client(id.Namespace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if id.Version == "" {
 		vs, err := cl.Versions(ctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(vs) == 0 {
-			return nil, fmt.Errorf("%s has no versions", id.Key())
+			return nil, nil, fmt.Errorf("%s has no versions", id.Key())
 		}
 		id.Version = vs[0]
 		c.Registry = id.Key() + "@" + id.Version
 	}
 	census, err := cl.Census(ctx, id.Namespace, id.Path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
 	if len(unknown) > 0 {
 		app.Out.Warnf("%s of the census have no git address jig can clone (no origin remote when they reported, or a name with blanks or control characters) and are left out: %s", english.Count(len(unknown), "project", "projects"), strings.Join(unknown, ", "))
 	}
-	if len(repos) == 0 {
-		return nil, fmt.Errorf("the census of %s lists no project to move to %s", id.Key(), id.Version)
+	repos, refused := allow.Filter(repos)
+	for _, r := range refused {
+		app.Out.Warnf("left out %s: %v", r.Repo, r.Reason)
 	}
-	return repos, nil
+	if len(repos) == 0 {
+		return nil, nil, fmt.Errorf("the census of %s lists no project to move to %s on a host you allow; allow a host with --allow-host HOST", id.Key(), id.Version)
+	}
+	// Anyone who may report to the namespace names these: the operator
+	// reads the list before jig clones and pushes.
+	what := "clone each, push the branch " + fleet.BranchName(id.Key(), id.Version) + " to it and open a request"
+	if c.DryRun {
+		what = "clone each and plan the update"
+	}
+	app.Out.Errorln(fmt.Sprintf("The census of %s names %s not on %s; jig fleet update will %s:", id.Key(), english.Count(len(repos), "repository", "repositories"), id.Version, what))
+	for _, r := range repos {
+		app.Out.Errorln("  " + fleet.Redact(r))
+	}
+	if !yes {
+		ok, err := app.Prompt.Confirm(ctx, fmt.Sprintf("Roll %s %s out to %s?", id.Key(), id.Version, english.Plural(len(repos), "this repository", "these repositories")), false)
+		if errors.Is(err, ErrNoPrompt) {
+			return nil, nil, fmt.Errorf("%w: jig fleet update --from-census asks before it clones and pushes to what the census names (the CI variable turns the question off, it does not answer it); read the list and pass --yes to go ahead", ErrNoPrompt)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, ErrAborted
+		}
+	}
+	return repos, &allow, nil
+}
+
+// allow is what --from-census may clone: the hosts of --allow-host and of
+// the rc file, and local paths with --allow-local.
+func (c *FleetUpdateCmd) allow(app *App) (fleet.Allow, error) {
+	cfg, err := app.Config()
+	if err != nil {
+		return fleet.Allow{}, err
+	}
+	fromRC, err := cfg.FleetAllowHosts()
+	if err != nil {
+		return fleet.Allow{}, err
+	}
+	a := fleet.Allow{Local: c.AllowLocal}
+	for i, h := range slices.Concat(c.AllowHost, fromRC) {
+		host, err := fleet.ParseAllowHost(h)
+		if err != nil {
+			if i >= len(c.AllowHost) {
+				return fleet.Allow{}, fmt.Errorf("%s: %w", cfg.Path(), err)
+			}
+			return fleet.Allow{}, fmt.Errorf("--allow-host: %w", err)
+		}
+		a.Hosts = append(a.Hosts, host)
+	}
+	return a, nil
 }
 
 // printFleet prints the summary table and the repositories to look at.

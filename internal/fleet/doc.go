@@ -6,9 +6,10 @@
 // own git and credentials.
 //
 // [Run] takes a [Request] and returns one [Result] per repository. The
-// outcomes are recorded in a state file under the work directory, so a
-// second run with the same work directory skips the repositories already
-// done. Every git command runs with hooks, fsmonitor and terminal prompts
+// outcomes are recorded in a state file under the work directory, and so
+// is each step that changes a remote before it begins, so a second run
+// with the same work directory skips the repositories already done and
+// finishes those an earlier run left halfway (interrupted, killed). Every git command runs with hooks, fsmonitor and terminal prompts
 // disabled and stops when the context is cancelled; credentials in a
 // repository URL never reach a result, an error or the state file
 // ([Redact]).

@@ -1,17 +1,14 @@
 package fleet
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -115,11 +112,14 @@ type Request struct {
 	// Concurrency is how many repositories move at once; 0 means 4.
 	Concurrency int
 	// Wave is how many repositories move before the failures are
-	// counted; 0 means all of them in one wave.
+	// counted; 0 means all of them in one wave, the failures counted as
+	// the repositories finish.
 	Wave int
-	// MaxFailures is how many failures the rollout tolerates: it stops
-	// before the next wave when more failed. The default 0 stops after
-	// the first wave with a failure.
+	// MaxFailures is how many failures the rollout tolerates: with waves
+	// it stops before the next wave when more failed; without, no
+	// repository starts once more failed (those moving finish). The
+	// default 0 stops at the first failure (or after the first wave with
+	// one); a negative number tolerates any number.
 	MaxFailures int
 	// OnConflict is [ConflictSkip] (the default, "") or [ConflictDraft].
 	OnConflict string
@@ -136,6 +136,11 @@ type Request struct {
 	// DryRun clones and plans but commits and pushes nothing, and records
 	// nothing in the state file.
 	DryRun bool
+	// Allow, when set, is checked before each repository is cloned: an
+	// address it refuses fails the clone step, and git is kept to the
+	// transports it allows. For addresses that come from others (the
+	// census); nil clones any address but ext:: and fd::.
+	Allow *Allow
 	// Git is the git program; the default is "git" on PATH.
 	Git string
 	// Progress, when set, is called after each repository (one call at a
@@ -226,7 +231,7 @@ type runner struct {
 	version string
 	branch  string
 	state   *state
-	filters []string   // -c options that turn the user's filter drivers off
+	filters []string   // -c options: the user's filter drivers off, the transports Allow refuses off
 	mu      sync.Mutex // serialises Progress
 	unlock  func()     // releases the work directory's lock
 }
@@ -290,7 +295,7 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if r.unlock, err = lockWork(r.req.WorkDir, r.key, r.version); err != nil {
 		return nil, err
 	}
-	r.filters = noFilters(ctx, r.req.Git, r.req.WorkDir)
+	r.filters = append(noFilters(ctx, r.req.Git, r.req.WorkDir), r.req.Allow.protocols()...)
 	if !req.DryRun {
 		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
 			r.unlock()
@@ -341,27 +346,46 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 		}
 		pending = append(pending, i)
 	}
-	wave := r.req.Wave
-	if wave <= 0 {
+	// Without waves the failures count over the whole run: once more
+	// than MaxFailures failed, no further repository starts. With waves
+	// they are counted before each wave.
+	wave, whole := r.req.Wave, r.req.Wave <= 0
+	if whole {
 		wave = max(len(pending), 1)
 	}
+	var failed sync.Mutex // guards failures
 	failures := 0
-	for start := 0; start < len(pending); start += wave {
-		if ctx.Err() != nil || failures > r.req.MaxFailures {
-			for _, i := range pending[start:] {
-				results[i] = Result{Repo: Redact(r.req.Repos[i]), Status: StatusNotRun, To: r.version}
-				if ctx.Err() == nil {
-					results[i].Note = fmt.Sprintf("stopped: %s failed (--max-failures %d)", english.Count(failures, "repository", "repositories"), r.req.MaxFailures)
-				}
+	tooMany := func() (int, bool) {
+		failed.Lock()
+		defer failed.Unlock()
+		return failures, r.req.MaxFailures >= 0 && failures > r.req.MaxFailures
+	}
+	notRun := func(rest []int) {
+		n, _ := tooMany()
+		for _, i := range rest {
+			results[i] = Result{Repo: Redact(r.req.Repos[i]), Status: StatusNotRun, To: r.version}
+			if ctx.Err() == nil {
+				results[i].Note = fmt.Sprintf("stopped: %s failed (--max-failures %d)", english.Count(n, "repository", "repositories"), r.req.MaxFailures)
 			}
+		}
+	}
+	for start := 0; start < len(pending); start += wave {
+		if _, stop := tooMany(); stop || ctx.Err() != nil {
+			notRun(pending[start:])
 			break
 		}
 		batch := pending[start:min(start+wave, len(pending))]
 		sem := make(chan struct{}, r.req.Concurrency)
 		var wg sync.WaitGroup
-		for _, i := range batch {
-			wg.Add(1)
+		for k, i := range batch {
 			sem <- struct{}{}
+			if _, stop := tooMany(); (whole && stop) || ctx.Err() != nil {
+				<-sem
+				wg.Wait()
+				notRun(batch[k:])
+				break
+			}
+			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
@@ -374,16 +398,16 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 						res.Status, res.Step, res.Error = StatusFailed, "state", err.Error()
 					}
 				}
+				if res.Status == StatusFailed {
+					failed.Lock()
+					failures++
+					failed.Unlock()
+				}
 				results[i] = res
 				r.progress(res)
 			}()
 		}
 		wg.Wait()
-		for _, i := range batch {
-			if results[i].Status == StatusFailed {
-				failures++
-			}
-		}
 	}
 	return results, ctx.Err()
 }
@@ -408,11 +432,13 @@ func (r *runner) cloneDir(repo string) string {
 func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	res = Result{Repo: Redact(repo), To: r.version}
 	fail := func(step string, err error) Result {
-		res.Status, res.Step, res.Error = StatusFailed, step, scrubURLs(err.Error())
-		for _, s := range secrets(repo) {
-			res.Error = strings.ReplaceAll(res.Error, s, "***")
-		}
+		res.Status, res.Step, res.Error = StatusFailed, step, redactText(err.Error(), secrets(repo))
 		return res
+	}
+	if r.req.Allow != nil {
+		if err := r.req.Allow.Check(repo); err != nil {
+			return fail("clone", err)
+		}
 	}
 	dir := r.cloneDir(repo)
 	if err := os.RemoveAll(dir); err != nil {
@@ -530,18 +556,10 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 			return fail("push", fmt.Errorf("the remote already has a branch %s with other content; delete it there (git push origin --delete %s) and run again", r.branch, r.branch))
 		}
 		forge, note := r.forge(repo)
-		if prev, ok := r.state.previous(res.Repo); ok && prev.Step == "pr" && forge != ForgeGitLab && forge != ForgeNone {
-			// An earlier run pushed the branch and failed to open the
-			// request: open it now.
-			res.Note = note
-			if err := r.push(ctx, g, forge, res.Base, title, body, draft, true, &res); err != nil {
-				return res
-			}
-			res.Status = StatusPushed
-			if draft {
-				res.Status = StatusDraft
-			}
-			return res
+		if prev, ok := r.state.previous(res.Repo); ok && prev.inFlight() {
+			// An earlier run began the push (and maybe the request) and
+			// stopped (failed, interrupted, killed): finish what it left.
+			return r.finish(ctx, g, forge, note, title, body, draft, res)
 		}
 		res.Status = StatusUnchanged
 		res.Note = "the branch was already pushed with the same content"
@@ -552,11 +570,17 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := r.push(ctx, g, forge, res.Base, title, body, draft, false, &res); err != nil {
 		return res
 	}
-	res.Status = StatusPushed
-	if draft {
-		res.Status = StatusDraft
-	}
+	res.Status = pushed(draft)
 	return res
+}
+
+// pushed is the outcome of a repository whose branch is out (and request
+// opened): [StatusDraft] for a draft.
+func pushed(draft bool) Status {
+	if draft {
+		return StatusDraft
+	}
+	return StatusPushed
 }
 
 // forge picks how a repository's request is opened, with a note when no
@@ -599,6 +623,14 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 		title = "Draft: " + title
 	}
 	oneLine := strings.Join(strings.Fields(body), " ")
+	if !requestOnly {
+		// The remote may have the branch from here on: should the run
+		// stop before the outcome is recorded, a rerun that finds the
+		// branch there finishes the repository ([Result.inFlight]).
+		if err := r.pending(*res, "push", "stopped while pushing the branch"); err != nil {
+			return fail("state", err)
+		}
+	}
 	switch forge {
 	case ForgeGitLab:
 		args := []string{"push", "-q",
@@ -619,13 +651,11 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 		if _, err := g.run(ctx, "", "push", "-q", "origin", branchRef); err != nil {
 			return fail("push", err)
 		}
-		if forge != ForgeNone && r.state != nil {
+		if forge != ForgeNone {
 			// The branch is out and the request not yet opened: should
 			// the run stop here (killed, interrupted), a rerun finds the
 			// branch pushed and must still open the request.
-			pending := *res
-			pending.Status, pending.Step, pending.Error = StatusFailed, "pr", "stopped before the request was opened"
-			if err := r.state.record(pending); err != nil {
+			if err := r.pending(*res, "pr", "stopped before the request was opened"); err != nil {
 				return fail("state", err)
 			}
 		}
@@ -666,154 +696,4 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 	}
 	res.Forge = forge
 	return nil
-}
-
-// describe lists a plan's file changes and conflicts for people.
-func describe(p *apply.Plan) (files, conflicts []string) {
-	for _, f := range p.Files {
-		if f.Action == apply.ActionUnchanged {
-			continue
-		}
-		files = append(files, fmt.Sprintf("%s %s", f.Action, f.Target))
-		if len(f.Conflicts) > 0 {
-			var where []string
-			for _, c := range f.Conflicts {
-				where = append(where, c.Path)
-			}
-			conflicts = append(conflicts, f.Target+" ("+strings.Join(where, ", ")+")")
-		}
-	}
-	for _, c := range p.PackageConflicts {
-		conflicts = append(conflicts, "package.json "+c.Path)
-	}
-	for _, pk := range p.Packages {
-		if pk.Action == apply.PackageUnchanged {
-			continue
-		}
-		s := fmt.Sprintf("%s package %s %s", pk.Action, pk.Name, pk.Range)
-		if pk.Previous != "" {
-			s = fmt.Sprintf("%s package %s %s -> %s", pk.Action, pk.Name, pk.Previous, pk.Range)
-		}
-		files = append(files, s)
-	}
-	return files, conflicts
-}
-
-// message returns the commit's (and the request's) title and body.
-func message(key string, res Result, draft bool) (title, body string) {
-	title = fmt.Sprintf("jig: update %s %s -> %s", key, res.From, res.To)
-	var b strings.Builder
-	fmt.Fprintf(&b, "Made by jig fleet update: %s %s -> %s.\n", key, res.From, res.To)
-	if len(res.Files) > 0 {
-		b.WriteString("\nChanges:\n")
-		for _, f := range res.Files {
-			fmt.Fprintf(&b, "- %s\n", f)
-		}
-	}
-	writeChangelog(&b, res.Changelog)
-	if draft && len(res.Conflicts) > 0 {
-		b.WriteString("\nConflicts to resolve (look for <<<<<<< markers):\n")
-		for _, c := range res.Conflicts {
-			fmt.Fprintf(&b, "- %s\n", c)
-		}
-	}
-	return title, strings.TrimRight(b.String(), "\n")
-}
-
-// maxChangelogBody bounds the changelog part of a request's body: forges
-// refuse long bodies (GitHub: 65536 characters).
-const maxChangelogBody = 32 << 10
-
-// writeChangelog writes the changelog entries as a "What changed" section
-// of a commit message and request body: each version a heading, its text
-// as the publisher wrote it (the forge renders and sanitises the Markdown)
-// without control or bidirectional characters, and at most
-// maxChangelogBody bytes in all.
-func writeChangelog(b *strings.Builder, entries []registry.ChangelogEntry) {
-	if len(entries) == 0 {
-		return
-	}
-	var c strings.Builder
-	c.WriteString("\nWhat changed:\n")
-	for i, e := range entries {
-		text := strings.Map(func(r rune) rune {
-			if r != '\n' && r != '\t' && registry.DeceptiveRune(r) {
-				return -1
-			}
-			return r
-		}, e.Text)
-		section := fmt.Sprintf("\n### %s\n\n%s\n", e.Version, strings.TrimSpace(quiet(text)))
-		if c.Len()+len(section) > maxChangelogBody {
-			fmt.Fprintf(&c, "\n(%s left out: see the registry's changelog.)\n", english.Count(len(entries)-i, "earlier version", "earlier versions"))
-			break
-		}
-		c.WriteString(section)
-	}
-	b.WriteString(c.String())
-}
-
-// quiet keeps a publisher's changelog from acting on the forge and the
-// repository it is posted to: an @mention would notify people (a whole
-// team), "fixes #12" or "closes <issue URL>" would close an issue of each
-// repository the request is merged into, and "#12" would link to one. A
-// zero-width space after "@" and "#" and inside a closing keyword
-// (GitHub's and GitLab's) before a reference leaves the text reading as
-// written.
-func quiet(text string) string {
-	text = forgeMention().ReplaceAllString(text, "$1\u200b$2")
-	return closingKeyword().ReplaceAllStringFunc(text, func(w string) string { return w[:1] + "\u200b" + w[1:] })
-}
-
-var (
-	forgeMention   = lazyRegexp(`([@#])([\w])`)
-	closingKeyword = lazyRegexp(`(?i)\b(clos(e|es|ed|ing)|fix(es|ed|ing)?|resolv(e|es|ed|ing)|implement(s|ed|ing)?):?[ \t]+(#|https?://|[\w.-]+/[\w.-]+#|gh-\d)`)
-)
-
-// ParseRepos reads a repository list: one git URL or local path per line
-// (a path may hold spaces, a URL may not); blank lines and lines starting
-// with "#" are ignored, and a repeated repository counts once.
-func ParseRepos(r io.Reader) ([]string, error) {
-	var repos []string
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(r)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !plausibleRepo(line) {
-			return nil, fmt.Errorf("line %d: %q is not a git URL or a path (one repository per line)", n, Redact(line))
-		}
-		if !seen[line] {
-			seen[line] = true
-			repos = append(repos, line)
-		}
-	}
-	return repos, sc.Err()
-}
-
-// plausibleRepo reports whether s may be a repository address: not an
-// option ("-..."), no control or bidirectional characters
-// ([registry.DeceptiveRune]), and no spaces but in a local
-// path ("/home/me/My Repos/app"; a URL or scp-like address followed by
-// more words is two things on one line).
-func plausibleRepo(s string) bool {
-	if s == "" || strings.HasPrefix(s, "-") {
-		return false
-	}
-	local := !strings.Contains(s, "://") && host(s) == ""
-	for _, r := range s {
-		if registry.DeceptiveRune(r) || (r == ' ' && !local) {
-			return false
-		}
-	}
-	return true
-}
-
-// lazyRegexp compiles expr on first use rather than when any jig command
-// starts: every command links this package, few use it.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -126,12 +126,8 @@ func TestWavesStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []Status
-	for _, r := range res {
-		got = append(got, r.Status)
-	}
 	want := []Status{StatusFailed, StatusFailed, StatusNotRun, StatusNotRun}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, statuses(res)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(res[2].Note, "2 repositories failed (--max-failures 1)") {
@@ -297,4 +293,66 @@ func TestClonesRemoved(t *testing.T) {
 	for _, c := range clones {
 		t.Errorf("clone %s left in the work directory", c.Name())
 	}
+}
+
+// TestRedactText: what git and the request command print loses the
+// repository's credentials: every URL's user information and query, and
+// a password or token standing alone; a user name inside a word stays
+// ("exit status 128" with user "u").
+func TestRedactText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ repo, in, want string }{
+		{"https://u@git.example.com/a.git", "git clone: exit status 128: fatal: repository not found", "git clone: exit status 128: fatal: repository not found"},
+		{"ssh://git@git.example.com/a.git", "git push: exit status 128: git@git.example.com: Permission denied", "git push: exit status 128: git@git.example.com: Permission denied"},
+		{"https://main@h.example/a.git", "git fetch: exit status 1: couldn't find remote ref main", "git fetch: exit status 1: couldn't find remote ref main"},
+		{"https://user:s3cret-pass@h.example/a.git", "fatal: unable to access 'https://user:s3cret-pass@h.example/a.git/': 403", "fatal: unable to access 'https://h.example/a.git/': 403"},
+		{"https://user:s3cret-pass@h.example/a.git", "remote: password s3cret-pass rejected", "remote: password *** rejected"},
+		{"https://user:s3cret-pass@h.example/a.git", "xs3cret-passy", "xs3cret-passy"},
+		{"https://user:p%40ss-word1@h.example/a.git", "bad p@ss-word1 and p%40ss-word1", "bad *** and ***"},
+		{"https://ghp_abcdefghij1234@github.com/o/r", "remote: token ghp_abcdefghij1234 expired", "remote: token *** expired"},
+		{"https://h.example/a.git?private_token=glpat-s3cret", "fatal: 'https://h.example/a.git?private_token=glpat-s3cret' not found; glpat-s3cret", "fatal: 'https://h.example/a.git' not found; ***"},
+		{"/srv/git/a.git", "see https://other:pw@h.example/x#frag", "see https://h.example/x"},
+	} {
+		if got := redactText(c.in, secrets(c.repo)); got != c.want {
+			t.Errorf("redactText(%q) for %s:\ngot  %q\nwant %q", c.in, c.repo, got, c.want)
+		}
+	}
+}
+
+// TestMaxFailuresWithoutWaves: without waves the failures count over the
+// whole run: once more than MaxFailures failed no repository starts; a
+// negative MaxFailures tries them all.
+func TestMaxFailuresWithoutWaves(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "nope")
+	repos := []string{missing + "1", missing + "2", missing + "3", missing + "4"}
+	for _, c := range []struct {
+		max  int
+		want []Status
+	}{
+		{0, []Status{StatusFailed, StatusNotRun, StatusNotRun, StatusNotRun}},
+		{1, []Status{StatusFailed, StatusFailed, StatusNotRun, StatusNotRun}},
+		{-1, []Status{StatusFailed, StatusFailed, StatusFailed, StatusFailed}},
+	} {
+		req := Request{Registry: "@team/x", Version: "1.1.0", Repos: repos, WorkDir: t.TempDir(), NewEngine: noEngine, Concurrency: 1, MaxFailures: c.max}
+		res, err := Run(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, statuses(res)); diff != "" {
+			t.Errorf("MaxFailures %d: statuses (-want +got):\n%s", c.max, diff)
+		}
+		if c.max == 1 && !strings.Contains(res[3].Note, "2 repositories failed (--max-failures 1)") {
+			t.Errorf("got note %q", res[3].Note)
+		}
+	}
+}
+
+// statuses lists the status of each result.
+func statuses(res []Result) []Status {
+	var s []Status
+	for _, r := range res {
+		s = append(s, r.Status)
+	}
+	return s
 }

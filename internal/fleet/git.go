@@ -20,7 +20,8 @@ import (
 // run programs named by configuration), no interactive credential prompt,
 // and only the transports https, http, ssh, git and local paths
 // (protocol.file.allow, so a fleet of repositories on disk works); never
-// ext:: or fd::, which run commands. Configuration the repository brings cannot
+// ext:: or fd::, which run commands. No automatic maintenance runs in the
+// clones. Configuration the repository brings cannot
 // add commands: a fresh clone's .git/config is written by git itself. The
 // filter drivers of the user's configuration, which a repository's
 // .gitattributes may name, are turned off too ([noFilters]).
@@ -36,6 +37,10 @@ var safeConfig = []string{
 	"-c", "credential.interactive=never",
 	"-c", "advice.detachedHead=false",
 	"-c", "init.defaultBranch=main",
+	// A throwaway clone needs no upkeep: no "git maintenance run --auto"
+	// or "git gc --auto" after a commit or a fetch.
+	"-c", "maintenance.auto=false",
+	"-c", "gc.auto=0",
 }
 
 // gitEnv is the environment of every git command: the user's, with
@@ -139,21 +144,60 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " / ")
 }
 
-// scrub replaces every secret in s.
-func (g *gitRunner) scrub(s string) string {
-	for _, sec := range g.secret {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "***")
-		}
-	}
-	return scrubURLs(s)
-}
+// scrub removes the repository's credentials from s ([redactText]).
+func (g *gitRunner) scrub(s string) string { return redactText(s, g.secret) }
 
 // urlUserinfo matches the user[:password]@ of a URL with a scheme.
 var urlUserinfo = lazyRegexp(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
 
 // scrubURLs removes the user information of every URL with a scheme in s.
 func scrubURLs(s string) string { return urlUserinfo().ReplaceAllString(s, "$1") }
+
+// urlInText matches a URL with a scheme in a message, up to a blank or a
+// quote.
+var urlInText = lazyRegexp(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'"<>]+`)
+
+// redactText returns s, an error or a program's output, as it may be
+// shown: every URL in it as [Redact] shows it (no user information, query
+// or fragment), and each of secrets ([secrets]) that stands as a word of
+// its own replaced by "***". A secret inside a longer word is left: a user
+// name "u" must not blank "exit status 128".
+func redactText(s string, secrets []string) string {
+	s = urlInText().ReplaceAllStringFunc(s, Redact)
+	for _, sec := range secrets {
+		s = replaceWord(s, sec, "***")
+	}
+	return s
+}
+
+// replaceWord replaces each occurrence of w in s that no letter, digit or
+// "_" touches on either side.
+func replaceWord(s, w, repl string) string {
+	if w == "" {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, w)
+		if i < 0 {
+			break
+		}
+		end := i + len(w)
+		if (i == 0 || !wordByte(s[i-1])) && (end == len(s) || !wordByte(s[end])) {
+			b.WriteString(s[:i])
+			b.WriteString(repl)
+		} else {
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
 
 // Redact returns repo as it may be shown and stored: a URL with a scheme
 // loses its user information (user:password@ or token@), its query
@@ -168,30 +212,44 @@ func Redact(repo string) string {
 	return scrubURLs(repo)
 }
 
-// secrets returns the parts of repo that must never be shown: the user
-// information and the query values (six bytes or more) of a URL with a
-// scheme.
+// minSecret is the length below which a part of an address is not
+// scrubbed from text as a word of its own: "git", "main" or "u" are words
+// of any message, not secrets (a URL's user information is removed
+// whatever its length).
+const minSecret = 8
+
+// secrets returns the parts of repo that must never be shown outside a
+// URL either: the password of a URL with a scheme, its user name when it
+// has no password (a token given as user name), and its query values, each
+// as written and escaped, when [minSecret] bytes or longer.
 func secrets(repo string) []string {
 	u, err := url.Parse(repo)
 	if err != nil || u.Scheme == "" {
 		return nil
 	}
 	var out []string
+	add := func(v string) {
+		if len(v) < minSecret {
+			return
+		}
+		for _, s := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
 	for _, vs := range u.Query() {
 		for _, v := range vs {
-			if len(v) >= 6 { // tokens; scrubbing "1" or "main" everywhere would garble the text
-				out = append(out, v, url.QueryEscape(v))
-			}
+			add(v)
 		}
 	}
 	if u.User == nil {
 		return out
 	}
-	out = append(out, u.User.String())
 	if p, ok := u.User.Password(); ok {
-		out = append(out, p, url.QueryEscape(p))
+		add(p)
 	} else {
-		out = append(out, u.User.Username())
+		add(u.User.Username())
 	}
 	return out
 }

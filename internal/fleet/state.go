@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // StateFile is the name of the state file in the work directory.
@@ -71,8 +72,9 @@ func (s *state) previous(repo string) (Result, bool) {
 	return r, ok
 }
 
-// record stores r and writes the file atomically (a temporary file in the
-// same directory, then a rename).
+// record stores r and writes the file atomically and durably (a synced
+// temporary file in the same directory, a rename, a sync of the
+// directory): a record is whole and on disk before the step it announces.
 func (s *state) record(r Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,6 +99,16 @@ func (s *state) record(r Result) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		return err
 	}
-	return err
+	// The rename itself survives a crash once the directory is synced;
+	// a file system that cannot sync a directory is left as it is.
+	if d, err := os.Open(filepath.Dir(s.path)); err == nil {
+		if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+			d.Close()
+			return err
+		}
+		d.Close()
+	}
+	return nil
 }

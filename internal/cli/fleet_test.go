@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jigkit/jig/registry/wire"
+)
+
+// TestFleetFromCensusAsks: on a terminal, --from-census lists what it
+// would clone and push to and asks; "no" stops before any clone. "yes"
+// goes on. Without --yes and with CI set, it fails naming --yes even where
+// a terminal could ask.
+func TestFleetFromCensusAsks(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "app.git")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/census/@team/x" {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(wire.CensusRegistry{Namespace: "@team", Path: "x", Latest: "1.1.0", Projects: []wire.CensusProjectRow{
+			{Project: missing, Version: "1.0.0", State: "clean"},
+			{Project: "https://evil.example/app.git", Version: "1.0.0", State: "clean"},
+		}})
+	}))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		name     string
+		prompt   *fakePrompter
+		env      map[string]string
+		wantCode int
+		want     string
+	}{
+		{"declined", &fakePrompter{confirm: false}, nil, ExitAborted, "Operation cancelled"},
+		{"confirmed", &fakePrompter{confirm: true}, nil, ExitError, "clone: "},
+		{"CI", &fakePrompter{confirm: true}, map[string]string{"CI": "true"}, ExitUsage, "pass --yes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".jigrc"), []byte(`{"registries":{"@team":"`+srv.URL+`"}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"HOME": home, "JIG_CACHE_DIR": filepath.Join(home, "cache")}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			var out, errb strings.Builder
+			app := newApp(strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+			app.testPrompt = c.prompt
+			code := run(t.Context(), []string{"fleet", "update", "@team/x@1.1.0", "--from-census", "--allow-local"}, app)
+			all := out.String() + errb.String()
+			if code != c.wantCode || !strings.Contains(all, c.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s", code, c.wantCode, c.want, all)
+			}
+			if !strings.Contains(all, "names 1 repository not on 1.1.0") || !strings.Contains(all, "\n  "+missing+"\n") || !strings.Contains(all, "left out https://evil.example/app.git") {
+				t.Errorf("the list is not shown:\n%s", all)
+			}
+			asked := strings.Join(c.prompt.asked, "|")
+			if want := "Roll @team/x 1.1.0 out to this repository?"; (c.name != "CI") != (asked == want) {
+				t.Errorf("got questions %q", asked)
+			}
+			if _, err := os.Stat(filepath.Join(home, "cache", "fleet", "team-x-1.1.0", "state.json")); (err == nil) != (c.name == "confirmed") {
+				t.Errorf("state file there: %v, want it only once confirmed", err == nil)
+			}
+		})
+	}
+}
