@@ -71,7 +71,7 @@ type fleetResult struct {
 // Run rolls the registry out; exit 0 when every repository is done, 3
 // when some conflicted or were skipped, 1 when some failed.
 func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
-	repos, allow, err := c.repos(ctx, app, root.Yes || root.CI)
+	repos, allow, err := c.repos(ctx, app, app.Yes)
 	if err != nil {
 		return err
 	}

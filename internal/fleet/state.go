@@ -8,7 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
+
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // StateFile is the name of the state file in the work directory.
@@ -83,32 +84,5 @@ func (s *state) record(r Result) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".state-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	// The rename itself survives a crash once the directory is synced;
-	// a file system that cannot sync a directory is left as it is.
-	if d, err := os.Open(filepath.Dir(s.path)); err == nil {
-		if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-			d.Close()
-			return err
-		}
-		d.Close()
-	}
-	return nil
+	return safefile.WriteFileAtomic(s.path, append(data, '\n'), 0o644)
 }
