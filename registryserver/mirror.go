@@ -3,7 +3,6 @@ package registryserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -261,28 +260,13 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 		}
 		return nil
 	}
-	st := storage.Fresh(h.store)
-	marker := layout.UpstreamMarker(ns)
-	_, err := st.Stat(ctx, marker)
-	switch {
-	case err == nil:
-	case errors.Is(err, storage.ErrNotFound):
-		children, err := storage.ListDir(ctx, st, layout.NamespaceDir(ns))
-		if err != nil {
-			return err
-		}
-		if len(children) > 0 {
-			bound = true
-			h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
-				zap.String("namespace", ns), zap.String("upstream", u.label()))
-			break
-		}
-		doc, _ := json.Marshal(map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
-		if err := st.Put(ctx, marker, bytes.NewReader(doc), int64(len(doc))); err != nil {
-			return err
-		}
-	default:
+	bound, err := markUpstream(ctx, storage.Fresh(h.store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
+	if err != nil {
 		return err
+	}
+	if bound {
+		h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
+			zap.String("namespace", ns), zap.String("upstream", u.label()))
 	}
 	mi.mu.Lock()
 	mi.bound[ns] = bound
