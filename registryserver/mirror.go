@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -58,12 +59,14 @@ var errBoundLocally = errors.New("the namespace holds registries published on th
 // mirror is the state of the upstreams (upstream.go): who serves what,
 // what was asked of them lately, and the metrics.
 type mirror struct {
-	cfg  *UpstreamConfig
-	mode UpstreamMode
+	// cfg is the upstreams file in force ([Handler.SetUpstreams]);
+	// clients holds an HTTP client per upstream of it.
+	cfg     atomic.Pointer[UpstreamConfig]
+	clients upstreamClients
+	mode    UpstreamMode
 	// ttl is how long a versions list or preset fetched from upstream is
 	// trusted before it is asked again (the handler's mutable TTL).
-	ttl     time.Duration
-	clients map[*Upstream]*http.Client
+	ttl time.Duration
 
 	pulls   singleflight.Group // by version manifest key
 	slots   chan struct{}      // one token per pull running
@@ -144,17 +147,14 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 		mode = UpstreamPullThrough
 	}
 	mi := &mirror{
-		cfg: c, mode: mode, ttl: ttl, clients: map[*Upstream]*http.Client{},
+		mode: mode, ttl: ttl,
 		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
 		failed: map[string]pullFailure{}, slots: make(chan struct{}, maxConcurrentPulls),
 	}
-	for _, u := range c.upstreams {
-		mi.clients[u] = upstreamHTTPClient(u)
-	}
+	mi.cfg.Store(c)
+	mi.clients.set(c)
 	h.closers = append(h.closers, func() error {
-		for _, hc := range mi.clients {
-			hc.CloseIdleConnections()
-		}
+		mi.clients.set(nil)
 		return nil
 	})
 	labels := []string{"upstream", "kind"}
@@ -220,7 +220,7 @@ func upstreamHTTPClient(u *Upstream) *http.Client {
 func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
 	lim := h.pub.limits
 	opts := []registryclient.Option{
-		registryclient.WithHTTPClient(h.mirror.clients[u]),
+		registryclient.WithHTTPClient(h.mirror.clients.of(u)),
 		registryclient.WithTimeout(u.Timeout),
 		registryclient.WithIdleTimeout(min(u.Timeout, registryclient.DefaultIdleTimeout)),
 		registryclient.WithRetry(upstreamRetries, 2*time.Second),
@@ -241,7 +241,7 @@ func (h *Handler) upstreamOf(ns string) *Upstream {
 	if h.mirror == nil {
 		return nil
 	}
-	return h.mirror.cfg.byLocal[ns]
+	return h.mirror.cfg.Load().byLocal[ns]
 }
 
 // upstreamNamespace decides whether namespace ns may be filled from its
@@ -288,23 +288,7 @@ func (h *Handler) CheckUpstreams(ctx context.Context) error {
 	if h.mirror == nil || h.mirror.mode == UpstreamOffline {
 		return nil
 	}
-	var bound []string
-	for _, ns := range h.mirror.cfg.Namespaces() {
-		if ns == registry.PresetNamespace {
-			continue
-		}
-		err := h.upstreamNamespace(ctx, ns, h.mirror.cfg.byLocal[ns])
-		if errors.Is(err, errBoundLocally) {
-			bound = append(bound, ns)
-		} else if err != nil {
-			return fmt.Errorf("checking namespace %s in the storage: %w", ns, err)
-		}
-	}
-	if len(bound) > 0 {
-		return fmt.Errorf("the upstreams file serves %s from an upstream, but the storage holds registries published here under that name (a local namespace is never answered from upstream); remove it from the upstreams file, or map another name to it (\"@public\": \"@main\")",
-			strings.Join(bound, ", "))
-	}
-	return nil
+	return h.checkBound(ctx, h.mirror.cfg.Load())
 }
 
 // serveMirrored serves a read of an upstream namespace (getRegistry's
