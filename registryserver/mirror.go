@@ -86,6 +86,9 @@ type mirror struct {
 	// bound caches the namespace check ([Handler.upstreamNamespace]):
 	// true for a namespace bound locally.
 	bound map[string]bool
+	// verdicts are the signing policy's verdicts on upstream versions,
+	// by manifest key (mirror_policy.go).
+	verdicts map[string]verdict
 
 	requests *prometheus.CounterVec
 	failures *prometheus.CounterVec
@@ -149,7 +152,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 	mi := &mirror{
 		mode: mode, ttl: ttl,
 		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
-		failed: map[string]pullFailure{}, slots: make(chan struct{}, maxConcurrentPulls),
+		failed: map[string]pullFailure{}, verdicts: map[string]verdict{}, slots: make(chan struct{}, maxConcurrentPulls),
 	}
 	mi.cfg.Store(c)
 	mi.clients.set(c)
@@ -318,26 +321,31 @@ func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, priva
 		}
 		return h.serveStale(c, res, u)
 	}
+	items := h.servable(res.namespace, res.path, l.items)
 	if res.kind == kindVersions {
-		doc, err := (&registry.VersionList{Versions: l.items}).Marshal()
+		doc, err := (&registry.VersionList{Versions: items}).Marshal()
 		if err != nil {
 			return true, internalError(err)
 		}
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
 		return true, h.sendDocument(c, document{data: doc, ctype: echo.MIMEApplicationJSON, etag: contentETag(doc), cacheKey: "h\x00" + contentETag(doc)})
 	}
-	if len(l.items) == 0 {
-		return true, newAPIError(wire.CodeNotFound, "No versions available")
-	}
-	latest := l.items[0]
-	if done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u); done {
-		if ae, ok := errors.AsType[*apiError](err); ok && ae.code == wire.CodeUpstreamUnavailable {
+	// The newest version the signing policy does not refuse.
+	for i, latest := range items[:min(len(items), maxLatestTries)] {
+		done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u)
+		ae, _ := errors.AsType[*apiError](err)
+		switch {
+		case done && ae != nil && ae.code == wire.CodeSignatureInvalid && i+1 < len(items):
+			continue
+		case done && ae != nil && ae.code == wire.CodeUpstreamUnavailable:
 			return h.serveStale(c, res, u)
+		case done:
+			return true, err
 		}
-		return true, err
+		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+		return true, h.sendManifest(c, res, latest, "Latest registry not found")
 	}
-	setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-	return true, h.sendManifest(c, res, latest, "Latest registry not found")
+	return true, newAPIError(wire.CodeNotFound, "No versions available")
 }
 
 // serveStale lets a versions list or latest manifest be served from the
@@ -364,7 +372,11 @@ func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstrea
 	return h.upstreamList(ctx, res.versionsFile(), u, "versions", res.namespace+"/"+res.path,
 		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
 			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
-			return validVersions(vs), err
+			vs = validVersions(vs)
+			if err == nil {
+				h.judgeUpstreamVersions(ctx, cl, res.namespace, res.path, u.Namespaces[res.namespace], vs)
+			}
+			return vs, err
 		})
 }
 
@@ -493,6 +505,9 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return true, internalError(err)
 	}
 	mi.misses.WithLabelValues(u.label()).Inc()
+	if r := h.refusedByPolicy(key); r != nil {
+		return true, r.apiError()
+	}
 	if err = mi.recentFailure(key, h.now()); err == nil {
 		// The pull is shared by every request for the version and
 		// outlives the one that started it (its client may hang up).
@@ -515,12 +530,12 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 			case <-pctx.Done():
 				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
 			}
-			if err != nil && !errors.Is(err, errUpstreamNotFound) {
+			if err != nil && !errors.Is(err, errUpstreamNotFound) && !isPolicyRefusal(err) {
 				h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
 					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
 			}
 			mi.mu.Lock()
-			if err != nil {
+			if err != nil && !isPolicyRefusal(err) { // a refusal is in mi.verdicts
 				if len(mi.failed) >= maxMirrorTracked {
 					clear(mi.failed)
 				}
@@ -539,6 +554,9 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return false, nil
 	case errors.Is(err, errUpstreamNotFound):
 		return false, nil
+	}
+	if r, ok := errors.AsType[*policyRefusal](err); ok {
+		return true, r.apiError()
 	}
 	return true, upstreamUnavailable(ns+"/"+path+"@"+version, err)
 }
@@ -639,7 +657,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 			fields = append(fields, []byte(s.Signature))
 		}
 	}
-	sigDoc, err := checkSignatures(upIdx, fields, h.signers.Load().For(ns), h.now())
+	sigDoc, err := h.judgeSignatures(ns, path, version, upIdx, fields)
 	if err != nil {
 		return err
 	}

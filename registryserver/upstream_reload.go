@@ -111,6 +111,7 @@ func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 	clear(mi.lists)
 	clear(mi.presets)
 	clear(mi.failed)
+	clear(mi.verdicts)
 	mi.mu.Unlock()
 	h.rcache.invalidate()
 	h.logUpstreamWarnings(h.auth.Load())
