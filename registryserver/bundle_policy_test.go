@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,7 +182,7 @@ func presetBundle(t *testing.T, docs map[string]string) *bundle.Bundle {
 	t.Helper()
 	var buf bytes.Buffer
 	w := bundle.NewWriter(&buf, registry.PresetNamespace)
-	for _, k := range sortedKeysOf(docs) {
+	for _, k := range slices.Sorted(maps.Keys(docs)) {
 		if err := w.Add(k, int64(len(docs[k])), strings.NewReader(docs[k])); err != nil {
 			t.Fatal(err)
 		}
@@ -189,21 +191,6 @@ func presetBundle(t *testing.T, docs map[string]string) *bundle.Bundle {
 		t.Fatal(err)
 	}
 	return readBundle(t, buf.Bytes())
-}
-
-func sortedKeysOf(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 // TestBundlePresets (issue 36 item 13): presets travel in a bundle of

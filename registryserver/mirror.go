@@ -845,18 +845,12 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 // storePreset checks a preset fetched from upstream as an upload is
 // checked and stores it as the preset's latest version when it is newer.
 func (h *Handler) storePreset(ctx context.Context, name string, data []byte) error {
-	if err := registry.ValidatePresetJSON(data); err != nil {
-		return fmt.Errorf("the upstream's preset %s fails the preset schema: %w", name, err)
-	}
-	p, err := registry.ParsePreset(data)
+	p, err := checkPresetDoc(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("the upstream's preset %s: %w", name, err)
 	}
 	if p.Name != name {
 		return fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
-	}
-	if !storage.ValidKey(layout.PresetVersion(p.Name, p.Version)) {
-		return fmt.Errorf("the upstream's preset %s has a version too long to store", name)
 	}
 	err = h.pub.store.PublishPreset(ctx, p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {

@@ -11,6 +11,11 @@ import (
 	"github.com/jigkit/jig/registryclient"
 )
 
+// maxJudgedPerRefresh bounds the versions whose signatures one refresh
+// of a versions list asks of the upstream (two small requests each): the
+// newest are judged first, the others at the next refreshes.
+const maxJudgedPerRefresh = 64
+
 // maxLatestTries bounds the versions a latest read tries, newest first,
 // when the newest ones turn out to be refused by the signing policy.
 const maxLatestTries = 4
@@ -107,13 +112,15 @@ func (h *Handler) refusedByPolicy(key string) *policyRefusal {
 // judgeUpstreamVersions asks the upstream for the signatures of each
 // version of vs (an upstream's versions list of local ns/path) that is
 // not stored here and not yet judged, when ns requires signed versions,
-// so that a versions list leaves out what the mirror will never serve. A
-// version whose signatures cannot be fetched or verified now is left to
-// the pull, which tells.
+// so that a versions list leaves out what the mirror will never serve
+// (at most [maxJudgedPerRefresh] per call, newest first). A version whose
+// signatures cannot be fetched or verified now is left to the pull, which
+// tells.
 func (h *Handler) judgeUpstreamVersions(ctx context.Context, cl *registryclient.Client, ns, path, remote string, vs []string) {
 	if h.signers.Load().For(ns) == nil {
 		return
 	}
+	asked := 0
 	for _, v := range vs {
 		key := layout.Manifest(ns, path, v)
 		if _, judged := h.verdictOf(key); judged {
@@ -121,6 +128,9 @@ func (h *Handler) judgeUpstreamVersions(ctx context.Context, cl *registryclient.
 		}
 		if _, err := h.commitOf(ctx, key); err == nil || ctx.Err() != nil {
 			continue
+		}
+		if asked++; asked > maxJudgedPerRefresh {
+			return
 		}
 		id := registry.ID{Namespace: remote, Path: path, Version: v}
 		idx, err := cl.Digests(ctx, id)
