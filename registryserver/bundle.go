@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -32,6 +34,17 @@ type BundleExport struct {
 	// Since, when not zero, exports only the versions whose registry.json
 	// was stored at or after it (the storage's modification time).
 	Since time.Time
+	// SignedOnly leaves out the versions stored without a signature,
+	// listing them in [BundleSummary.Refused], so that a server whose
+	// SIGNERS_DIR requires signed versions can take the bundle.
+	SignedOnly bool
+}
+
+// BundleRefusal is a version an export left out or an import skipped,
+// and why.
+type BundleRefusal struct {
+	Version string `json:"version"` // "@ns/<path>@<version>"
+	Reason  string `json:"reason"`
 }
 
 // BundleSummary is what [ExportBundle] wrote or [ImportBundle] did.
@@ -41,6 +54,9 @@ type BundleSummary struct {
 	// Skipped are the versions an import found already stored, with the
 	// same digests.
 	Skipped []string
+	// Refused are the versions an export left out ([BundleExport.SignedOnly])
+	// or an import skipped ([BundleImport.SkipRefused]), with the reason.
+	Refused []BundleRefusal
 	// Entries and Bytes count what an export wrote.
 	Entries int
 	Bytes   int64
@@ -63,6 +79,9 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 	ns := registry.NormalizeNamespace(sel.Namespace)
 	if !registry.ValidNamespace(ns) {
 		return sum, fmt.Errorf("%q is not a namespace; use lowercase letters, digits, - or _, such as @acme", sel.Namespace)
+	}
+	if ns == registry.PresetNamespace {
+		return exportPresets(ctx, st, w, sel)
 	}
 	want := map[string]bool{}
 	for _, r := range sel.Registries {
@@ -123,13 +142,8 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			return sum, fmt.Errorf("%s/%s has no published version", ns, p)
 		}
 	}
-	// entries maps each bundle entry to where its bytes come from: a
-	// storage key, or bytes made here (a computed digest index).
-	type source struct {
-		key  string
-		data []byte
-	}
-	entries := map[string]source{}
+	// entries maps each bundle entry to where its bytes come from.
+	entries := map[string]bundleSource{}
 	exported := map[string]bool{} // registry paths with a version exported
 	for _, dir := range order {
 		v := versions[dir]
@@ -142,6 +156,16 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 				continue
 			}
 		}
+		id := ns + "/" + v.path + "@" + v.version
+		sk := layout.Signatures(ns, v.path, v.version)
+		hasSigs, signed, err := storedSigned(ctx, st, sk)
+		if err != nil {
+			return sum, err
+		}
+		if sel.SignedOnly && !signed {
+			sum.Refused = append(sum.Refused, BundleRefusal{Version: id, Reason: "it has no signature (--signed-only)"})
+			continue
+		}
 		var idx *registry.DigestIndex
 		ik := layout.DigestIndex(ns, v.path, v.version)
 		if v.hasIndex {
@@ -152,7 +176,7 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			if idx, err = registry.ParseDigestIndex(data); err != nil {
 				return sum, fmt.Errorf("%s: %w", ik, err)
 			}
-			entries[ik] = source{key: ik}
+			entries[ik] = bundleSource{key: ik}
 		} else {
 			if idx, err = computeIndex(ctx, st, ns, v.path, v.version, v.files); err != nil {
 				return sum, err
@@ -161,42 +185,55 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			if err != nil {
 				return sum, err
 			}
-			entries[ik] = source{data: data}
+			entries[ik] = bundleSource{data: data}
 		}
-		entries[layout.Manifest(ns, v.path, v.version)] = source{key: layout.Manifest(ns, v.path, v.version)}
-		sk := layout.Signatures(ns, v.path, v.version)
-		if _, err := st.Stat(ctx, sk); err == nil {
-			entries[sk] = source{key: sk}
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return sum, fmt.Errorf("reading %s: %w", sk, err)
+		entries[layout.Manifest(ns, v.path, v.version)] = bundleSource{key: layout.Manifest(ns, v.path, v.version)}
+		if hasSigs {
+			entries[sk] = bundleSource{key: sk}
 		}
 		for f := range idx.Files {
 			k := layout.File(ns, v.path, v.version, f)
-			entries[k] = source{key: k}
+			entries[k] = bundleSource{key: k}
 		}
-		sum.Versions = append(sum.Versions, ns+"/"+v.path+"@"+v.version)
+		sum.Versions = append(sum.Versions, id)
 		exported[v.path] = true
 	}
 	for _, k := range lists {
 		if exported[layout.Classify(k).Path] {
-			entries[k] = source{key: k}
+			entries[k] = bundleSource{key: k}
 		}
 	}
 	if len(sum.Versions) == 0 && !sel.Since.IsZero() {
 		return sum, fmt.Errorf("%s has no version published on or after %s to export", ns, sel.Since.Format(time.RFC3339))
 	}
+	if len(sum.Versions) == 0 && len(sum.Refused) > 0 {
+		return sum, fmt.Errorf("%s has no signed version to export (%d left out unsigned); export without --signed-only", ns, len(sum.Refused))
+	}
 	if len(sum.Versions) == 0 {
 		return sum, fmt.Errorf("%s has no published version to export", ns)
 	}
+	return sum, writeBundle(ctx, st, w, ns, entries, &sum)
+}
+
+// bundleSource is where the bytes of a bundle entry come from: a storage
+// key, or bytes made by the export (a computed digest index).
+type bundleSource struct {
+	key  string
+	data []byte
+}
+
+// writeBundle writes entries to w as a bundle of namespace ns, counting
+// them in sum.
+func writeBundle(ctx context.Context, st storage.Storage, w io.Writer, ns string, entries map[string]bundleSource, sum *BundleSummary) error {
 	bw := bundle.NewWriter(w, ns)
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		if err := ctx.Err(); err != nil {
-			return sum, err
+			return err
 		}
 		src := entries[name]
 		if src.key == "" {
 			if err := bw.Add(name, int64(len(src.data)), bytes.NewReader(src.data)); err != nil {
-				return sum, err
+				return err
 			}
 			sum.Bytes += int64(len(src.data))
 			sum.Entries++
@@ -204,7 +241,7 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 		}
 		rc, info, err := st.Get(ctx, src.key)
 		if err != nil {
-			return sum, fmt.Errorf("reading %s: %w", src.key, err)
+			return fmt.Errorf("reading %s: %w", src.key, err)
 		}
 		var r io.Reader = rc
 		size := info.Size
@@ -212,19 +249,37 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			data, err := io.ReadAll(rc)
 			if err != nil {
 				rc.Close()
-				return sum, fmt.Errorf("reading %s: %w", src.key, err)
+				return fmt.Errorf("reading %s: %w", src.key, err)
 			}
 			r, size = bytes.NewReader(data), int64(len(data))
 		}
 		err = bw.Add(name, size, r)
 		rc.Close()
 		if err != nil {
-			return sum, err
+			return err
 		}
 		sum.Bytes += size
 		sum.Entries++
 	}
-	return sum, bw.Close()
+	return bw.Close()
+}
+
+// storedSigned reports whether the signatures document at key is stored
+// (a version published without a signature has none), and whether it
+// holds a signature.
+func storedSigned(ctx context.Context, st storage.Storage, key string) (stored, signed bool, err error) {
+	data, err := readStored(ctx, st, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	var doc wire.Signatures
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return true, false, fmt.Errorf("%s: %w", key, err)
+	}
+	return true, len(doc.Signatures) > 0, nil
 }
 
 // digestReader returns "sha256:<hex>" of what r holds.
@@ -290,12 +345,35 @@ type BundleImport struct {
 	Logger *zap.Logger
 	// Now is the clock signer files are judged by; nil is time.Now.
 	Now func() time.Time
+	// SkipRefused imports the versions the signing policy (Signers)
+	// accepts and skips the others, listing each in
+	// [BundleSummary.Refused] with the reason. False refuses the whole
+	// bundle when one version is refused. Either way a version is
+	// imported whole or not at all; any other problem refuses the bundle.
+	SkipRefused bool
+}
+
+func (o BundleImport) now() func() time.Time {
+	if o.Now == nil {
+		return time.Now
+	}
+	return o.Now
+}
+
+func (o BundleImport) logger() *zap.Logger {
+	if o.Logger == nil {
+		return zap.NewNop()
+	}
+	return o.Logger
 }
 
 // ImportError lists every reason [ImportBundle] refused a bundle; nothing
 // was written.
 type ImportError struct {
 	Problems []string
+	// Refused counts the problems that are versions the signing policy
+	// refused: [BundleImport.SkipRefused] would skip them.
+	Refused int
 }
 
 func (e *ImportError) Error() string {
@@ -315,23 +393,27 @@ func (e *ImportError) Error() string {
 // the limits every backend shares, its signatures must verify (and satisfy
 // opt.Signers where the namespace requires signed versions), and a version
 // already stored must have the same digest index, or it is a conflict.
-// Versions already stored with the same digests are skipped. Each other
-// version is then published as an upload is (claim, files, digest index,
-// signatures, registry.json, versions.json), so each appears whole or not
-// at all, and replicas serving st see it at once. An error while writing
+// With opt.SkipRefused, the versions the signing policy refuses are
+// skipped instead, each listed in [BundleSummary.Refused]. Versions
+// already stored with the same digests are skipped. Before the first
+// version is written into a namespace that holds nothing yet, the
+// namespace is marked as filled from elsewhere ([layout.UpstreamMarker]),
+// so that it may later be served from an upstream. Each other version is
+// then published as an upload is (claim, files, digest index, signatures,
+// registry.json, versions.json), so each appears whole or not at all, and
+// replicas serving st see it at once. A bundle of presets (namespace
+// "@presets") is checked preset by preset as POST /presets checks one, and
+// each is published as it publishes one. An error while writing
 // (ctx ended, the storage failed) leaves the versions imported so far,
 // each complete; the summary names them.
 func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt BundleImport) (BundleSummary, error) {
+	if b.Namespace == registry.PresetNamespace {
+		return importPresets(ctx, st, b, opt)
+	}
 	var sum BundleSummary
-	now := opt.Now
-	if now == nil {
-		now = time.Now
-	}
-	log := opt.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	now, log := opt.now(), opt.logger()
 	var problems []string
+	refused := 0
 	fresh := storage.Fresh(st)
 	var todo, stored []*bundle.Version
 	for _, v := range b.Versions {
@@ -343,9 +425,20 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 			problems = append(problems, v.ID()+": "+err.Error())
 			continue
 		}
-		if err := checkBundleSignatures(v, opt.Signers, now()); err != nil {
+		if err := checkBundleSignatures(v, nil, now()); err != nil {
 			problems = append(problems, v.ID()+": "+err.Error())
 			continue
+		}
+		if opt.Signers.For(v.Namespace) != nil {
+			if err := checkBundleSignatures(v, opt.Signers, now()); err != nil {
+				if opt.SkipRefused {
+					sum.Refused = append(sum.Refused, BundleRefusal{Version: v.ID(), Reason: err.Error()})
+				} else {
+					problems = append(problems, v.ID()+": "+err.Error())
+					refused++
+				}
+				continue
+			}
 		}
 		same, err := storedSame(ctx, fresh, v)
 		switch {
@@ -360,7 +453,15 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 		}
 	}
 	if len(problems) > 0 {
-		return BundleSummary{}, &ImportError{Problems: problems}
+		return BundleSummary{}, &ImportError{Problems: problems, Refused: refused}
+	}
+	if len(todo) > 0 {
+		// A namespace filled by imports may later be served from an
+		// upstream, as one filled by a mirror may; one that holds
+		// registries published here stays bound to this server.
+		if _, err := markUpstream(ctx, fresh, b.Namespace, map[string]string{"bundle": b.Namespace}); err != nil {
+			return sum, fmt.Errorf("marking %s as filled from a bundle: %w", b.Namespace, err)
+		}
 	}
 	store := publish.New(st, publish.WithLogger(log), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(now))
 	// Versions already stored are listed in versions.json if they are

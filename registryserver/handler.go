@@ -258,7 +258,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 	if h.mirror == nil {
 		return
 	}
-	for _, ns := range h.mirror.cfg.UndeclaredIn(a) {
+	for _, ns := range h.mirror.cfg.Load().UndeclaredIn(a) {
 		h.log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
 			zap.String("namespace", ns))
 	}

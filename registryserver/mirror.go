@@ -3,7 +3,6 @@ package registryserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,12 +59,14 @@ var errBoundLocally = errors.New("the namespace holds registries published on th
 // mirror is the state of the upstreams (upstream.go): who serves what,
 // what was asked of them lately, and the metrics.
 type mirror struct {
-	cfg  *UpstreamConfig
-	mode UpstreamMode
+	// cfg is the upstreams file in force ([Handler.SetUpstreams]);
+	// clients holds an HTTP client per upstream of it.
+	cfg     atomic.Pointer[UpstreamConfig]
+	clients upstreamClients
+	mode    UpstreamMode
 	// ttl is how long a versions list or preset fetched from upstream is
 	// trusted before it is asked again (the handler's mutable TTL).
-	ttl     time.Duration
-	clients map[*Upstream]*http.Client
+	ttl time.Duration
 
 	pulls   singleflight.Group // by version manifest key
 	slots   chan struct{}      // one token per pull running
@@ -84,6 +86,9 @@ type mirror struct {
 	// bound caches the namespace check ([Handler.upstreamNamespace]):
 	// true for a namespace bound locally.
 	bound map[string]bool
+	// verdicts are the signing policy's verdicts on upstream versions,
+	// by manifest key (mirror_policy.go).
+	verdicts map[string]verdict
 
 	requests *prometheus.CounterVec
 	failures *prometheus.CounterVec
@@ -145,17 +150,14 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 		mode = UpstreamPullThrough
 	}
 	mi := &mirror{
-		cfg: c, mode: mode, ttl: ttl, clients: map[*Upstream]*http.Client{},
+		mode: mode, ttl: ttl,
 		lists: map[string]*upstreamList{}, presets: map[string]*upstreamList{}, bound: map[string]bool{},
-		failed: map[string]pullFailure{}, slots: make(chan struct{}, maxConcurrentPulls),
+		failed: map[string]pullFailure{}, verdicts: map[string]verdict{}, slots: make(chan struct{}, maxConcurrentPulls),
 	}
-	for _, u := range c.upstreams {
-		mi.clients[u] = upstreamHTTPClient(u)
-	}
+	mi.cfg.Store(c)
+	mi.clients.set(c)
 	h.closers = append(h.closers, func() error {
-		for _, hc := range mi.clients {
-			hc.CloseIdleConnections()
-		}
+		mi.clients.set(nil)
 		return nil
 	})
 	labels := []string{"upstream", "kind"}
@@ -221,7 +223,7 @@ func upstreamHTTPClient(u *Upstream) *http.Client {
 func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
 	lim := h.pub.limits
 	opts := []registryclient.Option{
-		registryclient.WithHTTPClient(h.mirror.clients[u]),
+		registryclient.WithHTTPClient(h.mirror.clients.of(u)),
 		registryclient.WithTimeout(u.Timeout),
 		registryclient.WithIdleTimeout(min(u.Timeout, registryclient.DefaultIdleTimeout)),
 		registryclient.WithRetry(upstreamRetries, 2*time.Second),
@@ -242,7 +244,7 @@ func (h *Handler) upstreamOf(ns string) *Upstream {
 	if h.mirror == nil {
 		return nil
 	}
-	return h.mirror.cfg.byLocal[ns]
+	return h.mirror.cfg.Load().byLocal[ns]
 }
 
 // upstreamNamespace decides whether namespace ns may be filled from its
@@ -261,28 +263,13 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 		}
 		return nil
 	}
-	st := storage.Fresh(h.store)
-	marker := layout.UpstreamMarker(ns)
-	_, err := st.Stat(ctx, marker)
-	switch {
-	case err == nil:
-	case errors.Is(err, storage.ErrNotFound):
-		children, err := storage.ListDir(ctx, st, layout.NamespaceDir(ns))
-		if err != nil {
-			return err
-		}
-		if len(children) > 0 {
-			bound = true
-			h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
-				zap.String("namespace", ns), zap.String("upstream", u.label()))
-			break
-		}
-		doc, _ := json.Marshal(map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
-		if err := st.Put(ctx, marker, bytes.NewReader(doc), int64(len(doc))); err != nil {
-			return err
-		}
-	default:
+	bound, err := markUpstream(ctx, storage.Fresh(h.store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
+	if err != nil {
 		return err
+	}
+	if bound {
+		h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
+			zap.String("namespace", ns), zap.String("upstream", u.label()))
 	}
 	mi.mu.Lock()
 	mi.bound[ns] = bound
@@ -304,23 +291,7 @@ func (h *Handler) CheckUpstreams(ctx context.Context) error {
 	if h.mirror == nil || h.mirror.mode == UpstreamOffline {
 		return nil
 	}
-	var bound []string
-	for _, ns := range h.mirror.cfg.Namespaces() {
-		if ns == registry.PresetNamespace {
-			continue
-		}
-		err := h.upstreamNamespace(ctx, ns, h.mirror.cfg.byLocal[ns])
-		if errors.Is(err, errBoundLocally) {
-			bound = append(bound, ns)
-		} else if err != nil {
-			return fmt.Errorf("checking namespace %s in the storage: %w", ns, err)
-		}
-	}
-	if len(bound) > 0 {
-		return fmt.Errorf("the upstreams file serves %s from an upstream, but the storage holds registries published here under that name (a local namespace is never answered from upstream); remove it from the upstreams file, or map another name to it (\"@public\": \"@main\")",
-			strings.Join(bound, ", "))
-	}
-	return nil
+	return h.checkBound(ctx, h.mirror.cfg.Load())
 }
 
 // serveMirrored serves a read of an upstream namespace (getRegistry's
@@ -350,26 +321,31 @@ func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, priva
 		}
 		return h.serveStale(c, res, u)
 	}
+	items := h.servable(res.namespace, res.path, l.items)
 	if res.kind == kindVersions {
-		doc, err := (&registry.VersionList{Versions: l.items}).Marshal()
+		doc, err := (&registry.VersionList{Versions: items}).Marshal()
 		if err != nil {
 			return true, internalError(err)
 		}
 		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
 		return true, h.sendDocument(c, document{data: doc, ctype: echo.MIMEApplicationJSON, etag: contentETag(doc), cacheKey: "h\x00" + contentETag(doc)})
 	}
-	if len(l.items) == 0 {
-		return true, newAPIError(wire.CodeNotFound, "No versions available")
-	}
-	latest := l.items[0]
-	if done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u); done {
-		if ae, ok := errors.AsType[*apiError](err); ok && ae.code == wire.CodeUpstreamUnavailable {
+	// The newest version the signing policy does not refuse.
+	for i, latest := range items[:min(len(items), maxLatestTries)] {
+		done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u)
+		ae, _ := errors.AsType[*apiError](err)
+		switch {
+		case done && ae != nil && ae.code == wire.CodeSignatureInvalid && i+1 < len(items):
+			continue
+		case done && ae != nil && ae.code == wire.CodeUpstreamUnavailable:
 			return h.serveStale(c, res, u)
+		case done:
+			return true, err
 		}
-		return true, err
+		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
+		return true, h.sendManifest(c, res, latest, "Latest registry not found")
 	}
-	setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-	return true, h.sendManifest(c, res, latest, "Latest registry not found")
+	return true, newAPIError(wire.CodeNotFound, "No versions available")
 }
 
 // serveStale lets a versions list or latest manifest be served from the
@@ -396,7 +372,11 @@ func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstrea
 	return h.upstreamList(ctx, res.versionsFile(), u, "versions", res.namespace+"/"+res.path,
 		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
 			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
-			return validVersions(vs), err
+			vs = validVersions(vs)
+			if err == nil {
+				h.judgeUpstreamVersions(ctx, cl, res.namespace, res.path, u.Namespaces[res.namespace], vs)
+			}
+			return vs, err
 		})
 }
 
@@ -525,6 +505,9 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return true, internalError(err)
 	}
 	mi.misses.WithLabelValues(u.label()).Inc()
+	if r := h.refusedByPolicy(key); r != nil {
+		return true, r.apiError()
+	}
 	if err = mi.recentFailure(key, h.now()); err == nil {
 		// The pull is shared by every request for the version and
 		// outlives the one that started it (its client may hang up).
@@ -547,12 +530,12 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 			case <-pctx.Done():
 				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
 			}
-			if err != nil && !errors.Is(err, errUpstreamNotFound) {
+			if err != nil && !errors.Is(err, errUpstreamNotFound) && !isPolicyRefusal(err) {
 				h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
 					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
 			}
 			mi.mu.Lock()
-			if err != nil {
+			if err != nil && !isPolicyRefusal(err) { // a refusal is in mi.verdicts
 				if len(mi.failed) >= maxMirrorTracked {
 					clear(mi.failed)
 				}
@@ -571,6 +554,9 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 		return false, nil
 	case errors.Is(err, errUpstreamNotFound):
 		return false, nil
+	}
+	if r, ok := errors.AsType[*policyRefusal](err); ok {
+		return true, r.apiError()
 	}
 	return true, upstreamUnavailable(ns+"/"+path+"@"+version, err)
 }
@@ -671,7 +657,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 			fields = append(fields, []byte(s.Signature))
 		}
 	}
-	sigDoc, err := checkSignatures(upIdx, fields, h.signers.Load().For(ns), h.now())
+	sigDoc, err := h.judgeSignatures(ns, path, version, upIdx, fields)
 	if err != nil {
 		return err
 	}
@@ -859,18 +845,12 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 // storePreset checks a preset fetched from upstream as an upload is
 // checked and stores it as the preset's latest version when it is newer.
 func (h *Handler) storePreset(ctx context.Context, name string, data []byte) error {
-	if err := registry.ValidatePresetJSON(data); err != nil {
-		return fmt.Errorf("the upstream's preset %s fails the preset schema: %w", name, err)
-	}
-	p, err := registry.ParsePreset(data)
+	p, err := checkPresetDoc(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("the upstream's preset %s: %w", name, err)
 	}
 	if p.Name != name {
 		return fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
-	}
-	if !storage.ValidKey(layout.PresetVersion(p.Name, p.Version)) {
-		return fmt.Errorf("the upstream's preset %s has a version too long to store", name)
 	}
 	err = h.pub.store.PublishPreset(ctx, p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {

@@ -55,7 +55,8 @@ func TestMirrorSignatures(t *testing.T) {
 		return m
 	}
 	m := withPolicy(t)
-	for version, want := range map[string]int{"1.0.0": 200, "2.0.0": 504, "3.0.0": 504} {
+	// Refused by the policy: a permanent 403 (issue 36 item 24), not 504.
+	for version, want := range map[string]int{"1.0.0": 200, "2.0.0": 403, "3.0.0": 403} {
 		if r := fetch(t, m, "/registries/@public/features/ui-kit/"+version, ""); r.status != want {
 			t.Errorf("with a signer file, %s: got %d %s, want %d", version, r.status, r.body, want)
 		}
@@ -69,8 +70,8 @@ func TestMirrorSignatures(t *testing.T) {
 	if r := fetch(t, m, "/registries/@renamed/features/ui-kit/1.0.0", ""); r.status != 200 {
 		t.Errorf("renamed, signed by alice: got %d %s", r.status, r.body)
 	}
-	if r := fetch(t, m, "/registries/@renamed/features/ui-kit/2.0.0", ""); r.status != 504 {
-		t.Errorf("renamed, signed by bob: got %d %s, want 504", r.status, r.body)
+	if r := fetch(t, m, "/registries/@renamed/features/ui-kit/2.0.0", ""); r.status != 403 {
+		t.Errorf("renamed, signed by bob: got %d %s, want 403", r.status, r.body)
 	}
 
 	// Without a signer file any version is taken, its signatures kept.

@@ -145,7 +145,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	}
 	// Namespaces served from upstreams exist before anything was fetched.
 	if h.mirror != nil {
-		all = mergeNamespaces(all, h.mirror.cfg.Namespaces())
+		all = mergeNamespaces(all, h.mirror.cfg.Load().Namespaces())
 	}
 	visible := make([]string, 0, len(all))
 	for _, ns := range all {

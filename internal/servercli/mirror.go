@@ -28,12 +28,13 @@ type mirrorCmd struct {
 type mirrorExportCmd struct {
 	StorageSettings `embed:""`
 
-	Namespace string    `required:"" help:"Namespace to export, e.g. @acme (the @ is optional)."`
-	Registry  []string  `name:"registry" placeholder:"PATH" help:"Export only this registry path, e.g. runtimes/node (repeatable). Default: every registry of the namespace."`
-	Since     string    `placeholder:"DATE" help:"Export only versions published on or after DATE (2026-01-31 or an RFC 3339 time)."`
-	Output    string    `short:"o" required:"" placeholder:"FILE" help:"Bundle file to write (written to a temporary file, renamed into place when complete)."`
-	JSON      bool      `name:"json" help:"Print one JSON document: the versions exported."`
-	since     time.Time `kong:"-"`
+	Namespace  string    `required:"" help:"Namespace to export, e.g. @acme (the @ is optional)."`
+	Registry   []string  `name:"registry" placeholder:"PATH" help:"Export only this registry path, e.g. runtimes/node (repeatable). Default: every registry of the namespace."`
+	Since      string    `placeholder:"DATE" help:"Export only versions published on or after DATE (2026-01-31 or an RFC 3339 time)."`
+	Output     string    `short:"o" required:"" placeholder:"FILE" help:"Bundle file to write (written to a temporary file, renamed into place when complete)."`
+	SignedOnly bool      `name:"signed-only" help:"Leave out the versions stored without a signature (each is listed on stderr), for a server whose SIGNERS_DIR requires signed versions."`
+	JSON       bool      `name:"json" help:"Print one JSON document: the versions exported and those left out."`
+	since      time.Time `kong:"-"`
 }
 
 // Help is shown by "jig-server mirror export --help".
@@ -44,9 +45,15 @@ version lists, plus a manifest with the sha-256 of every entry. The same content
 gives the same bytes. Carry the file across the air gap and run 'jig-server mirror import'
 (or 'jig cache import') there.
 
+--namespace @presets exports the presets (jig init -t @presets/<name>), with --registry
+naming presets. A bundle holds registries or presets, so an air-gapped site takes two:
+one of its namespace, one of @presets.
+
 Examples:
   jig-server mirror export --namespace @acme -o acme.tar
-  jig-server mirror export --namespace @acme --registry runtimes/node --since 2026-01-01 -o node.tar`
+  jig-server mirror export --namespace @acme --registry runtimes/node --since 2026-01-01 -o node.tar
+  jig-server mirror export --namespace @acme --signed-only -o acme-signed.tar
+  jig-server mirror export --namespace @presets -o presets.tar`
 }
 
 // Validate checks the flags before anything is opened.
@@ -77,7 +84,7 @@ func openMirrorStorage(ctx context.Context, s StorageSettings) (storage.Storage,
 
 // Run writes the bundle to a temporary file beside --output and renames it
 // into place, so an interrupted export leaves no file behind.
-func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error) {
+func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer, stderr stderrWriter) (err error) {
 	if c.backend() == "disk" {
 		// Opening a disk storage creates its folder; a mistyped one is
 		// an error here, not an empty export.
@@ -94,10 +101,11 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error)
 	err = bundle.WriteFile(c.Output, func(w io.Writer) error {
 		var err error
 		sum, err = registryserver.ExportBundle(ctx, st, w, registryserver.BundleExport{
-			Namespace: c.Namespace, Registries: c.Registry, Since: c.since,
+			Namespace: c.Namespace, Registries: c.Registry, Since: c.since, SignedOnly: c.SignedOnly,
 		})
 		return err
 	})
+	printRefused(stderr, "Left out", sum.Refused)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("export stopped; no bundle was written: %w", context.Cause(ctx))
@@ -105,7 +113,7 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer) (err error)
 		return err
 	}
 	if c.JSON {
-		return printJSON(stdout, map[string]any{"bundle": c.Output, "versions": nonNil(sum.Versions), "entries": sum.Entries, "bytes": sum.Bytes})
+		return printJSON(stdout, map[string]any{"bundle": c.Output, "versions": nonNil(sum.Versions), "refused": nonNilRefused(sum.Refused), "entries": sum.Entries, "bytes": sum.Bytes})
 	}
 	fmt.Fprintf(stdout, "Exported %s (%d entries, %d bytes) to %s\n", english.Count(len(sum.Versions), "version", "versions"), sum.Entries, sum.Bytes, c.Output)
 	for _, v := range sum.Versions {
@@ -120,7 +128,8 @@ type mirrorImportCmd struct {
 
 	SignersDir      string        `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of the server's allowed_signers files (as jig-server's --signers-dir): versions of a namespace listed there are imported only with a signature by an allowed key."`
 	PublishClaimTTL time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"As jig-server's --publish-claim-ttl: how long an import's claim of a version lives without a heartbeat."`
-	JSON            bool          `name:"json" help:"Print one JSON document: the versions imported and skipped."`
+	SkipRefused     bool          `name:"skip-refused" help:"Import the versions SIGNERS_DIR accepts and skip the others (each listed with the reason on stderr), instead of refusing the whole bundle."`
+	JSON            bool          `name:"json" help:"Print one JSON document: the versions imported, skipped as already stored, and refused."`
 
 	Bundle string `arg:"" placeholder:"BUNDLE" help:"Bundle file written by 'jig-server mirror export'."`
 }
@@ -134,8 +143,15 @@ Then each version is published as an upload is, so it appears whole or not at al
 replicas serving the same storage. Versions already stored with the same digests are skipped,
 so importing a bundle twice changes nothing.
 
-Example:
-  STORAGE_ROOT=/srv/jig jig-server mirror import acme.tar`
+Under a signing policy one unsigned version refuses the whole bundle; --skip-refused imports
+the versions the policy accepts and lists the others with the reason (each version is
+imported whole or not at all). A bundle of @presets is checked as POST /presets checks a
+preset. An import into a namespace that holds nothing yet marks it (.upstreams/@ns.json) as
+filled from elsewhere, so it may later be served from an upstream (UPSTREAMS_CONFIG_PATH).
+
+Examples:
+  STORAGE_ROOT=/srv/jig jig-server mirror import acme.tar
+  STORAGE_ROOT=/srv/jig SIGNERS_DIR=/etc/jig/signers jig-server mirror import --skip-refused acme.tar`
 }
 
 // Validate checks the flags before anything is opened.
@@ -147,7 +163,7 @@ func (c *mirrorImportCmd) Validate() error {
 }
 
 // Run checks the bundle, then imports it.
-func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
+func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stderrWriter) error {
 	b, closeBundle, err := openBundle(c.Bundle)
 	if err != nil {
 		return err
@@ -164,8 +180,13 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer closeStorage()
-	sum, err := registryserver.ImportBundle(ctx, st, b, registryserver.BundleImport{Signers: signers, ClaimTTL: c.PublishClaimTTL})
+	sum, err := registryserver.ImportBundle(ctx, st, b, registryserver.BundleImport{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused})
+	printRefused(stderr, "Skipped (refused by SIGNERS_DIR)", sum.Refused)
 	if err != nil {
+		if ie, ok := errors.AsType[*registryserver.ImportError](err); ok && ie.Refused > 0 {
+			return fmt.Errorf("%w\n%s refused by SIGNERS_DIR; to import the rest, run 'jig-server mirror import --skip-refused %s'",
+				err, english.Count(ie.Refused, "version is", "versions are"), c.Bundle)
+		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("import stopped: %w", context.Cause(ctx))
 		}
@@ -175,7 +196,7 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(stdout, map[string]any{"imported": nonNil(sum.Versions), "skipped": nonNil(sum.Skipped)})
+		return printJSON(stdout, map[string]any{"imported": nonNil(sum.Versions), "skipped": nonNil(sum.Skipped), "refused": nonNilRefused(sum.Refused)})
 	}
 	fmt.Fprintf(stdout, "Imported %s, skipped %s already stored with the same content\n", english.Count(len(sum.Versions), "version", "versions"), english.Count(len(sum.Skipped), "version", "versions"))
 	for _, v := range sum.Versions {
@@ -201,6 +222,29 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// stderrWriter is the standard error of a tool command (its io.Writer
+// is standard output).
+type stderrWriter struct{ io.Writer }
+
+// printRefused lists the versions an export left out or an import
+// skipped, with the reason, on stderr.
+func printRefused(w io.Writer, what string, refused []registryserver.BundleRefusal) {
+	if len(refused) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s %s:\n", what, english.Count(len(refused), "version", "versions"))
+	for _, r := range refused {
+		fmt.Fprintf(w, "  - %s: %s\n", r.Version, r.Reason)
+	}
+}
+
+func nonNilRefused(r []registryserver.BundleRefusal) []registryserver.BundleRefusal {
+	if r == nil {
+		return []registryserver.BundleRefusal{}
+	}
+	return r
 }
 
 func nonNil(s []string) []string {

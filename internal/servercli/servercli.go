@@ -52,7 +52,7 @@ type CLI struct {
 	AuthConfigPath      string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken          string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	SignersDir          string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
-	UpstreamsConfigPath string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"upstreams.json: the namespaces this server mirrors from other registry servers (pull-through). A namespace that holds registries published here is never served from upstream. See the README section \"Mirrors and air-gapped use\"."`
+	UpstreamsConfigPath string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"upstreams.json: the namespaces this server mirrors from other registry servers (pull-through); reloaded with auth.json. A namespace that holds registries published here is never served from upstream. See the README section \"Mirrors and air-gapped use\"."`
 	UpstreamMode        string `name:"upstream-mode" env:"UPSTREAM_MODE" enum:"pull-through,offline" default:"pull-through" help:"pull-through fetches what is missing from the upstreams; offline serves only what the storage holds and never contacts them."`
 	WebhookConfigPath   string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
 	DefaultNamespace    string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
@@ -63,7 +63,7 @@ type CLI struct {
 	TLSCertFile          string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile           string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
 	TLSReloadInterval    time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
-	ConfigReloadInterval time.Duration `name:"config-reload-interval" env:"CONFIG_RELOAD_INTERVAL" default:"10s" help:"How often AUTH_CONFIG_PATH, WEBHOOK_CONFIG_PATH and SIGNERS_DIR are checked for changes and reloaded (0 disables it; SIGHUP always reloads). A file that does not load is logged and the previous one stays in force."`
+	ConfigReloadInterval time.Duration `name:"config-reload-interval" env:"CONFIG_RELOAD_INTERVAL" default:"10s" help:"How often AUTH_CONFIG_PATH, WEBHOOK_CONFIG_PATH, SIGNERS_DIR and UPSTREAMS_CONFIG_PATH are checked for changes and reloaded (0 disables it; SIGHUP always reloads). A file that does not load is logged and the previous one stays in force."`
 	WebCatalog           bool          `name:"web-catalog" env:"WEB_CATALOG" default:"true" negatable:"" help:"Serve the web catalog (browse, search, sign in with a token). --no-web-catalog or WEB_CATALOG=false for an API-only server."`
 	WebBasePath          string        `name:"web-base-path" env:"WEB_BASE_PATH" default:"/" help:"Where the web catalog lives: / or a path such as /catalog/. Its pages are this path and everything under <path>-/, never an API route."`
 
@@ -300,7 +300,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	} else if ns != "" {
 		opts = append(opts, registryserver.WithDefaultNamespace(ns))
 	}
+	var upstreams *upstreamsReloader
 	if c.UpstreamsConfigPath != "" {
+		upstreams = newUpstreamsReloader(ctx, c.UpstreamsConfigPath, log)
 		up, err := registryserver.LoadUpstreams(c.UpstreamsConfigPath)
 		if err != nil {
 			return err
@@ -374,8 +376,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	registryserver.EnableH2C(srv)
 	addr := ln.Addr().(*net.TCPAddr)
 	scheme := "http"
-	// One SIGHUP reloads everything: the certificate, auth.json and
-	// webhooks.json. Each is also reloaded when its files change.
+	// One SIGHUP reloads everything: the certificate, auth.json,
+	// webhooks.json, the signer files and the upstreams file. Each is
+	// also reloaded when its files change.
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	cfg.h = h
@@ -385,6 +388,11 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		signers.h = h
 		reloadables = append(reloadables, signers)
 		watchFiles(wctx, signers, c.ConfigReloadInterval)
+	}
+	if upstreams != nil {
+		upstreams.h = h
+		reloadables = append(reloadables, upstreams)
+		watchFiles(wctx, upstreams, c.ConfigReloadInterval)
 	}
 	if certs != nil {
 		scheme = "https"

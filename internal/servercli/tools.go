@@ -90,6 +90,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code
 		return ExitError
 	}
 	kctx.BindTo(stdout, (*io.Writer)(nil))
+	kctx.Bind(stderrWriter{stderr})
 	if err := kctx.Run(); err != nil {
 		fmt.Fprintf(stderr, "jig-server: %v\n", err)
 		var rep reportedError

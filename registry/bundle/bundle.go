@@ -177,6 +177,10 @@ type Bundle struct {
 	Versions []*Version
 	// Lists are the version lists (versions.json) by registry path.
 	Lists map[string]*registry.VersionList
+	// Presets are the preset versions of a bundle of namespace
+	// [registry.PresetNamespace], sorted by name and then by version
+	// (bytewise); nil in a bundle of registries.
+	Presets []*Preset
 	// Entries is the bundle manifest's list.
 	Entries []Entry
 
@@ -200,6 +204,17 @@ type Version struct {
 	// Files are the file paths of the index, sorted.
 	Files []string
 }
+
+// Preset is one bundled preset version.
+type Preset struct {
+	// Name and Version name it ("node", "1.0.0").
+	Name, Version string
+	// Data is its preset.json, byte for byte.
+	Data []byte
+}
+
+// ID returns "@presets/<name>@<version>".
+func (p *Preset) ID() string { return registry.PresetNamespace + "/" + p.Name + "@" + p.Version }
 
 // ID returns "@ns/<path>@<version>".
 func (v *Version) ID() string { return v.Namespace + "/" + v.Path + "@" + v.Version }
@@ -248,6 +263,16 @@ func invalid(format string, args ...any) error {
 // the first entry's) and returns its key.
 func classify(name, ns string) (layout.Key, error) {
 	k := layout.Classify(name)
+	if k.Kind == layout.KindPreset || k.Kind == layout.KindPresetVersion {
+		if k.String() != name {
+			return k, invalid("entry %q is not in its normal form", name)
+		}
+		if ns != "" && ns != registry.PresetNamespace {
+			return k, invalid("entry %q is a preset, but the bundle is of namespace %s (presets travel in a bundle of their own)", name, ns)
+		}
+		k.Namespace = registry.PresetNamespace
+		return k, nil
+	}
 	switch k.Kind {
 	case layout.KindVersions, layout.KindManifest, layout.KindDigestIndex, layout.KindSignatures:
 	case layout.KindFile:
@@ -255,12 +280,18 @@ func classify(name, ns string) (layout.Key, error) {
 			return k, invalid("entry %q uses a reserved file name", name)
 		}
 	default:
-		return k, invalid("entry %q is not a registry version's file in the storage layout (@ns/<path>/<version>/<file> or @ns/<path>/versions.json)", name)
+		return k, invalid("entry %q is not a registry version's file in the storage layout (@ns/<path>/<version>/<file> or @ns/<path>/versions.json) nor a preset (presets/<name>/preset.json or presets/<name>/<version>/preset.json)", name)
 	}
 	if k.String() != name {
 		return k, invalid("entry %q is not in its normal form", name)
 	}
+	if k.Namespace == registry.PresetNamespace {
+		return k, invalid("entry %q: %s names presets (presets/<name>/…), not registries", name, registry.PresetNamespace)
+	}
 	if ns != "" && k.Namespace != ns {
+		if ns == registry.PresetNamespace {
+			return k, invalid("entry %q is a registry's, but the bundle is of presets (registries travel in a bundle of their own)", name)
+		}
 		return k, invalid("entry %q is not in namespace %s", name, ns)
 	}
 	return k, nil
@@ -342,7 +373,9 @@ func Read(ra io.ReaderAt, size int64, lim Limits) (*Bundle, error) {
 			}
 			ns = k.Namespace
 		}
-		if n := len(entries); n > 0 && name <= entries[n-1].name {
+		// The bundle manifest is last whatever its name's order ("presets/…"
+		// sorts after it).
+		if n := len(entries); n > 0 && name != ManifestName && name <= entries[n-1].name {
 			if name == entries[n-1].name {
 				return nil, invalid("entry %q appears twice", name)
 			}
@@ -430,9 +463,25 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		}
 		return v
 	}
+	presets := map[[2]string]*Preset{}
 	for _, e := range entries {
 		k := e.key
 		switch k.Kind {
+		case layout.KindPreset, layout.KindPresetVersion:
+			p, err := checkPreset(e.name, k, e.doc)
+			if err != nil {
+				return nil, err
+			}
+			pk := [2]string{p.Name, p.Version}
+			if other, ok := presets[pk]; ok {
+				// The latest (presets/<name>/preset.json) and the
+				// versioned copy of the same version must agree.
+				if !bytes.Equal(other.Data, p.Data) {
+					return nil, invalid("%s: %s and %s differ", p.ID(), layout.Preset(p.Name), layout.PresetVersion(p.Name, p.Version))
+				}
+				continue
+			}
+			presets[pk] = p
 		case layout.KindVersions:
 			vl, err := registry.ParseVersionList(e.doc)
 			if err != nil {
@@ -510,7 +559,36 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		v.Files = v.Index.FilePaths()
 		b.Versions = append(b.Versions, v)
 	}
+	for _, pk := range slices.SortedFunc(maps.Keys(presets), func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	}) {
+		b.Presets = append(b.Presets, presets[pk])
+	}
 	return b, nil
+}
+
+// checkPreset checks that the preset document of entry name (a key k of
+// kind preset or preset-version) parses as a preset named by its key: the
+// same name, and for a versioned copy the same version. The rest of the
+// document (its schema) is the importer's to check, as a publish would.
+func checkPreset(name string, k layout.Key, doc []byte) (*Preset, error) {
+	p, err := registry.ParsePreset(doc)
+	if err != nil {
+		return nil, invalid("%s: %v", name, err)
+	}
+	if p.Name != k.Preset {
+		return nil, invalid("%s names preset %q", name, p.Name)
+	}
+	if !registry.ValidVersion(p.Version) {
+		return nil, invalid("%s has version %q, which is not a semantic version such as 1.0.0", name, p.Version)
+	}
+	if k.Kind == layout.KindPresetVersion && p.Version != k.Version {
+		return nil, invalid("%s says version %q", name, p.Version)
+	}
+	return &Preset{Name: p.Name, Version: p.Version, Data: doc}, nil
 }
 
 // checkManifest checks that the registry.json of v names v: its version,

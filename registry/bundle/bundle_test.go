@@ -3,6 +3,7 @@ package bundle_test
 import (
 	"archive/tar"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -300,4 +301,100 @@ func TestWriterRefusesDisorder(t *testing.T) {
 	if err := bundle.NewWriter(io.Discard, "@acme").Add("../x", 0, strings.NewReader("")); err == nil {
 		t.Fatal("an entry outside the layout was accepted")
 	}
+}
+
+// presetDoc is a preset.json document.
+func presetDoc(name, version string) []byte {
+	return []byte(`{"name":"` + name + `","version":"` + version + `","registries":["@main/runtimes/node"]}`)
+}
+
+func presetSample(t testing.TB) []byte {
+	return build(t, registry.PresetNamespace, map[string][]byte{
+		layout.Preset("node"):                    presetDoc("node", "1.1.0"),
+		layout.PresetVersion("node", "1.0.0"):    presetDoc("node", "1.0.0"),
+		layout.PresetVersion("node", "1.1.0"):    presetDoc("node", "1.1.0"),
+		layout.Preset("node-library"):            presetDoc("node-library", "2.0.0"),
+		layout.PresetVersion("web", "0.1.0-rc1"): presetDoc("web", "0.1.0-rc1"),
+	})
+}
+
+// TestReadPresets: a bundle of @presets carries preset documents; each is
+// checked against its key, and hostile names or documents are refused.
+func TestReadPresets(t *testing.T) {
+	t.Parallel()
+	b, err := read(presetSample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range b.Presets {
+		got = append(got, p.ID())
+	}
+	want := "@presets/node@1.0.0 @presets/node@1.1.0 @presets/node-library@2.0.0 @presets/web@0.1.0-rc1"
+	if strings.Join(got, " ") != want || len(b.Versions) != 0 || b.Namespace != registry.PresetNamespace {
+		t.Fatalf("got %s (%d versions) of %s, want %s", got, len(b.Versions), b.Namespace, want)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		entries map[string][]byte
+		ns      string
+		want    string
+	}{
+		{"name differs from its key", map[string][]byte{layout.Preset("node"): presetDoc("evil", "1.0.0")}, "", `names preset "evil"`},
+		{"version differs from its key", map[string][]byte{layout.PresetVersion("node", "1.0.0"): presetDoc("node", "2.0.0")}, "", `says version "2.0.0"`},
+		{"not a version", map[string][]byte{layout.Preset("node"): presetDoc("node", "latest")}, "", "not a semantic version"},
+		{"not JSON", map[string][]byte{layout.Preset("node"): []byte("{")}, "", "not valid JSON"},
+		{"nested preset", map[string][]byte{layout.Preset("node"): []byte(`{"name":"node","version":"1.0.0","registries":["@presets/x"]}`)}, "", "cannot nest"},
+		{"latest and copy differ", map[string][]byte{
+			layout.Preset("node"):                 presetDoc("node", "1.0.0"),
+			layout.PresetVersion("node", "1.0.0"): []byte(`{"name":"node","version":"1.0.0","registries":["@main/x"]}`),
+		}, "", "differ"},
+		{"preset in a bundle of registries", map[string][]byte{layout.Preset("node"): presetDoc("node", "1.0.0")}, "@acme", "jig-bundle.json says @acme"},
+		{"registry in a bundle of presets", version("@presets", "x", "1.0.0", nil), "", "names presets"},
+		{"registry after a preset", map[string][]byte{layout.Preset("node"): presetDoc("node", "1.0.0"), "zz/x/1.0.0/registry.json": []byte("{}")}, "", "not a registry version's file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := tc.ns
+			if ns == "" {
+				ns = registry.PresetNamespace
+			}
+			data := rawBundle(t, ns, tc.entries)
+			if _, err := read(data); err == nil || !errors.Is(err, bundle.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an invalid bundle saying %q", err, tc.want)
+			}
+		})
+	}
+
+	// Hostile names never reach a Preset.
+	for _, name := range []string{"presets/../x/preset.json", "presets/Node/preset.json", "presets/nöde/preset.json",
+		"presets//preset.json", "presets/node/1.0/preset.json", "presets/node/x/y/preset.json",
+		"/presets/node/preset.json", `presets\node\preset.json`, "presets/node/other.json"} {
+		data := rawBundle(t, registry.PresetNamespace, map[string][]byte{name: presetDoc("node", "1.0.0")})
+		if _, err := read(data); !errors.Is(err, bundle.ErrInvalid) {
+			t.Errorf("entry %q: got %v, want it refused", name, err)
+		}
+	}
+}
+
+// rawBundle writes entries as a bundle without the Writer's checks: a
+// bundle a hostile tool could write.
+func rawBundle(t testing.TB, ns string, entries map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	m := bundle.Manifest{Format: bundle.Format, Namespace: ns}
+	for _, k := range sortedKeys(entries) {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: k, Size: int64(len(entries[k])), Mode: 0o644}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(entries[k])
+		m.Entries = append(m.Entries, bundle.Entry{Name: k, Size: int64(len(entries[k])), Digest: registry.Digest(entries[k])})
+	}
+	doc, _ := json.Marshal(m)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: bundle.ManifestName, Size: int64(len(doc)), Mode: 0o644})
+	tw.Write(doc)
+	tw.Close()
+	return buf.Bytes()
 }

@@ -16,6 +16,14 @@
 //	@ns/<seg>…/<version>/<file>                 every file of its digest index
 //	jig-bundle.json                             the bundle manifest, last
 //
+// A bundle of presets (namespace "@presets", what jig init -t @presets/<name>
+// reads) holds preset documents instead, again named by their storage keys:
+//
+//	presets/<name>/preset.json                  the latest version, as served
+//	presets/<name>/<version>/preset.json        one published version
+//
+// A bundle holds registries or presets, never both.
+//
 // Every entry belongs to the one namespace the bundle manifest names. The
 // entries are sorted bytewise by name, each name once, and the bundle
 // manifest ([ManifestName], which sorts after every "@" name) comes last:
@@ -42,7 +50,12 @@
 // and digests; every version has a manifest and a digest index naming it,
 // the index's manifest digest matches registry.json, the version's files
 // are exactly the files of its index with the digests it records; the
-// signatures document, when present, names the version. Signatures are not
+// signatures document, when present, names the version; every preset
+// document parses as a preset (members that are registry identifiers)
+// named by its key, with a semantic version (the key's, for a versioned
+// copy), and a latest that is also stored as a versioned copy is byte for
+// byte that copy. A preset's schema is checked by the importer, as a
+// publish would. Signatures are not
 // judged here: that takes a policy (a server's signer files, a client's
 // trust settings), which the importers apply.
 //

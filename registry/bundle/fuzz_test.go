@@ -19,6 +19,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(sample(f))
 	f.Add(build(f, "@a", version("@a", "x", "1.0.0", nil)))
 	f.Add([]byte{})
+	f.Add(presetSample(f))
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.tar"))
 	for _, s := range seeds {
 		if b, err := os.ReadFile(s); err == nil {
@@ -32,8 +33,20 @@ func FuzzRead(f *testing.F) {
 		}
 		for _, e := range b.Entries {
 			k := layout.Classify(e.Name)
+			if k.Kind == layout.KindPreset || k.Kind == layout.KindPresetVersion {
+				if b.Namespace != registry.PresetNamespace || k.String() != e.Name || !registry.ValidSegment(k.Preset) {
+					t.Fatalf("accepted preset entry %q in a bundle of %s", e.Name, b.Namespace)
+				}
+				continue
+			}
 			if k.Kind == layout.KindOther || k.String() != e.Name || k.Namespace != b.Namespace {
 				t.Fatalf("accepted entry %q", e.Name)
+			}
+		}
+		for _, p := range b.Presets {
+			got, err := registry.ParsePreset(p.Data)
+			if err != nil || got.Name != p.Name || got.Version != p.Version || !registry.ValidVersion(p.Version) {
+				t.Fatalf("accepted preset %s: %+v, %v", p.ID(), got, err)
 			}
 		}
 		for _, v := range b.Versions {

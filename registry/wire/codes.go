@@ -106,7 +106,7 @@ var codes = []struct {
 	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit"},
 	{CodePublishInterrupted, http.StatusServiceUnavailable, "the publish stalled and another server took it over; nothing was published, publish again"},
 	{CodeSignatureRequired, http.StatusBadRequest, "the namespace requires signed versions and the upload has no signature field"},
-	{CodeSignatureInvalid, http.StatusForbidden, "a signature does not verify over the version's digest index, or none is by a key the namespace's signer file lists"},
+	{CodeSignatureInvalid, http.StatusForbidden, "a signature does not verify over the version's digest index, or none is by a key the namespace's signer file lists (an upload, or a version a mirror's signing policy refuses: never served)"},
 
 	{CodeInvalidReport, http.StatusBadRequest, "a census report that is not JSON or breaks its limits (the message says which)"},
 	{CodeCensusFull, http.StatusInsufficientStorage, "the namespace holds as many census projects as the server keeps; older reports make room as they expire"},
