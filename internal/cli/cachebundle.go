@@ -29,6 +29,9 @@ func (c *CacheImportCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	defer closeFile()
+	if len(b.Presets) > 0 {
+		return fmt.Errorf("refusing the bundle %s, nothing was written: it carries presets, which the local cache does not hold; import it into a jig-server instead (jig-server mirror import %s)", c.Bundle, c.Bundle)
+	}
 	client, err := app.bundleClient(b.Namespace)
 	if err != nil {
 		return err
