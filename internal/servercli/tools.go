@@ -322,6 +322,9 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 				if t.Publish {
 					what = "read, publish"
 				}
+				if len(t.Census) > 0 {
+					what += ", census of " + strings.Join(t.Census, ", ")
+				}
 				line := fmt.Sprintf("  %s  %s", t.ID, what)
 				if t.Mark != "" {
 					line += fmt.Sprintf("  mark %q", t.Mark)

@@ -154,3 +154,22 @@ func TestToolErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthCheckCensus: auth check shows which namespaces' census a token
+// may read, in the text and in the JSON.
+func TestAuthCheckCensus(t *testing.T) {
+	t.Parallel()
+	auth := filepath.Join(t.TempDir(), "auth.json")
+	sum := strings.Repeat("ab", 32)
+	if err := os.WriteFile(auth, []byte(`{"@main": [], "@ops": [{"tokenSha256": "`+sum+`", "census": ["@main", "@ops"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runToolArgs(t, "auth", "check", auth)
+	if code != 0 || !strings.Contains(out, "  "+sum[:12]+"  read, census of @main, @ops\n") {
+		t.Errorf("auth check: exit %d\n%s%s\nwant the census namespaces on the token's line", code, out, errOut)
+	}
+	code, out, _ = runToolArgs(t, "auth", "check", "--json", auth)
+	if code != 0 || !strings.Contains(out, `"census": [`+"\n"+`            "@main",`) {
+		t.Errorf("auth check --json: exit %d\n%s\nwant the census list", code, out)
+	}
+}
