@@ -389,27 +389,21 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 }
 
 // mayPublish reports whether the token whose digest is sum has a live
-// entry with "publish": true in any namespace. Every entry is compared, so
-// the time taken does not depend on which one matches.
+// entry with "publish": true in any namespace.
 func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
-	if a == nil || sum == nil {
-		return false
-	}
-	ok := false
-	for i := range a.entries {
-		t := &a.entries[i]
-		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
-		if eq && t.publish && (t.expires.IsZero() || now.Before(t.expires)) {
-			ok = true
-		}
-	}
-	return ok
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return t.publish })
 }
 
 // mayReadCensus reports whether the token whose digest is sum has a live
-// entry whose "census" list names ns. Every entry is compared, so the
-// time taken does not depend on which one matches.
+// entry whose "census" list names ns.
 func (a *AuthConfig) mayReadCensus(ns string, sum *[sha256.Size]byte, now time.Time) bool {
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return slices.Contains(t.census, ns) })
+}
+
+// anyLiveEntry reports whether the token whose digest is sum has a live
+// entry (of any namespace) for which grants holds. Every entry is
+// compared, so the time taken does not depend on which one matches.
+func (a *AuthConfig) anyLiveEntry(sum *[sha256.Size]byte, now time.Time, grants func(*tokenRule) bool) bool {
 	if a == nil || sum == nil {
 		return false
 	}
@@ -417,7 +411,7 @@ func (a *AuthConfig) mayReadCensus(ns string, sum *[sha256.Size]byte, now time.T
 	for i := range a.entries {
 		t := &a.entries[i]
 		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
-		if eq && slices.Contains(t.census, ns) && (t.expires.IsZero() || now.Before(t.expires)) {
+		if eq && grants(t) && (t.expires.IsZero() || now.Before(t.expires)) {
 			ok = true
 		}
 	}
