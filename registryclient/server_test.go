@@ -45,7 +45,7 @@ func newRegistry(t testing.TB, wrap func(http.Handler) http.Handler, opts ...reg
 		"presets/node/preset.json":                     `{"name":"node","version":"1.0.0","registries":["@main/runtimes/node"]}`,
 		"@main/runtimes/empty/versions.json":           `{"versions":[]}`,
 	})
-	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@team": [{"token": "` + teamToken + `"}]}`))
+	auth, err := registryserver.ParseAuthConfig([]byte(`{"@main": [], "@team": [{"token": "` + teamToken + `", "census": ["@team"]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

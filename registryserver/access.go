@@ -3,8 +3,11 @@ package registryserver
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // caller is who sent a request, as far as access decisions go. The token
@@ -88,4 +91,27 @@ func (h *Handler) tokenKnown(c caller) bool {
 		}
 	}
 	return known
+}
+
+// censusAccess decides whether c may read the census of ns (GET
+// /census/@ns…, the catalog's files projects edit most): the census
+// names projects, their origins, branches, commits and edited files, so
+// it needs a right of its own, whatever the namespace's read policy: the
+// admin token, or a token whose auth.json entry lists ns under "census"
+// and that may read ns. A caller who may not read ns gets
+// [Handler.readAccess]'s error, the same as for a namespace that does not
+// exist; a reader without the right gets 401 UNAUTHORIZED (no token) or
+// 403 INSUFFICIENT_PERMISSIONS, naming the right.
+func (h *Handler) censusAccess(c caller, ns string) error {
+	if _, err := h.readAccess(c, ns); err != nil {
+		return err
+	}
+	if c.admin || h.authConfig().mayReadCensus(ns, c.sum, h.tokenTime(c)) {
+		return nil
+	}
+	need := fmt.Sprintf("the census of %s lists the projects that report to it, so reading it needs the admin token or a token whose auth.json entry lists %q under \"census\" (the census:read right)", ns, ns)
+	if c.sum == nil {
+		return newAPIError(wire.CodeUnauthorized, "Authentication required: "+need)
+	}
+	return newAPIError(wire.CodeInsufficientPerms, "Token does not have census permission for namespace "+ns+": "+need)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -55,7 +56,9 @@ const maxAuthFileSize = 4 << 20
 //	  "@company": [
 //	    {"token": "read-token", "mark": "Team read-only access"},
 //	    {"tokenSha256": "<hex sha-256 of the token>", "publish": true,
-//	     "mark": "CI", "expiresAt": "2027-12-31T23:59:59Z"}
+//	     "mark": "CI", "expiresAt": "2027-12-31T23:59:59Z"},
+//	    {"tokenSha256": "<hex>", "mark": "platform team",
+//	     "census": ["@company", "@main"]}
 //	  ]
 //	}
 //
@@ -63,6 +66,11 @@ const maxAuthFileSize = 4 << 20
 // admin token publishes to it. A non-empty list gates reads and publishes
 // behind one of its tokens; "publish": true lets a token publish. A
 // namespace missing from the file is forbidden to everyone but the admin.
+// "census" lists the namespaces whose census (the projects that report
+// with jig check --report) the token may read, the census:read right:
+// public namespaces included, and wherever in the file the entry sits,
+// but only namespaces the token may also read. Nobody else but the admin
+// token reads a census. The reference ignores the field.
 // Entries name either "token" (the secret in clear, trimmed) or
 // "tokenSha256" (the lowercase or uppercase hex SHA-256 of the secret).
 // "expiresAt" is an RFC 3339 time (or a date); missing, null or "" means
@@ -97,6 +105,7 @@ type tokenRule struct {
 	expires time.Time // zero: never
 	inClear bool      // written as "token", not "tokenSha256"
 	ns      int       // nsRule.id of the namespace the entry belongs to
+	census  []string  // namespaces whose census the token may read
 }
 
 // Grant is what a successful [AuthConfig.Authorize] allows.
@@ -209,6 +218,7 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		Publish     *json.RawMessage `json:"publish"`
 		Mark        *json.RawMessage `json:"mark"`
 		ExpiresAt   *json.RawMessage `json:"expiresAt"`
+		Census      *json.RawMessage `json:"census"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return tokenRule{}, "must be an object with a string token or tokenSha256"
@@ -256,8 +266,21 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 			t.expires = exp
 		}
 	}
+	if e.Census != nil && string(*e.Census) != "null" {
+		if err := json.Unmarshal(*e.Census, &t.census); err != nil {
+			return t, censusListHint
+		}
+		for _, ns := range t.census {
+			if !registry.ValidNamespace(ns) {
+				return t, fmt.Sprintf("census entry %q is not a namespace: %s", shortText(ns), censusListHint)
+			}
+		}
+	}
 	return t, ""
 }
+
+// censusListHint says what the "census" field of a token entry holds.
+const censusListHint = `census must be a list of the namespaces whose census the token may read, such as ["@team", "@main"]`
 
 // parseExpiry accepts the ISO-8601 forms JSON tools write: RFC 3339 with
 // or without fractional seconds, the same without a zone (read as UTC), and
@@ -366,9 +389,21 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 }
 
 // mayPublish reports whether the token whose digest is sum has a live
-// entry with "publish": true in any namespace. Every entry is compared, so
-// the time taken does not depend on which one matches.
+// entry with "publish": true in any namespace.
 func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return t.publish })
+}
+
+// mayReadCensus reports whether the token whose digest is sum has a live
+// entry whose "census" list names ns.
+func (a *AuthConfig) mayReadCensus(ns string, sum *[sha256.Size]byte, now time.Time) bool {
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return slices.Contains(t.census, ns) })
+}
+
+// anyLiveEntry reports whether the token whose digest is sum has a live
+// entry (of any namespace) for which grants holds. Every entry is
+// compared, so the time taken does not depend on which one matches.
+func (a *AuthConfig) anyLiveEntry(sum *[sha256.Size]byte, now time.Time, grants func(*tokenRule) bool) bool {
 	if a == nil || sum == nil {
 		return false
 	}
@@ -376,7 +411,7 @@ func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
 	for i := range a.entries {
 		t := &a.entries[i]
 		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
-		if eq && t.publish && (t.expires.IsZero() || now.Before(t.expires)) {
+		if eq && grants(t) && (t.expires.IsZero() || now.Before(t.expires)) {
 			ok = true
 		}
 	}

@@ -3,6 +3,7 @@ package registryserver
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"time"
 )
@@ -22,9 +23,12 @@ type TokenGrant struct {
 	// ID is the first 12 hex digits of the token's SHA-256: enough to tell
 	// entries apart and to match a token someone holds
 	// (printf %s "$TOKEN" | sha256sum), useless to an attacker.
-	ID        string     `json:"id"`
-	Read      bool       `json:"read"`
-	Publish   bool       `json:"publish"`
+	ID      string `json:"id"`
+	Read    bool   `json:"read"`
+	Publish bool   `json:"publish"`
+	// Census are the namespaces whose census the token may read (its
+	// "census" list), as written.
+	Census    []string   `json:"census,omitempty"`
 	Mark      string     `json:"mark,omitempty"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	Expired   bool       `json:"expired"`
@@ -51,7 +55,7 @@ func (a *AuthConfig) Describe(now time.Time) []NamespaceAccess {
 	for ns, rule := range a.namespaces {
 		d := NamespaceAccess{Namespace: ns, Public: len(rule.tokens) == 0}
 		for _, t := range rule.tokens {
-			g := TokenGrant{ID: TokenID(t.sum), Read: true, Publish: t.publish, Mark: t.mark, InClear: t.inClear}
+			g := TokenGrant{ID: TokenID(t.sum), Read: true, Publish: t.publish, Census: slices.Clone(t.census), Mark: t.mark, InClear: t.inClear}
 			if t.inClear {
 				g.SHA256 = hex.EncodeToString(t.sum[:])
 			}

@@ -171,3 +171,35 @@ func FuzzParseAuthConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestParseAuthConfigCensus: "census" is an optional list of namespaces;
+// anything else rejects the entry's namespace, saying what to write.
+func TestParseAuthConfigCensus(t *testing.T) {
+	t.Parallel()
+	for census, ok := range map[string]bool{
+		`null`:                                  true,
+		`[]`:                                    true,
+		`["@team", "@main"]`:                    true,
+		`"@team"`:                               false,
+		`true`:                                  false,
+		`["@Team"]`:                             false,
+		`["team"]`:                              false,
+		`["@team", 1]`:                          false,
+		`[["@team"]]`:                           false,
+		`{"@team": true}`:                       false,
+		`["@team/x"]`:                           false,
+		`["@te\u0000am"]`:                       false,
+		`["@` + strings.Repeat("a", 300) + `"]`: true,
+	} {
+		a, err := registryserver.ParseAuthConfig([]byte(`{"@team": [{"token": "t", "census": ` + census + `}], "@main": []}`))
+		if err != nil {
+			t.Fatalf("census %s: %v", census, err)
+		}
+		if got := a.Declared("@team"); got != ok {
+			t.Errorf("census %s: @team declared %v, want %v (warnings %v)", census, got, ok, a.Warnings())
+		}
+		if !ok && (len(a.Warnings()) != 1 || !strings.Contains(a.Warnings()[0].Error(), `such as ["@team", "@main"]`)) {
+			t.Errorf("census %s: warnings %v, want one saying what census holds", census, a.Warnings())
+		}
+	}
+}

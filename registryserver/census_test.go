@@ -158,9 +158,9 @@ func homePage(t *testing.T, h http.Handler) string {
 }
 
 // TestCensusWebCatalog: the registry page shows "In use" (versions with
-// project counts, the files projects edit most, a control character in a
-// target shown, not sent) to a reader, and nothing of it when the census
-// is off.
+// project counts) to a reader, the files projects edit most (a control
+// character in a target shown, not sent) only to a census reader (here
+// the admin), and nothing of it when the census is off.
 func TestCensusWebCatalog(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []registryserver.CensusMode{registryserver.CensusOn, registryserver.CensusOff} {
@@ -185,16 +185,24 @@ func TestCensusWebCatalog(t *testing.T) {
 		} else if p.status != http.StatusOK {
 			t.Fatalf("POST: %d %s", p.status, p.body)
 		}
-		resp, page := page(t, h, http.MethodGet, "/-/r/@main/x", "", nil, nil)
+		resp, anon := page(t, h, http.MethodGet, "/-/r/@main/x", "", nil, nil)
 		if resp.StatusCode != 200 {
 			t.Fatalf("page: %d", resp.StatusCode)
 		}
-		shown := strings.Contains(page, "In use") && strings.Contains(page, "<td>1.0.0</td><td>1</td><td>0</td><td>1</td>") &&
-			strings.Contains(page, "evil[U+202E]txt.exe")
-		if shown != (mode == registryserver.CensusOn) {
-			t.Errorf("census %s: In use shown %v:\n%s", mode, shown, page)
+		counts := func(page string) bool {
+			return strings.Contains(page, "In use") && strings.Contains(page, "<td>1.0.0</td><td>1</td><td>0</td><td>1</td>")
 		}
-		if strings.Contains(page, "\u202e") {
+		if counts(anon) != (mode == registryserver.CensusOn) || strings.Contains(anon, "evil") {
+			t.Errorf("census %s, anonymous: want the counts only when the census is on, no file names:\n%s", mode, anon)
+		}
+		resp, admin := page(t, h, http.MethodGet, "/-/r/@main/x", signIn(t, h, "/", adminToken), nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("page: %d", resp.StatusCode)
+		}
+		if shown := counts(admin) && strings.Contains(admin, "evil[U+202E]txt.exe"); shown != (mode == registryserver.CensusOn) {
+			t.Errorf("census %s, admin: In use and the edited files shown %v:\n%s", mode, shown, admin)
+		}
+		if strings.Contains(admin, "\u202e") {
 			t.Errorf("the page carries the override")
 		}
 		// The home page's "Most used", from the same census.
@@ -245,11 +253,11 @@ func TestCensusOpenAndMaxAge(t *testing.T) {
 			t.Errorf("the log names @gated for an anonymous caller: %s", line)
 		}
 	}
-	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); !strings.Contains(p.body, `"project":"anon"`) {
+	if p := send(h, "GET", "/census/@pub/x", "gated-tok", nil, ""); !strings.Contains(p.body, `"project":"anon"`) {
 		t.Errorf("fresh report: got %s, want it listed", p.body)
 	}
 	now.Add(int64(49 * time.Hour / time.Second))
-	if p := send(h, "GET", "/census/@pub/x", "", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
+	if p := send(h, "GET", "/census/@pub/x", "gated-tok", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
 		t.Errorf("report past the maximum age: got %s, want no projects", p.body)
 	}
 }
@@ -305,7 +313,7 @@ func TestCensusHugeCursor(t *testing.T) {
 		t.Fatalf("POST: %d %s", p.status, p.body)
 	}
 	for _, cursor := range []string{"9223372036854775800", "1"} {
-		p := send(h, "GET", "/census/@pub/x?limit=1000&cursor="+cursor, "", nil, "")
+		p := send(h, "GET", "/census/@pub/x?limit=1000&cursor="+cursor, "gated-tok", nil, "")
 		var view wire.CensusRegistry
 		if err := json.Unmarshal([]byte(p.body), &view); p.status != http.StatusOK || err != nil {
 			t.Fatalf("cursor %s: got %d %s, want 200", cursor, p.status, p.body)
@@ -314,7 +322,7 @@ func TestCensusHugeCursor(t *testing.T) {
 			t.Errorf("cursor %s: got %+v, want an empty last page", cursor, view)
 		}
 	}
-	p := send(h, "GET", "/census/@pub/x?limit=1&cursor=0", "", nil, "")
+	p := send(h, "GET", "/census/@pub/x?limit=1&cursor=0", "gated-tok", nil, "")
 	if !strings.Contains(p.body, `"project":"p"`) || strings.Contains(p.body, `"next"`) {
 		t.Errorf("first page: got %s, want the project and no next cursor", p.body)
 	}

@@ -37,8 +37,8 @@
 //	GET, HEAD /presets/:name                                  a preset
 //	POST      /presets                                        publish a preset.json (admin token)
 //	POST      /census/:ns                                     a project's census report (jig check --report)
-//	GET, HEAD /census/:ns                                     one census line per registry the reports name
-//	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects (one page)
+//	GET, HEAD /census/:ns                                     one census line per registry the reports name (census right)
+//	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects, one page (census right)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
 //	GET, HEAD /health                                         see Operations
 //	GET, HEAD /metrics                                        see Operations (with WithMetrics)
@@ -110,7 +110,10 @@
 // the admin token publishes. Gated namespace names never appear in a
 // response, an error or an info log line for a caller who may not read
 // them. Tokens are compared as SHA-256 digests in constant time and are
-// never logged.
+// never logged. Reading a namespace's census (GET /census/…, the files
+// projects edit in the web catalog) needs the census right whatever the
+// namespace's read policy: the admin token, or a token whose auth.json
+// entry lists the namespace under "census" and that may read it.
 //
 // # Caching and compression
 //

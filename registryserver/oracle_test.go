@@ -23,7 +23,7 @@ import (
 // not be able to tell any of the hidden ones apart.
 const oracleAuth = `{
   "@pub": [],
-  "@gated": [{"token": "gated-tok", "publish": true}],
+  "@gated": [{"token": "gated-tok", "publish": true, "census": ["@gated", "@pub"]}],
   "@vault": [{"token": "gated-tok"}],
   "@other": [{"token": "other-tok", "publish": true}, {"token": "reader-tok"}, {"token": "expired-tok", "expiresAt": "2001-01-01T00:00:00Z"}]
 }`

@@ -153,7 +153,12 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		if err != nil {
 			return nil, err
 		}
-		reg.InUse, reg.Edited = view.Versions, view.Edited
+		// Counts per version for every reader; the files projects edit
+		// are census content, for census readers only.
+		reg.InUse = view.Versions
+		if w.h.censusAccess(w.h.callerFromToken(token), ns) == nil {
+			reg.Edited = view.Edited
+		}
 	}
 	return reg, nil
 }

@@ -74,7 +74,7 @@ func TestFleetCensus(t *testing.T) {
 	}
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
-		"auth.json": `{"@team": [{"token": "team-token", "publish": true}], "@other": [{"token": "other-token"}]}`,
+		"auth.json": `{"@team": [{"token": "team-token", "publish": true, "census": ["@team"]}, {"token": "team-reader"}], "@other": [{"token": "other-token"}]}`,
 		"x/registry.json": `{"name":"x","namespace":"@team","path":"x","type":"registry:feature","version":"1.0.0","priority":4,
  "files":[{"target":"a.txt","type":"registry:config","content":"a\n"},{"target":"b.txt","type":"registry:config","content":"b\n"}]}`,
 	})
@@ -213,6 +213,80 @@ func TestFleetCensus(t *testing.T) {
 	// And the refused caller learns nothing from the views.
 	if _, errOut, code := bad.run(dir, "fleet", "status", "@team/x"); code != 1 || strings.Contains(errOut, "p00") {
 		t.Errorf("fleet status with another namespace's token: exit %d\n%s", code, errOut)
+	}
+	// A token that may read @team, but not its census, is told which
+	// right it lacks, and nothing of the projects.
+	bad.must(dir, "config", "set", "@team", "--url", s.URL, "--token", "team-reader")
+	for _, target := range []string{"@team/x", "@team"} {
+		out, errOut, code := bad.run(dir, "fleet", "status", target)
+		if code != 1 || !strings.Contains(errOut, `under "census"`) || strings.Contains(out+errOut, "git.example") {
+			t.Errorf("fleet status %s with a read-only token: exit %d\n%s%s\nwant exit 1 naming the census right", target, code, out, errOut)
+		}
+	}
+}
+
+// TestCensusReportChoosesNamespaces: plain --report sends a report to
+// the server of every namespace the project uses; --report=@ns,... only
+// to those listed; a listed namespace the project does not use is a
+// warning. Each server's census is read back with an rc-file token that
+// has the census right.
+func TestCensusReportChoosesNamespaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"auth-a.json": `{"@team": [{"token": "team-token", "publish": true, "census": ["@team"]}]}`,
+		"auth-b.json": `{"@side": [{"token": "side-token", "publish": true, "census": ["@side"]}]}`,
+		"x/registry.json": `{"name":"x","namespace":"@team","path":"x","type":"registry:feature","version":"1.0.0","priority":4,
+ "files":[{"target":"a.txt","type":"registry:config","content":"a\n"}]}`,
+		"y/registry.json": `{"name":"y","namespace":"@side","path":"y","type":"registry:feature","version":"1.0.0","priority":4,
+ "files":[{"target":"b.txt","type":"registry:config","content":"b\n"}]}`,
+	})
+	a := runServer(t, dir, "STORAGE_ROOT="+filepath.Join(dir, "data-a"), "AUTH_CONFIG_PATH="+filepath.Join(dir, "auth-a.json"))
+	b := runServer(t, dir, "STORAGE_ROOT="+filepath.Join(dir, "data-b"), "AUTH_CONFIG_PATH="+filepath.Join(dir, "auth-b.json"))
+	e := censusEnv{t: t, home: filepath.Join(dir, "home")}
+	if err := os.MkdirAll(e.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.must(dir, "config", "set", "@team", "--url", a.URL, "--token", "team-token")
+	e.must(dir, "config", "set", "@side", "--url", b.URL, "--token", "side-token")
+	e.must(dir, "publish", "x")
+	e.must(dir, "publish", "y")
+	e.must(dir, "init", "-t", "@team/x@1.0.0", "-n", "p", "--ci", "--skip-install")
+	p := filepath.Join(dir, "p")
+	e.must(p, "add", "@side/y@1.0.0", "--skip-install")
+	projects := func(id string) int {
+		t.Helper()
+		return len(decodeStatus(t, e.must(dir, "fleet", "status", id, "--json")).Projects)
+	}
+
+	_, errOut, code := e.run(p, "check", "--report=@side")
+	if code != 0 || !strings.Contains(errOut, "Reported p (1 registry of @side)") || strings.Contains(errOut, "@team") {
+		t.Errorf("check --report=@side: exit %d\n%s", code, errOut)
+	}
+	if n, m := projects("@side/y"), projects("@team/x"); n != 1 || m != 0 {
+		t.Errorf("after --report=@side: @side has %d projects, @team %d; want 1 and 0", n, m)
+	}
+
+	_, errOut, code = e.run(p, "check", "--report=@nope,team")
+	if code != 0 || !strings.Contains(errOut, "the project uses no registry of @nope, so no census report goes there (it uses registries of @side, @team)") ||
+		!strings.Contains(errOut, "Reported p (1 registry of @team)") || strings.Contains(errOut, "registry of @side") {
+		t.Errorf("check --report=@nope,team: exit %d\n%s", code, errOut)
+	}
+	if n := projects("@team/x"); n != 1 {
+		t.Errorf("after --report=@nope,team: @team has %d projects, want 1", n)
+	}
+
+	// Plain --report: every namespace's server. Only the report's time
+	// changes, so the server's census holds the same project.
+	_, errOut, code = e.run(p, "check", "--report")
+	if code != 0 || !strings.Contains(errOut, "registry of @side") || !strings.Contains(errOut, "registry of @team") {
+		t.Errorf("check --report: exit %d, want a report to both servers\n%s", code, errOut)
+	}
+
+	for _, bad := range []string{"--report=@Team", "--report=", "--report=@a,,@b"} {
+		if out, errOut, code := e.run(p, "check", bad); code == 0 || !strings.Contains(errOut, "--report") {
+			t.Errorf("check %s: exit %d, want a usage error naming --report\n%s%s", bad, code, out, errOut)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func newFleetEnv(t testing.TB) *fleetEnv {
 	}
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
-		"srv/auth.json": `{"@team": [{"token": "team-token", "publish": true}]}`,
+		"srv/auth.json": `{"@team": [{"token": "team-token", "publish": true, "census": ["@team"]}]}`,
 		"x-1.0.0/registry.json": `{"name":"x","namespace":"@team","path":"x","type":"registry:feature","version":"1.0.0","priority":4,
  "dependencies":{"fastify":"^4.0.0"},
  "files":[{"target":"src/index.ts","type":"registry:entry","path":"templates/index.ts"},

@@ -46,16 +46,17 @@ func projectIdentity(ctx context.Context, dir string) wire.CensusReport {
 	return rep
 }
 
-// sendCensus sends one census report per namespace of rep's registries to
-// that namespace's server. A failure is a warning: the check's result
-// stands.
-func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport) {
+// sendCensus sends one census report per namespace of rep's registries
+// that to chooses ([reportFlag.choose]) to that namespace's server. A
+// failure is a warning: the check's result stands.
+func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to reportFlag) {
 	reports := apply.CensusReports(rep, projectIdentity(ctx, rep.Dir))
 	namespaces := make([]string, 0, len(reports))
 	for ns := range reports {
 		namespaces = append(namespaces, ns)
 	}
 	slices.Sort(namespaces)
+	namespaces = to.choose(app.Out, namespaces)
 	for _, ns := range namespaces {
 		cl, err := app.Client(ns)
 		if err != nil {

@@ -163,11 +163,11 @@ func printOutdated(o *Output, entries []apply.OutdatedEntry, installed int) {
 	}
 }
 
-// CheckCmd is "jig check [--json] [--report]".
+// CheckCmd is "jig check [--json] [--report[=@ns,...]]".
 type CheckCmd struct {
-	JSON   bool   `name:"json" help:"Print the report as one JSON document."`
-	Report bool   `name:"report" help:"Also send the census report (project, branch, commit, each registry's version, state and drifted file names; never file contents) to the server of each namespace. A failed report is a warning."`
-	Dir    string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+	JSON   bool       `name:"json" help:"Print the report as one JSON document."`
+	Report reportFlag `name:"report" placeholder:"@NS,..." help:"Also send the census report (project, branch, commit, each registry's version, state and drifted file names; never file contents) to the server of every namespace the project uses, or with --report=@team,@main only to those namespaces' servers. A failed report is a warning."`
+	Dir    string     `name:"dir" hidden:"" help:"Project directory instead of the current one."`
 }
 
 // Run compares the project with what jig.json records; drift exits
@@ -177,8 +177,8 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 		return eng.Check(ctx, dir)
 	}, func(rep *apply.CheckReport) { printCheck(app.Out, rep) },
 		func(rep *apply.CheckReport) error {
-			if c.Report {
-				sendCensus(ctx, app, rep)
+			if c.Report.on {
+				sendCensus(ctx, app, rep, c.Report)
 			}
 			if rep.Drift {
 				return errNotClean

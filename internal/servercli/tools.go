@@ -135,11 +135,12 @@ func portOrDefault(p string) string {
 
 // tokenNewCmd is "jig-server token new".
 type tokenNewCmd struct {
-	Namespace string `required:"" help:"Namespace the token opens, e.g. @team (the @ is optional)."`
-	Publish   bool   `help:"Let the token publish to the namespace (it always reads)."`
-	Expires   string `help:"Lifetime such as 90d, 12h or 2027-12-31 (default: never)."`
-	Mark      string `help:"Label kept in auth.json and shown in logs instead of the token."`
-	JSON      bool   `name:"json" help:"Print one JSON document: token, namespace and entry."`
+	Namespace string   `required:"" help:"Namespace the token opens, e.g. @team (the @ is optional)."`
+	Publish   bool     `help:"Let the token publish to the namespace (it always reads)."`
+	Census    []string `placeholder:"@NS,..." help:"Let the token read the census (the projects that report with jig check --report) of these namespaces, e.g. @team,@main: namespaces it may read, public ones included."`
+	Expires   string   `help:"Lifetime such as 90d, 12h or 2027-12-31 (default: never)."`
+	Mark      string   `help:"Label kept in auth.json and shown in logs instead of the token."`
+	JSON      bool     `name:"json" help:"Print one JSON document: token, namespace and entry."`
 }
 
 // Help is shown by "jig-server token new --help".
@@ -150,15 +151,17 @@ Add the printed entry to the namespace's list in auth.json; jig-server takes it 
 
 Examples:
   jig-server token new --namespace @team
-  jig-server token new --namespace @team --publish --expires 90d --mark ci`
+  jig-server token new --namespace @team --publish --expires 90d --mark ci
+  jig-server token new --namespace @ops --census @ops,@main --mark "platform team"`
 }
 
 // tokenEntry is one auth.json token entry holding only the token's hash.
 type tokenEntry struct {
-	TokenSha256 string `json:"tokenSha256"`
-	Publish     bool   `json:"publish,omitempty"`
-	Mark        string `json:"mark,omitempty"`
-	ExpiresAt   string `json:"expiresAt,omitempty"`
+	TokenSha256 string   `json:"tokenSha256"`
+	Publish     bool     `json:"publish,omitempty"`
+	Census      []string `json:"census,omitempty"`
+	Mark        string   `json:"mark,omitempty"`
+	ExpiresAt   string   `json:"expiresAt,omitempty"`
 }
 
 // tokenPrefix marks jig tokens so secret scanners can find leaked ones.
@@ -204,6 +207,15 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 	}
 	c.Namespace = ns
 	entry := tokenEntry{Publish: c.Publish, Mark: c.Mark}
+	for _, v := range c.Census {
+		ns, err := registry.ParseNamespace(registry.NormalizeNamespace(v))
+		if err != nil {
+			return fmt.Errorf("--census: %w", err)
+		}
+		if !slices.Contains(entry.Census, ns) {
+			entry.Census = append(entry.Census, ns)
+		}
+	}
 	if c.Expires != "" {
 		exp, err := parseLifetime(c.Expires, time.Now().UTC())
 		if err != nil {
@@ -231,12 +243,15 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	what := "reads"
+	what := "reads " + c.Namespace
 	if c.Publish {
-		what = "reads and publishes"
+		what = "reads and publishes " + c.Namespace
+	}
+	if len(entry.Census) > 0 {
+		what += ", and reads the census of " + strings.Join(entry.Census, ", ")
 	}
 	fmt.Fprintf(stdout, "Token (shown once; store it now): %s\n", tok)
-	fmt.Fprintf(stdout, "It %s %s; id %s.\n\n", what, c.Namespace, registryserver.TokenID(sum))
+	fmt.Fprintf(stdout, "It %s; id %s.\n\n", what, registryserver.TokenID(sum))
 	fmt.Fprintf(stdout, "Add this entry to the %q list in auth.json (it holds only the token's SHA-256):\n%s\n\n", c.Namespace, line)
 	fmt.Fprintf(stdout, "Clients use it with: jig config set %s --url <server-url> --token <token>\n", c.Namespace)
 	return nil
@@ -322,6 +337,9 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 				what := "read"
 				if t.Publish {
 					what = "read, publish"
+				}
+				if len(t.Census) > 0 {
+					what += ", census of " + strings.Join(t.Census, ", ")
 				}
 				line := fmt.Sprintf("  %s  %s", t.ID, what)
 				if t.Mark != "" {

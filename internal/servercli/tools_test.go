@@ -154,3 +154,74 @@ func TestToolErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthCheckCensus: auth check shows which namespaces' census a token
+// may read, in the text and in the JSON.
+func TestAuthCheckCensus(t *testing.T) {
+	t.Parallel()
+	auth := filepath.Join(t.TempDir(), "auth.json")
+	sum := strings.Repeat("ab", 32)
+	if err := os.WriteFile(auth, []byte(`{"@main": [], "@ops": [{"tokenSha256": "`+sum+`", "census": ["@main", "@ops"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runToolArgs(t, "auth", "check", auth)
+	if code != 0 || !strings.Contains(out, "  "+sum[:12]+"  read, census of @main, @ops\n") {
+		t.Errorf("auth check: exit %d\n%s%s\nwant the census namespaces on the token's line", code, out, errOut)
+	}
+	code, out, _ = runToolArgs(t, "auth", "check", "--json", auth)
+	if code != 0 || !strings.Contains(out, `"census": [`+"\n"+`            "@main",`) {
+		t.Errorf("auth check --json: exit %d\n%s\nwant the census list", code, out)
+	}
+}
+
+// TestTokenNewCensus: token new --census prints an entry that lets the
+// token read the census of the namespaces listed (public ones included)
+// and of no other; a bad namespace is refused.
+func TestTokenNewCensus(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runToolArgs(t, "token", "new", "--namespace", "ops", "--census", "main,@ops,@main", "--json")
+	if code != 0 {
+		t.Fatalf("token new: exit %d, stderr %s", code, errOut)
+	}
+	var got struct {
+		Token string
+		Entry map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("token new --json: %v in %s", err, out)
+	}
+	if c, _ := json.Marshal(got.Entry["census"]); string(c) != `["@main","@ops"]` {
+		t.Errorf("census: got %s, want [\"@main\",\"@ops\"]", c)
+	}
+	dir := t.TempDir()
+	auth := filepath.Join(dir, "auth.json")
+	if err := os.WriteFile(auth, []byte(`{"@main": [], "@other": [], "@ops": [`+string(testenv.MustJSON(t, got.Entry))+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := start(t, "--storage-root", filepath.Join(dir, "data"), "--auth-config-path", auth)
+	for _, tc := range []struct {
+		ns, token string
+		want      int
+	}{
+		{"@main", got.Token, http.StatusOK},
+		{"@ops", got.Token, http.StatusOK},
+		{"@other", got.Token, http.StatusForbidden},
+		{"@main", "", http.StatusUnauthorized},
+	} {
+		hdr := map[string]string{}
+		if tc.token != "" {
+			hdr["Authorization"] = "Bearer " + tc.token
+		}
+		if resp, body := getFrom(t, base+"/census/"+tc.ns, hdr); resp.StatusCode != tc.want {
+			t.Errorf("GET /census/%s with a token %v: got %d %s, want %d", tc.ns, tc.token != "", resp.StatusCode, body, tc.want)
+		}
+	}
+
+	code, out, _ = runToolArgs(t, "token", "new", "--namespace", "ops", "--census", "@main")
+	if code != 0 || !strings.Contains(out, "It reads @ops, and reads the census of @main; id ") || !strings.Contains(out, `"census":["@main"]`) {
+		t.Errorf("token new --census text: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runToolArgs(t, "token", "new", "--namespace", "ops", "--census", "@Main"); code == 0 || !strings.Contains(errOut, "--census") || !strings.Contains(errOut, "@main") {
+		t.Errorf("token new --census @Main: exit %d, stderr %s; want a refusal suggesting @main", code, errOut)
+	}
+}

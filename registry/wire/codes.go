@@ -101,7 +101,7 @@ var codes = []struct {
 	{CodeUndeclaredFile, http.StatusBadRequest, "a file registry.json does not declare"},
 	{CodeNamespaceNotAllowed, http.StatusForbidden, "publishing into the namespace is not allowed"},
 	{CodeAnonymousUpload, http.StatusForbidden, "publishing into a public namespace needs the admin token"},
-	{CodeInsufficientPerms, http.StatusForbidden, "the token may not publish here"},
+	{CodeInsufficientPerms, http.StatusForbidden, "the token may not publish here, or may not read the census (the message names the right)"},
 	{CodeVersionExists, http.StatusConflict, "the version is already published"},
 	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit"},
 	{CodePublishInterrupted, http.StatusServiceUnavailable, "the publish stalled and another server took it over; nothing was published, publish again"},

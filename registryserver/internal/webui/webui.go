@@ -70,7 +70,9 @@ type Registry struct {
 	Versions []string
 	// InUse are the versions projects report (jig check --report), newest
 	// first, and Edited the files those projects edit most; both empty
-	// when no project reported (or the census is off).
+	// when no project reported (or the census is off). InUse holds only
+	// counts; Edited is census content, empty unless the visitor's token
+	// may read the namespace's census.
 	InUse  []wire.CensusVersionRow
 	Edited []wire.CensusEdited
 	// SignedBy are who signed this version (GET …/<version>/signatures),
