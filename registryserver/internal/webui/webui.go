@@ -100,9 +100,11 @@ type Options struct {
 const CookieName = "jig_token"
 
 const (
-	maxTokenLen  = 4096
-	maxFileShown = 1 << 20
-	pageLimit    = 50
+	maxTokenLen = 4096
+	// maxSigninForm bounds the body of a sign-in form.
+	maxSigninForm = 16 << 10
+	maxFileShown  = 1 << 20
+	pageLimit     = 50
 )
 
 //go:embed templates/*.html
@@ -659,8 +661,13 @@ func (u *UI) postSignin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: cross-site form submission", http.StatusForbidden)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxSigninForm)
 	if err := r.ParseForm(); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			u.render(w, r, http.StatusRequestEntityTooLarge, "signin", &page{Title: "Sign in",
+				Error: fmt.Sprintf("The form is larger than %d bytes: paste the token alone.", maxSigninForm)})
+			return
+		}
 		u.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Error: "The form could not be read."})
 		return
 	}
