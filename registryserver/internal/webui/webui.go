@@ -119,6 +119,7 @@ type UI struct {
 	base   string
 	pages  map[string]*template.Template
 	static map[string]asset
+	hl     *highlighter
 }
 
 type asset struct {
@@ -151,7 +152,7 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if !ValidBasePath(base) {
 		return nil, fmt.Errorf("web catalog base path %q must be / or look like /catalog/ (letters, digits, -, _ and . between slashes)", o.BasePath)
 	}
-	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}}
+	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}, hl: newHighlighter(highlightCacheBytes)}
 	funcs := template.FuncMap{
 		"base":      func() string { return base },
 		"regURL":    u.registryURL,
@@ -578,7 +579,7 @@ func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *pag
 	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
 		fv.Text = string(data)
 		if !truncated {
-			fv.Highlighted, _ = highlight(fv.Text, target, file)
+			fv.Highlighted, _ = u.hl.highlight(fv.Text, target, file)
 		}
 	} else {
 		fv.Binary = true
