@@ -32,6 +32,18 @@ func base() impact.Release {
 	}
 }
 
+// edited returns base and, to compare with it, base at version with
+// edit made; a 0.x version is compared with 0.1.0.
+func edited(version string, edit func(r *impact.Release)) (old, next impact.Release) {
+	old, next = base(), base()
+	if strings.HasPrefix(version, "0.") {
+		old.Manifest.Version = "0.1.0"
+	}
+	next.Manifest.Version = version
+	edit(&next)
+	return old, next
+}
+
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -115,12 +127,7 @@ func TestCompare(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			old, next := base(), base()
-			if strings.HasPrefix(tc.version, "0.") {
-				old.Manifest.Version = "0.1.0"
-			}
-			next.Manifest.Version = tc.version
-			tc.edit(&next)
+			old, next := edited(tc.version, tc.edit)
 			r := impact.Compare(old, next)
 			var got []string
 			for _, c := range r.Changes {
@@ -203,12 +210,7 @@ func TestRenameHint(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			old, next := base(), base()
-			if strings.HasPrefix(tc.version, "0.") {
-				old.Manifest.Version = "0.1.0"
-			}
-			next.Manifest.Version = tc.version
-			tc.edit(&next)
+			old, next := edited(tc.version, tc.edit)
 			r := impact.Compare(old, next)
 			if r.OK {
 				t.Fatalf("%s covers its changes; the case needs an under-bumped version", tc.version)
