@@ -77,3 +77,23 @@ func ExampleMigrationsBetween() {
 	// 1.1.0 rename .eslintrc.json -> eslint.config.json
 	// 1.2.0 renameScript lint -> lint:js
 }
+
+func ExampleFile_PackagePath() {
+	text := "# Docs\n"
+	for _, f := range []registry.File{
+		{Target: "docs/a.md", Content: &text},
+		{Target: "docs/b.md", Path: "./templates/b.md"},
+		{Target: "docs/c.md", Path: "templates/c.md", Content: &text},
+		{Target: "logo.png", Type: registry.FileAsset, Path: "assets/logo.png", Content: &text},
+		{Target: "empty.txt"},
+	} {
+		p, ok := f.PackagePath()
+		fmt.Printf("%s: %q %v\n", f.Target, p, ok)
+	}
+	// Output:
+	// docs/a.md: "" false
+	// docs/b.md: "templates/b.md" true
+	// docs/c.md: "" false
+	// logo.png: "assets/logo.png" true
+	// empty.txt: "" false
+}

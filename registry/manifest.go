@@ -82,6 +82,16 @@ type File struct {
 	MergeStrategy *MergeStrategy `json:"mergeStrategy,omitempty"`
 }
 
+// PackagePath returns the package file (Path, normalized) whose bytes f
+// writes, and false when f reads none: its content is inline (Content
+// wins over Path, except for an asset), or it names neither.
+func (f File) PackagePath() (string, bool) {
+	if f.Path == "" || (f.Content != nil && f.Type != FileAsset) {
+		return "", false
+	}
+	return NormalizeFilePath(f.Path), true
+}
+
 // LanguageBlock holds what a registry adds only in one language.
 type LanguageBlock struct {
 	Dependencies    map[string]string `json:"dependencies,omitempty"`

@@ -51,13 +51,20 @@ func (e *apiError) status() int {
 }
 
 // internalError wraps an unexpected failure (a storage error, a corrupt
-// file) as a 500 whose body says nothing about the cause. A storage key
-// the backends refuse ([storage.ErrInvalidKey]: a name too long for the
-// storage) is the caller's fault, not the server's: it becomes a 400
-// INVALID_PATH, which is not logged as an error.
+// file) as a 500 whose body says nothing about the cause. Two failures
+// are the caller's fault, not the server's, and are not logged as errors:
+// a storage key the backends refuse ([storage.ErrInvalidKey]: a name too
+// long for the storage) becomes a 400 INVALID_PATH, and a request body
+// over the limit of its route (an [*http.MaxBytesError] from
+// [http.MaxBytesReader], wherever it is read) a 413 PAYLOAD_TOO_LARGE
+// naming the limit.
 func internalError(cause error) *apiError {
 	if errors.Is(cause, storage.ErrInvalidKey) {
 		return &apiError{code: wire.CodeInvalidPath, msg: msgInvalidKey, cause: cause}
+	}
+	if mbe, ok := errors.AsType[*http.MaxBytesError](cause); ok {
+		return &apiError{code: wire.CodePayloadTooLarge, cause: cause,
+			msg: fmt.Sprintf("The request body is larger than the %d bytes this route accepts", mbe.Limit)}
 	}
 	return &apiError{code: wire.CodeInternal, msg: "Internal server error", cause: cause}
 }

@@ -3,9 +3,12 @@ package registryserver
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/publish"
@@ -42,5 +45,33 @@ func TestEchoErrorStatus(t *testing.T) {
 		if ae.status() != tc.status || ae.code != tc.code {
 			t.Errorf("echo %d = %d %s, want %d %s", tc.status, ae.status(), ae.code, tc.status, tc.code)
 		}
+	}
+}
+
+// TestBodyTooLargeStatus: a request body over its route's limit is the
+// caller's fault wherever it is read: 413 PAYLOAD_TOO_LARGE naming the
+// limit, never a 500.
+func TestBodyTooLargeStatus(t *testing.T) {
+	for _, err := range []error{
+		&http.MaxBytesError{Limit: 8 << 20},
+		fmt.Errorf("reading the signature field: %w", &http.MaxBytesError{Limit: 8 << 20}),
+		fmt.Errorf("multipart: NextPart: %w", fmt.Errorf("read: %w", &http.MaxBytesError{Limit: 8 << 20})),
+	} {
+		ae := internalError(err)
+		if ae.status() != http.StatusRequestEntityTooLarge || ae.code != wire.CodePayloadTooLarge {
+			t.Errorf("%v = %d %s, want 413 PAYLOAD_TOO_LARGE", err, ae.status(), ae.code)
+		}
+		if !strings.Contains(ae.msg, "8388608 bytes") {
+			t.Errorf("%v: message %q does not name the limit", err, ae.msg)
+		}
+	}
+	// What routes return unmapped goes through the same place.
+	h := &Handler{log: zap.NewNop()}
+	e := echo.New()
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/census/@pub", strings.NewReader("{}"))
+	rec := httptest.NewRecorder()
+	h.handleError(fmt.Errorf("census: %w", &http.MaxBytesError{Limit: 256 << 10}), e.NewContext(req, rec))
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), `"code":"PAYLOAD_TOO_LARGE"`) {
+		t.Errorf("handleError = %d %s, want 413 PAYLOAD_TOO_LARGE", rec.Code, rec.Body)
 	}
 }

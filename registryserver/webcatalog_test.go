@@ -137,6 +137,11 @@ func TestWebCatalog(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 || !strings.Contains(body, "not valid") {
 		t.Errorf("unknown token: got %d", resp.StatusCode)
 	}
+	// A form over the sign-in bound is too large, not malformed.
+	resp, body = page(t, h, http.MethodPost, "/-/signin", "", url.Values{"token": {strings.Repeat("x", 20<<10)}}, map[string]string{"Origin": "http://example.com"})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || len(resp.Cookies()) != 0 || !strings.Contains(body, "larger than 16384 bytes") {
+		t.Errorf("oversize sign-in form: got %d, want 413 naming the limit", resp.StatusCode)
+	}
 	cookie := signIn(t, h, "/", "read-tok")
 	resp, body = page(t, h, http.MethodGet, "/", cookie, nil, nil)
 	if !strings.Contains(body, "@gated") || !strings.Contains(body, "Sign out") {

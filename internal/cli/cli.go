@@ -145,6 +145,11 @@ func (a *App) report(ctx context.Context, err error) int {
 		return ExitOK
 	}
 	if errors.Is(err, errNotClean) {
+		// The command printed its answer (on stdout, the one --json
+		// document included); what made it "not clean" goes to stderr.
+		if re, ok := errors.AsType[*reportedError](err); ok {
+			printError(a.Stderr, a.Out, re.r)
+		}
 		return ExitNotClean
 	}
 	if errors.Is(err, errSilent) {
@@ -184,8 +189,16 @@ var errSilent = errors.New("failed")
 // errNotClean is returned by a command that found and printed that the
 // project is not clean (check's drift, outdated --exit-code, update's
 // conflicts, verify's failures); Main exits [ExitNotClean] without printing
-// anything else.
+// anything else. [notClean] adds a report for stderr.
 var errNotClean = errors.New("drift")
+
+// notClean returns an error that exits [ExitNotClean] after printing r on
+// stderr only (never as a --json document: the command's answer is the
+// one on stdout). It is for a check that ran and failed, such as a
+// registry whose version does not cover its changes.
+func notClean(r errorReport) error {
+	return &reportedError{err: fmt.Errorf("%w: %s", errNotClean, r.Message), r: r}
+}
 
 // usageExit is the exit code of a usage error of command (its first word,
 // "" for none): 1 for the reference's commands and for none, as rk, else

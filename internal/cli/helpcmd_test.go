@@ -150,3 +150,29 @@ func TestREADMEListsEveryExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestChangelogVerifyExitCode: what the CHANGELOG says jig verify exits
+// with on a failure is the code it exits with (errNotClean).
+func TestChangelogVerifyExitCode(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := regexp.MustCompile(`exits? (\d+) on (?:a )?failure`)
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "- `jig verify") {
+			continue
+		}
+		for _, m := range exit.FindAllStringSubmatch(line, -1) {
+			n++
+			if got, _ := strconv.Atoi(m[1]); got != ExitNotClean {
+				t.Errorf("CHANGELOG.md says jig verify exits %d on failure; it exits %d:\n%s", got, ExitNotClean, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("CHANGELOG.md has no `jig verify` line saying what it exits with on failure")
+	}
+}

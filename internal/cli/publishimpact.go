@@ -74,7 +74,15 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 			}
 			prev.Files = append(prev.Files, previewFile{Path: p, Size: len(b), Digest: registry.Digest(b)})
 		}
-		return true, app.Out.Result(c.JSON, prev, func() { printPreview(app, prev) })
+		if err := app.Out.Result(c.JSON, prev, func() { printPreview(app, prev) }); err != nil {
+			return true, err
+		}
+		if rep != nil && !rep.OK && !c.Force {
+			// The real publish would be refused: the dry run says so
+			// with its exit code, as jig registry test does.
+			return true, notClean(underBumped(rep))
+		}
+		return true, nil
 	}
 	switch {
 	case ierr != nil && !c.Force:
@@ -84,15 +92,23 @@ func (c *PublishCmd) review(ctx context.Context, app *App, cl *registryclient.Cl
 	case ierr != nil:
 		app.Out.Warnf("%s (--force)", note)
 	case rep != nil && !rep.OK:
-		uerr := rep.Check()
 		if !c.Force {
-			msg := uerr.Error()
-			return true, &reportedError{err: uerr, r: errorReport{Code: codeUnderBumped, Message: msg, headline: msg,
-				Hint: fmt.Sprintf("Set \"version\" to %s in registry.json and publish again, or pass --force to publish %s anyway.", rep.Needed, rep.To)}}
+			return true, &reportedError{err: rep.Check(), r: underBumped(rep)}
 		}
-		app.Out.Warnf("%s (published anyway: --force)", uerr)
+		app.Out.Warnf("%s (published anyway: --force)", rep.Check())
 	}
 	return false, nil
+}
+
+// underBumped is the report of a version whose number does not cover its
+// semver impact (rep.OK is false).
+func underBumped(rep *impact.Report) errorReport {
+	msg := rep.Check().Error()
+	hint := fmt.Sprintf("Set \"version\" to %s in registry.json and publish again, or pass --force to publish %s anyway.", rep.Needed, rep.To)
+	if m := rep.Migration; m != nil {
+		hint = fmt.Sprintf("Set \"version\" to %s in registry.json and publish again; or, if those were renames, add the migration above to its \"migrations\" list and set \"version\" to %s; or pass --force to publish %s anyway.", rep.Needed, m.Version, rep.To)
+	}
+	return errorReport{Code: codeUnderBumped, Message: msg, headline: msg, Hint: hint}
 }
 
 // printPreview prints a dry run's package, impact and digests.
@@ -120,4 +136,7 @@ func printPreview(app *App, p publishPreview) {
 		return
 	}
 	app.Out.Printf("Version %s does not cover it: publish it as %s, or pass --force.\n", r.To, r.Needed)
+	if r.Migration != nil {
+		app.Out.Printf("Or, %s.\n", r.Migration.Explain())
+	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,13 +79,10 @@ func (c *RegistryTestCmd) Run(ctx context.Context, app *App) error {
 		return nil
 	}
 	msg := fmt.Sprintf("registry test failed: %s failed: %s", english.Count(len(failed), "check", "checks"), strings.Join(failed, "; "))
-	if c.JSON {
-		// The reports are the answer; the error goes to stderr only.
-		app.Out.Errorln("Error: " + msg)
-		return errSilent
-	}
-	return &reportedError{err: errors.New(msg), r: errorReport{Code: codeRegistryTest, Message: msg, headline: msg,
-		Hint: "Fix what each FAIL line says, then run jig registry test again."}}
+	// The reports are the answer (the --json document too); the error
+	// goes to stderr, and the exit code says "not clean".
+	return notClean(errorReport{Code: codeRegistryTest, Message: msg, headline: msg,
+		Hint: "Fix what each FAIL line says, then run jig registry test again."})
 }
 
 func label(rep *regtest.Report) string {

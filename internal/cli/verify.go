@@ -134,8 +134,21 @@ func verifyOne(ctx context.Context, src *registryclient.Sources, key string, ins
 		e.Error = (&registry.DigestError{What: id.String() + " manifest (recorded in jig.json)", Want: inst.Digest, Got: r.Digest}).Error()
 		return e
 	}
-	for _, f := range r.Manifest.Files {
-		if _, err := src.File(ctx, id, f.Path); err != nil {
+	// Every file of the installed language: inline content is part of the
+	// manifest, checked above; each package file it reads is fetched
+	// through the digest index.
+	seen := map[string]bool{}
+	for _, f := range r.Manifest.ForLanguage(inst.Language).Files {
+		p, ok := f.PackagePath()
+		if !ok {
+			e.Files++
+			continue
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, err := src.File(ctx, id, p); err != nil {
 			return fail(err)
 		}
 		e.Files++

@@ -59,7 +59,7 @@ func TestAuthCheckUpstreams(t *testing.T) {
 	writeFile(t, auth, `{"@main": []}`)
 	writeFile(t, up, `{"upstreams":[{"url":"https://registry.example.com","namespaces":{"@main":"@main","@public":"@main","@presets":"@presets"}}]}`)
 	code, out, errOut := runToolArgs(t, "auth", "check", auth, "--upstreams-config-path", up)
-	if code != 0 || !strings.Contains(out, `problem: @public is mirrored from an upstream`) || strings.Contains(out, "problem: @main") || strings.Contains(out, "@presets is") {
+	if code != 0 || !strings.Contains(out, `warning: @public is mirrored from an upstream`) || strings.Contains(out, "warning: @main") || strings.Contains(out, "@presets is") {
 		t.Errorf("got %d\n%s%s", code, out, errOut)
 	}
 	writeFile(t, up, `{"upstreams":[{"url":"ftp://x","namespaces":{"@main":"@main"}}]}`)

@@ -100,13 +100,13 @@ type signerKeyReport struct {
 // operator should know: a file with no usable key closes its namespace to
 // every upload, and a file named after a namespace the auth file does not
 // declare (declared reports whether it does) requires nothing at all.
-func describeSigners(s *registryserver.Signers, now time.Time, declared func(ns string) bool) ([]signerFileReport, []string) {
+func describeSigners(s *registryserver.Signers, now time.Time, declared func(ns string) bool) ([]signerFileReport, []finding) {
 	var out []signerFileReport
-	var problems []string
+	var problems []finding
 	for _, f := range s.Files() {
 		r := signerFileReport{Namespace: f.Namespace, File: f.Path, Keys: []signerKeyReport{}}
 		if !declared(f.Namespace) {
-			problems = append(problems, fmt.Sprintf("%s: %s is not a namespace of the auth file, so this file requires signatures nowhere (a misspelt name?); name it <namespace without @>%s", f.Path, f.Namespace, registryserver.SignersSuffix))
+			problems = append(problems, warningf("%s: %s is not a namespace of the auth file, so this file requires signatures nowhere (a misspelt name?); name it <namespace without @>%s", f.Path, f.Namespace, registryserver.SignersSuffix))
 		}
 		usable := 0
 		for _, e := range f.Signers.Entries() {
@@ -121,12 +121,12 @@ func describeSigners(s *registryserver.Signers, now time.Time, declared func(ns 
 			if k.Usable = ok; ok {
 				usable++
 			} else {
-				problems = append(problems, fmt.Sprintf("%s: key %s cannot sign now: %s", f.Path, e.Fingerprint, why))
+				problems = append(problems, warningf("%s: key %s cannot sign now: %s", f.Path, e.Fingerprint, why))
 			}
 			r.Keys = append(r.Keys, k)
 		}
 		if usable == 0 {
-			problems = append(problems, fmt.Sprintf("%s: no key can sign now, so every upload to %s is refused", f.Path, f.Namespace))
+			problems = append(problems, warningf("%s: no key can sign now, so every upload to %s is refused", f.Path, f.Namespace))
 		}
 		out = append(out, r)
 	}

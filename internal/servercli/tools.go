@@ -267,8 +267,14 @@ type authCheckCmd struct {
 
 // Help is shown by "jig-server auth check --help".
 func (c *authCheckCmd) Help() string {
-	return `Exits 1 when a namespace is rejected (jig-server would refuse it alone and serve the rest),
-and when a key appears twice in one object (jig-server refuses the whole file).
+	return `Each finding is an error or a warning. Errors: a namespace jig-server would reject (it
+refuses that namespace alone and serves the rest) and a token stored in clear. Warnings: what
+works but needs a look (an expired token, a signer file no key of which can sign now, or one for
+a namespace auth.json does not declare, a mirrored namespace auth.json does not declare).
+The output ends with a summary line.
+
+Exit codes: 0 when there is no error (warnings only, or nothing); 1 when there is an error, or the
+file does not load at all (a key twice in one object: jig-server refuses the whole file).
 Tokens are shown by id: the first 12 hex digits of their SHA-256 (printf %s "$TOKEN" | sha256sum).
 
 Examples:
@@ -278,7 +284,24 @@ Examples:
   jig-server auth check auth.json --json`
 }
 
-// Run validates the file and prints each namespace's access.
+// finding is one thing auth check reports: an error (exit 1) or a
+// warning.
+type finding struct {
+	err bool
+	msg string
+}
+
+func errorf(format string, args ...any) finding {
+	return finding{err: true, msg: fmt.Sprintf(format, args...)}
+}
+
+func warningf(format string, args ...any) finding {
+	return finding{msg: fmt.Sprintf(format, args...)}
+}
+
+// Run validates the file and prints each namespace's access, then each
+// finding marked "error:" or "warning:" and a summary line. Any error
+// fails the command.
 func (c *authCheckCmd) Run(stdout io.Writer) error {
 	a, err := registryserver.LoadAuthConfig(c.File)
 	if err != nil {
@@ -286,14 +309,17 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 	}
 	now := time.Now()
 	desc := a.Describe(now)
-	var problems []string
+	var problems []finding
 	for _, w := range a.Warnings() {
-		problems = append(problems, w.Error())
+		problems = append(problems, errorf("%s", w.Error()))
 	}
 	for _, ns := range desc {
 		for _, t := range ns.Tokens {
 			if t.InClear {
-				problems = append(problems, fmt.Sprintf("%s: token %s is stored in clear; replace its \"token\" with \"tokenSha256\": %q", ns.Namespace, t.ID, t.SHA256))
+				problems = append(problems, errorf("%s: token %s is stored in clear; replace its \"token\" with \"tokenSha256\": %q", ns.Namespace, t.ID, t.SHA256))
+			}
+			if t.Expired {
+				problems = append(problems, warningf("%s: token %s expired on %s; remove its entry, or issue a new one with jig-server token new --namespace %s", ns.Namespace, t.ID, t.ExpiresAt.UTC().Format(time.RFC3339), ns.Namespace))
 			}
 		}
 	}
@@ -303,7 +329,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var more []string
+		var more []finding
 		signers, more = describeSigners(s, now, a.Declared)
 		problems = append(problems, more...)
 	}
@@ -313,17 +339,29 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 			return err
 		}
 		for _, ns := range up.UndeclaredIn(a) {
-			problems = append(problems, fmt.Sprintf("%s is mirrored from an upstream (%s) but not declared here: nobody can read it; add \"%s\": [] (public) or its tokens", ns, c.Upstreams, ns))
+			problems = append(problems, warningf("%s is mirrored from an upstream (%s) but not declared here: nobody can read it; add \"%s\": [] (public) or its tokens", ns, c.Upstreams, ns))
 		}
 	}
+	errs, warns := []string{}, []string{}
+	for _, p := range problems {
+		if p.err {
+			errs = append(errs, p.msg)
+		} else {
+			warns = append(warns, p.msg)
+		}
+	}
+	summary := fmt.Sprintf("%s: %s, %s", c.File, english.Count(len(errs), "error", "errors"), english.Count(len(warns), "warning", "warnings"))
 	if c.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Namespaces []registryserver.NamespaceAccess `json:"namespaces"`
 			Signers    []signerFileReport               `json:"signers,omitempty"`
-			Problems   []string                         `json:"problems"`
-		}{desc, signers, append([]string{}, problems...)}); err != nil {
+			// Problems are Errors then Warnings, as before the split.
+			Problems []string `json:"problems"`
+			Errors   []string `json:"errors"`
+			Warnings []string `json:"warnings"`
+		}{desc, signers, append(slices.Clone(errs), warns...), errs, warns}); err != nil {
 			return err
 		}
 	} else {
@@ -358,12 +396,16 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 			}
 		}
 		printSigners(stdout, c.SignersDir, signers)
-		for _, p := range problems {
-			fmt.Fprintln(stdout, "problem: "+p)
+		for _, e := range errs {
+			fmt.Fprintln(stdout, "error: "+e)
 		}
+		for _, w := range warns {
+			fmt.Fprintln(stdout, "warning: "+w)
+		}
+		fmt.Fprintln(stdout, summary)
 	}
-	if n := len(a.Warnings()); n > 0 {
-		err := fmt.Errorf("%s: %s rejected; fix them and run 'jig-server auth check %s' again", c.File, english.Count(n, "namespace", "namespaces"), c.File)
+	if len(errs) > 0 {
+		err := fmt.Errorf("%s; fix the errors and run 'jig-server auth check %s' again", summary, c.File)
 		if c.JSON {
 			return reportedError{err}
 		}

@@ -121,8 +121,9 @@ func TestToolErrors(t *testing.T) {
 		{name: "past date", args: []string{"token", "new", "--namespace", "@team", "--expires", "2001-01-01"}, code: 1,
 			stderr: []string{"--expires 2001-01-01 is in the past"}},
 		{name: "rejected namespaces", args: []string{"auth", "check", bad}, code: 1,
-			stdout:    []string{"@team  gated: 1 token", "(stored in clear)", `namespace "@broken" rejected: entry 0: has neither token nor tokenSha256`, `namespace "NoAt" rejected`},
-			stderr:    []string{"2 namespaces rejected; fix them and run 'jig-server auth check"},
+			stdout: []string{"@team  gated: 1 token", "(stored in clear)", `error: auth.json: namespace "@broken" rejected: entry 0: has neither token nor tokenSha256`, `error: auth.json: namespace "NoAt" rejected`,
+				"error: @team: token ", "is stored in clear", "auth.json: 3 errors, 0 warnings\n"},
+			stderr:    []string{"auth.json: 3 errors, 0 warnings; fix the errors and run 'jig-server auth check"},
 			notOutput: "plain-secret"},
 		{name: "missing file", args: []string{"auth", "check", filepath.Join(dir, "nope.json")}, code: 1,
 			stderr: []string{"nope.json"}},
@@ -223,5 +224,63 @@ func TestTokenNewCensus(t *testing.T) {
 	}
 	if code, _, errOut := runToolArgs(t, "token", "new", "--namespace", "ops", "--census", "@Main"); code == 0 || !strings.Contains(errOut, "--census") || !strings.Contains(errOut, "@main") {
 		t.Errorf("token new --census @Main: exit %d, stderr %s; want a refusal suggesting @main", code, errOut)
+	}
+}
+
+// TestAuthCheckSeverity: a token stored in clear is an error (exit 1); an
+// expired token is a warning (exit 0); each finding says which it is and
+// a summary line counts them, in text and in JSON.
+func TestAuthCheckSeverity(t *testing.T) {
+	t.Parallel()
+	const hashed = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b" // sha256("secret")
+	for _, tc := range []struct {
+		name   string
+		auth   string
+		code   int
+		stdout []string
+		errors int
+		warns  int
+	}{
+		{name: "clear token", auth: `{"@team": [{"token": "plain-secret"}]}`, code: 1,
+			stdout: []string{"error: @team: token ", "is stored in clear", "auth.json: 1 error, 0 warnings\n"}, errors: 1},
+		{name: "expired token", auth: `{"@team": [{"tokenSha256": "` + hashed + `", "expiresAt": "2001-01-01T00:00:00Z"}]}`, code: 0,
+			stdout: []string{"warning: @team: token 2bb80d537b1d expired on 2001-01-01T00:00:00Z; remove its entry, or issue a new one with jig-server token new --namespace @team", "auth.json: 0 errors, 1 warning\n"}, warns: 1},
+		{name: "both", auth: `{"@team": [{"tokenSha256": "` + hashed + `", "expiresAt": "2001-01-01T00:00:00Z"}], "@ci": [{"token": "plain-secret"}]}`, code: 1,
+			stdout: []string{"error: @ci: token ", "warning: @team: token ", "auth.json: 1 error, 1 warning\n"}, errors: 1, warns: 1},
+		{name: "clean", auth: `{"@team": [{"tokenSha256": "` + hashed + `"}], "@main": []}`, code: 0,
+			stdout: []string{"auth.json: 0 errors, 0 warnings\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			auth := filepath.Join(t.TempDir(), "auth.json")
+			if err := os.WriteFile(auth, []byte(tc.auth), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runToolArgs(t, "auth", "check", auth)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out+errOut, "plain-secret") {
+				t.Errorf("the token is printed:\n%s%s", out, errOut)
+			}
+			if tc.code != 0 && !strings.Contains(errOut, "fix the errors and run 'jig-server auth check "+auth+"' again") {
+				t.Errorf("stderr does not say what to do: %s", errOut)
+			}
+			code, out, _ = runToolArgs(t, "auth", "check", auth, "--json")
+			var doc struct {
+				Problems, Errors, Warnings []string
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("--json: %v in %s", err, out)
+			}
+			if code != tc.code || len(doc.Errors) != tc.errors || len(doc.Warnings) != tc.warns || len(doc.Problems) != tc.errors+tc.warns {
+				t.Errorf("--json: exit %d, %d errors, %d warnings, %d problems; want %d, %d, %d\n%s", code, len(doc.Errors), len(doc.Warnings), len(doc.Problems), tc.code, tc.errors, tc.warns, out)
+			}
+		})
 	}
 }

@@ -28,5 +28,5 @@ func ExampleCompare() {
 	// major
 	// major removes file .eslintrc.json (templates/eslintrc.json)
 	// minor adds file eslint.config.json
-	// 1.0.1 removes file .eslintrc.json (templates/eslintrc.json) (major change); adds file eslint.config.json (minor change): publish it as 2.0.0
+	// 1.0.1 removes file .eslintrc.json (templates/eslintrc.json) (major change); adds file eslint.config.json (minor change): publish it as 2.0.0; or, if .eslintrc.json was renamed to eslint.config.json, declare the rename (a minor change) in registry.json's "migrations": {"version": "1.1.0", "steps": [{"type": "rename", "from": ".eslintrc.json", "to": "eslint.config.json"}]} and publish it as 1.1.0
 }

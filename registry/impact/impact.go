@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,45 @@ type Report struct {
 	// OK reports whether the bump covers the changes ([Report.Check] is
 	// nil).
 	OK bool `json:"ok"`
+	// Migration, when not nil, is the "migrations" entry that would make
+	// the new version smaller: a file (or script) it removes and one it
+	// adds look like one renamed, and declaring the rename makes that a
+	// minor change. Only set when it lowers the version needed.
+	Migration *MigrationHint `json:"migration,omitempty"`
+}
+
+// MigrationHint is a "migrations" entry a new version could declare.
+type MigrationHint struct {
+	// Version is the entry's version: the new version when it covers the
+	// changes left once the renames are declared, else the lowest that
+	// does; publish the registry as this version.
+	Version string `json:"version"`
+	// Steps are "rename" (file) and "renameScript" steps, each from the
+	// old version's name to the new one's.
+	Steps []RenameStep `json:"steps"`
+}
+
+// RenameStep is one step of a [MigrationHint].
+type RenameStep struct {
+	// Type is "rename" (a file's target) or "renameScript".
+	Type string `json:"type"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Declaration returns h as the JSON of a "migrations" entry, ready to
+// paste into registry.json:
+// {"version": "1.1.0", "steps": [{"type": "rename", "from": "a", "to": "b"}]}.
+func (h *MigrationHint) Declaration() string {
+	q := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	steps := make([]string, len(h.Steps))
+	for i, s := range h.Steps {
+		steps[i] = fmt.Sprintf(`{"type": %s, "from": %s, "to": %s}`, q(s.Type), q(s.From), q(s.To))
+	}
+	return fmt.Sprintf(`{"version": %s, "steps": [%s]}`, q(h.Version), strings.Join(steps, ", "))
 }
 
 // languages are the variants every registry can be rendered in.
@@ -174,7 +214,99 @@ func Compare(old, next Release) *Report {
 	r.Bump, _ = VersionLevel(r.From, r.To)
 	r.Needed = Next(r.From, r.Level)
 	r.OK = r.Bump >= r.Level
+	if !r.OK {
+		r.Migration = r.renameHint(old, next)
+	}
 	return r
+}
+
+// renameHint pairs what r says the new version removes with what it adds,
+// file with file and script with script, as renames: by equal content
+// (or command), else by equal base name, else the one removed with the
+// one added when a single one of each is left. It returns the migration
+// that declares them, when that lowers the version needed.
+func (r *Report) renameHint(old, next Release) *MigrationHint {
+	content := func(rel Release, kind, name string) ([]byte, bool) {
+		for _, lang := range languages {
+			m := rel.Manifest.ForLanguage(lang)
+			if kind == KindScript {
+				if v, ok := m.Scripts[name]; ok {
+					return []byte(v), true
+				}
+				continue
+			}
+			if t, ok := targets(m, rel.Files)[name]; ok {
+				return t.content, true
+			}
+		}
+		return nil, false
+	}
+	paired := map[string]bool{} // "verb\x00kind\x00subject" of a paired change
+	key := func(c Change) string { return c.Verb + "\x00" + c.Kind + "\x00" + c.Subject }
+	var steps []RenameStep
+	for _, kind := range []string{KindFile, KindScript} {
+		var removed, added []Change
+		for _, c := range r.Changes {
+			switch {
+			case c.Kind != kind:
+			case c.Verb == VerbRemoves:
+				removed = append(removed, c)
+			case c.Verb == VerbAdds:
+				added = append(added, c)
+			}
+		}
+		pair := func(match func(from, to Change) bool) {
+			for _, f := range removed {
+				for _, t := range added {
+					if !paired[key(f)] && !paired[key(t)] && match(f, t) {
+						paired[key(f)], paired[key(t)] = true, true
+						typ := "rename"
+						if kind == KindScript {
+							typ = "renameScript"
+						}
+						steps = append(steps, RenameStep{Type: typ, From: f.Subject, To: t.Subject})
+					}
+				}
+			}
+		}
+		pair(func(f, t Change) bool {
+			a, okA := content(old, kind, f.Subject)
+			b, okB := content(next, kind, t.Subject)
+			return okA && okB && bytes.Equal(a, b)
+		})
+		if kind == KindFile {
+			pair(func(f, t Change) bool { return path.Base(f.Subject) == path.Base(t.Subject) })
+		}
+		left := func(cs []Change) int {
+			n := 0
+			for _, c := range cs {
+				if !paired[key(c)] {
+					n++
+				}
+			}
+			return n
+		}
+		if left(removed) == 1 && left(added) == 1 {
+			pair(func(Change, Change) bool { return true })
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	level := Minor
+	for _, c := range r.Changes {
+		if !paired[key(c)] {
+			level = max(level, c.Level)
+		}
+	}
+	if Next(r.From, level) == r.Needed {
+		return nil
+	}
+	v := r.To
+	if ok, err := Covers(r.From, r.To, level); err != nil || !ok {
+		v = Next(r.From, level)
+	}
+	return &MigrationHint{Version: v, Steps: steps}
 }
 
 // Check returns nil when the new version's number covers its changes,
@@ -183,7 +315,7 @@ func (r *Report) Check() error {
 	if r.OK {
 		return nil
 	}
-	e := &UnderBumpError{From: r.From, To: r.To, Level: r.Level, Needed: r.Needed}
+	e := &UnderBumpError{From: r.From, To: r.To, Level: r.Level, Needed: r.Needed, Migration: r.Migration}
 	for _, c := range r.Changes {
 		if c.Level > r.Bump {
 			e.Changes = append(e.Changes, c)
@@ -204,16 +336,41 @@ type UnderBumpError struct {
 	Needed string
 	// Changes are the changes the version number does not cover.
 	Changes []Change
+	// Migration is [Report.Migration]: the renames to declare instead.
+	Migration *MigrationHint
 }
 
 // Error reads "1.0.1 removes file a.txt (major change): publish it as
-// 2.0.0", listing every uncovered change.
+// 2.0.0", listing every uncovered change. With a [MigrationHint] it goes
+// on: "; or, if a.txt was renamed to b.txt, declare the rename (a minor
+// change) in registry.json's "migrations": {...} and publish it as
+// 1.1.0".
 func (e *UnderBumpError) Error() string {
 	parts := make([]string, len(e.Changes))
 	for i, c := range e.Changes {
 		parts[i] = fmt.Sprintf("%s (%s change)", c, c.Level)
 	}
-	return fmt.Sprintf("%s %s: publish it as %s", e.To, strings.Join(parts, "; "), e.Needed)
+	msg := fmt.Sprintf("%s %s: publish it as %s", e.To, strings.Join(parts, "; "), e.Needed)
+	if e.Migration != nil {
+		msg += "; or, " + e.Migration.Explain()
+	}
+	return msg
+}
+
+// Explain reads "if a.txt was renamed to b.txt, declare the rename (a
+// minor change) in registry.json's "migrations": {...} and publish it as
+// 1.1.0".
+func (h *MigrationHint) Explain() string {
+	moves := make([]string, len(h.Steps))
+	for i, s := range h.Steps {
+		what := ""
+		if s.Type == "renameScript" {
+			what = "script "
+		}
+		moves[i] = fmt.Sprintf("%s%s was renamed to %s", what, s.From, s.To)
+	}
+	return fmt.Sprintf("if %s, declare %s (a minor change) in registry.json's \"migrations\": %s and publish it as %s",
+		strings.Join(moves, " and "), english.Plural(len(h.Steps), "the rename", "the renames"), h.Declaration(), h.Version)
 }
 
 // Unwrap makes errors.Is(err, ErrUnderBumped) true.

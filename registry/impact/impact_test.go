@@ -32,6 +32,18 @@ func base() impact.Release {
 	}
 }
 
+// edited returns base and, to compare with it, base at version with
+// edit made; a 0.x version is compared with 0.1.0.
+func edited(version string, edit func(r *impact.Release)) (old, next impact.Release) {
+	old, next = base(), base()
+	if strings.HasPrefix(version, "0.") {
+		old.Manifest.Version = "0.1.0"
+	}
+	next.Manifest.Version = version
+	edit(&next)
+	return old, next
+}
+
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -115,12 +127,7 @@ func TestCompare(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			old, next := base(), base()
-			if strings.HasPrefix(tc.version, "0.") {
-				old.Manifest.Version = "0.1.0"
-			}
-			next.Manifest.Version = tc.version
-			tc.edit(&next)
+			old, next := edited(tc.version, tc.edit)
 			r := impact.Compare(old, next)
 			var got []string
 			for _, c := range r.Changes {
@@ -153,9 +160,84 @@ func TestUnderBumpMessage(t *testing.T) {
 	next.Manifest.Files = next.Manifest.Files[1:]
 	next.Manifest.Files = append(next.Manifest.Files, registry.File{Target: "b.txt", Content: strp("b")})
 	err := impact.Compare(old, next).Check()
-	want := "1.0.1 removes file a.txt (templates/a.txt) (major change); adds file b.txt (minor change): publish it as 2.0.0"
+	want := "1.0.1 removes file a.txt (templates/a.txt) (major change); adds file b.txt (minor change): publish it as 2.0.0" +
+		`; or, if a.txt was renamed to b.txt, declare the rename (a minor change) in registry.json's "migrations": {"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]} and publish it as 1.1.0`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestRenameHint: an under-bumped version that removes a file (or a
+// script) and adds one gets the migration that declares the rename, and
+// publishing the version it names with that migration covers the
+// changes.
+func TestRenameHint(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		version string
+		edit    func(r *impact.Release)
+		want    string // the declaration; "" for no hint
+	}{
+		{name: "moved, same content", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = "docs/a.txt"
+		}, want: `{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "docs/a.txt"}]}`},
+		{name: "moved and changed, minor bump already", version: "1.1.0", edit: func(r *impact.Release) {
+			r.Manifest.Files[0] = registry.File{Target: "b.txt", Type: registry.FileConfig, Content: strp("b\n")}
+		}, want: `{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]}`},
+		{name: "paired by base name among several", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Files = []registry.File{
+				{Target: "config/tsconfig.json", Type: registry.FileConfig, Content: strp(`{"compilerOptions": {"strict": true, "target": "es2022"}, "x": 1}`)},
+				{Target: "other/a.txt", Type: registry.FileConfig, Content: strp("changed\n")},
+			}
+		}, want: `{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "other/a.txt"}, {"type": "rename", "from": "tsconfig.json", "to": "config/tsconfig.json"}]}`},
+		{name: "script renamed", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Scripts = map[string]string{"check": "eslint ."}
+		}, want: `{"version": "1.1.0", "steps": [{"type": "renameScript", "from": "lint", "to": "check"}]}`},
+		{name: "pre-1.0: a rename is a patch bump", version: "0.1.1", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = "b.txt"
+		}, want: `{"version": "0.1.1", "steps": [{"type": "rename", "from": "a.txt", "to": "b.txt"}]}`},
+		{name: "names that need JSON escapes", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = `we"ird\\a.txt`
+		}, want: `{"version": "1.1.0", "steps": [{"type": "rename", "from": "a.txt", "to": "we\"ird\\\\a.txt"}]}`},
+		{name: "a removal alone is no rename", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Files = r.Manifest.Files[1:]
+		}},
+		{name: "still major with the rename declared", version: "1.0.1", edit: func(r *impact.Release) {
+			r.Manifest.Files[0].Target = "b.txt"
+			r.Manifest.Dependencies = nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			old, next := edited(tc.version, tc.edit)
+			r := impact.Compare(old, next)
+			if r.OK {
+				t.Fatalf("%s covers its changes; the case needs an under-bumped version", tc.version)
+			}
+			got := ""
+			if r.Migration != nil {
+				got = r.Migration.Declaration()
+			}
+			if got != tc.want {
+				t.Fatalf("got hint %s, want %s", got, tc.want)
+			}
+			if r.Migration == nil {
+				if err := r.Check(); strings.Contains(err.Error(), "migrations") {
+					t.Errorf("got %v, want no migration named", err)
+				}
+				return
+			}
+			if err := r.Check(); !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want it to name %s", err, tc.want)
+			}
+			// Following the hint: the declared version with the migration.
+			next.Manifest.Version = r.Migration.Version
+			next.Raw = []byte(`{"migrations": [` + r.Migration.Declaration() + `]}`)
+			if r2 := impact.Compare(old, next); !r2.OK {
+				t.Errorf("with the migration declared: %v", r2.Check())
+			}
+		})
 	}
 }
 

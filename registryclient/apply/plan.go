@@ -671,8 +671,8 @@ func wantedFiles(m *registry.Manifest, allowScripts bool) []string {
 	}
 	for _, f := range m.Files {
 		custom := f.MergeStrategy != nil && f.MergeStrategy.Type == "custom"
-		if f.Path != "" && (f.Content == nil || f.Type == registry.FileAsset) {
-			add(f.Path)
+		if p, ok := f.PackagePath(); ok {
+			add(p)
 		}
 		if custom && allowScripts && f.Type != registry.FileAsset {
 			add(f.MergeStrategy.Script)

@@ -3,6 +3,7 @@ package webui
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"html/template"
 	"maps"
 	"net/http"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/internal/lru"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
 	"github.com/jigkit/jig/registry/search"
@@ -119,16 +122,28 @@ func highlight(text string, names ...string) (out template.HTML, ok bool) {
 	if len(text) > maxHighlight {
 		return "", false
 	}
-	var lx chroma.Lexer
-	for _, n := range names {
-		if lx = lexerFor(n); lx != nil {
-			break
-		}
-	}
-	if lx == nil {
+	lang := langOf(names)
+	if lang == "" {
 		return "", false
 	}
-	it, err := chroma.Coalesce(lx).Tokenise(nil, text)
+	return highlightLang(text, lang)
+}
+
+// langOf is the language of the first of names the catalog knows one
+// for ([langFor]); "" for none.
+func langOf(names []string) string {
+	for _, n := range names {
+		if lang := langFor(n); lang != "" {
+			return lang
+		}
+	}
+	return ""
+}
+
+// highlightLang is [highlight] with the lexer of lang, a key of
+// [catalogLexers].
+func highlightLang(text, lang string) (out template.HTML, ok bool) {
+	it, err := chroma.Coalesce(catalogLexers()[lang]).Tokenise(nil, text)
 	if err != nil {
 		return "", false
 	}
@@ -138,6 +153,70 @@ func highlight(text string, names ...string) (out template.HTML, ok bool) {
 	}
 	// chroma escapes every token's text.
 	return template.HTML(buf.String()), true //nolint:gosec // the formatter escapes token text
+}
+
+// highlightCacheBytes bounds the highlighted files the catalog keeps
+// (their HTML): a file's highlighting costs up to half a second of CPU
+// for a hostile 64 KiB file, so each is computed once, not per request.
+const highlightCacheBytes = 16 << 20
+
+// highlightEntryCost is what an entry costs beyond its HTML: its key
+// and the cache's bookkeeping.
+const highlightEntryCost = 128
+
+// highlighter is [highlight] behind a cache keyed by the content's
+// SHA-256 and its language, bounded by the bytes of HTML it holds
+// ([internal/lru]): each file is highlighted once, and requests for a
+// file being highlighted wait for that result (singleflight) instead of
+// computing it again. Results that are not highlighted (a lexer failure)
+// are kept too. Safe for concurrent use.
+type highlighter struct {
+	cache *lru.Cache[highlightKey, highlighted]
+	group singleflight.Group
+	// compute is highlightLang; tests count its calls.
+	compute func(text, lang string) (template.HTML, bool)
+}
+
+type highlightKey struct {
+	sum  [sha256.Size]byte
+	lang string
+}
+
+type highlighted struct {
+	html template.HTML
+	ok   bool
+}
+
+// newHighlighter returns a highlighter keeping at most maxBytes of HTML.
+func newHighlighter(maxBytes int64) *highlighter {
+	return &highlighter{cache: lru.New[highlightKey, highlighted](maxBytes, nil), compute: highlightLang}
+}
+
+// highlight is [highlight] from the cache.
+func (h *highlighter) highlight(text string, names ...string) (template.HTML, bool) {
+	if len(text) > maxHighlight {
+		return "", false
+	}
+	lang := langOf(names)
+	if lang == "" {
+		return "", false
+	}
+	k := highlightKey{sum: sha256.Sum256([]byte(text)), lang: lang}
+	if r, ok := h.cache.Get(k); ok {
+		return r.html, r.ok
+	}
+	v, _, _ := h.group.Do(string(k.sum[:])+"\x00"+lang, func() (any, error) {
+		// A request that waited for an earlier flight finds it here.
+		if r, ok := h.cache.Get(k); ok {
+			return r, nil
+		}
+		out, ok := h.compute(text, lang)
+		r := highlighted{html: out, ok: ok}
+		h.cache.Add(k, r, int64(len(out))+highlightEntryCost)
+		return r, nil
+	})
+	r := v.(highlighted)
+	return r.html, r.ok
 }
 
 // --- files grouped by target ---

@@ -2,17 +2,24 @@ package webui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
+	"html/template"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/jigkit/jig/registry"
 )
 
 // TestHighlightConcurrent highlights and renders READMEs from many
@@ -226,5 +233,171 @@ func BenchmarkHighlightHostile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// countingHighlighter is a highlighter of maxBytes whose computations are
+// counted.
+func countingHighlighter(maxBytes int64) (*highlighter, *atomic.Int64) {
+	h := newHighlighter(maxBytes)
+	var n atomic.Int64
+	h.compute = func(text, lang string) (template.HTML, bool) {
+		n.Add(1)
+		return highlightLang(text, lang)
+	}
+	return h, &n
+}
+
+// TestHighlighterComputesOnce: N requests for one file, all at once,
+// highlight it once and get the same HTML as highlight gives; another
+// name of the same language shares it; other content or another
+// language is computed again.
+func TestHighlighterComputesOnce(t *testing.T) {
+	t.Parallel()
+	h, n := countingHighlighter(highlightCacheBytes)
+	text := strings.Repeat("${", 2000)
+	want, ok := highlight(text, "a.ts")
+	if !ok {
+		t.Fatal("not highlighted")
+	}
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			if got, ok := h.highlight(text, "README", "src/a.ts"); !ok || got != want {
+				t.Errorf("got %v and %d bytes, want the %d bytes of highlight", ok, len(got), len(want))
+			}
+		})
+	}
+	wg.Wait()
+	if got := n.Load(); got != 1 {
+		t.Fatalf("32 requests highlighted the file %d times, want 1", got)
+	}
+	h.highlight(text, "other/b.mjs") // javascript too
+	if got := n.Load(); got != 1 {
+		t.Errorf("another name of the same language: %d computations, want 1", got)
+	}
+	h.highlight(text+"x", "a.ts")
+	h.highlight(text, "a.json")
+	if got := n.Load(); got != 3 {
+		t.Errorf("other content and another language: %d computations, want 3", got)
+	}
+	// Nothing to compute: no language, or over the bound.
+	h.highlight(text, "LICENSE")
+	h.highlight(strings.Repeat("x", maxHighlight+1), "a.ts")
+	if got := n.Load(); got != 3 {
+		t.Errorf("unhighlighted files: %d computations, want 3", got)
+	}
+}
+
+// TestHighlighterStaysWithinBound: however many files are highlighted,
+// the HTML kept stays within the byte bound; an evicted file is computed
+// again, with the same result.
+func TestHighlighterStaysWithinBound(t *testing.T) {
+	t.Parallel()
+	one, _ := highlight("const a = 0;\n", "a.js")
+	bound := int64(4 * (len(one) + highlightEntryCost))
+	h, n := countingHighlighter(bound)
+	for i := range 50 {
+		text := fmt.Sprintf("const a = %d;\n", i)
+		want, _ := highlight(text, "a.js")
+		if got, ok := h.highlight(text, "a.js"); !ok || got != want {
+			t.Fatalf("file %d: got %v %q, want %q", i, ok, got, want)
+		}
+		if _, cost, _ := h.cache.Stats(); cost > bound {
+			t.Fatalf("after %d files the cache holds %d bytes, over its bound of %d", i+1, cost, bound)
+		}
+	}
+	entries, _, evictions := h.cache.Stats()
+	if entries == 0 || entries > 5 || evictions == 0 {
+		t.Errorf("got %d entries and %d evictions, want a few entries and evictions", entries, evictions)
+	}
+	before := n.Load()
+	if got, _ := h.highlight("const a = 0;\n", "a.js"); got != one {
+		t.Errorf("evicted file: got %q, want %q", got, one)
+	}
+	if n.Load() != before+1 {
+		t.Errorf("an evicted file was not computed again")
+	}
+	// A file whose HTML alone exceeds the bound is computed each time but
+	// never kept.
+	big := strings.Repeat("const b = 1;\n", 100)
+	h.highlight(big, "a.js")
+	if _, cost, _ := h.cache.Stats(); cost > bound {
+		t.Errorf("the cache holds %d bytes, over its bound of %d", cost, bound)
+	}
+}
+
+// BenchmarkHighlightCached: the catalog's cost of showing a hostile
+// 64 KiB file again ("cached", what every request after the first pays)
+// next to highlighting it ("uncached", what each request paid before the
+// cache).
+func BenchmarkHighlightCached(b *testing.B) {
+	text := strings.Repeat("${", maxHighlight/2)
+	b.Run("uncached", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if _, ok := highlight(text, "a.ts"); !ok {
+				b.Fatal("not highlighted")
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		h := newHighlighter(highlightCacheBytes)
+		h.highlight(text, "a.ts")
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := h.highlight(text, "a.ts"); !ok {
+				b.Fatal("not highlighted")
+			}
+		}
+	})
+}
+
+// oneFileCatalog serves one registry version with one file; the other
+// methods of Catalog are not called by a file page.
+type oneFileCatalog struct {
+	Catalog
+	text string
+}
+
+func (c oneFileCatalog) Registry(_ context.Context, _, ns, path, version string) (*Registry, error) {
+	m := &registry.Manifest{Name: "kit", Namespace: ns, Type: registry.TypeFeature, Version: "1.0.0",
+		Files: []registry.File{{Target: "src/index.ts", Type: registry.FileEntry, Path: "templates/index.ts"}}}
+	return &Registry{Namespace: ns, Path: path, Manifest: m, Versions: []string{"1.0.0"}}, nil
+}
+
+func (c oneFileCatalog) File(context.Context, string, string, string, string, string, int64) ([]byte, bool, error) {
+	return []byte(c.text), false, nil
+}
+
+func (c oneFileCatalog) TokenKnown(string) bool { return false }
+
+// TestFilePageHighlightsOnce: N anonymous requests for one file page,
+// all at once, highlight the file once.
+func TestFilePageHighlightsOnce(t *testing.T) {
+	t.Parallel()
+	u, err := New(oneFileCatalog{text: strings.Repeat("${", 2000)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	u.hl.compute = func(text, lang string) (template.HTML, bool) {
+		n.Add(1)
+		return highlightLang(text, lang)
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			rec := httptest.NewRecorder()
+			u.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/-/r/@main/features/kit/1.0.0/files/templates/index.ts", nil))
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `<span class="`) {
+				t.Errorf("got %d, want 200 with a highlighted file", rec.Code)
+			}
+		})
+	}
+	wg.Wait()
+	if got := n.Load(); got != 1 {
+		t.Errorf("16 requests highlighted the file %d times, want 1", got)
 	}
 }

@@ -26,18 +26,24 @@ import (
 // lexerFor returns the lexer for a file name (a path's base name is
 // used), or nil when the catalog knows no language for it.
 func lexerFor(name string) chroma.Lexer {
-	base := strings.ToLower(path.Base(name))
-	lang, ok := langByName[base]
-	if !ok {
-		ext := path.Ext(base)
-		if ext == "" || ext == base {
-			return nil
-		}
-		if lang, ok = langByExt[ext]; !ok {
-			return nil
-		}
+	if lang := langFor(name); lang != "" {
+		return catalogLexers()[lang]
 	}
-	return catalogLexers()[lang]
+	return nil
+}
+
+// langFor returns the language of a file name (a path's base name is
+// used), a key of [catalogLexers], or "" when the catalog knows none.
+func langFor(name string) string {
+	base := strings.ToLower(path.Base(name))
+	if lang, ok := langByName[base]; ok {
+		return lang
+	}
+	ext := path.Ext(base)
+	if ext == "" || ext == base {
+		return ""
+	}
+	return langByExt[ext]
 }
 
 // langByExt and langByName pick a language by extension, or by the whole

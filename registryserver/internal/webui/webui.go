@@ -102,9 +102,11 @@ type Options struct {
 const CookieName = "jig_token"
 
 const (
-	maxTokenLen  = 4096
-	maxFileShown = 1 << 20
-	pageLimit    = 50
+	maxTokenLen = 4096
+	// maxSigninForm bounds the body of a sign-in form.
+	maxSigninForm = 16 << 10
+	maxFileShown  = 1 << 20
+	pageLimit     = 50
 )
 
 //go:embed templates/*.html
@@ -119,6 +121,7 @@ type UI struct {
 	base   string
 	pages  map[string]*template.Template
 	static map[string]asset
+	hl     *highlighter
 }
 
 type asset struct {
@@ -151,7 +154,7 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if !ValidBasePath(base) {
 		return nil, fmt.Errorf("web catalog base path %q must be / or look like /catalog/ (letters, digits, -, _ and . between slashes)", o.BasePath)
 	}
-	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}}
+	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}, hl: newHighlighter(highlightCacheBytes)}
 	funcs := template.FuncMap{
 		"base":      func() string { return base },
 		"regURL":    u.registryURL,
@@ -578,7 +581,7 @@ func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *pag
 	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
 		fv.Text = string(data)
 		if !truncated {
-			fv.Highlighted, _ = highlight(fv.Text, target, file)
+			fv.Highlighted, _ = u.hl.highlight(fv.Text, target, file)
 		}
 	} else {
 		fv.Binary = true
@@ -661,8 +664,13 @@ func (u *UI) postSignin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: cross-site form submission", http.StatusForbidden)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxSigninForm)
 	if err := r.ParseForm(); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			u.render(w, r, http.StatusRequestEntityTooLarge, "signin", &page{Title: "Sign in",
+				Error: fmt.Sprintf("The form is larger than %d bytes: paste the token alone.", maxSigninForm)})
+			return
+		}
 		u.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Error: "The form could not be read."})
 		return
 	}
