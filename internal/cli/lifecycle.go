@@ -458,6 +458,9 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	if moved == 0 {
 		return
 	}
+	for _, b := range p.MergeBases {
+		o.Printf("%s has no trusted signature: it was used only as the merge base (to tell your changes apart); none of its content was written\n", b)
+	}
 	printMigrations(o, p.Migrations)
 	files := 0
 	for _, f := range p.Files {

@@ -167,6 +167,9 @@ func (e *Engine) stageConflicts(ctx context.Context, root string, j *journal) st
 		path := g.prefix + c.Target
 		lines = append(lines, "0 "+zeroOID+"\t"+path)
 		for stage, b := range [][]byte{c.Base, c.Ours, c.Theirs} {
+			if stage == 0 && c.NoBase {
+				continue // no stage 1: git shows the file as added by both
+			}
 			id, err := g.hashObject(ctx, b)
 			if err != nil {
 				return "conflicts were not marked in git's index: " + err.Error()
@@ -208,6 +211,19 @@ const (
 	SideTheirs = "theirs"
 	SideBase   = "base"
 )
+
+// UntrustedBaseError refuses to resolve a conflict with [SideBase] when
+// the update read the installed version only as the merge base: it is not
+// signed while the namespace's trust policy requires a signature (see
+// [MergeBaseSource]), so none of it is written.
+type UntrustedBaseError struct {
+	Target string // the conflicted file
+}
+
+// Error says why.
+func (e *UntrustedBaseError) Error() string {
+	return fmt.Sprintf("%s: the installed version was used only as the merge base of the update (it has no trusted signature), so it cannot be written; take ours or theirs, or edit the file by hand", e.Target)
+}
 
 // ErrNoConflict is matched by the error of [Engine.Resolve] for a file
 // the last update did not leave conflicted, and of [Engine.AbortUpdate]
@@ -259,6 +275,9 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 		return fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
 	}
 	c := j.Conflicts[i]
+	if side == SideBase && c.NoBase {
+		return &UntrustedBaseError{Target: clean}
+	}
 	data := map[string][]byte{SideOurs: c.Ours, SideTheirs: c.Theirs, SideBase: c.Base}[side]
 	real, link, err := resolveTarget(root, clean)
 	if err != nil {
