@@ -43,6 +43,11 @@ const (
 	// FileResolved: an update wrote conflict markers and they are gone.
 	// Not drift: resolving is what the user was asked to do.
 	FileResolved FileStatus = "resolved"
+	// FileNotTaken: the file is as recorded, but a conflict was resolved
+	// with the project's side (jig resolve --ours or --base): the
+	// installed version's changes to it were not taken
+	// ([registry.Resolution]). Drift, until the registry's next update.
+	FileNotTaken FileStatus = "not-taken"
 )
 
 // CheckReport is the result of [Engine.Check]; it encodes to the document
@@ -160,6 +165,15 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		sort.Strings(targets)
 		for _, t := range targets {
 			fc := checkFile(lc.pl.root, t, inst.Files[t], conflicted[t])
+			if r, ok := inst.Resolution(t); ok && r.NotTaken > 0 {
+				what := fmt.Sprintf("resolved with %s, %s of %s@%s not taken", r.Side, english.Count(r.NotTaken, "upstream change", "upstream changes"), id.Key(), inst.Version)
+				switch fc.Status {
+				case FileUnchanged, FileResolved:
+					fc.Status, fc.Reason = FileNotTaken, what
+				case FileModified:
+					fc.Reason = strings.TrimPrefix(fc.Reason+"; "+what, "; ")
+				}
+			}
 			if fc.Status != FileUnchanged && fc.Status != FileResolved {
 				rc.Drift = true
 			}
