@@ -82,6 +82,11 @@ type FileCheck struct {
 	Target string     `json:"target"`
 	Status FileStatus `json:"status"`
 	Reason string     `json:"reason,omitempty"`
+	// Unmerged is set on a [FileResolved] file (its markers removed by
+	// hand) that git's index still holds as unmerged: the project is in
+	// a git work tree, and "git status" still shows the conflict the
+	// update staged until the file is added.
+	Unmerged bool `json:"unmerged,omitempty"`
 }
 
 // PackageDrift is one package.json dependency or script that differs from
@@ -188,8 +193,44 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		rep.Drift = rep.Drift || rc.Drift
 		rep.Registries = append(rep.Registries, rc)
 	}
+	if err := markUnmerged(ctx, lc.pl.root, rep); err != nil {
+		rep.Warnings = append(rep.Warnings, "git's index was not read: "+firstLineOf(err))
+	}
 	rep.Warnings = append(rep.Warnings, leftoverTemps(lc.pl.root, lc.proj)...)
 	return rep, nil
+}
+
+// markUnmerged sets Unmerged on the resolved files of rep that git's index
+// still holds as unmerged. git runs (with [gitSafety]) only when some file
+// is resolved and the project is in a git work tree.
+func markUnmerged(ctx context.Context, root string, rep *CheckReport) error {
+	var resolved []string
+	for _, r := range rep.Registries {
+		for _, f := range r.Files {
+			if f.Status == FileResolved {
+				resolved = append(resolved, f.Target)
+			}
+		}
+	}
+	if len(resolved) == 0 {
+		return nil
+	}
+	g := findGit(ctx, root)
+	if g == nil {
+		return nil
+	}
+	unmerged, err := g.unmerged(ctx, resolved)
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Registries {
+		for i, f := range r.Files {
+			if f.Status == FileResolved && unmerged[f.Target] {
+				r.Files[i].Unmerged = true
+			}
+		}
+	}
+	return nil
 }
 
 // leftoverTemps names the temporary files ([tempPattern]) that a jig

@@ -102,6 +102,28 @@ func (g *gitRepo) indexEntry(ctx context.Context, target string) (string, error)
 	return "-", nil
 }
 
+// unmerged returns which of the project files targets git's index holds
+// as unmerged (stages 1-3; "git status" shows "UU" or "AA").
+func (g *gitRepo) unmerged(ctx context.Context, targets []string) (map[string]bool, error) {
+	args := []string{"ls-files", "-u", "-z", "--"}
+	for _, t := range targets {
+		args = append(args, ":(literal)"+g.prefix+t)
+	}
+	out, err := gitOutput(ctx, g.top, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if _, p, ok := bytes.Cut(rec, []byte{'\t'}); ok {
+			if t, ok := strings.CutPrefix(string(p), g.prefix); ok {
+				found[t] = true
+			}
+		}
+	}
+	return found, nil
+}
+
 // updateIndex feeds lines to "git update-index -z --index-info", with
 // every filter driver turned off ([noFilters]).
 func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
