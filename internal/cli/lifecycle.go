@@ -539,7 +539,7 @@ func verb(dryRun bool, plan, done string) string {
 }
 
 // shellQuoteAll quotes each path for a POSIX shell where it needs it
-// ('it'\''s'), so a command shown to be copied runs as shown; a first
+// ('it'\”s'), so a command shown to be copied runs as shown; a first
 // path that starts with "-" is preceded by "--".
 func shellQuoteAll(paths []string) []string {
 	out := make([]string, 0, len(paths)+1)
