@@ -538,9 +538,10 @@ func verb(dryRun bool, plan, done string) string {
 	return done
 }
 
-// shellQuoteAll quotes each path for a POSIX shell where it needs it
-// ('it'\”s'), so a command shown to be copied runs as shown; a first
-// path that starts with "-" is preceded by "--".
+// shellQuoteAll quotes each path for a POSIX shell where it needs it (in
+// single quotes, a single quote inside written as quote, backslash-quote,
+// quote), so a command shown to be copied runs as shown; a first path
+// that starts with "-" is preceded by "--".
 func shellQuoteAll(paths []string) []string {
 	out := make([]string, 0, len(paths)+1)
 	for i, p := range paths {
