@@ -70,11 +70,7 @@ func TestMergeBase(t *testing.T) {
 	t.Run("bad signature", func(t *testing.T) {
 		t.Parallel()
 		rec, url, index := signedServer(t, alice)
-		x, _ := registry.ParseDigestIndex(index)
-		x.Files["templates/index.ts"] = registry.Digest([]byte("evil\n"))
-		evil, _ := x.Marshal()
-		rec.set("/registries/@main/runtimes/node/1.1.0/digests", string(evil), nil)
-		rec.set("/registries/@main/runtimes/node/1.1.0/files/templates/index.ts", "evil\n", nil)
+		serveOtherDigests(rec, index)
 		_, _, _, err := sources(t, url, required).MergeBase(t.Context(), id)
 		var se *registryclient.SignatureError
 		if !errors.As(err, &se) || !se.Bad {
