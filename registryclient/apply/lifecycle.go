@@ -326,8 +326,8 @@ func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) erro
 // fetchBase fetches the manifest of the installed version pinned. A
 // [MergeBaseSource] may let through a version its namespace's trust
 // policy would refuse for want of a trusted signature: it is then marked
-// as read only as a merge base, listed in the plan's MergeBases, and its
-// manifest must have the digest jig.json recorded for it (a manifest
+// as read only as a merge base (the plan's MergeBases lists it when it is
+// the base of an op; see renderOps), and its manifest must have the digest jig.json recorded for it (a manifest
 // changed since the install is refused).
 func (lc *lifecycle) fetchBase(ctx context.Context, pinned registry.ID) (*registry.Manifest, error) {
 	mb, ok := lc.pl.e.src.(MergeBaseSource)
@@ -358,8 +358,6 @@ func (lc *lifecycle) fetchBase(ctx context.Context, pinned registry.ID) (*regist
 	}
 	lc.mu.Lock()
 	lc.baseOnly[pinned.Key()+"@"+m.Version] = true
-	lc.pl.plan.MergeBases = append(lc.pl.plan.MergeBases, pinned.Key()+"@"+m.Version)
-	slices.Sort(lc.pl.plan.MergeBases)
 	lc.mu.Unlock()
 	return m, nil
 }
@@ -437,6 +435,11 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 		return err
 	}
 	lc.pl.plan.RoundTrips++
+	for _, o := range ops {
+		if o.base.baseOnly {
+			lc.pl.plan.MergeBases = append(lc.pl.plan.MergeBases, o.key+"@"+o.base.Version)
+		}
+	}
 	return nil
 }
 
