@@ -42,6 +42,36 @@ type Installed struct {
 	// version's steps twice. Earlier jig versions and the reference ignore
 	// the field.
 	Migrations []AppliedMigration `json:"migrations,omitempty"`
+	// Resolutions are the conflicted files "jig resolve" settled with a
+	// side other than the new version's (--ours, --base), so that "jig
+	// check" and the census keep showing that the version's changes to
+	// them were not taken. The registry's next update drops them (it
+	// merges every file anew). Earlier jig versions and the reference
+	// ignore the field.
+	Resolutions []Resolution `json:"resolutions,omitempty"`
+}
+
+// Resolution records one file a conflict resolution left without the
+// installed version's changes.
+type Resolution struct {
+	// Target is the project file.
+	Target string `json:"target"`
+	// Side is the side written: "ours" or "base".
+	Side string `json:"side"`
+	// NotTaken counts the changes of the installed version to the file
+	// that were not taken (hunks of lines; JSON values and env variables
+	// kept as the project had them).
+	NotTaken int `json:"notTaken"`
+}
+
+// Resolution returns the record of target.
+func (in Installed) Resolution(target string) (Resolution, bool) {
+	for _, r := range in.Resolutions {
+		if r.Target == target {
+			return r, true
+		}
+	}
+	return Resolution{}, false
 }
 
 // AppliedMigration records the migration of one version an update ran.

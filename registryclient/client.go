@@ -40,6 +40,11 @@ type Client struct {
 	// policy is the compiled trust policy (signed.go); nil for none.
 	policy  *policy
 	signers map[string]signing.Signer // trusted signer by version ref
+	// The client that reads installed versions as merge bases only, and
+	// the versions it let through only as such (signed.go).
+	baseOnce   sync.Once
+	baseClient *Client
+	baseOnly   map[string]bool
 
 	// Files downloaded ahead of their File call (ahead.go).
 	aheadMu  sync.Mutex

@@ -40,6 +40,12 @@ type policy struct {
 	ns      string
 	allowed *signing.AllowedSigners
 	require bool
+	// mergeBase: the client reads installed versions only as the merge
+	// base of an update or remove ([Client.mergeBase]); a version the
+	// policy would refuse for want of a trusted signature is let through
+	// and marked (a signature that does not verify, or a version seen
+	// signed before that no longer is, is still refused).
+	mergeBase bool
 	// expected lists the trusted keys for messages: "SHA256:… (alice)".
 	expected []string
 }
@@ -196,6 +202,10 @@ func (c *Client) judgeIndex(ctx context.Context, id registry.ID, version string,
 		// signed.
 		return nil
 	}
+	if errors.As(err, &nc) && p.mergeBase && !c.seenSigned(id, version) {
+		c.markBaseOnly(id, version)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -224,6 +234,12 @@ func (c *Client) judgeIndex(ctx context.Context, id registry.ID, version string,
 	switch {
 	case bad != nil:
 		return fail("a signature does not verify over its digest index ("+bad.Error()+")", found, true)
+	case trusted == nil && p.require && p.mergeBase:
+		if c.seenSigned(id, version) {
+			return &RollbackError{Registry: id.Key(), Version: version, Server: c.baseStr, Lost: "it is no longer signed by a trusted key"}
+		}
+		c.markBaseOnly(id, version)
+		return nil
 	case trusted == nil && p.require && len(doc.Signatures) == 0:
 		return fail("it is not signed, and the trust policy of "+id.Namespace+" requires a signature", found, false)
 	case trusted == nil && p.require:
@@ -354,7 +370,84 @@ func (c *Client) noIndexUnderPolicy(id registry.ID, version string) error {
 	if !c.policy.require {
 		return nil
 	}
+	if c.policy.mergeBase {
+		c.markBaseOnly(id, version)
+		return nil
+	}
 	return &SignatureError{Namespace: id.Namespace, Registry: id.Key(), Version: version, Server: c.baseStr,
 		Problem:  "the server publishes no digest index for it, so it cannot be signed, and the trust policy of " + id.Namespace + " requires a signature",
 		Expected: c.policy.expected}
+}
+
+// mergeBase returns the client that reads installed versions only as the
+// merge base of an update or remove: under a policy that requires
+// signatures, a copy of c with its own memory of digest indexes (what it
+// lets through never serves a normal request) that lets through versions
+// without a trusted signature and marks them ([Client.baseOnlyVersion]);
+// otherwise c itself.
+func (c *Client) mergeBase() *Client {
+	c.baseOnce.Do(func() {
+		if c.policy == nil || !c.policy.require {
+			c.baseClient = c
+			return
+		}
+		p := *c.policy
+		p.mergeBase = true
+		c.baseClient = &Client{base: c.base, baseStr: c.baseStr, opts: c.opts, hc: c.hc, policy: &p}
+	})
+	return c.baseClient
+}
+
+// markBaseOnly records that id@version was let through only as a merge
+// base.
+func (c *Client) markBaseOnly(id registry.ID, version string) {
+	c.idxMu.Lock()
+	defer c.idxMu.Unlock()
+	if c.baseOnly == nil {
+		c.baseOnly = map[string]bool{}
+	}
+	c.baseOnly[c.versionRef(id, version)] = true
+}
+
+// baseOnlyVersion reports whether id@version was let through only as a
+// merge base (see [Client.mergeBase]).
+func (c *Client) baseOnlyVersion(id registry.ID, version string) bool {
+	c.idxMu.Lock()
+	defer c.idxMu.Unlock()
+	return c.baseOnly[c.versionRef(id, version)]
+}
+
+// MergeBase is [Sources.ManifestDigest] for a version the project has
+// installed and that an update or remove reads only as the merge base
+// (what counts as the project's change), never as content to write: under
+// a trust policy that requires signatures, a version without a trusted
+// signature is returned too, with trusted false; a signature that does not
+// verify, or a version seen signed before that no longer is, is refused as
+// ever. Read its files with [Sources.MergeBaseFile]. Without such a policy
+// it is ManifestDigest, trusted true.
+//
+// API: GET /registries/@ns/<path>/<version>, GET …/<version>/digests
+func (s *Sources) MergeBase(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, trusted bool, err error) {
+	c, err := s.client(ctx, id.Namespace)
+	if err != nil {
+		return nil, "", false, err
+	}
+	bc := c.mergeBase()
+	r, err := bc.ManifestWithDigest(ctx, id)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return r.Manifest, r.Digest, !bc.baseOnlyVersion(id, r.Manifest.Version), nil
+}
+
+// MergeBaseFile is [Sources.File] for a version [Sources.MergeBase]
+// returned.
+//
+// API: GET /registries/@ns/<path>/<version>/files/<file path>
+func (s *Sources) MergeBaseFile(ctx context.Context, id registry.ID, path string) ([]byte, error) {
+	c, err := s.client(ctx, id.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return c.mergeBase().File(ctx, id, path)
 }

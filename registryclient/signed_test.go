@@ -88,6 +88,17 @@ func signedServer(t *testing.T, alice testKey) (*recorder, string, []byte) {
 	return rec, srv.URL, index
 }
 
+// serveOtherDigests makes the server answer 1.1.0's index.ts with other
+// bytes and its digest index with their digest: the signature is over
+// the old index.
+func serveOtherDigests(rec *recorder, index []byte) {
+	x, _ := registry.ParseDigestIndex(index)
+	x.Files["templates/index.ts"] = registry.Digest([]byte("evil\n"))
+	evil, _ := x.Marshal()
+	rec.set("/registries/@main/runtimes/node/1.1.0/digests", string(evil), nil)
+	rec.set("/registries/@main/runtimes/node/1.1.0/files/templates/index.ts", "evil\n", nil)
+}
+
 func trustClient(t *testing.T, url string, ch *cache.Cache, trust *registryclient.Trust, opts ...registryclient.Option) (*registryclient.Client, *[]string) {
 	t.Helper()
 	var mu sync.Mutex
@@ -167,13 +178,7 @@ func TestTrustPolicy(t *testing.T) {
 	t.Run("other digests", func(t *testing.T) {
 		t.Parallel()
 		rec, url, index := signedServer(t, alice)
-		// The file and the index both changed to match; the signature is
-		// over the old index.
-		x, _ := registry.ParseDigestIndex(index)
-		x.Files["templates/index.ts"] = registry.Digest([]byte("evil\n"))
-		evil, _ := x.Marshal()
-		rec.set("/registries/@main/runtimes/node/1.1.0/digests", string(evil), nil)
-		rec.set("/registries/@main/runtimes/node/1.1.0/files/templates/index.ts", "evil\n", nil)
+		serveOtherDigests(rec, index)
 		for _, tr := range []*registryclient.Trust{trusted, required} {
 			c, _ := trustClient(t, url, nil, tr)
 			_, err := c.File(t.Context(), id, "templates/index.ts")

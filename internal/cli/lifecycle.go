@@ -190,6 +190,7 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 func printCheck(o *Output, rep *apply.CheckReport) {
 	files, pkgs, conflicts, resolved := 0, 0, 0, 0
 	total := 0
+	var unmerged []string
 	for _, r := range rep.Registries {
 		total += len(r.Files)
 		hasResolved := slices.ContainsFunc(r.Files, func(f apply.FileCheck) bool { return f.Status == apply.FileResolved })
@@ -213,6 +214,9 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 				conflicts++
 			case apply.FileResolved:
 				resolved++
+				if f.Unmerged {
+					unmerged = append(unmerged, f.Target)
+				}
 			default:
 				files++
 			}
@@ -227,6 +231,11 @@ func printCheck(o *Output, rep *apply.CheckReport) {
 		}
 	}
 	printWarnings(o, rep.Warnings)
+	if len(unmerged) > 0 {
+		slices.Sort(unmerged)
+		unmerged = slices.Compact(unmerged)
+		o.Printf("git still shows %s as unmerged (UU): mark %s resolved with 'git add %s'.\n", strings.Join(unmerged, ", "), english.Plural(len(unmerged), "it", "them"), strings.Join(shellQuoteAll(unmerged), " "))
+	}
 	if !rep.Drift {
 		if resolved > 0 {
 			o.Printf("No drift: %s of %s match jig.json (%s).\n", english.Count(total, "file", "files"), english.Count(len(rep.Registries), "registry", "registries"), english.Count(resolved, "resolved conflict", "resolved conflicts"))
@@ -425,6 +434,9 @@ func finishLifecycle(app *App, plan *apply.Plan, dryRun, asJSON bool) error {
 			}
 			if markers > 0 {
 				app.Out.Errorln(fmt.Sprintf("%s to resolve: edit the files listed above (look for <<<<<<< markers), then run 'jig check'.", english.Count(markers, "conflict", "conflicts")))
+				if !dryRun {
+					app.Out.Errorln("Or take one side of a file with 'jig resolve <file> --ours|--theirs', or put everything back with 'jig update --abort'.")
+				}
 			}
 			if kept := plan.Conflicts - markers; kept > 0 {
 				app.Out.Errorln(fmt.Sprintf("%s of the registry not applied: you had changed the same value or binary file, and yours was kept (listed above); make the registry's change by hand if you want it.", english.Count(kept, "change", "changes")))
@@ -457,6 +469,9 @@ func printLifecycle(o *Output, p *apply.Plan, dryRun bool) {
 	}
 	if moved == 0 {
 		return
+	}
+	for _, b := range p.MergeBases {
+		o.Printf("%s has no trusted signature: it was used only as the merge base (to tell your changes apart); none of its content was written\n", b)
 	}
 	printMigrations(o, p.Migrations)
 	files := 0
@@ -521,4 +536,26 @@ func verb(dryRun bool, plan, done string) string {
 		return plan
 	}
 	return done
+}
+
+// shellQuoteAll quotes each path for a POSIX shell where it needs it (in
+// single quotes, a single quote inside written as quote, backslash-quote,
+// quote), so a command shown to be copied runs as shown; a first path
+// that starts with "-" is preceded by "--".
+func shellQuoteAll(paths []string) []string {
+	out := make([]string, 0, len(paths)+1)
+	for i, p := range paths {
+		if i == 0 && strings.HasPrefix(p, "-") {
+			out = append(out, "--")
+		}
+		safe := p != "" && strings.IndexFunc(p, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/@+=:,-", r))
+		}) < 0
+		if safe {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, "'"+strings.ReplaceAll(p, "'", `'\''`)+"'")
+	}
+	return out
 }

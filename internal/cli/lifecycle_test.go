@@ -115,3 +115,21 @@ func TestLifecycleFlagRules(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuoteAll(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"notes.txt"}, "notes.txt"},
+		{[]string{"src/a b.ts", "c.ts"}, "'src/a b.ts' c.ts"},
+		{[]string{"it's.md"}, `'it'\''s.md'`},
+		{[]string{"-x.txt"}, "-- -x.txt"},
+		{[]string{"$(rm -rf).txt"}, "'$(rm -rf).txt'"},
+	} {
+		if got := strings.Join(shellQuoteAll(c.in), " "); got != c.want {
+			t.Errorf("shellQuoteAll(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

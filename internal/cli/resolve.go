@@ -54,12 +54,19 @@ func (c *ResolveCmd) Run(ctx context.Context, app *App) error {
 		pr.done()
 		return err
 	}
-	err = eng.Resolve(ctx, dir, file, side)
+	rep, err := eng.Resolve(ctx, dir, file, side)
 	pr.done()
 	if err != nil {
 		return err
 	}
 	app.Out.Success("Resolved %s with %s", file, side)
+	if rep.NotTaken > 0 {
+		from := "the new version"
+		if rep.Registry != "" {
+			from = rep.Registry + "@" + rep.Version
+		}
+		app.Out.Warnf("%s: %s of %s to it not taken (--%s keeps none of them); 'jig check' shows it as not-taken until the registry's next update", rep.Target, english.Count(rep.NotTaken, "change", "changes"), from, side)
+	}
 	return nil
 }
 

@@ -83,7 +83,13 @@ type stopper struct {
 	ctx context.Context
 	n   int
 	err error
+	// hideBase: the base is not trusted and none of it may be written
+	// ([Merge3UntrustedBase]).
+	hideBase bool
 }
+
+// hidesBase reports whether the merge must not write the base.
+func (s *stopper) hidesBase() bool { return s != nil && s.hideBase }
 
 const stopEvery = 1024
 

@@ -131,6 +131,29 @@ func Merge3Context(ctx context.Context, strategy registry.Strategy, base, ours, 
 	return merge3(newStopper(ctx), strategy, base, ours, theirs, label)
 }
 
+// Merge3UntrustedBase is [Merge3Context] for a base that is not trusted:
+// an installed version read only as the merge ancestor (for one, a
+// version without a trusted signature while the namespace requires one).
+// Such a base decides only what counts as the project's change; no byte
+// of it is written or reported: a conflict block holds ours and theirs
+// without the "||||||| base" section (git's "merge" conflict style), and
+// every [Conflict] has an empty Base.
+func Merge3UntrustedBase(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+	st := newStopper(ctx)
+	if st == nil {
+		st = &stopper{ctx: context.Background()}
+	}
+	st.hideBase = true
+	res, err := merge3(st, strategy, base, ours, theirs, label)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res.Conflicts {
+		res.Conflicts[i].Base = ""
+	}
+	return res, nil
+}
+
 func merge3(st *stopper, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
 	if err := st.done(); err != nil {
 		return nil, err
@@ -162,7 +185,9 @@ func merge3Overwrite(st *stopper, base, ours, theirs []byte, label string) (*Mer
 	bv, okB := jsonDocument(base)
 	ov, okO := jsonDocument(ours)
 	tv, okT := jsonDocument(theirs)
-	lines, _ := textMerge3(merge3Lines)(st, base, ours, theirs, label)
+	lines, _ := textMerge3(func(base, ours, theirs []byte, label string) *Merge3Result {
+		return merge3Lines(base, ours, theirs, label, !st.hidesBase())
+	})(st, base, ours, theirs, label)
 	if !okB || !okO || !okT {
 		return lines, nil
 	}
@@ -195,8 +220,9 @@ func clone(b []byte) []byte { return append([]byte{}, b...) }
 // merge3Lines is diff3 over lines (Khanna, Kuber and Pierce, "A Formal
 // Investigation of Diff3"): stable chunks, where base, ours and theirs
 // agree, alternate with unstable chunks that are resolved when only one
-// side changed them.
-func merge3Lines(base, ours, theirs []byte, label string) *Merge3Result {
+// side changed them. Without withBase, conflict blocks leave out the
+// base section.
+func merge3Lines(base, ours, theirs []byte, label string, withBase bool) *Merge3Result {
 	o, a, b := splitKeepLines(base), splitKeepLines(ours), splitKeepLines(theirs)
 	// A last line without "\n" is a different line from the same text
 	// with one, so merges stay exact; only inside a conflict block is a
@@ -250,8 +276,10 @@ func merge3Lines(base, ours, theirs []byte, label string) *Merge3Result {
 			start := len(out) + 1
 			marker(MarkerOurs)
 			emit(ca[p : len(ca)-s])
-			marker(MarkerBase)
-			emit(co)
+			if withBase {
+				marker(MarkerBase)
+				emit(co)
+			}
 			marker(MarkerSep)
 			emit(cb[p : len(cb)-s])
 			marker(MarkerTheirs + " " + label)

@@ -89,18 +89,33 @@ func FuzzMerge3(f *testing.F) {
 		// The line merge itself (no shortcuts), on LF text.
 		lb, lo, lt := toLF(base), toLF(ours), toLF(theirs)
 		if !bytes.Contains(lb, []byte("\r")) && !bytes.Contains(lo, []byte("\r")) && !bytes.Contains(lt, []byte("\r")) {
-			if got := merge3Lines(lb, lb, lt, "x@1"); !bytes.Equal(got.Content, lt) || len(got.Conflicts) > 0 {
+			if got := merge3Lines(lb, lb, lt, "x@1", true); !bytes.Equal(got.Content, lt) || len(got.Conflicts) > 0 {
 				t.Fatalf("merge3Lines with ours = base:\ngot  %q\nwant %q", got.Content, lt)
 			}
-			if got := merge3Lines(lb, lo, lb, "x@1"); !bytes.Equal(got.Content, lo) || len(got.Conflicts) > 0 {
+			if got := merge3Lines(lb, lo, lb, "x@1", true); !bytes.Equal(got.Content, lo) || len(got.Conflicts) > 0 {
 				t.Fatalf("merge3Lines with theirs = base:\ngot  %q\nwant %q", got.Content, lo)
 			}
-			if got := merge3Lines(lb, lo, lo, "x@1"); !bytes.Equal(got.Content, lo) || len(got.Conflicts) > 0 {
+			if got := merge3Lines(lb, lo, lo, "x@1", true); !bytes.Equal(got.Content, lo) || len(got.Conflicts) > 0 {
 				t.Fatalf("merge3Lines with ours = theirs:\ngot  %q\nwant %q", got.Content, lo)
 			}
-			got := merge3Lines(lb, lo, lt, "x@1")
+			got := merge3Lines(lb, lo, lt, "x@1", true)
 			if n := bytes.Count(got.Content, []byte(MarkerOurs+"\n")); n < len(got.Conflicts) {
 				t.Fatalf("merge3Lines: %d conflicts but %d markers", len(got.Conflicts), n)
+			}
+		}
+		// An untrusted base is never written: with base lines no other
+		// side has, none reaches the result.
+		if lineMode {
+			foreign := bytes.ReplaceAll(base, []byte("line "), []byte("BASE "))
+			if res, err := Merge3UntrustedBase(t.Context(), s, foreign, ours, theirs, "x@1"); err == nil {
+				if bytes.Contains(res.Content, []byte("BASE")) || bytes.Contains(res.Content, []byte(MarkerBase)) {
+					t.Fatalf("Merge3UntrustedBase(%s) wrote the base:\n%s", s, res.Content)
+				}
+				for _, c := range res.Conflicts {
+					if c.Base != "" {
+						t.Fatalf("Merge3UntrustedBase(%s) reported the base value %q", s, c.Base)
+					}
+				}
 			}
 		}
 		// The set and key merges: theirs' additions land, base-only lines go.

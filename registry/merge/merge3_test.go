@@ -116,3 +116,53 @@ func TestMerge3ConflictKind(t *testing.T) {
 		t.Errorf("JSON merge: got %+v, want one ConflictKept", res.Conflicts)
 	}
 }
+
+// TestMerge3UntrustedBase: a base that is not trusted decides what
+// counts as the project's change, but none of it is written or reported.
+func TestMerge3UntrustedBase(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, target       string
+		base, ours, theirs string
+		want               string
+		conflicts          int
+	}{
+		{"lines conflict", "a.txt", "one\nevil\n", "one\nmine\n", "one\nnew\n",
+			"one\n<<<<<<< ours\nmine\n=======\nnew\n>>>>>>> x@1\n", 1},
+		{"lines clean", "a.txt", "one\ntwo\nthree\n", "one (mine)\ntwo\nthree\n", "one\ntwo\nthree\nfour\n",
+			"one (mine)\ntwo\nthree\nfour\n", 0},
+		{"json conflict", "a.json", `{"a":"evil"}`, `{"a":"mine"}`, `{"a":"new"}`, `{"a":"mine"}`, 1},
+		{"env conflict", ".env", "A=evil\n", "A=mine\n", "A=new\n", "A=mine\n", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := StrategyFor(c.target, nil)
+			res, err := Merge3UntrustedBase(t.Context(), s, []byte(c.base), []byte(c.ours), []byte(c.theirs), "x@1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.Content) != c.want {
+				t.Errorf("content: got %q, want %q", res.Content, c.want)
+			}
+			if len(res.Conflicts) != c.conflicts {
+				t.Fatalf("conflicts: got %d, want %d", len(res.Conflicts), c.conflicts)
+			}
+			for _, cf := range res.Conflicts {
+				if cf.Base != "" {
+					t.Errorf("conflict %s reports the base value %q", cf.Path, cf.Base)
+				}
+			}
+			// The trusted merge of the same sides shows the base.
+			if c.conflicts > 0 {
+				full, err := Merge3Context(t.Context(), s, []byte(c.base), []byte(c.ours), []byte(c.theirs), "x@1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(full.Content), "evil") && full.Conflicts[0].Base == "" {
+					t.Errorf("the trusted merge does not show the base either: %q", full.Content)
+				}
+			}
+		})
+	}
+}

@@ -10,7 +10,8 @@ import (
 // CensusState is the census state ([wire.CensusClean] and the others) of
 // one checked registry and its drifted targets, sorted: a target that
 // still has conflict markers makes it conflicted, else a changed file or
-// package.json entry modified, else a deleted file missing. Drifted
+// package.json entry, or a file resolved without the version's changes
+// ([FileNotTaken]), modified, else a deleted file missing. Drifted
 // package.json entries count as the target "package.json". No file
 // content is read or returned.
 func CensusState(r RegistryCheck) (state string, drifted []string) {
@@ -19,7 +20,7 @@ func CensusState(r RegistryCheck) (state string, drifted []string) {
 		switch f.Status {
 		case FileConflict:
 			conflict = true
-		case FileModified:
+		case FileModified, FileNotTaken:
 			modified = true
 		case FileMissing:
 			missing = true

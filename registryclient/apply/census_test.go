@@ -20,6 +20,8 @@ func TestCensusReports(t *testing.T) {
 		{Key: "@b/conf", Version: "2.0.0", Files: []apply.FileCheck{f("c", apply.FileConflict), f("b", apply.FileModified)}},
 		{Key: "@b/miss", Version: "2.0.0", Files: []apply.FileCheck{f("m", apply.FileMissing)}},
 		{Key: "@b/pkg", Version: "2.0.0", Packages: []apply.PackageDrift{{Section: "dependencies", Name: "x"}}},
+		// Resolved with ours: the version's changes were not taken.
+		{Key: "@b/ours", Version: "2.0.0", Files: []apply.FileCheck{f("o", apply.FileNotTaken), f("u", apply.FileUnchanged)}},
 	}}
 	got := apply.CensusReports(rep, wire.CensusReport{Project: "p", Commit: "c"})
 	want := map[string]*wire.CensusReport{
@@ -31,6 +33,7 @@ func TestCensusReports(t *testing.T) {
 			{Path: "conf", Version: "2.0.0", State: "conflicted", Drifted: []string{"b", "c"}},
 			{Path: "miss", Version: "2.0.0", State: "missing", Drifted: []string{"m"}},
 			{Path: "pkg", Version: "2.0.0", State: "modified", Drifted: []string{"package.json"}},
+			{Path: "ours", Version: "2.0.0", State: "modified", Drifted: []string{"o"}},
 		}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -43,6 +43,11 @@ const (
 	// FileResolved: an update wrote conflict markers and they are gone.
 	// Not drift: resolving is what the user was asked to do.
 	FileResolved FileStatus = "resolved"
+	// FileNotTaken: the file is as recorded, but a conflict was resolved
+	// with the project's side (jig resolve --ours or --base): the
+	// installed version's changes to it were not taken
+	// ([registry.Resolution]). Drift, until the registry's next update.
+	FileNotTaken FileStatus = "not-taken"
 )
 
 // CheckReport is the result of [Engine.Check]; it encodes to the document
@@ -77,6 +82,11 @@ type FileCheck struct {
 	Target string     `json:"target"`
 	Status FileStatus `json:"status"`
 	Reason string     `json:"reason,omitempty"`
+	// Unmerged is set on a [FileResolved] file (its markers removed by
+	// hand) that git's index still holds as unmerged: the project is in
+	// a git work tree, and "git status" still shows the conflict the
+	// update staged until the file is added.
+	Unmerged bool `json:"unmerged,omitempty"`
 }
 
 // PackageDrift is one package.json dependency or script that differs from
@@ -160,6 +170,15 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		sort.Strings(targets)
 		for _, t := range targets {
 			fc := checkFile(lc.pl.root, t, inst.Files[t], conflicted[t])
+			if r, ok := inst.Resolution(t); ok && r.NotTaken > 0 {
+				what := fmt.Sprintf("resolved with %s, %s of %s@%s not taken", r.Side, english.Count(r.NotTaken, "upstream change", "upstream changes"), id.Key(), inst.Version)
+				switch fc.Status {
+				case FileUnchanged, FileResolved:
+					fc.Status, fc.Reason = FileNotTaken, what
+				case FileModified:
+					fc.Reason = strings.TrimPrefix(fc.Reason+"; "+what, "; ")
+				}
+			}
 			if fc.Status != FileUnchanged && fc.Status != FileResolved {
 				rc.Drift = true
 			}
@@ -174,8 +193,44 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		rep.Drift = rep.Drift || rc.Drift
 		rep.Registries = append(rep.Registries, rc)
 	}
+	if err := markUnmerged(ctx, lc.pl.root, rep); err != nil {
+		rep.Warnings = append(rep.Warnings, "git's index was not read: "+firstLineOf(err))
+	}
 	rep.Warnings = append(rep.Warnings, leftoverTemps(lc.pl.root, lc.proj)...)
 	return rep, nil
+}
+
+// markUnmerged sets Unmerged on the resolved files of rep that git's index
+// still holds as unmerged. git runs (with [gitSafety]) only when some file
+// is resolved and the project is in a git work tree.
+func markUnmerged(ctx context.Context, root string, rep *CheckReport) error {
+	var resolved []string
+	for _, r := range rep.Registries {
+		for _, f := range r.Files {
+			if f.Status == FileResolved {
+				resolved = append(resolved, f.Target)
+			}
+		}
+	}
+	if len(resolved) == 0 {
+		return nil
+	}
+	g := findGit(ctx, root)
+	if g == nil {
+		return nil
+	}
+	unmerged, err := g.unmerged(ctx, resolved)
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Registries {
+		for i, f := range r.Files {
+			if f.Status == FileResolved && unmerged[f.Target] {
+				r.Files[i].Unmerged = true
+			}
+		}
+	}
+	return nil
 }
 
 // leftoverTemps names the temporary files ([tempPattern]) that a jig

@@ -74,6 +74,9 @@ type journalConflict struct {
 	Ours   []byte      `json:"ours"`
 	Theirs []byte      `json:"theirs"`
 	Mode   fs.FileMode `json:"mode"`
+	// NoBase: the base is an installed version read only as the merge
+	// base; Base is empty and neither jig resolve nor git's index gets it.
+	NoBase bool `json:"noBase,omitempty"`
 	// Index is the path's stage-0 entry before the update ("<mode> <sha>"),
 	// "-" when the path was not in the index; empty when git was not used.
 	Index string `json:"index,omitempty"`
@@ -294,7 +297,7 @@ func newJournal(mode Mode, writes []pendingWrite, dirs []string, root string, si
 		j.Files = append(j.Files, en)
 	}
 	for _, s := range sides {
-		j.Conflicts = append(j.Conflicts, journalConflict{Target: s.target, Base: s.base, Ours: s.ours, Theirs: s.theirs, Mode: s.mode})
+		j.Conflicts = append(j.Conflicts, journalConflict{Target: s.target, Base: s.base, Ours: s.ours, Theirs: s.theirs, Mode: s.mode, NoBase: s.noBase})
 	}
 	return j
 }

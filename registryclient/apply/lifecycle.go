@@ -175,7 +175,10 @@ type lifecycle struct {
 	current map[string]*registry.Manifest
 	langs   map[string]registry.Language
 	renders map[string]*Rendered // key@version -> rendering
-	mu      sync.Mutex
+	// baseOnly holds the installed versions (key@version) read only as
+	// merge bases ([MergeBaseSource]).
+	baseOnly map[string]bool
+	mu       sync.Mutex
 }
 
 // openProject prepares a plan over the existing project in dir.
@@ -227,7 +230,7 @@ func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifec
 			return nil, err
 		}
 	}
-	return &lifecycle{pl: pl, proj: proj, name: proj.Name, current: map[string]*registry.Manifest{}, langs: map[string]registry.Language{}, renders: map[string]*Rendered{}}, nil
+	return &lifecycle{pl: pl, proj: proj, name: proj.Name, current: map[string]*registry.Manifest{}, langs: map[string]registry.Language{}, renders: map[string]*Rendered{}, baseOnly: map[string]bool{}}, nil
 }
 
 // installedIDs returns the installed registries in jig.json order, pinned
@@ -288,20 +291,18 @@ func (lc *lifecycle) find(ctx context.Context, typed string) (registry.ID, error
 }
 
 // fetchInstalled fetches the manifest of every installed registry at its
-// installed version, concurrently, and settles each one's language.
+// installed version, concurrently, and settles each one's language. With a
+// [MergeBaseSource], an installed version may be read as a merge base
+// only (see fetchBase).
 func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) error {
-	e := lc.pl.e
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxFetches)
 	for _, id := range ids {
 		g.Go(func() error {
 			pinned := id
 			pinned.Language = ""
-			m, err := e.src.Manifest(gctx, pinned)
+			m, err := lc.fetchBase(gctx, pinned)
 			if err != nil {
-				return fmt.Errorf("fetching installed registry %s: %w", pinned, err)
-			}
-			if err := checkManifest(pinned, m); err != nil {
 				return err
 			}
 			lang := lc.proj.Installed[id.Key()].Language
@@ -322,6 +323,52 @@ func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) erro
 	return nil
 }
 
+// fetchBase fetches the manifest of the installed version pinned. A
+// [MergeBaseSource] may let through a version its namespace's trust
+// policy would refuse for want of a trusted signature: it is then marked
+// as read only as a merge base (the plan's MergeBases lists it when it is
+// the base of an op; see renderOps), and its manifest must have the digest jig.json recorded for it (a manifest
+// changed since the install is refused).
+func (lc *lifecycle) fetchBase(ctx context.Context, pinned registry.ID) (*registry.Manifest, error) {
+	mb, ok := lc.pl.e.src.(MergeBaseSource)
+	if !ok {
+		m, err := lc.pl.e.src.Manifest(ctx, pinned)
+		if err != nil {
+			return nil, fmt.Errorf("fetching installed registry %s: %w", pinned, err)
+		}
+		return m, checkManifest(pinned, m)
+	}
+	m, digest, trusted, err := mb.MergeBase(ctx, pinned)
+	if err != nil {
+		return nil, fmt.Errorf("fetching installed registry %s: %w", pinned, err)
+	}
+	if err := checkManifest(pinned, m); err != nil {
+		return nil, err
+	}
+	if trusted {
+		return m, nil
+	}
+	rec := lc.proj.Installed[pinned.Key()]
+	switch {
+	case rec.Digest != "" && rec.Digest != digest:
+		return nil, fmt.Errorf("installed registry %s: %w", pinned, &registry.DigestError{
+			What: pinned.Key() + "@" + pinned.Version + " manifest (recorded in " + registry.ProjectFile + ")", Want: rec.Digest, Got: digest})
+	case rec.Digest == "":
+		lc.warn(fmt.Sprintf("%s records no digest for %s@%s (written by an older jig); its manifest was not compared", registry.ProjectFile, pinned.Key(), pinned.Version))
+	}
+	lc.mu.Lock()
+	lc.baseOnly[pinned.Key()+"@"+m.Version] = true
+	lc.mu.Unlock()
+	return m, nil
+}
+
+// warn adds a warning to the plan; it may be called concurrently.
+func (lc *lifecycle) warn(w string) {
+	lc.mu.Lock()
+	lc.pl.plan.Warnings = append(lc.pl.plan.Warnings, w)
+	lc.mu.Unlock()
+}
+
 // render returns the (cached) rendering of key at the version of m.
 func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifest, lang registry.Language) (*Rendered, error) {
 	ck := key + "@" + m.Version + ":" + string(lang)
@@ -335,7 +382,10 @@ func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifes
 	if err != nil {
 		return nil, err
 	}
-	r, err = lc.pl.e.renderManifest(ctx, id, m, lang)
+	lc.mu.Lock()
+	baseOnly := lc.baseOnly[key+"@"+m.Version]
+	lc.mu.Unlock()
+	r, err = lc.pl.e.renderManifest(ctx, id, m, lang, baseOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -385,6 +435,11 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 		return err
 	}
 	lc.pl.plan.RoundTrips++
+	for _, o := range ops {
+		if o.base.baseOnly {
+			lc.pl.plan.MergeBases = append(lc.pl.plan.MergeBases, o.key+"@"+o.base.Version)
+		}
+	}
 	return nil
 }
 
@@ -426,6 +481,11 @@ func (lc *lifecycle) otherFiles(key, target string) []otherFile {
 		lc.mu.Lock()
 		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
 		lc.mu.Unlock()
+		if r != nil && r.baseOnly {
+			// Read only as a merge base: its content is never written.
+			// What it put in the file counts as the project's.
+			continue
+		}
 		if f, ok := r.file(target); ok {
 			out = append(out, otherFile{k, f})
 		}

@@ -142,9 +142,39 @@ func (m *fileMerge) conflict(cs []merge.Conflict) {
 // sides keeps the three sides of the file's merge, for git's index and
 // jig resolve, should the merge conflict (see [conflictSides]).
 func (m *fileMerge) sides(base, ours, theirs []byte) {
-	if !m.o.remove {
-		m.st.sides = &conflictSides{target: m.t, base: base, ours: ours, theirs: theirs}
+	if m.o.remove {
+		return
 	}
+	m.st.sides = &conflictSides{target: m.t, base: base, ours: ours, theirs: theirs}
+	if m.o.base.baseOnly {
+		m.st.sides.base, m.st.sides.noBase = nil, true
+	}
+}
+
+// isBase reports whether the project's file holds b, the base's content
+// for it, so that replacing or deleting it loses nothing of the user's.
+// When the base is read only as a merge base (not trusted: the server
+// could have sent anything as its files), the file must also still have
+// the bytes jig.json recorded for it.
+func (m *fileMerge) isBase(b []byte) bool {
+	if !bytes.Equal(m.st.cur, b) {
+		return false
+	}
+	if m.o.base.baseOnly {
+		h, ok := m.o.inst.Files[m.t]
+		return ok && h == hashOf(m.st.cur)
+	}
+	return true
+}
+
+// merge3 is the three-way merge of the file: [merge.Merge3UntrustedBase]
+// when the base is read only as a merge base, so that none of it is
+// written.
+func (m *fileMerge) merge3(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte) (*merge.Merge3Result, error) {
+	if m.o.base.baseOnly {
+		return merge.Merge3UntrustedBase(ctx, strategy, base, ours, theirs, m.o.label())
+	}
+	return merge.Merge3Context(ctx, strategy, base, ours, theirs, m.o.label())
 }
 
 // record notes the file's hash for jig.json when the target version
@@ -207,7 +237,7 @@ func (lc *lifecycle) openFileMerge(o *op, t string) (*fileMerge, error) {
 	}
 	st.from = appendOnce(st.from, o.key)
 	m.exists = (st.exists || st.touched) && !st.remove
-	m.unchanged = m.exists && m.inB && bytes.Equal(st.cur, m.bf.Content)
+	m.unchanged = m.exists && m.inB && m.isBase(m.bf.Content)
 	return m, nil
 }
 
@@ -240,11 +270,11 @@ func (lc *lifecycle) mergeStructured(ctx context.Context, m *fileMerge) error {
 	case !m.exists && m.inT:
 		m.set(tc)
 	case !m.exists:
-	case !m.inT && !shared && (m.unchanged || bytes.Equal(st.cur, bc)):
+	case !m.inT && !shared && (m.unchanged || m.isBase(bc)):
 		st.remove = true
 	default:
 		ours := st.cur
-		res, err := merge.Merge3Context(ctx, m.strategy, bc, st.cur, tc, o.label())
+		res, err := m.merge3(ctx, m.strategy, bc, st.cur, tc)
 		if err != nil {
 			return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 		}
@@ -299,7 +329,7 @@ func (lc *lifecycle) mergeWhole(ctx context.Context, m *fileMerge) error {
 			o.conflicted = append(o.conflicted, conflictRecord(t, label, markedConflicts(st.cur, label)))
 		default:
 			ours := st.cur
-			res, err := merge.Merge3Context(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content, label)
+			res, err := m.merge3(ctx, registry.StrategyOverwrite, bf.Content, st.cur, tf.Content)
 			if err != nil {
 				return fmt.Errorf("registry %s, file %s: %w", o.key, t, err)
 			}

@@ -103,6 +103,12 @@ type Plan struct {
 	// (see [registry.Migration]), applied or skipped, in the order they
 	// ran.
 	Migrations []MigrationResult `json:"migrations,omitempty"`
+	// MergeBases are the installed versions ("@acme/tools/x@1.0.0") an
+	// update or remove read only as the merge base, with no trusted
+	// signature while their namespace's trust policy requires one (see
+	// [MergeBaseSource]): they decided what counts as the project's
+	// change, and none of their content was written.
+	MergeBases []string `json:"mergeBases,omitempty"`
 
 	// Install is the package manager's install that [Engine.Apply] ran
 	// ([WithInstall]); nil when it did not run.
@@ -267,6 +273,9 @@ type conflictSides struct {
 	target             string
 	base, ours, theirs []byte
 	mode               fs.FileMode
+	// noBase: the base is an installed version read only as the merge
+	// base (see [MergeBaseSource]); base is nil and is never written.
+	noBase bool
 }
 
 type planner struct {
@@ -626,7 +635,13 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 		for _, path := range wantedFiles(nd.m, pl.e.opts.allowScripts) {
 			n++
 			g.Go(func() error {
-				b, err := pl.e.src.File(gctx, pinned, path)
+				var b []byte
+				var err error
+				if mb, ok := pl.e.src.(MergeBaseSource); ok && nd.baseOnly {
+					b, err = mb.MergeBaseFile(gctx, pinned, path)
+				} else {
+					b, err = pl.e.src.File(gctx, pinned, path)
+				}
 				if err != nil {
 					return fmt.Errorf("fetching file %s of %s: %w", path, pinned, err)
 				}

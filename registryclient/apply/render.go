@@ -32,6 +32,9 @@ type Rendered struct {
 	Skipped []string `json:"skipped,omitempty"`
 
 	manifest *registry.Manifest // raw, as fetched
+	// baseOnly: an installed version read only as a merge base (see
+	// [MergeBaseSource]); none of its content may be written.
+	baseOnly bool
 }
 
 // RenderedFile is one file of a [Rendered] registry.
@@ -72,21 +75,21 @@ func (e *Engine) Render(ctx context.Context, id registry.ID, lang registry.Langu
 	if err != nil {
 		return nil, fmt.Errorf("fetching registry %s: %w", pinned, err)
 	}
-	return e.renderManifest(ctx, pinned, m, lang)
+	return e.renderManifest(ctx, pinned, m, lang, false)
 }
 
 // renderManifest renders an already fetched manifest of pinned.
-func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *registry.Manifest, lang registry.Language) (*Rendered, error) {
+func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *registry.Manifest, lang registry.Language, baseOnly bool) (*Rendered, error) {
 	if err := checkManifest(pinned, raw); err != nil {
 		return nil, err
 	}
-	n := &node{id: pinned, key: pinned.Key(), raw: raw, m: raw.ForLanguage(lang), lang: lang}
+	n := &node{id: pinned, key: pinned.Key(), raw: raw, m: raw.ForLanguage(lang), lang: lang, baseOnly: baseOnly}
 	pl := &planner{e: e}
 	blobs, _, err := pl.fetchFiles(ctx, []*node{n})
 	if err != nil {
 		return nil, err
 	}
-	r := &Rendered{Key: n.key, Version: raw.Version, Language: lang, Package: fragmentOf(n.m), RegistryDependencies: raw.RegistryDependencies, manifest: raw}
+	r := &Rendered{Key: n.key, Version: raw.Version, Language: lang, Package: fragmentOf(n.m), RegistryDependencies: raw.RegistryDependencies, manifest: raw, baseOnly: baseOnly}
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
 	index := map[string]int{}

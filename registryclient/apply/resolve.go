@@ -28,6 +28,9 @@ type node struct {
 	digest    string   // manifest digest, "" when the source reports none
 	verified  bool     // digest checked against the server's index
 	hasDigest bool     // the source reports digests (DigestSource)
+	// baseOnly: an installed version read only as a merge base; its
+	// files come from MergeBaseSource.MergeBaseFile.
+	baseOnly bool
 }
 
 // resolution is the result of resolving a template.

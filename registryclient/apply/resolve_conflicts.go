@@ -16,6 +16,7 @@ import (
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/internal/shutdown"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/merge"
 )
 
 // gitRepo is the git work tree a project is in: its top-level folder and
@@ -101,6 +102,28 @@ func (g *gitRepo) indexEntry(ctx context.Context, target string) (string, error)
 	return "-", nil
 }
 
+// unmerged returns which of the project files targets git's index holds
+// as unmerged (stages 1-3; "git status" shows "UU" or "AA").
+func (g *gitRepo) unmerged(ctx context.Context, targets []string) (map[string]bool, error) {
+	args := []string{"ls-files", "-u", "-z", "--"}
+	for _, t := range targets {
+		args = append(args, ":(literal)"+g.prefix+t)
+	}
+	out, err := gitOutput(ctx, g.top, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if _, p, ok := bytes.Cut(rec, []byte{'\t'}); ok {
+			if t, ok := strings.CutPrefix(string(p), g.prefix); ok {
+				found[t] = true
+			}
+		}
+	}
+	return found, nil
+}
+
 // updateIndex feeds lines to "git update-index -z --index-info", with
 // every filter driver turned off ([noFilters]).
 func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
@@ -167,6 +190,9 @@ func (e *Engine) stageConflicts(ctx context.Context, root string, j *journal) st
 		path := g.prefix + c.Target
 		lines = append(lines, "0 "+zeroOID+"\t"+path)
 		for stage, b := range [][]byte{c.Base, c.Ours, c.Theirs} {
+			if stage == 0 && c.NoBase {
+				continue // no stage 1: git shows the file as added by both
+			}
 			id, err := g.hashObject(ctx, b)
 			if err != nil {
 				return "conflicts were not marked in git's index: " + err.Error()
@@ -209,6 +235,19 @@ const (
 	SideBase   = "base"
 )
 
+// UntrustedBaseError refuses to resolve a conflict with [SideBase] when
+// the update read the installed version only as the merge base: it is not
+// signed while the namespace's trust policy requires a signature (see
+// [MergeBaseSource]), so none of it is written.
+type UntrustedBaseError struct {
+	Target string // the conflicted file
+}
+
+// Error says why.
+func (e *UntrustedBaseError) Error() string {
+	return fmt.Sprintf("%s: the installed version was used only as the merge base of the update (it has no trusted signature), so it cannot be written; take ours or theirs, or edit the file by hand", e.Target)
+}
+
 // ErrNoConflict is matched by the error of [Engine.Resolve] for a file
 // the last update did not leave conflicted, and of [Engine.AbortUpdate]
 // when there is nothing to abort.
@@ -220,33 +259,37 @@ var ErrNoConflict = errors.New("nothing to resolve")
 // [SideBase] (the installed version's). It then takes the file's stages
 // out of git's index (putting back the entry it had before the update),
 // drops the file from jig.json's conflict record (recording the written
-// bytes, so "jig check" is clean), and ends the update's journal when no
-// conflict is left. It holds the project lock.
-func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
+// bytes), and ends the update's journal when no conflict is left. A side
+// other than theirs leaves out the new version's changes to the file: the
+// report counts them, and jig.json records the resolution
+// ([registry.Resolution]) so that "jig check" and the census show the file
+// as not taking them until the registry's next update. It holds the
+// project lock.
+func (e *Engine) Resolve(ctx context.Context, dir, target, side string) (*ResolveReport, error) {
 	switch side {
 	case SideOurs, SideTheirs, SideBase:
 	default:
-		return fmt.Errorf("side %q must be ours, theirs or base", side)
+		return nil, fmt.Errorf("side %q must be ours, theirs or base", side)
 	}
 	clean, err := registry.CleanTarget(filepath.ToSlash(target))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	root, err := resolveExisting(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	unlock, _, err := lockProject(ctx, root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	if _, err := e.recoverLocked(root); err != nil {
-		return err
+		return nil, err
 	}
 	j, err := readJournal(root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	i := -1
 	if j != nil && j.State == journalApplied {
@@ -254,36 +297,43 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 	}
 	if i < 0 {
 		if recordedConflict(root, clean) {
-			return fmt.Errorf("%w: the sides of %s's conflict are no longer kept (another jig command wrote the project since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'", ErrNoConflict, clean)
+			return nil, fmt.Errorf("%w: the sides of %s's conflict are no longer kept (another jig command wrote the project since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'", ErrNoConflict, clean)
 		}
-		return fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
+		return nil, fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
 	}
 	c := j.Conflicts[i]
+	if side == SideBase && c.NoBase {
+		return nil, &UntrustedBaseError{Target: clean}
+	}
 	data := map[string][]byte{SideOurs: c.Ours, SideTheirs: c.Theirs, SideBase: c.Base}[side]
 	real, link, err := resolveTarget(root, clean)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if link != "" {
-		return fmt.Errorf("%w: %s: %s", ErrUnsafeTarget, clean, linkReason(clean, link))
+		return nil, fmt.Errorf("%w: %s: %s", ErrUnsafeTarget, clean, linkReason(clean, link))
 	}
 	// The file, git's index, jig.json and the journal change as one step
 	// that a signal does not cut in half.
 	leave, err := shutdown.Enter(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer leave()
 	ctx = context.WithoutCancel(ctx)
 	if err := writeAtomic(real, data, c.Mode); err != nil {
-		return fmt.Errorf("writing %s: %w", clean, err)
+		return nil, fmt.Errorf("writing %s: %w", clean, err)
 	}
 	if err := unstage(ctx, root, clean, c.Index); err != nil {
-		return fmt.Errorf("clearing %s's stages in git's index: %w", clean, err)
+		return nil, fmt.Errorf("clearing %s's stages in git's index: %w", clean, err)
 	}
-	pj, pjMode, err := resolveRecord(root, clean, data)
+	rep := &ResolveReport{Target: clean, Side: side}
+	if side != SideTheirs {
+		rep.NotTaken = notTaken(c)
+	}
+	pj, pjMode, err := resolveRecord(root, rep, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k := range j.Files {
 		switch {
@@ -297,9 +347,61 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) error {
 	}
 	j.Conflicts = slices.Delete(j.Conflicts, i, i+1)
 	if len(j.Conflicts) == 0 {
-		return dropJournal(root)
+		return rep, dropJournal(root)
 	}
-	return e.writeJournal(root, j)
+	return rep, e.writeJournal(root, j)
+}
+
+// ResolveReport is what [Engine.Resolve] did.
+type ResolveReport struct {
+	// Target is the file, Side the side written.
+	Target string `json:"target"`
+	Side   string `json:"side"`
+	// Registry is the registry whose update left the file conflicted,
+	// and Version the version it was updated to ("" when jig.json has no
+	// conflict record for the file).
+	Registry string `json:"registry,omitempty"`
+	Version  string `json:"version,omitempty"`
+	// NotTaken counts the changes of that version to the file the side
+	// written leaves out: hunks of lines, and JSON values or env
+	// variables the merge had kept as the project had them. 0 for
+	// theirs.
+	NotTaken int `json:"notTaken"`
+}
+
+// notTaken counts the changes of the new version a conflicted file does
+// not take when it is resolved with ours (or base): the hunks between the
+// project's file and what the update merged (the new version's clean
+// changes and each conflict block), plus the values a structured merge
+// kept as the project had them. When the merge base is not kept (it was
+// read only as the merge base), the hunks between ours and theirs.
+func notTaken(c journalConflict) int {
+	hunks := func(a, b []byte) int {
+		n := 0
+		for _, l := range strings.Split(merge.UnifiedDiff(c.Target, a, true, b, true), "\n") {
+			if strings.HasPrefix(l, "@@ ") {
+				n++
+			}
+		}
+		return n
+	}
+	if c.NoBase {
+		return hunks(c.Ours, c.Theirs)
+	}
+	res, err := merge.Merge3(merge.StrategyFor(c.Target, nil), c.Base, c.Ours, c.Theirs, "theirs")
+	if err != nil {
+		res, err = merge.Merge3(registry.StrategyOverwrite, c.Base, c.Ours, c.Theirs, "theirs")
+	}
+	if err != nil {
+		return hunks(c.Ours, c.Theirs)
+	}
+	n := hunks(c.Ours, res.Content)
+	for _, cf := range res.Conflicts {
+		if cf.Kind == merge.ConflictKept {
+			n++
+		}
+	}
+	return n
 }
 
 // recordedConflict reports whether jig.json records target as conflicted.
@@ -320,10 +422,13 @@ func recordedConflict(root, target string) bool {
 	return false
 }
 
-// resolveRecord drops target from every conflict record of jig.json and
-// records data as its content. It returns what it wrote to jig.json and
-// its mode, nil when jig.json did not change.
-func resolveRecord(root, target string, data []byte) ([]byte, fs.FileMode, error) {
+// resolveRecord drops rep's target from every conflict record of jig.json
+// and records data as its content; when rep.NotTaken > 0, it records the
+// resolution in the registry whose conflict record named the file, and
+// fills in rep's registry and version. It returns what it wrote to
+// jig.json and its mode, nil when jig.json did not change.
+func resolveRecord(root string, rep *ResolveReport, data []byte) ([]byte, fs.FileMode, error) {
+	target := rep.Target
 	pj := filepath.Join(root, registry.ProjectFile)
 	b, err := safefile.ReadFile(pj, maxProjectFile)
 	if err != nil {
@@ -336,6 +441,11 @@ func resolveRecord(root, target string, data []byte) ([]byte, fs.FileMode, error
 	for k, inst := range proj.Installed {
 		if _, ok := inst.Conflicts.Find(target); ok {
 			inst.Conflicts = slices.DeleteFunc(slices.Clone(inst.Conflicts), func(c registry.ConflictFile) bool { return c.Target == target })
+			rep.Registry, rep.Version = k, inst.Version
+			inst.Resolutions = slices.DeleteFunc(slices.Clone(inst.Resolutions), func(r registry.Resolution) bool { return r.Target == target })
+			if rep.NotTaken > 0 {
+				inst.Resolutions = append(inst.Resolutions, registry.Resolution{Target: target, Side: rep.Side, NotTaken: rep.NotTaken})
+			}
 		}
 		if _, ok := inst.Files[target]; ok {
 			inst.Files[target] = hashOf(data)

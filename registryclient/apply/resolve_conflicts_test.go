@@ -46,21 +46,37 @@ func TestResolveSides(t *testing.T) {
 		t.Run(side, func(t *testing.T) {
 			t.Parallel()
 			e, dir, _, ours := conflictedProject(t)
-			if err := e.Resolve(t.Context(), dir, "src/index.ts", side); err != nil {
+			res, err := e.Resolve(t.Context(), dir, "src/index.ts", side)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got := readFile(t, filepath.Join(dir, "src/index.ts")); got != want(ours) {
 				t.Errorf("src/index.ts = %q, want the %s side", got, side)
 			}
+			// Ours and base leave out the new version's changes: counted,
+			// recorded, and reported by check as drift; theirs is clean.
+			wantStatus, wantNotTaken := FileNotTaken, true
+			if side == SideTheirs {
+				wantStatus, wantNotTaken = FileUnchanged, false
+			}
+			if got := res.NotTaken > 0; got != wantNotTaken {
+				t.Errorf("NotTaken = %d, want > 0: %v", res.NotTaken, wantNotTaken)
+			}
+			if res.Registry == "" || res.Version == "" {
+				t.Errorf("report names no registry version: %+v", res)
+			}
 			rep := mustCheck(t, e, dir)
+			if rep.Drift != wantNotTaken {
+				t.Errorf("check: drift %v, want %v", rep.Drift, wantNotTaken)
+			}
 			for _, r := range rep.Registries {
 				for _, f := range r.Files {
-					if f.Target == "src/index.ts" && f.Status != "unchanged" {
-						t.Errorf("check: src/index.ts is %s, want unchanged", f.Status)
+					if f.Target == "src/index.ts" && f.Status != wantStatus {
+						t.Errorf("check: src/index.ts is %s (%s), want %s", f.Status, f.Reason, wantStatus)
 					}
 				}
 			}
-			if err := e.Resolve(t.Context(), dir, "src/index.ts", side); !errors.Is(err, ErrNoConflict) {
+			if _, err := e.Resolve(t.Context(), dir, "src/index.ts", side); !errors.Is(err, ErrNoConflict) {
 				t.Errorf("resolving twice: got %v, want ErrNoConflict", err)
 			}
 			if _, err := e.AbortUpdate(t.Context(), dir); !errors.Is(err, ErrNoConflict) {
@@ -73,13 +89,13 @@ func TestResolveSides(t *testing.T) {
 func TestResolveRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	e, dir, _, _ := conflictedProject(t)
-	if err := e.Resolve(t.Context(), dir, "../etc/passwd", SideTheirs); err == nil {
+	if _, err := e.Resolve(t.Context(), dir, "../etc/passwd", SideTheirs); err == nil {
 		t.Error("a path outside the project was accepted")
 	}
-	if err := e.Resolve(t.Context(), dir, "src/index.ts", "mine"); err == nil {
+	if _, err := e.Resolve(t.Context(), dir, "src/index.ts", "mine"); err == nil {
 		t.Error("an unknown side was accepted")
 	}
-	if err := e.Resolve(t.Context(), dir, "tsconfig.json", SideTheirs); !errors.Is(err, ErrNoConflict) {
+	if _, err := e.Resolve(t.Context(), dir, "tsconfig.json", SideTheirs); !errors.Is(err, ErrNoConflict) {
 		t.Errorf("a file without a conflict: got %v, want ErrNoConflict", err)
 	}
 }
@@ -196,7 +212,7 @@ func TestResolveAndAbortAfterASignal(t *testing.T) {
 	before := files()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := e.Resolve(ctx, dir, "src/index.ts", SideTheirs); err == nil {
+	if _, err := e.Resolve(ctx, dir, "src/index.ts", SideTheirs); err == nil {
 		t.Error("resolve with the context cancelled: no error")
 	}
 	if _, err := e.AbortUpdate(ctx, dir); err == nil {
@@ -205,7 +221,7 @@ func TestResolveAndAbortAfterASignal(t *testing.T) {
 	if files() != before {
 		t.Error("the project changed")
 	}
-	if err := e.Resolve(t.Context(), dir, "src/index.ts", SideTheirs); err != nil {
+	if _, err := e.Resolve(t.Context(), dir, "src/index.ts", SideTheirs); err != nil {
 		t.Fatal(err)
 	}
 	if got := gitIn(t, dir, "ls-files", "--stage", "src/index.ts"); strings.Contains(got, " 3\t") {

@@ -80,3 +80,20 @@ type VersionLister interface {
 	// Versions lists id's versions, newest first.
 	Versions(ctx context.Context, id registry.ID) ([]string, error)
 }
+
+// MergeBaseSource is a [DigestSource] that can read a version the project
+// has installed for use only as the merge base of an update or remove: the
+// ancestor that decides what counts as the project's change, none of whose
+// content is written. *registryclient.Sources satisfies it: under a trust
+// policy that requires signatures, an installed version without a trusted
+// signature is read this way (trusted false), so a project can move from
+// an unsigned version to a signed one.
+type MergeBaseSource interface {
+	DigestSource
+	// MergeBase is ManifestDigest for an installed version read only as
+	// a merge base; trusted is false when the version was let through
+	// only as such.
+	MergeBase(ctx context.Context, id registry.ID) (m *registry.Manifest, digest string, trusted bool, err error)
+	// MergeBaseFile is File for a version MergeBase returned.
+	MergeBaseFile(ctx context.Context, id registry.ID, path string) ([]byte, error)
+}

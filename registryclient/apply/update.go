@@ -190,6 +190,13 @@ func (lc *lifecycle) fetchTargets(ctx context.Context, installed, selected []reg
 				}
 				want.Version = v
 			}
+			if want.Version == id.Version {
+				// Already installed: nothing of it is written, and its
+				// manifest is the one fetchInstalled reads (as a merge
+				// base only, when it lacks a signature the policy
+				// requires).
+				return nil
+			}
 			n := &node{id: want, key: id.Key()}
 			m, err := e.manifest(gctx, n)
 			if err != nil {
@@ -213,6 +220,10 @@ func (lc *lifecycle) fetchTargets(ctx context.Context, installed, selected []reg
 		return nil, nil, err
 	}
 	for _, id := range selected {
+		if targets[id.Key()] == nil {
+			targets[id.Key()] = lc.current[id.Key()]
+			digests[id.Key()] = lc.proj.Installed[id.Key()].Digest
+		}
 		if w := unverified[id.Key()]; w != "" {
 			p.Warnings = append(p.Warnings, w)
 		}
