@@ -170,8 +170,45 @@ func parseCensusReport(data []byte) (*wire.CensusReport, error) {
 		if r.State == wire.CensusClean && len(r.Drifted) > 0 {
 			return nil, invalidReport("%s is clean but lists drifted targets", r.Path)
 		}
+		if err := checkNotTaken(r); err != nil {
+			return nil, err
+		}
 	}
 	return &rep, nil
+}
+
+// notTakenIn returns the entries of nt whose target is one of shown.
+func notTakenIn(nt []wire.CensusNotTaken, shown []string) []wire.CensusNotTaken {
+	var out []wire.CensusNotTaken
+	for _, n := range nt {
+		if slices.Contains(shown, n.Target) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// checkNotTaken checks the not-taken targets of r: each one of its
+// drifted targets, once, with a side and a count in range; it sorts them
+// by target.
+func checkNotTaken(r *wire.CensusEntry) error {
+	if len(r.NotTaken) > len(r.Drifted) {
+		return invalidReport("%d not-taken targets of %s, more than its %d drifted ones", len(r.NotTaken), r.Path, len(r.Drifted))
+	}
+	slices.SortFunc(r.NotTaken, func(a, b wire.CensusNotTaken) int { return strings.Compare(a.Target, b.Target) })
+	for i, n := range r.NotTaken {
+		switch {
+		case !slices.Contains(r.Drifted, n.Target):
+			return invalidReport("not-taken target %q of %s is not one of its drifted targets", shortText(n.Target), r.Path)
+		case i > 0 && r.NotTaken[i-1].Target == n.Target:
+			return invalidReport("not-taken target %q of %s is listed twice", shortText(n.Target), r.Path)
+		case n.Side != wire.CensusSideOurs && n.Side != wire.CensusSideBase:
+			return invalidReport("side %q of not-taken target %q of %s is not %s or %s", shortText(n.Side), shortText(n.Target), r.Path, wire.CensusSideOurs, wire.CensusSideBase)
+		case n.Changes < 1 || n.Changes > wire.MaxCensusChanges:
+			return invalidReport("changes of not-taken target %q of %s: %d, want 1 to %d", shortText(n.Target), r.Path, n.Changes, wire.MaxCensusChanges)
+		}
+	}
+	return nil
 }
 
 // shortText cuts s for an error message.
@@ -590,7 +627,8 @@ func (h *Handler) buildCensusView(ctx context.Context, ns, path string) (*wire.C
 			}
 			view.Projects = append(view.Projects, wire.CensusProjectRow{Project: rep.Project, Version: e.Version,
 				State: e.State, Drifted: e.Drifted[:min(len(e.Drifted), censusRowDrifted):min(len(e.Drifted), censusRowDrifted)],
-				Branch: rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
+				NotTaken: notTakenIn(e.NotTaken, e.Drifted[:min(len(e.Drifted), censusRowDrifted)]),
+				Branch:   rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
 		}
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package registryserver
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ func FuzzParseCensusReport(f *testing.F) {
 	f.Add([]byte(`{"project":"p","registries":[]}`))
 	f.Add([]byte(`{"project":"\u0000\u001b[31m","registries":[{"path":"x","version":"1.0.0-rc.1","state":"clean"}]}`))
 	f.Add([]byte(`[[[[`))
+	f.Add([]byte(`{"project":"p","registries":[{"path":"x","version":"1.0.0","state":"modified","drifted":["b","a"],"notTaken":[{"target":"b","side":"ours","changes":2},{"target":"a","side":"base","changes":1}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := parseCensusReport(data)
 		if err != nil {
@@ -23,6 +25,13 @@ func FuzzParseCensusReport(f *testing.F) {
 		}
 		if rep.Project == "" || len(rep.Registries) > wire.MaxCensusRegistries {
 			t.Fatalf("accepted %q", data)
+		}
+		for _, r := range rep.Registries {
+			for _, n := range r.NotTaken {
+				if !slices.Contains(r.Drifted, n.Target) || n.Changes < 1 || n.Changes > wire.MaxCensusChanges {
+					t.Fatalf("accepted not-taken %+v of %+v", n, r)
+				}
+			}
 		}
 		if scheme, rest, ok := strings.Cut(strings.ToLower(rep.Project), "://"); ok && (scheme == "http" || scheme == "https") {
 			authority, _, _ := strings.Cut(rest, "/")

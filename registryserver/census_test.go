@@ -102,6 +102,13 @@ func TestCensusRefusals(t *testing.T) {
 		{"bad path", "@pub", "reader-tok", report("p", "../x@1.0.0:clean"), "400 INVALID_REPORT"},
 		{"many registries", "@pub", "reader-tok", manyJSON, "400 INVALID_REPORT"},
 		{"ok", "@pub", "reader-tok", report("p", "x@1.0.0:clean"), "200 "},
+		{"not taken ok", "@pub", "reader-tok", notTaken(`{"target":"b","side":"ours","changes":3}`), "200 "},
+		{"not taken, not drifted", "@pub", "reader-tok", notTaken(`{"target":"c","side":"ours","changes":3}`), "400 INVALID_REPORT"},
+		{"not taken twice", "@pub", "reader-tok", notTaken(`{"target":"b","side":"ours","changes":3},{"target":"b","side":"base","changes":1}`), "400 INVALID_REPORT"},
+		{"not taken, bad side", "@pub", "reader-tok", notTaken(`{"target":"b","side":"theirs","changes":3}`), "400 INVALID_REPORT"},
+		{"not taken, no changes", "@pub", "reader-tok", notTaken(`{"target":"b","side":"ours","changes":0}`), "400 INVALID_REPORT"},
+		{"not taken, too many changes", "@pub", "reader-tok", notTaken(`{"target":"b","side":"ours","changes":1048577}`), "400 INVALID_REPORT"},
+		{"not taken, more than drifted", "@pub", "reader-tok", notTaken(`{"target":"b","side":"ours","changes":1},{"target":"a","side":"ours","changes":1},{"target":"d","side":"ours","changes":1}`), "400 INVALID_REPORT"},
 	}
 	for _, tt := range tests {
 		p := send(h, "POST", "/census/"+tt.ns, tt.token, tt.body, "application/json")
@@ -109,6 +116,12 @@ func TestCensusRefusals(t *testing.T) {
 			t.Errorf("%s: got %s, want %s: %s", tt.name, got, tt.want, p.body)
 		}
 	}
+}
+
+// notTaken is a report of one modified registry x@1.0.0 with drifted
+// targets a and b and the given not-taken entries (JSON objects).
+func notTaken(entries string) []byte {
+	return []byte(`{"project":"p","registries":[{"path":"x","version":"1.0.0","state":"modified","drifted":["a","b"],"notTaken":[` + entries + `]}]}`)
 }
 
 // TestCensusNoExistenceOracle: a caller who may not read a namespace gets

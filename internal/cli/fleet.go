@@ -258,5 +258,8 @@ func printCensusRegistry(o *Output, res *registryclient.CensusRegistry, behind b
 			commit = commit[:12]
 		}
 		o.Printf("%-*s  %-12s  %-10s  %-12s  %s\n", w, p.Project, p.Version, p.State, commit, strings.Join(p.Drifted, ", "))
+		for _, n := range p.NotTaken {
+			o.Printf("%-*s  %s\n", w, "", n.String())
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package wire
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The states of a registry in a [CensusReport], as "jig check" sees it.
 const (
@@ -55,6 +58,41 @@ type CensusEntry struct {
 	State string `json:"state"`
 	// Drifted are the targets that are not clean, sorted.
 	Drifted []string `json:"drifted,omitempty"`
+	// NotTaken are the drifted targets a conflict resolution settled with
+	// the project's side ("jig resolve --ours" or "--base"), leaving out
+	// the installed version's changes to them, sorted by target.
+	NotTaken []CensusNotTaken `json:"notTaken,omitempty"`
+}
+
+// CensusNotTaken is one target of a [CensusEntry] resolved without the
+// installed version's changes.
+type CensusNotTaken struct {
+	Target string `json:"target"`
+	// Side is the side written: "ours" or "base".
+	Side string `json:"side"`
+	// Changes counts the installed version's changes to the target that
+	// were not taken (at least 1).
+	Changes int `json:"changes"`
+}
+
+// Sides a [CensusNotTaken] may name.
+const (
+	CensusSideOurs = "ours"
+	CensusSideBase = "base"
+)
+
+// MaxCensusChanges bounds [CensusNotTaken.Changes].
+const MaxCensusChanges = 1 << 20
+
+// String says what the resolution left out, as "jig check" and "jig
+// fleet status" show it: "config.yaml: resolved with ours, 3 upstream
+// changes not taken".
+func (n CensusNotTaken) String() string {
+	changes := "upstream changes"
+	if n.Changes == 1 {
+		changes = "upstream change"
+	}
+	return n.Target + ": resolved with " + n.Side + ", " + strconv.Itoa(n.Changes) + " " + changes + " not taken"
 }
 
 // CensusRegistries is the body of GET /census/@ns: one line per registry
@@ -105,13 +143,15 @@ type CensusVersionRow struct {
 
 // CensusProjectRow is one project of [CensusRegistry].
 type CensusProjectRow struct {
-	Project    string   `json:"project"`
-	Version    string   `json:"version"`
-	State      string   `json:"state"`
-	Drifted    []string `json:"drifted,omitempty"`
-	Branch     string   `json:"branch,omitempty"`
-	Commit     string   `json:"commit,omitempty"`
-	ReportedAt string   `json:"reportedAt"`
+	Project string   `json:"project"`
+	Version string   `json:"version"`
+	State   string   `json:"state"`
+	Drifted []string `json:"drifted,omitempty"`
+	// NotTaken is as in [CensusEntry] (for the listed drifted targets).
+	NotTaken   []CensusNotTaken `json:"notTaken,omitempty"`
+	Branch     string           `json:"branch,omitempty"`
+	Commit     string           `json:"commit,omitempty"`
+	ReportedAt string           `json:"reportedAt"`
 }
 
 // CensusEdited is one often-edited target of [CensusRegistry].

@@ -64,3 +64,11 @@ func ExampleCode_Status() {
 	// UPLOAD_FAILED 400
 	// TOO_MANY_UPLOADS 503
 }
+
+func ExampleCensusNotTaken_String() {
+	fmt.Println(wire.CensusNotTaken{Target: "config/app.yaml", Side: wire.CensusSideOurs, Changes: 3})
+	fmt.Println(wire.CensusNotTaken{Target: "b.txt", Side: wire.CensusSideBase, Changes: 1})
+	// Output:
+	// config/app.yaml: resolved with ours, 3 upstream changes not taken
+	// b.txt: resolved with base, 1 upstream change not taken
+}

@@ -67,7 +67,13 @@ func CensusReports(rep *CheckReport, base wire.CensusReport) map[string]*wire.Ce
 		}
 		state, drifted := CensusState(r)
 		drifted = drifted[:min(len(drifted), wire.MaxCensusDrifted)]
-		cr.Registries = append(cr.Registries, wire.CensusEntry{Path: path, Version: r.Version, State: state, Drifted: drifted})
+		e := wire.CensusEntry{Path: path, Version: r.Version, State: state, Drifted: drifted}
+		for _, f := range r.Files {
+			if f.Resolution != nil && slices.Contains(drifted, f.Target) {
+				e.NotTaken = append(e.NotTaken, wire.CensusNotTaken{Target: f.Target, Side: f.Resolution.Side, Changes: f.Resolution.NotTaken})
+			}
+		}
+		cr.Registries = append(cr.Registries, e)
 	}
 	return out
 }

@@ -87,6 +87,9 @@ type FileCheck struct {
 	// a git work tree, and "git status" still shows the conflict the
 	// update staged until the file is added.
 	Unmerged bool `json:"unmerged,omitempty"`
+	// Resolution is set on a [FileNotTaken] file: what jig.json records
+	// of the resolution that left the installed version's changes out.
+	Resolution *registry.Resolution `json:"resolution,omitempty"`
 }
 
 // PackageDrift is one package.json dependency or script that differs from
@@ -174,7 +177,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 				what := fmt.Sprintf("resolved with %s, %s of %s@%s not taken", r.Side, english.Count(r.NotTaken, "upstream change", "upstream changes"), id.Key(), inst.Version)
 				switch fc.Status {
 				case FileUnchanged, FileResolved:
-					fc.Status, fc.Reason = FileNotTaken, what
+					fc.Status, fc.Reason, fc.Resolution = FileNotTaken, what, &r
 				case FileModified:
 					fc.Reason = strings.TrimPrefix(fc.Reason+"; "+what, "; ")
 				}
