@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // Case is one scenario: steps run in an empty work directory against a
@@ -458,7 +460,7 @@ func WriteStorage(ctx context.Context, suite, jigServer, jig, dir, work string) 
 	if err := os.CopyFS(next, os.DirFS(filepath.Join(src, "pkg-extra", "1.0.0"))); err != nil {
 		return "", err
 	}
-	m := filepath.Join(next, "registry.json")
+	m := filepath.Join(next, layout.ManifestFile)
 	b, err := os.ReadFile(m)
 	if err != nil {
 		return "", err
