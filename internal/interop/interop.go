@@ -18,10 +18,8 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"mime/multipart"
 	"net"
 	"net/http"
-	"net/textproto"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +30,6 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
-	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 )
 
@@ -524,25 +521,7 @@ func (b Body) encode(suite string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="package.tar.gz"`)
-	h.Set("Content-Type", "application/gzip")
-	pw, err := mw.CreatePart(h)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := pw.Write(p.Data); err != nil {
-		return nil, "", err
-	}
-	if err := mw.WriteField(wire.FormChecksum, p.Checksum); err != nil {
-		return nil, "", err
-	}
-	if err := mw.Close(); err != nil {
-		return nil, "", err
-	}
-	return buf.Bytes(), mw.FormDataContentType(), nil
+	return p.Form()
 }
 
 // AdminToken is the admin token of the servers [WriteStorage] starts.
