@@ -195,36 +195,14 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 	if p.Preset != nil {
 		return c.PublishPreset(ctx, p.Data)
 	}
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
-	h.Set("Content-Type", "application/gzip")
-	pw, err := mw.CreatePart(h)
+	body, ctype, err := p.Form()
 	if err != nil {
-		return nil, err
-	}
-	if _, err := pw.Write(p.Data); err != nil {
-		return nil, err
-	}
-	if err := mw.WriteField(wire.FormChecksum, p.Checksum); err != nil {
-		return nil, err
-	}
-	if len(p.Signatures) > wire.MaxSignatures {
-		return nil, fmt.Errorf("%w: %d signatures, at most %d", ErrInvalidPackage, len(p.Signatures), wire.MaxSignatures)
-	}
-	for _, sig := range p.Signatures {
-		if err := mw.WriteField(wire.FormSignature, string(sig)); err != nil {
-			return nil, err
-		}
-	}
-	if err := mw.Close(); err != nil {
 		return nil, err
 	}
 	resp, err := c.do(ctx, request{
 		method: "POST", path: "/registries", registry: p.ID(),
-		header:  map[string][]string{"Content-Type": {mw.FormDataContentType()}},
-		body:    body.Bytes(),
+		header:  map[string][]string{"Content-Type": {ctype}},
+		body:    body,
 		timeout: PublishTimeout, noRetry5xx: true,
 	})
 	if err != nil {
@@ -236,6 +214,42 @@ func (c *Client) PublishPackage(ctx context.Context, p *Package) (*PublishResult
 	}
 	r.URL = c.baseStr + "/registries/" + r.Path
 	return &r, nil
+}
+
+// Form returns the multipart/form-data body that POST /registries takes
+// for p, a registry (not a preset), and its Content-Type: the archive,
+// its checksum and [Package.Signatures].
+func (p *Package) Form() (body []byte, contentType string, err error) {
+	if p.Preset != nil {
+		return nil, "", fmt.Errorf("%w: a preset is published as its JSON document, not a form", ErrInvalidPackage)
+	}
+	if len(p.Signatures) > wire.MaxSignatures {
+		return nil, "", fmt.Errorf("%w: %d signatures, at most %d", ErrInvalidPackage, len(p.Signatures), wire.MaxSignatures)
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
+	h.Set("Content-Type", "application/gzip")
+	pw, err := mw.CreatePart(h)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := pw.Write(p.Data); err != nil {
+		return nil, "", err
+	}
+	if err := mw.WriteField(wire.FormChecksum, p.Checksum); err != nil {
+		return nil, "", err
+	}
+	for _, sig := range p.Signatures {
+		if err := mw.WriteField(wire.FormSignature, string(sig)); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
 }
 
 // PublishPreset uploads a preset.json document. The server requires its

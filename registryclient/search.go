@@ -17,6 +17,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // ErrNotSupported is returned when the server lacks a route jig servers
@@ -56,6 +57,22 @@ type SearchResult struct {
 	// [WithSearchFallback]) before looking at every registry: results may
 	// be missing.
 	Truncated bool `json:"truncated,omitempty"`
+	// Refused are the namespaces the fallback could not list because the
+	// server refused the caller (401 or 403): they were not searched.
+	// Nil when none was refused or the server has GET /search (which
+	// leaves out what the caller may not read, as if it were absent).
+	Refused []RefusedNamespace `json:"refused,omitempty"`
+}
+
+// RefusedNamespace is a namespace a server would not let the caller
+// search (see [SearchResult.Refused]).
+type RefusedNamespace struct {
+	Namespace string `json:"namespace"`
+	// Status and Code are the server's answer to the namespace's listing
+	// (403 and "FORBIDDEN_NAMESPACE" from the reference server for a
+	// namespace its auth.json does not declare).
+	Status int       `json:"status"`
+	Code   wire.Code `json:"code,omitempty"`
 }
 
 // Search searches the registries the client may read. q is checked with
@@ -70,6 +87,13 @@ type SearchResult struct {
 //
 // API: GET /search?q=&namespace=&type=&tag=&limit=&cursor=
 func (c *Client) Search(ctx context.Context, q search.Query) (*SearchResult, error) {
+	return c.search(ctx, q, nil)
+}
+
+// search is [Client.Search]; when the server has no GET /search, the
+// fallback lists the namespaces in (all the server lists when nil, or
+// q.Namespace).
+func (c *Client) search(ctx context.Context, q search.Query, in []string) (*SearchResult, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,7 +114,7 @@ func (c *Client) Search(ctx context.Context, q search.Query) (*SearchResult, err
 	err := c.getJSON(ctx, request{path: p, registry: "search"}, &res.Page)
 	var se *StatusError
 	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
-		return c.searchFallback(ctx, q)
+		return c.searchFallback(ctx, q, in)
 	}
 	if err != nil {
 		return nil, err
@@ -102,8 +126,8 @@ func (c *Client) Search(ctx context.Context, q search.Query) (*SearchResult, err
 }
 
 // searchFallback searches a server without /search from its listings and
-// manifests.
-func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchResult, error) {
+// manifests: of the namespaces in, or when nil of every namespace it lists.
+func (c *Client) searchFallback(ctx context.Context, q search.Query, in []string) (*SearchResult, error) {
 	max, conc := c.opts.fallbackMax, c.opts.fallbackConc
 	if max == 0 {
 		max = DefaultFallbackRegistries
@@ -112,25 +136,35 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 		conc = DefaultFallbackConcurrency
 	}
 	var nss []string
-	if q.Namespace != "" {
+	switch {
+	case q.Namespace != "":
 		nss = []string{strings.ToLower(q.Namespace)}
-	} else {
+	case in != nil:
+		nss = in
+	default:
 		var err error
 		if nss, err = c.Namespaces(ctx); err != nil {
 			return nil, err
 		}
 	}
-	// The listings: a namespace the caller may not read is skipped, as
-	// GET /search would skip it.
+	// The listings: an absent namespace is skipped; one the server
+	// refuses to the caller is skipped and reported.
 	lists := make([][]string, len(nss))
+	refused := make([]*RefusedNamespace, len(nss))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
 	for i, ns := range nss {
 		g.Go(func() error {
 			regs, err := c.Registries(gctx, ns)
 			var se *StatusError
-			if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden) {
-				return nil
+			if errors.As(err, &se) {
+				switch se.StatusCode {
+				case http.StatusUnauthorized, http.StatusForbidden:
+					refused[i] = &RefusedNamespace{Namespace: ns, Status: se.StatusCode, Code: se.Code}
+					return nil
+				case http.StatusNotFound:
+					return nil
+				}
 			}
 			lists[i] = regs
 			return err
@@ -165,6 +199,11 @@ func (c *Client) searchFallback(ctx context.Context, q search.Query) (*SearchRes
 		return cmp.Or(a.match.Rank()-b.match.Rank(), strings.Compare(a.id.Key(), b.id.Key()))
 	})
 	res := &SearchResult{Fallback: true}
+	for _, r := range refused {
+		if r != nil {
+			res.Refused = append(res.Refused, *r)
+		}
+	}
 	if len(cands) > max {
 		cands, res.Truncated = cands[:max], true
 	}
@@ -308,9 +347,10 @@ type SourceSearch struct {
 	URL string `json:"url"`
 	// Namespaces are the configured namespaces this source serves.
 	Namespaces []string `json:"namespaces"`
-	// Fallback and Truncated are as in [SearchResult].
-	Fallback  bool `json:"fallback,omitempty"`
-	Truncated bool `json:"truncated,omitempty"`
+	// Fallback, Truncated and Refused are as in [SearchResult].
+	Fallback  bool               `json:"fallback,omitempty"`
+	Truncated bool               `json:"truncated,omitempty"`
+	Refused   []RefusedNamespace `json:"refused,omitempty"`
 	// Err is why the source could not be searched, nil on success.
 	Err error `json:"-"`
 }
@@ -323,14 +363,20 @@ type MultiSearch struct {
 	Sources []SourceSearch `json:"sources"`
 }
 
-// Search queries every configured source concurrently (each server once,
-// with its own credentials, however many namespaces point at it) and merges
-// the results, best first. A hit is kept only from the source its
-// namespace is configured to, since that is where 'jig add' would fetch
-// it; @presets is not searched. q.Namespace, when set, queries that
-// namespace's source only. q.Cursor is not supported across sources.
+// Search queries every source concurrently (each server once, with its own
+// credentials, however many namespaces point at it) and merges the
+// results, best first. The namespaces searched are the ones 'jig add'
+// reaches: the configured ones, and each namespace a configured source
+// names as its default (an entry's defaultNamespace, such as
+// "jig config set @presets --default-namespace @rack", or what the server
+// advertises: jig-server --default-namespace), read from that source's
+// server ([Sources.DefaultNamespace]). A hit is kept only from the source
+// its namespace is read from; @presets is not searched. q.Namespace, when
+// set, queries that namespace's source only. q.Cursor is not supported
+// across sources.
 //
-// A source that fails is reported in [MultiSearch.Sources] with its error;
+// A source that fails is reported in [MultiSearch.Sources] with its error,
+// and a namespace its server refuses to list with [SourceSearch.Refused];
 // the search fails only when every source fails.
 //
 // API: GET /search on each source (see [Client.Search])
@@ -343,7 +389,7 @@ func (s *Sources) Search(ctx context.Context, q search.Query) (*MultiSearch, err
 	}
 	groups, setupErrs := s.sourceGroups(func(ns string) bool {
 		return ns != registry.PresetNamespace && (q.Namespace == "" || ns == strings.ToLower(q.Namespace))
-	})
+	}, s.defaultNamespaces(ctx)...)
 	out := &MultiSearch{Sources: make([]SourceSearch, len(groups))}
 	pages := make([][]search.Hit, len(groups))
 	var wg sync.WaitGroup
@@ -352,11 +398,11 @@ func (s *Sources) Search(ctx context.Context, q search.Query) (*MultiSearch, err
 		go func() {
 			defer wg.Done()
 			src := SourceSearch{URL: g.client.BaseURL(), Namespaces: g.nss}
-			res, err := g.client.Search(ctx, q)
+			res, err := g.client.search(ctx, q, g.nss)
 			if err != nil {
 				src.Err = err
 			} else {
-				src.Fallback, src.Truncated = res.Fallback, res.Truncated
+				src.Fallback, src.Truncated, src.Refused = res.Fallback, res.Truncated, res.Refused
 				for _, h := range res.Results {
 					if slices.Contains(g.nss, h.Namespace) {
 						pages[i] = append(pages[i], h)
@@ -389,11 +435,31 @@ type sourceGroup struct {
 	client *Client
 }
 
-// sourceGroups groups the configured namespaces that keep accepts by
-// source, in configuration order, so that each server is asked once with
-// its own credentials; a namespace whose client cannot be built is
-// reported in errs.
-func (s *Sources) sourceGroups(keep func(ns string) bool) (groups []*sourceGroup, errs []SourceSearch) {
+// defaultNamespaces returns the namespaces that configured sources name
+// as their default ([Sources.DefaultNamespace]) and that are not
+// configured themselves, sorted: each is then read from the server of the
+// source that names it. A source that cannot say is skipped.
+func (s *Sources) defaultNamespaces(ctx context.Context) []string {
+	var out []string
+	for _, from := range s.r.List() {
+		ns, err := s.DefaultNamespace(ctx, from)
+		if err != nil || ns == registry.PresetNamespace || slices.Contains(out, ns) {
+			continue
+		}
+		if _, configured := s.r.Get(ns); !configured {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sourceGroups groups the namespaces that keep accepts, the configured
+// ones in configuration order and then hosted (namespaces a source names
+// as its default, see [Sources.defaultNamespaces]), by source, so that
+// each server is asked once with the credentials it gets; a namespace
+// whose client cannot be built is reported in errs.
+func (s *Sources) sourceGroups(keep func(ns string) bool, hosted ...string) (groups []*sourceGroup, errs []SourceSearch) {
 	byKey := map[string]*sourceGroup{}
 	for _, ns := range s.r.List() {
 		if !keep(ns) {
@@ -412,6 +478,26 @@ func (s *Sources) sourceGroups(keep func(ns string) bool) (groups []*sourceGroup
 		cl, err := s.Client(ns)
 		if err != nil {
 			errs = append(errs, SourceSearch{URL: e.URL, Namespaces: []string{ns}, Err: err})
+			continue
+		}
+		g := &sourceGroup{key: key, nss: []string{ns}, client: cl}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	for _, ns := range hosted {
+		if !keep(ns) {
+			continue
+		}
+		cl, err := s.Client(ns)
+		if err != nil {
+			errs = append(errs, SourceSearch{Namespaces: []string{ns}, Err: err})
+			continue
+		}
+		// A hosted namespace is read without credentials (see
+		// [Sources.Client]).
+		key := sourceKey(Entry{URL: cl.BaseURL()})
+		if g, ok := byKey[key]; ok {
+			g.nss = append(g.nss, ns)
 			continue
 		}
 		g := &sourceGroup{key: key, nss: []string{ns}, client: cl}

@@ -22,7 +22,7 @@
 // Every route the handler serves is listed here (a test checks the list
 // against the registered routes):
 //
-//	GET, HEAD /registries                                     400 INVALID_PATH: a registry path is needed
+//	GET, HEAD /registries                                     404 NOT_FOUND: no such route (as the reference)
 //	GET, HEAD /registries/@ns/<seg>…                          latest manifest (versions[0])
 //	GET, HEAD /registries/@ns/<seg>…/versions                 {"versions":[…]}, newest first
 //	GET, HEAD /registries/@ns/<seg>…/<semver>                 that version's manifest
@@ -35,6 +35,7 @@
 //	GET, HEAD /search?q=&namespace=&type=&tag=&limit=&cursor= registries the caller may read, one page
 //	GET, HEAD /presets                                        every preset: name, latest version, description, members
 //	GET, HEAD /presets/:name                                  a preset
+//	GET, HEAD /presets/                                       400 INVALID_PRESET: an empty name (as the reference)
 //	POST      /presets                                        publish a preset.json (admin token)
 //	POST      /census/:ns                                     a project's census report (jig check --report)
 //	GET, HEAD /census/:ns                                     one census line per registry the reports name (census right)
@@ -48,7 +49,8 @@
 // The path after /registries follows the identifier grammar of package
 // [github.com/jigkit/jig/registry]: part 0 is the namespace, the version is
 // the first later part that is a full SemVer version, and anything that
-// does not fit is 400 INVALID_PATH.
+// does not fit is 400 INVALID_PATH. Empty parts (a doubled or trailing
+// slash) are left out, as the reference does.
 //
 // # Errors
 //

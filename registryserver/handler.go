@@ -63,6 +63,8 @@ type Handler struct {
 	censusViews  censusCache
 	// mirror holds the upstreams, nil when there are none (mirror.go).
 	mirror *mirror
+	// schemas is the operator's schema (schemas.go).
+	schemas *schemaState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -120,6 +122,7 @@ func New(opts ...Option) (*Handler, error) {
 		defaultNamespace: o.defaultNamespace,
 		census:           o.census,
 		censusMaxAge:     o.censusMaxAge,
+		schemas:          &schemaState{dir: o.schemaDir},
 	}
 	ttl, err := handlerTTL(o.mutableTTL, o.storage)
 	if err != nil {
@@ -141,6 +144,7 @@ func New(opts ...Option) (*Handler, error) {
 		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
+	h.logSchemaDir()
 	if o.auth == nil {
 		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
@@ -183,8 +187,11 @@ func (h *Handler) newEcho() *echo.Echo {
 // (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
-	e.Match(getHead, "/registries", h.getRegistry)
+	// As the reference: GET /registries is no route (404, not 405 for
+	// the POST route's path), and /presets/ an empty preset name (400).
+	e.Match(getHead, "/registries", func(echo.Context) error { return echo.ErrNotFound })
 	e.Match(getHead, "/registries/*", h.getRegistry)
+	e.Match(getHead, "/presets/", h.getPreset)
 	e.Match(getHead, "/namespaces", h.getNamespaces)
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)

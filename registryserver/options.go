@@ -26,6 +26,7 @@ type options struct {
 	authFile string
 	// signersDir is the signers folder, "" for none (signers.go).
 	signersDir string
+	schemaDir  string
 	adminToken string
 	tiers      CacheTiers
 	logger     *zap.Logger

@@ -107,7 +107,7 @@ func oracleRoutes(t *testing.T) map[string]func(h http.Handler, ns, token string
 		"versioned":  get(http.MethodGet, "/registries/%s/x/1.0.0"),
 		"digests":    get(http.MethodGet, "/registries/%s/x/1.0.0/digests"),
 		"file":       get(http.MethodGet, "/registries/%s/x/1.0.0/files/templates/.gitignore"),
-		"bad path":   get(http.MethodGet, "/registries/%s/x//y"),
+		"bad path":   get(http.MethodGet, "/registries/%s/x/1.0.0/other"),
 		"registries": get(http.MethodGet, "/namespaces/%s/registries"),
 		"publish": func(h http.Handler, ns, token string) probe {
 			body, ct := form{archive: pkg(regJSON(ns, "9.0.0", ""))}.body(t)

@@ -150,7 +150,9 @@ func TestParseResource(t *testing.T) {
 		{"@main/digests/1.0.0/digests", resource{kind: kindDigests, namespace: "@main", path: "digests", version: "1.0.0"}, true},
 		{"@main/a/1.0.0/files/digests", resource{kind: kindFile, namespace: "@main", path: "a", version: "1.0.0", file: "digests"}, true},
 		{"@main/a/1.0.0/digests/x", resource{}, false},
-		{"@main/a/1.0.0/digests/", resource{}, false},
+		// Empty parts are left out, as the reference does (issue 36,
+		// item 12).
+		{"@main/a/1.0.0/digests/", resource{kind: kindDigests, namespace: "@main", path: "a", version: "1.0.0"}, true},
 		{"", resource{}, false},
 		{"@main", resource{}, false},
 		{"@main/1.0.0", resource{}, false},
@@ -158,8 +160,10 @@ func TestParseResource(t *testing.T) {
 		{"@main/a/1.0.0/files/../x", resource{}, false},
 		{"@main/a/1.0.0/files/./x", resource{}, false},
 		{"@main/a/1.0.0/other/x", resource{}, false},
-		{"@main/a//b", resource{}, false},
-		{"@main/a/", resource{}, false},
+		{"@main/a//b", resource{kind: kindLatest, namespace: "@main", path: "a/b"}, true},
+		{"@main/a/", resource{kind: kindLatest, namespace: "@main", path: "a"}, true},
+		{"//@main//a//", resource{kind: kindLatest, namespace: "@main", path: "a"}, true},
+		{"/", resource{}, false},
 		{"@Main/a", resource{}, false},
 		{"main/a", resource{}, false},
 		{"@main/A", resource{}, false},
@@ -204,8 +208,15 @@ func FuzzParseResource(f *testing.F) {
 		if !registry.ValidNamespace(r.namespace) || !registry.ValidPath(r.path) {
 			t.Fatalf("parseResource(%q) accepted namespace %q path %q", p, r.namespace, r.path)
 		}
-		// Round trip: the parsed resource formats back to the input.
-		if got := formatResource(r); got != p {
+		// Round trip: the parsed resource formats back to the input
+		// without its empty parts.
+		var parts []string
+		for s := range strings.SplitSeq(p, "/") {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+		if got := formatResource(r); got != strings.Join(parts, "/") {
 			t.Fatalf("parseResource(%q) formats back as %q", p, got)
 		}
 		// No escape: the storage key stays under the registry's folder

@@ -101,19 +101,20 @@ func (r resource) key(version string) string {
 //     reference answers 400 here), or "files" and a file path whose
 //     segments match [A-Za-z0-9._@+-]+ and are not "." or "..".
 //
-// Empty parts (a doubled, leading or trailing slash) are invalid, and so
-// is a path whose storage key would break the key limits every backend
-// shares (a part over [storage.MaxSegmentLength] bytes, a key over
-// [storage.MaxKeyLength]). It reports false for anything else.
+// Empty parts (a doubled, leading or trailing slash) are left out, as the
+// reference does. A path whose storage key would break the key limits
+// every backend shares (a part over [storage.MaxSegmentLength] bytes, a
+// key over [storage.MaxKeyLength]) is invalid. It reports false for
+// anything else.
 func parseResource(p string) (resource, bool) {
-	if p == "" {
-		return resource{}, false
-	}
-	parts := strings.Split(p, "/")
-	for _, s := range parts {
-		if s == "" {
-			return resource{}, false
+	var parts []string
+	for s := range strings.SplitSeq(p, "/") {
+		if s != "" {
+			parts = append(parts, s)
 		}
+	}
+	if len(parts) == 0 {
+		return resource{}, false
 	}
 	r := resource{namespace: parts[0]}
 	if !registry.ValidNamespace(r.namespace) {

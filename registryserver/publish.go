@@ -377,6 +377,10 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	if err != nil {
 		return refusal(err)
 	}
+	// And the operator's own schema, the one GET /schemas serves.
+	if err := h.checkOperatorSchema(ctx, ix.Manifest); err != nil {
+		return err
+	}
 	m, segs, declared := contents.Manifest, contents.Segments, contents.Declared
 
 	// Make it visible.

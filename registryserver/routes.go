@@ -247,6 +247,10 @@ func (h *Handler) registriesUnder(ctx context.Context, prefix string) (regs []st
 // getPreset serves GET /presets/:name from presets/<name>/preset.json.
 func (h *Handler) getPreset(c echo.Context) error {
 	name := c.Param("name")
+	if strings.Contains(name, "/") {
+		// /presets/<name>/<more> is no route, as for the reference.
+		return echo.ErrNotFound
+	}
 	if !registry.ValidSegment(name) || len(name) > storage.MaxSegmentLength {
 		return newAPIError(wire.CodeInvalidPreset,
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -274,22 +278,26 @@ func (h *Handler) getPreset(c echo.Context) error {
 }
 
 // getSchema serves GET /schemas/:file for the names the registry package
-// knows ([registry.SchemaNames]): the storage's own copy when it has one
-// (schema/<file>, the reference's SCHEMA_DIR), else the schema embedded in
-// the registry package.
+// knows ([registry.SchemaNames]): the operator's copy when there is one
+// (in the schema directory, [WithSchemaDir], else the storage's
+// schema/<file>: the reference's SCHEMA_DIR), else the schema embedded in
+// the registry package. The registry-item.json served is the one uploads
+// are checked against.
 func (h *Handler) getSchema(c echo.Context) error {
 	name := c.Param("file")
 	data, ok := registry.SchemaFile(name)
 	if !ok {
 		return newAPIError(wire.CodeNotFound, "Schema not found")
 	}
-	key := layout.Schema(name)
-	stored, info, err := h.readDocument(c.Request().Context(), key)
+	stored, info, key, err := h.readSchemaFile(c.Request().Context(), name)
 	var doc document
 	switch {
-	case err == nil:
+	case err == nil && key != "":
 		doc = storedDocument(key, stored, info, echo.MIMEApplicationJSON)
-	case errors.Is(err, storage.ErrNotFound):
+	case err == nil:
+		doc = document{data: stored, ctype: echo.MIMEApplicationJSON, etag: contentETag(stored)}
+		doc.cacheKey = "h\x00" + doc.etag
+	case errors.Is(err, errNoSchemaFile):
 		doc = document{data: data, ctype: echo.MIMEApplicationJSON, etag: contentETag(data)}
 		doc.cacheKey = "h\x00" + doc.etag
 	default:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jigkit/jig/internal/suggest"
@@ -73,11 +74,12 @@ type searchJSON struct {
 }
 
 type sourceResult struct {
-	URL        string   `json:"url,omitempty"`
-	Namespaces []string `json:"namespaces"`
-	Fallback   bool     `json:"fallback,omitempty"`
-	Truncated  bool     `json:"truncated,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	URL        string                            `json:"url,omitempty"`
+	Namespaces []string                          `json:"namespaces"`
+	Fallback   bool                              `json:"fallback,omitempty"`
+	Truncated  bool                              `json:"truncated,omitempty"`
+	Refused    []registryclient.RefusedNamespace `json:"refused,omitempty"`
+	Error      string                            `json:"error,omitempty"`
 }
 
 // Run searches every configured source and prints the merged results.
@@ -92,10 +94,17 @@ func (c *SearchCmd) Run(ctx context.Context, app *App) error {
 	}
 	out := searchJSON{Query: c.Query, Results: res.Results}
 	for _, s := range res.Sources {
-		sr := sourceResult{URL: s.URL, Namespaces: s.Namespaces, Fallback: s.Fallback, Truncated: s.Truncated}
+		sr := sourceResult{URL: s.URL, Namespaces: s.Namespaces, Fallback: s.Fallback, Truncated: s.Truncated, Refused: s.Refused}
 		if s.Err != nil {
 			sr.Error = s.Err.Error()
 			app.Out.Warnf("could not search %s (%s): %v", strings.Join(s.Namespaces, ", "), s.URL, s.Err)
+		}
+		for _, r := range s.Refused {
+			answer := strconv.Itoa(r.Status)
+			if r.Code != "" {
+				answer += " " + string(r.Code)
+			}
+			app.Out.Warnf("did not search %s: %s refused to list it (%s); if you have a token for it, run 'jig config set %s --url %s --token <token>'", r.Namespace, s.URL, answer, r.Namespace, s.URL)
 		}
 		if s.Truncated {
 			app.Out.Warnf("%s has no search; looked at the first %d registries only, results may be missing", s.URL, registryclient.DefaultFallbackRegistries)

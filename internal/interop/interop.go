@@ -27,6 +27,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryclient"
 )
 
 // Case is one scenario: steps run in an empty work directory against a
@@ -47,9 +51,13 @@ type Case struct {
 	// Differs names files of Tree where jig deliberately differs from the
 	// reference in bytes, with why; they are compared as JSON values.
 	Differs map[string]string `json:"differs,omitempty"`
+	// Registries are the namespaces the rc file points at the server
+	// before the steps; nil means [Namespaces].
+	Registries []string `json:"registries,omitempty"`
 }
 
-// Step is one action of a [Case]: exactly one of Init, Add and Write.
+// Step is one action of a [Case]: exactly one of Init, Add, Write and
+// Jig.
 type Step struct {
 	// Dir is where the step runs, relative to the work directory.
 	Dir string `json:"dir,omitempty"`
@@ -61,14 +69,23 @@ type Step struct {
 	// Write writes files (path relative to Dir: content), as a user's
 	// edits between commands.
 	Write map[string]string `json:"write,omitempty"`
+	// Jig runs jig with these arguments whichever tool runs the case, on
+	// the rc file that tool reads (JIG_CONFIG), with JIG_REGISTRY_URL the
+	// server's URL: a file jig writes and the reference reads. The rc
+	// file is then recorded ([Tree.RC]).
+	Jig []string `json:"jig,omitempty"`
 }
 
 // Suite is testdata/interop/cases.json.
 type Suite struct {
 	Cases []Case `json:"cases"`
 	// Requests are asked of a server serving the storage jig writes (see
-	// [WriteStorage]); their answers are recorded in server.json.
+	// [WriteStorage]); their answers are recorded in server.json. A
+	// request is "METHOD /path", or "METHOD /path <body>" to send one of
+	// Bodies.
 	Requests []string `json:"requests"`
+	// Bodies are what requests send, by name.
+	Bodies map[string]Body `json:"bodies,omitempty"`
 	// RefAuth are requests asked of the reference server alone, on a
 	// store of the suite served with an auth.json of its own; their
 	// answers (refauth.json) are replayed to jig in tests.
@@ -77,6 +94,32 @@ type Suite struct {
 	// differently from the reference server, with why. For them only the
 	// status, and the error code of an error body, must match.
 	ServerDiffers map[string]string `json:"serverDiffers,omitempty"`
+	// ServerDeviates names requests where jig-server deliberately answers
+	// with another status than the reference server (each listed in the
+	// README's table of differences), with jig-server's answer.
+	ServerDeviates map[string]Deviation `json:"serverDeviates,omitempty"`
+}
+
+// Deviation is jig-server's answer to a request where it deliberately
+// differs from the reference server, and why.
+type Deviation struct {
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+	Why    string `json:"why"`
+}
+
+// Body is what a request of the suite sends: a registry package as jig
+// publish sends it, or a raw body.
+type Body struct {
+	About string `json:"about"`
+	// Package is a registry directory of the suite (relative to it), sent
+	// as a multipart form with its archive and checksum.
+	Package string `json:"package,omitempty"`
+	// ContentType and Text are a raw body, when Package is "".
+	ContentType string `json:"contentType,omitempty"`
+	Text        string `json:"text,omitempty"`
+	// Admin sends the servers' admin token ([AdminToken]).
+	Admin bool `json:"admin,omitempty"`
 }
 
 // ServerCase is a set of requests asked of a server serving Store with
@@ -110,6 +153,8 @@ type Tool struct {
 	// Command is the program and the arguments before the subcommand
 	// (e.g. node /path/to/bin.js).
 	Command []string
+	// Jig is the jig binary that runs a case's [Step.Jig] steps.
+	Jig string
 }
 
 // IsRef reports whether t is the reference CLI.
@@ -135,16 +180,16 @@ func (t Tool) ProjectFile() string {
 func (t Tool) args(s Step) ([]string, error) {
 	var a []string
 	switch {
-	case s.Init != "" && s.Add == "" && s.Write == nil:
+	case s.Init != "" && s.Add == "" && s.Write == nil && s.Jig == nil:
 		a = []string{"init", "-t", s.Init, "-n", s.Name, "--ci"}
-	case s.Add != "" && s.Init == "" && s.Write == nil:
+	case s.Add != "" && s.Init == "" && s.Write == nil && s.Jig == nil:
 		a = []string{"add", s.Add}
 		if !t.IsRef() {
 			// rk add never installs packages.
 			a = append(a, "--skip-install")
 		}
 	default:
-		return nil, errors.New("a step is exactly one of init, add and write")
+		return nil, errors.New("a step is exactly one of init, add, write and jig")
 	}
 	return append(slices.Clone(t.Command), a...), nil
 }
@@ -156,7 +201,11 @@ var Namespaces = []string{"@main", "@presets", "@interop"}
 // server at url, with home as HOME, and returns the snapshot of c.Tree.
 func (c Case) Run(ctx context.Context, t Tool, url, work, home string) (*Tree, error) {
 	regs := map[string]string{}
-	for _, ns := range Namespaces {
+	nss := c.Registries
+	if nss == nil {
+		nss = Namespaces
+	}
+	for _, ns := range nss {
 		regs[ns] = url
 	}
 	rc, err := json.MarshalIndent(map[string]any{"registries": regs}, "", "  ")
@@ -168,8 +217,22 @@ func (c Case) Run(ctx context.Context, t Tool, url, work, home string) (*Tree, e
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "TZ=UTC",
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	ranJig := false
 	for i, s := range c.Steps {
 		dir := filepath.Join(work, filepath.FromSlash(s.Dir))
+		if s.Jig != nil {
+			if s.Init != "" || s.Add != "" || s.Write != nil {
+				return nil, fmt.Errorf("case %s, step %d: a step is exactly one of init, add, write and jig", c.Name, i+1)
+			}
+			cmd := exec.CommandContext(ctx, t.Jig, s.Jig...)
+			cmd.Dir = dir
+			cmd.Env = append(slices.Clone(env), "JIG_CONFIG="+t.rcFile(home), "JIG_REGISTRY_URL="+url)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("case %s, step %d (jig %s): %w\n%s", c.Name, i+1, strings.Join(s.Jig, " "), err, out)
+			}
+			ranJig = true
+			continue
+		}
 		if s.Write != nil {
 			for _, p := range slices.Sorted(maps.Keys(s.Write)) {
 				fp := filepath.Join(dir, filepath.FromSlash(p))
@@ -195,8 +258,20 @@ func (c Case) Run(ctx context.Context, t Tool, url, work, home string) (*Tree, e
 			return nil, fmt.Errorf("case %s, step %d (%s): %w\n%s", c.Name, i+1, strings.Join(args[len(t.Command):], " "), err, out.String())
 		}
 	}
-	return Snapshot(filepath.Join(work, filepath.FromSlash(c.Tree)))
+	tree, err := Snapshot(filepath.Join(work, filepath.FromSlash(c.Tree)))
+	if err != nil || !ranJig {
+		return tree, err
+	}
+	b, err := os.ReadFile(t.rcFile(home))
+	if err != nil {
+		return nil, err
+	}
+	tree.RC = strings.ReplaceAll(string(b), url, ServerURL)
+	return tree, nil
 }
+
+// ServerURL stands for the server's URL in a recorded rc file.
+const ServerURL = "$SERVER_URL"
 
 // Tree is the recorded state of a project directory.
 type Tree struct {
@@ -208,6 +283,10 @@ type Tree struct {
 	// Project is the project file at the root: jig.json, else rack.json;
 	// "" when there is none.
 	Project string `json:"project,omitempty"`
+	// RC is the rc file after a case with [Step.Jig] steps, the server's
+	// URL written as [ServerURL]: what jig wrote and the reference then
+	// read.
+	RC string `json:"rc,omitempty"`
 }
 
 // Snapshot reads the tree at dir.
@@ -384,33 +463,65 @@ type Exchange struct {
 	Body        string `json:"body"`
 }
 
-// Ask sends every request ("GET /path") to the server at url and returns
-// the answers.
-func Ask(ctx context.Context, url string, requests []string) ([]Exchange, error) {
+// Ask sends every request ("GET /path", or "POST /path <body>" with one of
+// bodies, whose packages are under the suite directory suite) to the
+// server at url and returns the answers.
+func Ask(ctx context.Context, url string, requests []string, bodies map[string]Body, suite string) ([]Exchange, error) {
 	hc := &http.Client{Timeout: 30 * time.Second}
 	var out []Exchange
 	for _, r := range requests {
-		method, path, ok := strings.Cut(r, " ")
+		method, rest, ok := strings.Cut(r, " ")
 		if !ok {
 			return nil, fmt.Errorf("request %q: want \"METHOD /path\"", r)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, url+path, nil)
+		path, bodyName, _ := strings.Cut(rest, " ")
+		var body io.Reader
+		header := http.Header{}
+		if bodyName != "" {
+			b, ok := bodies[bodyName]
+			if !ok {
+				return nil, fmt.Errorf("request %q: no body %q in the suite", r, bodyName)
+			}
+			data, ctype, err := b.encode(suite)
+			if err != nil {
+				return nil, fmt.Errorf("request %q: %w", r, err)
+			}
+			body = bytes.NewReader(data)
+			header.Set("Content-Type", ctype)
+			if b.Admin {
+				header.Set("Authorization", "Bearer "+AdminToken)
+			}
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url+path, body)
 		if err != nil {
 			return nil, err
 		}
+		maps.Copy(req.Header, header)
 		res, err := hc.Do(req)
 		if err != nil {
 			return nil, err
 		}
-		body, err := io.ReadAll(res.Body)
+		data, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil {
 			return nil, err
 		}
 		ct, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
-		out = append(out, Exchange{Request: r, Status: res.StatusCode, ContentType: ct, Body: string(body)})
+		out = append(out, Exchange{Request: r, Status: res.StatusCode, ContentType: ct, Body: string(data)})
 	}
 	return out, nil
+}
+
+// encode returns b's bytes and content type.
+func (b Body) encode(suite string) ([]byte, string, error) {
+	if b.Package == "" {
+		return []byte(b.Text), b.ContentType, nil
+	}
+	p, err := registryclient.OpenPackage(filepath.Join(suite, filepath.FromSlash(b.Package)))
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Form()
 }
 
 // AdminToken is the admin token of the servers [WriteStorage] starts.
@@ -421,9 +532,10 @@ const AdminToken = "interop-admin-token"
 const AuthJSON = "{\n  \"@main\": [],\n  \"@interop\": []\n}\n"
 
 // WriteStorage makes, at dir, the storage jig writes: jig-server
-// (jigServer) seeds its starter catalog into the empty directory, and jig
+// (jigServer) seeds its starter catalog into the empty directory, jig
 // publish adds @interop/features/crlf 1.0.0 and
-// @interop/features/pkg-extra 1.0.0 and 1.1.0 from the suite in suite.
+// @interop/features/pkg-extra 1.0.0 and 1.1.0 from the suite in suite, and
+// then the suite's [OperatorSchemaFile] becomes the storage's schema.
 // work is a scratch directory. It returns the auth.json to serve dir with.
 func WriteStorage(ctx context.Context, suite, jigServer, jig, dir, work string) (string, error) {
 	auth := filepath.Join(work, "auth.json")
@@ -458,7 +570,7 @@ func WriteStorage(ctx context.Context, suite, jigServer, jig, dir, work string) 
 	if err := os.CopyFS(next, os.DirFS(filepath.Join(src, "pkg-extra", "1.0.0"))); err != nil {
 		return "", err
 	}
-	m := filepath.Join(next, "registry.json")
+	m := filepath.Join(next, layout.ManifestFile)
 	b, err := os.ReadFile(m)
 	if err != nil {
 		return "", err
@@ -475,5 +587,23 @@ func WriteStorage(ctx context.Context, suite, jigServer, jig, dir, work string) 
 			return "", fmt.Errorf("jig publish %s: %w\n%s", d, err, out)
 		}
 	}
+	// Then the operator adds a schema of its own (the reference's default
+	// SCHEMA_DIR is <STORAGE_ROOT>/schema).
+	b, err = os.ReadFile(filepath.Join(suite, OperatorSchemaFile))
+	if err != nil {
+		return "", err
+	}
+	key := filepath.Join(dir, filepath.FromSlash(layout.Schema(registry.ManifestSchemaFile)))
+	if err := os.MkdirAll(filepath.Dir(key), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(key, b, 0o644); err != nil {
+		return "", err
+	}
 	return auth, nil
 }
+
+// OperatorSchemaFile is the file of the suite that [WriteStorage] puts in
+// the storage as its operator's registry-item.json schema, after jig has
+// published into it.
+const OperatorSchemaFile = "operator-schema.json"

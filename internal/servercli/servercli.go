@@ -52,6 +52,7 @@ type CLI struct {
 	AuthConfigPath      string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken          string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	SignersDir          string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
+	SchemaDir           string `name:"schema-dir" env:"SCHEMA_DIR" placeholder:"DIR" help:"Folder of the JSON Schemas served at /schemas/<file> (registry-item.json, preset.json, jig.json, rack.json), as the reference's SCHEMA_DIR: uploads must also match its registry-item.json (400 SCHEMA_VALIDATION_FAILED). Default: the storage's schema/ folder; a file neither has is served from the built-in schemas. A folder that does not exist is logged as a warning at start."`
 	UpstreamsConfigPath string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"upstreams.json: the namespaces this server mirrors from other registry servers (pull-through); reloaded with auth.json. A namespace that holds registries published here is never served from upstream. See the README section \"Mirrors and air-gapped use\"."`
 	UpstreamMode        string `name:"upstream-mode" env:"UPSTREAM_MODE" enum:"pull-through,offline" default:"pull-through" help:"pull-through fetches what is missing from the upstreams; offline serves only what the storage holds and never contacts them."`
 	WebhookConfigPath   string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
@@ -288,6 +289,9 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
 	}
 	var signers *signersReloader
+	if c.SchemaDir != "" {
+		opts = append(opts, registryserver.WithSchemaDir(c.SchemaDir))
+	}
 	if c.SignersDir != "" {
 		signers = newSignersReloader(c.SignersDir, log)
 		opts = append(opts, registryserver.WithSignersDir(c.SignersDir))

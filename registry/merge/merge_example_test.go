@@ -71,10 +71,10 @@ func ExampleUpdatePackageJSON() {
 	// Output:
 	// {
 	//   "name": "demo",
-	//   "version": "1.0.0",
 	//   "devDependencies": {
 	//     "vitest": "^2.0.0"
 	//   },
+	//   "version": "1.0.0",
 	//   "dependencies": {
 	//     "zod": "^3.22.0"
 	//   },

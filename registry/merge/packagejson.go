@@ -92,7 +92,9 @@ func jsonKind(v any) string {
 
 // UpdatePackageJSON applies u to the package.json current (exists reports
 // whether there is one). A missing file is created with the name and version
-// "1.0.0"; an existing one without name or version gets them (at the top). Runtime
+// "1.0.0"; an existing one without name or version (or with an empty or
+// null one) gets them where the reference puts them: in place, else
+// appended after its keys. Runtime
 // dependencies are set in "dependencies" and removed from
 // "devDependencies"; a dev dependency that is already a runtime dependency
 // updates the runtime entry; other dev dependencies go to
@@ -111,11 +113,13 @@ func UpdatePackageJSON(current []byte, exists bool, u PackageUpdate) ([]byte, []
 		root = newJSONObject()
 	}
 	orig := cloneJSON(root)
-	if _, ok := root.get("name"); !ok && u.Name != "" {
-		root.insertAt(0, "name", u.Name)
+	// As the reference: a name or version that is missing or falsy ("",
+	// null) is set in place, or appended after the existing keys.
+	if falsy(root.vals["name"]) && u.Name != "" {
+		root.set("name", u.Name)
 	}
-	if _, ok := root.get("version"); !ok {
-		root.insertAt(root.index("name")+1, "version", "1.0.0")
+	if falsy(root.vals["version"]) {
+		root.set("version", "1.0.0")
 	}
 	deps := childObject(root, "dependencies")
 	dev := childObject(root, "devDependencies")

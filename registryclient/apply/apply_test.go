@@ -628,7 +628,8 @@ func TestRuntimeDependencyRemovesDevDependency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\",\n  \"devDependencies\": {\n    \"vitest\": \"^1.0.0\"\n  },\n  \"dependencies\": {\n    \"zod\": \"^3.0.0\"\n  }\n}\n"
+	// version is appended, as the reference does (issue 36, N4).
+	want := "{\n  \"name\": \"x\",\n  \"devDependencies\": {\n    \"vitest\": \"^1.0.0\"\n  },\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"zod\": \"^3.0.0\"\n  }\n}\n"
 	if got := readFile(t, filepath.Join(dir, "package.json")); got != want {
 		t.Errorf("package.json:\n%s\nwant:\n%s", got, want)
 	}

@@ -329,10 +329,13 @@ func (c *Config) Set(ns string, u Update) error {
 	}
 	e, exists := c.entries[ns]
 	if !exists && IsBuiltin(ns) {
-		// A built-in gets a file entry without a URL of its own, so it
-		// keeps following $JIG_REGISTRY_URL (see [*Config.Get]) unless
-		// --url says otherwise.
 		exists = true
+	}
+	if e.URL == "" && IsBuiltin(ns) {
+		// Every entry jig writes has its URL, the one in effect now
+		// ($JIG_REGISTRY_URL or the default): the reference reads the
+		// same file and cannot use an entry without one.
+		e.URL = c.builtinURL
 	}
 	if u.URL != nil {
 		v := strings.TrimSpace(*u.URL)
@@ -499,8 +502,15 @@ func (c *Config) Marshal() ([]byte, error) {
 			regs[ns] = e.URL
 			continue
 		}
-		obj := orderedObject{{"url", e.URL}, {"token", e.Token}, {"headers", e.Headers}, {"defaultNamespace", e.DefaultNamespace}}
-		if e.URL == "" { // none: a built-in's default
+		u := e.URL
+		if u == "" && IsBuiltin(ns) {
+			// A built-in's entry read without a URL (older jig wrote
+			// them): written with the URL it uses, as the reference
+			// needs one.
+			u = c.builtinURL
+		}
+		obj := orderedObject{{"url", u}, {"token", e.Token}, {"headers", e.Headers}, {"defaultNamespace", e.DefaultNamespace}}
+		if u == "" {
 			obj = obj[1:]
 		}
 		if e.Headers == nil {

@@ -304,10 +304,13 @@ func TestConfigList(t *testing.T) {
 	}
 }
 
-// TestConfigSetBuiltinFollowsURL: setting only a token, headers or a
-// default namespace of a built-in namespace writes no URL into the file,
-// so the entry keeps following $JIG_REGISTRY_URL (issue 30, item 12).
-func TestConfigSetBuiltinFollowsURL(t *testing.T) {
+// TestConfigSetBuiltinWritesURL: setting only a token, headers or a
+// default namespace of a built-in namespace writes the URL it uses into
+// the file, since the reference reads the same file and fails on an entry
+// without one (issue 36, N2; this replaces issue 30 item 12's entry that
+// followed $JIG_REGISTRY_URL). An entry an older jig wrote without a URL is
+// written back with one.
+func TestConfigSetBuiltinWritesURL(t *testing.T) {
 	t.Parallel()
 	for _, upd := range []rcfile.Update{
 		{DefaultNamespace: ptr("@rack")},
@@ -325,8 +328,8 @@ func TestConfigSetBuiltinFollowsURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(b), `"url"`) {
-			t.Errorf("%+v: the file pins a URL:\n%s", upd, b)
+		if !strings.Contains(string(b), `"url": "`+rcfile.DefaultRegistryURL+`"`) {
+			t.Errorf("%+v: the entry has no URL:\n%s", upd, b)
 		}
 		again, err := rcfile.Parse("rc", b)
 		if err != nil {
@@ -335,6 +338,13 @@ func TestConfigSetBuiltinFollowsURL(t *testing.T) {
 		if e, _ := again.Get("@presets"); e.URL != rcfile.DefaultRegistryURL {
 			t.Errorf("%+v: got URL %q after a reload, want the built-in %q", upd, e.URL, rcfile.DefaultRegistryURL)
 		}
+	}
+	old, err := rcfile.Parse("rc", []byte(`{"registries": {"@main": {"token": "abc"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := old.Marshal(); !strings.Contains(string(b), `"url": "`+rcfile.DefaultRegistryURL+`"`) {
+		t.Errorf("an entry read without a URL was written without one:\n%s", b)
 	}
 	// --url pins it.
 	cfg, _ := rcfile.Parse("rc", nil)

@@ -139,9 +139,10 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 		t = nil
 	}
 	if !exists {
-		// A built-in gets a file entry without a URL of its own (see
+		// A built-in gets a file entry with the URL it uses now (see
 		// [*Config.Set]).
 		e = entry{}
+		e.URL = c.builtinURL
 	}
 	e.Trust = t
 	e.short = false
@@ -160,7 +161,7 @@ func (c *Config) RemoveTrust(ns string) error {
 		return fmt.Errorf("%s has no trust policy to remove (see 'jig trust list')", ns)
 	}
 	e.Trust = nil
-	if e.URL == "" && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && len(e.other) == 0 && IsBuiltin(ns) {
+	if (e.URL == "" || e.URL == c.builtinURL) && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && len(e.other) == 0 && IsBuiltin(ns) {
 		delete(c.entries, ns)
 		return nil
 	}

@@ -37,9 +37,10 @@ func TestTrustRoundTrip(t *testing.T) {
 			t.Errorf("saved file lacks %s:\n%s", want, b)
 		}
 	}
-	// @main got an entry of its own without a URL: it keeps the built-in.
-	if strings.Contains(string(b), `"url": "`+rcfile.DefaultRegistryURL) {
-		t.Errorf("a built-in's trust froze its URL:\n%s", b)
+	// @main got an entry of its own with the URL it uses: the reference
+	// reads the same file and needs one (issue 36, N2).
+	if !strings.Contains(string(b), `"url": "`+rcfile.DefaultRegistryURL) {
+		t.Errorf("a built-in's entry was written without its URL:\n%s", b)
 	}
 	back, err := rcfile.Load(p)
 	if err != nil {

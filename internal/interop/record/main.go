@@ -47,7 +47,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	tool := interop.Tool{Name: "rk", Command: []string{*node, *rk}}
+	tool := interop.Tool{Name: "rk", Command: []string{*node, *rk}, Jig: *jig}
 	for i, c := range s.Cases {
 		if *only != "" && !strings.Contains(c.Name, *only) {
 			continue
@@ -86,12 +86,12 @@ func run(ctx context.Context) error {
 		return err
 	}
 	srv, err := interop.StartServer(ctx, []string{*node, *refServer}, work, []string{"STORAGE_ROOT=" + store,
-		"AUTH_CONFIG_PATH=" + auth, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + work})
+		"AUTH_CONFIG_PATH=" + auth, "ADMIN_TOKEN=" + interop.AdminToken, "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + work})
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	answers, err := interop.Ask(ctx, srv.URL, s.Requests)
+	answers, err := interop.Ask(ctx, srv.URL, s.Requests, s.Bodies, *suite)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 		defer ref.Stop()
-		answers, err := interop.Ask(ctx, ref.URL, ra.Requests)
+		answers, err := interop.Ask(ctx, ref.URL, ra.Requests, nil, *suite)
 		if err != nil {
 			return err
 		}

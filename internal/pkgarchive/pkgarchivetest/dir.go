@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry/layout"
 )
 
 // WriteRegistry creates a registry directory of @acme/features/ui-kit at
@@ -14,7 +15,7 @@ func WriteRegistry(t testing.TB, version string) string {
 	t.Helper()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
-		"registry.json": `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"` + version + `","priority":4,
+		layout.ManifestFile: `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"` + version + `","priority":4,
 		  "files":[{"target":"src/button.ts","type":"registry:lib","path":"templates/button.ts"},
 		           {"target":".gitignore","type":"registry:config","path":"./templates/gitignore"}]}`,
 		"templates/button.ts": "export const button = 1;\n",

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
@@ -44,9 +45,9 @@ func content() map[string]string {
 		"files":       []map[string]string{{"target": "src/big.ts", "type": "registry:lib", "path": "templates/big.ts"}},
 	})
 	return map[string]string{
-		"@main/runtimes/node/versions.json":          `{"versions":["1.1.0","1.0.0"]}`,
-		"@main/runtimes/node/1.1.0/registry.json":    string(m),
-		"@main/runtimes/node/1.1.0/templates/big.ts": strings.Repeat("export const answer: number = 42; // padding to be compressible\n", 64),
+		layout.Versions("@main", "runtimes/node"):          `{"versions":["1.1.0","1.0.0"]}`,
+		layout.Manifest("@main", "runtimes/node", "1.1.0"): string(m),
+		"@main/runtimes/node/1.1.0/templates/big.ts":       strings.Repeat("export const answer: number = 42; // padding to be compressible\n", 64),
 	}
 }
 

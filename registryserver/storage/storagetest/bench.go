@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -43,7 +44,7 @@ func Bench(b *testing.B, newStorage func(b *testing.B) storage.Storage) {
 	})
 	b.Run("Stat", func(b *testing.B) {
 		st := newStorage(b)
-		const key = "@main/bench/versions.json"
+		key := layout.Versions("@main", "bench")
 		if err := st.Put(b.Context(), key, bytes.NewReader([]byte(`{"versions":["1.0.0"]}`)), -1); err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func Bench(b *testing.B, newStorage func(b *testing.B) storage.Storage) {
 		if !ok {
 			b.Skip("the backend has no conditional writes")
 		}
-		const key = "@main/bench/versions.json"
+		key := layout.Versions("@main", "bench")
 		etag, err := cp.PutIf(b.Context(), key, bytes.NewReader([]byte("0")), 1, "")
 		if err != nil {
 			b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -110,8 +111,8 @@ func checkInfo(t *testing.T, what string, info storage.Info, key string, size in
 
 func testGetMissing(t *testing.T, st storage.Storage) {
 	ctx := t.Context()
-	put(t, st, "@main/other/versions.json", []byte("{}"))
-	for _, key := range []string{"@main/missing/versions.json", "@main/other", "@main/other/versions.json/deeper", "nothing"} {
+	put(t, st, layout.Versions("@main", "other"), []byte("{}"))
+	for _, key := range []string{layout.Versions("@main", "missing"), "@main/other", layout.Versions("@main", "other") + "/deeper", "nothing"} {
 		if _, _, err := st.Get(ctx, key); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Get(%q) error = %v, want storage.ErrNotFound", key, err)
 		}
@@ -123,12 +124,12 @@ func testGetMissing(t *testing.T, st storage.Storage) {
 
 func testPutGet(t *testing.T, st storage.Storage) {
 	keys := []string{
-		"@main/runtimes/node/versions.json",
-		"@main/runtimes/node/1.0.0/registry.json",
+		layout.Versions("@main", "runtimes/node"),
+		layout.Manifest("@main", "runtimes/node", "1.0.0"),
 		"@main/runtimes/node/1.0.0/templates/.gitignore",
 		"@main/runtimes/node/1.0.0-rc.1+build.5/src/@scope/a_b-c.d.ts",
-		"presets/node/preset.json",
-		".healthcheck",
+		layout.Preset("node"),
+		layout.HealthKey,
 	}
 	for i, key := range keys {
 		data := []byte(fmt.Sprintf("content %d of %s\n", i, key))
@@ -163,7 +164,7 @@ func testEmptyObject(t *testing.T, st storage.Storage) {
 }
 
 func testSizeMismatch(t *testing.T, st storage.Storage) {
-	const key = "@main/short/versions.json"
+	key := layout.Versions("@main", "short")
 	err := st.Put(t.Context(), key, strings.NewReader("12345"), 10)
 	if err == nil {
 		t.Fatalf("Put(5 bytes, size 10) error = nil, want an error")
@@ -174,7 +175,7 @@ func testSizeMismatch(t *testing.T, st storage.Storage) {
 }
 
 func testOverwrite(t *testing.T, st storage.Storage) {
-	const key = "@main/x/versions.json"
+	key := layout.Versions("@main", "x")
 	put(t, st, key, []byte(`{"versions":["1.0.0"]}`))
 	_, first := get(t, st, key)
 	// Same length, different content: the ETag must still change.
@@ -238,12 +239,12 @@ var listKeys = []string{
 	"@main/a-c",
 	"@main/a0",
 	"@main/a/b2/c/d.txt",
-	"@main/runtimes/node/versions.json",
-	"@main/runtimes/node/1.0.0/registry.json",
-	"@main/runtimes/typescript/versions.json",
-	"@other/x/versions.json",
-	"presets/node/preset.json",
-	".healthcheck",
+	layout.Versions("@main", "runtimes/node"),
+	layout.Manifest("@main", "runtimes/node", "1.0.0"),
+	layout.Versions("@main", "runtimes/typescript"),
+	layout.Versions("@other", "x"),
+	layout.Preset("node"),
+	layout.HealthKey,
 }
 
 func testList(t *testing.T, st storage.Storage) {
@@ -255,25 +256,25 @@ func testList(t *testing.T, st storage.Storage) {
 		want   []string
 	}{
 		{"", []string{
-			".healthcheck", "@main/a-c", "@main/a/b", "@main/a/b2/c/d.txt", "@main/a0",
-			"@main/runtimes/node/1.0.0/registry.json", "@main/runtimes/node/versions.json",
-			"@main/runtimes/typescript/versions.json", "@other/x/versions.json", "presets/node/preset.json",
+			layout.HealthKey, "@main/a-c", "@main/a/b", "@main/a/b2/c/d.txt", "@main/a0",
+			layout.Manifest("@main", "runtimes/node", "1.0.0"), layout.Versions("@main", "runtimes/node"),
+			layout.Versions("@main", "runtimes/typescript"), layout.Versions("@other", "x"), layout.Preset("node"),
 		}},
 		{"@main/runtimes/", []string{
-			"@main/runtimes/node/1.0.0/registry.json", "@main/runtimes/node/versions.json",
-			"@main/runtimes/typescript/versions.json",
+			layout.Manifest("@main", "runtimes/node", "1.0.0"), layout.Versions("@main", "runtimes/node"),
+			layout.Versions("@main", "runtimes/typescript"),
 		}},
-		{"@main/runtimes/node/", []string{"@main/runtimes/node/1.0.0/registry.json", "@main/runtimes/node/versions.json"}},
+		{"@main/runtimes/node/", []string{layout.Manifest("@main", "runtimes/node", "1.0.0"), layout.Versions("@main", "runtimes/node")}},
 		{"@main/run", []string{
-			"@main/runtimes/node/1.0.0/registry.json", "@main/runtimes/node/versions.json",
-			"@main/runtimes/typescript/versions.json",
+			layout.Manifest("@main", "runtimes/node", "1.0.0"), layout.Versions("@main", "runtimes/node"),
+			layout.Versions("@main", "runtimes/typescript"),
 		}},
 		{"@main/a", []string{"@main/a-c", "@main/a/b", "@main/a/b2/c/d.txt", "@main/a0"}},
 		{"@main/a/", []string{"@main/a/b", "@main/a/b2/c/d.txt"}},
 		{"@main/a/b", []string{"@main/a/b", "@main/a/b2/c/d.txt"}},
-		{"presets/", []string{"presets/node/preset.json"}},
+		{layout.PresetsDir, []string{layout.Preset("node")}},
 		{"@missing/", []string{}},
-		{"@main/runtimes/node/versions.json", []string{"@main/runtimes/node/versions.json"}},
+		{layout.Versions("@main", "runtimes/node"), []string{layout.Versions("@main", "runtimes/node")}},
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Quote(tt.prefix), func(t *testing.T) {
@@ -300,10 +301,10 @@ func testListDir(t *testing.T, st storage.Storage) {
 		prefix string
 		want   []string
 	}{
-		{"", []string{".healthcheck", "@main/", "@other/", "presets/"}},
+		{"", []string{layout.HealthKey, "@main/", "@other/", layout.PresetsDir}},
 		{"@main/", []string{"@main/a-c", "@main/a/", "@main/a0", "@main/runtimes/"}},
 		{"@main/a/", []string{"@main/a/b", "@main/a/b2/"}},
-		{"@main/runtimes/node/", []string{"@main/runtimes/node/1.0.0/", "@main/runtimes/node/versions.json"}},
+		{"@main/runtimes/node/", []string{"@main/runtimes/node/1.0.0/", layout.Versions("@main", "runtimes/node")}},
 		{"@missing/", []string{}},
 	}
 	for _, tt := range tests {
@@ -390,8 +391,8 @@ func testLargeObject(t *testing.T, st storage.Storage) {
 func version(b byte, n int) []byte { return bytes.Repeat([]byte{b}, n) }
 
 func testConcurrentPuts(t *testing.T, st storage.Storage) {
+	key := layout.Versions("@main", "race")
 	const (
-		key     = "@main/race/versions.json"
 		size    = 256 << 10
 		writers = 4
 		rounds  = 3
@@ -458,7 +459,7 @@ func testConcurrentPuts(t *testing.T, st storage.Storage) {
 func testPutIfCreate(t *testing.T, st storage.Storage) {
 	cp := conditional(t, st)
 	ctx := t.Context()
-	const key = "@main/pub/1.0.0/registry.json"
+	key := layout.Manifest("@main", "pub", "1.0.0")
 	etag, err := cp.PutIf(ctx, key, strings.NewReader("first"), 5, "")
 	if err != nil {
 		t.Fatalf("PutIf(create) on a missing key: %v", err)
@@ -478,7 +479,7 @@ func testPutIfCreate(t *testing.T, st storage.Storage) {
 func testPutIfMatch(t *testing.T, st storage.Storage) {
 	cp := conditional(t, st)
 	ctx := t.Context()
-	const key = "@main/pub/versions.json"
+	key := layout.Versions("@main", "pub")
 	if _, err := cp.PutIf(ctx, key, strings.NewReader("v1"), 2, `"nope"`); !errors.Is(err, storage.ErrPrecondition) {
 		t.Errorf("PutIf(if-match) on a missing key: error = %v, want storage.ErrPrecondition", err)
 	}
@@ -512,8 +513,8 @@ func testPutIfMatch(t *testing.T, st storage.Storage) {
 
 func testPutIfRace(t *testing.T, st storage.Storage) {
 	cp := conditional(t, st)
+	key := layout.Manifest("@main", "race", "2.0.0")
 	const (
-		key      = "@main/race/2.0.0/registry.json"
 		creators = 8
 	)
 	results := make([]error, creators)
@@ -558,8 +559,8 @@ func mustGet(t *testing.T, st storage.Storage, key string) []byte {
 // which is what keeps a versions list intact under concurrent publishes.
 func testPutIfCAS(t *testing.T, st storage.Storage) {
 	cp := conditional(t, st)
+	key := layout.Versions("@main", "counter")
 	const (
-		key     = "@main/counter/versions.json"
 		workers = 4
 		incs    = 5
 	)
@@ -614,7 +615,7 @@ func testPutIfCAS(t *testing.T, st storage.Storage) {
 }
 
 func testCancelled(t *testing.T, st storage.Storage) {
-	const key = "@main/c/versions.json"
+	key := layout.Versions("@main", "c")
 	put(t, st, key, []byte("x"))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
