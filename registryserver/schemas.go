@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	lib "github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
@@ -37,10 +36,6 @@ func WithSchemaDir(dir string) Option {
 	}
 }
 
-// maxOperatorSchemaSize bounds a schema an operator supplies: a larger one
-// is not compiled (and uploads are refused with 500 until it is fixed).
-const maxOperatorSchemaSize = 1 << 20
-
 // errNoSchemaFile is a schema file that the schema directory or the
 // storage does not have.
 var errNoSchemaFile = errors.New("no such schema file")
@@ -51,7 +46,7 @@ type schemaState struct {
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte
-	schema *lib.Schema
+	schema *registry.OperatorSchema
 	err    error
 }
 
@@ -119,13 +114,16 @@ func (h *Handler) checkOperatorSchema(ctx context.Context, manifest []byte) erro
 	if err != nil {
 		return internalError(fmt.Errorf("the operator's registry-item.json schema: %w", err))
 	}
-	doc, err := lib.UnmarshalJSON(bytes.NewReader(manifest))
-	if err != nil {
-		return newAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
+	err = s.Validate(manifest)
+	if se, ok := errors.AsType[*registry.SchemaError](err); ok {
+		msgs := make([]string, len(se.Violations))
+		for i, v := range se.Violations {
+			msgs[i] = v.String()
+		}
+		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+strings.Join(msgs, "; "))
 	}
-	err = s.Validate(doc)
-	if ve, ok := errors.AsType[*lib.ValidationError](err); ok {
-		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+schemaViolations(ve))
+	if errors.Is(err, registry.ErrInvalidJSON) {
+		return newAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
 	}
 	if err != nil {
 		return internalError(err)
@@ -133,35 +131,11 @@ func (h *Handler) checkOperatorSchema(ctx context.Context, manifest []byte) erro
 	return nil
 }
 
-// schemaViolations lists the leaf errors of ve, "<pointer>: <message>",
-// joined with "; ".
-func schemaViolations(ve *lib.ValidationError) string {
-	var out []string
-	var walk func(u lib.OutputUnit)
-	walk = func(u lib.OutputUnit) {
-		if u.Error != nil && len(u.Errors) == 0 {
-			at := u.InstanceLocation
-			if at == "" {
-				at = "/"
-			}
-			out = append(out, at+": "+u.Error.String())
-		}
-		for _, e := range u.Errors {
-			walk(e)
-		}
-	}
-	walk(*ve.BasicOutput())
-	if len(out) == 0 {
-		return ve.Error()
-	}
-	return strings.Join(out, "; ")
-}
-
 // compiled returns data compiled, from the last compile when data has not
-// changed. The compile is bounded: at most [maxOperatorSchemaSize] bytes
+// changed. The compile is bounded: at most [registry.MaxOperatorSchemaSize] bytes
 // and [registry.MaxJSONDepth] levels, and a "$ref" outside the document
 // fails instead of fetching anything (files or URLs).
-func (s *schemaState) compiled(data []byte) (*lib.Schema, error) {
+func (s *schemaState) compiled(data []byte) (*registry.OperatorSchema, error) {
 	d := sha256.Sum256(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -169,38 +143,6 @@ func (s *schemaState) compiled(data []byte) (*lib.Schema, error) {
 		return s.schema, s.err
 	}
 	s.digest = d
-	s.schema, s.err = compileOperatorSchema(data)
+	s.schema, s.err = registry.CompileOperatorSchema(registry.ManifestSchemaFile, data)
 	return s.schema, s.err
-}
-
-// operatorSchemaURL is the URL an operator's schema is compiled under (its
-// own "$id", if any, takes over inside it).
-const operatorSchemaURL = "https://jig-server.invalid/schemas/registry-item.json"
-
-func compileOperatorSchema(data []byte) (*lib.Schema, error) {
-	if len(data) > maxOperatorSchemaSize {
-		return nil, fmt.Errorf("%d bytes, over the %d-byte limit", len(data), maxOperatorSchemaSize)
-	}
-	if err := registry.CheckJSONDepth(registry.ManifestSchemaFile, data); err != nil {
-		return nil, err
-	}
-	doc, err := lib.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
-	c := lib.NewCompiler()
-	c.UseLoader(noLoader{})
-	c.AssertFormat()
-	if err := c.AddResource(operatorSchemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(operatorSchemaURL)
-}
-
-// noLoader refuses every schema a "$ref" names outside the document: the
-// server fetches nothing on an operator schema's behalf.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("$ref to %s: an operator schema may refer only to itself and the JSON Schema meta-schemas; nothing is fetched", url)
 }

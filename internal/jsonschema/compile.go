@@ -24,7 +24,7 @@ var keywords = []string{
 	// any instance
 	"type", "enum", "const", "format", "$ref", "not", "anyOf", "oneOf",
 	// objects
-	"properties", "patternProperties", "additionalProperties", "required",
+	"properties", "patternProperties", "additionalProperties", "required", "propertyNames",
 	// arrays
 	"items", "minItems",
 	// strings
@@ -58,6 +58,7 @@ type Schema struct {
 	patternProps []patternProp
 	additional   *Schema // nil: no schema for additional properties
 	noAdditional bool    // "additionalProperties": false
+	names        *Schema // "propertyNames": nil for none
 
 	items    *Schema
 	minItems int // -1: none
@@ -283,6 +284,8 @@ func (c *Compiler) fill(s *Schema, url, ptr string, obj map[string]any) error {
 			}
 		case "required":
 			s.required, err = stringList(v)
+		case "propertyNames":
+			s.names, err = sub(k)
 		case "items":
 			s.items, err = sub(k)
 		case "minItems":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"net/netip"
@@ -54,7 +55,8 @@ type Error struct {
 // Validate returns the keywords doc (a value from [Decode]) fails, nil when
 // it is valid. The order is that of the library: at one place type, const,
 // enum and format (each alone, the value's other keywords unchecked), the
-// "$ref", then required, the properties (by name) and additionalProperties,
+// "$ref", then required, propertyNames, the properties (by name) and
+// additionalProperties,
 // or minItems and the items, or minLength and pattern, or minimum, then
 // not, anyOf and oneOf.
 func (s *Schema) Validate(doc any) []*Error {
@@ -204,6 +206,16 @@ func (vd *validator) object(s *Schema, obj map[string]any, out []*Error) []*Erro
 		out = append(out, vd.err("required", "missing property "+quote(missing[0])))
 	case len(missing) > 1:
 		out = append(out, vd.err("required", "missing properties "+joinQuoted(missing)))
+	}
+	if s.names != nil {
+		for _, name := range slices.Sorted(maps.Keys(obj)) {
+			if !vd.valid(s.names, name) {
+				if vd.quick {
+					return append(out, errFailed)
+				}
+				out = append(out, vd.err("propertyNames", "invalid property name "+quote(name)))
+			}
+		}
 	}
 	if s.properties == nil && s.patternProps == nil && s.additional == nil && !s.noAdditional {
 		return out
