@@ -33,7 +33,7 @@ release: clean
 	  os=$${p%/*}; arch=$${p#*/}; name=jig_$(VERSION)_$${os}_$${arch}; dir=$(DIST)/$$name; \
 	  echo "build $$name"; \
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags '$(LDFLAGS)' -o "$$dir/" ./cmd/jig ./cmd/jig-server; \
-	  cp README.md CHANGELOG.md "$$dir/"; \
+	  cp README.md CHANGELOG.md "$$dir/"; cp -R docs "$$dir/docs"; \
 	  if [ "$$os" = windows ]; then (cd $(DIST) && zip -qr "$$name.zip" "$$name"); \
 	  else tar -C $(DIST) -czf "$(DIST)/$$name.tar.gz" "$$name"; fi; \
 	  rm -rf "$$dir"; \

@@ -113,7 +113,7 @@ type upstreamList struct {
 }
 
 // WithUpstreams makes the handler a mirror: the namespaces of c are
-// served from its upstreams through the storage (see the README section
+// served from its upstreams through the storage (see docs/mirrors.md, section
 // "Mirrors and air-gapped use"). A read that misses locally fetches the
 // version from the upstream, verifies it against the upstream's digest
 // index and signatures (and the signers folder's policy), stores it with

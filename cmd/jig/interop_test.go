@@ -229,7 +229,7 @@ func TestInteropServer(t *testing.T) {
 				t.Errorf("%s: got %d %s, want jig-server's documented answer %d %s (%s)", w.Request, g.Status, errorCode(g.Body), d.Status, d.Code, d.Why)
 			}
 			if w.Status == d.Status {
-				t.Errorf("%s: the reference answers %d too now; drop it from serverDeviates and the README's differences", w.Request, w.Status)
+				t.Errorf("%s: the reference answers %d too now; drop it from serverDeviates and the differences table in docs/http-api.md", w.Request, w.Status)
 			}
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // Exit codes of [Main]. [exitCodes] describes them for people (jig help
-// exit-codes); the README's table repeats it.
+// exit-codes); docs/commands.md's table repeats it.
 const (
 	ExitOK    = 0
 	ExitError = 1

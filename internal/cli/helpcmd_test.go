@@ -136,17 +136,17 @@ func TestExitCodeTable(t *testing.T) {
 	}
 }
 
-// TestREADMEListsEveryExitCode: the README's exit-code table (it repeats
+// TestDocsListEveryExitCode: the exit-code table of docs/commands.md (it repeats
 // jig help exit-codes for readers of the repository) has a row per code.
-func TestREADMEListsEveryExitCode(t *testing.T) {
+func TestDocsListEveryExitCode(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "commands.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range exitCodes {
 		if !strings.Contains(string(data), fmt.Sprintf("\n| %d | ", c.Code)) {
-			t.Errorf("README.md has no row | %d | in its exit-code table", c.Code)
+			t.Errorf("docs/commands.md has no row | %d | in its exit-code table", c.Code)
 		}
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-// The README shows exactly what jig registry new tools/greeter --namespace
+// docs/publishing.md shows exactly what jig registry new tools/greeter --namespace
 // @team writes, and it is valid.
-func TestStarterRegistryInREADME(t *testing.T) {
+func TestStarterRegistryInDocs(t *testing.T) {
 	t.Parallel()
 	data, tmpl, err := starterRegistry("tools/greeter", "@team", registry.TypeFeature)
 	if err != nil {
@@ -22,12 +22,12 @@ func TestStarterRegistryInREADME(t *testing.T) {
 	if len(tmpl) == 0 {
 		t.Error("got no template file")
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/publishing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```json\n"+string(data)+"```\n") {
-		t.Errorf("the README does not show the starter registry.json:\n%s", data)
+		t.Errorf("docs/publishing.md does not show the starter registry.json:\n%s", data)
 	}
 	for _, bad := range []string{"Tools/Greeter", "tools//greeter", "@", "a b"} {
 		if _, _, err := starterRegistry(bad, "@team", registry.TypeFeature); err == nil {

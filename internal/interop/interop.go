@@ -96,7 +96,7 @@ type Suite struct {
 	ServerDiffers map[string]string `json:"serverDiffers,omitempty"`
 	// ServerDeviates names requests where jig-server deliberately answers
 	// with another status than the reference server (each listed in the
-	// README's table of differences), with jig-server's answer.
+	// the table of differences in docs/http-api.md), with jig-server's answer.
 	ServerDeviates map[string]Deviation `json:"serverDeviates,omitempty"`
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // TestStorageBackendTable checks that the table of storage backends, the
-// enum and help text of --storage-backend, and the README's configuration
+// enum and help text of --storage-backend, and the configuration table of docs/server.md
 // table name the same backends.
 func TestStorageBackendTable(t *testing.T) {
 	t.Parallel()
@@ -48,16 +48,16 @@ func TestStorageBackendTable(t *testing.T) {
 		}
 	}
 
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/server.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("(?m)^\\| `STORAGE_BACKEND` \\| `([a-z0-9]+)` \\| (.*) \\|$").FindStringSubmatch(string(readme))
 	if row == nil {
-		t.Fatal("README.md has no configuration row for STORAGE_BACKEND")
+		t.Fatal("docs/server.md has no configuration row for STORAGE_BACKEND")
 	}
 	if row[1] != names[0] {
-		t.Errorf("README.md: STORAGE_BACKEND default %q, want %q", row[1], names[0])
+		t.Errorf("docs/server.md: STORAGE_BACKEND default %q, want %q", row[1], names[0])
 	}
 	var documented []string
 	for _, m := range regexp.MustCompile("`([a-z0-9]+)`").FindAllStringSubmatch(row[2], -1) {
@@ -66,7 +66,7 @@ func TestStorageBackendTable(t *testing.T) {
 	slices.Sort(documented)
 	sorted := slices.Sorted(slices.Values(names))
 	if !slices.Equal(documented, sorted) {
-		t.Errorf("README.md: STORAGE_BACKEND lists %q, want the table's %q", documented, sorted)
+		t.Errorf("docs/server.md: STORAGE_BACKEND lists %q, want the table's %q", documented, sorted)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // TestStrategyTable checks that the table of built-in merge strategies,
 // the enums of the embedded JSON Schemas, the error for an unknown
-// strategy and the README's list of merge strategies name the same
+// strategy and the list of merge strategies name the same
 // strategies.
 func TestStrategyTable(t *testing.T) {
 	t.Parallel()
@@ -65,7 +65,7 @@ func TestStrategyTable(t *testing.T) {
 		}
 	}
 
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/using.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ func TestStrategyTable(t *testing.T) {
 		section = section[i:]
 		section = section[:strings.Index(section, "\n\n")]
 	} else {
-		t.Fatal("README.md has no **Merge strategies** section")
+		t.Fatal("docs/using.md has no **Merge strategies** section")
 	}
 	var documented []string
 	for _, m := range regexp.MustCompile("(?m)^- `([a-z]+)`").FindAllStringSubmatch(section, -1) {
 		documented = append(documented, m[1])
 	}
 	if !slices.Equal(documented, want) {
-		t.Errorf("README.md lists the merge strategies %q, want the table's %q", documented, want)
+		t.Errorf("docs/using.md lists the merge strategies %q, want the table's %q", documented, want)
 	}
 }
 

@@ -65,7 +65,7 @@ const (
 )
 
 // codes is the table of every code this package knows: the status it is
-// sent with and what it means (README.md's error table says the same, and
+// sent with and what it means (docs/http-api.md's error table says the same, and
 // a test holds them together). A status of 0 means the code stands for
 // whatever status it came with.
 var codes = []struct {

@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// readmeCodes parses the table under "#### Error codes" in README.md:
+// readmeCodes parses the table under the "Error codes" heading of docs/http-api.md:
 // code to status, 0 for "other".
 func readmeCodes(t *testing.T) map[Code]int {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	f, err := os.Open(filepath.Join("..", "..", "docs", "http-api.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func readmeCodes(t *testing.T) map[Code]int {
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") {
-			in = line == "#### Error codes"
+			in = strings.TrimLeft(line, "#") == " Error codes"
 			continue
 		}
 		if !in || !strings.HasPrefix(line, "| `") {
@@ -32,17 +32,17 @@ func readmeCodes(t *testing.T) map[Code]int {
 		}
 		cells := strings.Split(line, "|")
 		if len(cells) < 4 {
-			t.Fatalf("README error table: malformed row %q", line)
+			t.Fatalf("docs/http-api.md error table: malformed row %q", line)
 		}
 		code := Code(strings.Trim(strings.TrimSpace(cells[1]), "`"))
 		status := 0
 		if s := strings.TrimSpace(cells[2]); s != "other" {
 			if status, err = strconv.Atoi(s); err != nil {
-				t.Fatalf("README error table: status of %s: %v", code, err)
+				t.Fatalf("docs/http-api.md error table: status of %s: %v", code, err)
 			}
 		}
 		if _, dup := got[code]; dup {
-			t.Fatalf("README error table: %s appears twice", code)
+			t.Fatalf("docs/http-api.md error table: %s appears twice", code)
 		}
 		got[code] = status
 	}
@@ -50,14 +50,14 @@ func readmeCodes(t *testing.T) map[Code]int {
 		t.Fatal(err)
 	}
 	if len(got) == 0 {
-		t.Fatal(`README.md has no "#### Error codes" table`)
+		t.Fatal(`docs/http-api.md has no "Error codes" table`)
 	}
 	return got
 }
 
-// TestCodesMatchREADME walks the code table against README.md's error
+// TestCodesMatchDocs walks the code table against docs/http-api.md's error
 // table, both ways: the same codes with the same statuses.
-func TestCodesMatchREADME(t *testing.T) {
+func TestCodesMatchDocs(t *testing.T) {
 	doc := readmeCodes(t)
 	seen := map[Code]bool{}
 	for _, r := range codes {
@@ -68,9 +68,9 @@ func TestCodesMatchREADME(t *testing.T) {
 		st, ok := doc[r.code]
 		switch {
 		case !ok:
-			t.Errorf("%s (%d) is missing from README.md's error table", r.code, r.status)
+			t.Errorf("%s (%d) is missing from docs/http-api.md's error table", r.code, r.status)
 		case st != r.status:
-			t.Errorf("%s: README.md says %d, the table %d", r.code, st, r.status)
+			t.Errorf("%s: docs/http-api.md says %d, the table %d", r.code, st, r.status)
 		}
 		if r.code.Status() != r.status {
 			t.Errorf("%s.Status() = %d, want %d", r.code, r.code.Status(), r.status)
@@ -78,7 +78,7 @@ func TestCodesMatchREADME(t *testing.T) {
 	}
 	for c := range doc {
 		if !seen[c] {
-			t.Errorf("README.md's error table lists %s, which package wire does not know", c)
+			t.Errorf("docs/http-api.md's error table lists %s, which package wire does not know", c)
 		}
 	}
 }

@@ -10,7 +10,7 @@
 //
 // A client matches on the code, never on the message. Each code is sent
 // with one status, which [Code.Status] gives: the table in codes.go is
-// the one place that pairs them, and README.md's error table says the
+// the one place that pairs them, and docs/http-api.md's error table says the
 // same (a test holds the two together).
 //
 // The package depends on the standard library only.
