@@ -66,6 +66,10 @@ func internalError(cause error) *apiError {
 		return &apiError{code: wire.CodePayloadTooLarge, cause: cause,
 			msg: fmt.Sprintf("The request body is larger than the %d bytes this route accepts", mbe.Limit)}
 	}
+	if tle, ok := errors.AsType[*tooLargeError](cause); ok {
+		return &apiError{code: wire.CodePayloadTooLarge, cause: cause,
+			msg: fmt.Sprintf("The stored document is larger than the %d bytes this server sends", tle.limit)}
+	}
 	return &apiError{code: wire.CodeInternal, msg: "Internal server error", cause: cause}
 }
 

@@ -82,7 +82,7 @@ func (h *Handler) readSchemaFile(ctx context.Context, name string) ([]byte, stor
 			return nil, storage.Info{}, "", err
 		}
 		if len(data) > maxDocumentSize {
-			return nil, storage.Info{}, "", fmt.Errorf("%s: %w (over %d bytes)", p, errTooLarge, maxDocumentSize)
+			return nil, storage.Info{}, "", &tooLargeError{key: p, limit: maxDocumentSize}
 		}
 		return data, storage.Info{}, "", nil
 	}

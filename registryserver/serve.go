@@ -33,6 +33,19 @@ const (
 // errTooLarge is returned when a stored document exceeds maxDocumentSize.
 var errTooLarge = errors.New("stored document is too large")
 
+// tooLargeError is a stored document over the size the handler reads or
+// sends; it is [errTooLarge], and the wire's 413 PAYLOAD_TOO_LARGE.
+type tooLargeError struct {
+	key   string
+	limit int
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s: %v (over %d bytes)", e.key, errTooLarge, e.limit)
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == errTooLarge }
+
 // readParsed reads the document at key (readDocument) and parses it. ok is
 // false when there is no such document; one that does not parse is an
 // error naming key.
@@ -64,7 +77,7 @@ func readAll(ctx context.Context, st storage.Storage, key string) ([]byte, stora
 	}
 	defer rc.Close()
 	if info.Size > maxDocumentSize {
-		return nil, storage.Info{}, fmt.Errorf("%s: %w (over %d bytes)", key, errTooLarge, maxDocumentSize)
+		return nil, storage.Info{}, &tooLargeError{key: key, limit: maxDocumentSize}
 	}
 	var buf bytes.Buffer
 	if info.Size > 0 {
@@ -76,7 +89,7 @@ func readAll(ctx context.Context, st storage.Storage, key string) ([]byte, stora
 		return nil, storage.Info{}, fmt.Errorf("reading %s: %w", key, err)
 	}
 	if len(data) > maxDocumentSize {
-		return nil, storage.Info{}, fmt.Errorf("%s: %w (over %d bytes)", key, errTooLarge, maxDocumentSize)
+		return nil, storage.Info{}, &tooLargeError{key: key, limit: maxDocumentSize}
 	}
 	return data, info, nil
 }

@@ -106,7 +106,7 @@ func (h *Handler) sendSignatures(c echo.Context, res resource) error {
 	case err != nil:
 		return internalError(err)
 	case len(data) > maxSignaturesDocument:
-		return internalError(fmt.Errorf("signatures of %s: %d bytes, over %d", res.manifestFile(), len(data), maxSignaturesDocument))
+		return internalError(&tooLargeError{key: layout.Signatures(res.namespace, res.path, res.version), limit: maxSignaturesDocument})
 	}
 	etag := contentETag(data)
 	return h.sendDocument(c, document{data: data, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag})

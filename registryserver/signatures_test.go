@@ -283,6 +283,28 @@ func TestSignaturesWithoutCommitAreInvisible(t *testing.T) {
 	}
 }
 
+// TestSignaturesTooLarge (issue 36 item 4): a stored signatures document
+// over what the server sends, or over what it reads at all (8 MiB), is
+// 413 PAYLOAD_TOO_LARGE naming the limit, not a 500.
+func TestSignaturesTooLarge(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{2 << 20, 9 << 20} {
+		mem := memory.New()
+		h := publishHandler(t, mem)
+		if r := postSigned(t, h, pubPublish, pkg(regJSON("@gated", "1.0.0", ""))); r.status != http.StatusCreated {
+			t.Fatalf("publish: got %d %s", r.status, r.body)
+		}
+		doc := `{"namespace":"@gated","path":"features/ui-kit","version":"1.0.0","signatures":[],"pad":"` + strings.Repeat("x", size) + `"}`
+		if err := mem.Put(t.Context(), layout.Signatures("@gated", "features/ui-kit", "1.0.0"), strings.NewReader(doc), int64(len(doc))); err != nil {
+			t.Fatal(err)
+		}
+		status, body := get(t, h, "/registries/@gated/features/ui-kit/1.0.0/signatures", pubRead)
+		if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), `"code":"PAYLOAD_TOO_LARGE"`) || !strings.Contains(string(body), " bytes this server sends") {
+			t.Errorf("%d bytes: got %d %.200s, want 413 PAYLOAD_TOO_LARGE naming the limit", len(doc), status, body)
+		}
+	}
+}
+
 // A package may not declare the names the digest index and signatures are
 // stored under, however it spells them: another letter case reaches the
 // same file on a case-insensitive storage, where a forged signatures

@@ -103,7 +103,7 @@ var codes = []struct {
 	{CodeAnonymousUpload, http.StatusForbidden, "publishing into a public namespace needs the admin token"},
 	{CodeInsufficientPerms, http.StatusForbidden, "the token may not publish here, or may not read the census (the message names the right)"},
 	{CodeVersionExists, http.StatusConflict, "the version is already published"},
-	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit"},
+	{CodePayloadTooLarge, http.StatusRequestEntityTooLarge, "the body exceeds a limit: a request's, or a stored document the server would send (a signatures document over 1 MiB, any document over 8 MiB)"},
 	{CodePublishInterrupted, http.StatusServiceUnavailable, "the publish stalled and another server took it over; nothing was published, publish again"},
 	{CodeSignatureRequired, http.StatusBadRequest, "the namespace requires signed versions and the upload has no signature field"},
 	{CodeSignatureInvalid, http.StatusForbidden, "a signature does not verify over the version's digest index, or none is by a key the namespace's signer file lists (an upload, or a version a mirror's signing policy refuses: never served)"},
