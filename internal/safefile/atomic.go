@@ -7,13 +7,9 @@ import (
 	"path/filepath"
 )
 
-// Options tune [WriteAtomic]. The zero value writes a file of mode 0644
-// through a temporary file in the same folder as the target, into a
-// folder that must exist.
+// Options tune [WriteAtomic]. The zero value writes through a temporary
+// file in the same folder as the target, into a folder that must exist.
 type Options struct {
-	// Perm is the new file's mode, set exactly (the umask does not
-	// apply). Zero means 0644.
-	Perm fs.FileMode
 	// DirPerm, when not zero, creates the missing folders of the target
 	// (and of TempDir) with this mode (before the umask), e.g. 0700 for a
 	// private folder. When zero a missing folder is an error.
@@ -35,23 +31,21 @@ type Options struct {
 // syncs the folder. The file gets exactly perm. On an error the temporary
 // file is removed and path is as it was.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return WriteAtomic(path, func(w io.Writer) error {
+	return WriteAtomic(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, Options{Perm: perm})
+	}, Options{})
 }
 
 // WriteAtomic is [WriteFileAtomic] for content written by write, as it
 // comes (a large file need not be held in memory), with the options opts.
+// The file gets exactly perm (the umask does not apply), as with
+// WriteFileAtomic.
 // The file is renamed into place only when write returned nil and the
 // file was synced; an error from write is returned as it is, and the
 // temporary file removed. A process killed halfway leaves path as it was
 // and, at worst, a temporary file named by opts.TempPattern.
-func WriteAtomic(path string, write func(io.Writer) error, opts Options) error {
-	perm := opts.Perm
-	if perm == 0 {
-		perm = 0o644
-	}
+func WriteAtomic(path string, perm fs.FileMode, write func(io.Writer) error, opts Options) error {
 	dir := filepath.Dir(path)
 	tmpDir := opts.TempDir
 	if tmpDir == "" {

@@ -58,6 +58,7 @@ func TestWriteAtomic(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		target   string // relative to a fresh folder holding "old" (content "old\n")
+		perm     fs.FileMode
 		write    func(io.Writer) error
 		opts     Options
 		wantErr  error // nil: success; errAny: any error
@@ -65,9 +66,9 @@ func TestWriteAtomic(t *testing.T) {
 		wantDir  fs.FileMode // mode of the target's folder when DirPerm made it
 		tempIn   string      // where the temporary file goes (relative), for TempPattern checks
 	}{
-		{name: "default mode", target: "old", write: writeString("new\n"), wantMode: 0o644},
-		{name: "private file", target: "old", write: writeString("new\n"), opts: Options{Perm: 0o600}, wantMode: 0o600},
-		{name: "executable", target: "x", write: writeString("#!/bin/sh\n"), opts: Options{Perm: 0o755}, wantMode: 0o755},
+		{name: "replaced", target: "old", perm: 0o644, write: writeString("new\n"), wantMode: 0o644},
+		{name: "private file", target: "old", write: writeString("new\n"), perm: 0o600, wantMode: 0o600},
+		{name: "executable", target: "x", write: writeString("#!/bin/sh\n"), perm: 0o755, wantMode: 0o755},
 		{name: "streamed in pieces", target: "old", write: func(w io.Writer) error {
 			for range 1000 {
 				if _, err := io.WriteString(w, "0123456789"); err != nil {
@@ -75,9 +76,9 @@ func TestWriteAtomic(t *testing.T) {
 				}
 			}
 			return nil
-		}, wantMode: 0o644},
-		{name: "private folders made", target: "a/b/c", write: writeString("new\n"), opts: Options{Perm: 0o600, DirPerm: 0o700}, wantMode: 0o600, wantDir: 0o700},
-		{name: "temp folder of its own", target: "old", write: writeString("new\n"), opts: Options{TempDir: "tmp", DirPerm: 0o700, TempPattern: "t-*"}, wantMode: 0o644},
+		}, perm: 0o644, wantMode: 0o644},
+		{name: "private folders made", target: "a/b/c", write: writeString("new\n"), perm: 0o600, opts: Options{DirPerm: 0o700}, wantMode: 0o600, wantDir: 0o700},
+		{name: "temp folder of its own", target: "old", write: writeString("new\n"), perm: 0o644, opts: Options{TempDir: "tmp", DirPerm: 0o700, TempPattern: "t-*"}, wantMode: 0o644},
 		{name: "missing folder without DirPerm", target: "a/b", write: writeString("new\n"), wantErr: errAny},
 		{name: "write fails halfway", target: "old", write: func(w io.Writer) error {
 			io.WriteString(w, "half of the new")
@@ -104,7 +105,7 @@ func TestWriteAtomic(t *testing.T) {
 				tc.write(&want)
 			}
 			p := filepath.Join(dir, filepath.FromSlash(tc.target))
-			err := WriteAtomic(p, tc.write, tc.opts)
+			err := WriteAtomic(p, tc.perm, tc.write, tc.opts)
 			if tc.wantErr != nil {
 				if err == nil || (tc.wantErr != errAny && !errors.Is(err, tc.wantErr)) {
 					t.Fatalf("WriteAtomic = %v, want %v", err, tc.wantErr)
@@ -185,7 +186,7 @@ func TestHelperWriter(t *testing.T) {
 	if p == "" {
 		t.Skip("helper process for TestKilledWriter")
 	}
-	WriteAtomic(p, func(w io.Writer) error {
+	WriteAtomic(p, 0o600, func(w io.Writer) error {
 		io.WriteString(w, "half of the new")
 		if f, ok := w.(*os.File); ok {
 			f.Sync()

@@ -47,10 +47,10 @@ func WriteFile(path string, write func(w io.Writer) error) error {
 		return err
 	}
 	var werr error
-	err = safefile.WriteAtomic(abs, func(w io.Writer) error {
+	err = safefile.WriteAtomic(abs, 0o600, func(w io.Writer) error {
 		werr = write(w)
 		return werr
-	}, safefile.Options{Perm: 0o600})
+	}, safefile.Options{})
 	if err == nil || werr != nil {
 		return err
 	}

@@ -259,10 +259,10 @@ func (c *Cache) Put(data []byte) (string, error) {
 // left it), synced, renamed to p, and p's folder synced. Files and folders
 // are private to the user.
 func (c *Cache) writeAtomic(p string, data []byte) error {
-	err := safefile.WriteAtomic(p, func(w io.Writer) error {
+	err := safefile.WriteAtomic(p, 0o600, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, safefile.Options{Perm: 0o600, DirPerm: 0o700, TempDir: filepath.Join(c.dir, "tmp")})
+	}, safefile.Options{DirPerm: 0o700, TempDir: filepath.Join(c.dir, "tmp")})
 	if err != nil {
 		return fmt.Errorf("writing to the cache: %w", err)
 	}

@@ -558,10 +558,10 @@ func (c *Config) Save() error {
 	if err != nil {
 		return fail(err)
 	}
-	err = safefile.WriteAtomic(target, func(w io.Writer) error {
+	err = safefile.WriteAtomic(target, 0o600, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, safefile.Options{Perm: 0o600, DirPerm: 0o700, TempPattern: ".jigrc-*.tmp"})
+	}, safefile.Options{DirPerm: 0o700, TempPattern: ".jigrc-*.tmp"})
 	if err != nil {
 		return fail(err)
 	}
