@@ -235,3 +235,28 @@ func TestKilledWriter(t *testing.T) {
 		t.Errorf("after the kill the folder holds %q besides the file, want one .crash-*.tmp", left)
 	}
 }
+
+func TestSyncDirIn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{".", true}, {"sub", true}, {"missing", false}, {"../..", false}} {
+		if err := SyncDirIn(root, tc.name); (err == nil) != tc.ok {
+			t.Errorf("SyncDirIn(%q) = %v, want success %v", tc.name, err, tc.ok)
+		}
+	}
+	if err := SyncDir(filepath.Join(dir, "missing")); err == nil {
+		t.Error("SyncDir(missing folder) succeeded")
+	}
+}
