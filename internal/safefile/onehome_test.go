@@ -2,14 +2,12 @@ package safefile_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // renameElsewhere lists the functions outside this package that may call
@@ -50,33 +48,8 @@ func TestAtomicWritesHaveOneHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self := filepath.Join(root, "internal", "safefile")
-	files := 0
 	seen := map[string]bool{}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p == self || d.Name() == "testdata" || (p != root && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
-				return filepath.SkipDir // another module (examples/)
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		files++
-		af, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
+	testenv.GoFiles(t, root, []string{"internal/safefile"}, func(rel string, fset *token.FileSet, af *ast.File) {
 		for _, decl := range af.Decls {
 			ast.Inspect(decl, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
@@ -96,14 +69,7 @@ func TestAtomicWritesHaveOneHome(t *testing.T) {
 				return true
 			})
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("scanned %d Go files under %s; the walk is broken", files, root)
-	}
 	keys := make([]string, 0, len(renameElsewhere))
 	for k := range renameElsewhere {
 		keys = append(keys, k)
