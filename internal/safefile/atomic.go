@@ -31,10 +31,15 @@ type Options struct {
 // syncs the folder. The file gets exactly perm. On an error the temporary
 // file is removed and path is as it was.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return WriteAtomic(path, perm, func(w io.Writer) error {
+	return WriteAtomic(path, perm, Content(data), Options{})
+}
+
+// Content is the write function of [WriteAtomic] that writes data.
+func Content(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, Options{})
+	}
 }
 
 // WriteAtomic is [WriteFileAtomic] for content written by write, as it

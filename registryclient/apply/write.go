@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -561,10 +560,7 @@ func mkdirAll(dir string) ([]string, error) {
 // files is not written this way but with writeTemps and one rename each,
 // under the journal: see Engine.write.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	return safefile.WriteAtomic(path, mode, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	}, safefile.Options{TempPattern: tempPattern})
+	return safefile.WriteAtomic(path, mode, safefile.Content(data), safefile.Options{TempPattern: tempPattern})
 }
 
 // tempPattern names the temporary files Apply writes next to their

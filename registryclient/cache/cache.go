@@ -29,7 +29,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,10 +258,7 @@ func (c *Cache) Put(data []byte) (string, error) {
 // left it), synced, renamed to p, and p's folder synced. Files and folders
 // are private to the user.
 func (c *Cache) writeAtomic(p string, data []byte) error {
-	err := safefile.WriteAtomic(p, 0o600, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	}, safefile.Options{DirPerm: 0o700, TempDir: filepath.Join(c.dir, "tmp")})
+	err := safefile.WriteAtomic(p, 0o600, safefile.Content(data), safefile.Options{DirPerm: 0o700, TempDir: filepath.Join(c.dir, "tmp")})
 	if err != nil {
 		return fmt.Errorf("writing to the cache: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -558,10 +557,7 @@ func (c *Config) Save() error {
 	if err != nil {
 		return fail(err)
 	}
-	err = safefile.WriteAtomic(target, 0o600, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	}, safefile.Options{DirPerm: 0o700, TempPattern: ".jigrc-*.tmp"})
+	err = safefile.WriteAtomic(target, 0o600, safefile.Content(data), safefile.Options{DirPerm: 0o700, TempPattern: ".jigrc-*.tmp"})
 	if err != nil {
 		return fail(err)
 	}
