@@ -100,3 +100,46 @@ func TestCLIAdviceMatcher(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIOnlyNamesNotPublic: what only jig itself uses is not part of the
+// library's API: the check of jig's --to (internal/targetversion), the
+// reading back of cache refs for jig cache ls (internal/cacheref), and
+// hints worded for jig's users (internal/cli).
+func TestCLIOnlyNamesNotPublic(t *testing.T) {
+	t.Parallel()
+	gone := map[string]bool{"CheckTo": true, "CacheRef": true, "ParseCacheRef": true, "Hint": true}
+	fset := token.NewFileSet()
+	for _, dir := range []string{".", "apply"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				var names []*ast.Ident
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					names = append(names, d.Name)
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							names = append(names, s.Name)
+						case *ast.ValueSpec:
+							names = append(names, s.Names...)
+						}
+					}
+				}
+				for _, n := range names {
+					if gone[n.Name] {
+						t.Errorf("%s: %s is exported; only jig uses it", fset.Position(n.Pos()), n.Name)
+					}
+				}
+			}
+		}
+	}
+}
