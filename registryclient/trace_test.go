@@ -77,24 +77,3 @@ func TestTraceNeverHoldsTheToken(t *testing.T) {
 		}
 	}
 }
-
-func TestParseCacheRef(t *testing.T) {
-	t.Parallel()
-	base := url.QueryEscape("http://127.0.0.1:8080/reg")
-	for _, tt := range []struct {
-		ref  string
-		want registryclient.CacheRef
-		ok   bool
-	}{
-		{base + "/@main/runtimes/base/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@main/runtimes/base@1.0.0", Content: "digest index"}, true},
-		{base + "/signatures/@team/x/2.1.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@team/x@2.1.0", Content: "signatures"}, true},
-		{base + "/presets/small/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@presets/small@1.0.0", Content: "preset"}, true},
-		{"nothing", registryclient.CacheRef{}, false},
-		{base + "/main/x/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg"}, false},
-	} {
-		got, ok := registryclient.ParseCacheRef(tt.ref)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("ParseCacheRef(%q) = %+v, %v; want %+v, %v", tt.ref, got, ok, tt.want, tt.ok)
-		}
-	}
-}
