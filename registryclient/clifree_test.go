@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // cliAdvice matches a string that tells a person to run a jig command:
@@ -62,19 +63,10 @@ type cliString struct {
 // cliStrings returns the string literals of f that match [cliAdvice].
 func cliStrings(fset *token.FileSet, f *ast.File) []cliString {
 	var out []cliString
-	ast.Inspect(f, func(n ast.Node) bool {
-		lit, ok := n.(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
-			return true
-		}
-		s, err := strconv.Unquote(lit.Value)
-		if err != nil {
-			s = lit.Value
-		}
+	testenv.StringLiterals(f, func(pos token.Pos, s string) {
 		if cliAdvice.MatchString(s) {
-			out = append(out, cliString{fset.Position(lit.Pos()), s})
+			out = append(out, cliString{fset.Position(pos), s})
 		}
-		return true
 	})
 	return out
 }

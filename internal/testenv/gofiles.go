@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,4 +56,21 @@ func GoFiles(t testing.TB, root string, skip []string, visit func(rel string, fs
 	if files < 100 {
 		t.Fatalf("scanned %d Go files under %s; the walk is broken", files, root)
 	}
+}
+
+// StringLiterals calls visit with every string literal of f, unquoted
+// (as written when it cannot be unquoted), and its position.
+func StringLiterals(f *ast.File, visit func(pos token.Pos, s string)) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			s = lit.Value
+		}
+		visit(lit.Pos(), s)
+		return true
+	})
 }
