@@ -259,21 +259,23 @@ func replaceWord(s, w string) string {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, w)
+	done := 0 // s[:done] is written
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
 		if i < 0 {
 			break
 		}
+		i += from
 		end := i + len(w)
 		if (i == 0 || !wordByte(s[i-1])) && (end == len(s) || !wordByte(s[end])) {
-			b.WriteString(s[:i])
+			b.WriteString(s[done:i])
 			b.WriteString(Blank)
+			done, from = end, end
 		} else {
-			b.WriteString(s[:end])
+			from = i + 1
 		}
-		s = s[end:]
 	}
-	b.WriteString(s)
+	b.WriteString(s[done:])
 	return b.String()
 }
 
