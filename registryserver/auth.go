@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+
 	"github.com/jigkit/jig/internal/jsonkeys"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
@@ -422,7 +424,7 @@ func (a *AuthConfig) anyLiveEntry(sum *[sha256.Size]byte, now time.Time, grants 
 // (scheme case-insensitive, value trimmed), else "X-Registry-Token: <t>"
 // (trimmed), else "".
 func tokenFromRequest(r *http.Request) string {
-	if v := headerValue(r.Header, "Authorization"); v != "" {
+	if v := core.HeaderValue(r.Header, "Authorization"); v != "" {
 		v = strings.TrimSpace(v)
 		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 			if t := strings.TrimSpace(v[7:]); t != "" {
@@ -430,5 +432,5 @@ func tokenFromRequest(r *http.Request) string {
 			}
 		}
 	}
-	return strings.TrimSpace(headerValue(r.Header, "X-Registry-Token"))
+	return strings.TrimSpace(core.HeaderValue(r.Header, "X-Registry-Token"))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -570,9 +571,9 @@ func checkBundleSignatures(v *bundle.Version, signers *Signers, now time.Time) e
 		return nil
 	}
 	if _, err := checkSignatures(v.Index, fields, allowed, now); err != nil {
-		var ae *apiError
+		var ae *core.APIError
 		if errors.As(err, &ae) {
-			return errors.New(ae.msg)
+			return errors.New(ae.Msg)
 		}
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
@@ -229,7 +231,7 @@ func censusKey(ns, project string) string {
 func censusNamespace(c echo.Context) (string, error) {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
-		return "", newAPIError(wire.CodeInvalidNamespace,
+		return "", core.NewAPIError(wire.CodeInvalidNamespace,
 			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
 	}
 	return ns, nil
@@ -246,8 +248,8 @@ func (h *Handler) postCensus(c echo.Context) error {
 		return err
 	}
 	who := h.callerOf(req)
-	if who.sum == nil && h.census != CensusOpen {
-		return newAPIError(wire.CodeUnauthorized, "Authentication required: census reports need a token that may read the namespace.")
+	if who.Sum == nil && h.census != CensusOpen {
+		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: census reports need a token that may read the namespace.")
 	}
 	if _, err := h.readAccess(who, ns); err != nil {
 		return err
@@ -255,38 +257,38 @@ func (h *Handler) postCensus(c echo.Context) error {
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
 	if h.census != CensusOpen && !h.tokenKnown(who) {
-		return newAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
+		return core.NewAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
 	}
-	release, err := h.acquireUpload(c)
+	release, err := h.AcquireUpload(c)
 	if err != nil {
 		return err
 	}
 	defer release()
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, wire.MaxCensusReportBytes))
 	if err != nil {
-		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
-			return uploadTimeout(ute)
+		if ute, ok := errors.AsType[*core.UploadTimeoutError](err); ok {
+			return core.UploadTimeout(ute)
 		}
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return newAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The census report is larger than %d bytes", wire.MaxCensusReportBytes))
+			return core.NewAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The census report is larger than %d bytes", wire.MaxCensusReportBytes))
 		}
-		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
+		return &core.APIError{Code: wire.CodeUploadFailed, Msg: "Could not read the request body", Cause: err}
 	}
 	rep, err := parseCensusReport(data)
 	if err != nil {
-		return &apiError{code: wire.CodeInvalidReport, msg: "Invalid census report: " + strings.TrimPrefix(err.Error(), errInvalidReport.Error()+": "), cause: err}
+		return &core.APIError{Code: wire.CodeInvalidReport, Msg: "Invalid census report: " + strings.TrimPrefix(err.Error(), errInvalidReport.Error()+": "), Cause: err}
 	}
 	ctx := req.Context()
 	receipt := wire.CensusReceipt{Project: rep.Project, Stored: []string{}, Ignored: []string{}}
 	kept := rep.Registries[:0]
 	for _, r := range rep.Registries {
-		_, err := h.versionsOf(ctx, resource{namespace: ns, path: r.Path})
+		_, err := h.VersionsOf(ctx, core.Resource{Namespace: ns, Path: r.Path})
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			receipt.Ignored = append(receipt.Ignored, r.Path)
 			continue
 		case err != nil:
-			return internalError(err)
+			return core.InternalError(err)
 		}
 		kept = append(kept, r)
 		receipt.Stored = append(receipt.Stored, r.Path)
@@ -294,32 +296,32 @@ func (h *Handler) postCensus(c echo.Context) error {
 	rep.Registries = kept
 	if len(kept) > 0 {
 		key := censusKey(ns, rep.Project)
-		if _, err := h.store.Stat(ctx, key); errors.Is(err, storage.ErrNotFound) {
-			keys, err := h.store.List(ctx, layout.CensusNamespaceDir(ns))
+		if _, err := h.Store.Stat(ctx, key); errors.Is(err, storage.ErrNotFound) {
+			keys, err := h.Store.List(ctx, layout.CensusNamespaceDir(ns))
 			if err != nil {
-				return internalError(err)
+				return core.InternalError(err)
 			}
 			if len(keys) >= MaxCensusProjects {
 				// Expired reports make room: they count in no view.
 				removed, err := h.pruneCensus(ctx, keys)
 				if err != nil {
-					return internalError(err)
+					return core.InternalError(err)
 				}
 				keys = keys[:len(keys)-removed]
 			}
 			if len(keys) >= MaxCensusProjects {
-				return newAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxCensusProjects))
+				return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxCensusProjects))
 			}
 		} else if err != nil {
-			return internalError(err)
+			return core.InternalError(err)
 		}
-		rep.ReportedAt = h.now().UTC().Format(time.RFC3339)
+		rep.ReportedAt = h.Now().UTC().Format(time.RFC3339)
 		doc, err := json.Marshal(rep)
 		if err != nil {
-			return internalError(err)
+			return core.InternalError(err)
 		}
-		if err := h.store.Put(ctx, key, bytes.NewReader(doc), int64(len(doc))); err != nil {
-			return internalError(err)
+		if err := h.Store.Put(ctx, key, bytes.NewReader(doc), int64(len(doc))); err != nil {
+			return core.InternalError(err)
 		}
 		h.forgetCensus(ns)
 	}
@@ -346,7 +348,7 @@ func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
 		case gone:
 			removed.Add(1) // removed meanwhile
 		case !live:
-			if err := h.store.Delete(ctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			if err := h.Store.Delete(ctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			removed.Add(1)
@@ -360,7 +362,7 @@ func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
 // age and hands each to fn, one at a time: a view holds what it keeps of
 // the reports, never all of them.
 func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.CensusReport)) error {
-	keys, err := h.store.List(ctx, layout.CensusNamespaceDir(ns))
+	keys, err := h.Store.List(ctx, layout.CensusNamespaceDir(ns))
 	if err != nil {
 		return err
 	}
@@ -379,12 +381,12 @@ func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.Censu
 // hands each to fn (concurrently) with whether it still counts
 // ([liveReport]); gone is set, and r nil, for a report removed meanwhile.
 func (h *Handler) readReports(ctx context.Context, keys []string, fn func(ctx context.Context, key string, r *wire.CensusReport, live, gone bool) error) error {
-	oldest := h.now().Add(-h.censusMaxAge)
+	oldest := h.Now().Add(-h.censusMaxAge)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(censusReaders)
 	for _, key := range keys {
 		g.Go(func() error {
-			data, _, err := h.readDocument(gctx, key)
+			data, _, err := h.ReadDocument(gctx, key)
 			if errors.Is(err, storage.ErrNotFound) {
 				return fn(gctx, key, nil, false, true)
 			}
@@ -424,7 +426,7 @@ const (
 // with build when it is not in memory or is older than [censusCacheTTL].
 func (h *Handler) cachedCensus(key string, build func() (any, error)) (any, error) {
 	c := &h.censusViews
-	now := h.now()
+	now := h.Now()
 	c.mu.Lock()
 	if e, ok := c.entries[key]; ok && now.Sub(e.at) < censusCacheTTL && !now.Before(e.at) {
 		c.mu.Unlock()
@@ -462,14 +464,14 @@ func (h *Handler) forgetCensus(ns string) {
 // latestOf returns the latest version of the registry at ns/path, "" when
 // the namespace does not have it.
 func (h *Handler) latestOf(ctx context.Context, ns, path string) (string, error) {
-	vs, err := h.versionsOf(ctx, resource{namespace: ns, path: path})
+	vs, err := h.VersionsOf(ctx, core.Resource{Namespace: ns, Path: path})
 	if errors.Is(err, storage.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	return vs.latest, nil
+	return vs.Latest, nil
 }
 
 // getCensus serves GET /census/@ns: one line per registry of the
@@ -488,9 +490,9 @@ func (h *Handler) getCensus(c echo.Context) error {
 	ctx := context.WithoutCancel(c.Request().Context())
 	v, err := h.cachedCensus(ns+"\x00", func() (any, error) { return h.censusNamespaceView(ctx, ns) })
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	return h.sendDiscovery(c, who, v)
+	return h.SendDiscovery(c, who, v)
 }
 
 // censusNamespaceView is the body of GET /census/@ns.
@@ -542,23 +544,23 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	}
 	path := c.Param("*")
 	if !registry.ValidPath(path) {
-		return newAPIError(wire.CodeInvalidPath, "Invalid registry path: use segments such as runtimes/node")
+		return core.NewAPIError(wire.CodeInvalidPath, "Invalid registry path: use segments such as runtimes/node")
 	}
 	q := c.QueryParams()
 	offset, limit := 0, censusPageSize
 	if v := q.Get("cursor"); v != "" {
 		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
-			return newAPIError(wire.CodeInvalidQuery, "cursor must be the next value of the previous page")
+			return core.NewAPIError(wire.CodeInvalidQuery, "cursor must be the next value of the previous page")
 		}
 	}
 	if v := q.Get("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxCensusPageSize {
-			return newAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
+			return core.NewAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
 		}
 	}
 	view, err := h.censusView(c.Request().Context(), ns, path)
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
 	page := *view
 	all := view.Projects
@@ -570,7 +572,7 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	if end < len(all) {
 		page.Next = strconv.Itoa(end)
 	}
-	return h.sendDiscovery(c, who, page)
+	return h.SendDiscovery(c, who, page)
 }
 
 // censusView is the whole census of the registry at ns/path, all projects;

@@ -13,18 +13,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
-	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/webui"
-	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // Handler is the jig registry server as an [http.Handler]. Build it with
 // [New]; it is safe for concurrent use. Call [Handler.Close] when done.
 type Handler struct {
-	e     *echo.Echo
-	store storage.Storage
+	*core.Core
+	e *echo.Echo
 	// auth holds nil when no auth file was given: every namespace is
 	// public. [Handler.SetAuth] replaces it; read it once per decision
 	// with [Handler.authConfig].
@@ -35,16 +34,6 @@ type Handler struct {
 	signers atomic.Pointer[Signers]
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
-	tiers CacheTiers
-	log   *zap.Logger
-	now   func() time.Time
-	cache *byteCache
-	// rcache remembers what was read of stored objects (readcache.go).
-	rcache *readCache
-	// compressing deduplicates concurrent compressions of one body.
-	compressing singleflight.Group
-	// digests caches the digest indexes of versions (digests.go).
-	digests *digestIndexes
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
@@ -110,25 +99,27 @@ func New(opts ...Option) (*Handler, error) {
 		o.storage = memory.New()
 	}
 	h := &Handler{
-		store: o.storage,
-		tiers: o.tiers,
-		log:   o.logger,
-		now:   o.now,
-		cache: newByteCache(o.cacheBytes),
-		// Indexes are small (about 100 bytes per file); 4096 of them
-		// cover every version a typical server serves.
-		digests: newDigestIndexes(digestCacheBytes),
+		Core: &core.Core{
+			Store: o.storage,
+			Tiers: core.Tiers(o.tiers),
+			Log:   o.logger,
+			Now:   o.now,
+			Cache: core.NewByteCache(o.cacheBytes),
+			// Indexes are small (about 100 bytes per file); 4096 of them
+			// cover every version a typical server serves.
+			Digests: core.NewDigestIndexes(core.DigestCacheBytes),
+		},
 
 		defaultNamespace: o.defaultNamespace,
 		census:           o.census,
 		censusMaxAge:     o.censusMaxAge,
 		schemas:          &schemaState{dir: o.schemaDir},
 	}
-	ttl, err := handlerTTL(o.mutableTTL, o.storage)
+	ttl, err := core.HandlerTTL(o.mutableTTL, o.storage)
 	if err != nil {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	h.rcache = newReadCache(ttl, o.now)
+	h.RCache = core.NewReadCache(ttl, o.now)
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		h.admin = &sum
@@ -140,13 +131,13 @@ func New(opts ...Option) (*Handler, error) {
 		for _, f := range signers.Files() {
 			nss = append(nss, f.Namespace)
 		}
-		h.log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+		h.Log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
 		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
 	h.logSchemaDir()
 	if o.auth == nil {
-		h.log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
+		h.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
 	if err := h.setupOps(o.ops, o.clockSet); err != nil {
 		_ = h.Close()
@@ -175,7 +166,7 @@ func (h *Handler) newEcho() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.Logger.SetOutput(io.Discard)
-	e.HTTPErrorHandler = h.handleError
+	e.HTTPErrorHandler = h.HandleError
 	h.useOps(e)
 	h.routes(e)
 	return e
@@ -266,7 +257,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 		return
 	}
 	for _, ns := range h.mirror.cfg.Load().UndeclaredIn(a) {
-		h.log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
+		h.Log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
 			zap.String("namespace", ns))
 	}
 }
@@ -277,7 +268,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 func (h *Handler) logSignerWarnings(a *AuthConfig, s *Signers) {
 	for _, f := range s.Files() {
 		if !a.Declared(f.Namespace) {
-			h.log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
+			h.Log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
 				zap.String("file", f.Path), zap.String("namespace", f.Namespace))
 		}
 	}
@@ -285,6 +276,6 @@ func (h *Handler) logSignerWarnings(a *AuthConfig, s *Signers) {
 
 func (h *Handler) logAuthWarnings(a *AuthConfig) {
 	for _, w := range a.Warnings() {
-		h.log.Warn("auth.json namespace rejected", zap.Error(w))
+		h.Log.Warn("auth.json namespace rejected", zap.Error(w))
 	}
 }

@@ -28,7 +28,7 @@ func (h *Handler) getHealth(c echo.Context) error {
 	if err := h.probeStorage(c.Request().Context()); err != nil {
 		status = http.StatusServiceUnavailable
 		check = wire.HealthCheck{Status: wire.StatusError, Error: err.Error()}
-		h.log.Warn("storage health check failed", zap.Error(err))
+		h.Log.Warn("storage health check failed", zap.Error(err))
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return c.JSON(status, wire.Health{Status: check.Status, Checks: map[string]wire.HealthCheck{"storage": check}})
@@ -43,7 +43,7 @@ func (h *Handler) probeStorage(ctx context.Context) error {
 	ch := h.ops.healthFlight.DoChan("storage", func() (any, error) {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		return nil, pingStorage(pctx, h.store)
+		return nil, pingStorage(pctx, h.Store)
 	})
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

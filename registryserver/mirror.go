@@ -23,6 +23,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -263,12 +264,12 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 		}
 		return nil
 	}
-	bound, err := markUpstream(ctx, storage.Fresh(h.store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
+	bound, err := markUpstream(ctx, storage.Fresh(h.Store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
 	if err != nil {
 		return err
 	}
 	if bound {
-		h.log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
+		h.Log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
 			zap.String("namespace", ns), zap.String("upstream", u.label()))
 	}
 	mi.mu.Lock()
@@ -298,20 +299,20 @@ func (h *Handler) CheckUpstreams(ctx context.Context) error {
 // part for mirrors). done is false when the request is to be served
 // from the storage as for any namespace (the version is stored now, or
 // the upstream does not have it, or the mirror is offline).
-func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, private bool) (done bool, err error) {
+func (h *Handler) serveMirrored(c echo.Context, res core.Resource, u *Upstream, private bool) (done bool, err error) {
 	ctx := c.Request().Context()
 	if h.mirror.mode == UpstreamOffline {
 		return false, nil
 	}
-	if err := h.upstreamNamespace(ctx, res.namespace, u); errors.Is(err, errBoundLocally) {
+	if err := h.upstreamNamespace(ctx, res.Namespace, u); errors.Is(err, errBoundLocally) {
 		return false, nil
 	} else if err != nil {
-		return true, internalError(err)
+		return true, core.InternalError(err)
 	}
-	switch res.kind {
-	case kindVersions, kindLatest:
+	switch res.Kind {
+	case core.KindVersions, core.KindLatest:
 	default:
-		return h.ensureVersion(ctx, res.namespace, res.path, res.version, u)
+		return h.ensureVersion(ctx, res.Namespace, res.Path, res.Version, u)
 	}
 	l := h.upstreamVersions(ctx, res, u)
 	hdr := c.Response().Header()
@@ -321,39 +322,39 @@ func (h *Handler) serveMirrored(c echo.Context, res resource, u *Upstream, priva
 		}
 		return h.serveStale(c, res, u)
 	}
-	items := h.servable(res.namespace, res.path, l.items)
-	if res.kind == kindVersions {
+	items := h.servable(res.Namespace, res.Path, l.items)
+	if res.Kind == core.KindVersions {
 		doc, err := (&registry.VersionList{Versions: items}).Marshal()
 		if err != nil {
-			return true, internalError(err)
+			return true, core.InternalError(err)
 		}
-		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-		return true, h.sendDocument(c, document{data: doc, ctype: echo.MIMEApplicationJSON, etag: contentETag(doc), cacheKey: "h\x00" + contentETag(doc)})
+		core.SetCacheHeaders(hdr, h.Tiers.Mutable, false, private)
+		return true, h.SendDocument(c, core.Document{Data: doc, CType: echo.MIMEApplicationJSON, ETag: core.ContentETag(doc), CacheKey: "h\x00" + core.ContentETag(doc)})
 	}
 	// The newest version the signing policy does not refuse.
 	for i, latest := range items[:min(len(items), maxLatestTries)] {
-		done, err := h.ensureVersion(ctx, res.namespace, res.path, latest, u)
-		ae, _ := errors.AsType[*apiError](err)
+		done, err := h.ensureVersion(ctx, res.Namespace, res.Path, latest, u)
+		ae, _ := errors.AsType[*core.APIError](err)
 		switch {
-		case done && ae != nil && ae.code == wire.CodeSignatureInvalid && i+1 < len(items):
+		case done && ae != nil && ae.Code == wire.CodeSignatureInvalid && i+1 < len(items):
 			continue
-		case done && ae != nil && ae.code == wire.CodeUpstreamUnavailable:
+		case done && ae != nil && ae.Code == wire.CodeUpstreamUnavailable:
 			return h.serveStale(c, res, u)
 		case done:
 			return true, err
 		}
-		setCacheHeaders(hdr, h.tiers.Mutable, false, private)
-		return true, h.sendManifest(c, res, latest, "Latest registry not found")
+		core.SetCacheHeaders(hdr, h.Tiers.Mutable, false, private)
+		return true, h.SendManifest(c, res, latest, "Latest registry not found")
 	}
-	return true, newAPIError(wire.CodeNotFound, "No versions available")
+	return true, core.NewAPIError(wire.CodeNotFound, "No versions available")
 }
 
 // serveStale lets a versions list or latest manifest be served from the
 // storage, marked stale, when the upstream could not be asked; with
 // nothing stored it is 504 UPSTREAM_UNAVAILABLE.
-func (h *Handler) serveStale(c echo.Context, res resource, u *Upstream) (bool, error) {
-	if _, err := h.versionsOf(c.Request().Context(), res); errors.Is(err, storage.ErrNotFound) {
-		return true, upstreamUnavailable(res.namespace+"/"+res.path, nil)
+func (h *Handler) serveStale(c echo.Context, res core.Resource, u *Upstream) (bool, error) {
+	if _, err := h.VersionsOf(c.Request().Context(), res); errors.Is(err, storage.ErrNotFound) {
+		return true, upstreamUnavailable(res.Namespace+"/"+res.Path, nil)
 	}
 	c.Response().Header().Set(headerWarning, warningStale)
 	h.mirror.stale.WithLabelValues(u.label()).Inc()
@@ -361,20 +362,20 @@ func (h *Handler) serveStale(c echo.Context, res resource, u *Upstream) (bool, e
 }
 
 // upstreamUnavailable is the 504 of a read the upstream could not serve.
-func upstreamUnavailable(what string, cause error) *apiError {
-	return &apiError{code: wire.CodeUpstreamUnavailable, cause: cause,
-		msg: fmt.Sprintf("%s is not stored on this server and its upstream could not provide it (unreachable, too slow, or its answer failed verification); try again later", what)}
+func upstreamUnavailable(what string, cause error) *core.APIError {
+	return &core.APIError{Code: wire.CodeUpstreamUnavailable, Cause: cause,
+		Msg: fmt.Sprintf("%s is not stored on this server and its upstream could not provide it (unreachable, too slow, or its answer failed verification); try again later", what)}
 }
 
 // upstreamVersions returns the upstream's versions list of res's
 // registry (see [Handler.upstreamList]).
-func (h *Handler) upstreamVersions(ctx context.Context, res resource, u *Upstream) *upstreamList {
-	return h.upstreamList(ctx, res.versionsFile(), u, "versions", res.namespace+"/"+res.path,
+func (h *Handler) upstreamVersions(ctx context.Context, res core.Resource, u *Upstream) *upstreamList {
+	return h.upstreamList(ctx, res.VersionsFile(), u, "versions", res.Namespace+"/"+res.Path,
 		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
-			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.namespace], Path: res.path})
+			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.Namespace], Path: res.Path})
 			vs = validVersions(vs)
 			if err == nil {
-				h.judgeUpstreamVersions(ctx, cl, res.namespace, res.path, u.Namespaces[res.namespace], vs)
+				h.judgeUpstreamVersions(ctx, cl, res.Namespace, res.Path, u.Namespaces[res.Namespace], vs)
 			}
 			return vs, err
 		})
@@ -403,7 +404,7 @@ func (h *Handler) upstreamRegistries(ctx context.Context, ns string, u *Upstream
 func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kind, what string,
 	fetch func(context.Context, *registryclient.Client) ([]string, error)) *upstreamList {
 	mi := h.mirror
-	now := h.now()
+	now := h.Now()
 	mi.mu.Lock()
 	l := mi.lists[key]
 	mi.mu.Unlock()
@@ -415,7 +416,7 @@ func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kin
 		// up must not fail the others.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 		defer cancel()
-		l := &upstreamList{at: h.now()}
+		l := &upstreamList{at: h.Now()}
 		err := h.upstreamCall(ctx, u, kind, func(ctx context.Context, cl *registryclient.Client) error {
 			items, err := fetch(ctx, cl)
 			l.items = items
@@ -428,7 +429,7 @@ func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kin
 			l.notFound = true
 		default:
 			l.items = nil
-			h.log.Warn("upstream unavailable: serving what is stored", zap.String("upstream", u.label()),
+			h.Log.Warn("upstream unavailable: serving what is stored", zap.String("upstream", u.label()),
 				zap.String("list", kind), zap.String("of", what), zap.Error(err))
 		}
 		mi.mu.Lock()
@@ -498,17 +499,17 @@ func (mi *mirror) recentFailure(key string, now time.Time) error {
 func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u *Upstream) (done bool, err error) {
 	mi := h.mirror
 	key := layout.Manifest(ns, path, version)
-	if _, err := h.commitOf(ctx, key); err == nil {
+	if _, err := h.CommitOf(ctx, key); err == nil {
 		mi.hits.WithLabelValues(u.label()).Inc()
 		return false, nil
 	} else if !errors.Is(err, storage.ErrNotFound) {
-		return true, internalError(err)
+		return true, core.InternalError(err)
 	}
 	mi.misses.WithLabelValues(u.label()).Inc()
 	if r := h.refusedByPolicy(key); r != nil {
 		return true, r.apiError()
 	}
-	if err = mi.recentFailure(key, h.now()); err == nil {
+	if err = mi.recentFailure(key, h.Now()); err == nil {
 		// The pull is shared by every request for the version and
 		// outlives the one that started it (its client may hang up).
 		_, err, _ = mi.pulls.Do(key, func() (any, error) {
@@ -516,10 +517,10 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 			defer cancel()
 			// A pull that ended between this request's look at the
 			// storage and now has stored the version: fetch nothing.
-			if _, err := storage.Fresh(h.store).Stat(pctx, key); err == nil {
+			if _, err := storage.Fresh(h.Store).Stat(pctx, key); err == nil {
 				return nil, nil
 			}
-			if err := mi.recentFailure(key, h.now()); err != nil {
+			if err := mi.recentFailure(key, h.Now()); err != nil {
 				return nil, err
 			}
 			var err error
@@ -531,7 +532,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
 			}
 			if err != nil && !errors.Is(err, errUpstreamNotFound) && !isPolicyRefusal(err) {
-				h.log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
+				h.Log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
 					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
 			}
 			mi.mu.Lock()
@@ -539,7 +540,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 				if len(mi.failed) >= maxMirrorTracked {
 					clear(mi.failed)
 				}
-				mi.failed[key] = pullFailure{at: h.now(), err: err}
+				mi.failed[key] = pullFailure{at: h.Now(), err: err}
 			} else {
 				delete(mi.failed, key)
 			}
@@ -549,7 +550,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 	}
 	switch {
 	case err == nil:
-		h.rcache.invalidate()
+		h.RCache.Invalidate()
 		h.registryPublished(ctx, ns, path)
 		return false, nil
 	case errors.Is(err, errUpstreamNotFound):
@@ -648,7 +649,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 			return fmt.Errorf("the upstream's digest index of %s does not describe the files it served", id)
 		}
 	} else {
-		h.log.Info("upstream serves no digest index (a reference server): storing what it served, with a digest index computed here",
+		h.Log.Info("upstream serves no digest index (a reference server): storing what it served, with a digest index computed here",
 			zap.String("upstream", u.label()), zap.String("version", id.String()))
 	}
 	var fields [][]byte
@@ -688,13 +689,13 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		err := h.pub.store.Publish(ctx, v, write)
 		if !errors.Is(err, publish.ErrVersionExists) {
 			if err == nil {
-				h.log.Info("stored a version from upstream", zap.String("upstream", u.label()), zap.String("path", v.Path()))
+				h.Log.Info("stored a version from upstream", zap.String("upstream", u.label()), zap.String("path", v.Path()))
 			}
 			return err
 		}
 		// Another replica (or an earlier pull) has it, or is storing it
 		// right now: wait for its commit point.
-		if _, err := storage.Fresh(h.store).Stat(ctx, layout.Manifest(ns, path, version)); err == nil {
+		if _, err := storage.Fresh(h.Store).Stat(ctx, layout.Manifest(ns, path, version)); err == nil {
 			return nil
 		}
 		select {
@@ -792,7 +793,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 	}
 	mi := h.mirror
 	ctx := c.Request().Context()
-	now := h.now()
+	now := h.Now()
 	mi.mu.Lock()
 	l := mi.presets[name]
 	mi.mu.Unlock()
@@ -800,7 +801,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 		v, _, _ := mi.refresh.Do("preset\x00"+name, func() (any, error) {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 			defer cancel()
-			l := &upstreamList{at: h.now()}
+			l := &upstreamList{at: h.Now()}
 			var data []byte
 			err := h.upstreamCall(ctx, u, "preset", func(ctx context.Context, cl *registryclient.Client) error {
 				var err error
@@ -813,12 +814,12 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 			switch {
 			case err == nil:
 				l.ok = true
-				h.rcache.invalidate()
+				h.RCache.Invalidate()
 				h.presetPublished(ctx, name)
 			case errors.Is(err, errUpstreamNotFound):
 				l.notFound = true
 			default:
-				h.log.Warn("upstream unavailable: serving the stored preset", zap.String("upstream", u.label()),
+				h.Log.Warn("upstream unavailable: serving the stored preset", zap.String("upstream", u.label()),
 					zap.String("preset", name), zap.Error(err))
 			}
 			mi.mu.Lock()
@@ -834,7 +835,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 	if l.ok || l.notFound {
 		return nil
 	}
-	if _, err := storage.Fresh(h.store).Stat(ctx, layout.Preset(name)); errors.Is(err, storage.ErrNotFound) {
+	if _, err := storage.Fresh(h.Store).Stat(ctx, layout.Preset(name)); errors.Is(err, storage.ErrNotFound) {
 		return upstreamUnavailable(registry.PresetNamespace+"/"+name, nil)
 	}
 	c.Response().Header().Set(headerWarning, warningStale)

@@ -9,6 +9,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryserver/internal/core"
 )
 
 // maxJudgedPerRefresh bounds the versions whose signatures one refresh
@@ -36,8 +37,8 @@ func (e *policyRefusal) Error() string {
 
 // apiError is the 403 of the refusal, with the code the code table gives
 // a version no listed key signed.
-func (e *policyRefusal) apiError() *apiError {
-	return &apiError{code: wire.CodeSignatureInvalid, msg: fmt.Sprintf(
+func (e *policyRefusal) apiError() *core.APIError {
+	return &core.APIError{Code: wire.CodeSignatureInvalid, Msg: fmt.Sprintf(
 		"%s is not served by this server: its signing policy (SIGNERS_DIR) takes only versions signed by a key the namespace's signer file lists, and %s. Use a version signed by a listed key.",
 		e.id, e.reason)}
 }
@@ -55,7 +56,7 @@ type verdict struct {
 // listed key (else a *policyRefusal, remembered). It returns the
 // signatures document to store.
 func (h *Handler) judgeSignatures(ns, path, version string, idx *registry.DigestIndex, fields [][]byte) ([]byte, error) {
-	doc, err := checkSignatures(idx, fields, nil, h.now())
+	doc, err := checkSignatures(idx, fields, nil, h.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (h *Handler) judgeSignatures(ns, path, version string, idx *registry.Digest
 		return doc, nil
 	}
 	v := verdict{signers: signers}
-	doc, err = checkSignatures(idx, fields, allowed, h.now())
+	doc, err = checkSignatures(idx, fields, allowed, h.Now())
 	if err != nil {
 		reason := "no signature of it is by a listed key"
 		if len(fields) == 0 {
@@ -126,7 +127,7 @@ func (h *Handler) judgeUpstreamVersions(ctx context.Context, cl *registryclient.
 		if _, judged := h.verdictOf(key); judged {
 			continue
 		}
-		if _, err := h.commitOf(ctx, key); err == nil || ctx.Err() != nil {
+		if _, err := h.CommitOf(ctx, key); err == nil || ctx.Err() != nil {
 			continue
 		}
 		if asked++; asked > maxJudgedPerRefresh {

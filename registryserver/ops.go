@@ -19,6 +19,7 @@ import (
 	"github.com/jigkit/jig/internal/logx"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/clientip"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/runtimemetrics"
 	"github.com/jigkit/jig/registryserver/internal/webui"
@@ -31,7 +32,6 @@ const (
 	headerRateLimit     = "Ratelimit-Limit"
 	headerRateRemaining = "Ratelimit-Remaining"
 	headerRateReset     = "Ratelimit-Reset"
-	headerRetryAfter    = "Retry-After"
 )
 
 // unmatchedRoute is the route label of requests no route matched, so that
@@ -83,7 +83,7 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 	s := &opsState{
 		limiter:       o.limiter,
 		trustHops:     o.trustHops,
-		clearHeaders:  logx.ClearHeaders(h.log),
+		clearHeaders:  logx.ClearHeaders(h.Log),
 		healthTimeout: o.healthTimeout,
 		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
 	}
@@ -94,7 +94,7 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 	}
 	s.realClock = !clockSet
 	if s.limiter == nil {
-		clock := h.now
+		clock := h.Now
 		if s.realClock {
 			clock = s.requestClock
 		}
@@ -151,7 +151,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		s.noteStart(start)
 		seq := s.reqSeq.Add(1)
 		req := c.Request()
-		h.guardBody(c)
+		h.GuardBody(c)
 		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
 
 		var err error
@@ -168,7 +168,7 @@ func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		elapsed := time.Since(start)
 		h.observer(req.Method, h.routeLabel(c), status).Observe(elapsed.Seconds())
 
-		if ce := h.log.Check(zap.InfoLevel, "request completed"); ce != nil {
+		if ce := h.Log.Check(zap.InfoLevel, "request completed"); ce != nil {
 			url := req.RequestURI
 			if url == "" {
 				url = req.URL.RequestURI()
@@ -300,13 +300,13 @@ func (h *Handler) rateLimit(c echo.Context, ip string, start time.Time) error {
 	if err != nil {
 		now := time.Now().UnixNano()
 		if last := s.limiterLog.Load(); now-last >= int64(time.Minute) && s.limiterLog.CompareAndSwap(last, now) {
-			h.log.Warn("rate limiter failed; allowing requests without a limit", zap.Error(err))
+			h.Log.Warn("rate limiter failed; allowing requests without a limit", zap.Error(err))
 		}
 		return nil
 	}
 	now := start
 	if !s.realClock {
-		now = h.now()
+		now = h.Now()
 	}
 	reset := res.ResetSeconds(now)
 	hdr := c.Response().Header()
@@ -324,8 +324,8 @@ func (h *Handler) rateLimit(c echo.Context, ip string, start time.Time) error {
 	if res.Allowed {
 		return nil
 	}
-	hdr[headerRetryAfter] = []string{s.retryAfter}
-	return newAPIError(wire.CodeRateLimitExceeded,
+	hdr[core.HeaderRetryAfter] = []string{s.retryAfter}
+	return core.NewAPIError(wire.CodeRateLimitExceeded,
 		"Rate limit exceeded. Try again in "+strconv.Itoa(reset)+"s")
 }
 
@@ -394,7 +394,7 @@ func methodLabel(m string) string {
 // names one, whatever the status. The caller is the request's token,
 // or the catalog's sign-in cookie for catalog pages.
 func (h *Handler) redactNamespaces(req *http.Request, url string, status int) string {
-	var who *caller
+	var who *core.Caller
 	mayRead := func(ns string) bool {
 		if who == nil {
 			c := h.callerOf(req)

@@ -3,7 +3,6 @@ package registryserver
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -96,28 +95,6 @@ func (t CacheTiers) validate() error {
 		}
 	}
 	return nil
-}
-
-// header renders a Cache-Control value for max-age d. immutable adds the
-// "immutable" directive; private replaces "public".
-func cacheHeader(d time.Duration, immutable, private bool) string {
-	if d == 0 {
-		if private {
-			return "private, no-cache"
-		}
-		return "no-cache"
-	}
-	var b strings.Builder
-	if private {
-		b.WriteString("private, max-age=")
-	} else {
-		b.WriteString("public, max-age=")
-	}
-	b.WriteString(strconv.FormatInt(int64(d/time.Second), 10))
-	if immutable {
-		b.WriteString(", immutable")
-	}
-	return b.String()
 }
 
 // WithStorage sets where registries, presets and versions lists are read

@@ -25,6 +25,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/scratch"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -191,11 +192,6 @@ const DefaultPublishClaimTTL = publish.DefaultClaimTTL
 
 // publishState is what the publishing routes use at run time.
 type publishState struct {
-	// idleTimeout bounds a stall of an upload body, uploadTimeout the
-	// whole of it.
-	idleTimeout, uploadTimeout time.Duration
-	// slots holds one token per upload being received.
-	slots  chan struct{}
 	limits UploadLimits
 	store  *publish.Store
 	hooks  *webhook.Dispatcher // nil: no webhooks
@@ -237,14 +233,12 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		}
 		return publish.LivenessUnknown
 	}
+	h.Uploads = &core.UploadGate{Idle: idle, Total: total, Slots: make(chan struct{}, maxUploads)}
 	p := &publishState{
 		limits: o.limits.withDefaults(),
-		store: publish.New(h.store, publish.WithLogger(h.log), publish.WithClock(h.now),
+		store: publish.New(h.Store, publish.WithLogger(h.Log), publish.WithClock(h.Now),
 			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
-		scratch:       sd,
-		idleTimeout:   idle,
-		uploadTimeout: total,
-		slots:         make(chan struct{}, maxUploads),
+		scratch: sd,
 	}
 	h.closers = append(h.closers, sd.Close)
 	// Uploads of processes that died go at once: they are local files,
@@ -257,7 +251,7 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	// A dispatcher whenever WithWebhooks was given, even with no hooks,
 	// so that [Handler.SetWebhooks] can add some later.
 	if o.hooksSet {
-		opts := []webhook.Option{webhook.WithLogger(h.log)}
+		opts := []webhook.Option{webhook.WithLogger(h.Log)}
 		if h.ops != nil && h.ops.reg != nil {
 			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
 		}
@@ -312,11 +306,11 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// The token is checked before an upload slot is taken or a byte of
 	// the body is read: a token that can publish nowhere (unknown,
 	// expired, read-only) cannot hold a slot.
-	if err := uploadCaller(auth, who, h.now()); err != nil {
-		refuseBody(c)
+	if err := uploadCaller(auth, who, h.Now()); err != nil {
+		core.RefuseBody(c)
 		return err
 	}
-	release, err := h.acquireUpload(c)
+	release, err := h.AcquireUpload(c)
 	if err != nil {
 		return err
 	}
@@ -346,21 +340,21 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Who may publish there. A caller who may not read the namespace gets
 	// the same answer whether it is gated or not declared (DESIGN 3).
 	mark := "admin"
-	if who.admin && !auth.Declared(head.Namespace) {
-		return newAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
+	if who.Admin && !auth.Declared(head.Namespace) {
+		return core.NewAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
 	}
-	if !who.admin {
-		g, err := auth.authorize(head.Namespace, who.sum, h.now())
+	if !who.Admin {
+		g, err := auth.authorize(head.Namespace, who.Sum, h.Now())
 		switch {
 		case errors.Is(err, ErrForbiddenNamespace):
-			return newAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
+			return core.NewAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
 		case err != nil:
 			return authError(err)
 		case g.Public:
-			return newAPIError(wire.CodeAnonymousUpload,
+			return core.NewAPIError(wire.CodeAnonymousUpload,
 				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
 		case !g.Publish:
-			return newAPIError(wire.CodeInsufficientPerms,
+			return core.NewAPIError(wire.CodeInsufficientPerms,
 				fmt.Sprintf("Token does not have publish permission for namespace %s", head.Namespace))
 		}
 		mark = g.Mark
@@ -368,7 +362,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// A namespace served from an upstream holds only what the upstream
 	// published: a local version there would shadow the upstream's.
 	if h.upstreamOf(head.Namespace) != nil {
-		return newAPIError(wire.CodeNamespaceNotAllowed,
+		return core.NewAPIError(wire.CodeNamespaceNotAllowed,
 			fmt.Sprintf("Namespace %s is mirrored from an upstream server: publish to the upstream instead", head.Namespace))
 	}
 
@@ -386,15 +380,15 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
 	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
-		return newAPIError(wire.CodeUploadFailed, err.Error())
+		return core.NewAPIError(wire.CodeUploadFailed, err.Error())
 	}
 	// Who signed it, before anything is stored: the signatures sign the
 	// digest index, built from the package as jig publish builds it (the
 	// publish then checks that what it stores has the same digests).
 	if v.Index, err = ix.DigestIndex(contents); err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	if v.Signatures, err = checkSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.now()); err != nil {
+	if v.Signatures, err = checkSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.Now()); err != nil {
 		return err
 	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
@@ -403,15 +397,15 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	})
 	// Whatever happened (a failed publish may have committed, then rolled
 	// back), reads see the storage as it is now.
-	h.rcache.invalidate()
+	h.RCache.Invalidate()
 	if err != nil {
 		return publishError(err, v)
 	}
-	h.log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
+	h.Log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
 		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
 	h.registryPublished(ctx, m.Namespace, strings.Join(segs, "/"))
 	if h.pub.hooks != nil {
-		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.now())...)
+		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.Now())...)
 	}
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
@@ -419,16 +413,16 @@ func (h *Handler) postRegistry(c echo.Context) error {
 }
 
 // publishError maps an error of [publish.Store.Publish] of v.
-func publishError(err error, v publish.Version) *apiError {
+func publishError(err error, v publish.Version) *core.APIError {
 	switch {
 	case errors.Is(err, publish.ErrVersionExists):
-		return newAPIError(wire.CodeVersionExists,
+		return core.NewAPIError(wire.CodeVersionExists,
 			fmt.Sprintf("Registry %s@%s already exists", strings.TrimSuffix(v.Prefix(), "/"), v.Version))
 	case errors.Is(err, publish.ErrClaimLost):
-		return &apiError{code: wire.CodePublishInterrupted, cause: err,
-			msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
+		return &core.APIError{Code: wire.CodePublishInterrupted, Cause: err,
+			Msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
 	}
-	return internalError(err)
+	return core.InternalError(err)
 }
 
 // uploadCaller refuses, before the body is read, an upload whose caller
@@ -438,12 +432,12 @@ func publishError(err error, v publish.Version) *apiError {
 // namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
 // publish to the namespace the package names is decided once the manifest
 // is read.
-func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
-	if who.sum == nil {
-		return newAPIError(wire.CodeUnauthorized,
+func uploadCaller(auth *AuthConfig, who core.Caller, now time.Time) error {
+	if who.Sum == nil {
+		return core.NewAPIError(wire.CodeUnauthorized,
 			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
 	}
-	if who.admin {
+	if who.Admin {
 		return nil
 	}
 	if auth == nil {
@@ -452,12 +446,12 @@ func uploadCaller(auth *AuthConfig, who caller, now time.Time) error {
 	// No namespace is named "": every entry is compared, a live match
 	// gives ErrForbiddenNamespace (the token is known), and the time
 	// taken does not depend on which entry matches.
-	_, err := auth.authorize("", who.sum, now)
+	_, err := auth.authorize("", who.Sum, now)
 	if !errors.Is(err, ErrForbiddenNamespace) {
 		return authError(err)
 	}
-	if !auth.mayPublish(who.sum, now) {
-		return newAPIError(wire.CodeInsufficientPerms,
+	if !auth.mayPublish(who.Sum, now) {
+		return core.NewAPIError(wire.CodeInsufficientPerms,
 			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
 	}
 	return nil
@@ -497,7 +491,7 @@ func (u *upload) walk(lim UploadLimits, want func(string) bool, fn func(string, 
 // its size and the checksum. The returned upload, when not nil, must be
 // cleaned up even if err is not nil.
 func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, error) {
-	noFile := newAPIError(wire.CodeMissingFile,
+	noFile := core.NewAPIError(wire.CodeMissingFile,
 		"No file uploaded. Send multipart/form-data with a .tar.gz file part and a checksum field.")
 	mr, err := req.MultipartReader()
 	if err != nil {
@@ -524,7 +518,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 			// package is known (checkSignatures).
 			if len(sigs) == wire.MaxSignatures {
 				part.Close()
-				return up, newAPIError(wire.CodeUploadFailed, fmt.Sprintf("Too many signature fields: at most %d", wire.MaxSignatures))
+				return up, core.NewAPIError(wire.CodeUploadFailed, fmt.Sprintf("Too many signature fields: at most %d", wire.MaxSignatures))
 			}
 			b, err := io.ReadAll(io.LimitReader(part, signing.MaxSignatureSize+1))
 			if err != nil {
@@ -532,17 +526,17 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 			}
 			if len(b) > signing.MaxSignatureSize {
 				part.Close()
-				return up, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf("Signature %d is larger than %d bytes: it is not an SSH signature", len(sigs)+1, signing.MaxSignatureSize))
+				return up, core.NewAPIError(wire.CodeSignatureInvalid, fmt.Sprintf("Signature %d is larger than %d bytes: it is not an SSH signature", len(sigs)+1, signing.MaxSignatureSize))
 			}
 			sigs = append(sigs, b)
 		case part.FileName() != "" && up == nil:
 			if !allowedArchiveType(part.Header.Get("Content-Type")) {
 				part.Close()
-				return up, newAPIError(wire.CodeInvalidFileType, "File must be a tar.gz archive")
+				return up, core.NewAPIError(wire.CodeInvalidFileType, "File must be a tar.gz archive")
 			}
 			f, err := h.pub.scratch.CreateTemp(".tar.gz")
 			if err != nil {
-				return up, internalError(fmt.Errorf("creating the upload file: %w", err))
+				return up, core.InternalError(fmt.Errorf("creating the upload file: %w", err))
 			}
 			up = &upload{f: f}
 			hash := sha256.New()
@@ -573,11 +567,11 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 	}
 	up.signatures = sigs
 	if !haveSum || checksum == "" {
-		return up, newAPIError(wire.CodeMissingChecksum, "SHA256 checksum is required for upload verification")
+		return up, core.NewAPIError(wire.CodeMissingChecksum, "SHA256 checksum is required for upload verification")
 	}
 	want := hex.EncodeToString(sum)
 	if subtle.ConstantTimeCompare([]byte(strings.ToLower(checksum)), []byte(want)) != 1 {
-		return up, newAPIError(wire.CodeChecksumMismatch,
+		return up, core.NewAPIError(wire.CodeChecksumMismatch,
 			"Checksum verification failed: the checksum field must be the lowercase hex SHA-256 of the uploaded file")
 	}
 	return up, nil
@@ -605,14 +599,14 @@ func bodyError(err error, lim UploadLimits) error {
 	if errors.As(err, &mbe) {
 		return tooLarge(lim)
 	}
-	if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
-		return uploadTimeout(ute)
+	if ute, ok := errors.AsType[*core.UploadTimeoutError](err); ok {
+		return core.UploadTimeout(ute)
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
-		return newAPIError(wire.CodeUploadFailed, "Malformed multipart/form-data body: part headers too large")
+		return core.NewAPIError(wire.CodeUploadFailed, "Malformed multipart/form-data body: part headers too large")
 	}
-	return &apiError{code: wire.CodeUploadFailed,
-		msg: "Malformed or interrupted multipart/form-data body", cause: err}
+	return &core.APIError{Code: wire.CodeUploadFailed,
+		Msg: "Malformed or interrupted multipart/form-data body", Cause: err}
 }
 
 func tooLarge(lim UploadLimits) error {
@@ -623,9 +617,9 @@ func tooLarge(lim UploadLimits) error {
 // any other error is a 500.
 func refusal(err error) error {
 	if r, ok := errors.AsType[*pkgarchive.Refusal](err); ok {
-		return &apiError{code: r.Code, msg: r.Message, cause: r.Unwrap()}
+		return &core.APIError{Code: r.Code, Msg: r.Message, Cause: r.Unwrap()}
 	}
-	return internalError(err)
+	return core.InternalError(err)
 }
 
 // postPreset serves POST /presets: a preset.json body, admin token only.
@@ -634,53 +628,53 @@ func (h *Handler) postPreset(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	who := h.callerOf(req)
-	if who.sum == nil {
-		return newAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
+	if who.Sum == nil {
+		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
 	}
-	if !who.admin {
-		return newAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
+	if !who.Admin {
+		return core.NewAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
 	}
 	if h.upstreamOf(registry.PresetNamespace) != nil {
-		refuseBody(c)
-		return newAPIError(wire.CodeNamespaceNotAllowed, "Presets are mirrored from an upstream server: publish them to the upstream instead")
+		core.RefuseBody(c)
+		return core.NewAPIError(wire.CodeNamespaceNotAllowed, "Presets are mirrored from an upstream server: publish them to the upstream instead")
 	}
-	release, err := h.acquireUpload(c)
+	release, err := h.AcquireUpload(c)
 	if err != nil {
 		return err
 	}
 	defer release()
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, pkgarchive.MaxPresetSize))
 	if err != nil {
-		if ute, ok := errors.AsType[*uploadTimeoutError](err); ok {
-			return uploadTimeout(ute)
+		if ute, ok := errors.AsType[*core.UploadTimeoutError](err); ok {
+			return core.UploadTimeout(ute)
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return refusal(pkgarchive.PresetTooLarge())
 		}
-		return &apiError{code: wire.CodeUploadFailed, msg: "Could not read the request body", cause: err}
+		return &core.APIError{Code: wire.CodeUploadFailed, Msg: "Could not read the request body", Cause: err}
 	}
 	if err := registry.ValidatePresetJSON(data); err != nil {
 		if errors.Is(err, registry.ErrInvalidJSON) {
-			return newAPIError(wire.CodeUploadFailed, "preset.json is not valid JSON")
+			return core.NewAPIError(wire.CodeUploadFailed, "preset.json is not valid JSON")
 		}
 		return refusal(pkgarchive.SchemaRefusal(err))
 	}
 	p, err := registry.ParsePreset(data)
 	if err != nil {
-		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+err.Error())
+		return core.NewAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+err.Error())
 	}
 	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
-		return newAPIError(wire.CodeUploadFailed, msgInvalidKey)
+		return core.NewAPIError(wire.CodeUploadFailed, core.MsgInvalidKey)
 	}
 	err = h.pub.store.PublishPreset(req.Context(), p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {
-		return newAPIError(wire.CodeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
+		return core.NewAPIError(wire.CodeVersionExists, fmt.Sprintf("Preset %s@%s already exists", p.Name, p.Version))
 	}
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	h.log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
+	h.Log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
 	h.presetPublished(req.Context(), p.Name)
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),

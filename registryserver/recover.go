@@ -49,7 +49,7 @@ func (h *Handler) Recover(ctx context.Context) (Recovery, error) {
 	rec.Claims, rec.RemovedKeys, rec.ListedVersions = pr.Claims, pr.Removed, pr.Listed
 	if pr.Claims > 0 {
 		// Versions were removed or listed behind the read cache's back.
-		h.rcache.invalidate()
+		h.RCache.Invalidate()
 	}
 	if uerr != nil {
 		uerr = fmt.Errorf("cleaning the upload folder %s: %w", h.pub.scratch.Path(), uerr)
@@ -61,10 +61,10 @@ func (h *Handler) Recover(ctx context.Context) (Recovery, error) {
 func (h *Handler) sweepUploads(p *publishState) {
 	sw, err := p.scratch.Sweep()
 	if err != nil {
-		h.log.Warn("cleaning the upload folder failed", zap.String("folder", p.scratch.Path()), zap.Error(err))
+		h.Log.Warn("cleaning the upload folder failed", zap.String("folder", p.scratch.Path()), zap.Error(err))
 	}
 	if sw.Files > 0 {
-		h.log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.scratch.Path()),
+		h.Log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.scratch.Path()),
 			zap.Int("files", sw.Files), zap.Int64("bytes", sw.Bytes))
 	}
 }
@@ -98,10 +98,10 @@ func (h *Handler) recoverLoop(p *publishState, interval time.Duration, stop <-ch
 // logRecovery logs what a [Handler.Recover] did.
 func (h *Handler) logRecovery(rec Recovery, err error) {
 	if err != nil {
-		h.log.Warn("recovering interrupted publishes failed", zap.Error(err))
+		h.Log.Warn("recovering interrupted publishes failed", zap.Error(err))
 	}
 	if !rec.Empty() {
-		h.log.Info("recovered interrupted publishes",
+		h.Log.Info("recovered interrupted publishes",
 			zap.Int("uploads", rec.UploadFiles), zap.Int64("upload_bytes", rec.UploadBytes),
 			zap.Int("claims", rec.Claims), zap.Int("removed_keys", rec.RemovedKeys), zap.Int("listed_versions", rec.ListedVersions))
 	}
@@ -114,7 +114,7 @@ func (h *Handler) uploadDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	if sd, ok := h.store.(storage.ScratchDirer); ok {
+	if sd, ok := h.Store.(storage.ScratchDirer); ok {
 		return sd.ScratchDir("uploads")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("jig-server-uploads-%d", os.Getuid())), nil

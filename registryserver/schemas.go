@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
@@ -57,7 +59,7 @@ func (h *Handler) logSchemaDir() {
 		return
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		h.log.Warn("SCHEMA_DIR does not exist or is not a directory: serving and enforcing the built-in schemas",
+		h.Log.Warn("SCHEMA_DIR does not exist or is not a directory: serving and enforcing the built-in schemas",
 			zap.String("schema_dir", dir))
 	}
 }
@@ -77,17 +79,17 @@ func (h *Handler) readSchemaFile(ctx context.Context, name string) ([]byte, stor
 			return nil, storage.Info{}, "", err
 		}
 		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxDocumentSize+1))
+		data, err := io.ReadAll(io.LimitReader(f, core.MaxDocumentSize+1))
 		if err != nil {
 			return nil, storage.Info{}, "", err
 		}
-		if len(data) > maxDocumentSize {
-			return nil, storage.Info{}, "", &tooLargeError{key: p, limit: maxDocumentSize}
+		if len(data) > core.MaxDocumentSize {
+			return nil, storage.Info{}, "", &core.TooLargeError{Key: p, Limit: core.MaxDocumentSize}
 		}
 		return data, storage.Info{}, "", nil
 	}
 	key := layout.Schema(name)
-	data, info, err := h.readDocument(ctx, key)
+	data, info, err := h.ReadDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, storage.Info{}, "", errNoSchemaFile
 	}
@@ -105,14 +107,14 @@ func (h *Handler) checkOperatorSchema(ctx context.Context, manifest []byte) erro
 		return nil
 	}
 	if err != nil {
-		return internalError(fmt.Errorf("reading the registry-item.json schema: %w", err))
+		return core.InternalError(fmt.Errorf("reading the registry-item.json schema: %w", err))
 	}
 	if embedded, _ := registry.SchemaFile(registry.ManifestSchemaFile); bytes.Equal(data, embedded) {
 		return nil // already checked
 	}
 	s, err := h.schemas.compiled(data)
 	if err != nil {
-		return internalError(fmt.Errorf("the operator's registry-item.json schema: %w", err))
+		return core.InternalError(fmt.Errorf("the operator's registry-item.json schema: %w", err))
 	}
 	err = s.Validate(manifest)
 	if se, ok := errors.AsType[*registry.SchemaError](err); ok {
@@ -120,13 +122,13 @@ func (h *Handler) checkOperatorSchema(ctx context.Context, manifest []byte) erro
 		for i, v := range se.Violations {
 			msgs[i] = v.String()
 		}
-		return newAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+strings.Join(msgs, "; "))
+		return core.NewAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+strings.Join(msgs, "; "))
 	}
 	if errors.Is(err, registry.ErrInvalidJSON) {
-		return newAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
+		return core.NewAPIError(wire.CodeUploadFailed, "registry.json is not valid JSON")
 	}
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
 	return nil
 }

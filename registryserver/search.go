@@ -18,6 +18,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -120,7 +121,7 @@ func (s *searchIndex) loop() {
 				}
 			}()
 			if err := s.rebuild(ctx); err != nil {
-				s.h.log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
+				s.h.Log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
 			}
 			cancel()
 		}
@@ -212,7 +213,7 @@ func (h *Handler) registryPublished(ctx context.Context, ns, path string) {
 	d, ok, err := h.readEntry(ctx, ns, path)
 	if err != nil || !ok {
 		if err != nil {
-			h.log.Warn("search index: reading the published registry failed; the next rebuild will pick it up", zap.Error(err))
+			h.Log.Warn("search index: reading the published registry failed; the next rebuild will pick it up", zap.Error(err))
 		}
 		return
 	}
@@ -232,7 +233,7 @@ func (h *Handler) presetPublished(ctx context.Context, name string) {
 // may read. Which namespaces those are is decided by [Handler.readAccess]
 // alone, the check of the read routes; the documents of other namespaces
 // are never touched, so the work done does not depend on them either.
-func (s *searchIndex) visibleDocs(c caller) (each func(yield func(*search.Doc) bool), private bool) {
+func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.Doc) bool), private bool) {
 	s.mu.RLock()
 	nss := make([]string, 0, len(s.byNS))
 	for ns := range s.byNS {
@@ -263,7 +264,7 @@ func (s *searchIndex) visibleDocs(c caller) (each func(yield func(*search.Doc) b
 }
 
 // Search answers q for c from the index.
-func (h *Handler) search(ctx context.Context, c caller, q search.Query) (search.Page, error) {
+func (h *Handler) search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error) {
 	if err := q.Validate(); err != nil {
 		return search.Page{}, err
 	}
@@ -295,17 +296,17 @@ func (h *Handler) getSearch(c echo.Context) error {
 		if errors.Is(err, search.ErrQueryTooLong) || errors.Is(err, search.ErrInvalidQuery) {
 			return queryError(err)
 		}
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	return h.sendDiscovery(c, who, page)
+	return h.SendDiscovery(c, who, page)
 }
 
 func queryError(err error) error {
 	msg := err.Error()
 	if errors.Is(err, search.ErrQueryTooLong) {
-		return newAPIError(wire.CodeQueryTooLong, strings.TrimPrefix(msg, search.ErrQueryTooLong.Error()+": "))
+		return core.NewAPIError(wire.CodeQueryTooLong, strings.TrimPrefix(msg, search.ErrQueryTooLong.Error()+": "))
 	}
-	return newAPIError(wire.CodeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
+	return core.NewAPIError(wire.CodeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
 }
 
 // presets returns every preset's summary from the index.
@@ -323,17 +324,17 @@ func (h *Handler) presetList(ctx context.Context) ([]search.Preset, error) {
 func (h *Handler) getPresets(c echo.Context) error {
 	list, err := h.presetList(c.Request().Context())
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
 	if list == nil {
 		list = []search.Preset{}
 	}
-	doc, err := jsonDocument(search.PresetList{Presets: list})
+	doc, err := core.JSONDocument(search.PresetList{Presets: list})
 	if err != nil {
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	setCacheHeaders(c.Response().Header(), h.tiers.Discovery, false, false)
-	return h.sendDocument(c, doc)
+	core.SetCacheHeaders(c.Response().Header(), h.Tiers.Discovery, false, false)
+	return h.SendDocument(c, doc)
 }
 
 // readCatalog reads every registry's latest manifest and every preset from
@@ -341,7 +342,7 @@ func (h *Handler) getPresets(c echo.Context) error {
 // documents are missing or unreadable is left out (and logged); a storage
 // listing error fails the build.
 func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []search.Preset, error) {
-	nss, err := h.namespacesIn(ctx)
+	nss, err := h.NamespacesIn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -349,7 +350,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 	var regs []reg
 	byNS := make(map[string][]search.Doc, len(nss))
 	for _, ns := range nss {
-		paths, _, err := h.registriesUnder(ctx, layout.NamespaceDir(ns))
+		paths, _, err := h.RegistriesUnder(ctx, layout.NamespaceDir(ns))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -368,7 +369,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 				if gctx.Err() != nil {
 					return gctx.Err()
 				}
-				h.log.Warn("search index: registry left out", zap.String("registry", r.ns+"/"+r.path), zap.Error(err))
+				h.Log.Warn("search index: registry left out", zap.String("registry", r.ns+"/"+r.path), zap.Error(err))
 				return nil
 			}
 			if ok {
@@ -390,7 +391,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 				if gctx.Err() != nil {
 					return gctx.Err()
 				}
-				h.log.Warn("search index: preset left out", zap.String("preset", name), zap.Error(err))
+				h.Log.Warn("search index: preset left out", zap.String("preset", name), zap.Error(err))
 				return nil
 			}
 			if ok {
@@ -419,27 +420,10 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 	return byNS, ps, nil
 }
 
-// namespacesIn lists the namespace folders of the storage, sorted.
-func (h *Handler) namespacesIn(ctx context.Context) ([]string, error) {
-	children, err := storage.ListDir(ctx, h.store, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, k := range children {
-		ns, ok := strings.CutSuffix(k, "/")
-		if ok && registry.ValidNamespace(ns) {
-			out = append(out, ns)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
 // readEntry reads the search entry of the registry at ns/path from its
 // latest version's manifest. ok is false when it has no readable version.
 func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, bool, error) {
-	vl, ok, err := readParsed(ctx, h, layout.Versions(ns, path), registry.ParseVersionList)
+	vl, ok, err := core.ReadParsed(ctx, h.Core, layout.Versions(ns, path), registry.ParseVersionList)
 	if !ok || err != nil {
 		return search.Doc{}, false, err
 	}
@@ -448,7 +432,7 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, b
 		return search.Doc{}, false, nil
 	}
 	key := layout.Manifest(ns, path, latest)
-	data, info, err := h.readDocument(ctx, key)
+	data, info, err := h.ReadDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return search.Doc{}, false, nil
 	}
@@ -470,7 +454,7 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, b
 
 // presetNames lists the stored presets' names, sorted.
 func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
-	children, err := storage.ListDir(ctx, h.store, layout.PresetsDir)
+	children, err := storage.ListDir(ctx, h.Store, layout.PresetsDir)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +471,7 @@ func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
 
 // readPresetSummary reads presets/<name>/preset.json.
 func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
-	p, ok, err := readParsed(ctx, h, layout.Preset(name), registry.ParsePreset)
+	p, ok, err := core.ReadParsed(ctx, h.Core, layout.Preset(name), registry.ParsePreset)
 	if !ok || err != nil {
 		return search.Preset{}, false, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -35,7 +36,7 @@ func checkSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signin
 	id := idx.Namespace + "/" + idx.Path + "@" + idx.Version
 	if len(fields) == 0 {
 		if signers != nil {
-			return nil, newAPIError(wire.CodeSignatureRequired, fmt.Sprintf(
+			return nil, core.NewAPIError(wire.CodeSignatureRequired, fmt.Sprintf(
 				"Namespace %s requires signed versions: sign the digest index with `jig publish --sign-key <private key>`, or sign the output of `jig publish --print-digests` with `ssh-keygen -Y sign -n %s` and pass it with --signature",
 				idx.Namespace, signing.Namespace))
 		}
@@ -55,7 +56,7 @@ func checkSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signin
 			err = sig.Verify(data)
 		}
 		if err != nil {
-			return nil, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
+			return nil, core.NewAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
 				"Signature %d of %s is invalid: %s. Sign exactly what `jig publish --print-digests` prints for this version, in namespace %s.",
 				i+1, id, strings.TrimPrefix(err.Error(), signing.ErrBadSignature.Error()+": "), signing.Namespace))
 		}
@@ -76,7 +77,7 @@ func checkSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signin
 		doc.Signatures = append(doc.Signatures, info)
 	}
 	if signers != nil && !trusted {
-		return nil, newAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
+		return nil, core.NewAPIError(wire.CodeSignatureInvalid, fmt.Sprintf(
 			"No signature of %s is by a key the namespace's signer file allows: %s. Sign with a listed key, or ask the server's operator to add yours.",
 			id, strings.Join(refused, "; ")))
 	}
@@ -88,35 +89,35 @@ func checkSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signin
 // published without signatures; 404 when the version does not exist. A
 // document without registry.json (a publish in progress or rolled back)
 // is never served.
-func (h *Handler) sendSignatures(c echo.Context, res resource) error {
+func (h *Handler) sendSignatures(c echo.Context, res core.Resource) error {
 	ctx := c.Request().Context()
-	if _, err := h.commitOf(ctx, res.manifestFile()); err != nil {
+	if _, err := h.CommitOf(ctx, res.ManifestFile()); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
-			return newAPIError(wire.CodeNotFound, "Registry version not found")
+			return core.NewAPIError(wire.CodeNotFound, "Registry version not found")
 		}
-		return internalError(err)
+		return core.InternalError(err)
 	}
-	data, _, err := h.readDocument(ctx, layout.Signatures(res.namespace, res.path, res.version))
+	data, _, err := h.ReadDocument(ctx, layout.Signatures(res.Namespace, res.Path, res.Version))
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		data, err = json.Marshal(wire.Signatures{Namespace: res.namespace, Path: res.path, Version: res.version, Signatures: []wire.SignatureInfo{}})
+		data, err = json.Marshal(wire.Signatures{Namespace: res.Namespace, Path: res.Path, Version: res.Version, Signatures: []wire.SignatureInfo{}})
 		if err != nil {
-			return internalError(err)
+			return core.InternalError(err)
 		}
 	case err != nil:
-		return internalError(err)
+		return core.InternalError(err)
 	case len(data) > maxSignaturesDocument:
-		return internalError(&tooLargeError{key: layout.Signatures(res.namespace, res.path, res.version), limit: maxSignaturesDocument})
+		return core.InternalError(&core.TooLargeError{Key: layout.Signatures(res.Namespace, res.Path, res.Version), Limit: maxSignaturesDocument})
 	}
-	etag := contentETag(data)
-	return h.sendDocument(c, document{data: data, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag})
+	etag := core.ContentETag(data)
+	return h.SendDocument(c, core.Document{Data: data, CType: echo.MIMEApplicationJSON, ETag: etag, CacheKey: "h\x00" + etag})
 }
 
 // signedBy returns who signed a committed version, for the web catalog:
 // the principal the upload was accepted for, else the one the signer file
 // in force names for the key, else none (the fingerprint alone).
 func (h *Handler) signedBy(ctx context.Context, ns, path, version string) ([]webui.Signer, error) {
-	doc, ok, err := readParsed(ctx, h, layout.Signatures(ns, path, version), func(b []byte) (*wire.Signatures, error) {
+	doc, ok, err := core.ReadParsed(ctx, h.Core, layout.Signatures(ns, path, version), func(b []byte) (*wire.Signatures, error) {
 		var d wire.Signatures
 		return &d, json.Unmarshal(b, &d)
 	})

@@ -113,8 +113,8 @@ func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 	clear(mi.failed)
 	clear(mi.verdicts)
 	mi.mu.Unlock()
-	h.rcache.invalidate()
+	h.RCache.Invalidate()
 	h.logUpstreamWarnings(h.auth.Load())
-	h.log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
+	h.Log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
@@ -134,7 +136,7 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		dated = append(slices.Clone(dated), version)
 	}
 	for _, v := range dated {
-		info, err := w.h.commitOf(ctx, layout.Manifest(ns, path, v))
+		info, err := w.h.CommitOf(ctx, layout.Manifest(ns, path, v))
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
@@ -178,7 +180,7 @@ func (w webCatalog) manifest(ctx context.Context, token, ns, path, version strin
 	if !ok {
 		return nil, nil, webui.ErrNotFound
 	}
-	vl, ok, err := readParsed(ctx, w.h, layout.Versions(ns, path), registry.ParseVersionList)
+	vl, ok, err := core.ReadParsed(ctx, w.h.Core, layout.Versions(ns, path), registry.ParseVersionList)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,7 +193,7 @@ func (w webCatalog) manifest(ctx context.Context, token, ns, path, version strin
 	if version == "" || !slices.Contains(vl.Versions, version) {
 		return nil, nil, webui.ErrNotFound
 	}
-	m, ok, err := readParsed(ctx, w.h, layout.Manifest(ns, path, version), registry.ParseManifest)
+	m, ok, err := core.ReadParsed(ctx, w.h.Core, layout.Manifest(ns, path, version), registry.ParseManifest)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +212,7 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 	if !ok || !registry.ValidFilePath(file) || !registry.ValidVersion(version) {
 		return nil, false, webui.ErrNotFound
 	}
-	rc, _, err := w.h.store.Get(ctx, layout.File(ns, path, version, registry.NormalizeFilePath(file)))
+	rc, _, err := w.h.Store.Get(ctx, layout.File(ns, path, version, registry.NormalizeFilePath(file)))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, webui.ErrNotFound
 	}

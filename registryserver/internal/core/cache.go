@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import "github.com/jigkit/jig/internal/lru"
 
@@ -15,7 +15,7 @@ type byteCache struct {
 // tiny entries cannot exceed the bound by much.
 const entryOverhead = 128
 
-func newByteCache(maxBytes int64) *byteCache {
+func NewByteCache(maxBytes int64) *byteCache {
 	if maxBytes <= 0 {
 		return nil
 	}

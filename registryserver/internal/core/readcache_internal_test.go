@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"sync"
@@ -14,7 +14,7 @@ import (
 func TestReadCacheStatExtendsWhileRead(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
-	rc := newReadCache(time.Minute, func() time.Time { return now })
+	rc := NewReadCache(time.Minute, func() time.Time { return now })
 	const key = "@main/runtimes/node/1.0.0/registry.json"
 	full := &objectState{etag: `"e1"`, rep: &representation{}}
 	rc.rememberObject(rc.gen.Load(), key, full)

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"bufio"
@@ -131,44 +131,44 @@ func TestParseResource(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
-		want resource
+		want Resource
 		ok   bool
 	}{
-		{"@main/runtimes/node", resource{kind: kindLatest, namespace: "@main", path: "runtimes/node"}, true},
-		{"@main/runtimes/node/versions", resource{kind: kindVersions, namespace: "@main", path: "runtimes/node"}, true},
-		{"@main/versions", resource{kind: kindLatest, namespace: "@main", path: "versions"}, true},
-		{"@main/runtimes/node/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "runtimes/node", version: "1.0.0"}, true},
-		{"@main/a/1.0.0-rc.1+b/files/templates/.gitignore", resource{kind: kindFile, namespace: "@main", path: "a", version: "1.0.0-rc.1+b", file: "templates/.gitignore"}, true},
-		{"@main/a/versions/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "a/versions", version: "1.0.0"}, true},
-		{"@main/runtimes/node/1.0.0/digests", resource{kind: kindDigests, namespace: "@main", path: "runtimes/node", version: "1.0.0"}, true},
+		{"@main/runtimes/node", Resource{Kind: KindLatest, Namespace: "@main", Path: "runtimes/node"}, true},
+		{"@main/runtimes/node/versions", Resource{Kind: KindVersions, Namespace: "@main", Path: "runtimes/node"}, true},
+		{"@main/versions", Resource{Kind: KindLatest, Namespace: "@main", Path: "versions"}, true},
+		{"@main/runtimes/node/1.0.0", Resource{Kind: KindVersioned, Namespace: "@main", Path: "runtimes/node", Version: "1.0.0"}, true},
+		{"@main/a/1.0.0-rc.1+b/files/templates/.gitignore", Resource{Kind: kindFile, Namespace: "@main", Path: "a", Version: "1.0.0-rc.1+b", File: "templates/.gitignore"}, true},
+		{"@main/a/versions/1.0.0", Resource{Kind: KindVersioned, Namespace: "@main", Path: "a/versions", Version: "1.0.0"}, true},
+		{"@main/runtimes/node/1.0.0/digests", Resource{Kind: KindDigests, Namespace: "@main", Path: "runtimes/node", Version: "1.0.0"}, true},
 		// A registry named digests, and a file named digests, keep their
 		// meaning: the index needs a version right before it.
-		{"@main/digests", resource{kind: kindLatest, namespace: "@main", path: "digests"}, true},
-		{"@main/tools/digests", resource{kind: kindLatest, namespace: "@main", path: "tools/digests"}, true},
-		{"@main/digests/versions", resource{kind: kindVersions, namespace: "@main", path: "digests"}, true},
-		{"@main/digests/1.0.0", resource{kind: kindVersioned, namespace: "@main", path: "digests", version: "1.0.0"}, true},
-		{"@main/digests/1.0.0/digests", resource{kind: kindDigests, namespace: "@main", path: "digests", version: "1.0.0"}, true},
-		{"@main/a/1.0.0/files/digests", resource{kind: kindFile, namespace: "@main", path: "a", version: "1.0.0", file: "digests"}, true},
-		{"@main/a/1.0.0/digests/x", resource{}, false},
+		{"@main/digests", Resource{Kind: KindLatest, Namespace: "@main", Path: "digests"}, true},
+		{"@main/tools/digests", Resource{Kind: KindLatest, Namespace: "@main", Path: "tools/digests"}, true},
+		{"@main/digests/versions", Resource{Kind: KindVersions, Namespace: "@main", Path: "digests"}, true},
+		{"@main/digests/1.0.0", Resource{Kind: KindVersioned, Namespace: "@main", Path: "digests", Version: "1.0.0"}, true},
+		{"@main/digests/1.0.0/digests", Resource{Kind: KindDigests, Namespace: "@main", Path: "digests", Version: "1.0.0"}, true},
+		{"@main/a/1.0.0/files/digests", Resource{Kind: kindFile, Namespace: "@main", Path: "a", Version: "1.0.0", File: "digests"}, true},
+		{"@main/a/1.0.0/digests/x", Resource{}, false},
 		// Empty parts are left out, as the reference does (issue 36,
 		// item 12).
-		{"@main/a/1.0.0/digests/", resource{kind: kindDigests, namespace: "@main", path: "a", version: "1.0.0"}, true},
-		{"", resource{}, false},
-		{"@main", resource{}, false},
-		{"@main/1.0.0", resource{}, false},
-		{"@main/a/1.0.0/files", resource{}, false},
-		{"@main/a/1.0.0/files/../x", resource{}, false},
-		{"@main/a/1.0.0/files/./x", resource{}, false},
-		{"@main/a/1.0.0/other/x", resource{}, false},
-		{"@main/a//b", resource{kind: kindLatest, namespace: "@main", path: "a/b"}, true},
-		{"@main/a/", resource{kind: kindLatest, namespace: "@main", path: "a"}, true},
-		{"//@main//a//", resource{kind: kindLatest, namespace: "@main", path: "a"}, true},
-		{"/", resource{}, false},
-		{"@Main/a", resource{}, false},
-		{"main/a", resource{}, false},
-		{"@main/A", resource{}, false},
-		{"@main/a_b", resource{}, false},
-		{"@main/a/1.0.0/files/x y", resource{}, false},
+		{"@main/a/1.0.0/digests/", Resource{Kind: KindDigests, Namespace: "@main", Path: "a", Version: "1.0.0"}, true},
+		{"", Resource{}, false},
+		{"@main", Resource{}, false},
+		{"@main/1.0.0", Resource{}, false},
+		{"@main/a/1.0.0/files", Resource{}, false},
+		{"@main/a/1.0.0/files/../x", Resource{}, false},
+		{"@main/a/1.0.0/files/./x", Resource{}, false},
+		{"@main/a/1.0.0/other/x", Resource{}, false},
+		{"@main/a//b", Resource{Kind: KindLatest, Namespace: "@main", Path: "a/b"}, true},
+		{"@main/a/", Resource{Kind: KindLatest, Namespace: "@main", Path: "a"}, true},
+		{"//@main//a//", Resource{Kind: KindLatest, Namespace: "@main", Path: "a"}, true},
+		{"/", Resource{}, false},
+		{"@Main/a", Resource{}, false},
+		{"main/a", Resource{}, false},
+		{"@main/A", Resource{}, false},
+		{"@main/a_b", Resource{}, false},
+		{"@main/a/1.0.0/files/x y", Resource{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -177,25 +177,25 @@ func TestParseResource(t *testing.T) {
 			if ok != tt.ok {
 				t.Fatalf("parseResource(%q) ok = %v, want %v", tt.in, ok, tt.ok)
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(resource{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(Resource{})); diff != "" {
 				t.Errorf("parseResource(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}
 }
 
-func formatResource(r resource) string {
-	switch r.kind {
-	case kindLatest:
+func formatResource(r Resource) string {
+	switch r.Kind {
+	case KindLatest:
 		return r.dir()
-	case kindVersions:
+	case KindVersions:
 		return r.dir() + "/versions"
-	case kindVersioned:
-		return r.dir() + "/" + r.version
-	case kindDigests:
-		return r.dir() + "/" + r.version + "/digests"
+	case KindVersioned:
+		return r.dir() + "/" + r.Version
+	case KindDigests:
+		return r.dir() + "/" + r.Version + "/digests"
 	}
-	return r.dir() + "/" + r.version + "/files/" + r.file
+	return r.dir() + "/" + r.Version + "/files/" + r.File
 }
 
 func FuzzParseResource(f *testing.F) {
@@ -205,8 +205,8 @@ func FuzzParseResource(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !registry.ValidNamespace(r.namespace) || !registry.ValidPath(r.path) {
-			t.Fatalf("parseResource(%q) accepted namespace %q path %q", p, r.namespace, r.path)
+		if !registry.ValidNamespace(r.Namespace) || !registry.ValidPath(r.Path) {
+			t.Fatalf("parseResource(%q) accepted namespace %q path %q", p, r.Namespace, r.Path)
 		}
 		// Round trip: the parsed resource formats back to the input
 		// without its empty parts.

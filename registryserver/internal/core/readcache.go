@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"context"
@@ -79,21 +79,21 @@ func newObjectState(key, etag, ctype string, data []byte, info storage.Info, fil
 
 // versionsState is a registry's versions.json as read at one time.
 type versionsState struct {
-	doc    document // the stored bytes, served by /versions
-	latest string   // the version "latest" serves; "" when the list is empty
+	Doc    Document // the stored bytes, served by /versions
+	Latest string   // the version "latest" serves; "" when the list is empty
 	// latestKey is the storage key of latest's registry.json.
 	latestKey string
 	parseErr  error // why the list does not parse, reported by "latest"
 	expires   time.Time
 }
 
-// handlerTTL is how long a handler may trust what it read from st so
+// HandlerTTL is how long a handler may trust what it read from st so
 // that another replica's publish shows within d (see [WithMutableTTL]):
 // d, less what a storage cache in front of the backend ([cache.New]) may
 // itself keep. The two tiers stack: the handler may refill from a cache
 // entry about to expire. A cache that keeps mutable keys longer than d
 // breaks the promise whatever the handler does, and is an error.
-func handlerTTL(d time.Duration, st storage.Storage) (time.Duration, error) {
+func HandlerTTL(d time.Duration, st storage.Storage) (time.Duration, error) {
 	c, ok := cache.MutableTTLOf(st)
 	if !ok {
 		return d, nil
@@ -105,7 +105,7 @@ func handlerTTL(d time.Duration, st storage.Storage) (time.Duration, error) {
 	return d - c, nil
 }
 
-func newReadCache(ttl time.Duration, now func() time.Time) *readCache {
+func NewReadCache(ttl time.Duration, now func() time.Time) *readCache {
 	return &readCache{
 		ttl:      ttl,
 		now:      now,
@@ -119,8 +119,8 @@ func newReadCache(ttl time.Duration, now func() time.Time) *readCache {
 // grow it without bound.
 const maxTracked = 1 << 16
 
-// invalidate forgets every object and versions list.
-func (rc *readCache) invalidate() {
+// Invalidate forgets every object and versions list.
+func (rc *readCache) Invalidate() {
 	rc.mu.Lock()
 	rc.gen.Add(1)
 	clear(rc.objects)
@@ -198,44 +198,44 @@ func (rc *readCache) rememberVersions(gen uint64, dir string, vs *versionsState)
 	rc.versions[dir] = vs
 }
 
-// commitOf checks that the version whose registry.json (its commit point)
+// CommitOf checks that the version whose registry.json (its commit point)
 // is at key exists and returns what is known of that registry.json (at
 // least the ETag), from memory while fresh. A missing version is
 // storage.ErrNotFound.
-func (h *Handler) commitOf(ctx context.Context, key string) (storage.Info, error) {
-	if o := h.rcache.object(key); o != nil {
+func (h *Core) CommitOf(ctx context.Context, key string) (storage.Info, error) {
+	if o := h.RCache.object(key); o != nil {
 		return storage.Info{Key: key, ETag: o.etag, ModTime: o.modTime}, nil
 	}
-	gen := h.rcache.gen.Load()
-	info, err := h.store.Stat(ctx, key)
+	gen := h.RCache.gen.Load()
+	info, err := h.Store.Stat(ctx, key)
 	if err != nil {
 		return storage.Info{}, err
 	}
-	h.rcache.rememberObject(gen, key, &objectState{etag: storageETag(info), statOnly: true, modTime: info.ModTime})
+	h.RCache.rememberObject(gen, key, &objectState{etag: storageETag(info), statOnly: true, modTime: info.ModTime})
 	return info, nil
 }
 
-// versionsOf returns the versions list of res's registry, from memory
+// VersionsOf returns the versions list of res's registry, from memory
 // while fresh. A missing versions.json is storage.ErrNotFound.
-func (h *Handler) versionsOf(ctx context.Context, res resource) (*versionsState, error) {
-	key := res.versionsFile()
-	if vs := h.rcache.versionsList(key); vs != nil {
+func (h *Core) VersionsOf(ctx context.Context, res Resource) (*versionsState, error) {
+	key := res.VersionsFile()
+	if vs := h.RCache.versionsList(key); vs != nil {
 		return vs, nil
 	}
-	gen := h.rcache.gen.Load()
-	data, info, err := h.readDocument(ctx, key)
+	gen := h.RCache.gen.Load()
+	data, info, err := h.ReadDocument(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	vs := &versionsState{doc: storedDocument(key, data, info, echo.MIMEApplicationJSON)}
+	vs := &versionsState{Doc: StoredDocument(key, data, info, echo.MIMEApplicationJSON)}
 	if vl, err := registry.ParseVersionList(data); err != nil {
 		vs.parseErr = err
 	} else {
-		vs.latest = vl.Latest()
-		if vs.latest != "" {
-			vs.latestKey = layout.Manifest(res.namespace, res.path, vs.latest)
+		vs.Latest = vl.Latest()
+		if vs.Latest != "" {
+			vs.latestKey = layout.Manifest(res.Namespace, res.Path, vs.Latest)
 		}
 	}
-	h.rcache.rememberVersions(gen, key, vs)
+	h.RCache.rememberVersions(gen, key, vs)
 	return vs, nil
 }

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"hash/maphash"
@@ -14,21 +14,21 @@ import (
 type resourceKind int
 
 const (
-	kindLatest     resourceKind = iota + 1 // @ns/<seg>…
-	kindVersions                           // @ns/<seg>…/versions
-	kindVersioned                          // @ns/<seg>…/<semver>
+	KindLatest     resourceKind = iota + 1 // @ns/<seg>…
+	KindVersions                           // @ns/<seg>…/versions
+	KindVersioned                          // @ns/<seg>…/<semver>
 	kindFile                               // @ns/<seg>…/<semver>/files/<p>
-	kindDigests                            // @ns/<seg>…/<semver>/digests
-	kindSignatures                         // @ns/<seg>…/<semver>/signatures
+	KindDigests                            // @ns/<seg>…/<semver>/digests
+	KindSignatures                         // @ns/<seg>…/<semver>/signatures
 )
 
-// resource is a parsed path under /registries/.
-type resource struct {
-	kind      resourceKind
-	namespace string // "@main"
-	path      string // "runtimes/node"
-	version   string // for kindVersioned and kindFile
-	file      string // for kindFile: relative, validated
+// Resource is a parsed path under /registries/.
+type Resource struct {
+	Kind      resourceKind
+	Namespace string // "@main"
+	Path      string // "runtimes/node"
+	Version   string // for kindVersioned and kindFile
+	File      string // for kindFile: relative, validated
 
 	// The storage keys of the resource, set by [resourceCache.parse] so
 	// that a repeated path costs no key building: the registry's
@@ -38,55 +38,55 @@ type resource struct {
 }
 
 // withKeys returns r with its storage keys set.
-func (r resource) withKeys() resource {
-	r.versionsKey = layout.Versions(r.namespace, r.path)
-	if r.version != "" {
-		r.manifestKey = layout.Manifest(r.namespace, r.path, r.version)
+func (r Resource) withKeys() Resource {
+	r.versionsKey = layout.Versions(r.Namespace, r.Path)
+	if r.Version != "" {
+		r.manifestKey = layout.Manifest(r.Namespace, r.Path, r.Version)
 	}
-	if r.kind == kindFile {
-		r.fileKey = layout.File(r.namespace, r.path, r.version, r.file)
+	if r.Kind == kindFile {
+		r.fileKey = layout.File(r.Namespace, r.Path, r.Version, r.File)
 	}
 	return r
 }
 
-// versionsFile is the storage key of the registry's versions.json.
-func (r resource) versionsFile() string {
+// VersionsFile is the storage key of the registry's versions.json.
+func (r Resource) VersionsFile() string {
 	if r.versionsKey != "" {
 		return r.versionsKey
 	}
-	return layout.Versions(r.namespace, r.path)
+	return layout.Versions(r.Namespace, r.Path)
 }
 
-// manifestFile is the storage key of the registry.json of the version
+// ManifestFile is the storage key of the registry.json of the version
 // the resource names.
-func (r resource) manifestFile() string {
+func (r Resource) ManifestFile() string {
 	if r.manifestKey != "" {
 		return r.manifestKey
 	}
-	return layout.Manifest(r.namespace, r.path, r.version)
+	return layout.Manifest(r.Namespace, r.Path, r.Version)
 }
 
 // dir is the storage folder of the registry, "@ns/<seg>…", without its
 // trailing slash.
-func (r resource) dir() string {
-	return strings.TrimSuffix(layout.RegistryDir(r.namespace, r.path), "/")
+func (r Resource) dir() string {
+	return strings.TrimSuffix(layout.RegistryDir(r.Namespace, r.Path), "/")
 }
 
 // key is the storage key of the object the resource names. For kindLatest
 // it needs the latest version, which the caller looks up first.
-func (r resource) key(version string) string {
-	switch r.kind {
-	case kindVersions:
-		return r.versionsFile()
+func (r Resource) key(version string) string {
+	switch r.Kind {
+	case KindVersions:
+		return r.VersionsFile()
 	case kindFile:
 		if r.fileKey != "" {
 			return r.fileKey
 		}
-		return layout.File(r.namespace, r.path, r.version, r.file)
-	case kindVersioned:
-		return r.manifestFile()
+		return layout.File(r.Namespace, r.Path, r.Version, r.File)
+	case KindVersioned:
+		return r.ManifestFile()
 	}
-	return layout.Manifest(r.namespace, r.path, version)
+	return layout.Manifest(r.Namespace, r.Path, version)
 }
 
 // parseResource parses the part of a URL path after "/registries/"
@@ -106,7 +106,7 @@ func (r resource) key(version string) string {
 // every backend shares (a part over [storage.MaxSegmentLength] bytes, a
 // key over [storage.MaxKeyLength]) is invalid. It reports false for
 // anything else.
-func parseResource(p string) (resource, bool) {
+func parseResource(p string) (Resource, bool) {
 	var parts []string
 	for s := range strings.SplitSeq(p, "/") {
 		if s != "" {
@@ -114,11 +114,11 @@ func parseResource(p string) (resource, bool) {
 		}
 	}
 	if len(parts) == 0 {
-		return resource{}, false
+		return Resource{}, false
 	}
-	r := resource{namespace: parts[0]}
-	if !registry.ValidNamespace(r.namespace) {
-		return resource{}, false
+	r := Resource{Namespace: parts[0]}
+	if !registry.ValidNamespace(r.Namespace) {
+		return Resource{}, false
 	}
 	vi := -1
 	for i := 1; i < len(parts); i++ {
@@ -130,56 +130,56 @@ func parseResource(p string) (resource, bool) {
 	var segs []string
 	switch {
 	case vi < 0 && len(parts) > 2 && parts[len(parts)-1] == "versions":
-		r.kind, segs = kindVersions, parts[1:len(parts)-1]
+		r.Kind, segs = KindVersions, parts[1:len(parts)-1]
 	case vi < 0:
-		r.kind, segs = kindLatest, parts[1:]
+		r.Kind, segs = KindLatest, parts[1:]
 	default:
-		segs, r.version = parts[1:vi], parts[vi]
+		segs, r.Version = parts[1:vi], parts[vi]
 		rest := parts[vi+1:]
 		switch {
 		case len(rest) == 0:
-			r.kind = kindVersioned
+			r.Kind = KindVersioned
 		case len(rest) == 1 && rest[0] == "digests":
-			r.kind = kindDigests
+			r.Kind = KindDigests
 		case len(rest) == 1 && rest[0] == "signatures":
-			r.kind = kindSignatures
+			r.Kind = KindSignatures
 		case rest[0] == "files" && len(rest) > 1:
-			r.kind, r.file = kindFile, strings.Join(rest[1:], "/")
-			if strings.HasPrefix(r.file, "./") || !registry.ValidFilePath(r.file) {
-				return resource{}, false
+			r.Kind, r.File = kindFile, strings.Join(rest[1:], "/")
+			if strings.HasPrefix(r.File, "./") || !registry.ValidFilePath(r.File) {
+				return Resource{}, false
 			}
 		default:
-			return resource{}, false
+			return Resource{}, false
 		}
 	}
 	if len(segs) == 0 {
-		return resource{}, false
+		return Resource{}, false
 	}
 	for _, s := range segs {
 		if !registry.ValidSegment(s) {
-			return resource{}, false
+			return Resource{}, false
 		}
 	}
-	r.path = strings.Join(segs, "/")
+	r.Path = strings.Join(segs, "/")
 	// The longest key the resource reads.
-	key := layout.Versions(r.namespace, r.path)
-	switch r.kind {
+	key := layout.Versions(r.Namespace, r.Path)
+	switch r.Kind {
 	case kindFile:
 		key = r.key("")
-	case kindVersioned, kindDigests:
-		key = layout.DigestIndex(r.namespace, r.path, r.version)
-	case kindSignatures:
-		key = layout.Signatures(r.namespace, r.path, r.version)
+	case KindVersioned, KindDigests:
+		key = layout.DigestIndex(r.Namespace, r.Path, r.Version)
+	case KindSignatures:
+		key = layout.Signatures(r.Namespace, r.Path, r.Version)
 	}
 	if !storage.ValidKey(key) {
-		return resource{}, false
+		return Resource{}, false
 	}
 	return r, true
 }
 
-// resources remembers recent results of [parseResource]: parsing is a
+// Resources remembers recent results of [parseResource]: parsing is a
 // pure function, so one table serves every handler.
-var resources = &resourceCache{seed: maphash.MakeSeed()}
+var Resources = &resourceCache{seed: maphash.MakeSeed()}
 
 // resourceCacheSlots is the size of the table: more than the paths a
 // registry server's hot set spans.
@@ -197,11 +197,11 @@ type resourceCache struct {
 
 type parsedResource struct {
 	p   string
-	res resource
+	res Resource
 }
 
-// parse is [parseResource], from the table when p was parsed recently.
-func (c *resourceCache) parse(p string) (resource, bool) {
+// Parse is [parseResource], from the table when p was parsed recently.
+func (c *resourceCache) Parse(p string) (Resource, bool) {
 	slot := &c.slots[maphash.String(c.seed, p)%resourceCacheSlots]
 	if e := slot.Load(); e != nil && e.p == p {
 		return e.res, true

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"hash/maphash"
@@ -31,11 +31,11 @@ func TestResourceCacheAgreesWithParse(t *testing.T) {
 			if wantOK {
 				want = want.withKeys()
 			}
-			got, ok := c.parse(p)
+			got, ok := c.Parse(p)
 			if ok != wantOK {
 				t.Fatalf("round %d: parse(%q) ok = %v, want %v", round, p, ok, wantOK)
 			}
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(resource{})); diff != "" {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Resource{})); diff != "" {
 				t.Fatalf("round %d: parse(%q) (-want +got):\n%s", round, p, diff)
 			}
 		}
@@ -50,14 +50,14 @@ func TestResourceCacheCopiesPath(t *testing.T) {
 	c := &resourceCache{seed: maphash.MakeSeed()}
 	line := "@main/a/1.0.0/files/x.ts?" + string(make([]byte, 1<<16))
 	p := line[:len("@main/a/1.0.0/files/x.ts")]
-	if _, ok := c.parse(p); !ok {
+	if _, ok := c.Parse(p); !ok {
 		t.Fatalf("parse(%q) failed", p)
 	}
 	e := c.slots[maphash.String(c.seed, p)%resourceCacheSlots].Load()
 	if e == nil {
 		t.Fatal("the path was not remembered")
 	}
-	if unsafeSameMemory(e.p, p) || unsafeSameMemory(e.res.namespace, p) {
+	if unsafeSameMemory(e.p, p) || unsafeSameMemory(e.res.Namespace, p) {
 		t.Error("the remembered path shares memory with the request's string")
 	}
 }
@@ -74,7 +74,7 @@ func FuzzResourceCache(f *testing.F) {
 			want = want.withKeys() // and the storage keys of what it names
 		}
 		for range 2 {
-			got, ok := c.parse(p)
+			got, ok := c.Parse(p)
 			if ok != wantOK || got != want {
 				t.Fatalf("parse(%q) = %+v, %v; parseResource gives %+v, %v", p, got, ok, want, wantOK)
 			}
@@ -103,7 +103,7 @@ func BenchmarkParseResource(b *testing.B) {
 		c := &resourceCache{seed: maphash.MakeSeed()}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := c.parse(p); !ok {
+			if _, ok := c.Parse(p); !ok {
 				b.Fatal("rejected")
 			}
 		}

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"encoding/json"
@@ -13,35 +13,35 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// msgInvalidKey is the message of a path the storage cannot hold.
-var msgInvalidKey = fmt.Sprintf("Invalid path: each part must be at most %d bytes and the whole path at most %d bytes",
+// MsgInvalidKey is the message of a path the storage cannot hold.
+var MsgInvalidKey = fmt.Sprintf("Invalid path: each part must be at most %d bytes and the whole path at most %d bytes",
 	storage.MaxSegmentLength, storage.MaxKeyLength)
 
-// apiError is an error with its HTTP wire form: the body
+// APIError is an error with its HTTP wire form: the body
 // {"code": code, "message": msg}, sent with the status the code table of
 // package wire gives code ([wire.Code.Status]). Handlers return it;
 // [Handler.handleError] is the one place that writes it. msg is sent to the
 // client, so it must never contain a token or a namespace the caller may
 // not read. cause, when set, is logged (at error level, for 5xx) and never
 // sent.
-type apiError struct {
-	code  wire.Code
-	msg   string
-	cause error
+type APIError struct {
+	Code  wire.Code
+	Msg   string
+	Cause error
 	// other is the status of a [wire.CodeHTTPError], the one code that
 	// stands for whatever status it came with; 0 otherwise.
 	other int
 }
 
-// newAPIError returns an error that is sent as {"code": code, "message":
+// NewAPIError returns an error that is sent as {"code": code, "message":
 // msg} with code's status.
-func newAPIError(code wire.Code, msg string) *apiError {
-	return &apiError{code: code, msg: msg}
+func NewAPIError(code wire.Code, msg string) *APIError {
+	return &APIError{Code: code, Msg: msg}
 }
 
-// status is the HTTP status e is sent with.
-func (e *apiError) status() int {
-	if s := e.code.Status(); s != 0 {
+// Status is the HTTP Status e is sent with.
+func (e *APIError) Status() int {
+	if s := e.Code.Status(); s != 0 {
 		return s
 	}
 	if e.other != 0 {
@@ -50,7 +50,7 @@ func (e *apiError) status() int {
 	return http.StatusInternalServerError
 }
 
-// internalError wraps an unexpected failure (a storage error, a corrupt
+// InternalError wraps an unexpected failure (a storage error, a corrupt
 // file) as a 500 whose body says nothing about the cause. Two failures
 // are the caller's fault, not the server's, and are not logged as errors:
 // a storage key the backends refuse ([storage.ErrInvalidKey]: a name too
@@ -58,50 +58,32 @@ func (e *apiError) status() int {
 // over the limit of its route (an [*http.MaxBytesError] from
 // [http.MaxBytesReader], wherever it is read) a 413 PAYLOAD_TOO_LARGE
 // naming the limit.
-func internalError(cause error) *apiError {
+func InternalError(cause error) *APIError {
 	if errors.Is(cause, storage.ErrInvalidKey) {
-		return &apiError{code: wire.CodeInvalidPath, msg: msgInvalidKey, cause: cause}
+		return &APIError{Code: wire.CodeInvalidPath, Msg: MsgInvalidKey, Cause: cause}
 	}
 	if mbe, ok := errors.AsType[*http.MaxBytesError](cause); ok {
-		return &apiError{code: wire.CodePayloadTooLarge, cause: cause,
-			msg: fmt.Sprintf("The request body is larger than the %d bytes this route accepts", mbe.Limit)}
+		return &APIError{Code: wire.CodePayloadTooLarge, Cause: cause,
+			Msg: fmt.Sprintf("The request body is larger than the %d bytes this route accepts", mbe.Limit)}
 	}
-	if tle, ok := errors.AsType[*tooLargeError](cause); ok {
-		return &apiError{code: wire.CodePayloadTooLarge, cause: cause,
-			msg: fmt.Sprintf("The stored document is larger than the %d bytes this server sends", tle.limit)}
+	if tle, ok := errors.AsType[*TooLargeError](cause); ok {
+		return &APIError{Code: wire.CodePayloadTooLarge, Cause: cause,
+			Msg: fmt.Sprintf("The stored document is larger than the %d bytes this server sends", tle.Limit)}
 	}
-	return &apiError{code: wire.CodeInternal, msg: "Internal server error", cause: cause}
+	return &APIError{Code: wire.CodeInternal, Msg: "Internal server error", Cause: cause}
 }
 
 // Error returns "<code>: <message>[: <cause>]" for logs; the wire body is
 // built by handleError.
-func (e *apiError) Error() string {
-	if e.cause != nil {
-		return string(e.code) + ": " + e.msg + ": " + e.cause.Error()
+func (e *APIError) Error() string {
+	if e.Cause != nil {
+		return string(e.Code) + ": " + e.Msg + ": " + e.Cause.Error()
 	}
-	return string(e.code) + ": " + e.msg
+	return string(e.Code) + ": " + e.Msg
 }
 
 // Unwrap returns the logged cause, if any.
-func (e *apiError) Unwrap() error { return e.cause }
-
-// authError maps the access errors of [AuthConfig.Authorize] to their wire
-// form. It returns nil for a nil err and a 500 for anything unexpected.
-func authError(err error) *apiError {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrForbiddenNamespace):
-		return newAPIError(wire.CodeForbiddenNamespace, "Namespace not allowed")
-	case errors.Is(err, ErrTokenRequired):
-		return newAPIError(wire.CodeUnauthorized, "Authentication token is required")
-	case errors.Is(err, ErrInvalidToken):
-		return newAPIError(wire.CodeInvalidToken, "Provided token is invalid")
-	case errors.Is(err, ErrTokenExpired):
-		return newAPIError(wire.CodeTokenExpired, "Authentication token has expired")
-	}
-	return internalError(err)
-}
+func (e *APIError) Unwrap() error { return e.Cause }
 
 // representationHeaders describe a successful body; an error response
 // must not carry them.
@@ -110,23 +92,23 @@ var representationHeaders = []string{
 	echo.HeaderContentLength, echo.HeaderContentDisposition, "Content-Range", "Accept-Ranges",
 }
 
-// handleError is echo's HTTPErrorHandler: it turns every error a route or
+// HandleError is echo's HTTPErrorHandler: it turns every error a route or
 // middleware returns into the wire shape, with Cache-Control: no-store.
-func (h *Handler) handleError(err error, c echo.Context) {
-	var ae *apiError
+func (h *Core) HandleError(err error, c echo.Context) {
+	var ae *APIError
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
 	case errors.As(err, &he):
 		ae = fromEchoError(he)
 	default:
-		ae = internalError(err)
+		ae = InternalError(err)
 	}
-	if ae.status() >= 500 {
-		h.log.Error("request failed",
+	if ae.Status() >= 500 {
+		h.Log.Error("request failed",
 			zap.String("method", c.Request().Method),
 			zap.String("route", c.Path()),
-			zap.Int("statusCode", ae.status()),
+			zap.Int("statusCode", ae.Status()),
 			zap.Error(ae))
 	}
 	resp := c.Response()
@@ -136,7 +118,7 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	if hasBody(c.Request()) {
 		// Whatever is left of the body is not wanted: never wait for it
 		// (a client trickling it would hold the connection).
-		refuseBody(c)
+		RefuseBody(c)
 	}
 	hdr := resp.Header()
 	for _, k := range representationHeaders {
@@ -145,24 +127,24 @@ func (h *Handler) handleError(err error, c echo.Context) {
 	hdr.Set(echo.HeaderCacheControl, "no-store")
 	if c.Request().Method == http.MethodHead {
 		hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-		resp.WriteHeader(ae.status())
+		resp.WriteHeader(ae.Status())
 		return
 	}
-	body, _ := json.Marshal(wire.Error{Code: ae.code, Message: ae.msg})
-	if werr := c.Blob(ae.status(), echo.MIMEApplicationJSON, body); werr != nil {
-		h.log.Debug("writing error response", zap.Error(werr))
+	body, _ := json.Marshal(wire.Error{Code: ae.Code, Message: ae.Msg})
+	if werr := c.Blob(ae.Status(), echo.MIMEApplicationJSON, body); werr != nil {
+		h.Log.Debug("writing error response", zap.Error(werr))
 	}
 }
 
 // fromEchoError maps echo's own errors (no route, wrong method, a body
 // too large for a limit middleware) to the wire shape: the generic code
 // of their status ([wire.CodeForStatus]).
-func fromEchoError(he *echo.HTTPError) *apiError {
+func fromEchoError(he *echo.HTTPError) *APIError {
 	switch he.Code {
 	case http.StatusNotFound:
-		return newAPIError(wire.CodeNotFound, "Route not found")
+		return NewAPIError(wire.CodeNotFound, "Route not found")
 	case http.StatusMethodNotAllowed:
-		return newAPIError(wire.CodeMethodNotAllowed, "Method not allowed")
+		return NewAPIError(wire.CodeMethodNotAllowed, "Method not allowed")
 	}
 	code := wire.CodeForStatus(he.Code)
 	msg := http.StatusText(he.Code)
@@ -172,5 +154,5 @@ func fromEchoError(he *echo.HTTPError) *apiError {
 	if he.Code >= 500 {
 		msg = "Internal server error"
 	}
-	return &apiError{code: code, msg: msg, cause: he, other: he.Code}
+	return &APIError{Code: code, Msg: msg, Cause: he, other: he.Code}
 }

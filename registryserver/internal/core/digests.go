@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"context"
@@ -59,10 +59,10 @@ type indexEntry struct {
 	doc []byte
 }
 
-// digestCacheBytes bounds the memory of the digest-index cache.
-const digestCacheBytes = 16 << 20
+// DigestCacheBytes bounds the memory of the digest-index cache.
+const DigestCacheBytes = 16 << 20
 
-func newDigestIndexes(maxBytes int64) *digestIndexes {
+func NewDigestIndexes(maxBytes int64) *digestIndexes {
 	return &digestIndexes{lru: lru.New[string, *indexEntry](maxBytes, nil)}
 }
 
@@ -76,14 +76,14 @@ func (d *digestIndexes) add(e *indexEntry) {
 
 // digestIndex returns the digest index of the version res names (its
 // manifest's storage metadata is manifest) and its JSON document.
-func (h *Handler) digestIndex(ctx context.Context, res resource, version string, manifest storage.Info) (*indexEntry, error) {
-	vdir := layout.VersionDir(res.namespace, res.path, version)
+func (h *Core) digestIndex(ctx context.Context, res Resource, version string, manifest storage.Info) (*indexEntry, error) {
+	vdir := layout.VersionDir(res.Namespace, res.Path, version)
 	key := vdir + "\x00" + storageETag(manifest)
-	if e, ok := h.digests.get(key); ok {
+	if e, ok := h.Digests.get(key); ok {
 		return e, nil
 	}
-	v, err, _ := h.digests.group.Do(key, func() (any, error) {
-		if e, ok := h.digests.get(key); ok {
+	v, err, _ := h.Digests.group.Do(key, func() (any, error) {
+		if e, ok := h.Digests.get(key); ok {
 			return e, nil
 		}
 		e, err := h.loadDigestIndex(ctx, res, version)
@@ -91,7 +91,7 @@ func (h *Handler) digestIndex(ctx context.Context, res resource, version string,
 			return nil, err
 		}
 		e.key = key
-		h.digests.add(e)
+		h.Digests.add(e)
 		return e, nil
 	})
 	if err != nil {
@@ -102,9 +102,9 @@ func (h *Handler) digestIndex(ctx context.Context, res resource, version string,
 
 // loadDigestIndex reads the stored index of a version, or computes it
 // from the stored files when there is none.
-func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version string) (*indexEntry, error) {
-	vdir := layout.VersionDir(res.namespace, res.path, version)
-	doc, _, err := h.readDocument(ctx, layout.DigestIndex(res.namespace, res.path, version))
+func (h *Core) loadDigestIndex(ctx context.Context, res Resource, version string) (*indexEntry, error) {
+	vdir := layout.VersionDir(res.Namespace, res.Path, version)
+	doc, _, err := h.ReadDocument(ctx, layout.DigestIndex(res.Namespace, res.Path, version))
 	if err == nil {
 		idx, err := registry.ParseDigestIndex(doc)
 		if err != nil {
@@ -115,11 +115,11 @@ func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version str
 	if !errors.Is(err, storage.ErrNotFound) {
 		return nil, err
 	}
-	keys, err := h.store.List(ctx, vdir)
+	keys, err := h.Store.List(ctx, vdir)
 	if err != nil {
 		return nil, err
 	}
-	idx := &registry.DigestIndex{Namespace: res.namespace, Path: res.path, Version: version, Files: map[string]string{}}
+	idx := &registry.DigestIndex{Namespace: res.Namespace, Path: res.Path, Version: version, Files: map[string]string{}}
 	n := 0
 	for _, k := range keys {
 		name := strings.TrimPrefix(k, vdir)
@@ -156,8 +156,8 @@ func (h *Handler) loadDigestIndex(ctx context.Context, res resource, version str
 	return &indexEntry{idx: idx, doc: doc}, nil
 }
 
-func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
-	rc, _, err := h.store.Get(ctx, key)
+func (h *Core) hashStored(ctx context.Context, key string) (string, error) {
+	rc, _, err := h.Store.Get(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -169,31 +169,31 @@ func (h *Handler) hashStored(ctx context.Context, key string) (string, error) {
 	return registry.DigestPrefix + hex.EncodeToString(s.Sum(nil)), nil
 }
 
-// sendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
-func (h *Handler) sendDigests(c echo.Context, res resource) error {
+// SendDigests serves GET /registries/@ns/<seg>…/<version>/digests.
+func (h *Core) SendDigests(c echo.Context, res Resource) error {
 	ctx := c.Request().Context()
-	info, err := h.commitOf(ctx, res.manifestFile())
+	info, err := h.CommitOf(ctx, res.ManifestFile())
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(wire.CodeNotFound, "Registry version not found")
+		return NewAPIError(wire.CodeNotFound, "Registry version not found")
 	}
 	if err != nil {
-		return internalError(err)
+		return InternalError(err)
 	}
-	e, err := h.digestIndex(ctx, res, res.version, info)
+	e, err := h.digestIndex(ctx, res, res.Version, info)
 	if err != nil {
-		return internalError(err)
+		return InternalError(err)
 	}
-	etag := contentETag(e.doc)
-	return h.sendDocument(c, document{data: e.doc, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag})
+	etag := ContentETag(e.doc)
+	return h.SendDocument(c, Document{Data: e.doc, CType: echo.MIMEApplicationJSON, ETag: etag, CacheKey: "h\x00" + etag})
 }
 
 // reprDigest returns the Repr-Digest header value for the manifest (file
 // "") or a file of a version, or "" when the index is unavailable (it is
 // then logged) or does not list the file.
-func (h *Handler) reprDigest(ctx context.Context, res resource, version string, manifest storage.Info, file string) string {
+func (h *Core) reprDigest(ctx context.Context, res Resource, version string, manifest storage.Info, file string) string {
 	e, err := h.digestIndex(ctx, res, version, manifest)
 	if err != nil {
-		h.log.Debug("digest index unavailable", zap.Error(err))
+		h.Log.Debug("digest index unavailable", zap.Error(err))
 		return ""
 	}
 	if file == "" {

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"bytes"
@@ -143,7 +143,7 @@ func (r *representation) key(ei int) string {
 // If-None-Match with Not Modified, a range or a precondition on a
 // seekable identity body as [http.ServeContent] does, and HEAD with the
 // headers only.
-func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, rep *representation, data []byte, stream io.Reader) error {
+func (h *Core) writeRepresentation(w http.ResponseWriter, req *http.Request, rep *representation, data []byte, stream io.Reader) error {
 	hdr := w.Header()
 	hdr[echo.HeaderContentType] = rep.ctypeHdr
 	if rep.file {
@@ -152,7 +152,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 	}
 	ei := 0
 	if rep.compressible {
-		ei = encIndex(negotiateEncoding(headerValue(req.Header, echo.HeaderAcceptEncoding)))
+		ei = encIndex(negotiateEncoding(HeaderValue(req.Header, echo.HeaderAcceptEncoding)))
 	}
 	etag := rep.etagHdr(ei)
 	if etag != nil {
@@ -173,7 +173,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 			return nil
 		}
 	}
-	if etag != nil && etagMatches(headerValue(req.Header, headerIfNoneMatch), etag[0]) {
+	if etag != nil && etagMatches(HeaderValue(req.Header, headerIfNoneMatch), etag[0]) {
 		hdr.Del(echo.HeaderContentType)
 		hdr.Del(echo.HeaderContentLength)
 		hdr.Del(echo.HeaderContentEncoding)
@@ -183,7 +183,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 	if ei != 0 {
 		body, err := h.encodedBody(rep.key(ei), encodingNames[ei], data, stream)
 		if err != nil {
-			return internalError(err)
+			return InternalError(err)
 		}
 		hdr[echo.HeaderContentEncoding] = encodingValues[ei]
 		return writeBody(w, req, body, rep.encodedLength(ei, body))
@@ -210,7 +210,7 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 	}
 	if _, err := io.Copy(w, stream); err != nil {
 		// The status is sent; the client most likely went away.
-		h.log.Debug("streaming file", zap.Error(err))
+		h.Log.Debug("streaming file", zap.Error(err))
 	}
 	return nil
 }
@@ -219,9 +219,9 @@ func (h *Handler) writeRepresentation(w http.ResponseWriter, req *http.Request, 
 // key when it was computed before, else compressed from data (or what
 // stream yields, up to maxCompressSize) and remembered under key ("":
 // not remembered).
-func (h *Handler) encodedBody(key, enc string, data []byte, stream io.Reader) ([]byte, error) {
+func (h *Core) encodedBody(key, enc string, data []byte, stream io.Reader) ([]byte, error) {
 	if key != "" {
-		if b, ok := h.cache.get(key); ok {
+		if b, ok := h.Cache.get(key); ok {
 			return b, nil
 		}
 	}
@@ -231,18 +231,18 @@ func (h *Handler) encodedBody(key, enc string, data []byte, stream io.Reader) ([
 			return nil, fmt.Errorf("reading the body to compress: %w", err)
 		}
 	}
-	if key == "" || h.cache == nil {
+	if key == "" || h.Cache == nil {
 		return compress(enc, data)
 	}
 	// Concurrent first requests for the same content share one
 	// compression instead of each doing it.
 	v, err, _ := h.compressing.Do(key, func() (any, error) {
-		if b, ok := h.cache.get(key); ok {
+		if b, ok := h.Cache.get(key); ok {
 			return b, nil
 		}
 		b, err := compress(enc, data)
 		if err == nil {
-			h.cache.add(key, b)
+			h.Cache.add(key, b)
 		}
 		return b, err
 	})
@@ -307,9 +307,9 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// headerValue is h.Get(key) for a key in canonical form, without
+// HeaderValue is h.Get(key) for a key in canonical form, without
 // canonicalising it again.
-func headerValue(h http.Header, key string) string {
+func HeaderValue(h http.Header, key string) string {
 	if v := h[key]; len(v) > 0 {
 		return v[0]
 	}

@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"crypto/sha256"

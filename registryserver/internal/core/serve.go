@@ -1,4 +1,4 @@
-package registryserver
+package core
 
 import (
 	"bytes"
@@ -21,36 +21,36 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// maxDocumentSize bounds the JSON documents (manifests, versions lists,
+// MaxDocumentSize bounds the JSON documents (manifests, versions lists,
 // presets) the handler reads into memory.
-const maxDocumentSize = 8 << 20
+const MaxDocumentSize = 8 << 20
 
 const (
 	headerVary = "Vary"
 	varyToken  = "Authorization, X-Registry-Token"
 )
 
-// errTooLarge is returned when a stored document exceeds maxDocumentSize.
-var errTooLarge = errors.New("stored document is too large")
+// ErrTooLarge is returned when a stored document exceeds maxDocumentSize.
+var ErrTooLarge = errors.New("stored document is too large")
 
-// tooLargeError is a stored document over the size the handler reads or
+// TooLargeError is a stored document over the size the handler reads or
 // sends; it is [errTooLarge], and the wire's 413 PAYLOAD_TOO_LARGE.
-type tooLargeError struct {
-	key   string
-	limit int
+type TooLargeError struct {
+	Key   string
+	Limit int
 }
 
-func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%s: %v (over %d bytes)", e.key, errTooLarge, e.limit)
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %v (over %d bytes)", e.Key, ErrTooLarge, e.Limit)
 }
 
-func (e *tooLargeError) Is(target error) bool { return target == errTooLarge }
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-// readParsed reads the document at key (readDocument) and parses it. ok is
+// ReadParsed reads the document at key (readDocument) and parses it. ok is
 // false when there is no such document; one that does not parse is an
 // error naming key.
-func readParsed[T any](ctx context.Context, h *Handler, key string, parse func([]byte) (T, error)) (v T, ok bool, err error) {
-	data, _, err := h.readDocument(ctx, key)
+func ReadParsed[T any](ctx context.Context, h *Core, key string, parse func([]byte) (T, error)) (v T, ok bool, err error) {
+	data, _, err := h.ReadDocument(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return v, false, nil
 	}
@@ -64,73 +64,73 @@ func readParsed[T any](ctx context.Context, h *Handler, key string, parse func([
 	return v, true, nil
 }
 
-// readDocument reads a whole, bounded object from storage.
-func (h *Handler) readDocument(ctx context.Context, key string) ([]byte, storage.Info, error) {
-	return readAll(ctx, h.store, key)
+// ReadDocument reads a whole, bounded object from storage.
+func (h *Core) ReadDocument(ctx context.Context, key string) ([]byte, storage.Info, error) {
+	return ReadAll(ctx, h.Store, key)
 }
 
-// readAll is [Handler.readDocument] from st.
-func readAll(ctx context.Context, st storage.Storage, key string) ([]byte, storage.Info, error) {
+// ReadAll is [Handler.readDocument] from st.
+func ReadAll(ctx context.Context, st storage.Storage, key string) ([]byte, storage.Info, error) {
 	rc, info, err := st.Get(ctx, key)
 	if err != nil {
 		return nil, storage.Info{}, err
 	}
 	defer rc.Close()
-	if info.Size > maxDocumentSize {
-		return nil, storage.Info{}, &tooLargeError{key: key, limit: maxDocumentSize}
+	if info.Size > MaxDocumentSize {
+		return nil, storage.Info{}, &TooLargeError{Key: key, Limit: MaxDocumentSize}
 	}
 	var buf bytes.Buffer
 	if info.Size > 0 {
 		buf.Grow(int(info.Size) + bytes.MinRead)
 	}
-	_, err = buf.ReadFrom(io.LimitReader(rc, maxDocumentSize+1))
+	_, err = buf.ReadFrom(io.LimitReader(rc, MaxDocumentSize+1))
 	data := buf.Bytes()
 	if err != nil {
 		return nil, storage.Info{}, fmt.Errorf("reading %s: %w", key, err)
 	}
-	if len(data) > maxDocumentSize {
-		return nil, storage.Info{}, &tooLargeError{key: key, limit: maxDocumentSize}
+	if len(data) > MaxDocumentSize {
+		return nil, storage.Info{}, &TooLargeError{Key: key, Limit: MaxDocumentSize}
 	}
 	return data, info, nil
 }
 
-// document is an in-memory response body.
-type document struct {
-	data  []byte
-	ctype string
-	// etag is the strong validator of the identity representation,
+// Document is an in-memory response body.
+type Document struct {
+	Data  []byte
+	CType string
+	// ETag is the strong validator of the identity representation,
 	// quoted; "" sends none.
-	etag string
-	// cacheKey identifies data exactly, for the compression cache; ""
+	ETag string
+	// CacheKey identifies data exactly, for the compression cache; ""
 	// compresses on every request.
-	cacheKey string
+	CacheKey string
 	// reprDigest is the Repr-Digest header value of the identity
 	// representation (sent only when no content coding is applied); ""
 	// sends none.
 	reprDigest string
 }
 
-// jsonDocument encodes v as a JSON document whose ETag is a content hash.
-func jsonDocument(v any) (document, error) {
+// JSONDocument encodes v as a JSON document whose ETag is a content hash.
+func JSONDocument(v any) (Document, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return document{}, err
+		return Document{}, err
 	}
-	etag := contentETag(data)
-	return document{data: data, ctype: echo.MIMEApplicationJSON, etag: etag, cacheKey: "h\x00" + etag}, nil
+	etag := ContentETag(data)
+	return Document{Data: data, CType: echo.MIMEApplicationJSON, ETag: etag, CacheKey: "h\x00" + etag}, nil
 }
 
-// storedDocument wraps bytes read from storage under key.
-func storedDocument(key string, data []byte, info storage.Info, ctype string) document {
+// StoredDocument wraps bytes read from storage under key.
+func StoredDocument(key string, data []byte, info storage.Info, ctype string) Document {
 	etag := storageETag(info)
 	if etag == "" {
-		etag = contentETag(data)
+		etag = ContentETag(data)
 	}
-	return document{data: data, ctype: ctype, etag: etag, cacheKey: "s\x00" + key + "\x00" + etag}
+	return Document{Data: data, CType: ctype, ETag: etag, CacheKey: "s\x00" + key + "\x00" + etag}
 }
 
-// contentETag is a strong ETag derived from the bytes.
-func contentETag(data []byte) string {
+// ContentETag is a strong ETag derived from the bytes.
+func ContentETag(data []byte) string {
 	sum := sha256.Sum256(data)
 	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
@@ -151,9 +151,9 @@ func storageETag(info storage.Info) string {
 	return ""
 }
 
-// setCacheHeaders sets Cache-Control (private when the content needed a
+// SetCacheHeaders sets Cache-Control (private when the content needed a
 // token) and Vary.
-func setCacheHeaders(hdr http.Header, maxAge time.Duration, immutable, private bool) {
+func SetCacheHeaders(hdr http.Header, maxAge time.Duration, immutable, private bool) {
 	// Shared values (len == cap, so an Add elsewhere copies them): the
 	// hot path allocates nothing here.
 	hdr[echo.HeaderCacheControl] = cacheControlValue(maxAge, immutable, private)
@@ -205,15 +205,15 @@ func cacheControlValue(maxAge time.Duration, immutable, private bool) []string {
 	return v
 }
 
-// sendDocument answers with doc (see [Handler.writeRepresentation]).
+// SendDocument answers with doc (see [Handler.writeRepresentation]).
 // The caller has set the cache headers.
-func (h *Handler) sendDocument(c echo.Context, doc document) error {
-	rep := newRepresentation(doc.ctype, doc.etag, doc.cacheKey, int64(len(doc.data)), false)
+func (h *Core) SendDocument(c echo.Context, doc Document) error {
+	rep := newRepresentation(doc.CType, doc.ETag, doc.CacheKey, int64(len(doc.Data)), false)
 	rep.setReprDigest(doc.reprDigest)
-	return h.writeRepresentation(c.Response(), c.Request(), rep, doc.data, nil)
+	return h.writeRepresentation(c.Response(), c.Request(), rep, doc.Data, nil)
 }
 
-// sendStored serves the object at key (a registry file of a committed
+// SendStored serves the object at key (a registry file of a committed
 // version). Files up to [maxCachedFile] are read whole once and then
 // served from memory with their encodings (see [readCache]); larger ones
 // are streamed from storage. The caller has set the cache headers.
@@ -221,29 +221,29 @@ func (h *Handler) sendDocument(c echo.Context, doc document) error {
 // The Repr-Digest of the identity representation, from the digest index
 // of the version (whose registry.json is manifest), is sent on responses
 // without a content coding.
-func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info, notFoundMsg string) error {
+func (h *Core) SendStored(c echo.Context, res Resource, manifest storage.Info, notFoundMsg string) error {
 	key := res.key("")
-	if o := h.rcache.object(key); o != nil && !o.statOnly {
-		if data, ok := h.cache.get(o.rep.keys[0]); ok {
+	if o := h.RCache.object(key); o != nil && !o.statOnly {
+		if data, ok := h.Cache.get(o.rep.keys[0]); ok {
 			return h.writeRepresentation(c.Response(), c.Request(), o.rep, data, nil)
 		}
 	}
 	req := c.Request()
-	gen := h.rcache.gen.Load()
-	rc, info, err := h.store.Get(req.Context(), key)
+	gen := h.RCache.gen.Load()
+	rc, info, err := h.Store.Get(req.Context(), key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newAPIError(wire.CodeNotFound, notFoundMsg)
+		return NewAPIError(wire.CodeNotFound, notFoundMsg)
 	}
 	if err != nil {
-		return internalError(err)
+		return InternalError(err)
 	}
 	defer rc.Close()
-	reprDigest := h.reprDigest(req.Context(), res, res.version, manifest, res.file)
+	reprDigest := h.reprDigest(req.Context(), res, res.Version, manifest, res.File)
 	base := storageETag(info)
-	if h.cache != nil && base != "" && info.Size >= 0 && info.Size <= h.maxCachedFile() {
+	if h.Cache != nil && base != "" && info.Size >= 0 && info.Size <= h.maxCachedFile() {
 		data, err := io.ReadAll(io.LimitReader(rc, info.Size+1))
 		if err != nil {
-			return internalError(fmt.Errorf("reading %s: %w", key, err))
+			return InternalError(fmt.Errorf("reading %s: %w", key, err))
 		}
 		if int64(len(data)) == info.Size {
 			_, seekable := rc.(io.ReadSeeker)
@@ -254,8 +254,8 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 			o := newObjectState(key, base, ctype, data, info, true)
 			o.rep.seekable = seekable
 			o.rep.setReprDigest(reprDigest)
-			h.cache.add(o.rep.keys[0], data)
-			h.rcache.rememberObject(gen, key, o)
+			h.Cache.add(o.rep.keys[0], data)
+			h.RCache.rememberObject(gen, key, o)
 			return h.writeRepresentation(c.Response(), req, o.rep, data, nil)
 		}
 		// The object changed size while read: serve what was read, once.
@@ -266,7 +266,7 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 	var r io.Reader = rc
 	if ctype == "" {
 		if ctype, r, err = sniff(rc); err != nil {
-			return internalError(err)
+			return InternalError(err)
 		}
 	}
 	cacheBase := ""
@@ -282,8 +282,8 @@ func (h *Handler) sendStored(c echo.Context, res resource, manifest storage.Info
 
 // maxCachedFile is the largest file kept in memory: an eighth of the byte
 // cache, at most maxCompressSize.
-func (h *Handler) maxCachedFile() int64 {
-	return min(h.cache.max/8-entryOverhead-1024, maxCompressSize)
+func (h *Core) maxCachedFile() int64 {
+	return min(h.Cache.max/8-entryOverhead-1024, maxCompressSize)
 }
 
 // sniff detects the media type of content with no known extension from
@@ -302,4 +302,26 @@ func sniff(rc io.Reader) (string, io.Reader, error) {
 		}
 	}
 	return ctype, io.MultiReader(strings.NewReader(string(head[:n])), rc), nil
+}
+
+// header renders a Cache-Control value for max-age d. immutable adds the
+// "immutable" directive; private replaces "public".
+func cacheHeader(d time.Duration, immutable, private bool) string {
+	if d == 0 {
+		if private {
+			return "private, no-cache"
+		}
+		return "no-cache"
+	}
+	var b strings.Builder
+	if private {
+		b.WriteString("private, max-age=")
+	} else {
+		b.WriteString("public, max-age=")
+	}
+	b.WriteString(strconv.FormatInt(int64(d/time.Second), 10))
+	if immutable {
+		b.WriteString(", immutable")
+	}
+	return b.String()
 }

@@ -1,0 +1,35 @@
+package core
+
+import (
+	"time"
+
+	"github.com/jigkit/jig/registryserver/storage"
+	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
+)
+
+// Core is what every feature of the server shares: the storage and what
+// is remembered of it, the response writer's caches, the cache tiers, the
+// request-body bounds, the logger and the clock. The router builds one
+// and hands it to each feature.
+type Core struct {
+	Store storage.Storage
+	Tiers Tiers
+	Log   *zap.Logger
+	Now   func() time.Time
+	Cache *byteCache
+	// RCache remembers what was read of stored objects (readcache.go).
+	RCache *readCache
+	// compressing deduplicates concurrent compressions of one body.
+	compressing singleflight.Group
+	// Digests caches the digest indexes of versions (Digests.go).
+	Digests *digestIndexes
+	// Uploads bounds the request bodies received (Uploads.go).
+	Uploads *UploadGate
+}
+
+// Tiers are the max-age values of Cache-Control per kind of content: the
+// router's CacheTiers, converted.
+type Tiers struct {
+	Mutable, Immutable, Discovery, Static time.Duration
+}
