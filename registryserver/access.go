@@ -6,80 +6,100 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/core"
 )
 
-// callerOf extracts and hashes the request's token and checks it against
-// the admin token in constant time.
-func (h *Handler) callerOf(r *http.Request) core.Caller {
-	return h.callerFromToken(tokenFromRequest(r))
+// gate makes the access decisions of auth.json for the features
+// ([core.Gate]): who a request comes from, what it may read, list,
+// census or publish. It reads the auth configuration in force once per
+// decision, so that a concurrent [Handler.SetAuth] cannot give a
+// decision half of each.
+type gate struct {
+	auth *atomic.Pointer[AuthConfig]
+	// admin is the SHA-256 of the admin token, nil when there is none.
+	admin *[sha256.Size]byte
+	now   func() time.Time
 }
 
-// callerFromToken is [Handler.callerOf] for a token obtained otherwise
+// Declared reports whether auth.json declares ns (false without an auth
+// file).
+func (g *gate) Declared(ns string) bool {
+	a := g.auth.Load()
+	return a != nil && a.Declared(ns)
+}
+
+// CallerOf extracts and hashes the request's token and checks it against
+// the admin token in constant time.
+func (g *gate) CallerOf(r *http.Request) core.Caller {
+	return g.CallerFromToken(tokenFromRequest(r))
+}
+
+// CallerFromToken is [gate.CallerOf] for a token obtained otherwise
 // (the web catalog's cookie); tok is "" for none.
-func (h *Handler) callerFromToken(tok string) core.Caller {
+func (g *gate) CallerFromToken(tok string) core.Caller {
 	if tok == "" {
 		return core.Caller{}
 	}
 	sum := sha256.Sum256([]byte(tok))
 	c := core.Caller{Sum: &sum}
-	if h.admin != nil && subtle.ConstantTimeCompare(sum[:], h.admin[:]) == 1 {
+	if g.admin != nil && subtle.ConstantTimeCompare(sum[:], g.admin[:]) == 1 {
 		c.Admin = true
 	}
 	return c
 }
 
-// readAccess decides whether c may read namespace ns. It returns private
+// ReadAccess decides whether c may read namespace ns. It returns private
 // = true when the content needed a token (a gated namespace, or an
 // undeclared one read with the admin token), in which case responses say
-// "private" and vary on the token headers. The error is an *apiError
+// "private" and vary on the token headers. The error is an *core.APIError
 // (403 FORBIDDEN_NAMESPACE or a 401).
-func (h *Handler) readAccess(c core.Caller, ns string) (private bool, err error) {
-	g, aerr := h.authConfig().authorize(ns, c.Sum, h.tokenTime(c))
+func (g *gate) ReadAccess(c core.Caller, ns string) (private bool, err error) {
+	r, aerr := g.auth.Load().authorize(ns, c.Sum, g.tokenTime(c))
 	if c.Admin {
-		return aerr != nil || !g.Public, nil
+		return aerr != nil || !r.Public, nil
 	}
 	if aerr != nil {
 		return false, authError(aerr)
 	}
-	return !g.Public, nil
+	return !r.Public, nil
 }
 
-// canList reports whether c may see namespace ns in discovery.
-func (h *Handler) canList(c core.Caller, ns string) bool {
+// CanList reports whether c may see namespace ns in discovery.
+func (g *gate) CanList(c core.Caller, ns string) bool {
 	if c.Admin {
 		return true
 	}
-	_, err := h.authConfig().authorize(ns, c.Sum, h.tokenTime(c))
+	_, err := g.auth.Load().authorize(ns, c.Sum, g.tokenTime(c))
 	return err == nil
 }
 
 // tokenTime is the time a token of c is checked against: the zero time
 // when c sent none, as [AuthConfig.authorize] then never reads it (this
 // saves reading the clock on every anonymous read).
-func (h *Handler) tokenTime(c core.Caller) time.Time {
+func (g *gate) tokenTime(c core.Caller) time.Time {
 	if c.Sum == nil {
 		return time.Time{}
 	}
-	return h.Now()
+	return g.now()
 }
 
-// tokenKnown reports whether c's token opens anything: it is the admin
+// TokenKnown reports whether c's token opens anything: it is the admin
 // token or a live token of some declared namespace. Every namespace is
 // checked, so the time taken does not depend on which one matches.
-func (h *Handler) tokenKnown(c core.Caller) bool {
+func (g *gate) TokenKnown(c core.Caller) bool {
 	if c.Admin {
 		return true
 	}
-	a := h.authConfig()
+	a := g.auth.Load()
 	if c.Sum == nil || a == nil {
 		return false
 	}
 	known := false
-	now := h.Now()
+	now := g.now()
 	for ns := range a.namespaces {
 		if g, err := a.authorize(ns, c.Sum, now); err == nil && !g.Public {
 			known = true
@@ -88,20 +108,20 @@ func (h *Handler) tokenKnown(c core.Caller) bool {
 	return known
 }
 
-// censusAccess decides whether c may read the census of ns (GET
+// CensusAccess decides whether c may read the census of ns (GET
 // /census/@ns…, the catalog's files projects edit most): the census
 // names projects, their origins, branches, commits and edited files, so
 // it needs a right of its own, whatever the namespace's read policy: the
 // admin token, or a token whose auth.json entry lists ns under "census"
 // and that may read ns. A caller who may not read ns gets
-// [Handler.readAccess]'s error, the same as for a namespace that does not
+// [gate.ReadAccess]'s error, the same as for a namespace that does not
 // exist; a reader without the right gets 401 UNAUTHORIZED (no token) or
 // 403 INSUFFICIENT_PERMISSIONS, naming the right.
-func (h *Handler) censusAccess(c core.Caller, ns string) error {
-	if _, err := h.readAccess(c, ns); err != nil {
+func (g *gate) CensusAccess(c core.Caller, ns string) error {
+	if _, err := g.ReadAccess(c, ns); err != nil {
 		return err
 	}
-	if c.Admin || h.authConfig().mayReadCensus(ns, c.Sum, h.tokenTime(c)) {
+	if c.Admin || g.auth.Load().mayReadCensus(ns, c.Sum, g.tokenTime(c)) {
 		return nil
 	}
 	need := fmt.Sprintf("the census of %s lists the projects that report to it, so reading it needs the admin token or a token whose auth.json entry lists %q under \"census\" (the census:read right)", ns, ns)
@@ -127,4 +147,72 @@ func authError(err error) *core.APIError {
 		return core.NewAPIError(wire.CodeTokenExpired, "Authentication token has expired")
 	}
 	return core.InternalError(err)
+}
+
+// uploadCaller refuses, before the body is read, an upload whose caller
+// can publish nowhere because of its token: none (401 UNAUTHORIZED), one
+// that matches no entry of auth (401 INVALID_TOKEN), one whose entries
+// have all expired (401 TOKEN_EXPIRED), or one that may publish to no
+// namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
+// publish to the namespace the package names is decided once the manifest
+// is read.
+func uploadCaller(auth *AuthConfig, who core.Caller, now time.Time) error {
+	if who.Sum == nil {
+		return core.NewAPIError(wire.CodeUnauthorized,
+			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
+	}
+	if who.Admin {
+		return nil
+	}
+	if auth == nil {
+		return authError(ErrInvalidToken)
+	}
+	// No namespace is named "": every entry is compared, a live match
+	// gives ErrForbiddenNamespace (the token is known), and the time
+	// taken does not depend on which entry matches.
+	_, err := auth.authorize("", who.Sum, now)
+	if !errors.Is(err, ErrForbiddenNamespace) {
+		return authError(err)
+	}
+	if !auth.mayPublish(who.Sum, now) {
+		return core.NewAPIError(wire.CodeInsufficientPerms,
+			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
+	}
+	return nil
+}
+
+// Upload decides an upload by c with one auth.json for the whole request
+// (see [core.Gate]): the error refuses it before its body is read
+// ([uploadCaller]); publishTo then decides the namespace the package
+// names and returns the mark recorded with the version (who published
+// it: "admin" or the token's mark). A caller who may not read the
+// namespace gets the same answer whether it is gated or not declared
+// (DESIGN 3).
+func (g *gate) Upload(c core.Caller) (publishTo func(ns string) (mark string, err error), err error) {
+	auth := g.auth.Load()
+	if err := uploadCaller(auth, c, g.now()); err != nil {
+		return nil, err
+	}
+	return func(ns string) (string, error) {
+		if c.Admin {
+			if !auth.Declared(ns) {
+				return "", core.NewAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", ns))
+			}
+			return "admin", nil
+		}
+		r, err := auth.authorize(ns, c.Sum, g.now())
+		switch {
+		case errors.Is(err, ErrForbiddenNamespace):
+			return "", core.NewAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
+		case err != nil:
+			return "", authError(err)
+		case r.Public:
+			return "", core.NewAPIError(wire.CodeAnonymousUpload,
+				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
+		case !r.Publish:
+			return "", core.NewAPIError(wire.CodeInsufficientPerms,
+				fmt.Sprintf("Token does not have publish permission for namespace %s", ns))
+		}
+		return r.Mark, nil
+	}, nil
 }

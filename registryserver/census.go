@@ -247,16 +247,16 @@ func (h *Handler) postCensus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	who := h.callerOf(req)
+	who := h.CallerOf(req)
 	if who.Sum == nil && h.census != CensusOpen {
 		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: census reports need a token that may read the namespace.")
 	}
-	if _, err := h.readAccess(who, ns); err != nil {
+	if _, err := h.ReadAccess(who, ns); err != nil {
 		return err
 	}
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
-	if h.census != CensusOpen && !h.tokenKnown(who) {
+	if h.census != CensusOpen && !h.TokenKnown(who) {
 		return core.NewAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
 	}
 	release, err := h.AcquireUpload(c)
@@ -481,8 +481,8 @@ func (h *Handler) getCensus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	who := h.callerOf(c.Request())
-	if err := h.censusAccess(who, ns); err != nil {
+	who := h.CallerOf(c.Request())
+	if err := h.CensusAccess(who, ns); err != nil {
 		return err
 	}
 	// The computation outlives a caller that goes away: others may wait
@@ -538,8 +538,8 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	who := h.callerOf(c.Request())
-	if err := h.censusAccess(who, ns); err != nil {
+	who := h.CallerOf(c.Request())
+	if err := h.CensusAccess(who, ns); err != nil {
 		return err
 	}
 	path := c.Param("*")

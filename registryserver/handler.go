@@ -32,8 +32,6 @@ type Handler struct {
 	// requires signatures. [Handler.SetSigners] replaces it; read it once
 	// per upload.
 	signers atomic.Pointer[Signers]
-	// admin is the SHA-256 of the admin token, nil when there is none.
-	admin *[sha256.Size]byte
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *opsState
@@ -120,10 +118,12 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.RCache = core.NewReadCache(ttl, o.now)
+	g := &gate{auth: &h.auth, now: o.now}
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
-		h.admin = &sum
+		g.admin = &sum
 	}
+	h.Gate = g
 	h.auth.Store(o.auth)
 	h.signers.Store(signers)
 	if signers != nil {

@@ -397,13 +397,13 @@ func (h *Handler) redactNamespaces(req *http.Request, url string, status int) st
 	var who *core.Caller
 	mayRead := func(ns string) bool {
 		if who == nil {
-			c := h.callerOf(req)
+			c := h.CallerOf(req)
 			if h.webui != nil && h.webui.Serves(req.URL.Path) {
-				c = h.callerFromToken(webui.RequestToken(req))
+				c = h.CallerFromToken(webui.RequestToken(req))
 			}
 			who = &c
 		}
-		return h.canList(*who, ns)
+		return h.CanList(*who, ns)
 	}
 	path, query, hasQuery := strings.Cut(url, "?")
 	if status >= http.StatusBadRequest {

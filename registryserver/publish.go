@@ -299,14 +299,13 @@ func (h *Handler) SetWebhooks(hooks []webhook.Hook) error {
 func (h *Handler) postRegistry(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	who := h.callerOf(req)
-	// One auth.json for the whole request, even if it is reloaded
-	// meanwhile.
-	auth := h.authConfig()
+	who := h.CallerOf(req)
 	// The token is checked before an upload slot is taken or a byte of
 	// the body is read: a token that can publish nowhere (unknown,
-	// expired, read-only) cannot hold a slot.
-	if err := uploadCaller(auth, who, h.Now()); err != nil {
+	// expired, read-only) cannot hold a slot. One auth.json decides the
+	// whole request, even if it is reloaded meanwhile.
+	publishTo, err := h.Upload(who)
+	if err != nil {
 		core.RefuseBody(c)
 		return err
 	}
@@ -339,25 +338,9 @@ func (h *Handler) postRegistry(c echo.Context) error {
 
 	// Who may publish there. A caller who may not read the namespace gets
 	// the same answer whether it is gated or not declared (DESIGN 3).
-	mark := "admin"
-	if who.Admin && !auth.Declared(head.Namespace) {
-		return core.NewAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", head.Namespace))
-	}
-	if !who.Admin {
-		g, err := auth.authorize(head.Namespace, who.Sum, h.Now())
-		switch {
-		case errors.Is(err, ErrForbiddenNamespace):
-			return core.NewAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
-		case err != nil:
-			return authError(err)
-		case g.Public:
-			return core.NewAPIError(wire.CodeAnonymousUpload,
-				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
-		case !g.Publish:
-			return core.NewAPIError(wire.CodeInsufficientPerms,
-				fmt.Sprintf("Token does not have publish permission for namespace %s", head.Namespace))
-		}
-		mark = g.Mark
+	mark, err := publishTo(head.Namespace)
+	if err != nil {
+		return err
 	}
 	// A namespace served from an upstream holds only what the upstream
 	// published: a local version there would shadow the upstream's.
@@ -423,38 +406,6 @@ func publishError(err error, v publish.Version) *core.APIError {
 			Msg: "The publish was interrupted: it stalled and another server took it over. Nothing was published; publish again."}
 	}
 	return core.InternalError(err)
-}
-
-// uploadCaller refuses, before the body is read, an upload whose caller
-// can publish nowhere because of its token: none (401 UNAUTHORIZED), one
-// that matches no entry of auth (401 INVALID_TOKEN), one whose entries
-// have all expired (401 TOKEN_EXPIRED), or one that may publish to no
-// namespace at all (403 INSUFFICIENT_PERMISSIONS). Whether the token may
-// publish to the namespace the package names is decided once the manifest
-// is read.
-func uploadCaller(auth *AuthConfig, who core.Caller, now time.Time) error {
-	if who.Sum == nil {
-		return core.NewAPIError(wire.CodeUnauthorized,
-			"Authentication required for upload. Provide a namespace token or admin token via Authorization or X-Registry-Token.")
-	}
-	if who.Admin {
-		return nil
-	}
-	if auth == nil {
-		return authError(ErrInvalidToken)
-	}
-	// No namespace is named "": every entry is compared, a live match
-	// gives ErrForbiddenNamespace (the token is known), and the time
-	// taken does not depend on which entry matches.
-	_, err := auth.authorize("", who.Sum, now)
-	if !errors.Is(err, ErrForbiddenNamespace) {
-		return authError(err)
-	}
-	if !auth.mayPublish(who.Sum, now) {
-		return core.NewAPIError(wire.CodeInsufficientPerms,
-			"Token does not have publish permission for any namespace; publish with a token whose auth.json entry has \"publish\": true")
-	}
-	return nil
 }
 
 // upload is a received archive in a temporary file, and the signature
@@ -627,7 +578,7 @@ func refusal(err error) error {
 func (h *Handler) postPreset(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	who := h.callerOf(req)
+	who := h.CallerOf(req)
 	if who.Sum == nil {
 		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
 	}

@@ -25,7 +25,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	if !ok {
 		return core.NewAPIError(wire.CodeInvalidPath, "Invalid registry resource path")
 	}
-	private, err := h.readAccess(h.callerOf(c.Request()), res.Namespace)
+	private, err := h.ReadAccess(h.CallerOf(c.Request()), res.Namespace)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 // may read, sorted, and the default namespace when one is configured and
 // the caller may read it (so a gated one is never named to others).
 func (h *Handler) getNamespaces(c echo.Context) error {
-	who := h.callerOf(c.Request())
+	who := h.CallerOf(c.Request())
 	all, err := h.StoredNamespaces(c)
 	if err != nil {
 		return core.InternalError(err)
@@ -93,12 +93,12 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	}
 	visible := make([]string, 0, len(all))
 	for _, ns := range all {
-		if h.canList(who, ns) {
+		if h.CanList(who, ns) {
 			visible = append(visible, ns)
 		}
 	}
 	body := wire.Namespaces{Namespaces: visible}
-	if h.defaultNamespace != "" && h.canList(who, h.defaultNamespace) {
+	if h.defaultNamespace != "" && h.CanList(who, h.defaultNamespace) {
 		body.DefaultNamespace = h.defaultNamespace
 	}
 	return h.SendDiscovery(c, who, body)
@@ -112,7 +112,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 		return core.NewAPIError(wire.CodeInvalidNamespace,
 			"Namespace must match ^@[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
 	}
-	private, err := h.readAccess(h.callerOf(c.Request()), ns)
+	private, err := h.ReadAccess(h.CallerOf(c.Request()), ns)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	// nothing: the caller may read it, so it lists no registries.
 	// So does a namespace served from an upstream (it lists what was
 	// fetched so far).
-	if a := h.authConfig(); !found && (a == nil || !a.Declared(ns)) && h.upstreamOf(ns) == nil {
+	if !found && !h.Declared(ns) && h.upstreamOf(ns) == nil {
 		return core.NewAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
 	regs = h.mirroredRegistries(c, ns, regs)

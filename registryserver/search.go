@@ -230,7 +230,7 @@ func (h *Handler) presetPublished(ctx context.Context, name string) {
 }
 
 // visibleDocs calls yield with every indexed document of the namespaces c
-// may read. Which namespaces those are is decided by [Handler.readAccess]
+// may read. Which namespaces those are is decided by [core.Gate.ReadAccess]
 // alone, the check of the read routes; the documents of other namespaces
 // are never touched, so the work done does not depend on them either.
 func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.Doc) bool), private bool) {
@@ -242,7 +242,7 @@ func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.D
 	s.mu.RUnlock()
 	var visible []string
 	for _, ns := range nss {
-		p, err := s.h.readAccess(c, ns)
+		p, err := s.h.ReadAccess(c, ns)
 		if err != nil {
 			continue
 		}
@@ -277,7 +277,7 @@ func (h *Handler) search(ctx context.Context, c core.Caller, q search.Query) (se
 
 // getSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
 func (h *Handler) getSearch(c echo.Context) error {
-	who := h.callerOf(c.Request())
+	who := h.CallerOf(c.Request())
 	qp := c.QueryParams()
 	limit, err := search.ParseLimit(qp.Get("limit"))
 	if err != nil {

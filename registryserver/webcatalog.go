@@ -76,7 +76,7 @@ func (h *Handler) mountWebCatalog(e *echo.Echo) {
 }
 
 // webCatalog is the [webui.Catalog] of a Handler. Every answer goes
-// through [Handler.readAccess], and a registry is looked up in the search
+// through [core.Gate.ReadAccess], and a registry is looked up in the search
 // index before storage is touched: content that is absent and content the
 // visitor may not read are both answered from memory with
 // [webui.ErrNotFound], alike in result and in the work done.
@@ -86,7 +86,7 @@ func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, err
 	if err := w.h.index.ensure(ctx); err != nil {
 		return nil, err
 	}
-	c := w.h.callerFromToken(token)
+	c := w.h.CallerFromToken(token)
 	w.h.index.mu.RLock()
 	all := make([]string, 0, len(w.h.index.byNS))
 	for ns := range w.h.index.byNS {
@@ -95,7 +95,7 @@ func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, err
 	w.h.index.mu.RUnlock()
 	var out []string
 	for _, ns := range all {
-		if _, err := w.h.readAccess(c, ns); err == nil {
+		if _, err := w.h.ReadAccess(c, ns); err == nil {
 			out = append(out, ns)
 		}
 	}
@@ -104,7 +104,7 @@ func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, err
 }
 
 func (w webCatalog) Search(ctx context.Context, token string, q search.Query) (search.Page, error) {
-	return w.h.search(ctx, w.h.callerFromToken(token), q)
+	return w.h.search(ctx, w.h.CallerFromToken(token), q)
 }
 
 // indexed reports whether the caller may read ns and the index holds
@@ -113,7 +113,7 @@ func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, 
 	if err := w.h.index.ensure(ctx); err != nil {
 		return false, err
 	}
-	if _, err := w.h.readAccess(w.h.callerFromToken(token), ns); err != nil {
+	if _, err := w.h.ReadAccess(w.h.CallerFromToken(token), ns); err != nil {
 		return false, nil
 	}
 	w.h.index.mu.RLock()
@@ -158,7 +158,7 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		// Counts per version for every reader; the files projects edit
 		// are census content, for census readers only.
 		reg.InUse = view.Versions
-		if w.h.censusAccess(w.h.callerFromToken(token), ns) == nil {
+		if w.h.CensusAccess(w.h.CallerFromToken(token), ns) == nil {
 			reg.Edited = view.Edited
 		}
 	}
@@ -293,5 +293,5 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 }
 
 func (w webCatalog) TokenKnown(token string) bool {
-	return w.h.tokenKnown(w.h.callerFromToken(token))
+	return w.h.TokenKnown(w.h.CallerFromToken(token))
 }

@@ -13,6 +13,8 @@ import (
 // request-body bounds, the logger and the clock. The router builds one
 // and hands it to each feature.
 type Core struct {
+	// Gate makes the access decisions.
+	Gate
 	Store storage.Storage
 	Tiers Tiers
 	Log   *zap.Logger

@@ -1,10 +1,43 @@
 package core
 
-import "crypto/sha256"
+import (
+	"crypto/sha256"
+	"net/http"
+)
 
 // Caller is who sent a request, as far as access decisions go. The token
 // itself is not kept, only its digest.
 type Caller struct {
 	Sum   *[sha256.Size]byte // nil: no token sent
 	Admin bool
+}
+
+// Gate makes the access decisions for the features: who sent a request
+// and what it may read, list, census or publish. The router implements it
+// from its auth configuration; a feature never reads that configuration
+// itself. Errors are [*APIError]s to return as they are: a caller who may
+// not read a namespace gets the same answer whether it is gated or
+// absent.
+type Gate interface {
+	// CallerOf extracts and hashes the request's token.
+	CallerOf(r *http.Request) Caller
+	// CallerFromToken is CallerOf for a token obtained otherwise (the web
+	// catalog's cookie); tok is "" for none.
+	CallerFromToken(tok string) Caller
+	// ReadAccess decides whether c may read namespace ns; private is true
+	// when the content needed a token (responses then say "private").
+	ReadAccess(c Caller, ns string) (private bool, err error)
+	// CanList reports whether c may see namespace ns in discovery.
+	CanList(c Caller, ns string) bool
+	// TokenKnown reports whether c's token opens anything.
+	TokenKnown(c Caller) bool
+	// CensusAccess decides whether c may read the census of ns.
+	CensusAccess(c Caller, ns string) error
+	// Declared reports whether the configuration declares ns: a declared
+	// namespace exists even while it holds nothing.
+	Declared(ns string) bool
+	// Upload decides an upload by c before its body is read; publishTo
+	// then decides the namespace the package names, with the same
+	// configuration, and returns the mark recorded with the version.
+	Upload(c Caller) (publishTo func(ns string) (mark string, err error), err error)
 }
