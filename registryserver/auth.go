@@ -274,7 +274,7 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		}
 		for _, ns := range t.census {
 			if !registry.ValidNamespace(ns) {
-				return t, fmt.Sprintf("census entry %q is not a namespace: %s", shortText(ns), censusListHint)
+				return t, fmt.Sprintf("census entry %q is not a namespace: %s", core.ShortText(ns), censusListHint)
 			}
 		}
 	}

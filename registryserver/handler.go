@@ -9,7 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/jigkit/jig/registryserver/internal/census"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
@@ -45,9 +46,9 @@ type Handler struct {
 	// ([WithDefaultNamespace]).
 	defaultNamespace string
 	// census and censusMaxAge: see [WithCensus], [WithCensusMaxAge].
-	census       CensusMode
-	censusMaxAge time.Duration
-	censusViews  censusCache
+	censusMode CensusMode
+	// census is the census, nil when it is off.
+	census *census.Server
 	// mirror holds the upstreams, nil when there are none (mirror.go).
 	mirror *mirror
 	// schemas is the operator's schema (schemas.go).
@@ -109,8 +110,7 @@ func New(opts ...Option) (*Handler, error) {
 		},
 
 		defaultNamespace: o.defaultNamespace,
-		census:           o.census,
-		censusMaxAge:     o.censusMaxAge,
+		censusMode:       o.census,
 		schemas:          &schemaState{dir: o.schemaDir},
 	}
 	ttl, err := core.HandlerTTL(o.mutableTTL, o.storage)
@@ -152,6 +152,9 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.logUpstreamWarnings(o.auth)
+	if o.census != CensusOff {
+		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
+	}
 	h.setupSearch(o.searchRefresh)
 	if err := h.setupWebCatalog(o.webBase); err != nil {
 		_ = h.Close()
@@ -191,10 +194,10 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/presets", h.getPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
-	if h.census != CensusOff {
-		e.POST("/census/:ns", h.postCensus)
-		e.Match(getHead, "/census/:ns", h.getCensus)
-		e.Match(getHead, "/census/:ns/*", h.getCensusRegistry)
+	if h.census != nil {
+		e.POST("/census/:ns", h.census.Post)
+		e.Match(getHead, "/census/:ns", h.census.Get)
+		e.Match(getHead, "/census/:ns/*", h.census.GetRegistry)
 	}
 	h.mountWebCatalog(e)
 }

@@ -150,8 +150,8 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 	if reg.SignedBy, err = w.h.signedBy(ctx, ns, path, version); err != nil {
 		return nil, err
 	}
-	if w.h.census != CensusOff {
-		view, err := w.h.censusView(ctx, ns, path)
+	if w.h.census != nil {
+		view, err := w.h.census.View(ctx, ns, path)
 		if err != nil {
 			return nil, err
 		}
@@ -269,13 +269,13 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 		return cmp.Or(c.Published.Compare(a.Published), strings.Compare(a.ID(), c.ID()))
 	})
 	b.Recent = b.Recent[:min(len(b.Recent), webui.MaxBrowseList)]
-	if w.h.census == CensusOff {
+	if w.h.census == nil {
 		return b, nil
 	}
 	// As GET /census/@ns, whose cached answer this shares.
 	cctx := context.WithoutCancel(ctx)
 	for _, ns := range nss {
-		v, err := w.h.cachedCensus(ns+"\x00", func() (any, error) { return w.h.censusNamespaceView(cctx, ns) })
+		v, err := w.h.census.Cached(ns+"\x00", func() (any, error) { return w.h.census.NamespaceView(cctx, ns) })
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,8 @@
-package registryserver
+// Package census is the census of jig-server: which projects use which
+// registries, reported by `jig check --report` (POST /census/@ns), and the
+// views built from the reports (GET /census/@ns…, the web catalog's "In
+// use"). The router builds it over the shared core and registers its routes.
+package census
 
 import (
 	"bytes"
@@ -31,29 +35,11 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// CensusMode says who may send census reports (POST /census/@ns) and
-// whether the census routes exist at all.
-type CensusMode string
-
-// The census modes.
-const (
-	// CensusOn takes reports from a token that may read the namespace, or
-	// the admin token.
-	CensusOn CensusMode = "on"
-	// CensusOpen also takes anonymous reports for namespaces anonymous
-	// callers may read.
-	CensusOpen CensusMode = "open"
-	// CensusOff turns the census routes off (404).
-	CensusOff CensusMode = "off"
-)
-
 // Census limits: the size of one report, what it may hold, and how many
 // projects a namespace keeps.
 const (
-	// DefaultCensusMaxAge is how long a report counts in the views.
-	DefaultCensusMaxAge = 30 * 24 * time.Hour
-	// MaxCensusProjects bounds the projects of one namespace.
-	MaxCensusProjects = 5000
+	// MaxProjects bounds the projects of one namespace.
+	MaxProjects = 5000
 	// maxCensusText bounds the project, a target and the other strings.
 	maxCensusText = 1024
 	// censusPageSize and maxCensusPageSize are the projects of one page of
@@ -66,30 +52,22 @@ const (
 	censusReaders = 8
 )
 
-// WithCensus sets who may send census reports: [CensusOn], [CensusOpen]
-// or [CensusOff]. The default is [CensusOn].
-func WithCensus(mode CensusMode) Option {
-	return func(o *options) error {
-		switch mode {
-		case CensusOn, CensusOpen, CensusOff:
-			o.census = mode
-			return nil
-		}
-		return fmt.Errorf("WithCensus(%q): want on, open or off", string(mode))
-	}
+// Server is the census: POST /census/@ns takes the reports of projects,
+// GET /census/@ns and /census/@ns/<registry> serve the views built from
+// them. Reading a view needs the census right ([core.Gate.CensusAccess]).
+type Server struct {
+	*core.Core
+	// open also takes anonymous reports for namespaces anonymous callers
+	// may read.
+	open bool
+	// maxAge is how long a report counts in the views.
+	maxAge time.Duration
+	views  censusCache
 }
 
-// WithCensusMaxAge sets how old a census report may be and still count in
-// the views (GET /census/…, the web catalog). The default is
-// [DefaultCensusMaxAge].
-func WithCensusMaxAge(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("WithCensusMaxAge: %s must be positive", d)
-		}
-		o.censusMaxAge = d
-		return nil
-	}
+// New returns the census over c.
+func New(c *core.Core, open bool, maxAge time.Duration) *Server {
+	return &Server{Core: c, open: open, maxAge: maxAge}
 }
 
 var censusStates = []string{wire.CensusClean, wire.CensusModified, wire.CensusMissing, wire.CensusConflicted}
@@ -147,17 +125,17 @@ func parseCensusReport(data []byte) (*wire.CensusReport, error) {
 	for i := range rep.Registries {
 		r := &rep.Registries[i]
 		if !registry.ValidPath(r.Path) || len(r.Path) > maxCensusText {
-			return nil, invalidReport("registry path %q is not a registry path such as runtimes/node", shortText(r.Path))
+			return nil, invalidReport("registry path %q is not a registry path such as runtimes/node", core.ShortText(r.Path))
 		}
 		if seen[r.Path] {
 			return nil, invalidReport("registry %s is listed twice", r.Path)
 		}
 		seen[r.Path] = true
 		if !registry.ValidVersion(r.Version) {
-			return nil, invalidReport("version %q of %s is not a version such as 1.2.3", shortText(r.Version), r.Path)
+			return nil, invalidReport("version %q of %s is not a version such as 1.2.3", core.ShortText(r.Version), r.Path)
 		}
 		if !slices.Contains(censusStates, r.State) {
-			return nil, invalidReport("state %q of %s is not one of %s", shortText(r.State), r.Path, strings.Join(censusStates, ", "))
+			return nil, invalidReport("state %q of %s is not one of %s", core.ShortText(r.State), r.Path, strings.Join(censusStates, ", "))
 		}
 		if len(r.Drifted) > wire.MaxCensusDrifted {
 			return nil, invalidReport("%d drifted targets of %s, more than %d", len(r.Drifted), r.Path, wire.MaxCensusDrifted)
@@ -201,24 +179,16 @@ func checkNotTaken(r *wire.CensusEntry) error {
 	for i, n := range r.NotTaken {
 		switch {
 		case !slices.Contains(r.Drifted, n.Target):
-			return invalidReport("not-taken target %q of %s is not one of its drifted targets", shortText(n.Target), r.Path)
+			return invalidReport("not-taken target %q of %s is not one of its drifted targets", core.ShortText(n.Target), r.Path)
 		case i > 0 && r.NotTaken[i-1].Target == n.Target:
-			return invalidReport("not-taken target %q of %s is listed twice", shortText(n.Target), r.Path)
+			return invalidReport("not-taken target %q of %s is listed twice", core.ShortText(n.Target), r.Path)
 		case n.Side != wire.CensusSideOurs && n.Side != wire.CensusSideBase:
-			return invalidReport("side %q of not-taken target %q of %s is not %s or %s", shortText(n.Side), shortText(n.Target), r.Path, wire.CensusSideOurs, wire.CensusSideBase)
+			return invalidReport("side %q of not-taken target %q of %s is not %s or %s", core.ShortText(n.Side), core.ShortText(n.Target), r.Path, wire.CensusSideOurs, wire.CensusSideBase)
 		case n.Changes < 1 || n.Changes > wire.MaxCensusChanges:
-			return invalidReport("changes of not-taken target %q of %s: %d, want 1 to %d", shortText(n.Target), r.Path, n.Changes, wire.MaxCensusChanges)
+			return invalidReport("changes of not-taken target %q of %s: %d, want 1 to %d", core.ShortText(n.Target), r.Path, n.Changes, wire.MaxCensusChanges)
 		}
 	}
 	return nil
-}
-
-// shortText cuts s for an error message.
-func shortText(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "…"
-	}
-	return strings.ToValidUTF8(s, "?")
 }
 
 // censusKey is the storage key of project's report for ns.
@@ -237,10 +207,10 @@ func censusNamespace(c echo.Context) (string, error) {
 	return ns, nil
 }
 
-// postCensus serves POST /census/@ns: it stores the report as the
+// Post serves POST /census/@ns: it stores the report as the
 // project's one object for the namespace (last write wins), keeping the
 // registries the namespace has.
-func (h *Handler) postCensus(c echo.Context) error {
+func (h *Server) Post(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	ns, err := censusNamespace(c)
@@ -248,7 +218,7 @@ func (h *Handler) postCensus(c echo.Context) error {
 		return err
 	}
 	who := h.CallerOf(req)
-	if who.Sum == nil && h.census != CensusOpen {
+	if who.Sum == nil && !h.open {
 		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: census reports need a token that may read the namespace.")
 	}
 	if _, err := h.ReadAccess(who, ns); err != nil {
@@ -256,7 +226,7 @@ func (h *Handler) postCensus(c echo.Context) error {
 	}
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
-	if h.census != CensusOpen && !h.TokenKnown(who) {
+	if !h.open && !h.TokenKnown(who) {
 		return core.NewAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
 	}
 	release, err := h.AcquireUpload(c)
@@ -301,7 +271,7 @@ func (h *Handler) postCensus(c echo.Context) error {
 			if err != nil {
 				return core.InternalError(err)
 			}
-			if len(keys) >= MaxCensusProjects {
+			if len(keys) >= MaxProjects {
 				// Expired reports make room: they count in no view.
 				removed, err := h.pruneCensus(ctx, keys)
 				if err != nil {
@@ -309,8 +279,8 @@ func (h *Handler) postCensus(c echo.Context) error {
 				}
 				keys = keys[:len(keys)-removed]
 			}
-			if len(keys) >= MaxCensusProjects {
-				return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxCensusProjects))
+			if len(keys) >= MaxProjects {
+				return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxProjects))
 			}
 		} else if err != nil {
 			return core.InternalError(err)
@@ -341,7 +311,7 @@ func liveReport(data []byte, oldest time.Time) (*wire.CensusReport, bool) {
 
 // pruneCensus deletes the reports among keys that no longer count
 // ([liveReport]) and returns how many it deleted.
-func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
+func (h *Server) pruneCensus(ctx context.Context, keys []string) (int, error) {
 	var removed atomic.Int64
 	err := h.readReports(ctx, keys, func(ctx context.Context, key string, _ *wire.CensusReport, live bool, gone bool) error {
 		switch {
@@ -361,7 +331,7 @@ func (h *Handler) pruneCensus(ctx context.Context, keys []string) (int, error) {
 // censusScan reads the reports of ns that are younger than the maximum
 // age and hands each to fn, one at a time: a view holds what it keeps of
 // the reports, never all of them.
-func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.CensusReport)) error {
+func (h *Server) censusScan(ctx context.Context, ns string, fn func(*wire.CensusReport)) error {
 	keys, err := h.Store.List(ctx, layout.CensusNamespaceDir(ns))
 	if err != nil {
 		return err
@@ -380,8 +350,8 @@ func (h *Handler) censusScan(ctx context.Context, ns string, fn func(*wire.Censu
 // readReports reads the reports at keys, [censusReaders] at a time, and
 // hands each to fn (concurrently) with whether it still counts
 // ([liveReport]); gone is set, and r nil, for a report removed meanwhile.
-func (h *Handler) readReports(ctx context.Context, keys []string, fn func(ctx context.Context, key string, r *wire.CensusReport, live, gone bool) error) error {
-	oldest := h.Now().Add(-h.censusMaxAge)
+func (h *Server) readReports(ctx context.Context, keys []string, fn func(ctx context.Context, key string, r *wire.CensusReport, live, gone bool) error) error {
+	oldest := h.Now().Add(-h.maxAge)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(censusReaders)
 	for _, key := range keys {
@@ -422,10 +392,10 @@ const (
 	censusCacheEntries = 256
 )
 
-// cachedCensus returns the view named key of namespace ns, computing it
+// Cached returns the view named key of namespace ns, computing it
 // with build when it is not in memory or is older than [censusCacheTTL].
-func (h *Handler) cachedCensus(key string, build func() (any, error)) (any, error) {
-	c := &h.censusViews
+func (h *Server) Cached(key string, build func() (any, error)) (any, error) {
+	c := &h.views
 	now := h.Now()
 	c.mu.Lock()
 	if e, ok := c.entries[key]; ok && now.Sub(e.at) < censusCacheTTL && !now.Before(e.at) {
@@ -450,8 +420,8 @@ func (h *Handler) cachedCensus(key string, build func() (any, error)) (any, erro
 }
 
 // forgetCensus drops the cached views of ns.
-func (h *Handler) forgetCensus(ns string) {
-	c := &h.censusViews
+func (h *Server) forgetCensus(ns string) {
+	c := &h.views
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k := range c.entries {
@@ -463,7 +433,7 @@ func (h *Handler) forgetCensus(ns string) {
 
 // latestOf returns the latest version of the registry at ns/path, "" when
 // the namespace does not have it.
-func (h *Handler) latestOf(ctx context.Context, ns, path string) (string, error) {
+func (h *Server) latestOf(ctx context.Context, ns, path string) (string, error) {
 	vs, err := h.VersionsOf(ctx, core.Resource{Namespace: ns, Path: path})
 	if errors.Is(err, storage.ErrNotFound) {
 		return "", nil
@@ -474,9 +444,9 @@ func (h *Handler) latestOf(ctx context.Context, ns, path string) (string, error)
 	return vs.Latest, nil
 }
 
-// getCensus serves GET /census/@ns: one line per registry of the
+// Get serves GET /census/@ns: one line per registry of the
 // namespace's current reports.
-func (h *Handler) getCensus(c echo.Context) error {
+func (h *Server) Get(c echo.Context) error {
 	ns, err := censusNamespace(c)
 	if err != nil {
 		return err
@@ -488,15 +458,15 @@ func (h *Handler) getCensus(c echo.Context) error {
 	// The computation outlives a caller that goes away: others may wait
 	// on it.
 	ctx := context.WithoutCancel(c.Request().Context())
-	v, err := h.cachedCensus(ns+"\x00", func() (any, error) { return h.censusNamespaceView(ctx, ns) })
+	v, err := h.Cached(ns+"\x00", func() (any, error) { return h.NamespaceView(ctx, ns) })
 	if err != nil {
 		return core.InternalError(err)
 	}
 	return h.SendDiscovery(c, who, v)
 }
 
-// censusNamespaceView is the body of GET /census/@ns.
-func (h *Handler) censusNamespaceView(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
+// NamespaceView is the body of GET /census/@ns.
+func (h *Server) NamespaceView(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
 	type versions map[string]int // projects per version
 	rows := map[string]*wire.CensusRegistryRow{}
 	byVersion := map[string]versions{}
@@ -532,8 +502,8 @@ func (h *Handler) censusNamespaceView(ctx context.Context, ns string) (*wire.Cen
 	return body, nil
 }
 
-// getCensusRegistry serves GET /census/@ns/<path>[?cursor=&limit=].
-func (h *Handler) getCensusRegistry(c echo.Context) error {
+// GetRegistry serves GET /census/@ns/<path>[?cursor=&limit=].
+func (h *Server) GetRegistry(c echo.Context) error {
 	ns, err := censusNamespace(c)
 	if err != nil {
 		return err
@@ -558,7 +528,7 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 			return core.NewAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
 		}
 	}
-	view, err := h.censusView(c.Request().Context(), ns, path)
+	view, err := h.View(c.Request().Context(), ns, path)
 	if err != nil {
 		return core.InternalError(err)
 	}
@@ -575,15 +545,15 @@ func (h *Handler) getCensusRegistry(c echo.Context) error {
 	return h.SendDiscovery(c, who, page)
 }
 
-// censusView is the whole census of the registry at ns/path, all projects;
-// the caller must not modify it (it is shared, see [Handler.cachedCensus]).
+// View is the whole census of the registry at ns/path, all projects;
+// the caller must not modify it (it is shared, see [Handler.Cached]).
 // Each project row lists at most [censusRowDrifted] drifted targets, and
 // the most edited files are counted over at most [censusEditedKept]
 // distinct targets, so that what a view holds stays bounded whatever the
 // reports say.
-func (h *Handler) censusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
+func (h *Server) View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
 	ctx = context.WithoutCancel(ctx)
-	v, err := h.cachedCensus(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
+	v, err := h.Cached(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -597,7 +567,7 @@ const (
 	censusEditedKept = 10000
 )
 
-func (h *Handler) buildCensusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
+func (h *Server) buildCensusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
 	latest, err := h.latestOf(ctx, ns, path)
 	if err != nil {
 		return nil, err

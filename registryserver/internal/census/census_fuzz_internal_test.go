@@ -1,4 +1,4 @@
-package registryserver
+package census
 
 import (
 	"encoding/json"
