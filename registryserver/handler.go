@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registryserver/internal/index"
+
 	"github.com/jigkit/jig/registryserver/internal/census"
 
 	"github.com/labstack/echo/v4"
@@ -39,7 +41,7 @@ type Handler struct {
 	// pub holds the publishing state (publish.go).
 	pub *publishState
 	// index is the search index (search.go).
-	index *searchIndex
+	index *index.Index
 	// webui is the web catalog, nil when it is off (webcatalog.go).
 	webui *webui.UI
 	// defaultNamespace is advertised in GET /namespaces, "" for none
@@ -155,7 +157,8 @@ func New(opts ...Option) (*Handler, error) {
 	if o.census != CensusOff {
 		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
 	}
-	h.setupSearch(o.searchRefresh)
+	h.index = index.New(h.Core, o.searchRefresh)
+	h.closers = append(h.closers, h.index.Close)
 	if err := h.setupWebCatalog(o.webBase); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -190,8 +193,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
 	e.Match(getHead, "/presets/:name", h.getPreset)
 	e.Match(getHead, "/schemas/:file", h.getSchema)
-	e.Match(getHead, "/search", h.getSearch)
-	e.Match(getHead, "/presets", h.getPresets)
+	e.Match(getHead, "/search", h.index.GetSearch)
+	e.Match(getHead, "/presets", h.index.GetPresets)
 	e.POST("/registries", h.postRegistry)
 	e.POST("/presets", h.postPreset)
 	if h.census != nil {

@@ -551,7 +551,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 	switch {
 	case err == nil:
 		h.RCache.Invalidate()
-		h.registryPublished(ctx, ns, path)
+		h.index.RegistryPublished(ctx, ns, path)
 		return false, nil
 	case errors.Is(err, errUpstreamNotFound):
 		return false, nil
@@ -815,7 +815,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 			case err == nil:
 				l.ok = true
 				h.RCache.Invalidate()
-				h.presetPublished(ctx, name)
+				h.index.PresetPublished(ctx, name)
 			case errors.Is(err, errUpstreamNotFound):
 				l.notFound = true
 			default:

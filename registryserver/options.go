@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/index"
+
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
@@ -261,7 +263,7 @@ func defaultOptions() options {
 		mutableTTL: cache.DefaultMutableTTL,
 		ops:        defaultOpsOptions(),
 
-		searchRefresh: defaultSearchRefresh,
+		searchRefresh: index.DefaultRefresh,
 		census:        CensusOn,
 		censusMaxAge:  DefaultCensusMaxAge,
 	}

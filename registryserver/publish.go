@@ -386,7 +386,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	h.Log.Info("registry published", zap.String("path", v.Path()), zap.String("token", mark),
 		zap.Int("files", len(declared)), zap.Int64("bytes", up.size))
-	h.registryPublished(ctx, m.Namespace, strings.Join(segs, "/"))
+	h.index.RegistryPublished(ctx, m.Namespace, strings.Join(segs, "/"))
 	if h.pub.hooks != nil {
 		h.pub.hooks.Notify(webhook.Events(m.Name, m.Version, m.Namespace, v.Path(), h.Now())...)
 	}
@@ -626,7 +626,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 		return core.InternalError(err)
 	}
 	h.Log.Info("preset published", zap.String("preset", p.Name), zap.String("version", p.Version))
-	h.presetPublished(req.Context(), p.Name)
+	h.index.PresetPublished(req.Context(), p.Name)
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: p.Name, Version: p.Version, Message: presetSuccessMessage, Path: strings.TrimSuffix(layout.PresetVersionDir(p.Name, p.Version), "/"),
 	})

@@ -83,16 +83,11 @@ func (h *Handler) mountWebCatalog(e *echo.Echo) {
 type webCatalog struct{ h *Handler }
 
 func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, error) {
-	if err := w.h.index.ensure(ctx); err != nil {
+	all, err := w.h.index.Namespaces(ctx)
+	if err != nil {
 		return nil, err
 	}
 	c := w.h.CallerFromToken(token)
-	w.h.index.mu.RLock()
-	all := make([]string, 0, len(w.h.index.byNS))
-	for ns := range w.h.index.byNS {
-		all = append(all, ns)
-	}
-	w.h.index.mu.RUnlock()
 	var out []string
 	for _, ns := range all {
 		if _, err := w.h.ReadAccess(c, ns); err == nil {
@@ -104,22 +99,19 @@ func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, err
 }
 
 func (w webCatalog) Search(ctx context.Context, token string, q search.Query) (search.Page, error) {
-	return w.h.search(ctx, w.h.CallerFromToken(token), q)
+	return w.h.index.Search(ctx, w.h.CallerFromToken(token), q)
 }
 
 // indexed reports whether the caller may read ns and the index holds
 // ns/path.
 func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, error) {
-	if err := w.h.index.ensure(ctx); err != nil {
+	if err := w.h.index.Ensure(ctx); err != nil {
 		return false, err
 	}
 	if _, err := w.h.ReadAccess(w.h.CallerFromToken(token), ns); err != nil {
 		return false, nil
 	}
-	w.h.index.mu.RLock()
-	defer w.h.index.mu.RUnlock()
-	_, found := slices.BinarySearchFunc(w.h.index.byNS[ns], path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
-	return found, nil
+	return w.h.index.Has(ctx, ns, path)
 }
 
 func (w webCatalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
@@ -231,7 +223,7 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 }
 
 func (w webCatalog) Presets(ctx context.Context) ([]search.Preset, error) {
-	return w.h.presetList(ctx)
+	return w.h.index.PresetList(ctx)
 }
 
 // Browse counts the types and tags of the registries token may read,
@@ -246,13 +238,9 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 		return nil, err
 	}
 	var docs []webui.Recent
-	w.h.index.mu.RLock()
-	for _, ns := range nss {
-		for _, d := range w.h.index.byNS[ns] {
-			docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
-		}
+	for _, d := range w.h.index.Docs(nss) {
+		docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
 	}
-	w.h.index.mu.RUnlock()
 	b := &webui.Browse{}
 	var types, tags []string
 	for _, e := range docs {

@@ -1,4 +1,10 @@
-package registryserver
+// Package index is jig-server's search index: the latest manifest's search
+// entry of every stored registry and every preset, in memory, rebuilt
+// from storage periodically and updated at once by a publish through this
+// server. It serves GET /search and GET /presets and answers the web
+// catalog. The router builds it over the shared core and registers its
+// routes.
+package index
 
 import (
 	"context"
@@ -23,36 +29,20 @@ import (
 )
 
 const (
-	// defaultSearchRefresh is how often the search index is rebuilt from
+	// DefaultRefresh is how often the search index is rebuilt from
 	// storage, so that versions published through other replicas show up
 	// within the discovery tier's 60 s.
-	defaultSearchRefresh = 60 * time.Second
+	DefaultRefresh = 60 * time.Second
 	// indexBuildTimeout bounds one rebuild of the search index.
 	indexBuildTimeout = 5 * time.Minute
 	// indexReaders bounds the storage reads of a rebuild.
 	indexReaders = 8
 )
 
-// WithSearchRefresh sets how often the in-memory search index (GET
-// /search, GET /presets, the web catalog) is rebuilt from storage. A
-// publish through this handler updates the index at once; the rebuild picks
-// up versions published through other replicas sharing the storage. The
-// index is built on first use, and the periodic rebuild runs from then on
-// until [Handler.Close]. The default is 60 seconds.
-func WithSearchRefresh(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("WithSearchRefresh: interval %s must be positive", d)
-		}
-		o.searchRefresh = d
-		return nil
-	}
-}
-
-// searchIndex is the in-memory catalog: the latest manifest's search entry
+// Index is the in-memory catalog: the latest manifest's search entry
 // of every stored registry, by namespace, and every preset.
-type searchIndex struct {
-	h       *Handler
+type Index struct {
+	*core.Core
 	refresh time.Duration
 
 	mu      sync.RWMutex
@@ -78,13 +68,14 @@ type indexUpdate struct {
 	preset *search.Preset
 }
 
-func (h *Handler) setupSearch(refresh time.Duration) {
-	h.index = &searchIndex{h: h, refresh: refresh, stop: make(chan struct{}), stopped: make(chan struct{})}
-	h.closers = append(h.closers, h.index.close)
+// New returns the index over c, rebuilt every refresh once first used.
+// Close stops the rebuilds.
+func New(c *core.Core, refresh time.Duration) *Index {
+	return &Index{Core: c, refresh: refresh, stop: make(chan struct{}), stopped: make(chan struct{})}
 }
 
-// ensure builds the index on first use and starts the periodic rebuild.
-func (s *searchIndex) ensure(ctx context.Context) error {
+// Ensure builds the index on first use and starts the periodic rebuild.
+func (s *Index) Ensure(ctx context.Context) error {
 	s.mu.RLock()
 	ready := s.ready
 	s.mu.RUnlock()
@@ -102,7 +93,7 @@ func (s *searchIndex) ensure(ctx context.Context) error {
 	return nil
 }
 
-func (s *searchIndex) loop() {
+func (s *Index) loop() {
 	defer close(s.stopped)
 	t := time.NewTicker(s.refresh)
 	defer t.Stop()
@@ -121,14 +112,15 @@ func (s *searchIndex) loop() {
 				}
 			}()
 			if err := s.rebuild(ctx); err != nil {
-				s.h.Log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
+				s.Log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
 			}
 			cancel()
 		}
 	}
 }
 
-func (s *searchIndex) close() error {
+// Close stops the periodic rebuild and waits for it.
+func (s *Index) Close() error {
 	// After this, no loop starts; started says whether one did.
 	s.startOnce.Do(func() {})
 	select {
@@ -148,14 +140,14 @@ func (s *searchIndex) close() error {
 // rebuild reads the whole catalog from storage and swaps it in. Concurrent
 // calls share one build. The build does not stop when the request that
 // started it goes away, since others may wait on it.
-func (s *searchIndex) rebuild(ctx context.Context) error {
+func (s *Index) rebuild(ctx context.Context) error {
 	_, err, _ := s.sf.Do("build", func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), indexBuildTimeout)
 		defer cancel()
 		s.mu.Lock()
 		s.building, s.during = true, nil
 		s.mu.Unlock()
-		byNS, presets, err := s.h.readCatalog(ctx)
+		byNS, presets, err := s.readCatalog(ctx)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.building = false
@@ -174,7 +166,7 @@ func (s *searchIndex) rebuild(ctx context.Context) error {
 }
 
 // applyLocked writes one update into the index; s.mu is held.
-func (s *searchIndex) applyLocked(u indexUpdate) {
+func (s *Index) applyLocked(u indexUpdate) {
 	if u.preset != nil {
 		i, found := slices.BinarySearchFunc(s.presets, u.preset.Name, func(p search.Preset, name string) int { return strings.Compare(p.Name, name) })
 		if found {
@@ -196,7 +188,7 @@ func (s *searchIndex) applyLocked(u indexUpdate) {
 
 // update applies u now and, when a rebuild is running, again once it ends.
 // Before the first build there is nothing to update.
-func (s *searchIndex) update(u indexUpdate) {
+func (s *Index) update(u indexUpdate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.building {
@@ -207,9 +199,9 @@ func (s *searchIndex) update(u indexUpdate) {
 	}
 }
 
-// registryPublished refreshes the entry of the registry stored at ns/path
+// RegistryPublished refreshes the entry of the registry stored at ns/path
 // after a publish (which may not have changed its latest version).
-func (h *Handler) registryPublished(ctx context.Context, ns, path string) {
+func (h *Index) RegistryPublished(ctx context.Context, ns, path string) {
 	d, ok, err := h.readEntry(ctx, ns, path)
 	if err != nil || !ok {
 		if err != nil {
@@ -217,23 +209,23 @@ func (h *Handler) registryPublished(ctx context.Context, ns, path string) {
 		}
 		return
 	}
-	h.index.update(indexUpdate{ns: ns, doc: &d})
+	h.update(indexUpdate{ns: ns, doc: &d})
 }
 
-// presetPublished refreshes a preset's entry after a publish.
-func (h *Handler) presetPublished(ctx context.Context, name string) {
+// PresetPublished refreshes a preset's entry after a publish.
+func (h *Index) PresetPublished(ctx context.Context, name string) {
 	p, ok, err := h.readPresetSummary(ctx, name)
 	if err != nil || !ok {
 		return
 	}
-	h.index.update(indexUpdate{preset: &p})
+	h.update(indexUpdate{preset: &p})
 }
 
 // visibleDocs calls yield with every indexed document of the namespaces c
 // may read. Which namespaces those are is decided by [core.Gate.ReadAccess]
 // alone, the check of the read routes; the documents of other namespaces
 // are never touched, so the work done does not depend on them either.
-func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.Doc) bool), private bool) {
+func (s *Index) visibleDocs(c core.Caller) (each func(yield func(*search.Doc) bool), private bool) {
 	s.mu.RLock()
 	nss := make([]string, 0, len(s.byNS))
 	for ns := range s.byNS {
@@ -242,7 +234,7 @@ func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.D
 	s.mu.RUnlock()
 	var visible []string
 	for _, ns := range nss {
-		p, err := s.h.ReadAccess(c, ns)
+		p, err := s.ReadAccess(c, ns)
 		if err != nil {
 			continue
 		}
@@ -264,19 +256,19 @@ func (s *searchIndex) visibleDocs(c core.Caller) (each func(yield func(*search.D
 }
 
 // Search answers q for c from the index.
-func (h *Handler) search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error) {
+func (h *Index) Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error) {
 	if err := q.Validate(); err != nil {
 		return search.Page{}, err
 	}
-	if err := h.index.ensure(ctx); err != nil {
+	if err := h.Ensure(ctx); err != nil {
 		return search.Page{}, err
 	}
-	each, _ := h.index.visibleDocs(c)
+	each, _ := h.visibleDocs(c)
 	return search.RunEach(q, each)
 }
 
-// getSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
-func (h *Handler) getSearch(c echo.Context) error {
+// GetSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
+func (h *Index) GetSearch(c echo.Context) error {
 	who := h.CallerOf(c.Request())
 	qp := c.QueryParams()
 	limit, err := search.ParseLimit(qp.Get("limit"))
@@ -291,7 +283,7 @@ func (h *Handler) getSearch(c echo.Context) error {
 		Limit:     limit,
 		Cursor:    qp.Get("cursor"),
 	}
-	page, err := h.search(c.Request().Context(), who, q)
+	page, err := h.Search(c.Request().Context(), who, q)
 	if err != nil {
 		if errors.Is(err, search.ErrQueryTooLong) || errors.Is(err, search.ErrInvalidQuery) {
 			return queryError(err)
@@ -310,19 +302,19 @@ func queryError(err error) error {
 }
 
 // presets returns every preset's summary from the index.
-func (h *Handler) presetList(ctx context.Context) ([]search.Preset, error) {
-	if err := h.index.ensure(ctx); err != nil {
+func (h *Index) PresetList(ctx context.Context) ([]search.Preset, error) {
+	if err := h.Ensure(ctx); err != nil {
 		return nil, err
 	}
-	h.index.mu.RLock()
-	defer h.index.mu.RUnlock()
-	return slices.Clone(h.index.presets), nil
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return slices.Clone(h.presets), nil
 }
 
-// getPresets serves GET /presets: every preset's name, latest version,
+// GetPresets serves GET /presets: every preset's name, latest version,
 // description, tags and members. Presets are public, as GET /presets/:name.
-func (h *Handler) getPresets(c echo.Context) error {
-	list, err := h.presetList(c.Request().Context())
+func (h *Index) GetPresets(c echo.Context) error {
+	list, err := h.PresetList(c.Request().Context())
 	if err != nil {
 		return core.InternalError(err)
 	}
@@ -341,7 +333,7 @@ func (h *Handler) getPresets(c echo.Context) error {
 // storage, at most indexReaders reads at a time. A registry whose
 // documents are missing or unreadable is left out (and logged); a storage
 // listing error fails the build.
-func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []search.Preset, error) {
+func (h *Index) readCatalog(ctx context.Context) (map[string][]search.Doc, []search.Preset, error) {
 	nss, err := h.NamespacesIn(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -422,7 +414,7 @@ func (h *Handler) readCatalog(ctx context.Context) (map[string][]search.Doc, []s
 
 // readEntry reads the search entry of the registry at ns/path from its
 // latest version's manifest. ok is false when it has no readable version.
-func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, bool, error) {
+func (h *Index) readEntry(ctx context.Context, ns, path string) (search.Doc, bool, error) {
 	vl, ok, err := core.ReadParsed(ctx, h.Core, layout.Versions(ns, path), registry.ParseVersionList)
 	if !ok || err != nil {
 		return search.Doc{}, false, err
@@ -453,7 +445,7 @@ func (h *Handler) readEntry(ctx context.Context, ns, path string) (search.Doc, b
 }
 
 // presetNames lists the stored presets' names, sorted.
-func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
+func (h *Index) presetNames(ctx context.Context) ([]string, error) {
 	children, err := storage.ListDir(ctx, h.Store, layout.PresetsDir)
 	if err != nil {
 		return nil, err
@@ -470,10 +462,48 @@ func (h *Handler) presetNames(ctx context.Context) ([]string, error) {
 }
 
 // readPresetSummary reads presets/<name>/preset.json.
-func (h *Handler) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
+func (h *Index) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
 	p, ok, err := core.ReadParsed(ctx, h.Core, layout.Preset(name), registry.ParsePreset)
 	if !ok || err != nil {
 		return search.Preset{}, false, err
 	}
 	return search.PresetOf(name, p), true, nil
+}
+
+// Namespaces returns the namespaces the index holds registries of, in no
+// order, building the index on first use.
+func (s *Index) Namespaces(ctx context.Context) ([]string, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	all := make([]string, 0, len(s.byNS))
+	for ns := range s.byNS {
+		all = append(all, ns)
+	}
+	return all, nil
+}
+
+// Has reports whether the index holds the registry ns/path, building the
+// index on first use.
+func (s *Index) Has(ctx context.Context, ns, path string) (bool, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return false, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, found := slices.BinarySearchFunc(s.byNS[ns], path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
+	return found, nil
+}
+
+// Docs returns the entries of every registry of the namespaces nss.
+func (s *Index) Docs(nss []string) []search.Doc {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var docs []search.Doc
+	for _, ns := range nss {
+		docs = append(docs, s.byNS[ns]...)
+	}
+	return docs
 }
