@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registryserver/internal/webcatalog"
+
 	"github.com/jigkit/jig/registryserver/internal/index"
 
 	"github.com/jigkit/jig/registryserver/internal/census"
@@ -44,6 +47,8 @@ type Handler struct {
 	index *index.Index
 	// webui is the web catalog, nil when it is off (webcatalog.go).
 	webui *webui.UI
+	// catalog answers the web catalog, nil when it is off.
+	catalog *webcatalog.Catalog
 	// defaultNamespace is advertised in GET /namespaces, "" for none
 	// ([WithDefaultNamespace]).
 	defaultNamespace string
@@ -159,9 +164,18 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h.index = index.New(h.Core, o.searchRefresh)
 	h.closers = append(h.closers, h.index.Close)
-	if err := h.setupWebCatalog(o.webBase); err != nil {
-		_ = h.Close()
-		return nil, fmt.Errorf("registryserver: %w", err)
+	if o.webBase != "" {
+		var cens webcatalog.Census
+		if h.census != nil {
+			cens = h.census
+		}
+		cat, err := webcatalog.New(h.Core, h.index, cens, h.signersFor, o.webBase)
+		if err != nil {
+			_ = h.Close()
+			return nil, fmt.Errorf("registryserver: %w", err)
+		}
+		h.webui = cat.UI()
+		h.catalog = cat
 	}
 	h.e = h.newEcho()
 	return h, nil
@@ -202,7 +216,9 @@ func (h *Handler) routes(e *echo.Echo) {
 		e.Match(getHead, "/census/:ns", h.census.Get)
 		e.Match(getHead, "/census/:ns/*", h.census.GetRegistry)
 	}
-	h.mountWebCatalog(e)
+	if h.catalog != nil {
+		h.catalog.Register(e)
+	}
 }
 
 // ServeHTTP implements [http.Handler].
@@ -285,3 +301,7 @@ func (h *Handler) logAuthWarnings(a *AuthConfig) {
 		h.Log.Warn("auth.json namespace rejected", zap.Error(w))
 	}
 }
+
+// signersFor returns the allowed signers the signer files in force give
+// namespace ns, nil when it requires no signatures.
+func (h *Handler) signersFor(ns string) *signing.AllowedSigners { return h.signers.Load().For(ns) }

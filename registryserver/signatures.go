@@ -1,7 +1,6 @@
 package registryserver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/core"
-	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -111,31 +109,4 @@ func (h *Handler) sendSignatures(c echo.Context, res core.Resource) error {
 	}
 	etag := core.ContentETag(data)
 	return h.SendDocument(c, core.Document{Data: data, CType: echo.MIMEApplicationJSON, ETag: etag, CacheKey: "h\x00" + etag})
-}
-
-// signedBy returns who signed a committed version, for the web catalog:
-// the principal the upload was accepted for, else the one the signer file
-// in force names for the key, else none (the fingerprint alone).
-func (h *Handler) signedBy(ctx context.Context, ns, path, version string) ([]webui.Signer, error) {
-	doc, ok, err := core.ReadParsed(ctx, h.Core, layout.Signatures(ns, path, version), func(b []byte) (*wire.Signatures, error) {
-		var d wire.Signatures
-		return &d, json.Unmarshal(b, &d)
-	})
-	if err != nil || !ok {
-		return nil, err
-	}
-	signers := h.signers.Load().For(ns)
-	out := make([]webui.Signer, 0, len(doc.Signatures))
-	for _, s := range doc.Signatures {
-		who := webui.Signer{Principal: s.Principal, Fingerprint: s.Fingerprint}
-		if who.Principal == "" && signers != nil {
-			if key, err := signing.ParsePublicKey([]byte(s.Key)); err == nil {
-				if e, ok := signers.Find(key); ok {
-					who.Principal = e.Principals
-				}
-			}
-		}
-		out = append(out, who)
-	}
-	return out, nil
 }

@@ -394,7 +394,7 @@ const (
 
 // Cached returns the view named key of namespace ns, computing it
 // with build when it is not in memory or is older than [censusCacheTTL].
-func (h *Server) Cached(key string, build func() (any, error)) (any, error) {
+func (h *Server) cached(key string, build func() (any, error)) (any, error) {
 	c := &h.views
 	now := h.Now()
 	c.mu.Lock()
@@ -458,7 +458,7 @@ func (h *Server) Get(c echo.Context) error {
 	// The computation outlives a caller that goes away: others may wait
 	// on it.
 	ctx := context.WithoutCancel(c.Request().Context())
-	v, err := h.Cached(ns+"\x00", func() (any, error) { return h.NamespaceView(ctx, ns) })
+	v, err := h.cached(ns+"\x00", func() (any, error) { return h.NamespaceView(ctx, ns) })
 	if err != nil {
 		return core.InternalError(err)
 	}
@@ -553,7 +553,7 @@ func (h *Server) GetRegistry(c echo.Context) error {
 // reports say.
 func (h *Server) View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
 	ctx = context.WithoutCancel(ctx)
-	v, err := h.Cached(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
+	v, err := h.cached(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -627,4 +627,15 @@ func (h *Server) buildCensusView(ctx context.Context, ns, path string) (*wire.Ce
 	})
 	view.Edited = view.Edited[:min(len(view.Edited), censusEdited)]
 	return view, nil
+}
+
+// Usage returns the registries of ns with their project counts, as GET
+// /census/@ns serves them and from the same cache.
+func (h *Server) Usage(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
+	cctx := context.WithoutCancel(ctx)
+	v, err := h.cached(ns+"\x00", func() (any, error) { return h.NamespaceView(cctx, ns) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*wire.CensusRegistries), nil
 }

@@ -1,10 +1,14 @@
-package registryserver
+// Package webcatalog answers jig-server's web catalog ([webui]) from the
+// storage, the search index and the census, deciding every answer with
+// the core's access gate. The router builds it when the catalog is on and
+// registers its routes.
+package webcatalog
 
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -18,56 +22,28 @@ import (
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/webui"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// WithWebCatalog serves the web catalog (server-rendered pages to browse
-// namespaces, search registries and read them) under basePath:
-// "/" or a path such as "/catalog/". Its pages are basePath itself and
-// everything under basePath + "-/", so they never shadow an API route.
-// "" turns the catalog off. The catalog shows only what the visitor's
-// token (from the sign-in cookie) may read, through the same access check
-// as the read routes. The default is no catalog.
-func WithWebCatalog(basePath string) Option {
-	return func(o *options) error {
-		if basePath != "" && !webui.ValidBasePath(basePath) {
-			return fmt.Errorf("WithWebCatalog: base path %q must be / or look like /catalog/", basePath)
-		}
-		if basePath != "" {
-			for _, api := range []string{"/registries/", "/namespaces/", "/presets/", "/schemas/", "/search/", "/health/", "/metrics/"} {
-				if strings.HasPrefix(basePath, api) {
-					return fmt.Errorf("WithWebCatalog: base path %q is inside the API route %s", basePath, strings.TrimSuffix(api, "/"))
-				}
-			}
-		}
-		o.webBase = basePath
-		return nil
-	}
-}
-
-// setupWebCatalog builds the catalog when it is enabled.
-func (h *Handler) setupWebCatalog(base string) error {
-	if base == "" {
-		return nil
-	}
-	ui, err := webui.New(webCatalog{h}, webui.Options{BasePath: base})
+// New builds the web catalog, mounted at base, over c, the index and the
+// census (nil when it is off).
+func New(c *core.Core, idx Index, census Census, signers func(ns string) *signing.AllowedSigners, base string) (*Catalog, error) {
+	w := &Catalog{Core: c, index: idx, census: census, signers: signers}
+	ui, err := webui.New(w, webui.Options{BasePath: base})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h.webui = ui
-	return nil
+	w.ui = ui
+	return w, nil
 }
 
-// mountWebCatalog registers the catalog's routes when it is enabled.
-func (h *Handler) mountWebCatalog(e *echo.Echo) {
-	ui := h.webui
-	if ui == nil {
-		return
-	}
-	page, prefix := ui.Routes()
-	handler := echo.WrapHandler(ui)
+// Register registers the catalog's routes on e.
+func (w *Catalog) Register(e *echo.Echo) {
+	page, prefix := w.ui.Routes()
+	handler := echo.WrapHandler(w.ui)
 	e.Match([]string{http.MethodGet, http.MethodHead}, page, handler)
 	if page != "/" {
 		e.Match([]string{http.MethodGet, http.MethodHead}, strings.TrimSuffix(page, "/"), handler)
@@ -75,22 +51,48 @@ func (h *Handler) mountWebCatalog(e *echo.Echo) {
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, prefix+"*", handler)
 }
 
-// webCatalog is the [webui.Catalog] of a Handler. Every answer goes
+// UI returns the catalog's pages and assets (for the operations routes
+// that answer it).
+func (w *Catalog) UI() *webui.UI { return w.ui }
+
+// Index is what the catalog asks the search index.
+type Index interface {
+	Ensure(ctx context.Context) error
+	Namespaces(ctx context.Context) ([]string, error)
+	Has(ctx context.Context, ns, path string) (bool, error)
+	Docs(nss []string) []search.Doc
+	Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error)
+	PresetList(ctx context.Context) ([]search.Preset, error)
+}
+
+// Census is what the catalog asks the census.
+type Census interface {
+	View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error)
+	Usage(ctx context.Context, ns string) (*wire.CensusRegistries, error)
+}
+
+// Catalog is the [webui.Catalog] of the server. Every answer goes
 // through [core.Gate.ReadAccess], and a registry is looked up in the search
 // index before storage is touched: content that is absent and content the
 // visitor may not read are both answered from memory with
 // [webui.ErrNotFound], alike in result and in the work done.
-type webCatalog struct{ h *Handler }
+type Catalog struct {
+	*core.Core
+	index   Index
+	census  Census // nil: the census is off
+	signers func(ns string) *signing.AllowedSigners
+	ui      *webui.UI
+}
 
-func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, error) {
-	all, err := w.h.index.Namespaces(ctx)
+func (w *Catalog) Namespaces(ctx context.Context, token string) ([]string, error) {
+	all, err := w.index.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := w.h.CallerFromToken(token)
+	c := w.CallerFromToken(token)
 	var out []string
 	for _, ns := range all {
-		if _, err := w.h.ReadAccess(c, ns); err == nil {
+		if _, err := w.ReadAccess(c, ns); err == nil {
 			out = append(out, ns)
 		}
 	}
@@ -98,23 +100,23 @@ func (w webCatalog) Namespaces(ctx context.Context, token string) ([]string, err
 	return out, nil
 }
 
-func (w webCatalog) Search(ctx context.Context, token string, q search.Query) (search.Page, error) {
-	return w.h.index.Search(ctx, w.h.CallerFromToken(token), q)
+func (w *Catalog) Search(ctx context.Context, token string, q search.Query) (search.Page, error) {
+	return w.index.Search(ctx, w.CallerFromToken(token), q)
 }
 
 // indexed reports whether the caller may read ns and the index holds
 // ns/path.
-func (w webCatalog) indexed(ctx context.Context, token, ns, path string) (bool, error) {
-	if err := w.h.index.Ensure(ctx); err != nil {
+func (w *Catalog) indexed(ctx context.Context, token, ns, path string) (bool, error) {
+	if err := w.index.Ensure(ctx); err != nil {
 		return false, err
 	}
-	if _, err := w.h.ReadAccess(w.h.CallerFromToken(token), ns); err != nil {
+	if _, err := w.ReadAccess(w.CallerFromToken(token), ns); err != nil {
 		return false, nil
 	}
-	return w.h.index.Has(ctx, ns, path)
+	return w.index.Has(ctx, ns, path)
 }
 
-func (w webCatalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
+func (w *Catalog) Registry(ctx context.Context, token, ns, path, version string) (*webui.Registry, error) {
 	m, vl, err := w.manifest(ctx, token, ns, path, version)
 	if err != nil {
 		return nil, err
@@ -128,7 +130,7 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 		dated = append(slices.Clone(dated), version)
 	}
 	for _, v := range dated {
-		info, err := w.h.CommitOf(ctx, layout.Manifest(ns, path, v))
+		info, err := w.CommitOf(ctx, layout.Manifest(ns, path, v))
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
@@ -139,32 +141,32 @@ func (w webCatalog) Registry(ctx context.Context, token, ns, path, version strin
 			reg.Published[v] = info.ModTime
 		}
 	}
-	if reg.SignedBy, err = w.h.signedBy(ctx, ns, path, version); err != nil {
+	if reg.SignedBy, err = w.signedBy(ctx, ns, path, version); err != nil {
 		return nil, err
 	}
-	if w.h.census != nil {
-		view, err := w.h.census.View(ctx, ns, path)
+	if w.census != nil {
+		view, err := w.census.View(ctx, ns, path)
 		if err != nil {
 			return nil, err
 		}
 		// Counts per version for every reader; the files projects edit
 		// are census content, for census readers only.
 		reg.InUse = view.Versions
-		if w.h.CensusAccess(w.h.CallerFromToken(token), ns) == nil {
+		if w.CensusAccess(w.CallerFromToken(token), ns) == nil {
 			reg.Edited = view.Edited
 		}
 	}
 	return reg, nil
 }
 
-func (w webCatalog) Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error) {
+func (w *Catalog) Manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, error) {
 	m, _, err := w.manifest(ctx, token, ns, path, version)
 	return m, err
 }
 
 // manifest reads a version's manifest (version "" is the latest) and the
 // registry's versions, or answers [webui.ErrNotFound].
-func (w webCatalog) manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, *registry.VersionList, error) {
+func (w *Catalog) manifest(ctx context.Context, token, ns, path, version string) (*registry.Manifest, *registry.VersionList, error) {
 	ok, err := w.indexed(ctx, token, ns, path)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +174,7 @@ func (w webCatalog) manifest(ctx context.Context, token, ns, path, version strin
 	if !ok {
 		return nil, nil, webui.ErrNotFound
 	}
-	vl, ok, err := core.ReadParsed(ctx, w.h.Core, layout.Versions(ns, path), registry.ParseVersionList)
+	vl, ok, err := core.ReadParsed(ctx, w.Core, layout.Versions(ns, path), registry.ParseVersionList)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +187,7 @@ func (w webCatalog) manifest(ctx context.Context, token, ns, path, version strin
 	if version == "" || !slices.Contains(vl.Versions, version) {
 		return nil, nil, webui.ErrNotFound
 	}
-	m, ok, err := core.ReadParsed(ctx, w.h.Core, layout.Manifest(ns, path, version), registry.ParseManifest)
+	m, ok, err := core.ReadParsed(ctx, w.Core, layout.Manifest(ns, path, version), registry.ParseManifest)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,7 +198,7 @@ func (w webCatalog) manifest(ctx context.Context, token, ns, path, version strin
 	return m, vl, nil
 }
 
-func (w webCatalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {
+func (w *Catalog) File(ctx context.Context, token, ns, path, version, file string, limit int64) ([]byte, bool, error) {
 	ok, err := w.indexed(ctx, token, ns, path)
 	if err != nil {
 		return nil, false, err
@@ -204,7 +206,7 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 	if !ok || !registry.ValidFilePath(file) || !registry.ValidVersion(version) {
 		return nil, false, webui.ErrNotFound
 	}
-	rc, _, err := w.h.Store.Get(ctx, layout.File(ns, path, version, registry.NormalizeFilePath(file)))
+	rc, _, err := w.Store.Get(ctx, layout.File(ns, path, version, registry.NormalizeFilePath(file)))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, webui.ErrNotFound
 	}
@@ -222,23 +224,23 @@ func (w webCatalog) File(ctx context.Context, token, ns, path, version, file str
 	return data, false, nil
 }
 
-func (w webCatalog) Presets(ctx context.Context) ([]search.Preset, error) {
-	return w.h.index.PresetList(ctx)
+func (w *Catalog) Presets(ctx context.Context) ([]search.Preset, error) {
+	return w.index.PresetList(ctx)
 }
 
 // Browse counts the types and tags of the registries token may read,
 // lists the latest published (from the index, which keeps the
-// modification time of each latest registry.json, as [webCatalog.Registry]
+// modification time of each latest registry.json, as [Catalog.Registry]
 // dates versions) and, with the census on, the most used. It reads no
 // storage but the census's (cached), and only for namespaces token may
 // read.
-func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, error) {
+func (w *Catalog) Browse(ctx context.Context, token string) (*webui.Browse, error) {
 	nss, err := w.Namespaces(ctx, token)
 	if err != nil {
 		return nil, err
 	}
 	var docs []webui.Recent
-	for _, d := range w.h.index.Docs(nss) {
+	for _, d := range w.index.Docs(nss) {
 		docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
 	}
 	b := &webui.Browse{}
@@ -257,17 +259,16 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 		return cmp.Or(c.Published.Compare(a.Published), strings.Compare(a.ID(), c.ID()))
 	})
 	b.Recent = b.Recent[:min(len(b.Recent), webui.MaxBrowseList)]
-	if w.h.census == nil {
+	if w.census == nil {
 		return b, nil
 	}
 	// As GET /census/@ns, whose cached answer this shares.
-	cctx := context.WithoutCancel(ctx)
 	for _, ns := range nss {
-		v, err := w.h.census.Cached(ns+"\x00", func() (any, error) { return w.h.census.NamespaceView(cctx, ns) })
+		v, err := w.census.Usage(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range v.(*wire.CensusRegistries).Registries {
+		for _, r := range v.Registries {
 			if r.Projects > 0 {
 				b.MostUsed = append(b.MostUsed, webui.Used{Namespace: ns, Path: r.Path, Projects: r.Projects})
 			}
@@ -280,6 +281,33 @@ func (w webCatalog) Browse(ctx context.Context, token string) (*webui.Browse, er
 	return b, nil
 }
 
-func (w webCatalog) TokenKnown(token string) bool {
-	return w.h.TokenKnown(w.h.CallerFromToken(token))
+func (w *Catalog) TokenKnown(token string) bool {
+	return w.Gate.TokenKnown(w.CallerFromToken(token))
+}
+
+// signedBy returns who signed a committed version, for the web catalog:
+// the principal the upload was accepted for, else the one the signer file
+// in force names for the key, else none (the fingerprint alone).
+func (w *Catalog) signedBy(ctx context.Context, ns, path, version string) ([]webui.Signer, error) {
+	doc, ok, err := core.ReadParsed(ctx, w.Core, layout.Signatures(ns, path, version), func(b []byte) (*wire.Signatures, error) {
+		var d wire.Signatures
+		return &d, json.Unmarshal(b, &d)
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	signers := w.signers(ns)
+	out := make([]webui.Signer, 0, len(doc.Signatures))
+	for _, s := range doc.Signatures {
+		who := webui.Signer{Principal: s.Principal, Fingerprint: s.Fingerprint}
+		if who.Principal == "" && signers != nil {
+			if key, err := signing.ParsePublicKey([]byte(s.Key)); err == nil {
+				if e, ok := signers.Find(key); ok {
+					who.Principal = e.Principals
+				}
+			}
+		}
+		out = append(out, who)
+	}
+	return out, nil
 }
