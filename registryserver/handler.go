@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registryserver/internal/ops"
+
 	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryserver/internal/webcatalog"
 
@@ -40,7 +42,7 @@ type Handler struct {
 	signers atomic.Pointer[Signers]
 
 	// ops holds the rate limiter, metrics and health state (ops.go).
-	ops *opsState
+	ops *ops.Ops
 	// pub holds the publishing state (publish.go).
 	pub *publishState
 	// index is the search index (search.go).
@@ -146,10 +148,11 @@ func New(opts ...Option) (*Handler, error) {
 	if o.auth == nil {
 		h.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
-	if err := h.setupOps(o.ops, o.clockSet); err != nil {
+	if h.ops, err = ops.New(h.Core, o.ops, o.clockSet); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.closers = append(h.closers, h.ops.Close)
 	if err := h.setupPublish(o.publish); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -187,14 +190,14 @@ func (h *Handler) newEcho() *echo.Echo {
 	e.HidePort = true
 	e.Logger.SetOutput(io.Discard)
 	e.HTTPErrorHandler = h.HandleError
-	h.useOps(e)
+	h.ops.Use(e, h.webui)
 	h.routes(e)
 	return e
 }
 
 // routes registers the API routes: reads, search, publishing and the web
 // catalog. /health, /metrics and the operations middleware (rate limit,
-// timing, metrics, logging) are installed before them by [Handler.useOps]
+// timing, metrics, logging) are installed before them by [ops.Ops.Use]
 // (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}

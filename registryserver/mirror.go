@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/ops"
+
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -162,7 +164,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 		return nil
 	})
 	labels := []string{"upstream", "kind"}
-	reg := h.ops.reg
+	reg := h.ops.Registerer()
 	var err error
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_requests_total",
 		Help: "Fetches sent to an upstream, by upstream and kind (version, versions, registries, preset)."}, labels)
@@ -191,7 +193,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 	}
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "jig_upstream_request_duration_seconds",
 		Help:    "Duration of fetches from an upstream in seconds (a version's manifest, index, signatures and files together), by upstream and kind.",
-		Buckets: requestDurationBuckets}, labels)
+		Buckets: ops.RequestDurationBuckets}, labels)
 	if mi.latency, err = promreg.Register(reg, "jig_upstream_request_duration_seconds", lat); err != nil {
 		return err
 	}

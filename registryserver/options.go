@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/ops"
+
 	"github.com/jigkit/jig/registryserver/internal/index"
 
 	"go.uber.org/zap"
@@ -36,7 +38,7 @@ type options struct {
 	mutableTTL time.Duration
 	// ops are the rate limit, trust proxy, metrics and health options
 	// (options_ops.go).
-	ops opsOptions
+	ops ops.Options
 	// publish are the upload limits and webhooks (publish.go).
 	publish publishOptions
 	// searchRefresh is the search index rebuild interval (search.go).
@@ -273,5 +275,5 @@ func (o *options) validate() error {
 	if o.authSet && o.authFile != "" {
 		return errors.New("use either WithAuth or WithAuthFile, not both")
 	}
-	return o.ops.validate()
+	return validateOps(&o.ops)
 }

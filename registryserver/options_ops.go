@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/ops"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jigkit/jig/registryserver/internal/clientip"
@@ -28,30 +30,17 @@ const (
 // hop: the client address is the left-most X-Forwarded-For entry.
 const TrustAllProxies = clientip.TrustAll
 
-// opsOptions are the options of rate limiting, client addresses, metrics
-// and health.
-type opsOptions struct {
-	limit         int
-	window        time.Duration
-	rateSet       bool
-	limiter       ratelimit.Limiter
-	trustHops     int
-	registerer    prometheus.Registerer
-	healthTimeout time.Duration
-	lagInterval   time.Duration
-}
-
-func defaultOpsOptions() opsOptions {
-	return opsOptions{
-		limit:         DefaultRateLimit,
-		window:        DefaultRateWindow,
-		healthTimeout: DefaultHealthTimeout,
-		lagInterval:   500 * time.Millisecond,
+func defaultOpsOptions() ops.Options {
+	return ops.Options{
+		Limit:         DefaultRateLimit,
+		Window:        DefaultRateWindow,
+		HealthTimeout: DefaultHealthTimeout,
+		LagInterval:   500 * time.Millisecond,
 	}
 }
 
-func (o *opsOptions) validate() error {
-	if o.rateSet && o.limiter != nil {
+func validateOps(o *ops.Options) error {
+	if o.RateSet && o.Limiter != nil {
 		return errors.New("use either WithRateLimit or WithLimiter, not both")
 	}
 	return nil
@@ -70,7 +59,7 @@ func WithRateLimit(limit int, window time.Duration) Option {
 		if window < time.Second {
 			return fmt.Errorf("WithRateLimit: window %s must be at least 1s", window)
 		}
-		o.ops.limit, o.ops.window, o.ops.rateSet = limit, window, true
+		o.ops.Limit, o.ops.Window, o.ops.RateSet = limit, window, true
 		return nil
 	}
 }
@@ -87,7 +76,7 @@ func WithLimiter(l ratelimit.Limiter) Option {
 		if l == nil {
 			return errors.New("WithLimiter: limiter is nil")
 		}
-		o.ops.limiter = l
+		o.ops.Limiter = l
 		return nil
 	}
 }
@@ -105,7 +94,7 @@ func WithTrustProxy(hops int) Option {
 		if hops < TrustAllProxies {
 			return fmt.Errorf("WithTrustProxy: hop count %d is negative; use TrustAllProxies to trust every hop", hops)
 		}
-		o.ops.trustHops = hops
+		o.ops.TrustHops = hops
 		return nil
 	}
 }
@@ -147,7 +136,7 @@ func WithMetrics(reg prometheus.Registerer) Option {
 		if reg == nil {
 			return errors.New("WithMetrics: registerer is nil")
 		}
-		o.ops.registerer = reg
+		o.ops.Registerer = reg
 		return nil
 	}
 }
@@ -160,7 +149,7 @@ func WithHealthTimeout(d time.Duration) Option {
 		if d <= 0 {
 			return fmt.Errorf("WithHealthTimeout: timeout %s must be positive", d)
 		}
-		o.ops.healthTimeout = d
+		o.ops.HealthTimeout = d
 		return nil
 	}
 }

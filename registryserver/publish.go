@@ -252,8 +252,8 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	// so that [Handler.SetWebhooks] can add some later.
 	if o.hooksSet {
 		opts := []webhook.Option{webhook.WithLogger(h.Log)}
-		if h.ops != nil && h.ops.reg != nil {
-			opts = append(opts, webhook.WithRegisterer(h.ops.reg))
+		if h.ops != nil && h.ops.Registerer() != nil {
+			opts = append(opts, webhook.WithRegisterer(h.ops.Registerer()))
 		}
 		opts = append(opts, o.hookOpts...)
 		d, err := webhook.New(o.hooks, opts...)

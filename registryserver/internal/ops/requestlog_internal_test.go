@@ -1,4 +1,4 @@
-package registryserver
+package ops
 
 import (
 	"bytes"

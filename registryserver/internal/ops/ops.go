@@ -1,6 +1,11 @@
-package registryserver
+// Package ops is the operations side of jig-server: the middleware every
+// request goes through (rate limit, timing, metrics, the request log with
+// gated namespaces redacted), GET /health and GET /metrics. The router
+// builds it over the shared core and installs it before every route.
+package ops
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	neturl "net/url"
@@ -74,21 +79,55 @@ type opsState struct {
 	routes     map[string]bool // registered route patterns
 }
 
-// requestDurationBuckets are the reference server's buckets, in seconds.
-var requestDurationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
+// RequestDurationBuckets are the reference server's buckets, in seconds.
+var RequestDurationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
 
 // setupOps builds the limiter and registers the metrics. It is called by
 // [New] before the router is built; what it starts is stopped by Close.
-func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
-	s := &opsState{
-		limiter:       o.limiter,
-		trustHops:     o.trustHops,
-		clearHeaders:  logx.ClearHeaders(h.Log),
-		healthTimeout: o.healthTimeout,
-		retryAfter:    strconv.Itoa(int(math.Ceil(o.window.Seconds()))),
+// Ops is the operations middleware and routes. Build it with [New].
+type Ops struct {
+	*core.Core
+	ops *opsState
+	e   *echo.Echo
+	// webui is the web catalog, nil when it is off: its pages carry
+	// namespaces in their paths and its cookie a token.
+	webui   *webui.UI
+	closers []func() error
+}
+
+// Registerer is where every metric of the server goes.
+func (h *Ops) Registerer() prometheus.Registerer { return h.ops.reg }
+
+// Close stops what New started.
+func (h *Ops) Close() error {
+	var errs []error
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		errs = append(errs, h.closers[i]())
 	}
-	s.limitN, s.limitHdr = o.limit, []string{strconv.Itoa(o.limit)}
-	s.remaining = make([]string, min(o.limit, 4095)+1)
+	return errors.Join(errs...)
+}
+
+// New builds the limiter and registers the metrics. clockSet says the
+// core's clock is not [time.Now]. What it starts is stopped by Close.
+func New(c *core.Core, o Options, clockSet bool) (*Ops, error) {
+	h := &Ops{Core: c}
+	if err := h.setup(o, clockSet); err != nil {
+		_ = h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *Ops) setup(o Options, clockSet bool) error {
+	s := &opsState{
+		limiter:       o.Limiter,
+		trustHops:     o.TrustHops,
+		clearHeaders:  logx.ClearHeaders(h.Log),
+		healthTimeout: o.HealthTimeout,
+		retryAfter:    strconv.Itoa(int(math.Ceil(o.Window.Seconds()))),
+	}
+	s.limitN, s.limitHdr = o.Limit, []string{strconv.Itoa(o.Limit)}
+	s.remaining = make([]string, min(o.Limit, 4095)+1)
 	for i := range s.remaining {
 		s.remaining[i] = itoa(i)
 	}
@@ -98,13 +137,13 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 		if s.realClock {
 			clock = s.requestClock
 		}
-		lim, err := ratelimit.NewMemory(o.limit, o.window, ratelimit.WithClock(clock))
+		lim, err := ratelimit.NewMemory(o.Limit, o.Window, ratelimit.WithClock(clock))
 		if err != nil {
 			return err
 		}
 		s.limiter = lim
 	}
-	reg := o.registerer
+	reg := o.Registerer
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
@@ -114,7 +153,7 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "http_request_duration_seconds",
 		Help:    "Duration of HTTP requests in seconds, by method, route pattern and status code.",
-		Buckets: requestDurationBuckets,
+		Buckets: RequestDurationBuckets,
 	}, []string{"method", "route", "status_code"})
 	duration, err := promreg.Register(reg, "http_request_duration_seconds", duration)
 	if err != nil {
@@ -123,7 +162,7 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 	s.duration = duration
 	s.observers = map[observerKey]prometheus.Observer{}
 	s.reg = reg
-	stop, err := runtimemetrics.Register(reg, o.lagInterval)
+	stop, err := runtimemetrics.Register(reg, o.LagInterval)
 	if err != nil {
 		return err
 	}
@@ -133,7 +172,10 @@ func (h *Handler) setupOps(o opsOptions, clockSet bool) error {
 }
 
 // useOps installs the operations middleware and routes on e.
-func (h *Handler) useOps(e *echo.Echo) {
+// Use installs the operations middleware and routes on e, before any
+// other route; ui is the web catalog, nil when it is off.
+func (h *Ops) Use(e *echo.Echo, ui *webui.UI) {
+	h.e, h.webui = e, ui
 	e.Use(h.opsMiddleware)
 	getHead := []string{http.MethodGet, http.MethodHead}
 	e.Match(getHead, "/health", h.getHealth)
@@ -144,7 +186,7 @@ func (h *Handler) useOps(e *echo.Echo) {
 
 // opsMiddleware rate-limits, then times, measures and logs every request.
 // It runs for every route, unknown paths included.
-func (h *Handler) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
+func (h *Ops) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 	s := h.ops
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -243,7 +285,7 @@ type observerKey struct {
 
 // observer returns the duration histogram series for a request, from a
 // map so that the hot path neither formats the status nor hashes labels.
-func (h *Handler) observer(method, route string, status int) prometheus.Observer {
+func (h *Ops) observer(method, route string, status int) prometheus.Observer {
 	s := h.ops
 	k := observerKey{methodLabel(method), route, status}
 	s.observersMu.RLock()
@@ -294,7 +336,7 @@ func (s *opsState) requestClock() time.Time {
 // rateLimit counts the request for ip, sets the RateLimit-* headers and
 // returns the 429 error when ip is over its budget. A limiter error lets
 // the request through (fail open). start is when the request started.
-func (h *Handler) rateLimit(c echo.Context, ip string, start time.Time) error {
+func (h *Ops) rateLimit(c echo.Context, ip string, start time.Time) error {
 	s := h.ops
 	res, err := s.limiter.Allow(c.Request().Context(), ip)
 	if err != nil {
@@ -358,7 +400,7 @@ func itoa(n int) string {
 // routeLabel returns the route pattern echo matched, or [unmatchedRoute]
 // when the path matched no registered route (echo then reports the
 // longest registered prefix, which is not a route).
-func (h *Handler) routeLabel(c echo.Context) string {
+func (h *Ops) routeLabel(c echo.Context) string {
 	h.ops.routesOnce.Do(func() {
 		h.ops.routes = make(map[string]bool)
 		for _, r := range h.e.Routes() {
@@ -393,7 +435,7 @@ func methodLabel(m string) string {
 // namespace= query parameter (search, the catalog's search page) that
 // names one, whatever the status. The caller is the request's token,
 // or the catalog's sign-in cookie for catalog pages.
-func (h *Handler) redactNamespaces(req *http.Request, url string, status int) string {
+func (h *Ops) redactNamespaces(req *http.Request, url string, status int) string {
 	var who *core.Caller
 	mayRead := func(ns string) bool {
 		if who == nil {
@@ -435,7 +477,7 @@ func (h *Handler) redactNamespaces(req *http.Request, url string, status int) st
 // pathNamespace splits a request path that names a namespace, one of
 // /registries/@ns/…, /namespaces/@ns/… and the catalog's <base>-/r/@ns/…,
 // into the route's prefix, the namespace and the rest ("/…" or "").
-func (h *Handler) pathNamespace(p string) (prefix, ns, rest string, ok bool) {
+func (h *Ops) pathNamespace(p string) (prefix, ns, rest string, ok bool) {
 	prefixes := [4]string{"/registries/", "/namespaces/", "/census/"}
 	if h.webui != nil {
 		prefixes[3] = h.webui.RegistryPagePrefix()
@@ -453,4 +495,17 @@ func (h *Handler) pathNamespace(p string) (prefix, ns, rest string, ok bool) {
 		}
 	}
 	return "", "", "", false
+}
+
+// Options are the options of rate limiting, client addresses, metrics
+// and health.
+type Options struct {
+	Limit         int
+	Window        time.Duration
+	RateSet       bool
+	Limiter       ratelimit.Limiter
+	TrustHops     int
+	Registerer    prometheus.Registerer
+	HealthTimeout time.Duration
+	LagInterval   time.Duration
 }

@@ -1,4 +1,4 @@
-package registryserver
+package ops
 
 import (
 	"github.com/labstack/echo/v4"
@@ -7,7 +7,7 @@ import (
 
 // getMetrics serves GET and HEAD /metrics: the Prometheus text exposition
 // of the handler's registry, with Cache-Control: no-store.
-func (h *Handler) getMetrics(c echo.Context) error {
+func (h *Ops) getMetrics(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	promhttp.HandlerFor(h.ops.gatherer, promhttp.HandlerOpts{
 		ErrorHandling: promhttp.ContinueOnError,

@@ -1,4 +1,4 @@
-package registryserver
+package ops
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const healthKey = layout.HealthKey
 // getHealth serves GET and HEAD /health: 200 when the storage answers a
 // probe within the health timeout, else 503 with the error text. Always
 // Cache-Control: no-store.
-func (h *Handler) getHealth(c echo.Context) error {
+func (h *Ops) getHealth(c echo.Context) error {
 	status := http.StatusOK
 	check := wire.HealthCheck{Status: wire.StatusOK}
 	if err := h.probeStorage(c.Request().Context()); err != nil {
@@ -38,7 +38,7 @@ func (h *Handler) getHealth(c echo.Context) error {
 // the health timeout even if the backend ignores its context. Concurrent
 // health requests share one probe, so a hanging backend never piles up
 // probes.
-func (h *Handler) probeStorage(ctx context.Context) error {
+func (h *Ops) probeStorage(ctx context.Context) error {
 	timeout := h.ops.healthTimeout
 	ch := h.ops.healthFlight.DoChan("storage", func() (any, error) {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
