@@ -20,7 +20,6 @@ import (
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
-	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
@@ -570,10 +569,9 @@ func checkBundleSignatures(v *bundle.Version, signers *Signers, now time.Time) e
 		}
 		return nil
 	}
-	if _, err := checkSignatures(v.Index, fields, allowed, now); err != nil {
-		var ae *core.APIError
-		if errors.As(err, &ae) {
-			return errors.New(ae.Msg)
+	if _, err := publish.CheckSignatures(v.Index, fields, allowed, now); err != nil {
+		if se, ok := errors.AsType[*publish.SignatureError](err); ok {
+			return errors.New(se.Error())
 		}
 		return err
 	}

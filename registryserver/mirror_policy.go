@@ -10,6 +10,7 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/internal/publish"
 )
 
 // maxJudgedPerRefresh bounds the versions whose signatures one refresh
@@ -56,9 +57,9 @@ type verdict struct {
 // listed key (else a *policyRefusal, remembered). It returns the
 // signatures document to store.
 func (h *Handler) judgeSignatures(ns, path, version string, idx *registry.DigestIndex, fields [][]byte) ([]byte, error) {
-	doc, err := checkSignatures(idx, fields, nil, h.Now())
+	doc, err := publish.CheckSignatures(idx, fields, nil, h.Now())
 	if err != nil {
-		return nil, err
+		return nil, core.SignatureRefusal(err)
 	}
 	signers := h.signers.Load()
 	allowed := signers.For(ns)
@@ -66,7 +67,7 @@ func (h *Handler) judgeSignatures(ns, path, version string, idx *registry.Digest
 		return doc, nil
 	}
 	v := verdict{signers: signers}
-	doc, err = checkSignatures(idx, fields, allowed, h.Now())
+	doc, err = publish.CheckSignatures(idx, fields, allowed, h.Now())
 	if err != nil {
 		reason := "no signature of it is by a listed key"
 		if len(fields) == 0 {

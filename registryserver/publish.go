@@ -371,8 +371,8 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	if v.Index, err = ix.DigestIndex(contents); err != nil {
 		return core.InternalError(err)
 	}
-	if v.Signatures, err = checkSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.Now()); err != nil {
-		return err
+	if v.Signatures, err = publish.CheckSignatures(v.Index, up.signatures, h.signers.Load().For(m.Namespace), h.Now()); err != nil {
+		return core.SignatureRefusal(err)
 	}
 	err = h.pub.store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
@@ -466,7 +466,7 @@ func (h *Handler) receiveUpload(req *http.Request, lim UploadLimits) (*upload, e
 		switch {
 		case part.FormName() == wire.FormSignature:
 			// Counted and bounded as they arrive; checked once the
-			// package is known (checkSignatures).
+			// package is known (publish.CheckSignatures).
 			if len(sigs) == wire.MaxSignatures {
 				part.Close()
 				return up, core.NewAPIError(wire.CodeUploadFailed, fmt.Sprintf("Too many signature fields: at most %d", wire.MaxSignatures))

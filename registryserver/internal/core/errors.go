@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -155,4 +156,14 @@ func fromEchoError(he *echo.HTTPError) *APIError {
 		msg = "Internal server error"
 	}
 	return &APIError{Code: code, Msg: msg, Cause: he, other: he.Code}
+}
+
+// SignatureRefusal returns err as its wire form when it is a refusal of
+// signatures by [publish.CheckSignatures] (400 SIGNATURE_REQUIRED or 403
+// SIGNATURE_INVALID, with the refusal's message), else err unchanged.
+func SignatureRefusal(err error) error {
+	if se, ok := errors.AsType[*publish.SignatureError](err); ok {
+		return NewAPIError(se.Code(), se.Error())
+	}
+	return err
 }
