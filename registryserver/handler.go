@@ -281,7 +281,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 	if h.mirror == nil {
 		return
 	}
-	for _, ns := range h.mirror.cfg.Load().UndeclaredIn(a) {
+	for _, ns := range h.mirror.cfg.Load().UndeclaredIn(declaredIn(a)) {
 		h.Log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
 			zap.String("namespace", ns))
 	}
@@ -308,3 +308,12 @@ func (h *Handler) logAuthWarnings(a *AuthConfig) {
 // signersFor returns the allowed signers the signer files in force give
 // namespace ns, nil when it requires no signatures.
 func (h *Handler) signersFor(ns string) *signing.AllowedSigners { return h.signers.Load().For(ns) }
+
+// declaredIn is the predicate of the namespaces a declares, nil for no
+// auth file (every namespace public).
+func declaredIn(a *AuthConfig) func(ns string) bool {
+	if a == nil {
+		return nil
+	}
+	return a.Declared
+}

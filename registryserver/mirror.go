@@ -247,7 +247,7 @@ func (h *Handler) upstreamOf(ns string) *Upstream {
 	if h.mirror == nil {
 		return nil
 	}
-	return h.mirror.cfg.Load().byLocal[ns]
+	return h.mirror.cfg.Load().For(ns)
 }
 
 // upstreamNamespace decides whether namespace ns may be filled from its
@@ -272,7 +272,7 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 	}
 	if bound {
 		h.Log.Error("namespace holds registries published on this server: it is never served from its upstream; remove it from the upstreams file or rename it there",
-			zap.String("namespace", ns), zap.String("upstream", u.label()))
+			zap.String("namespace", ns), zap.String("upstream", u.Label()))
 	}
 	mi.mu.Lock()
 	mi.bound[ns] = bound
@@ -359,7 +359,7 @@ func (h *Handler) serveStale(c echo.Context, res core.Resource, u *Upstream) (bo
 		return true, upstreamUnavailable(res.Namespace+"/"+res.Path, nil)
 	}
 	c.Response().Header().Set(headerWarning, warningStale)
-	h.mirror.stale.WithLabelValues(u.label()).Inc()
+	h.mirror.stale.WithLabelValues(u.Label()).Inc()
 	return false, nil
 }
 
@@ -431,7 +431,7 @@ func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kin
 			l.notFound = true
 		default:
 			l.items = nil
-			h.Log.Warn("upstream unavailable: serving what is stored", zap.String("upstream", u.label()),
+			h.Log.Warn("upstream unavailable: serving what is stored", zap.String("upstream", u.Label()),
 				zap.String("list", kind), zap.String("of", what), zap.Error(err))
 		}
 		mi.mu.Lock()
@@ -470,14 +470,14 @@ func (h *Handler) upstreamCall(ctx context.Context, u *Upstream, kind string, fn
 		return err
 	}
 	start := time.Now()
-	mi.requests.WithLabelValues(u.label(), kind).Inc()
+	mi.requests.WithLabelValues(u.Label(), kind).Inc()
 	err = fn(ctx, cl)
-	mi.latency.WithLabelValues(u.label(), kind).Observe(time.Since(start).Seconds())
+	mi.latency.WithLabelValues(u.Label(), kind).Observe(time.Since(start).Seconds())
 	if se, ok := errors.AsType[*registryclient.StatusError](err); ok && se.StatusCode == http.StatusNotFound {
 		return fmt.Errorf("%w: %w", errUpstreamNotFound, err)
 	}
 	if err != nil {
-		mi.failures.WithLabelValues(u.label(), kind).Inc()
+		mi.failures.WithLabelValues(u.Label(), kind).Inc()
 	}
 	return err
 }
@@ -502,12 +502,12 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 	mi := h.mirror
 	key := layout.Manifest(ns, path, version)
 	if _, err := h.CommitOf(ctx, key); err == nil {
-		mi.hits.WithLabelValues(u.label()).Inc()
+		mi.hits.WithLabelValues(u.Label()).Inc()
 		return false, nil
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return true, core.InternalError(err)
 	}
-	mi.misses.WithLabelValues(u.label()).Inc()
+	mi.misses.WithLabelValues(u.Label()).Inc()
 	if r := h.refusedByPolicy(key); r != nil {
 		return true, r.apiError()
 	}
@@ -534,7 +534,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
 			}
 			if err != nil && !errors.Is(err, errUpstreamNotFound) && !isPolicyRefusal(err) {
-				h.Log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.label()),
+				h.Log.Warn("pulling from upstream failed; nothing was stored", zap.String("upstream", u.Label()),
 					zap.String("version", ns+"/"+path+"@"+version), zap.Error(err))
 			}
 			mi.mu.Lock()
@@ -652,7 +652,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		}
 	} else {
 		h.Log.Info("upstream serves no digest index (a reference server): storing what it served, with a digest index computed here",
-			zap.String("upstream", u.label()), zap.String("version", id.String()))
+			zap.String("upstream", u.Label()), zap.String("version", id.String()))
 	}
 	var fields [][]byte
 	if sigs != nil {
@@ -691,7 +691,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		err := h.pub.store.Publish(ctx, v, write)
 		if !errors.Is(err, publish.ErrVersionExists) {
 			if err == nil {
-				h.Log.Info("stored a version from upstream", zap.String("upstream", u.label()), zap.String("path", v.Path()))
+				h.Log.Info("stored a version from upstream", zap.String("upstream", u.Label()), zap.String("path", v.Path()))
 			}
 			return err
 		}
@@ -767,7 +767,7 @@ func (h *Handler) mirroredRegistries(c echo.Context, ns string, regs []string) [
 	if !l.ok {
 		if !l.notFound {
 			c.Response().Header().Set(headerWarning, warningStale)
-			h.mirror.stale.WithLabelValues(u.label()).Inc()
+			h.mirror.stale.WithLabelValues(u.Label()).Inc()
 		}
 		return regs
 	}
@@ -821,7 +821,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 			case errors.Is(err, errUpstreamNotFound):
 				l.notFound = true
 			default:
-				h.Log.Warn("upstream unavailable: serving the stored preset", zap.String("upstream", u.label()),
+				h.Log.Warn("upstream unavailable: serving the stored preset", zap.String("upstream", u.Label()),
 					zap.String("preset", name), zap.Error(err))
 			}
 			mi.mu.Lock()
@@ -841,7 +841,7 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 		return upstreamUnavailable(registry.PresetNamespace+"/"+name, nil)
 	}
 	c.Response().Header().Set(headerWarning, warningStale)
-	mi.stale.WithLabelValues(u.label()).Inc()
+	mi.stale.WithLabelValues(u.Label()).Inc()
 	return nil
 }
 

@@ -58,7 +58,7 @@ func (h *Handler) boundNamespaces(ctx context.Context, c *UpstreamConfig) ([]str
 		if ns == registry.PresetNamespace {
 			continue
 		}
-		err := h.upstreamNamespace(ctx, ns, c.byLocal[ns])
+		err := h.upstreamNamespace(ctx, ns, c.For(ns))
 		if errors.Is(err, errBoundLocally) {
 			bound = append(bound, ns)
 		} else if err != nil {

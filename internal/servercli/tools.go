@@ -338,7 +338,7 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, ns := range up.UndeclaredIn(a) {
+		for _, ns := range up.UndeclaredIn(a.Declared) {
 			problems = append(problems, warningf("%s is mirrored from an upstream (%s) but not declared here: nobody can read it; add \"%s\": [] (public) or its tokens", ns, c.Upstreams, ns))
 		}
 	}

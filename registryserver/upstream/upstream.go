@@ -1,4 +1,8 @@
-package registryserver
+// Package upstream reads the upstreams file of a jig-server mirror: which
+// namespaces it serves from which registry servers, with their
+// credentials, headers and timeouts. registryserver.WithUpstreams takes
+// what [Load] returns.
+package upstream
 
 import (
 	"bytes"
@@ -19,27 +23,27 @@ import (
 	"github.com/jigkit/jig/registry"
 )
 
-// UpstreamMode says whether a mirror contacts its upstreams; see
-// [WithUpstreamMode].
-type UpstreamMode string
+// Mode says whether a mirror contacts its upstreams; see
+// registryserver.WithUpstreamMode.
+type Mode string
 
-// The modes of [WithUpstreamMode].
+// The modes of a mirror.
 const (
-	// UpstreamPullThrough fetches what is missing from the upstream, and
+	// PullThrough fetches what is missing from the upstream, and
 	// refreshes versions lists, latest manifests and presets from it.
-	UpstreamPullThrough UpstreamMode = "pull-through"
-	// UpstreamOffline serves only what the storage holds and never
+	PullThrough Mode = "pull-through"
+	// Offline serves only what the storage holds and never
 	// contacts an upstream (an air-gapped mirror).
-	UpstreamOffline UpstreamMode = "offline"
+	Offline Mode = "offline"
 )
 
 // Limits of an upstreams file.
 const (
 	maxUpstreamsFileSize = 1 << 20
-	// DefaultUpstreamTimeout bounds each request to an upstream, body
+	// DefaultTimeout bounds each request to an upstream, body
 	// included, when its entry sets no "timeout".
-	DefaultUpstreamTimeout = 30 * time.Second
-	maxUpstreamTimeout     = 10 * time.Minute
+	DefaultTimeout     = 30 * time.Second
+	maxUpstreamTimeout = 10 * time.Minute
 )
 
 // Upstream is one entry of an upstreams file: a registry server (a
@@ -59,20 +63,29 @@ type Upstream struct {
 	Timeout time.Duration
 }
 
-// label is what the upstream is called in logs and metrics: its URL
+// Label is what the upstream is called in logs and metrics: its URL
 // (which carries no credentials).
-func (u *Upstream) label() string { return u.URL }
+func (u *Upstream) Label() string { return u.URL }
 
-// UpstreamConfig is a parsed upstreams file ([LoadUpstreams]): which
+// For returns the upstream serving namespace ns (or "@presets"), nil when
+// none does.
+func (c *Config) For(ns string) *Upstream {
+	if c == nil {
+		return nil
+	}
+	return c.byLocal[ns]
+}
+
+// Config is a parsed upstreams file ([Load]): which
 // namespaces this server serves from which upstream. It is immutable.
-type UpstreamConfig struct {
+type Config struct {
 	upstreams []*Upstream
 	// byLocal maps a namespace served here to its upstream.
 	byLocal map[string]*Upstream
 }
 
 // Upstreams returns the entries of the file, in its order.
-func (c *UpstreamConfig) Upstreams() []*Upstream {
+func (c *Config) Upstreams() []*Upstream {
 	if c == nil {
 		return nil
 	}
@@ -81,7 +94,7 @@ func (c *UpstreamConfig) Upstreams() []*Upstream {
 
 // Serves reports whether namespace ns (or "@presets") is served from an
 // upstream.
-func (c *UpstreamConfig) Serves(ns string) bool {
+func (c *Config) Serves(ns string) bool {
 	if c == nil {
 		return false
 	}
@@ -90,7 +103,7 @@ func (c *UpstreamConfig) Serves(ns string) bool {
 }
 
 // Namespaces returns the namespaces served from upstreams, sorted.
-func (c *UpstreamConfig) Namespaces() []string {
+func (c *Config) Namespaces() []string {
 	if c == nil {
 		return nil
 	}
@@ -103,26 +116,26 @@ func (c *UpstreamConfig) Namespaces() []string {
 }
 
 // UndeclaredIn returns, sorted, the namespaces served from upstreams that
-// the auth configuration a does not declare ("@presets" aside): with an
-// auth file, nobody may read them. A nil a (no auth file: every namespace
-// public) gives none.
-func (c *UpstreamConfig) UndeclaredIn(a *AuthConfig) []string {
-	if c == nil || a == nil {
+// declared rejects ("@presets" aside). With the declared namespaces of an
+// auth file (AuthConfig.Declared), these are the namespaces nobody may
+// read. A nil declared (no auth file: every namespace public) gives none.
+func (c *Config) UndeclaredIn(declared func(ns string) bool) []string {
+	if c == nil || declared == nil {
 		return nil
 	}
 	var out []string
 	for _, ns := range c.Namespaces() {
-		if ns != registry.PresetNamespace && !a.Declared(ns) {
+		if ns != registry.PresetNamespace && !declared(ns) {
 			out = append(out, ns)
 		}
 	}
 	return out
 }
 
-// LoadUpstreams reads and parses the upstreams file at path; see
-// [ParseUpstreams]. "${NAME}" in its url, token and header values is
+// Load reads and parses the upstreams file at path; see
+// [Parse]. "${NAME}" in its url, token and header values is
 // expanded from the environment.
-func LoadUpstreams(path string) (*UpstreamConfig, error) {
+func Load(path string) (*Config, error) {
 	data, err := safefile.ReadFile(path, maxUpstreamsFileSize)
 	if errors.Is(err, safefile.ErrTooLarge) {
 		return nil, fmt.Errorf("upstreams file %s is larger than %d bytes", path, maxUpstreamsFileSize)
@@ -130,7 +143,7 @@ func LoadUpstreams(path string) (*UpstreamConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the upstreams file: %w", err)
 	}
-	c, err := ParseUpstreams(data, nil)
+	c, err := Parse(data, nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstreams file %s: %w", path, err)
 	}
@@ -150,7 +163,7 @@ type upstreamEntry struct {
 	Timeout    string            `json:"timeout"`
 }
 
-// ParseUpstreams parses an upstreams file:
+// Parse parses an upstreams file:
 //
 //	{"upstreams": [{
 //	  "url": "https://registry.example.com",
@@ -169,7 +182,7 @@ type upstreamEntry struct {
 // header, a namespace that breaks the grammar, one served by two
 // upstreams, and a timeout that is not a positive duration of at most 10m
 // are errors naming the entry.
-func ParseUpstreams(data []byte, lookup func(string) (string, bool)) (*UpstreamConfig, error) {
+func Parse(data []byte, lookup func(string) (string, bool)) (*Config, error) {
 	if err := jsonkeys.Check(data); err != nil {
 		return nil, err
 	}
@@ -185,7 +198,7 @@ func ParseUpstreams(data []byte, lookup func(string) (string, bool)) (*UpstreamC
 	if len(f.Upstreams) == 0 {
 		return nil, errors.New(`"upstreams" lists no upstream; add {"url": …, "namespaces": {"@main": "@main"}} or leave the setting unset`)
 	}
-	c := &UpstreamConfig{byLocal: map[string]*Upstream{}}
+	c := &Config{byLocal: map[string]*Upstream{}}
 	for i, e := range f.Upstreams {
 		where := fmt.Sprintf("upstreams[%d]", i)
 		u, err := e.parse(where, lookup)
@@ -220,7 +233,7 @@ func (e upstreamEntry) parse(where string, lookup func(string) (string, bool)) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	u := &Upstream{URL: base, Headers: map[string]string{}, Namespaces: map[string]string{}, Timeout: DefaultUpstreamTimeout}
+	u := &Upstream{URL: base, Headers: map[string]string{}, Namespaces: map[string]string{}, Timeout: DefaultTimeout}
 	if u.Token, err = expand("token", e.Token); err != nil {
 		return nil, err
 	}
