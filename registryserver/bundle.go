@@ -459,7 +459,7 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 		// A namespace filled by imports may later be served from an
 		// upstream, as one filled by a mirror may; one that holds
 		// registries published here stays bound to this server.
-		if _, err := markUpstream(ctx, fresh, b.Namespace, map[string]string{"bundle": b.Namespace}); err != nil {
+		if _, err := publish.MarkUpstream(ctx, fresh, b.Namespace, map[string]string{"bundle": b.Namespace}); err != nil {
 			return sum, fmt.Errorf("marking %s as filled from a bundle: %w", b.Namespace, err)
 		}
 	}

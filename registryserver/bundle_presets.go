@@ -9,38 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
-
-// checkPresetDoc checks a preset document as a publish (POST /presets)
-// does: its size, the preset schema, a preset named by a valid name with a
-// valid version, and storage keys the backends can hold. It is the check
-// of every preset this server stores that it did not get from a publish:
-// one fetched from an upstream, one imported from a bundle.
-func checkPresetDoc(data []byte) (*registry.Preset, error) {
-	if len(data) > pkgarchive.MaxPresetSize {
-		return nil, pkgarchive.PresetTooLarge()
-	}
-	if err := registry.ValidatePresetJSON(data); err != nil {
-		return nil, fmt.Errorf("it fails the preset schema: %w", err)
-	}
-	p, err := registry.ParsePreset(data)
-	if err != nil {
-		return nil, err
-	}
-	if !registry.ValidVersion(p.Version) {
-		return nil, fmt.Errorf("its version %q is not a semantic version such as 1.0.0", p.Version)
-	}
-	if !storage.ValidKey(layout.PresetVersion(p.Name, p.Version)) {
-		return nil, fmt.Errorf("preset %s@%s has a name or version too long to store", p.Name, p.Version)
-	}
-	return p, nil
-}
 
 // exportPresets is [ExportBundle] of namespace "@presets": every stored
 // preset document (the latest of each preset and its published versions),
@@ -143,7 +117,7 @@ func importPresets(ctx context.Context, st storage.Storage, b *bundle.Bundle, op
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		if _, err := checkPresetDoc(p.Data); err != nil {
+		if _, err := publish.CheckPresetDoc(p.Data); err != nil {
 			problems = append(problems, p.ID()+": "+err.Error())
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registryserver/internal/mirror"
+
 	"github.com/jigkit/jig/registryserver/internal/ops"
 
 	"github.com/jigkit/jig/registry/signing"
@@ -59,7 +61,7 @@ type Handler struct {
 	// census is the census, nil when it is off.
 	census *census.Server
 	// mirror holds the upstreams, nil when there are none (mirror.go).
-	mirror *mirror
+	mirror *mirror.Mirror
 	// schemas is the operator's schema (schemas.go).
 	schemas *schemaState
 
@@ -127,6 +129,7 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.RCache = core.NewReadCache(ttl, o.now)
+	h.SignersInForce = func() core.SignerSet { return h.signers.Load() }
 	g := &gate{auth: &h.auth, now: o.now}
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
@@ -157,16 +160,25 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	if err := h.setupMirror(o.upstreams, o.upstreamMode, o.mutableTTL); err != nil {
-		_ = h.Close()
-		return nil, fmt.Errorf("registryserver: %w", err)
+	h.index = index.New(h.Core, o.searchRefresh)
+	h.closers = append(h.closers, h.index.Close)
+	if o.upstreams != nil {
+		mode := o.upstreamMode
+		if mode == "" {
+			mode = UpstreamPullThrough
+		}
+		mi, err := mirror.New(h.Core, o.upstreams, mode, o.mutableTTL, h.pub.store, h.pub.limits.archive(), h.index, h.ops.Registerer())
+		if err != nil {
+			_ = h.Close()
+			return nil, fmt.Errorf("registryserver: %w", err)
+		}
+		h.mirror = mi
+		h.closers = append(h.closers, mi.Close)
 	}
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
 		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
 	}
-	h.index = index.New(h.Core, o.searchRefresh)
-	h.closers = append(h.closers, h.index.Close)
 	if o.webBase != "" {
 		var cens webcatalog.Census
 		if h.census != nil {
@@ -281,7 +293,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 	if h.mirror == nil {
 		return
 	}
-	for _, ns := range h.mirror.cfg.Load().UndeclaredIn(declaredIn(a)) {
+	for _, ns := range h.mirror.Config().UndeclaredIn(declaredIn(a)) {
 		h.Log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
 			zap.String("namespace", ns))
 	}

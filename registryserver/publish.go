@@ -344,7 +344,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 	}
 	// A namespace served from an upstream holds only what the upstream
 	// published: a local version there would shadow the upstream's.
-	if h.upstreamOf(head.Namespace) != nil {
+	if h.mirror.UpstreamOf(head.Namespace) != nil {
 		return core.NewAPIError(wire.CodeNamespaceNotAllowed,
 			fmt.Sprintf("Namespace %s is mirrored from an upstream server: publish to the upstream instead", head.Namespace))
 	}
@@ -585,7 +585,7 @@ func (h *Handler) postPreset(c echo.Context) error {
 	if !who.Admin {
 		return core.NewAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
 	}
-	if h.upstreamOf(registry.PresetNamespace) != nil {
+	if h.mirror.UpstreamOf(registry.PresetNamespace) != nil {
 		core.RefuseBody(c)
 		return core.NewAPIError(wire.CodeNamespaceNotAllowed, "Presets are mirrored from an upstream server: publish them to the upstream instead")
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jigkit/jig/registryserver/internal/mirror"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
@@ -29,8 +31,8 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if u := h.upstreamOf(res.Namespace); u != nil {
-		if done, err := h.serveMirrored(c, res, u, private); done {
+	if u := h.mirror.UpstreamOf(res.Namespace); u != nil {
+		if done, err := h.mirror.ServeMirrored(c, res, u, private); done {
 			return err
 		}
 	}
@@ -89,7 +91,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	}
 	// Namespaces served from upstreams exist before anything was fetched.
 	if h.mirror != nil {
-		all = mergeNamespaces(all, h.mirror.cfg.Load().Namespaces())
+		all = mirror.MergeNamespaces(all, h.mirror.Namespaces())
 	}
 	visible := make([]string, 0, len(all))
 	for _, ns := range all {
@@ -124,10 +126,10 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	// nothing: the caller may read it, so it lists no registries.
 	// So does a namespace served from an upstream (it lists what was
 	// fetched so far).
-	if !found && !h.Declared(ns) && h.upstreamOf(ns) == nil {
+	if !found && !h.Declared(ns) && h.mirror.UpstreamOf(ns) == nil {
 		return core.NewAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
-	regs = h.mirroredRegistries(c, ns, regs)
+	regs = h.mirror.MirroredRegistries(c, ns, regs)
 	sort.Strings(regs)
 	doc, err := core.JSONDocument(wire.Registries{Namespace: ns, Registries: regs})
 	if err != nil {
@@ -149,8 +151,8 @@ func (h *Handler) getPreset(c echo.Context) error {
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
 	read := h.ReadDocument
-	if h.upstreamOf(registry.PresetNamespace) != nil {
-		if err := h.servePresetMirrored(c, name); err != nil {
+	if h.mirror.UpstreamOf(registry.PresetNamespace) != nil {
+		if err := h.mirror.ServePreset(c, name); err != nil {
 			return err
 		}
 		// What the refresh stored, not a cached "not found".

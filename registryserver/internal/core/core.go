@@ -3,6 +3,8 @@ package core
 import (
 	"time"
 
+	"github.com/jigkit/jig/registry/signing"
+
 	"github.com/jigkit/jig/registryserver/storage"
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
@@ -13,6 +15,9 @@ import (
 // request-body bounds, the logger and the clock. The router builds one
 // and hands it to each feature.
 type Core struct {
+	// SignersInForce returns the signer files in force: the same value
+	// for as long as the same files are in force.
+	SignersInForce func() SignerSet
 	// Gate makes the access decisions.
 	Gate
 	Store storage.Storage
@@ -34,4 +39,11 @@ type Core struct {
 // router's CacheTiers, converted.
 type Tiers struct {
 	Mutable, Immutable, Discovery, Static time.Duration
+}
+
+// SignerSet is a set of signer files: the allowed signers of each
+// namespace that requires signed versions (nil for the others). A nil
+// set requires signatures nowhere.
+type SignerSet interface {
+	For(ns string) *signing.AllowedSigners
 }

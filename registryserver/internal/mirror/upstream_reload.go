@@ -1,4 +1,4 @@
-package registryserver
+package mirror
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"go.uber.org/zap"
+	"github.com/jigkit/jig/registryserver/upstream"
 
 	"github.com/jigkit/jig/registry"
 )
@@ -17,13 +17,13 @@ import (
 // upstreams file in force.
 type upstreamClients struct {
 	mu sync.Mutex
-	by map[*Upstream]*http.Client
+	by map[*upstream.Upstream]*http.Client
 }
 
 // set makes the clients those of c's upstreams, closing the idle
 // connections of the clients it replaces (nil c closes them all).
-func (uc *upstreamClients) set(c *UpstreamConfig) {
-	next := map[*Upstream]*http.Client{}
+func (uc *upstreamClients) set(c *upstream.Config) {
+	next := map[*upstream.Upstream]*http.Client{}
 	for _, u := range c.Upstreams() {
 		next[u] = upstreamHTTPClient(u)
 	}
@@ -39,7 +39,7 @@ func (uc *upstreamClients) set(c *UpstreamConfig) {
 // of returns the client of u. A request that began before a reload may
 // still hold an upstream of the previous file: it gets a client of its
 // own, which no other request shares.
-func (uc *upstreamClients) of(u *Upstream) *http.Client {
+func (uc *upstreamClients) of(u *upstream.Upstream) *http.Client {
 	uc.mu.Lock()
 	hc := uc.by[u]
 	uc.mu.Unlock()
@@ -50,9 +50,9 @@ func (uc *upstreamClients) of(u *Upstream) *http.Client {
 }
 
 // boundNamespaces returns, sorted, the namespaces c serves from upstreams
-// that hold registries published on this server ([markUpstream]), writing
+// that hold registries published on this server ([publish.MarkUpstream]), writing
 // the marker of each that holds nothing yet.
-func (h *Handler) boundNamespaces(ctx context.Context, c *UpstreamConfig) ([]string, error) {
+func (h *Mirror) boundNamespaces(ctx context.Context, c *upstream.Config) ([]string, error) {
 	var bound []string
 	for _, ns := range c.Namespaces() {
 		if ns == registry.PresetNamespace {
@@ -69,7 +69,7 @@ func (h *Handler) boundNamespaces(ctx context.Context, c *UpstreamConfig) ([]str
 }
 
 // checkBound is [Handler.CheckUpstreams] of c.
-func (h *Handler) checkBound(ctx context.Context, c *UpstreamConfig) error {
+func (h *Mirror) checkBound(ctx context.Context, c *upstream.Config) error {
 	bound, err := h.boundNamespaces(ctx, c)
 	if err != nil {
 		return err
@@ -81,26 +81,13 @@ func (h *Handler) checkBound(ctx context.Context, c *UpstreamConfig) error {
 	return nil
 }
 
-// SetUpstreams replaces the upstreams file in force with c, at once and as
-// a whole: each request is served by the old file or by the new one. It
-// is how a running mirror takes an edited upstreams file without a
-// restart; jig-server calls it on SIGHUP. c is checked as
-// [Handler.CheckUpstreams] checks the file at start: when it serves a
-// namespace that holds registries published here, SetUpstreams returns
-// the error and the old file stays in force. What the mirror remembers of
-// its upstreams (versions lists, presets, failed fetches) is forgotten,
-// so the new file's upstreams are asked. The handler must have been built
-// with [WithUpstreams]; c must not be nil (a mirror stays a mirror until
-// it restarts).
-func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
-	if h.mirror == nil {
-		return errors.New("registryserver: SetUpstreams on a Handler built without WithUpstreams; restart with the upstreams file")
-	}
-	if c == nil {
-		return errors.New("registryserver: SetUpstreams(nil): a mirror keeps an upstreams file until it restarts")
-	}
+// Set replaces the upstreams file in force with c (see
+// registryserver's Handler.SetUpstreams): it is checked as [Mirror.Check]
+// checks the file at start, and what the mirror remembers of its
+// upstreams is forgotten.
+func (h *Mirror) Set(ctx context.Context, c *upstream.Config) error {
 	mi := h.mirror
-	if mi.mode != UpstreamOffline {
+	if mi.mode != upstream.Offline {
 		if err := h.checkBound(ctx, c); err != nil {
 			return err
 		}
@@ -114,7 +101,15 @@ func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 	clear(mi.verdicts)
 	mi.mu.Unlock()
 	h.RCache.Invalidate()
-	h.logUpstreamWarnings(h.auth.Load())
-	h.Log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
 	return nil
+}
+
+// Check checks every namespace served from an upstream against the
+// storage (registryserver's Handler.CheckUpstreams). A nil h (no
+// upstreams) and an offline mirror check nothing.
+func (h *Mirror) Check(ctx context.Context) error {
+	if h == nil || h.mirror.mode == upstream.Offline {
+		return nil
+	}
+	return h.checkBound(ctx, h.mirror.cfg.Load())
 }

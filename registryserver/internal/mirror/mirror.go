@@ -1,4 +1,4 @@
-package registryserver
+package mirror
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/upstream"
+
 	"github.com/jigkit/jig/registryserver/internal/ops"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +28,6 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
-	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/promreg"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -64,9 +66,9 @@ var errBoundLocally = errors.New("the namespace holds registries published on th
 type mirror struct {
 	// cfg is the upstreams file in force ([Handler.SetUpstreams]);
 	// clients holds an HTTP client per upstream of it.
-	cfg     atomic.Pointer[UpstreamConfig]
+	cfg     atomic.Pointer[upstream.Config]
 	clients upstreamClients
-	mode    UpstreamMode
+	mode    upstream.Mode
 	// ttl is how long a versions list or preset fetched from upstream is
 	// trusted before it is asked again (the handler's mutable TTL).
 	ttl time.Duration
@@ -115,42 +117,54 @@ type upstreamList struct {
 	notFound bool     // the upstream answered 404
 }
 
-// WithUpstreams makes the handler a mirror: the namespaces of c are
-// served from its upstreams through the storage (see docs/mirrors.md, section
-// "Mirrors and air-gapped use"). A read that misses locally fetches the
-// version from the upstream, verifies it against the upstream's digest
-// index and signatures (and the signers folder's policy), stores it with
-// the publish protocol, then serves it; versions lists, latest manifests
-// and presets are asked again after the mutable TTL ([WithMutableTTL]).
-// Publishing into these namespaces is refused. Load c with
-// [LoadUpstreams]; nil means none. The default is no upstreams.
-func WithUpstreams(c *UpstreamConfig) Option {
-	return func(o *options) error {
-		o.upstreams = c
-		return nil
-	}
-}
-
-// WithUpstreamMode sets whether the upstreams of [WithUpstreams] are
-// contacted: [UpstreamPullThrough], or [UpstreamOffline] to serve only what
-// the storage holds. The default is [UpstreamPullThrough].
-func WithUpstreamMode(m UpstreamMode) Option {
-	return func(o *options) error {
-		if m != UpstreamPullThrough && m != UpstreamOffline {
-			return fmt.Errorf("WithUpstreamMode(%q): want %q or %q", m, UpstreamPullThrough, UpstreamOffline)
-		}
-		o.upstreamMode = m
-		return nil
-	}
-}
-
 // setupMirror builds the mirror state when upstreams are configured.
-func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Duration) error {
-	if c == nil {
-		return nil
+// Mirror serves the namespaces of an upstreams file from their upstreams
+// through the storage. Build it with [New]; a nil *Mirror is a server
+// without upstreams.
+type Mirror struct {
+	*core.Core
+	mirror *mirror
+	// publisher stores fetched versions with the publish protocol.
+	publisher *publish.Store
+	// limits bound a fetched version as an upload's.
+	limits  pkgarchive.Limits
+	index   Published
+	closers []func() error
+}
+
+// Published is told what the mirror stored, as a publish would tell it:
+// the search index.
+type Published interface {
+	RegistryPublished(ctx context.Context, ns, path string)
+	PresetPublished(ctx context.Context, name string)
+}
+
+// New builds the mirror of the upstreams file cfg over c: it stores what
+// it fetches with publisher, bounded by limits, tells index, and
+// registers its metrics on reg. ttl is how long what an upstream said is
+// trusted.
+func New(c *core.Core, cfg *upstream.Config, mode upstream.Mode, ttl time.Duration, publisher *publish.Store,
+	limits pkgarchive.Limits, index Published, reg prometheus.Registerer) (*Mirror, error) {
+	h := &Mirror{Core: c, publisher: publisher, limits: limits, index: index}
+	if err := h.setup(cfg, mode, ttl, reg); err != nil {
+		_ = h.Close()
+		return nil, err
 	}
+	return h, nil
+}
+
+// Close releases the upstreams' connections.
+func (h *Mirror) Close() error {
+	var errs []error
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		errs = append(errs, h.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+func (h *Mirror) setup(c *upstream.Config, mode upstream.Mode, ttl time.Duration, reg prometheus.Registerer) error {
 	if mode == "" {
-		mode = UpstreamPullThrough
+		mode = upstream.PullThrough
 	}
 	mi := &mirror{
 		mode: mode, ttl: ttl,
@@ -164,7 +178,6 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 		return nil
 	})
 	labels := []string{"upstream", "kind"}
-	reg := h.ops.Registerer()
 	var err error
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jig_upstream_requests_total",
 		Help: "Fetches sent to an upstream, by upstream and kind (version, versions, registries, preset)."}, labels)
@@ -204,7 +217,7 @@ func (h *Handler) setupMirror(c *UpstreamConfig, mode UpstreamMode, ttl time.Dur
 // upstreamHTTPClient is the HTTP client of one upstream: the proxy
 // settings of the environment, and no redirect to another origin (a
 // compromised upstream must not point the mirror at another host).
-func upstreamHTTPClient(u *Upstream) *http.Client {
+func upstreamHTTPClient(u *upstream.Upstream) *http.Client {
 	base, _ := url.Parse(u.URL)
 	return &http.Client{
 		Transport: registryclient.NewTransport(),
@@ -223,14 +236,14 @@ func upstreamHTTPClient(u *Upstream) *http.Client {
 // upstreamClient returns a registry client for upstream u. Each pull gets its
 // own, so that what a client remembers (digest indexes) lives no longer
 // than the pull.
-func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
-	lim := h.pub.limits
+func (h *Mirror) upstreamClient(u *upstream.Upstream) (*registryclient.Client, error) {
+	lim := h.limits
 	opts := []registryclient.Option{
 		registryclient.WithHTTPClient(h.mirror.clients.of(u)),
 		registryclient.WithTimeout(u.Timeout),
 		registryclient.WithIdleTimeout(min(u.Timeout, registryclient.DefaultIdleTimeout)),
 		registryclient.WithRetry(upstreamRetries, 2*time.Second),
-		registryclient.WithMaxBodySize(registryclient.DefaultMaxJSONBytes, max(lim.MaxUnpackedSize, 1)),
+		registryclient.WithMaxBodySize(registryclient.DefaultMaxJSONBytes, max(lim.MaxUnpacked, 1)),
 		registryclient.WithUserAgent("jig-server (mirror)"),
 	}
 	if u.Token != "" {
@@ -243,8 +256,8 @@ func (h *Handler) upstreamClient(u *Upstream) (*registryclient.Client, error) {
 }
 
 // upstreamOf returns the upstream serving namespace ns, or nil.
-func (h *Handler) upstreamOf(ns string) *Upstream {
-	if h.mirror == nil {
+func (h *Mirror) upstreamOf(ns string) *upstream.Upstream {
+	if h == nil {
 		return nil
 	}
 	return h.mirror.cfg.Load().For(ns)
@@ -255,7 +268,7 @@ func (h *Handler) upstreamOf(ns string) *Upstream {
 // (errBoundLocally), which is told by the marker a mirror writes before
 // it stores the first version of a namespace ([layout.UpstreamMarker]).
 // The answer is remembered for the life of the handler.
-func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream) error {
+func (h *Mirror) upstreamNamespace(ctx context.Context, ns string, u *upstream.Upstream) error {
 	mi := h.mirror
 	mi.mu.Lock()
 	bound, known := mi.bound[ns]
@@ -266,7 +279,7 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 		}
 		return nil
 	}
-	bound, err := markUpstream(ctx, storage.Fresh(h.Store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
+	bound, err := publish.MarkUpstream(ctx, storage.Fresh(h.Store), ns, map[string]string{"upstream": u.URL, "namespace": u.Namespaces[ns]})
 	if err != nil {
 		return err
 	}
@@ -283,27 +296,13 @@ func (h *Handler) upstreamNamespace(ctx context.Context, ns string, u *Upstream)
 	return nil
 }
 
-// CheckUpstreams checks every namespace served from an upstream against
-// the storage: one that holds registries published on this server (no
-// mirror marker) is bound locally and is never served from upstream, and
-// CheckUpstreams returns an error naming each such namespace. jig-server
-// runs it at start and refuses to start on an error. Without upstreams, and
-// in [UpstreamOffline] mode (which never contacts an upstream, so a local
-// name cannot be confused with an upstream's), it returns nil.
-func (h *Handler) CheckUpstreams(ctx context.Context) error {
-	if h.mirror == nil || h.mirror.mode == UpstreamOffline {
-		return nil
-	}
-	return h.checkBound(ctx, h.mirror.cfg.Load())
-}
-
-// serveMirrored serves a read of an upstream namespace (getRegistry's
+// ServeMirrored serves a read of an upstream namespace (getRegistry's
 // part for mirrors). done is false when the request is to be served
 // from the storage as for any namespace (the version is stored now, or
 // the upstream does not have it, or the mirror is offline).
-func (h *Handler) serveMirrored(c echo.Context, res core.Resource, u *Upstream, private bool) (done bool, err error) {
+func (h *Mirror) ServeMirrored(c echo.Context, res core.Resource, u *upstream.Upstream, private bool) (done bool, err error) {
 	ctx := c.Request().Context()
-	if h.mirror.mode == UpstreamOffline {
+	if h.mirror.mode == upstream.Offline {
 		return false, nil
 	}
 	if err := h.upstreamNamespace(ctx, res.Namespace, u); errors.Is(err, errBoundLocally) {
@@ -354,7 +353,7 @@ func (h *Handler) serveMirrored(c echo.Context, res core.Resource, u *Upstream, 
 // serveStale lets a versions list or latest manifest be served from the
 // storage, marked stale, when the upstream could not be asked; with
 // nothing stored it is 504 UPSTREAM_UNAVAILABLE.
-func (h *Handler) serveStale(c echo.Context, res core.Resource, u *Upstream) (bool, error) {
+func (h *Mirror) serveStale(c echo.Context, res core.Resource, u *upstream.Upstream) (bool, error) {
 	if _, err := h.VersionsOf(c.Request().Context(), res); errors.Is(err, storage.ErrNotFound) {
 		return true, upstreamUnavailable(res.Namespace+"/"+res.Path, nil)
 	}
@@ -371,7 +370,7 @@ func upstreamUnavailable(what string, cause error) *core.APIError {
 
 // upstreamVersions returns the upstream's versions list of res's
 // registry (see [Handler.upstreamList]).
-func (h *Handler) upstreamVersions(ctx context.Context, res core.Resource, u *Upstream) *upstreamList {
+func (h *Mirror) upstreamVersions(ctx context.Context, res core.Resource, u *upstream.Upstream) *upstreamList {
 	return h.upstreamList(ctx, res.VersionsFile(), u, "versions", res.Namespace+"/"+res.Path,
 		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
 			vs, err := cl.Versions(ctx, registry.ID{Namespace: u.Namespaces[res.Namespace], Path: res.Path})
@@ -385,7 +384,7 @@ func (h *Handler) upstreamVersions(ctx context.Context, res core.Resource, u *Up
 
 // upstreamRegistries returns the upstream's registries of namespace ns
 // (see [Handler.upstreamList]).
-func (h *Handler) upstreamRegistries(ctx context.Context, ns string, u *Upstream) *upstreamList {
+func (h *Mirror) upstreamRegistries(ctx context.Context, ns string, u *upstream.Upstream) *upstreamList {
 	return h.upstreamList(ctx, "registries\x00"+ns, u, "registries", ns,
 		func(ctx context.Context, cl *registryclient.Client) ([]string, error) {
 			regs, err := cl.Registries(ctx, u.Namespaces[ns])
@@ -403,7 +402,7 @@ func (h *Handler) upstreamRegistries(ctx context.Context, ns string, u *Upstream
 // a namespace's registries), remembered under key and asked again once
 // older than the TTL; a failure is remembered for the TTL too, so a down
 // upstream is not asked on every request. what names it in the log.
-func (h *Handler) upstreamList(ctx context.Context, key string, u *Upstream, kind, what string,
+func (h *Mirror) upstreamList(ctx context.Context, key string, u *upstream.Upstream, kind, what string,
 	fetch func(context.Context, *registryclient.Client) ([]string, error)) *upstreamList {
 	mi := h.mirror
 	now := h.Now()
@@ -463,7 +462,7 @@ func validVersions(vs []string) []string {
 // upstreamCall runs fn with a client of u, counting it in the metrics.
 // An upstream 404 (or 400/405 from a server that lacks a route) becomes
 // errUpstreamNotFound.
-func (h *Handler) upstreamCall(ctx context.Context, u *Upstream, kind string, fn func(context.Context, *registryclient.Client) error) error {
+func (h *Mirror) upstreamCall(ctx context.Context, u *upstream.Upstream, kind string, fn func(context.Context, *registryclient.Client) error) error {
 	mi := h.mirror
 	cl, err := h.upstreamClient(u)
 	if err != nil {
@@ -498,7 +497,7 @@ func (mi *mirror) recentFailure(key string, now time.Time) error {
 // upstream u when it is not. done is false when the read goes on as for
 // any namespace: the version is stored, or the upstream does not have it
 // (the storage then answers 404).
-func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u *Upstream) (done bool, err error) {
+func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u *upstream.Upstream) (done bool, err error) {
 	mi := h.mirror
 	key := layout.Manifest(ns, path, version)
 	if _, err := h.CommitOf(ctx, key); err == nil {
@@ -571,7 +570,7 @@ func (h *Handler) ensureVersion(ctx context.Context, ns, path, version string, u
 // it declares, the package passes every check of an upload (schema,
 // paths, reserved names, limits), and the signatures verify (by a key of
 // the namespace's signer file, when the signers folder has one).
-func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *Upstream) error {
+func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *upstream.Upstream) error {
 	remote := u.Namespaces[ns]
 	id := registry.ID{Namespace: remote, Path: path, Version: version}
 	var (
@@ -580,7 +579,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		files = map[string][]byte{}
 		sigs  *wire.Signatures
 	)
-	lim := h.pub.limits
+	lim := h.limits
 	err := h.upstreamCall(ctx, u, "version", func(ctx context.Context, cl *registryclient.Client) error {
 		var err error
 		if idx, err = cl.Digests(ctx, id); err != nil {
@@ -601,7 +600,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		}
 		var total int64
 		for _, p := range paths {
-			if !registry.ValidFilePath(p) || layout.Reserved(p) || p == layout.ManifestFile || len(p) > lim.MaxPathLength {
+			if !registry.ValidFilePath(p) || layout.Reserved(p) || p == layout.ManifestFile || len(p) > lim.MaxPathLen {
 				return fmt.Errorf("the manifest declares file %q, which is not a file path a package may hold", p)
 			}
 			if idx != nil {
@@ -613,8 +612,8 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 			if err != nil {
 				return err
 			}
-			if total += int64(len(b)); total > lim.MaxUnpackedSize {
-				return fmt.Errorf("the files of %s exceed %d bytes", id, lim.MaxUnpackedSize)
+			if total += int64(len(b)); total > lim.MaxUnpacked {
+				return fmt.Errorf("the files of %s exceed %d bytes", id, lim.MaxUnpacked)
 			}
 			files[p] = b
 		}
@@ -633,7 +632,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 	}
 	pkg := packed.Bytes()
 	ix, contents, err := pkgarchive.Inspect(pkg, pkgarchive.Limits{MaxUpload: int64(len(pkg)) + 1,
-		MaxUnpacked: lim.MaxUnpackedSize + int64(len(mr.Bytes)), MaxEntries: lim.MaxEntries, MaxPathLen: lim.MaxPathLength})
+		MaxUnpacked: lim.MaxUnpacked + int64(len(mr.Bytes)), MaxEntries: lim.MaxEntries, MaxPathLen: lim.MaxPathLen})
 	if err != nil {
 		return fmt.Errorf("the upstream's %s fails the checks of an upload: %w", id, err)
 	}
@@ -688,7 +687,7 @@ func (h *Handler) pullVersion(ctx context.Context, ns, path, version string, u *
 		return nil
 	}
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		err := h.pub.store.Publish(ctx, v, write)
+		err := h.publisher.Publish(ctx, v, write)
 		if !errors.Is(err, publish.ErrVersionExists) {
 			if err == nil {
 				h.Log.Info("stored a version from upstream", zap.String("upstream", u.Label()), zap.String("path", v.Path()))
@@ -733,10 +732,10 @@ func mirrorSafe(m *registry.Manifest) error {
 	return nil
 }
 
-// mergeNamespaces returns the sorted union of stored namespaces and
+// MergeNamespaces returns the sorted union of stored namespaces and
 // those served from upstreams ("@presets" excluded: it is no namespace of
 // registries).
-func mergeNamespaces(stored, upstream []string) []string {
+func MergeNamespaces(stored, upstream []string) []string {
 	seen := make(map[string]bool, len(stored)+len(upstream))
 	out := make([]string, 0, len(stored)+len(upstream))
 	for _, list := range [][]string{stored, upstream} {
@@ -751,12 +750,12 @@ func mergeNamespaces(stored, upstream []string) []string {
 	return out
 }
 
-// mirroredRegistries adds the upstream's registries of namespace ns to
+// MirroredRegistries adds the upstream's registries of namespace ns to
 // regs (the stored ones) when ns is served from an upstream, marking the
 // response stale when the upstream could not be asked.
-func (h *Handler) mirroredRegistries(c echo.Context, ns string, regs []string) []string {
+func (h *Mirror) MirroredRegistries(c echo.Context, ns string, regs []string) []string {
 	u := h.upstreamOf(ns)
-	if u == nil || h.mirror.mode == UpstreamOffline {
+	if u == nil || h.mirror.mode == upstream.Offline {
 		return regs
 	}
 	ctx := c.Request().Context()
@@ -784,13 +783,13 @@ func (h *Handler) mirroredRegistries(c echo.Context, ns string, regs []string) [
 	return out
 }
 
-// servePresetMirrored refreshes preset name from the upstream serving
+// ServePreset refreshes preset name from the upstream serving
 // @presets once the TTL has passed. It returns an error to send (504 when
 // the upstream is down and nothing is stored); otherwise the preset is
 // served from the storage, with a Warning when the refresh failed.
-func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
+func (h *Mirror) ServePreset(c echo.Context, name string) error {
 	u := h.upstreamOf(registry.PresetNamespace)
-	if u == nil || h.mirror.mode == UpstreamOffline {
+	if u == nil || h.mirror.mode == upstream.Offline {
 		return nil
 	}
 	mi := h.mirror
@@ -847,17 +846,38 @@ func (h *Handler) servePresetMirrored(c echo.Context, name string) error {
 
 // storePreset checks a preset fetched from upstream as an upload is
 // checked and stores it as the preset's latest version when it is newer.
-func (h *Handler) storePreset(ctx context.Context, name string, data []byte) error {
-	p, err := checkPresetDoc(data)
+func (h *Mirror) storePreset(ctx context.Context, name string, data []byte) error {
+	p, err := publish.CheckPresetDoc(data)
 	if err != nil {
 		return fmt.Errorf("the upstream's preset %s: %w", name, err)
 	}
 	if p.Name != name {
 		return fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
 	}
-	err = h.pub.store.PublishPreset(ctx, p.Name, p.Version, data)
+	err = h.publisher.PublishPreset(ctx, p.Name, p.Version, data)
 	if errors.Is(err, publish.ErrVersionExists) {
 		return nil
 	}
 	return err
+}
+
+// UpstreamOf returns the upstream serving namespace ns, nil when none
+// does (or h is nil).
+func (h *Mirror) UpstreamOf(ns string) *upstream.Upstream { return h.upstreamOf(ns) }
+
+// Namespaces returns the namespaces served from upstreams, sorted; none
+// for a nil h.
+func (h *Mirror) Namespaces() []string {
+	if h == nil {
+		return nil
+	}
+	return h.mirror.cfg.Load().Namespaces()
+}
+
+// Config returns the upstreams file in force, nil for a nil h.
+func (h *Mirror) Config() *upstream.Config {
+	if h == nil {
+		return nil
+	}
+	return h.mirror.cfg.Load()
 }

@@ -1,15 +1,16 @@
-package registryserver
+package mirror
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/jigkit/jig/registryserver/internal/core"
+
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
-	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 )
 
@@ -46,7 +47,7 @@ func (e *policyRefusal) apiError() *core.APIError {
 
 // verdict is what the signing policy in force (signers) said of a version.
 type verdict struct {
-	signers *Signers
+	signers core.SignerSet
 	refusal *policyRefusal // nil: accepted
 }
 
@@ -56,12 +57,12 @@ type verdict struct {
 // and where the namespace requires signed versions one must be by a
 // listed key (else a *policyRefusal, remembered). It returns the
 // signatures document to store.
-func (h *Handler) judgeSignatures(ns, path, version string, idx *registry.DigestIndex, fields [][]byte) ([]byte, error) {
+func (h *Mirror) judgeSignatures(ns, path, version string, idx *registry.DigestIndex, fields [][]byte) ([]byte, error) {
 	doc, err := publish.CheckSignatures(idx, fields, nil, h.Now())
 	if err != nil {
 		return nil, core.SignatureRefusal(err)
 	}
-	signers := h.signers.Load()
+	signers := h.SignersInForce()
 	allowed := signers.For(ns)
 	if allowed == nil {
 		return doc, nil
@@ -94,17 +95,17 @@ func (mi *mirror) remember(key string, v verdict) {
 
 // verdictOf returns the verdict on the version of manifest key under the
 // signer files in force, and whether there is one.
-func (h *Handler) verdictOf(key string) (verdict, bool) {
+func (h *Mirror) verdictOf(key string) (verdict, bool) {
 	mi := h.mirror
 	mi.mu.Lock()
 	v, ok := mi.verdicts[key]
 	mi.mu.Unlock()
-	return v, ok && v.signers == h.signers.Load()
+	return v, ok && v.signers == h.SignersInForce()
 }
 
 // refusedByPolicy returns the refusal of the version of manifest key
 // under the signer files in force, nil when it is not known to be refused.
-func (h *Handler) refusedByPolicy(key string) *policyRefusal {
+func (h *Mirror) refusedByPolicy(key string) *policyRefusal {
 	if v, ok := h.verdictOf(key); ok {
 		return v.refusal
 	}
@@ -118,8 +119,8 @@ func (h *Handler) refusedByPolicy(key string) *policyRefusal {
 // (at most [maxJudgedPerRefresh] per call, newest first). A version whose
 // signatures cannot be fetched or verified now is left to the pull, which
 // tells.
-func (h *Handler) judgeUpstreamVersions(ctx context.Context, cl *registryclient.Client, ns, path, remote string, vs []string) {
-	if h.signers.Load().For(ns) == nil {
+func (h *Mirror) judgeUpstreamVersions(ctx context.Context, cl *registryclient.Client, ns, path, remote string, vs []string) {
+	if h.SignersInForce().For(ns) == nil {
 		return
 	}
 	asked := 0
@@ -161,7 +162,7 @@ func (h *Handler) judgeUpstreamVersions(ctx context.Context, cl *registryclient.
 
 // servable returns the versions of vs (of local ns/path) that the signing
 // policy in force is not known to refuse.
-func (h *Handler) servable(ns, path string, vs []string) []string {
+func (h *Mirror) servable(ns, path string, vs []string) []string {
 	out := make([]string, 0, len(vs))
 	for _, v := range vs {
 		if h.refusedByPolicy(layout.Manifest(ns, path, v)) == nil {
