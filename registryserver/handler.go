@@ -63,7 +63,6 @@ type Handler struct {
 	// mirror holds the upstreams, nil when there are none (mirror.go).
 	mirror *mirror.Mirror
 	// schemas is the operator's schema (schemas.go).
-	schemas *schemaState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -110,11 +109,12 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{
 		Core: &core.Core{
-			Store: o.storage,
-			Tiers: core.Tiers(o.tiers),
-			Log:   o.logger,
-			Now:   o.now,
-			Cache: core.NewByteCache(o.cacheBytes),
+			Store:   o.storage,
+			Schemas: &core.SchemaState{Dir: o.schemaDir},
+			Tiers:   core.Tiers(o.tiers),
+			Log:     o.logger,
+			Now:     o.now,
+			Cache:   core.NewByteCache(o.cacheBytes),
 			// Indexes are small (about 100 bytes per file); 4096 of them
 			// cover every version a typical server serves.
 			Digests: core.NewDigestIndexes(core.DigestCacheBytes),
@@ -122,7 +122,6 @@ func New(opts ...Option) (*Handler, error) {
 
 		defaultNamespace: o.defaultNamespace,
 		censusMode:       o.census,
-		schemas:          &schemaState{dir: o.schemaDir},
 	}
 	ttl, err := core.HandlerTTL(o.mutableTTL, o.storage)
 	if err != nil {
@@ -147,7 +146,7 @@ func New(opts ...Option) (*Handler, error) {
 		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
-	h.logSchemaDir()
+	h.LogSchemaDir()
 	if o.auth == nil {
 		h.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}

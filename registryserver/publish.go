@@ -355,7 +355,7 @@ func (h *Handler) postRegistry(c echo.Context) error {
 		return refusal(err)
 	}
 	// And the operator's own schema, the one GET /schemas serves.
-	if err := h.checkOperatorSchema(ctx, ix.Manifest); err != nil {
+	if err := h.CheckOperatorSchema(ctx, ix.Manifest); err != nil {
 		return err
 	}
 	m, segs, declared := contents.Manifest, contents.Segments, contents.Declared

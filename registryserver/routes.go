@@ -184,7 +184,7 @@ func (h *Handler) getSchema(c echo.Context) error {
 	if !ok {
 		return core.NewAPIError(wire.CodeNotFound, "Schema not found")
 	}
-	stored, info, key, err := h.readSchemaFile(c.Request().Context(), name)
+	stored, info, key, err := h.ReadSchemaFile(c.Request().Context(), name)
 	var doc core.Document
 	switch {
 	case err == nil && key != "":
@@ -192,7 +192,7 @@ func (h *Handler) getSchema(c echo.Context) error {
 	case err == nil:
 		doc = core.Document{Data: stored, CType: echo.MIMEApplicationJSON, ETag: core.ContentETag(stored)}
 		doc.CacheKey = "h\x00" + doc.ETag
-	case errors.Is(err, errNoSchemaFile):
+	case errors.Is(err, core.ErrNoSchemaFile):
 		doc = core.Document{Data: data, CType: echo.MIMEApplicationJSON, ETag: core.ContentETag(data)}
 		doc.CacheKey = "h\x00" + doc.ETag
 	default:

@@ -15,6 +15,9 @@ import (
 // request-body bounds, the logger and the clock. The router builds one
 // and hands it to each feature.
 type Core struct {
+	// Schemas is the operator's schema (registryserver.WithSchemaDir or the storage's
+	// schema/ folder).
+	Schemas *SchemaState
 	// SignersInForce returns the signer files in force: the same value
 	// for as long as the same files are in force.
 	SignersInForce func() SignerSet
