@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registryserver/internal/publishing"
+
 	"github.com/jigkit/jig/registryserver/internal/mirror"
 
 	"github.com/jigkit/jig/registryserver/internal/ops"
@@ -46,7 +48,9 @@ type Handler struct {
 	// ops holds the rate limiter, metrics and health state (ops.go).
 	ops *ops.Ops
 	// pub holds the publishing state (publish.go).
-	pub *publishState
+	pub *publishing.State
+	// publishing serves the uploads.
+	publishing *publishing.Publishing
 	// index is the search index (search.go).
 	index *index.Index
 	// webui is the web catalog, nil when it is off (webcatalog.go).
@@ -166,7 +170,7 @@ func New(opts ...Option) (*Handler, error) {
 		if mode == "" {
 			mode = UpstreamPullThrough
 		}
-		mi, err := mirror.New(h.Core, o.upstreams, mode, o.mutableTTL, h.pub.store, h.pub.limits.archive(), h.index, h.ops.Registerer())
+		mi, err := mirror.New(h.Core, o.upstreams, mode, o.mutableTTL, h.pub.Store, h.pub.Limits, h.index, h.ops.Registerer())
 		if err != nil {
 			_ = h.Close()
 			return nil, fmt.Errorf("registryserver: %w", err)
@@ -174,6 +178,7 @@ func New(opts ...Option) (*Handler, error) {
 		h.mirror = mi
 		h.closers = append(h.closers, mi.Close)
 	}
+	h.publishing = publishing.New(h.Core, h.pub, mirrored{h.mirror}, h.index)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
 		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
@@ -223,8 +228,8 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/schemas/:file", h.getSchema)
 	e.Match(getHead, "/search", h.index.GetSearch)
 	e.Match(getHead, "/presets", h.index.GetPresets)
-	e.POST("/registries", h.postRegistry)
-	e.POST("/presets", h.postPreset)
+	e.POST("/registries", h.publishing.PostRegistry)
+	e.POST("/presets", h.publishing.PostPreset)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)
 		e.Match(getHead, "/census/:ns", h.census.Get)
@@ -328,3 +333,9 @@ func declaredIn(a *AuthConfig) func(ns string) bool {
 	}
 	return a.Declared
 }
+
+// mirrored adapts the mirror (nil without upstreams) to what publishing
+// asks of it.
+type mirrored struct{ m *mirror.Mirror }
+
+func (m mirrored) Mirrored(ns string) bool { return m.m.UpstreamOf(ns) != nil }

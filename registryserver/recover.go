@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/registryserver/internal/publishing"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -43,34 +44,34 @@ func (r Recovery) Empty() bool { return r == Recovery{} }
 // its port is bound.
 func (h *Handler) Recover(ctx context.Context) (Recovery, error) {
 	var rec Recovery
-	sw, uerr := h.pub.scratch.Sweep()
+	sw, uerr := h.pub.Scratch.Sweep()
 	rec.UploadFiles, rec.UploadBytes = sw.Files, sw.Bytes
-	pr, perr := h.pub.store.Recover(ctx)
+	pr, perr := h.pub.Store.Recover(ctx)
 	rec.Claims, rec.RemovedKeys, rec.ListedVersions = pr.Claims, pr.Removed, pr.Listed
 	if pr.Claims > 0 {
 		// Versions were removed or listed behind the read cache's back.
 		h.RCache.Invalidate()
 	}
 	if uerr != nil {
-		uerr = fmt.Errorf("cleaning the upload folder %s: %w", h.pub.scratch.Path(), uerr)
+		uerr = fmt.Errorf("cleaning the upload folder %s: %w", h.pub.Scratch.Path(), uerr)
 	}
 	return rec, errors.Join(uerr, perr)
 }
 
 // sweepUploads removes the upload files of dead processes and logs it.
-func (h *Handler) sweepUploads(p *publishState) {
-	sw, err := p.scratch.Sweep()
+func (h *Handler) sweepUploads(p *publishing.State) {
+	sw, err := p.Scratch.Sweep()
 	if err != nil {
-		h.Log.Warn("cleaning the upload folder failed", zap.String("folder", p.scratch.Path()), zap.Error(err))
+		h.Log.Warn("cleaning the upload folder failed", zap.String("folder", p.Scratch.Path()), zap.Error(err))
 	}
 	if sw.Files > 0 {
-		h.Log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.scratch.Path()),
+		h.Log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.Scratch.Path()),
 			zap.Int("files", sw.Files), zap.Int64("bytes", sw.Bytes))
 	}
 }
 
 // recoverLoop runs Recover every interval until stop is closed.
-func (h *Handler) recoverLoop(p *publishState, interval time.Duration, stop <-chan struct{}, stopped chan<- struct{}) {
+func (h *Handler) recoverLoop(p *publishing.State, interval time.Duration, stop <-chan struct{}, stopped chan<- struct{}) {
 	defer close(stopped)
 	t := time.NewTicker(interval)
 	defer t.Stop()
