@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jigkit/jig/registryserver/internal/reads"
+
 	"github.com/jigkit/jig/registryserver/internal/publishing"
 
 	"github.com/jigkit/jig/registryserver/internal/mirror"
@@ -49,6 +51,8 @@ type Handler struct {
 	ops *ops.Ops
 	// pub holds the publishing state (publish.go).
 	pub *publishing.State
+	// reads serves the read protocol.
+	reads *reads.Reads
 	// publishing serves the uploads.
 	publishing *publishing.Publishing
 	// index is the search index (search.go).
@@ -57,9 +61,6 @@ type Handler struct {
 	webui *webui.UI
 	// catalog answers the web catalog, nil when it is off.
 	catalog *webcatalog.Catalog
-	// defaultNamespace is advertised in GET /namespaces, "" for none
-	// ([WithDefaultNamespace]).
-	defaultNamespace string
 	// census and censusMaxAge: see [WithCensus], [WithCensusMaxAge].
 	censusMode CensusMode
 	// census is the census, nil when it is off.
@@ -124,8 +125,7 @@ func New(opts ...Option) (*Handler, error) {
 			Digests: core.NewDigestIndexes(core.DigestCacheBytes),
 		},
 
-		defaultNamespace: o.defaultNamespace,
-		censusMode:       o.census,
+		censusMode: o.census,
 	}
 	ttl, err := core.HandlerTTL(o.mutableTTL, o.storage)
 	if err != nil {
@@ -179,6 +179,11 @@ func New(opts ...Option) (*Handler, error) {
 		h.closers = append(h.closers, mi.Close)
 	}
 	h.publishing = publishing.New(h.Core, h.pub, mirrored{h.mirror}, h.index)
+	var mi reads.Mirror
+	if h.mirror != nil {
+		mi = h.mirror
+	}
+	h.reads = reads.New(h.Core, o.defaultNamespace, mi)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
 		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
@@ -220,12 +225,12 @@ func (h *Handler) routes(e *echo.Echo) {
 	// As the reference: GET /registries is no route (404, not 405 for
 	// the POST route's path), and /presets/ an empty preset name (400).
 	e.Match(getHead, "/registries", func(echo.Context) error { return echo.ErrNotFound })
-	e.Match(getHead, "/registries/*", h.getRegistry)
-	e.Match(getHead, "/presets/", h.getPreset)
-	e.Match(getHead, "/namespaces", h.getNamespaces)
-	e.Match(getHead, "/namespaces/:ns/registries", h.getNamespaceRegistries)
-	e.Match(getHead, "/presets/:name", h.getPreset)
-	e.Match(getHead, "/schemas/:file", h.getSchema)
+	e.Match(getHead, "/registries/*", h.reads.GetRegistry)
+	e.Match(getHead, "/presets/", h.reads.GetPreset)
+	e.Match(getHead, "/namespaces", h.reads.GetNamespaces)
+	e.Match(getHead, "/namespaces/:ns/registries", h.reads.GetNamespaceRegistries)
+	e.Match(getHead, "/presets/:name", h.reads.GetPreset)
+	e.Match(getHead, "/schemas/:file", h.reads.GetSchema)
 	e.Match(getHead, "/search", h.index.GetSearch)
 	e.Match(getHead, "/presets", h.index.GetPresets)
 	e.POST("/registries", h.publishing.PostRegistry)

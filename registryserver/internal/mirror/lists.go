@@ -198,3 +198,9 @@ func (h *Mirror) storePreset(ctx context.Context, name string, data []byte) erro
 	}
 	return err
 }
+
+// AddNamespaces returns the sorted union of stored and the namespaces
+// served from upstreams ([MergeNamespaces]).
+func (h *Mirror) AddNamespaces(stored []string) []string {
+	return MergeNamespaces(stored, h.Namespaces())
+}

@@ -1,26 +1,34 @@
-package registryserver
+// Package reads serves jig-server's read protocol: GET and HEAD of
+// /registries/… (versions lists, manifests, files, digest indexes,
+// signatures), /namespaces, /namespaces/:ns/registries, /presets/:name and
+// /schemas/:file. Reads of a namespace served from an upstream go through
+// the mirror first. The router builds it over the shared core and
+// registers its routes.
+package reads
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"sort"
 	"strings"
 
-	"github.com/jigkit/jig/registryserver/internal/mirror"
+	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/upstream"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
-	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// getRegistry serves GET and HEAD /registries/@ns/<seg>…[/versions |
+// GetRegistry serves GET and HEAD /registries/@ns/<seg>…[/versions |
 // /<version>[/files/<path>]].
-func (h *Handler) getRegistry(c echo.Context) error {
+func (h *Reads) GetRegistry(c echo.Context) error {
 	p := strings.TrimPrefix(c.Request().URL.Path, "/registries")
 	p = strings.TrimPrefix(p, "/")
 	res, ok := core.Resources.Parse(p)
@@ -31,7 +39,7 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if u := h.mirror.UpstreamOf(res.Namespace); u != nil {
+	if u := h.upstreamOf(res.Namespace); u != nil {
 		if done, err := h.mirror.ServeMirrored(c, res, u, private); done {
 			return err
 		}
@@ -80,10 +88,10 @@ func (h *Handler) getRegistry(c echo.Context) error {
 	}
 }
 
-// getNamespaces serves GET /namespaces: the stored namespaces the caller
+// GetNamespaces serves GET /namespaces: the stored namespaces the caller
 // may read, sorted, and the default namespace when one is configured and
 // the caller may read it (so a gated one is never named to others).
-func (h *Handler) getNamespaces(c echo.Context) error {
+func (h *Reads) GetNamespaces(c echo.Context) error {
 	who := h.CallerOf(c.Request())
 	all, err := h.StoredNamespaces(c)
 	if err != nil {
@@ -91,7 +99,7 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	}
 	// Namespaces served from upstreams exist before anything was fetched.
 	if h.mirror != nil {
-		all = mirror.MergeNamespaces(all, h.mirror.Namespaces())
+		all = h.mirror.AddNamespaces(all)
 	}
 	visible := make([]string, 0, len(all))
 	for _, ns := range all {
@@ -106,9 +114,9 @@ func (h *Handler) getNamespaces(c echo.Context) error {
 	return h.SendDiscovery(c, who, body)
 }
 
-// getNamespaceRegistries serves GET /namespaces/:ns/registries: every
+// GetNamespaceRegistries serves GET /namespaces/:ns/registries: every
 // registry path under the namespace that has a versions.json, sorted.
-func (h *Handler) getNamespaceRegistries(c echo.Context) error {
+func (h *Reads) GetNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
 		return core.NewAPIError(wire.CodeInvalidNamespace,
@@ -126,10 +134,12 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	// nothing: the caller may read it, so it lists no registries.
 	// So does a namespace served from an upstream (it lists what was
 	// fetched so far).
-	if !found && !h.Declared(ns) && h.mirror.UpstreamOf(ns) == nil {
+	if !found && !h.Declared(ns) && h.upstreamOf(ns) == nil {
 		return core.NewAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
-	regs = h.mirror.MirroredRegistries(c, ns, regs)
+	if h.mirror != nil {
+		regs = h.mirror.MirroredRegistries(c, ns, regs)
+	}
 	sort.Strings(regs)
 	doc, err := core.JSONDocument(wire.Registries{Namespace: ns, Registries: regs})
 	if err != nil {
@@ -139,8 +149,8 @@ func (h *Handler) getNamespaceRegistries(c echo.Context) error {
 	return h.SendDocument(c, doc)
 }
 
-// getPreset serves GET /presets/:name from presets/<name>/preset.json.
-func (h *Handler) getPreset(c echo.Context) error {
+// GetPreset serves GET /presets/:name from presets/<name>/preset.json.
+func (h *Reads) GetPreset(c echo.Context) error {
 	name := c.Param("name")
 	if strings.Contains(name, "/") {
 		// /presets/<name>/<more> is no route, as for the reference.
@@ -151,7 +161,7 @@ func (h *Handler) getPreset(c echo.Context) error {
 			"Preset name must match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
 	}
 	read := h.ReadDocument
-	if h.mirror.UpstreamOf(registry.PresetNamespace) != nil {
+	if h.upstreamOf(registry.PresetNamespace) != nil {
 		if err := h.mirror.ServePreset(c, name); err != nil {
 			return err
 		}
@@ -172,13 +182,13 @@ func (h *Handler) getPreset(c echo.Context) error {
 	return h.SendDocument(c, core.StoredDocument(key, data, info, echo.MIMEApplicationJSON))
 }
 
-// getSchema serves GET /schemas/:file for the names the registry package
+// GetSchema serves GET /schemas/:file for the names the registry package
 // knows ([registry.SchemaNames]): the operator's copy when there is one
 // (in the schema directory, [WithSchemaDir], else the storage's
 // schema/<file>: the reference's SCHEMA_DIR), else the schema embedded in
 // the registry package. The registry-item.json served is the one uploads
 // are checked against.
-func (h *Handler) getSchema(c echo.Context) error {
+func (h *Reads) GetSchema(c echo.Context) error {
 	name := c.Param("file")
 	data, ok := registry.SchemaFile(name)
 	if !ok {
@@ -200,4 +210,74 @@ func (h *Handler) getSchema(c echo.Context) error {
 	}
 	core.SetCacheHeaders(c.Response().Header(), h.Tiers.Static, false, false)
 	return h.SendDocument(c, doc)
+}
+
+// Reads is the read routes. Build it with [New].
+type Reads struct {
+	*core.Core
+	// defaultNamespace is advertised in GET /namespaces, "" for none.
+	defaultNamespace string
+	mirror           Mirror // nil: no upstreams
+}
+
+// Mirror is what the reads ask the mirror of a namespace served from an
+// upstream.
+type Mirror interface {
+	// UpstreamOf returns the upstream serving ns, nil when none does.
+	UpstreamOf(ns string) *upstream.Upstream
+	// ServeMirrored serves a read of res from u; done is false when the
+	// read is to be served from the storage.
+	ServeMirrored(c echo.Context, res core.Resource, u *upstream.Upstream, private bool) (done bool, err error)
+	// AddNamespaces adds the namespaces served from upstreams to stored.
+	AddNamespaces(stored []string) []string
+	// MirroredRegistries adds the upstream's registries of ns to regs.
+	MirroredRegistries(c echo.Context, ns string, regs []string) []string
+	// ServePreset refreshes preset name from its upstream.
+	ServePreset(c echo.Context, name string) error
+}
+
+// New returns the read routes over c; mirror is nil without upstreams.
+func New(c *core.Core, defaultNamespace string, mirror Mirror) *Reads {
+	return &Reads{Core: c, defaultNamespace: defaultNamespace, mirror: mirror}
+}
+
+// upstreamOf returns the upstream serving ns, nil when none does.
+func (h *Reads) upstreamOf(ns string) *upstream.Upstream {
+	if h.mirror == nil {
+		return nil
+	}
+	return h.mirror.UpstreamOf(ns)
+}
+
+// maxSignaturesDocument bounds a stored signatures document read back:
+// [wire.MaxSignatures] signatures with their keys, with room to spare.
+const maxSignaturesDocument = 2 * wire.MaxSignatures * 2 * signing.MaxSignatureSize
+
+// sendSignatures serves GET /registries/@ns/<seg>…/<version>/signatures:
+// the stored signatures document, or an empty list for a version
+// published without signatures; 404 when the version does not exist. A
+// document without registry.json (a publish in progress or rolled back)
+// is never served.
+func (h *Reads) sendSignatures(c echo.Context, res core.Resource) error {
+	ctx := c.Request().Context()
+	if _, err := h.CommitOf(ctx, res.ManifestFile()); err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return core.NewAPIError(wire.CodeNotFound, "Registry version not found")
+		}
+		return core.InternalError(err)
+	}
+	data, _, err := h.ReadDocument(ctx, layout.Signatures(res.Namespace, res.Path, res.Version))
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		data, err = json.Marshal(wire.Signatures{Namespace: res.Namespace, Path: res.Path, Version: res.Version, Signatures: []wire.SignatureInfo{}})
+		if err != nil {
+			return core.InternalError(err)
+		}
+	case err != nil:
+		return core.InternalError(err)
+	case len(data) > maxSignaturesDocument:
+		return core.InternalError(&core.TooLargeError{Key: layout.Signatures(res.Namespace, res.Path, res.Version), Limit: maxSignaturesDocument})
+	}
+	etag := core.ContentETag(data)
+	return h.SendDocument(c, core.Document{Data: data, CType: echo.MIMEApplicationJSON, ETag: etag, CacheKey: "h\x00" + etag})
 }
