@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/registryserver/bundleio"
+
 	"golang.org/x/crypto/ssh"
 
 	"github.com/jigkit/jig/registry"
@@ -25,7 +27,7 @@ import (
 // with a signature would have stored it.
 func signStored(t *testing.T, st storage.Storage, ns, path, version string, s ssh.Signer) {
 	t.Helper()
-	b := readBundle(t, export(t, st, registryserver.BundleExport{Namespace: ns, Registries: []string{path}}))
+	b := readBundle(t, export(t, st, bundleio.ExportOptions{Namespace: ns, Registries: []string{path}}))
 	var idx []byte
 	for _, v := range b.Versions {
 		if v.Version == version {
@@ -48,7 +50,7 @@ func signStored(t *testing.T, st storage.Storage, ns, path, version string, s ss
 // registries published here stays bound.
 func TestBundleImportMarksNamespace(t *testing.T) {
 	t.Parallel()
-	b := readBundle(t, export(t, seeded(t), registryserver.BundleExport{Namespace: "@main"}))
+	b := readBundle(t, export(t, seeded(t), bundleio.ExportOptions{Namespace: "@main"}))
 	cfg := upstreams(t, `{"upstreams":[{"url":"http://127.0.0.1:9","namespaces":{"@main":"@main"}}]}`, nil)
 	check := func(st storage.Storage) error {
 		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithUpstreams(cfg))
@@ -60,7 +62,7 @@ func TestBundleImportMarksNamespace(t *testing.T) {
 	}
 
 	filled := memory.New()
-	if _, err := registryserver.ImportBundle(t.Context(), filled, b, registryserver.BundleImport{}); err != nil {
+	if _, err := bundleio.Import(t.Context(), filled, b, bundleio.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := filled.Stat(t.Context(), layout.UpstreamMarker("@main")); err != nil {
@@ -76,7 +78,7 @@ func TestBundleImportMarksNamespace(t *testing.T) {
 	if err := local.Put(t.Context(), "@main/quality/local/versions.json", bytes.NewReader(doc), int64(len(doc))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := registryserver.ImportBundle(t.Context(), local, b, registryserver.BundleImport{}); err != nil {
+	if _, err := bundleio.Import(t.Context(), local, b, bundleio.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := local.Stat(t.Context(), layout.UpstreamMarker("@main")); !errors.Is(err, storage.ErrNotFound) {
@@ -94,7 +96,7 @@ func TestBundleSignedOnly(t *testing.T) {
 	src := seeded(t)
 	signStored(t, src, "@main", "runtimes/node", "1.0.0", newSigner(t))
 	var buf bytes.Buffer
-	sum, err := registryserver.ExportBundle(t.Context(), src, &buf, registryserver.BundleExport{Namespace: "@main", SignedOnly: true})
+	sum, err := bundleio.Export(t.Context(), src, &buf, bundleio.ExportOptions{Namespace: "@main", SignedOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestBundleSignedOnly(t *testing.T) {
 	if len(b.Versions) != 1 || b.Versions[0].ID() != "@main/runtimes/node@1.0.0" || b.Versions[0].Signatures == nil {
 		t.Fatalf("got %d versions, want the signed one only", len(b.Versions))
 	}
-	all := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main"}))
+	all := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main"}))
 	if len(sum.Refused) != len(all.Versions)-1 || len(sum.Versions) != 1 {
 		t.Fatalf("got %d exported, %d left out; want 1 and %d", len(sum.Versions), len(sum.Refused), len(all.Versions)-1)
 	}
@@ -112,7 +114,7 @@ func TestBundleSignedOnly(t *testing.T) {
 		}
 	}
 	// Nothing signed: an error, not an empty bundle.
-	_, err = registryserver.ExportBundle(t.Context(), seeded(t), &bytes.Buffer{}, registryserver.BundleExport{Namespace: "@main", SignedOnly: true})
+	_, err = bundleio.Export(t.Context(), seeded(t), &bytes.Buffer{}, bundleio.ExportOptions{Namespace: "@main", SignedOnly: true})
 	if err == nil || !strings.Contains(err.Error(), "no signed version") {
 		t.Errorf("got %v, want no signed version", err)
 	}
@@ -125,7 +127,7 @@ func TestBundleSkipRefused(t *testing.T) {
 	alice := newSigner(t)
 	src := seeded(t)
 	signStored(t, src, "@main", "runtimes/node", "1.0.0", alice)
-	b := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main"}))
+	b := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main"}))
 	signers, err := registryserver.LoadSigners(signersDir(t, map[string]string{"main.allowed_signers": "alice " + signing.FormatPublicKey(alice.PublicKey()) + "\n"}))
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +135,8 @@ func TestBundleSkipRefused(t *testing.T) {
 
 	// Without --skip-refused: nothing, and the error counts the refusals.
 	dst := memory.New()
-	_, err = registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{Signers: signers})
-	var ie *registryserver.ImportError
+	_, err = bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{Signers: signers})
+	var ie *bundleio.ImportError
 	if !errors.As(err, &ie) || ie.Refused != len(b.Versions)-1 || len(ie.Problems) != ie.Refused {
 		t.Fatalf("got %v, want %d refusals", err, len(b.Versions)-1)
 	}
@@ -142,7 +144,7 @@ func TestBundleSkipRefused(t *testing.T) {
 		t.Fatalf("a refused import wrote %v", keys)
 	}
 
-	sum, err := registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{Signers: signers, SkipRefused: true})
+	sum, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{Signers: signers, SkipRefused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +172,9 @@ func TestBundleSkipRefused(t *testing.T) {
 	}
 
 	// Refusals other than the policy's are never skipped.
-	bad := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node"}}))
+	bad := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node"}}))
 	bad.Versions[0].ParsedSignatures.Signatures[0].Signature = string(sign(t, alice, []byte("other")))
-	if _, err := registryserver.ImportBundle(t.Context(), memory.New(), bad, registryserver.BundleImport{Signers: signers, SkipRefused: true}); err == nil {
+	if _, err := bundleio.Import(t.Context(), memory.New(), bad, bundleio.ImportOptions{Signers: signers, SkipRefused: true}); err == nil {
 		t.Error("a signature over other content was skipped, want the bundle refused")
 	}
 }
@@ -203,7 +205,7 @@ func TestBundlePresets(t *testing.T) {
 		t.Fatalf("publish preset: %d %s", r.status, r.body)
 	}
 	var buf bytes.Buffer
-	sum, err := registryserver.ExportBundle(t.Context(), src, &buf, registryserver.BundleExport{Namespace: "presets"})
+	sum, err := bundleio.Export(t.Context(), src, &buf, bundleio.ExportOptions{Namespace: "presets"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestBundlePresets(t *testing.T) {
 		t.Fatalf("exported %s (summary %v)", got, sum.Versions)
 	}
 	dst := memory.New()
-	got, err := registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{})
+	got, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{})
 	if err != nil || len(got.Versions) != 2 {
 		t.Fatalf("import: %+v, %v", got, err)
 	}
@@ -230,12 +232,12 @@ func TestBundlePresets(t *testing.T) {
 	}
 	// Again: all skipped, nothing written.
 	before := snapshot(t, dst)
-	if got, err := registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{}); err != nil || len(got.Skipped) != 2 || len(got.Versions) != 0 {
+	if got, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{}); err != nil || len(got.Skipped) != 2 || len(got.Versions) != 0 {
 		t.Errorf("re-import: %+v, %v", got, err)
 	}
 	sameSnapshot(t, before, snapshot(t, dst))
 	// Only some presets.
-	one := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@presets", Registries: []string{"node-library"}}))
+	one := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@presets", Registries: []string{"node-library"}}))
 	if len(one.Presets) != 1 || one.Presets[0].Name != "node-library" {
 		t.Errorf("--registry node-library exported %d presets", len(one.Presets))
 	}
@@ -251,27 +253,27 @@ func TestBundlePresets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := snapshot(t, dst)
-			_, err := registryserver.ImportBundle(t.Context(), dst, presetBundle(t, tc.docs), registryserver.BundleImport{})
-			if !errors.As(err, new(*registryserver.ImportError)) || !strings.Contains(err.Error(), tc.want) {
+			_, err := bundleio.Import(t.Context(), dst, presetBundle(t, tc.docs), bundleio.ImportOptions{})
+			if !errors.As(err, new(*bundleio.ImportError)) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want %q", err, tc.want)
 			}
 			sameSnapshot(t, before, snapshot(t, dst))
 		})
 	}
 	for _, tt := range []struct {
-		sel  registryserver.BundleExport
+		sel  bundleio.ExportOptions
 		want string
 	}{
-		{registryserver.BundleExport{Namespace: "@presets", Registries: []string{"none"}}, "no preset none is stored"},
-		{registryserver.BundleExport{Namespace: "@presets", Registries: []string{"../x"}}, "is not a preset name"},
-		{registryserver.BundleExport{Namespace: "@presets", SignedOnly: true}, "presets carry no signatures"},
-		{registryserver.BundleExport{Namespace: "@presets"}, "no preset is stored"},
+		{bundleio.ExportOptions{Namespace: "@presets", Registries: []string{"none"}}, "no preset none is stored"},
+		{bundleio.ExportOptions{Namespace: "@presets", Registries: []string{"../x"}}, "is not a preset name"},
+		{bundleio.ExportOptions{Namespace: "@presets", SignedOnly: true}, "presets carry no signatures"},
+		{bundleio.ExportOptions{Namespace: "@presets"}, "no preset is stored"},
 	} {
 		st := src
 		if tt.want == "no preset is stored" {
 			st = memory.New()
 		}
-		if _, err := registryserver.ExportBundle(t.Context(), st, &bytes.Buffer{}, tt.sel); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := bundleio.Export(t.Context(), st, &bytes.Buffer{}, tt.sel); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: got %v, want %q", tt.sel, err, tt.want)
 		}
 	}

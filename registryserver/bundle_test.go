@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/bundleio"
+
 	"golang.org/x/crypto/ssh"
 
 	"github.com/jigkit/jig/internal/s3test"
@@ -35,10 +37,10 @@ func seeded(t testing.TB) storage.Storage {
 	return st
 }
 
-func export(t testing.TB, st storage.Storage, sel registryserver.BundleExport) []byte {
+func export(t testing.TB, st storage.Storage, sel bundleio.ExportOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := registryserver.ExportBundle(t.Context(), st, &buf, sel); err != nil {
+	if _, err := bundleio.Export(t.Context(), st, &buf, sel); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -88,13 +90,13 @@ func sameSnapshot(t *testing.T, before, after map[string]string) {
 func TestBundleRoundTrip(t *testing.T) {
 	t.Parallel()
 	src := seeded(t)
-	data := export(t, src, registryserver.BundleExport{Namespace: "main"})
-	if again := export(t, src, registryserver.BundleExport{Namespace: "@main"}); !bytes.Equal(data, again) {
+	data := export(t, src, bundleio.ExportOptions{Namespace: "main"})
+	if again := export(t, src, bundleio.ExportOptions{Namespace: "@main"}); !bytes.Equal(data, again) {
 		t.Fatal("two exports of one storage differ")
 	}
 	b := readBundle(t, data)
 	dst := memory.New()
-	sum, err := registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{})
+	sum, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +126,12 @@ func TestBundleRoundTrip(t *testing.T) {
 		}
 	}
 	// The imported storage exports the same bundle.
-	if again := export(t, dst, registryserver.BundleExport{Namespace: "@main"}); !bytes.Equal(data, again) {
+	if again := export(t, dst, bundleio.ExportOptions{Namespace: "@main"}); !bytes.Equal(data, again) {
 		t.Error("the imported storage exports another bundle")
 	}
 	// A second import skips everything and writes nothing.
 	before := snapshot(t, dst)
-	sum, err = registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{})
+	sum, err = bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{})
 	if err != nil || len(sum.Versions) != 0 || len(sum.Skipped) != len(b.Versions) {
 		t.Fatalf("re-import: got %d imported, %d skipped, %v; want all skipped", len(sum.Versions), len(sum.Skipped), err)
 	}
@@ -139,7 +141,7 @@ func TestBundleRoundTrip(t *testing.T) {
 func TestBundleExportSelection(t *testing.T) {
 	t.Parallel()
 	src := seeded(t)
-	b := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node", "@main/quality/eslint"}}))
+	b := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node", "@main/quality/eslint"}}))
 	var ids []string
 	for _, v := range b.Versions {
 		ids = append(ids, v.ID())
@@ -150,22 +152,22 @@ func TestBundleExportSelection(t *testing.T) {
 	if len(b.Lists) != 2 || b.Lists["runtimes/node"] == nil {
 		t.Errorf("got version lists %v, want those of the two registries", b.Lists)
 	}
-	all := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main"}))
-	since := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main", Since: time.Now().Add(-time.Hour)}))
+	all := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main"}))
+	since := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main", Since: time.Now().Add(-time.Hour)}))
 	if len(since.Versions) != len(all.Versions) {
 		t.Errorf("--since an hour ago: got %d versions, want all %d", len(since.Versions), len(all.Versions))
 	}
 	for _, tt := range []struct {
-		sel  registryserver.BundleExport
+		sel  bundleio.ExportOptions
 		want string
 	}{
-		{registryserver.BundleExport{Namespace: "@nothing"}, "@nothing has no published version to export"},
-		{registryserver.BundleExport{Namespace: "Main"}, "is not a namespace"},
-		{registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/none"}}, "@main/runtimes/none has no published version"},
-		{registryserver.BundleExport{Namespace: "@main", Registries: []string{"../x"}}, "is not a registry path"},
-		{registryserver.BundleExport{Namespace: "@main", Since: time.Now().Add(time.Hour)}, "@main has no version published on or after"},
+		{bundleio.ExportOptions{Namespace: "@nothing"}, "@nothing has no published version to export"},
+		{bundleio.ExportOptions{Namespace: "Main"}, "is not a namespace"},
+		{bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/none"}}, "@main/runtimes/none has no published version"},
+		{bundleio.ExportOptions{Namespace: "@main", Registries: []string{"../x"}}, "is not a registry path"},
+		{bundleio.ExportOptions{Namespace: "@main", Since: time.Now().Add(time.Hour)}, "@main has no version published on or after"},
 	} {
-		_, err := registryserver.ExportBundle(t.Context(), src, io.Discard, tt.sel)
+		_, err := bundleio.Export(t.Context(), src, io.Discard, tt.sel)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: got %v, want %q", tt.sel, err, tt.want)
 		}
@@ -200,8 +202,8 @@ func TestBundleImportConflict(t *testing.T) {
 	t.Parallel()
 	dst := seeded(t)
 	before := snapshot(t, dst)
-	_, err := registryserver.ImportBundle(t.Context(), dst, conflicting(t), registryserver.BundleImport{})
-	var ie *registryserver.ImportError
+	_, err := bundleio.Import(t.Context(), dst, conflicting(t), bundleio.ImportOptions{})
+	var ie *bundleio.ImportError
 	if !errors.As(err, &ie) || len(ie.Problems) != 1 || !strings.Contains(ie.Problems[0], "@main/runtimes/node@1.0.0 is already stored with other content") {
 		t.Fatalf("got %v, want one conflict", err)
 	}
@@ -217,7 +219,7 @@ func TestBundleImportSignatures(t *testing.T) {
 	src := seeded(t)
 	// Sign @main/runtimes/node@1.0.0 as a publish would store it.
 	index := func(st storage.Storage) []byte {
-		b := readBundle(t, export(t, st, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node"}}))
+		b := readBundle(t, export(t, st, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node"}}))
 		return b.Versions[0].IndexBytes
 	}
 	signWith := func(st storage.Storage, s ssh.Signer) {
@@ -238,11 +240,11 @@ func TestBundleImportSignatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := registryserver.BundleImport{Signers: signers}
+	opt := bundleio.ImportOptions{Signers: signers}
 
 	// All of @main: the other versions are unsigned, so nothing goes in.
 	dst := memory.New()
-	_, err = registryserver.ImportBundle(t.Context(), dst, readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main"})), opt)
+	_, err = bundleio.Import(t.Context(), dst, readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main"})), opt)
 	if err == nil || !strings.Contains(err.Error(), "@main/quality/eslint@1.0.0: namespace @main requires signed versions (SIGNERS_DIR), and this version has no signature") {
 		t.Fatalf("got %v, want unsigned versions refused", err)
 	}
@@ -250,8 +252,8 @@ func TestBundleImportSignatures(t *testing.T) {
 		t.Fatalf("a refused import wrote %v", keys)
 	}
 	// The signed version alone goes in, its signatures byte for byte.
-	one := readBundle(t, export(t, src, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node"}}))
-	if _, err := registryserver.ImportBundle(t.Context(), dst, one, opt); err != nil {
+	one := readBundle(t, export(t, src, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node"}}))
+	if _, err := bundleio.Import(t.Context(), dst, one, opt); err != nil {
 		t.Fatal(err)
 	}
 	if got := snapshot(t, dst)[layout.Signatures("@main", "runtimes/node", "1.0.0")]; got != string(one.Versions[0].Signatures) {
@@ -260,14 +262,14 @@ func TestBundleImportSignatures(t *testing.T) {
 	// Signed by a key the signer file does not list: refused.
 	other := seeded(t)
 	signWith(other, mallory)
-	_, err = registryserver.ImportBundle(t.Context(), memory.New(), readBundle(t, export(t, other, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node"}})), opt)
+	_, err = bundleio.Import(t.Context(), memory.New(), readBundle(t, export(t, other, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node"}})), opt)
 	if err == nil || !strings.Contains(err.Error(), "is by a key the namespace's signer file allows") {
 		t.Fatalf("got %v, want an untrusted signature refused", err)
 	}
 	// A signature over other content is refused even where none is required.
-	bad := readBundle(t, export(t, other, registryserver.BundleExport{Namespace: "@main", Registries: []string{"runtimes/node"}}))
+	bad := readBundle(t, export(t, other, bundleio.ExportOptions{Namespace: "@main", Registries: []string{"runtimes/node"}}))
 	bad.Versions[0].ParsedSignatures.Signatures[0].Signature = string(sign(t, mallory, []byte("other")))
-	_, err = registryserver.ImportBundle(t.Context(), memory.New(), bad, registryserver.BundleImport{})
+	_, err = bundleio.Import(t.Context(), memory.New(), bad, bundleio.ImportOptions{})
 	if err == nil || !strings.Contains(err.Error(), "is invalid") {
 		t.Fatalf("got %v, want a signature over other content refused", err)
 	}
@@ -283,16 +285,16 @@ func TestBundleImportConcurrent(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b := readBundle(t, export(t, seeded(t), registryserver.BundleExport{Namespace: "@main"}))
+			b := readBundle(t, export(t, seeded(t), bundleio.ExportOptions{Namespace: "@main"}))
 			dst := newStorage(t)
 			var wg sync.WaitGroup
-			sums := make([]registryserver.BundleSummary, 3)
+			sums := make([]bundleio.Summary, 3)
 			errs := make([]error, len(sums))
 			for i := range sums {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					sums[i], errs[i] = registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{})
+					sums[i], errs[i] = bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{})
 				}()
 			}
 			wg.Wait()
@@ -313,7 +315,7 @@ func TestBundleImportConcurrent(t *testing.T) {
 					t.Errorf("%s imported %d times, want once", v.ID(), imported[v.ID()])
 				}
 			}
-			if again := export(t, dst, registryserver.BundleExport{Namespace: "@main"}); !bytes.Equal(again, export(t, seeded(t), registryserver.BundleExport{Namespace: "@main"})) {
+			if again := export(t, dst, bundleio.ExportOptions{Namespace: "@main"}); !bytes.Equal(again, export(t, seeded(t), bundleio.ExportOptions{Namespace: "@main"})) {
 				t.Error("the storage imported into concurrently exports another bundle")
 			}
 		})
@@ -342,12 +344,12 @@ func (c *cancelAfter) Put(ctx context.Context, key string, r io.Reader, size int
 // version whole or absent, and a second import completes it.
 func TestBundleImportInterrupted(t *testing.T) {
 	t.Parallel()
-	b := readBundle(t, export(t, seeded(t), registryserver.BundleExport{Namespace: "@main"}))
+	b := readBundle(t, export(t, seeded(t), bundleio.ExportOptions{Namespace: "@main"}))
 	for _, n := range []int{1, 3, 7, 12} {
 		ctx, cancel := context.WithCancel(t.Context())
 		dst := memory.New()
 		st := &cancelAfter{Storage: dst, n: n, cancel: cancel}
-		_, err := registryserver.ImportBundle(ctx, st, b, registryserver.BundleImport{})
+		_, err := bundleio.Import(ctx, st, b, bundleio.ImportOptions{})
 		cancel()
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("after %d puts: got %v, want context.Canceled", n, err)
@@ -361,7 +363,7 @@ func TestBundleImportInterrupted(t *testing.T) {
 				}
 			}
 		}
-		if _, err := registryserver.ImportBundle(t.Context(), dst, b, registryserver.BundleImport{}); err != nil {
+		if _, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{}); err != nil {
 			t.Fatalf("after %d puts: the next import: %v", n, err)
 		}
 	}

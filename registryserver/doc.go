@@ -97,9 +97,10 @@
 //
 // # Bundles
 //
-// [ExportBundle] writes a namespace's published versions from a storage
-// to a bundle (package [github.com/jigkit/jig/registry/bundle]), and
-// [ImportBundle] stores a checked bundle's versions in another storage
+// Package [github.com/jigkit/jig/registryserver/bundleio] moves published
+// versions between storages without a server: its Export writes a
+// namespace's published versions from a storage to a bundle (package
+// [github.com/jigkit/jig/registry/bundle]), and its Import stores a checked bundle's versions in another storage
 // through the same publish protocol as an upload, after checking all of
 // it (signatures against [Signers] included) and writing nothing on any
 // problem. jig-server mirror export|import run them.

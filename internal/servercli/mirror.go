@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jigkit/jig/registryserver/bundleio"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jigkit/jig/internal/english"
@@ -97,10 +99,10 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 		return err
 	}
 	defer closeStorage()
-	var sum registryserver.BundleSummary
+	var sum bundleio.Summary
 	err = bundle.WriteFile(c.Output, func(w io.Writer) error {
 		var err error
-		sum, err = registryserver.ExportBundle(ctx, st, w, registryserver.BundleExport{
+		sum, err = bundleio.Export(ctx, st, w, bundleio.ExportOptions{
 			Namespace: c.Namespace, Registries: c.Registry, Since: c.since, SignedOnly: c.SignedOnly,
 		})
 		return err
@@ -180,10 +182,10 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 		return err
 	}
 	defer closeStorage()
-	sum, err := registryserver.ImportBundle(ctx, st, b, registryserver.BundleImport{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused})
+	sum, err := bundleio.Import(ctx, st, b, bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused})
 	printRefused(stderr, "Skipped (refused by SIGNERS_DIR)", sum.Refused)
 	if err != nil {
-		if ie, ok := errors.AsType[*registryserver.ImportError](err); ok && ie.Refused > 0 {
+		if ie, ok := errors.AsType[*bundleio.ImportError](err); ok && ie.Refused > 0 {
 			return fmt.Errorf("%w\n%s refused by SIGNERS_DIR; to import the rest, run 'jig-server mirror import --skip-refused %s'",
 				err, english.Count(ie.Refused, "version is", "versions are"), c.Bundle)
 		}
@@ -230,7 +232,7 @@ type stderrWriter struct{ io.Writer }
 
 // printRefused lists the versions an export left out or an import
 // skipped, with the reason, on stderr.
-func printRefused(w io.Writer, what string, refused []registryserver.BundleRefusal) {
+func printRefused(w io.Writer, what string, refused []bundleio.Refusal) {
 	if len(refused) == 0 {
 		return
 	}
@@ -240,9 +242,9 @@ func printRefused(w io.Writer, what string, refused []registryserver.BundleRefus
 	}
 }
 
-func nonNilRefused(r []registryserver.BundleRefusal) []registryserver.BundleRefusal {
+func nonNilRefused(r []bundleio.Refusal) []bundleio.Refusal {
 	if r == nil {
-		return []registryserver.BundleRefusal{}
+		return []bundleio.Refusal{}
 	}
 	return r
 }

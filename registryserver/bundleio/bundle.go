@@ -1,4 +1,11 @@
-package registryserver
+// Package bundleio moves the published versions of a namespace between
+// storages as a bundle (package [github.com/jigkit/jig/registry/bundle]),
+// without a server: [Export] writes them from a storage, [Import] checks a
+// whole bundle (digests, signatures against the signing policy, limits)
+// and stores its versions through the publish protocol of an upload,
+// writing nothing on any problem. jig-server mirror export|import run
+// them.
+package bundleio
 
 import (
 	"bytes"
@@ -20,12 +27,13 @@ import (
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// BundleExport selects what [ExportBundle] writes.
-type BundleExport struct {
+// ExportOptions selects what [Export] writes.
+type ExportOptions struct {
 	// Namespace is the namespace exported ("@acme"); required.
 	Namespace string
 	// Registries are the registry paths exported ("runtimes/node"); nil
@@ -35,28 +43,28 @@ type BundleExport struct {
 	// was stored at or after it (the storage's modification time).
 	Since time.Time
 	// SignedOnly leaves out the versions stored without a signature,
-	// listing them in [BundleSummary.Refused], so that a server whose
+	// listing them in [Summary.Refused], so that a server whose
 	// SIGNERS_DIR requires signed versions can take the bundle.
 	SignedOnly bool
 }
 
-// BundleRefusal is a version an export left out or an import skipped,
+// Refusal is a version an export left out or an import skipped,
 // and why.
-type BundleRefusal struct {
+type Refusal struct {
 	Version string `json:"version"` // "@ns/<path>@<version>"
 	Reason  string `json:"reason"`
 }
 
-// BundleSummary is what [ExportBundle] wrote or [ImportBundle] did.
-type BundleSummary struct {
+// Summary is what [Export] wrote or [Import] did.
+type Summary struct {
 	// Versions are the versions exported or imported ("@ns/<path>@<version>").
 	Versions []string
 	// Skipped are the versions an import found already stored, with the
 	// same digests.
 	Skipped []string
-	// Refused are the versions an export left out ([BundleExport.SignedOnly])
-	// or an import skipped ([BundleImport.SkipRefused]), with the reason.
-	Refused []BundleRefusal
+	// Refused are the versions an export left out ([ExportOptions.SignedOnly])
+	// or an import skipped ([ImportOptions.SkipRefused]), with the reason.
+	Refused []Refusal
 	// Entries and Bytes count what an export wrote.
 	Entries int
 	Bytes   int64
@@ -66,16 +74,16 @@ type BundleSummary struct {
 // index) read from the storage by an export or import.
 const maxStoredDocument = 16 << 20
 
-// ExportBundle writes the committed versions of sel.Namespace that sel
+// Export writes the committed versions of sel.Namespace that sel
 // selects, with their digest indexes, signatures and version lists, to w
 // as a bundle (package registry/bundle). The output depends only on the
 // stored content, so two exports of one storage are byte-identical. A
 // version stored without a digest index (by the reference tool) gets one
 // computed from its stored files. Versions being published (no
 // registry.json yet) are left out. Write w to a temporary file and rename
-// it once ExportBundle returns nil.
-func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel BundleExport) (BundleSummary, error) {
-	var sum BundleSummary
+// it once Export returns nil.
+func Export(ctx context.Context, st storage.Storage, w io.Writer, sel ExportOptions) (Summary, error) {
+	var sum Summary
 	ns := registry.NormalizeNamespace(sel.Namespace)
 	if !registry.ValidNamespace(ns) {
 		return sum, fmt.Errorf("%q is not a namespace; use lowercase letters, digits, - or _, such as @acme", sel.Namespace)
@@ -163,7 +171,7 @@ func ExportBundle(ctx context.Context, st storage.Storage, w io.Writer, sel Bund
 			return sum, err
 		}
 		if sel.SignedOnly && !signed {
-			sum.Refused = append(sum.Refused, BundleRefusal{Version: id, Reason: "it has no signature (--signed-only)"})
+			sum.Refused = append(sum.Refused, Refusal{Version: id, Reason: "it has no signature (--signed-only)"})
 			continue
 		}
 		var idx *registry.DigestIndex
@@ -224,7 +232,7 @@ type bundleSource struct {
 
 // writeBundle writes entries to w as a bundle of namespace ns, counting
 // them in sum.
-func writeBundle(ctx context.Context, st storage.Storage, w io.Writer, ns string, entries map[string]bundleSource, sum *BundleSummary) error {
+func writeBundle(ctx context.Context, st storage.Storage, w io.Writer, ns string, entries map[string]bundleSource, sum *Summary) error {
 	bw := bundle.NewWriter(w, ns)
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		if err := ctx.Err(); err != nil {
@@ -331,13 +339,13 @@ func computeIndex(ctx context.Context, st storage.Storage, ns, path, version str
 	return x, nil
 }
 
-// BundleImport configures [ImportBundle].
-type BundleImport struct {
+// ImportOptions configures [Import].
+type ImportOptions struct {
 	// Signers are the namespaces that require signed versions
-	// ([LoadSigners]); nil requires signatures nowhere. A version of such
+	// ([registryserver.LoadSigners]); nil requires signatures nowhere. A version of such
 	// a namespace is imported only with a signature by a key its file
 	// allows, as an upload would be.
-	Signers *Signers
+	Signers *registryserver.Signers
 	// ClaimTTL is the publish claim's TTL (see [WithPublishClaimTTL]); 0
 	// means the default.
 	ClaimTTL time.Duration
@@ -347,32 +355,32 @@ type BundleImport struct {
 	Now func() time.Time
 	// SkipRefused imports the versions the signing policy (Signers)
 	// accepts and skips the others, listing each in
-	// [BundleSummary.Refused] with the reason. False refuses the whole
+	// [Summary.Refused] with the reason. False refuses the whole
 	// bundle when one version is refused. Either way a version is
 	// imported whole or not at all; any other problem refuses the bundle.
 	SkipRefused bool
 }
 
-func (o BundleImport) now() func() time.Time {
+func (o ImportOptions) now() func() time.Time {
 	if o.Now == nil {
 		return time.Now
 	}
 	return o.Now
 }
 
-func (o BundleImport) logger() *zap.Logger {
+func (o ImportOptions) logger() *zap.Logger {
 	if o.Logger == nil {
 		return zap.NewNop()
 	}
 	return o.Logger
 }
 
-// ImportError lists every reason [ImportBundle] refused a bundle; nothing
+// ImportError lists every reason [Import] refused a bundle; nothing
 // was written.
 type ImportError struct {
 	Problems []string
 	// Refused counts the problems that are versions the signing policy
-	// refused: [BundleImport.SkipRefused] would skip them.
+	// refused: [ImportOptions.SkipRefused] would skip them.
 	Refused int
 }
 
@@ -387,14 +395,14 @@ func (e *ImportError) Error() string {
 	return "the bundle was not imported, nothing was written:\n  " + strings.Join(p, "\n  ") + more
 }
 
-// ImportBundle stores the versions of b (read and checked by
+// Import stores the versions of b (read and checked by
 // [bundle.Read]) in st. It first checks everything, and writes nothing if
 // anything is wrong ([*ImportError]): each version's storage keys must fit
 // the limits every backend shares, its signatures must verify (and satisfy
 // opt.Signers where the namespace requires signed versions), and a version
 // already stored must have the same digest index, or it is a conflict.
 // With opt.SkipRefused, the versions the signing policy refuses are
-// skipped instead, each listed in [BundleSummary.Refused]. Versions
+// skipped instead, each listed in [Summary.Refused]. Versions
 // already stored with the same digests are skipped. Before the first
 // version is written into a namespace that holds nothing yet, the
 // namespace is marked as filled from elsewhere ([layout.UpstreamMarker]),
@@ -406,11 +414,11 @@ func (e *ImportError) Error() string {
 // each is published as it publishes one. An error while writing
 // (ctx ended, the storage failed) leaves the versions imported so far,
 // each complete; the summary names them.
-func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt BundleImport) (BundleSummary, error) {
+func Import(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt ImportOptions) (Summary, error) {
 	if b.Namespace == registry.PresetNamespace {
 		return importPresets(ctx, st, b, opt)
 	}
-	var sum BundleSummary
+	var sum Summary
 	now, log := opt.now(), opt.logger()
 	var problems []string
 	refused := 0
@@ -432,7 +440,7 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 		if opt.Signers.For(v.Namespace) != nil {
 			if err := checkBundleSignatures(v, opt.Signers, now()); err != nil {
 				if opt.SkipRefused {
-					sum.Refused = append(sum.Refused, BundleRefusal{Version: v.ID(), Reason: err.Error()})
+					sum.Refused = append(sum.Refused, Refusal{Version: v.ID(), Reason: err.Error()})
 				} else {
 					problems = append(problems, v.ID()+": "+err.Error())
 					refused++
@@ -453,7 +461,7 @@ func ImportBundle(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt
 		}
 	}
 	if len(problems) > 0 {
-		return BundleSummary{}, &ImportError{Problems: problems, Refused: refused}
+		return Summary{}, &ImportError{Problems: problems, Refused: refused}
 	}
 	if len(todo) > 0 {
 		// A namespace filled by imports may later be served from an
@@ -555,7 +563,7 @@ func publishVersion(v *bundle.Version) publish.Version {
 // checkBundleSignatures verifies the signatures of v as an upload's
 // would be (every one valid over the digest index, one by an allowed key
 // where the namespace requires signed versions).
-func checkBundleSignatures(v *bundle.Version, signers *Signers, now time.Time) error {
+func checkBundleSignatures(v *bundle.Version, signers *registryserver.Signers, now time.Time) error {
 	allowed := signers.For(v.Namespace)
 	var fields [][]byte
 	if v.ParsedSignatures != nil {

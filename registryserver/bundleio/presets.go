@@ -1,4 +1,4 @@
-package registryserver
+package bundleio
 
 import (
 	"bytes"
@@ -16,11 +16,11 @@ import (
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// exportPresets is [ExportBundle] of namespace "@presets": every stored
+// exportPresets is [Export] of namespace "@presets": every stored
 // preset document (the latest of each preset and its published versions),
 // or those of the presets sel.Registries names.
-func exportPresets(ctx context.Context, st storage.Storage, w io.Writer, sel BundleExport) (BundleSummary, error) {
-	var sum BundleSummary
+func exportPresets(ctx context.Context, st storage.Storage, w io.Writer, sel ExportOptions) (Summary, error) {
+	var sum Summary
 	if sel.SignedOnly {
 		return sum, fmt.Errorf("presets carry no signatures; --signed-only applies to namespaces of registries")
 	}
@@ -103,13 +103,13 @@ func storedPreset(ctx context.Context, st storage.Storage, name, version string)
 	return nil, nil
 }
 
-// importPresets is [ImportBundle] of a bundle of presets: every preset is
+// importPresets is [Import] of a bundle of presets: every preset is
 // checked as a publish would check it, and against what is stored (a
 // version stored with other bytes is a conflict), before any is written;
 // each is then published as POST /presets does (the versioned copy, then
 // the latest when it is the highest).
-func importPresets(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt BundleImport) (BundleSummary, error) {
-	var sum BundleSummary
+func importPresets(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt ImportOptions) (Summary, error) {
+	var sum Summary
 	var problems []string
 	var todo []*bundle.Preset
 	fresh := storage.Fresh(st)
@@ -134,7 +134,7 @@ func importPresets(ctx context.Context, st storage.Storage, b *bundle.Bundle, op
 		}
 	}
 	if len(problems) > 0 {
-		return BundleSummary{}, &ImportError{Problems: problems}
+		return Summary{}, &ImportError{Problems: problems}
 	}
 	store := publish.New(st, publish.WithLogger(opt.logger()), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(opt.now()))
 	for _, p := range todo {
