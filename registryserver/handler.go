@@ -36,7 +36,8 @@ import (
 // Handler is the jig registry server as an [http.Handler]. Build it with
 // [New]; it is safe for concurrent use. Call [Handler.Close] when done.
 type Handler struct {
-	*core.Core
+	// core is what the features share.
+	core *core.Core
 	e *echo.Echo
 	// auth holds nil when no auth file was given: every namespace is
 	// public. [Handler.SetAuth] replaces it; read it once per decision
@@ -113,7 +114,7 @@ func New(opts ...Option) (*Handler, error) {
 		o.storage = memory.New()
 	}
 	h := &Handler{
-		Core: &core.Core{
+		core: &core.Core{
 			Store:   o.storage,
 			Schemas: &core.SchemaState{Dir: o.schemaDir},
 			Tiers:   core.Tiers(o.tiers),
@@ -131,14 +132,14 @@ func New(opts ...Option) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	h.RCache = core.NewReadCache(ttl, o.now)
-	h.SignersInForce = func() core.SignerSet { return h.signers.Load() }
+	h.core.RCache = core.NewReadCache(ttl, o.now)
+	h.core.SignersInForce = func() core.SignerSet { return h.signers.Load() }
 	g := &gate{auth: &h.auth, now: o.now}
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		g.admin = &sum
 	}
-	h.Gate = g
+	h.core.Gate = g
 	h.auth.Store(o.auth)
 	h.signers.Store(signers)
 	if signers != nil {
@@ -146,15 +147,15 @@ func New(opts ...Option) (*Handler, error) {
 		for _, f := range signers.Files() {
 			nss = append(nss, f.Namespace)
 		}
-		h.Log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
+		h.core.Log.Info("signed versions required", zap.String("signers_dir", signers.Dir()), zap.Strings("namespaces", nss))
 		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
-	h.LogSchemaDir()
+	h.core.LogSchemaDir()
 	if o.auth == nil {
-		h.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
+		h.core.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
 	}
-	if h.ops, err = ops.New(h.Core, o.ops, o.clockSet); err != nil {
+	if h.ops, err = ops.New(h.core, o.ops, o.clockSet); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
@@ -163,14 +164,14 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	h.index = index.New(h.Core, o.searchRefresh)
+	h.index = index.New(h.core, o.searchRefresh)
 	h.closers = append(h.closers, h.index.Close)
 	if o.upstreams != nil {
 		mode := o.upstreamMode
 		if mode == "" {
 			mode = UpstreamPullThrough
 		}
-		mi, err := mirror.New(h.Core, o.upstreams, mode, o.mutableTTL, h.pub.Store, h.pub.Limits, h.index, h.ops.Registerer())
+		mi, err := mirror.New(h.core, o.upstreams, mode, o.mutableTTL, h.pub.Store, h.pub.Limits, h.index, h.ops.Registerer())
 		if err != nil {
 			_ = h.Close()
 			return nil, fmt.Errorf("registryserver: %w", err)
@@ -178,22 +179,22 @@ func New(opts ...Option) (*Handler, error) {
 		h.mirror = mi
 		h.closers = append(h.closers, mi.Close)
 	}
-	h.publishing = publishing.New(h.Core, h.pub, mirrored{h.mirror}, h.index)
+	h.publishing = publishing.New(h.core, h.pub, mirrored{h.mirror}, h.index)
 	var mi reads.Mirror
 	if h.mirror != nil {
 		mi = h.mirror
 	}
-	h.reads = reads.New(h.Core, o.defaultNamespace, mi)
+	h.reads = reads.New(h.core, o.defaultNamespace, mi)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
-		h.census = census.New(h.Core, o.census == CensusOpen, o.censusMaxAge)
+		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge)
 	}
 	if o.webBase != "" {
 		var cens webcatalog.Census
 		if h.census != nil {
 			cens = h.census
 		}
-		cat, err := webcatalog.New(h.Core, h.index, cens, h.signersFor, o.webBase)
+		cat, err := webcatalog.New(h.core, h.index, cens, h.signersFor, o.webBase)
 		if err != nil {
 			_ = h.Close()
 			return nil, fmt.Errorf("registryserver: %w", err)
@@ -210,7 +211,7 @@ func (h *Handler) newEcho() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.Logger.SetOutput(io.Discard)
-	e.HTTPErrorHandler = h.HandleError
+	e.HTTPErrorHandler = h.core.HandleError
 	h.ops.Use(e, h.webui)
 	h.routes(e)
 	return e
@@ -303,7 +304,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 		return
 	}
 	for _, ns := range h.mirror.Config().UndeclaredIn(declaredIn(a)) {
-		h.Log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
+		h.core.Log.Warn("namespace served from an upstream is not declared in the auth file: nobody can read it; add it to auth.json (\"@ns\": [] for public)",
 			zap.String("namespace", ns))
 	}
 }
@@ -314,7 +315,7 @@ func (h *Handler) logUpstreamWarnings(a *AuthConfig) {
 func (h *Handler) logSignerWarnings(a *AuthConfig, s *Signers) {
 	for _, f := range s.Files() {
 		if !a.Declared(f.Namespace) {
-			h.Log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
+			h.core.Log.Warn("signer file names a namespace the auth file does not declare: it requires signatures nowhere (a misspelt name?)",
 				zap.String("file", f.Path), zap.String("namespace", f.Namespace))
 		}
 	}
@@ -322,7 +323,7 @@ func (h *Handler) logSignerWarnings(a *AuthConfig, s *Signers) {
 
 func (h *Handler) logAuthWarnings(a *AuthConfig) {
 	for _, w := range a.Warnings() {
-		h.Log.Warn("auth.json namespace rejected", zap.Error(w))
+		h.core.Log.Warn("auth.json namespace rejected", zap.Error(w))
 	}
 }
 

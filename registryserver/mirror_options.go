@@ -98,6 +98,6 @@ func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 		return err
 	}
 	h.logUpstreamWarnings(h.auth.Load())
-	h.Log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
+	h.core.Log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
 	return nil
 }

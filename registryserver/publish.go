@@ -197,10 +197,10 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		}
 		return publish.LivenessUnknown
 	}
-	h.Uploads = &core.UploadGate{Idle: idle, Total: total, Slots: make(chan struct{}, maxUploads)}
+	h.core.Uploads = &core.UploadGate{Idle: idle, Total: total, Slots: make(chan struct{}, maxUploads)}
 	p := &publishing.State{
 		Limits: o.limits.withDefaults().archive(),
-		Store: publish.New(h.Store, publish.WithLogger(h.Log), publish.WithClock(h.Now),
+		Store: publish.New(h.core.Store, publish.WithLogger(h.core.Log), publish.WithClock(h.core.Now),
 			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
 		Scratch: sd,
 	}
@@ -215,7 +215,7 @@ func (h *Handler) setupPublish(o publishOptions) error {
 	// A dispatcher whenever WithWebhooks was given, even with no hooks,
 	// so that [Handler.SetWebhooks] can add some later.
 	if o.hooksSet {
-		opts := []webhook.Option{webhook.WithLogger(h.Log)}
+		opts := []webhook.Option{webhook.WithLogger(h.core.Log)}
 		if h.ops != nil && h.ops.Registerer() != nil {
 			opts = append(opts, webhook.WithRegisterer(h.ops.Registerer()))
 		}

@@ -50,7 +50,7 @@ func (h *Handler) Recover(ctx context.Context) (Recovery, error) {
 	rec.Claims, rec.RemovedKeys, rec.ListedVersions = pr.Claims, pr.Removed, pr.Listed
 	if pr.Claims > 0 {
 		// Versions were removed or listed behind the read cache's back.
-		h.RCache.Invalidate()
+		h.core.RCache.Invalidate()
 	}
 	if uerr != nil {
 		uerr = fmt.Errorf("cleaning the upload folder %s: %w", h.pub.Scratch.Path(), uerr)
@@ -62,10 +62,10 @@ func (h *Handler) Recover(ctx context.Context) (Recovery, error) {
 func (h *Handler) sweepUploads(p *publishing.State) {
 	sw, err := p.Scratch.Sweep()
 	if err != nil {
-		h.Log.Warn("cleaning the upload folder failed", zap.String("folder", p.Scratch.Path()), zap.Error(err))
+		h.core.Log.Warn("cleaning the upload folder failed", zap.String("folder", p.Scratch.Path()), zap.Error(err))
 	}
 	if sw.Files > 0 {
-		h.Log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.Scratch.Path()),
+		h.core.Log.Info("removed the uploads of jig-server processes that died", zap.String("folder", p.Scratch.Path()),
 			zap.Int("files", sw.Files), zap.Int64("bytes", sw.Bytes))
 	}
 }
@@ -99,10 +99,10 @@ func (h *Handler) recoverLoop(p *publishing.State, interval time.Duration, stop 
 // logRecovery logs what a [Handler.Recover] did.
 func (h *Handler) logRecovery(rec Recovery, err error) {
 	if err != nil {
-		h.Log.Warn("recovering interrupted publishes failed", zap.Error(err))
+		h.core.Log.Warn("recovering interrupted publishes failed", zap.Error(err))
 	}
 	if !rec.Empty() {
-		h.Log.Info("recovered interrupted publishes",
+		h.core.Log.Info("recovered interrupted publishes",
 			zap.Int("uploads", rec.UploadFiles), zap.Int64("upload_bytes", rec.UploadBytes),
 			zap.Int("claims", rec.Claims), zap.Int("removed_keys", rec.RemovedKeys), zap.Int("listed_versions", rec.ListedVersions))
 	}
@@ -115,7 +115,7 @@ func (h *Handler) uploadDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	if sd, ok := h.Store.(storage.ScratchDirer); ok {
+	if sd, ok := h.core.Store.(storage.ScratchDirer); ok {
 		return sd.ScratchDir("uploads")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("jig-server-uploads-%d", os.Getuid())), nil

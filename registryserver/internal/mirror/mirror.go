@@ -21,8 +21,6 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/upstream"
 
-	"github.com/jigkit/jig/registryserver/internal/ops"
-
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -203,7 +201,7 @@ func (h *Mirror) setup(c *upstream.Config, mode upstream.Mode, ttl time.Duration
 	}
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "jig_upstream_request_duration_seconds",
 		Help:    "Duration of fetches from an upstream in seconds (a version's manifest, index, signatures and files together), by upstream and kind.",
-		Buckets: ops.RequestDurationBuckets}, labels)
+		Buckets: promreg.RequestDurationBuckets}, labels)
 	if mi.latency, err = promreg.Register(reg, "jig_upstream_request_duration_seconds", lat); err != nil {
 		return err
 	}

@@ -79,9 +79,6 @@ type opsState struct {
 	routes     map[string]bool // registered route patterns
 }
 
-// RequestDurationBuckets are the reference server's buckets, in seconds.
-var RequestDurationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
-
 // setupOps builds the limiter and registers the metrics. It is called by
 // [New] before the router is built; what it starts is stopped by Close.
 // Ops is the operations middleware and routes. Build it with [New].
@@ -153,7 +150,7 @@ func (h *Ops) setup(o Options, clockSet bool) error {
 	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "http_request_duration_seconds",
 		Help:    "Duration of HTTP requests in seconds, by method, route pattern and status code.",
-		Buckets: RequestDurationBuckets,
+		Buckets: promreg.RequestDurationBuckets,
 	}, []string{"method", "route", "status_code"})
 	duration, err := promreg.Register(reg, "http_request_duration_seconds", duration)
 	if err != nil {

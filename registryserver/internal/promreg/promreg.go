@@ -30,3 +30,7 @@ func Register[C prometheus.Collector](reg prometheus.Registerer, name string, c 
 	}
 	return existing, nil
 }
+
+// RequestDurationBuckets are the reference server's buckets, in seconds:
+// those of every duration histogram of the server.
+var RequestDurationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
