@@ -38,7 +38,7 @@ import (
 type Handler struct {
 	// core is what the features share.
 	core *core.Core
-	e *echo.Echo
+	e    *echo.Echo
 	// auth holds nil when no auth file was given: every namespace is
 	// public. [Handler.SetAuth] replaces it; read it once per decision
 	// with [Handler.authConfig].
