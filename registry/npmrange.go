@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -310,4 +311,34 @@ func (c comparator) caret(v semVersion) bool {
 		return false
 	}
 	return v.nums[2] == c.v.nums[2]
+}
+
+// numbers returns the comparator's major, minor and patch numbers (a
+// left-out or wildcard part is 0). [ParseRange] keeps each to 19 digits,
+// so they fit (with one added) in a uint64.
+func (c comparator) numbers() (ma, mi, pa uint64) {
+	n := func(s string) uint64 {
+		v, _ := strconv.ParseUint(s, 10, 64)
+		return v
+	}
+	return n(c.v.nums[0]), n(c.v.nums[1]), n(c.v.nums[2])
+}
+
+// lowerBound returns the lowest release c allows, and false when c bounds
+// versions only from above ("<2", "<=1.4") or not at all ("!=1.2.3").
+func (c comparator) lowerBound() (semVersion, bool) {
+	ma, mi, pa := c.numbers()
+	switch c.op {
+	case "<", "<=", "=<", "!=":
+		return semVersion{}, false
+	case ">":
+		switch {
+		case c.anyX && c.minorX:
+			return release(ma+1, 0, 0), true
+		case c.anyX && c.patchX:
+			return release(ma, mi+1, 0), true
+		}
+		return release(ma, mi, pa+1), true
+	}
+	return release(ma, mi, pa), true
 }

@@ -109,17 +109,6 @@ func release(ma, mi, pa uint64) semVersion {
 	return semVersion{nums: [3]string{f(ma), f(mi), f(pa)}}
 }
 
-// numbers returns the comparator's major, minor and patch numbers (a
-// left-out or wildcard part is 0). [ParseRange] keeps each to 19 digits,
-// so they fit (with one added) in a uint64.
-func (c comparator) numbers() (ma, mi, pa uint64) {
-	n := func(s string) uint64 {
-		v, _ := strconv.ParseUint(s, 10, 64)
-		return v
-	}
-	return n(c.v.nums[0]), n(c.v.nums[1]), n(c.v.nums[2])
-}
-
 // sampleVersions returns the releases next to every version the ranges'
 // comparators name: each of them, one patch, minor and major above and
 // below it, and 0.0.0.
@@ -168,23 +157,4 @@ func (r Range) lowest() semVersion {
 		}
 	}
 	return best
-}
-
-// lowerBound returns the lowest release c allows, and false when c bounds
-// versions only from above ("<2", "<=1.4") or not at all ("!=1.2.3").
-func (c comparator) lowerBound() (semVersion, bool) {
-	ma, mi, pa := c.numbers()
-	switch c.op {
-	case "<", "<=", "=<", "!=":
-		return semVersion{}, false
-	case ">":
-		switch {
-		case c.anyX && c.minorX:
-			return release(ma+1, 0, 0), true
-		case c.anyX && c.patchX:
-			return release(ma, mi+1, 0), true
-		}
-		return release(ma, mi, pa+1), true
-	}
-	return release(ma, mi, pa), true
 }
