@@ -86,7 +86,9 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle, name string
 			a, _ := x.Marshal()
 			bb, _ := v.Index.Marshal()
 			if !bytes.Equal(a, bb) {
-				problems = append(problems, fmt.Sprintf("%s is cached from %s with other content (its digest index differs); run 'jig cache clean' if the bundle is right", v.ID(), c.baseStr))
+				ce := &CachedOtherError{Version: v.ID(), Server: c.baseStr}
+				problems = append(problems, ce.Error())
+				errs = append(errs, ce)
 				continue
 			}
 			if c.cachedComplete(v) {
@@ -199,7 +201,8 @@ func (c *Client) importVersion(ctx context.Context, b *bundle.Bundle, v *bundle.
 // bundle's, or the server does not serve the version at all (removed,
 // never published there, or in a namespace that needs a token the client
 // lacks: a gated namespace answers like an absent one). The bundle's
-// content is not used and the mark stays; 'jig cache clean' drops it.
+// content is not used and the mark stays; cleaning the cache
+// ([cache.Cache.Clean]) drops it.
 // A version the server does serve with the same index is used, and its
 // mark cleared, so later runs cost no extra request.
 type ImportedError struct {
@@ -212,21 +215,39 @@ type ImportedError struct {
 	// Unpublished is true when the server does not serve the version;
 	// false when its digest index differs from the bundle's.
 	Unpublished bool
+	// Err, when not nil, is why the server could not be asked (the
+	// version was neither confirmed nor refused).
+	Err error
 }
 
 func (e *ImportedError) Error() string {
-	if e.Unpublished {
-		return fmt.Sprintf("%s in the cache came from the bundle %s, and %s does not confirm that version: it serves no digest index for it (removed, never published there, a server without digest indexes, or a namespace that needs a token: jig login %s); nothing was used from the bundle. Run 'jig cache clean' to drop the bundle's content, or run with --offline to use it as it is",
-			e.Version, e.Bundle, e.Server, namespaceOf(e.Version))
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("checking %s, which the bundle %s put in the cache, with %s: %v; nothing was used from the bundle", e.Version, e.Bundle, e.Server, e.Err)
+	case e.Unpublished:
+		return fmt.Sprintf("%s in the cache came from the bundle %s, and %s does not confirm that version: it serves no digest index for it (removed, never published there, a server without digest indexes, or a namespace that needs a token); nothing was used from the bundle",
+			e.Version, e.Bundle, e.Server)
 	}
-	return fmt.Sprintf("%s in the cache came from the bundle %s, and its digest index differs from the one %s publishes: the bundle's content is not the server's; nothing was used from it. Run 'jig cache clean' to drop it (the server's content is fetched again)",
+	return fmt.Sprintf("%s in the cache came from the bundle %s, and its digest index differs from the one %s publishes: the bundle's content is not the server's; nothing was used from it",
 		e.Version, e.Bundle, e.Server)
 }
 
-// namespaceOf returns the namespace of "@ns/<path>@<version>".
-func namespaceOf(label string) string {
-	ns, _, _ := strings.Cut(label, "/")
-	return ns
+// Unwrap returns Err: why the server could not be asked.
+func (e *ImportedError) Unwrap() error { return e.Err }
+
+// CachedOtherError is a version of a bundle that the cache already holds
+// from the client's server with another digest index: the bundle is not
+// imported ([BundleConflictError]). When the bundle is right, cleaning
+// the cache ([cache.Cache.Clean]) lets it in.
+type CachedOtherError struct {
+	// Version names it: "@team/ci/node@1.0.0".
+	Version string
+	// Server is the server's URL.
+	Server string
+}
+
+func (e *CachedOtherError) Error() string {
+	return fmt.Sprintf("%s is cached from %s with other content (its digest index differs)", e.Version, e.Server)
 }
 
 // confirmImported checks id@version, whose digest index x the cache
@@ -252,7 +273,7 @@ func (c *Client) confirmImported(ctx context.Context, id registry.ID, version st
 			return nil, &ImportedError{Version: label, Bundle: name, Server: c.baseStr, Unpublished: true}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("checking %s, which the bundle %s put in the cache, with %s: %w; nothing was used from the bundle (run with --offline to use it without asking the server, or 'jig cache clean' to drop it)", label, name, c.baseStr, err)
+			return nil, &ImportedError{Version: label, Bundle: name, Server: c.baseStr, Err: err}
 		}
 		a, aerr := srv.Marshal()
 		b, berr := x.Marshal()

@@ -99,7 +99,8 @@ func TestImportBundleOffline(t *testing.T) {
 	before, _ := ch.List()
 	_, err = c.ImportBundle(t.Context(), readB(t, oneVersion(t, "other\n")), "test.bundle")
 	var ce *registryclient.BundleConflictError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "@main/tools/one@1.0.0 is cached from http://127.0.0.1:9 with other content") {
+	var co *registryclient.CachedOtherError
+	if !errors.As(err, &ce) || !errors.As(err, &co) || co.Version != "@main/tools/one@1.0.0" || !strings.Contains(err.Error(), "@main/tools/one@1.0.0 is cached from http://127.0.0.1:9 with other content") {
 		t.Fatalf("got %v, want a conflict", err)
 	}
 	after, _ := ch.List()

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
@@ -73,9 +74,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if c.policy, err = compilePolicy(o.namespace, o.trust); err != nil {
 		return nil, err
 	}
-	disp := *u
-	disp.User = nil
-	c.baseStr = strings.TrimRight(disp.String(), "/")
+	c.baseStr = strings.TrimRight(redact.Parsed(u), "/")
 
 	var hc http.Client
 	if o.httpClient != nil {
@@ -119,10 +118,10 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid registry URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("registry URL %q must be an absolute http:// or https:// URL", RedactURL(u))
+		return nil, fmt.Errorf("registry URL %q must be an absolute http:// or https:// URL", redact.Parsed(u))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("registry URL %q must not have a query or fragment", RedactURL(u))
+		return nil, fmt.Errorf("registry URL %q must not have a query or fragment", redact.Parsed(u))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""

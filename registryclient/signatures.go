@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/jigkit/jig/internal/cacheref"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 )
@@ -41,7 +42,7 @@ func (c *Client) Signatures(ctx context.Context, id registry.ID, version string)
 var errNoSignatures = errors.New("no signatures route")
 
 func (c *Client) signaturesRef(id registry.ID, version string) string {
-	return c.refBase() + "/signatures/" + id.Namespace + "/" + id.Path + "/" + version
+	return c.refBase() + "/" + cacheref.Signatures + "/" + id.Namespace + "/" + id.Path + "/" + version
 }
 
 // signatures returns the signatures of id@version, from the cache when it

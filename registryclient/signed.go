@@ -59,7 +59,7 @@ func compilePolicy(ns string, t *Trust) (*policy, error) {
 	if t.AllowedSigners != "" {
 		b, err := safefile.ReadFile(t.AllowedSigners, signing.MaxAllowedSignersSize)
 		if err != nil {
-			return nil, fmt.Errorf("%w: registry %s: reading trust.allowedSigners: %w; fix the path with 'jig trust add %s --allowed-signers <file>'", ErrInvalidConfig, ns, err, ns)
+			return nil, &TrustConfigError{Reason: TrustSignersUnreadable, Namespace: ns, Err: err}
 		}
 		a, err := signing.ParseAllowedSigners(b)
 		if err != nil {
@@ -117,14 +117,6 @@ func (e *SignatureError) Error() string {
 // Unwrap returns [ErrSignature].
 func (e *SignatureError) Unwrap() error { return ErrSignature }
 
-// Hint says what to do.
-func (e *SignatureError) Hint() string {
-	if e.Bad {
-		return "the version's files or digests changed after it was signed; do not install it, and tell the registry's owners. 'jig verify' checks an existing project"
-	}
-	return fmt.Sprintf("ask the publisher to sign it ('jig publish --sign-key'), or, if the key is one you trust, run 'jig trust add %s --key \"<public key>\" --principal <name>'", e.Namespace)
-}
-
 // ErrRollback is matched by a [*RollbackError].
 var ErrRollback = errors.New("rollback refused")
 
@@ -156,15 +148,6 @@ func (e *RollbackError) Error() string {
 
 // Unwrap returns [ErrRollback].
 func (e *RollbackError) Unwrap() error { return ErrRollback }
-
-// Hint says what to do when the change was intended.
-func (e *RollbackError) Hint() string {
-	what := e.Registry
-	if e.Before != "" {
-		what += "@" + e.Version
-	}
-	return fmt.Sprintf("if the registry's owners did this on purpose, run 'jig trust forget %s' and try again", what)
-}
 
 // acceptIndex checks the digest index bytes of id@version (as served,
 // or from the cache) against the namespace's trust policy before the

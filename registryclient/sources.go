@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -219,9 +220,8 @@ func (s *Sources) DefaultNamespace(ctx context.Context, from string) (string, er
 		}
 		if c, err := s.clientLocked(from); err == nil {
 			if _, taken := s.hosted[ns]; !taken {
-				u := *c.base
-				u.User = nil // credentials in the URL belong to from's entry
-				s.hosted[ns] = u.String()
+				// credentials in the URL belong to from's entry
+				s.hosted[ns] = redact.Parsed(c.base)
 			}
 			if _, ok := s.defaults[ns]; !ok {
 				s.defaults[ns] = ns

@@ -3,9 +3,9 @@ package registryclient
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
+
+	"github.com/jigkit/jig/internal/redact"
 )
 
 // Trace describes one HTTP request a client sent (each redirect hop and
@@ -15,7 +15,7 @@ type Trace struct {
 	// Method is the HTTP method; "" for a cache hit.
 	Method string
 	// URL is the request's URL without user info, with the values of
-	// query parameters that may be secrets (see [RedactURL]) replaced; for
+	// query parameters that may be secrets replaced by "REDACTED"; for
 	// a cache hit, what the cache answered (a registry and a file).
 	URL string
 	// Status is the response's status code, 0 when none came.
@@ -72,7 +72,7 @@ type tracingTransport struct {
 func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	res, err := t.next.RoundTrip(req)
-	tr := Trace{Method: req.Method, URL: RedactURL(req.URL), Duration: time.Since(start), Err: err}
+	tr := Trace{Method: req.Method, URL: redact.Parsed(req.URL), Duration: time.Since(start), Err: err}
 	if miss, _ := req.Context().Value(cacheMissKey{}).(bool); miss {
 		tr.Cache = "miss"
 	}
@@ -89,33 +89,4 @@ func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	t.trace(tr)
 	return res, err
-}
-
-// secretParams are words that, in a query parameter's name, make its value
-// a possible secret.
-var secretParams = []string{"token", "key", "secret", "password", "passwd", "auth", "sig", "credential", "session", "code"}
-
-// RedactURL returns u for messages and traces: without user info, and with
-// the value of every query parameter whose name may denote a secret
-// (token, key, secret, password, auth, sig, credential, session, code)
-// replaced by "REDACTED".
-func RedactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k, vs := range q {
-			lk := strings.ToLower(k)
-			for _, s := range secretParams {
-				if strings.Contains(lk, s) {
-					for i := range vs {
-						vs[i] = "REDACTED"
-					}
-					break
-				}
-			}
-		}
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
 }

@@ -12,24 +12,6 @@ import (
 	"github.com/jigkit/jig/registryclient"
 )
 
-func TestRedactURL(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{"http://u:pw@h/x", "http://h/x"},
-		{"https://h/search?q=lint&limit=5", "https://h/search?limit=5&q=lint"},
-		{"https://h/x?access_token=s3cr3t&q=a", "https://h/x?access_token=REDACTED&q=a"},
-		{"https://h/x?X-Amz-Signature=abc&apiKey=k", "https://h/x?X-Amz-Signature=REDACTED&apiKey=REDACTED"},
-	} {
-		u, err := url.Parse(tt.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := registryclient.RedactURL(u); got != tt.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestTraceNeverHoldsTheToken: each request is traced once, with its
 // status, and nothing of the token or the URL's user info.
 func TestTraceNeverHoldsTheToken(t *testing.T) {
@@ -74,27 +56,6 @@ func TestTraceNeverHoldsTheToken(t *testing.T) {
 		if tr.Method != http.MethodGet || tr.Status != http.StatusOK || tr.Conn != "plain" || tr.Proto != "HTTP/1.1" ||
 			tr.URL != srv.URL+"/namespaces" || tr.Cache != "" {
 			t.Errorf("got %+v, want GET %s/namespaces 200 HTTP/1.1 plain", tr, srv.URL)
-		}
-	}
-}
-
-func TestParseCacheRef(t *testing.T) {
-	t.Parallel()
-	base := url.QueryEscape("http://127.0.0.1:8080/reg")
-	for _, tt := range []struct {
-		ref  string
-		want registryclient.CacheRef
-		ok   bool
-	}{
-		{base + "/@main/runtimes/base/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@main/runtimes/base@1.0.0", Content: "digest index"}, true},
-		{base + "/signatures/@team/x/2.1.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@team/x@2.1.0", Content: "signatures"}, true},
-		{base + "/presets/small/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg", Registry: "@presets/small@1.0.0", Content: "preset"}, true},
-		{"nothing", registryclient.CacheRef{}, false},
-		{base + "/main/x/1.0.0", registryclient.CacheRef{Server: "http://127.0.0.1:8080/reg"}, false},
-	} {
-		got, ok := registryclient.ParseCacheRef(tt.ref)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("ParseCacheRef(%q) = %+v, %v; want %+v, %v", tt.ref, got, ok, tt.want, tt.ok)
 		}
 	}
 }

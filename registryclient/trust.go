@@ -39,6 +39,48 @@ type TrustedKey struct {
 	Key string `json:"key"`
 }
 
+// TrustConfigReason says what is wrong with a namespace's configured
+// signing policy ([TrustConfigError]).
+type TrustConfigReason int
+
+const (
+	// TrustSignersUnreadable: the allowed_signers file
+	// ([Trust.AllowedSigners]) cannot be read; [TrustConfigError.Err]
+	// says why.
+	TrustSignersUnreadable TrustConfigReason = iota + 1
+	// TrustKeyTwice: [Trust.Keys] lists the key
+	// [TrustConfigError.Fingerprint] twice.
+	TrustKeyTwice
+)
+
+// TrustConfigError is a namespace's signing policy that cannot be used
+// as configured; Reason says why. An unreadable allowed_signers file
+// matches [ErrInvalidConfig].
+type TrustConfigError struct {
+	Reason    TrustConfigReason
+	Namespace string
+	// Fingerprint ("SHA256:…") is the key listed twice.
+	Fingerprint string
+	// Err is why the allowed_signers file cannot be read.
+	Err error
+}
+
+func (e *TrustConfigError) Error() string {
+	if e.Reason == TrustKeyTwice {
+		return fmt.Sprintf("registry %s: trust.keys lists key %s twice", e.Namespace, e.Fingerprint)
+	}
+	return fmt.Sprintf("%v: registry %s: reading trust.allowedSigners: %v", ErrInvalidConfig, e.Namespace, e.Err)
+}
+
+// Unwrap returns [ErrInvalidConfig] and the read error of an unreadable
+// allowed_signers file.
+func (e *TrustConfigError) Unwrap() []error {
+	if e.Reason == TrustSignersUnreadable {
+		return []error{ErrInvalidConfig, e.Err}
+	}
+	return nil
+}
+
 // Empty reports whether t configures nothing (no keys, no file, no
 // require).
 func (t *Trust) Empty() bool {
@@ -63,7 +105,7 @@ func (t *Trust) Check(ns string) error {
 		}
 		fp := signing.Fingerprint(pk)
 		if seen[fp] {
-			return fmt.Errorf("registry %s: trust.keys lists key %s twice; remove one with 'jig trust remove %s --key %s'", ns, fp, ns, fp)
+			return &TrustConfigError{Reason: TrustKeyTwice, Namespace: ns, Fingerprint: fp}
 		}
 		seen[fp] = true
 	}

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 
+	"github.com/jigkit/jig/internal/cacheref"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/cache"
@@ -113,7 +112,7 @@ type ManifestResult struct {
 }
 
 // refBase is the ref folder of this server in the cache.
-func (c *Client) refBase() string { return url.QueryEscape(c.baseStr) }
+func (c *Client) refBase() string { return cacheref.Base(c.baseStr) }
 
 func (c *Client) versionRef(id registry.ID, version string) string {
 	return c.refBase() + "/" + id.Namespace + "/" + id.Path + "/" + version
@@ -498,7 +497,9 @@ func (c *Client) verifiedFile(ctx context.Context, id registry.ID, path string, 
 }
 
 // presetRef is the ref folder of a preset's cached versions.
-func (c *Client) presetRef(name string) string { return c.refBase() + "/presets/" + name }
+func (c *Client) presetRef(name string) string {
+	return c.refBase() + "/" + cacheref.Presets + "/" + name
+}
 
 // cachedPreset returns the newest cached version of a preset.
 func (c *Client) cachedPreset(name string) (*registry.Preset, string) {
@@ -546,48 +547,4 @@ func (c *Client) ManifestDigest(ctx context.Context, id registry.ID) (*registry.
 		return nil, "", false, err
 	}
 	return r.Manifest, r.Digest, r.Verified, nil
-}
-
-// CacheRef is a ref of the cache ([cache.Entry.Ref]) read back: which
-// server and what content it names.
-type CacheRef struct {
-	// Server is the server's URL, without user info.
-	Server string
-	// Registry is "@ns/path@version", or "@presets/name@version".
-	Registry string
-	// Content is "digest index", "signatures" or "preset".
-	Content string
-}
-
-// ParseCacheRef reads a ref the clients write into the cache; ok is false
-// for a ref of another shape.
-func ParseCacheRef(ref string) (r CacheRef, ok bool) {
-	base, rest, found := strings.Cut(ref, "/")
-	if !found {
-		return r, false
-	}
-	server, err := url.QueryUnescape(base)
-	if err != nil {
-		return r, false
-	}
-	r.Server = server
-	parts := strings.Split(rest, "/")
-	content := "digest index"
-	switch parts[0] {
-	case "signatures":
-		content, parts = "signatures", parts[1:]
-	case "presets":
-		if len(parts) != 3 {
-			return r, false
-		}
-		r.Registry, r.Content = registry.PresetNamespace+"/"+parts[1]+"@"+parts[2], "preset"
-		return r, true
-	}
-	if len(parts) < 3 || !strings.HasPrefix(parts[0], "@") {
-		return r, false
-	}
-	n := len(parts)
-	r.Registry = strings.Join(parts[:n-1], "/") + "@" + parts[n-1]
-	r.Content = content
-	return r, true
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jigkit/jig/internal/envvar"
 	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
@@ -282,39 +283,13 @@ func upstreamURL(raw, shown string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("url %q is not an absolute http:// or https:// URL", redactedURL(shown))
+		return "", fmt.Errorf("url %q is not an absolute http:// or https:// URL", redact.URL(shown))
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("url %q carries credentials; put the token in \"token\" (with ${NAME} to read it from the environment)", redactedURL(shown))
+		return "", fmt.Errorf("url %q carries credentials; put the token in \"token\" (with ${NAME} to read it from the environment)", redact.URL(shown))
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", fmt.Errorf("url %q must not have a query or fragment", redactedURL(shown))
+		return "", fmt.Errorf("url %q must not have a query or fragment", redact.URL(shown))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// redactedURL returns raw without any user info, for messages.
-func redactedURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err == nil {
-		u.User = nil
-		return u.String()
-	}
-	// Unparsable: drop whatever comes before an "@" in the authority.
-	scheme, rest, found := strings.Cut(raw, "://")
-	if !found {
-		scheme, rest = "", raw
-	}
-	authority, path, _ := strings.Cut(rest, "/")
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		authority = authority[i+1:]
-	}
-	out := authority
-	if path != "" || strings.Contains(rest, "/") {
-		out += "/" + path
-	}
-	if found {
-		out = scheme + "://" + out
-	}
-	return out
 }

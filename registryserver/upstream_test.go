@@ -49,6 +49,8 @@ func TestParseUpstreams(t *testing.T) {
 		{"relative url", `{"upstreams":[{"url":"registry.example.com","namespaces":{"@a":"@a"}}]}`, "not an absolute http"},
 		{"credentials in url", `{"upstreams":[{"url":"https://u:pw@a","namespaces":{"@a":"@a"}}]}`, "carries credentials"},
 		{"query", `{"upstreams":[{"url":"https://a/?x=1","namespaces":{"@a":"@a"}}]}`, "query or fragment"},
+		{"token in query", `{"upstreams":[{"url":"https://a/?access_token=s3cret","namespaces":{"@a":"@a"}}]}`, "query or fragment"},
+		{"password in url", `{"upstreams":[{"url":"https://u:s3cret@a","namespaces":{"@a":"@a"}}]}`, "carries credentials"},
 		{"unset variable", `{"upstreams":[{"url":"https://a","token":"${NOPE}","namespaces":{"@a":"@a"}}]}`, "${NOPE}, which is not set"},
 		{"token and authorization", `{"upstreams":[{"url":"https://a","token":"t","headers":{"authorization":"x"},"namespaces":{"@a":"@a"}}]}`, `both "token" and a Authorization header`},
 		{"bad header name", `{"upstreams":[{"url":"https://a","headers":{"a b":"x"},"namespaces":{"@a":"@a"}}]}`, "not a header name"},

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jigkit/jig/internal/cacheref"
 	"github.com/jigkit/jig/internal/english"
-	"github.com/jigkit/jig/registryclient"
 )
 
 // CacheCmd is "jig cache ls|verify|clean|import|export".
@@ -55,9 +55,9 @@ func (c *CacheLsCmd) Run(app *App) error {
 		if e.Size >= 0 {
 			sz = humanSize(e.Size)
 		}
-		r, ok := registryclient.ParseCacheRef(e.Ref)
+		r, ok := cacheref.Parse(e.Ref)
 		if !ok {
-			r = registryclient.CacheRef{Registry: e.Ref, Content: "?"}
+			r = cacheref.Ref{Registry: e.Ref, Content: "?"}
 		}
 		rows = append(rows, []string{r.Registry, r.Content, r.Server, sz, e.Digest})
 	}

@@ -138,6 +138,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	if re := (*reportedError)(nil); errors.As(err, &re) {
 		return re.r
 	}
+	err = withAdvice(err)
 	if errors.Is(err, registryclient.ErrDeadline) {
 		r := errorReport{Code: codeTimeout, headline: fmt.Sprintf("gave up after %s: %v", timeout, err),
 			Hint: "The registry server is too slow or stalled. Allow more time with --timeout (e.g. --timeout 10m) or JIG_TIMEOUT, or run 'jig doctor'."}
@@ -168,11 +169,11 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var rb *registryclient.RollbackError
 	switch {
 	case errors.As(err, &sig):
-		r := hinted(err, sig.Hint())
+		r := hinted(err, signatureHint(sig))
 		r.Code = codeSignature
 		return r
 	case errors.As(err, &rb):
-		r := hinted(err, rb.Hint())
+		r := hinted(err, rollbackHint(rb))
 		r.Code = codeRollback
 		return r
 	case errors.As(err, &rl):
@@ -264,6 +265,106 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	default:
 		return errorReport{Code: codeGeneric, Message: err.Error(), headline: err.Error()}
 	}
+}
+
+// advisedError is an error whose text jig completes with advice: the
+// library says what is wrong and carries what a program needs to act
+// (a namespace, a key, a bundle), jig says which command to run.
+type advisedError struct {
+	error
+	text string
+}
+
+func (e *advisedError) Error() string { return e.text }
+func (e *advisedError) Unwrap() error { return e.error }
+
+// withAdvice returns err with the text jig shows for it: the text of
+// every error in err's tree that [advice] knows is replaced by its
+// advised text, in place, so wrapping prefixes and suffixes stay. Errors
+// still match what err matched. An err without such errors is returned
+// as it is.
+func withAdvice(err error) error {
+	text, changed := err.Error(), false
+	var walk func(e error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if a, ok := advice(e); ok {
+			in := e.Error()
+			if i := strings.LastIndex(text, in); i >= 0 {
+				text, changed = text[:i]+a+text[i+len(in):], true
+			}
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+	if !changed {
+		return err
+	}
+	return &advisedError{err, text}
+}
+
+// advice is the text jig shows for a library error that leaves the
+// command to run to its caller: the error's own text with that command
+// added. ok is false for other errors.
+func advice(err error) (text string, ok bool) {
+	switch e := err.(type) {
+	case *rcfile.TrustError:
+		switch e.Reason {
+		case rcfile.TrustNotConfigured:
+			return fmt.Sprintf("%s; add it first with '%s', then trust its keys", e, configSetCommand(e.Namespace, "url")), true
+		case rcfile.TrustKeyTaken:
+			return fmt.Sprintf("%s; remove it first with 'jig trust remove %s --key %s'", e, e.Namespace, e.Fingerprint), true
+		case rcfile.TrustNoPolicy:
+			return fmt.Sprintf("%s (see 'jig trust list')", e), true
+		}
+	case *registryclient.TrustConfigError:
+		switch e.Reason {
+		case registryclient.TrustKeyTwice:
+			return fmt.Sprintf("%s; remove one with 'jig trust remove %s --key %s'", e, e.Namespace, e.Fingerprint), true
+		case registryclient.TrustSignersUnreadable:
+			return fmt.Sprintf("%s; fix the path with 'jig trust add %s --allowed-signers <file>'", e, e.Namespace), true
+		}
+	case *registryclient.CachedOtherError:
+		return fmt.Sprintf("%s; run 'jig cache clean' if the bundle is right", e), true
+	case *registryclient.ImportedError:
+		switch {
+		case e.Err != nil:
+			return fmt.Sprintf("%s (run with --offline to use it without asking the server, or 'jig cache clean' to drop it)", e), true
+		case e.Unpublished:
+			return fmt.Sprintf("%s in the cache came from the bundle %s, and %s does not confirm that version: it serves no digest index for it (removed, never published there, a server without digest indexes, or a namespace that needs a token: jig login %s); nothing was used from the bundle. Run 'jig cache clean' to drop the bundle's content, or run with --offline to use it as it is",
+				e.Version, e.Bundle, e.Server, namespaceOf(e.Version)), true
+		}
+		return fmt.Sprintf("%s. Run 'jig cache clean' to drop it (the server's content is fetched again)", e), true
+	}
+	return "", false
+}
+
+// signatureHint says what to do about a version the trust policy
+// refuses.
+func signatureHint(e *registryclient.SignatureError) string {
+	if e.Bad {
+		return "the version's files or digests changed after it was signed; do not install it, and tell the registry's owners. 'jig verify' checks an existing project"
+	}
+	return fmt.Sprintf("ask the publisher to sign it ('jig publish --sign-key'), or, if the key is one you trust, run 'jig trust add %s --key \"<public key>\" --principal <name>'", e.Namespace)
+}
+
+// rollbackHint says what to do about a refused rollback when the change
+// was intended.
+func rollbackHint(e *registryclient.RollbackError) string {
+	what := e.Registry
+	if e.Before != "" {
+		what += "@" + e.Version
+	}
+	return fmt.Sprintf("if the registry's owners did this on purpose, run 'jig trust forget %s' and try again", what)
 }
 
 // hinted reports err with a hint that completes its line: "<err>; <hint>"

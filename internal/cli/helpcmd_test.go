@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // TestEnvironmentListsEveryVariable fails when the code of the jig binary
@@ -48,19 +49,10 @@ func TestEnvironmentListsEveryVariable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ast.Inspect(af, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				s, err := strconv.Unquote(lit.Value)
-				if err != nil {
-					s = lit.Value
-				}
+			testenv.StringLiterals(af, func(pos token.Pos, s string) {
 				for _, name := range re.FindAllString(s, -1) {
-					found[name] = fset.Position(lit.Pos()).String()
+					found[name] = fset.Position(pos).String()
 				}
-				return true
 			})
 		}
 	}

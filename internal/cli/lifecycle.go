@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jigkit/jig/internal/targetversion"
 	"os"
 	"path/filepath"
 	"slices"
@@ -339,10 +340,10 @@ func (c *UpdateCmd) Validate() error {
 	return checkTo(c.To, len(c.Registries), "jig update <registry> --to <version>")
 }
 
-// checkTo checks --to for n registries with [apply.CheckTo]; usage is the
+// checkTo checks --to for n registries with [targetversion.Check]; usage is the
 // command line that shows how --to is given.
 func checkTo(to string, n int, usage string) error {
-	err := apply.CheckTo(to, n)
+	err := targetversion.Check(to, n)
 	switch {
 	case errors.Is(err, apply.ErrToNeedsOneRegistry):
 		return fmt.Errorf("--to needs exactly one registry: %s", usage)

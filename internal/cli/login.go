@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
@@ -48,17 +49,17 @@ func (c *LoginCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if err := probe.Set(ns, rcfile.Update{URL: c.URL, Token: &tok}); err != nil {
-		return redactToken(err, tok)
+		return redact.Error(err, tok)
 	}
 	e, _ := probe.Get(ns)
 	publish, err := checkToken(ctx, app, probe, ns, e.URL, tok)
 	if err != nil {
-		return redactToken(err, tok)
+		return redact.Error(err, tok)
 	}
 	if _, err := rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error {
 		return cfg.Set(ns, rcfile.Update{URL: c.URL, Token: &tok})
 	}); err != nil {
-		return redactToken(err, tok)
+		return redact.Error(err, tok)
 	}
 	what := "it may not publish (read only)"
 	switch publish {
@@ -138,7 +139,7 @@ func checkToken(ctx context.Context, app *App, cfg *rcfile.Config, ns, url, tok 
 		case err == nil:
 			return publishNo, nil
 		case !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized:
-			app.Out.Warnf("could not tell whether the token may publish: %v", redactToken(err, tok))
+			app.Out.Warnf("could not tell whether the token may publish: %v", redact.Error(err, tok))
 			return publishUnknown, nil
 		}
 	}
@@ -151,15 +152,6 @@ func checkToken(ctx context.Context, app *App, cfg *rcfile.Config, ns, url, tok 
 		return publishNo, fmt.Errorf("%s does not answer as a jig registry server (%d %s); nothing was saved. Check --url", url, se.StatusCode, http.StatusText(se.StatusCode))
 	}
 	return publishNo, fmt.Errorf("cannot check the token: %w; nothing was saved. Check --url, or run 'jig doctor'", err)
-}
-
-// redactToken returns err with every occurrence of tok replaced, for the
-// rare error whose text could hold it (a server that echoes it back).
-func redactToken(err error, tok string) error {
-	if err == nil || tok == "" || !strings.Contains(err.Error(), tok) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), tok, "[REDACTED]"))
 }
 
 // LogoutCmd is "jig logout <ns>".

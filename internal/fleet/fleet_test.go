@@ -31,8 +31,8 @@ func TestRedact(t *testing.T) {
 			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got, want := scrubURLs("fatal: unable to access 'https://u:p@h/x/': refused"), "fatal: unable to access 'https://h/x/': refused"; got != want {
-		t.Errorf("scrubURLs: got %q, want %q", got, want)
+	if got, want := redactText("fatal: unable to access 'https://u:p@h/x/': refused", nil), "fatal: unable to access 'https://h/x/': refused"; got != want {
+		t.Errorf("redactText: got %q, want %q", got, want)
 	}
 }
 

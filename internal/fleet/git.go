@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/gitsafe"
+	"github.com/jigkit/jig/internal/redact"
 )
 
 // fleetConfig is the configuration of every git command the fleet runs,
@@ -125,115 +126,23 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " / ")
 }
 
-// scrub removes the repository's credentials from s ([redactText]).
-func (g *gitRunner) scrub(s string) string { return redactText(s, g.secret) }
-
-// urlUserinfo matches the user[:password]@ of a URL with a scheme.
-var urlUserinfo = lazyRegexp(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
-
-// scrubURLs removes the user information of every URL with a scheme in s.
-func scrubURLs(s string) string { return urlUserinfo().ReplaceAllString(s, "$1") }
-
-// urlInText matches a URL with a scheme in a message, up to a blank or a
-// quote.
-var urlInText = lazyRegexp(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'"<>]+`)
+// scrub removes the repository's credentials from s ([redact.Text]).
+func (g *gitRunner) scrub(s string) string { return redact.Text(s, g.secret) }
 
 // redactText returns s, an error or a program's output, as it may be
-// shown: every URL in it as [Redact] shows it (no user information, query
-// or fragment), and each of secrets ([secrets]) that stands as a word of
-// its own replaced by "***". A secret inside a longer word is left: a user
-// name "u" must not blank "exit status 128".
-func redactText(s string, secrets []string) string {
-	s = urlInText().ReplaceAllStringFunc(s, Redact)
-	for _, sec := range secrets {
-		s = replaceWord(s, sec, "***")
-	}
-	return s
-}
+// shown ([redact.Text]): every URL without user information, query or
+// fragment, and each of secrets standing as a word of its own blanked.
+func redactText(s string, secrets []string) string { return redact.Text(s, secrets) }
 
-// replaceWord replaces each occurrence of w in s that no letter, digit or
-// "_" touches on either side.
-func replaceWord(s, w, repl string) string {
-	if w == "" {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, w)
-		if i < 0 {
-			break
-		}
-		end := i + len(w)
-		if (i == 0 || !wordByte(s[i-1])) && (end == len(s) || !wordByte(s[end])) {
-			b.WriteString(s[:i])
-			b.WriteString(repl)
-		} else {
-			b.WriteString(s[:end])
-		}
-		s = s[end:]
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-func wordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-// Redact returns repo as it may be shown and stored: a URL with a scheme
-// loses its user information (user:password@ or token@), its query
-// (?private_token=…) and fragment, as [wire.StripCredentials] drops them
-// from a census identity; an scp-like address (git@host:path) and a local
-// path are returned as they are.
-func Redact(repo string) string {
-	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && (u.User != nil || u.RawQuery != "" || u.Fragment != "") {
-		u.User, u.RawQuery, u.Fragment, u.ForceQuery = nil, "", "", false
-		return u.String()
-	}
-	return scrubURLs(repo)
-}
-
-// minSecret is the length below which a part of an address is not
-// scrubbed from text as a word of its own: "git", "main" or "u" are words
-// of any message, not secrets (a URL's user information is removed
-// whatever its length).
-const minSecret = 8
+// Redact returns repo as it may be shown and stored ([redact.Strip]): a
+// URL with a scheme loses its user information (user:password@ or
+// token@), its query (?private_token=…) and fragment; an scp-like address
+// (git@host:path) and a local path are returned as they are.
+func Redact(repo string) string { return redact.Strip(repo) }
 
 // secrets returns the parts of repo that must never be shown outside a
-// URL either: the password of a URL with a scheme, its user name when it
-// has no password (a token given as user name), and its query values, each
-// as written and escaped, when [minSecret] bytes or longer.
-func secrets(repo string) []string {
-	u, err := url.Parse(repo)
-	if err != nil || u.Scheme == "" {
-		return nil
-	}
-	var out []string
-	add := func(v string) {
-		if len(v) < minSecret {
-			return
-		}
-		for _, s := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	for _, vs := range u.Query() {
-		for _, v := range vs {
-			add(v)
-		}
-	}
-	if u.User == nil {
-		return out
-	}
-	if p, ok := u.User.Password(); ok {
-		add(p)
-	} else {
-		add(u.User.Username())
-	}
-	return out
-}
+// URL either ([redact.Secrets]).
+func secrets(repo string) []string { return redact.Secrets(repo) }
 
 // host returns the host name of a repository address ("" for a local
 // path).

@@ -2,15 +2,16 @@ package logx
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"go.uber.org/zap/zapcore"
+
+	"github.com/jigkit/jig/internal/redact"
 )
 
-// Redacted replaces a sensitive value in a log line.
-const Redacted = "[REDACTED]"
+// Redacted replaces a sensitive value in a log line ([redact.Mask]).
+const Redacted = redact.Mask
 
 // SensitiveHeaders are the request headers (lowercase) logged as
 // [Redacted] unless the logger is at debug level or below.
@@ -99,86 +100,9 @@ func (hs headers) each(add func(k, v string)) {
 	}
 }
 
-// sensitiveParam reports whether a query parameter name (any case) may
-// carry a credential.
-func sensitiveParam(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range []string{"token", "secret", "password", "passwd", "auth", "key", "signature", "credential", "session"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	switch n {
-	case "sig", "pwd", "pass", "code", "jwt":
-		return true
-	}
-	return false
-}
-
 // RedactURL returns a request URL (a request-target such as
-// "/registries/@ns/x?token=abc", or an absolute URL) safe to log: the values
-// of query parameters whose names suggest a credential (token, access_token,
-// api_key, secret, password, sig, ...) become [Redacted], and so does the
-// password of a userinfo part. Everything else is kept verbatim, so a URL
-// without credentials is returned unchanged.
-func RedactURL(raw string) string {
-	if i := strings.Index(raw, "://"); i >= 0 && !strings.ContainsAny(raw[:i], "/?#") {
-		raw = redactUserinfo(raw, i+3)
-	}
-	q := strings.IndexByte(raw, '?')
-	if q < 0 {
-		return raw
-	}
-	frag := ""
-	query := raw[q+1:]
-	if h := strings.IndexByte(query, '#'); h >= 0 {
-		query, frag = query[:h], query[h:]
-	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	b.WriteString(raw[:q+1])
-	changed := false
-	for i, pair := range strings.Split(query, "&") {
-		if i > 0 {
-			b.WriteByte('&')
-		}
-		name, _, hasValue := strings.Cut(pair, "=")
-		if decoded, err := url.QueryUnescape(name); err == nil {
-			name = decoded
-		}
-		if hasValue && sensitiveParam(name) {
-			b.WriteString(pair[:strings.IndexByte(pair, '=')+1])
-			b.WriteString(Redacted)
-			changed = true
-			continue
-		}
-		b.WriteString(pair)
-	}
-	if !changed {
-		return raw
-	}
-	b.WriteString(frag)
-	return b.String()
-}
-
-// redactUserinfo hides the password of "scheme://user:pass@host..." where
-// authority starts at index start.
-func redactUserinfo(raw string, start int) string {
-	end := len(raw)
-	if i := strings.IndexAny(raw[start:], "/?#"); i >= 0 {
-		end = start + i
-	}
-	at := strings.LastIndexByte(raw[start:end], '@')
-	if at < 0 {
-		return raw
-	}
-	userinfo := raw[start : start+at]
-	user, _, hasPass := strings.Cut(userinfo, ":")
-	if !hasPass {
-		// A lone user part can be a token (https://<token>@host).
-		user = Redacted
-	} else {
-		user += ":" + Redacted
-	}
-	return raw[:start] + user + raw[start+at:]
-}
+// "/registries/@ns/x?token=abc", or an absolute URL) safe to log, as
+// [redact.URL] shows it: the values of query parameters whose names
+// suggest a credential and the password of a userinfo part become
+// [Redacted]; a URL without credentials is returned unchanged.
+func RedactURL(raw string) string { return redact.URL(raw) }

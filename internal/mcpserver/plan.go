@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jigkit/jig/internal/targetversion"
 	"path/filepath"
 	"strings"
 	"time"
@@ -143,7 +144,7 @@ func (in *PlanInput) validate() error {
 		if in.Command == cmdUpdate && in.Registry != "" {
 			n = 1
 		}
-		switch err := apply.CheckTo(in.To, n); {
+		switch err := targetversion.Check(in.To, n); {
 		case errors.Is(err, apply.ErrToNeedsOneRegistry):
 			return errors.New("to needs command update and one registry: {\"command\":\"update\",\"registry\":\"@ns/path\",\"to\":\"1.2.0\"}")
 		case err != nil:

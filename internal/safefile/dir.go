@@ -66,7 +66,15 @@ func checkDir(f *os.File, err error) (*os.File, error) {
 // rename, a new or deleted file, a new subdirectory. File systems that
 // cannot sync a directory (EINVAL, unsupported) are left as they are.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+	return syncDir(os.Open(dir))
+}
+
+// SyncDirIn is [SyncDir] for the directory name inside root.
+func SyncDirIn(root *os.Root, name string) error {
+	return syncDir(root.Open(name))
+}
+
+func syncDir(d *os.File, err error) error {
 	if err != nil {
 		return err
 	}

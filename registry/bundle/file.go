@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/jigkit/jig/internal/safefile"
 )
 
 // OpenFile opens the bundle file at path and checks it with [Read]. The
@@ -32,41 +34,29 @@ func OpenFile(path string, lim Limits) (*Bundle, func() error, error) {
 	return b, f.Close, nil
 }
 
-// WriteFile writes a bundle to path through write: to a temporary file in
-// the same folder, renamed to path only once write returned nil and the
-// file was synced. On any error (or an interrupted write) the temporary
-// file is removed and path is left as it was. The file is readable by its
-// owner only (mode 0600), as a bundle may hold gated namespaces.
-func WriteFile(path string, write func(w io.Writer) error) (err error) {
+// WriteFile writes a bundle to path through write, with
+// [safefile.WriteAtomic]: to a temporary file in the same folder, renamed
+// to path only once write returned nil and the file was synced, then the
+// folder synced. On any error (or an interrupted write) the temporary
+// file is removed and path is left as it was; an error of write is
+// returned as it is. The file is readable by its owner only (mode 0600),
+// as a bundle may hold gated namespaces.
+func WriteFile(path string, write func(w io.Writer) error) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp); err != nil {
+	var werr error
+	err = safefile.WriteAtomic(abs, 0o600, func(w io.Writer) error {
+		werr = write(w)
+		return werr
+	}, safefile.Options{})
+	if err == nil || werr != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Path != abs {
+		err = pe.Err // the temporary file's name says nothing to the user
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), abs); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return fmt.Errorf("writing %s: %w", path, err)
 }

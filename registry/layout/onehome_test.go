@@ -2,15 +2,13 @@ package layout_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -45,30 +43,7 @@ func TestKeysHaveOneHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self := filepath.Join(root, "registry", "layout")
-	files := 0
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p == self || d.Name() == "testdata" || (p != root && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
-				return filepath.SkipDir // another module (examples/)
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		files++
-		af, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	testenv.GoFiles(t, root, []string{"registry/layout"}, func(_ string, fset *token.FileSet, af *ast.File) {
 		ast.Inspect(af, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
@@ -83,12 +58,5 @@ func TestKeysHaveOneHome(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("scanned %d Go files; the scan is broken", files)
-	}
 }

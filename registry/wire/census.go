@@ -2,7 +2,8 @@ package wire
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/jigkit/jig/internal/redact"
 )
 
 // The states of a registry in a [CensusReport], as "jig check" sees it.
@@ -166,32 +167,7 @@ type CensusEdited struct {
 // keeps "git"), and the query and fragment. A scp-like remote
 // ("git@host:org/x.git") or a path is returned as it is, since it cannot
 // carry a password. It is what a census report's project identity is.
-func StripCredentials(remote string) string {
-	scheme, rest, ok := strings.Cut(remote, "://")
-	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
-		return remote
-	}
-	rest, _, _ = strings.Cut(rest, "#")
-	rest, _, _ = strings.Cut(rest, "?")
-	host, path, _ := strings.Cut(rest, "/")
-	if i := strings.LastIndex(host, "@"); i >= 0 {
-		user := host[:i]
-		host = host[i+1:]
-		switch s := strings.ToLower(scheme); {
-		case s == "http" || s == "https":
-			user = ""
-		default:
-			user, _, _ = strings.Cut(user, ":")
-		}
-		if user != "" {
-			host = user + "@" + host
-		}
-	}
-	if path != "" || strings.Contains(rest, "/") {
-		return scheme + "://" + host + "/" + path
-	}
-	return scheme + "://" + host
-}
+func StripCredentials(remote string) string { return redact.Identity(remote) }
 
 // CensusReceipt is the body of a successful POST /census/@ns.
 type CensusReceipt struct {

@@ -2,8 +2,8 @@ package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"github.com/jigkit/jig/internal/targetversion"
 	"slices"
 	"strings"
 	"sync"
@@ -53,25 +53,9 @@ type UpdateRequest struct {
 	Force bool
 }
 
-// ErrToNeedsOneRegistry is the error of [CheckTo] for a target version
-// with no registry or several.
-var ErrToNeedsOneRegistry = errors.New("a target version needs exactly one registry")
-
-// CheckTo checks a target version ([UpdateRequest.To]; jig's --to, jig
-// mcp's "to") for an update of n registries: "" is always fine; otherwise n
-// must be 1 ([ErrToNeedsOneRegistry]) and to a full SemVer version. It is
-// the one check of a target version; callers add the name of their flag.
-func CheckTo(to string, n int) error {
-	switch {
-	case to == "":
-		return nil
-	case n != 1:
-		return ErrToNeedsOneRegistry
-	case !registry.ValidVersion(to):
-		return fmt.Errorf("%q is not a full SemVer version (for example 1.2.0)", to)
-	}
-	return nil
-}
+// ErrToNeedsOneRegistry is the error of [Engine.PlanUpdate] for a target
+// version ([UpdateRequest.To]) with no registry or several.
+var ErrToNeedsOneRegistry = targetversion.ErrNeedsOneRegistry
 
 // PlanUpdate plans moving installed registries to newer (or other)
 // versions: for every file, a three-way merge of what the installed
@@ -111,7 +95,7 @@ func (e *Engine) PlanUpdate(ctx context.Context, req UpdateRequest) (*Plan, erro
 			selected = append(selected, id)
 		}
 	}
-	if err := CheckTo(req.To, len(selected)); err != nil {
+	if err := targetversion.Check(req.To, len(selected)); err != nil {
 		return nil, fmt.Errorf("target version (To): %w", err)
 	}
 	if req.To != "" {

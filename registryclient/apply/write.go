@@ -554,18 +554,13 @@ func mkdirAll(dir string) ([]string, error) {
 	return created, nil
 }
 
-// writeAtomic writes data to a temporary file next to path and renames it
-// into place, with the given mode.
+// writeAtomic writes data to path with mode through
+// [safefile.WriteAtomic] (a synced temporary file next to path named by
+// [tempPattern], renamed, the folder synced). Apply's batch of project
+// files is not written this way but with writeTemps and one rename each,
+// under the journal: see Engine.write.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := writeTemp(path, data, mode, fsyncer{})
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
+	return safefile.WriteAtomic(path, mode, safefile.Content(data), safefile.Options{TempPattern: tempPattern})
 }
 
 // tempPattern names the temporary files Apply writes next to their

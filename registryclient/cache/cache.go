@@ -253,40 +253,14 @@ func (c *Cache) Put(data []byte) (string, error) {
 	return d, nil
 }
 
-// writeAtomic writes data to a temporary file in <dir>/tmp and renames it
-// to p.
-func (c *Cache) writeAtomic(p string, data []byte) error { return c.writeTemp(p, data, false) }
-
-// writeTemp is writeAtomic; with sync, the temporary file is fsynced
-// before the rename.
-func (c *Cache) writeTemp(p string, data []byte, sync bool) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("writing to the cache: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Join(c.dir, "tmp"), 0o700); err != nil {
-		return fmt.Errorf("writing to the cache: %w", err)
-	}
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(c.dir, "tmp", hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+// writeAtomic writes data to p through [safefile.WriteAtomic]: a
+// temporary file in <dir>/tmp (swept by cleanTemp when a killed process
+// left it), synced, renamed to p, and p's folder synced. Files and folders
+// are private to the user.
+func (c *Cache) writeAtomic(p string, data []byte) error {
+	err := safefile.WriteAtomic(p, 0o600, safefile.Content(data), safefile.Options{DirPerm: 0o700, TempDir: filepath.Join(c.dir, "tmp")})
 	if err != nil {
 		return fmt.Errorf("writing to the cache: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil && sync {
-		werr = f.Sync()
-	}
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, p)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing to the cache: %w", werr)
 	}
 	return nil
 }

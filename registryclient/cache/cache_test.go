@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -175,5 +176,67 @@ func TestDefaultDir(t *testing.T) {
 	}
 	if got := cache.DefaultDir(env(map[string]string{"XDG_CACHE_HOME": "relative", "HOME": "/h"})); got != filepath.Join("/h", ".cache", "jig") {
 		t.Errorf("HOME: got %q", got)
+	}
+}
+
+// TestWritesArePrivate: what the cache writes (a blob, a ref, the signed
+// memory) is readable by its owner only, in folders of the owner only,
+// and a write leaves nothing in the temporary folder; a failed write
+// (a folder where the ref goes) neither.
+func TestWritesArePrivate(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix modes")
+	}
+	dir := t.TempDir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Put([]byte("content"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetRef("server/@main/a/1.0.0", d); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RecordSigned(t.Context(), "server/@main/a", "1.0.0", d); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "refs", "server", "@main", "b", "1.0.0"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetRef("server/@main/b/1.0.0", d); err == nil {
+		t.Error("SetRef over a folder succeeded")
+	}
+	files := 0
+	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case e.IsDir() && p != dir && fi.Mode().Perm() != 0o700:
+			t.Errorf("folder %s: mode %v, want 0700", rel, fi.Mode().Perm())
+		case !e.IsDir():
+			files++
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("file %s: mode %v, want 0600", rel, fi.Mode().Perm())
+			}
+			if filepath.Dir(rel) == "tmp" {
+				t.Errorf("left in the temporary folder: %s", rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 3 {
+		t.Errorf("found %d files, want the blob, the ref and the signed memory", files)
 	}
 }

@@ -76,9 +76,9 @@ func (c *Cache) markPath(ref string) string {
 	return filepath.Join(c.dir, importedDir, filepath.FromSlash(ref))
 }
 
-// writeDurable writes data to p like writeAtomic, then makes it durable:
-// the temporary file is fsynced before the rename, and p's folder and the
-// parent of each folder created for it after.
+// writeDurable writes data to p with writeAtomic (which syncs the file and
+// p's folder), then makes durable the parent of each folder created for
+// it.
 func (c *Cache) writeDurable(p string, data []byte) error {
 	var created []string
 	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
@@ -87,14 +87,11 @@ func (c *Cache) writeDurable(p string, data []byte) error {
 		}
 		created = append(created, d)
 	}
-	if err := c.writeTemp(p, data, true); err != nil {
+	if err := c.writeAtomic(p, data); err != nil {
 		return err
 	}
-	dirs := []string{filepath.Dir(p)}
 	for _, d := range created {
-		dirs = append(dirs, filepath.Dir(d))
-	}
-	for _, d := range dirs {
+		d = filepath.Dir(d)
 		if err := safefile.SyncDir(d); err != nil {
 			return fmt.Errorf("writing to the cache: %w", err)
 		}

@@ -538,8 +538,9 @@ func (c *Config) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Save writes the rc file atomically (a temporary file in the same
-// directory, then rename) with mode 0600. When the rc file's path is a
+// Save writes the rc file atomically with [safefile.WriteAtomic] (a
+// synced temporary file in the same directory, renamed, the directory
+// synced) with mode 0600, making its missing directories private (0700). When the rc file's path is a
 // symbolic link, the link is kept and the file it points to is replaced
 // (the temporary file is made next to that target). Save does not lock:
 // use [Edit] to change the file when other processes may too.
@@ -556,32 +557,8 @@ func (c *Config) Save() error {
 	if err != nil {
 		return fail(err)
 	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fail(err)
-	}
-	f, err := os.CreateTemp(dir, ".jigrc-*.tmp")
+	err = safefile.WriteAtomic(target, 0o600, safefile.Content(data), safefile.Options{DirPerm: 0o700, TempPattern: ".jigrc-*.tmp"})
 	if err != nil {
-		return fail(err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, target); err != nil {
 		return fail(err)
 	}
 	return nil

@@ -42,6 +42,41 @@ func (c *Config) Trust(ns string) *registryclient.Trust {
 	return e.Trust
 }
 
+// TrustReason says why [*Config.SetTrust] or [*Config.RemoveTrust]
+// refused a change to a signing policy.
+type TrustReason int
+
+const (
+	// TrustNotConfigured: the namespace is neither built in nor an entry
+	// of the file, so it has no policy to change; configure its URL first.
+	TrustNotConfigured TrustReason = iota + 1
+	// TrustKeyTaken: the key is already trusted under another principal
+	// ([TrustError.Principal]); remove it before adding it again.
+	TrustKeyTaken
+	// TrustNoPolicy: the namespace has no policy to remove.
+	TrustNoPolicy
+)
+
+// TrustError is a change to a namespace's signing policy that the
+// configuration refuses; Reason says why.
+type TrustError struct {
+	Reason    TrustReason
+	Namespace string
+	// Fingerprint ("SHA256:…") and Principal name the key already
+	// trusted, for [TrustKeyTaken].
+	Fingerprint, Principal string
+}
+
+func (e *TrustError) Error() string {
+	switch e.Reason {
+	case TrustKeyTaken:
+		return fmt.Sprintf("key %s is already trusted for %s as %s", e.Fingerprint, e.Namespace, e.Principal)
+	case TrustNoPolicy:
+		return fmt.Sprintf("%s has no trust policy to remove", e.Namespace)
+	}
+	return fmt.Sprintf("registry %s is not configured", e.Namespace)
+}
+
 // TrustUpdate is a change to a namespace's signing policy for
 // [*Config.SetTrust]. Nil fields keep the current value.
 type TrustUpdate struct {
@@ -66,7 +101,7 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 	}
 	e, exists := c.entries[ns]
 	if !exists && !IsBuiltin(ns) {
-		return fmt.Errorf("registry %s is not configured; add it first with 'jig config set %s --url <url>', then trust its keys", ns, ns)
+		return &TrustError{Reason: TrustNotConfigured, Namespace: ns}
 	}
 	t := e.Trust.Clone()
 	if t == nil {
@@ -85,7 +120,7 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 		for _, k := range t.Keys {
 			if have, err := registryclient.ParsePublicKey(k.Key); err == nil && signing.Fingerprint(have) == fp {
 				if k.Principal != u.AddPrincipal {
-					return fmt.Errorf("key %s is already trusted for %s as %s; remove it first with 'jig trust remove %s --key %s'", fp, ns, k.Principal, ns, fp)
+					return &TrustError{Reason: TrustKeyTaken, Namespace: ns, Fingerprint: fp, Principal: k.Principal}
 				}
 				dup = true
 			}
@@ -158,7 +193,7 @@ func (c *Config) RemoveTrust(ns string) error {
 	}
 	e, ok := c.entries[ns]
 	if !ok || e.Trust == nil {
-		return fmt.Errorf("%s has no trust policy to remove (see 'jig trust list')", ns)
+		return &TrustError{Reason: TrustNoPolicy, Namespace: ns}
 	}
 	e.Trust = nil
 	if (e.URL == "" || e.URL == c.builtinURL) && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && len(e.other) == 0 && IsBuiltin(ns) {

@@ -1,6 +1,7 @@
 package rcfile_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,7 @@ func TestTrustSetErrors(t *testing.T) {
 		u    rcfile.TrustUpdate
 		want string
 	}{
-		{"@nowhere", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "a"}, "registry @nowhere is not configured; add it first with 'jig config set @nowhere --url <url>'"},
+		{"@nowhere", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "a"}, "registry @nowhere is not configured"},
 		{"@co", rcfile.TrustUpdate{AddKey: "-----BEGIN OPENSSH PRIVATE KEY-----", AddPrincipal: "a"}, "this is a private key"},
 		{"@co", rcfile.TrustUpdate{RemoveKey: "SHA256:nope"}, "@co trusts no inline key SHA256:nope (it has no inline keys)"},
 	} {
@@ -111,7 +112,15 @@ func TestTrustSetErrors(t *testing.T) {
 	if err := c.SetTrust("@co", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SetTrust("@co", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "mallory"}); err == nil || !strings.Contains(err.Error(), "is already trusted for @co as alice") {
+	var te *rcfile.TrustError
+	if err := c.SetTrust("@nowhere", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "a"}); !errors.As(err, &te) || te.Reason != rcfile.TrustNotConfigured || te.Namespace != "@nowhere" {
+		t.Errorf("unconfigured: %#v", err)
+	}
+	if err := c.RemoveTrust("@nowhere"); !errors.As(err, &te) || te.Reason != rcfile.TrustNoPolicy || te.Namespace != "@nowhere" {
+		t.Errorf("no policy: %#v", err)
+	}
+	if err := c.SetTrust("@co", rcfile.TrustUpdate{AddKey: aliceKey, AddPrincipal: "mallory"}); !errors.As(err, &te) || te.Reason != rcfile.TrustKeyTaken || te.Principal != "alice" || !strings.HasPrefix(te.Fingerprint, "SHA256:") ||
+		!strings.Contains(err.Error(), "is already trusted for @co as alice") {
 		t.Errorf("same key, other principal: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/jigkit/jig/internal/jsonkeys"
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/internal/safefile"
 )
 
@@ -35,7 +36,7 @@ type Hook struct {
 // String describes the hook for logs: its description and the scheme and
 // host of its URL. The secret, path and query are left out.
 func (h Hook) String() string {
-	s := redactURL(h.URL)
+	s := redact.Origin(h.URL)
 	if h.Description != "" {
 		s = h.Description + " (" + s + ")"
 	}
@@ -133,7 +134,7 @@ func parseHook(r json.RawMessage) (Hook, []string, error) {
 	}
 	u, err := url.Parse(*e.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Hook{}, nil, fmt.Errorf(`"url" must be an absolute http:// or https:// URL, got %q`, redactURL(*e.URL))
+		return Hook{}, nil, fmt.Errorf(`"url" must be an absolute http:// or https:// URL, got %q`, redact.Origin(*e.URL))
 	}
 	if *e.Secret == "" {
 		return Hook{}, nil, errors.New(`"secret" must not be empty; generate one with: openssl rand -hex 32`)
@@ -152,14 +153,4 @@ func parseHook(r json.RawMessage) (Hook, []string, error) {
 		warns = append(warns, "enabled but subscribed to no events")
 	}
 	return h, warns, nil
-}
-
-// redactURL keeps the scheme and host of a URL: webhook URLs often carry a
-// secret in their path or query (Slack, Discord).
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return "<invalid url>"
-	}
-	return u.Scheme + "://" + u.Host + "/…"
 }

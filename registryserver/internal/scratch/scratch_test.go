@@ -1,13 +1,13 @@
 package scratch
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // die drops d's lock the way the kernel does when a process is killed: the
@@ -232,17 +232,8 @@ func TestKilledProcess(t *testing.T) {
 		t.Skip("needs flock(2)")
 	}
 	dir := filepath.Join(t.TempDir(), "uploads")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOwner$")
-	cmd.Env = append(os.Environ(), "SCRATCH_HELPER_DIR="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	id, err := bufio.NewReader(out).ReadString('\n')
+	cmd, out := testenv.StartHelper(t, "TestHelperOwner", "SCRATCH_HELPER_DIR="+dir)
+	id, err := out.ReadString('\n')
 	if err != nil {
 		t.Fatalf("helper: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -228,7 +229,7 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 		return "", s.mapErr(op, key, err)
 	}
 	renamed = true
-	if err := s.syncDir(filepath.Dir(name)); err != nil {
+	if err := safefile.SyncDirIn(s.root, filepath.Dir(name)); err != nil {
 		return "", fmt.Errorf("disk: %s %q: flush folder: %w", op, key, err)
 	}
 	if ifMatch == nil {
@@ -304,18 +305,6 @@ func (s *Storage) advanceModTime(tmpName string, cur fs.FileInfo) error {
 	}
 	if fi.ModTime().UnixMilli() <= cur.ModTime().UnixMilli() {
 		return errors.New("cannot give the new content a newer modification time than the old; check the file system's timestamps")
-	}
-	return nil
-}
-
-func (s *Storage) syncDir(dir string) error {
-	d, err := s.root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return err
 	}
 	return nil
 }

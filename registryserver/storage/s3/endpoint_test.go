@@ -46,3 +46,19 @@ func TestParseEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestParseEndpointHidesSecrets: an endpoint refused for carrying a path,
+// a query or credentials is named without its secrets.
+func TestParseEndpointHidesSecrets(t *testing.T) {
+	t.Parallel()
+	for _, endpoint := range []string{
+		"https://s3.example.com/?X-Amz-Signature=s3cret",
+		"https://key:s3cret@s3.example.com",
+		"ftp://s3.example.com/?token=s3cret",
+	} {
+		_, _, err := parseEndpoint(endpoint, false)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("parseEndpoint(%q): got error %v, want one without the secret", endpoint, err)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -213,18 +214,18 @@ func parseEndpoint(endpoint string, insecure bool) (host string, secure bool, er
 		return "", false, errors.New("s3: endpoint is not a valid URL; want host[:port] or a URL such as https://s3.example.com")
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil || u.Host == "" {
-		return "", false, fmt.Errorf("s3: endpoint %q: want a URL with only a scheme and a host, such as https://s3.example.com", u.Redacted())
+		return "", false, fmt.Errorf("s3: endpoint %q: want a URL with only a scheme and a host, such as https://s3.example.com", redact.URL(endpoint))
 	}
 	switch u.Scheme {
 	case "https":
 		if insecure {
-			return "", false, fmt.Errorf("s3: endpoint %q is https but plain HTTP was asked for; drop one of them", u.Redacted())
+			return "", false, fmt.Errorf("s3: endpoint %q is https but plain HTTP was asked for; drop one of them", redact.URL(endpoint))
 		}
 		return u.Host, true, nil
 	case "http":
 		return u.Host, false, nil
 	}
-	return "", false, fmt.Errorf("s3: endpoint %q: scheme must be http or https", u.Redacted())
+	return "", false, fmt.Errorf("s3: endpoint %q: scheme must be http or https", redact.URL(endpoint))
 }
 
 // Bucket returns the bucket's name.

@@ -1,0 +1,22 @@
+package redact_test
+
+import (
+	"fmt"
+
+	"github.com/jigkit/jig/internal/redact"
+)
+
+func ExampleURL() {
+	fmt.Println(redact.URL("https://user:pa55@example.com/x?access_token=abc&page=2"))
+	// Output:
+	// https://user:[REDACTED]@example.com/x?access_token=[REDACTED]&page=2
+}
+
+func ExampleText() {
+	repo := "https://ci:s3cret-pass@git.example.com/a.git"
+	fmt.Println(redact.Text("fatal: 'https://ci:s3cret-pass@git.example.com/a.git/' said s3cret-pass", redact.Secrets(repo)))
+	fmt.Println(redact.Identity("ssh://git:pw@host/x.git"), redact.Strip("ssh://git:pw@host/x.git"))
+	// Output:
+	// fatal: 'https://git.example.com/a.git/' said ***
+	// ssh://git@host/x.git ssh://host/x.git
+}
