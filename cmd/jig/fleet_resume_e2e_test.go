@@ -42,6 +42,18 @@ func (f *fleetEnv) runAll(dir string, extra []string, args ...string) (code int,
 	return code, out.String(), errb.String()
 }
 
+// ctrlC is a post-receive hook that does what Ctrl-C on a terminal does:
+// it interrupts jig's process group (jig leads it: runAll sets Setpgid).
+// git runs in a process group of its own (gitsafe.Command), which the
+// terminal does not signal; jig interrupts it when it is interrupted. The
+// hook finds jig among its ancestors in /proc.
+var ctrlC = []byte(`#!/bin/sh
+cat >/dev/null
+p=$PPID
+while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != jig ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done
+kill -INT -"$p"
+`)
+
 // TestFleetInterrupted: Ctrl-C (SIGINT to jig's process group, sent by the
 // remote's post-receive hook, so once the branch is on the remote and
 // while jig waits for git push) stops the rollout. The --json output is
@@ -49,10 +61,13 @@ func (f *fleetEnv) runAll(dir string, extra []string, args ...string) (code int,
 // rather than calling the repository "unchanged", without pushing again.
 func TestFleetInterrupted(t *testing.T) {
 	t.Parallel()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("the Ctrl-C hook finds jig in /proc, which this system lacks")
+	}
 	f := newFleetEnv(t)
 	repo := f.makeRepo("interrupted", nil)
 	hook := filepath.Join(repo, "hooks", "post-receive")
-	if err := testenv.WriteExecutable(hook, []byte("#!/bin/sh\ncat >/dev/null\nkill -INT 0\n")); err != nil {
+	if err := testenv.WriteExecutable(hook, ctrlC); err != nil {
 		t.Fatal(err)
 	}
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
@@ -103,7 +118,7 @@ func TestFleetInterrupted(t *testing.T) {
 	// calls the repository pushed without pushing again.
 	gl, glLog := f.hookRepo("interrupted-gitlab", nil)
 	hook = filepath.Join(gl, "hooks", "post-receive")
-	if err := testenv.WriteExecutable(hook, []byte("#!/bin/sh\ncat >/dev/null\nkill -INT 0\n")); err != nil {
+	if err := testenv.WriteExecutable(hook, ctrlC); err != nil {
 		t.Fatal(err)
 	}
 	testenv.WriteFiles(t, f.dir, map[string]string{"gl.txt": gl + "\n"})

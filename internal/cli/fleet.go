@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
@@ -24,9 +24,8 @@ import (
 // leaves the git parts empty.
 func projectIdentity(ctx context.Context, dir string) wire.CensusReport {
 	git := func(args ...string) string {
-		// Read-only plumbing; no fsmonitor or other configured program runs.
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
-		cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+		// Read-only plumbing; no configured program runs.
+		cmd := gitsafe.Command(ctx, dir, args...)
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		if cmd.Run() != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
@@ -106,9 +107,21 @@ func Run(ctx context.Context, o Options) *Report {
 
 // runVersion runs "<bin> --version" with a bound and returns its first line.
 func runVersion(ctx context.Context, path string) (string, error) {
+	return version(ctx, func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, path, "--version") })
+}
+
+// gitVersion is [runVersion] for git, which jig starts only through
+// [gitsafe.Command].
+func gitVersion(ctx context.Context) (string, error) {
+	return version(ctx, func(ctx context.Context) *exec.Cmd { return gitsafe.Command(ctx, "", "--version") })
+}
+
+// version runs the command that cmd makes with a bound and returns the
+// first line of its output.
+func version(ctx context.Context, cmd func(context.Context) *exec.Cmd) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := cmd(ctx).Output()
 	if err != nil {
 		return "", err
 	}
@@ -188,12 +201,12 @@ func environment(ctx context.Context, o Options) []Result {
 		out = append(out, Result{ID: "env.package-manager", Category: Environment, Level: Info, Message: msg,
 			Details: map[string]any{"packageManager": pm, "source": src, "path": path}})
 	}
-	if path, err := o.LookPath("git"); err != nil {
+	if _, err := o.LookPath("git"); err != nil {
 		out = append(out, Result{ID: "env.git", Category: Environment, Level: Warning,
 			Message: "git was not found in PATH", Suggestion: "Install git to let jig init create a repository."})
 	} else {
 		msg := "git is available"
-		if v, err := runVersion(ctx, path); err == nil && v != "" {
+		if v, err := gitVersion(ctx); err == nil && v != "" {
 			msg += " (" + v + ")"
 		}
 		out = append(out, Result{ID: "env.git", Category: Environment, Level: Info, Message: msg})

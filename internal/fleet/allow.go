@@ -192,16 +192,16 @@ func hostPort(s string) (host, port string, err error) {
 	return host, port, nil
 }
 
-// protocols returns the "-c" options that keep git to the transports a
+// protocols returns the configuration that keeps git to the transports a
 // nil or given Allow lets through, should an address get past [Allow.Check]
 // in a form git reads otherwise: no http, and no local paths unless Local.
 func (a *Allow) protocols() []string {
 	if a == nil {
 		return nil
 	}
-	opts := []string{"-c", "protocol.http.allow=never"}
+	opts := []string{"protocol.http.allow=never"}
 	if !a.Local {
-		opts = append(opts, "-c", "protocol.file.allow=never")
+		opts = append(opts, "protocol.file.allow=never")
 	}
 	return opts
 }

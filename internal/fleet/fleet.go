@@ -141,8 +141,6 @@ type Request struct {
 	// transports it allows. For addresses that come from others (the
 	// census); nil clones any address but ext:: and fd::.
 	Allow *Allow
-	// Git is the git program; the default is "git" on PATH.
-	Git string
 	// Progress, when set, is called after each repository (one call at a
 	// time).
 	Progress func(Result)
@@ -271,9 +269,6 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if req.Concurrency <= 0 {
 		req.Concurrency = 4
 	}
-	if req.Git == "" {
-		req.Git = "git"
-	}
 	if req.Version == "" {
 		if req.Versions == nil {
 			return nil, errors.New("fleet: no version and no way to list versions")
@@ -295,7 +290,7 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if r.unlock, err = lockWork(r.req.WorkDir, r.key, r.version); err != nil {
 		return nil, err
 	}
-	r.filters = append(noFilters(ctx, r.req.Git, r.req.WorkDir), r.req.Allow.protocols()...)
+	r.filters = append(noFilters(ctx, r.req.WorkDir), r.req.Allow.protocols()...)
 	if !req.DryRun {
 		if r.state, err = loadState(r.req.WorkDir, r.key, r.version); err != nil {
 			r.unlock()
@@ -451,7 +446,7 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fail("clone", err)
 	}
-	g := &gitRunner{git: r.req.Git, dir: filepath.Dir(dir), secret: secrets(repo), config: r.filters}
+	g := &gitRunner{dir: filepath.Dir(dir), secret: secrets(repo), config: r.filters}
 	src := repo
 	if host(repo) == "" && !strings.Contains(repo, "://") {
 		// A local path: absolute, so the clone's origin is too.

@@ -17,41 +17,17 @@ import (
 	"github.com/jigkit/jig/internal/redact"
 )
 
-// safeConfig is given to every git command: no hooks, no fsmonitor (both
-// run programs named by configuration), no interactive credential prompt,
-// and only the transports https, http, ssh, git and local paths
-// (protocol.file.allow, so a fleet of repositories on disk works); never
-// ext:: or fd::, which run commands. No automatic maintenance runs in the
-// clones. Configuration the repository brings cannot
-// add commands: a fresh clone's .git/config is written by git itself. The
-// filter drivers of the user's configuration, which a repository's
-// .gitattributes may name, are turned off too ([noFilters]).
-var safeConfig = []string{
-	"-c", "core.hooksPath=/dev/null",
-	"-c", "core.fsmonitor=false",
-	"-c", "protocol.allow=never",
-	"-c", "protocol.https.allow=always",
-	"-c", "protocol.http.allow=always",
-	"-c", "protocol.ssh.allow=always",
-	"-c", "protocol.git.allow=always",
-	"-c", "protocol.file.allow=always",
-	"-c", "credential.interactive=never",
-	"-c", "advice.detachedHead=false",
-	"-c", "init.defaultBranch=main",
-	// A throwaway clone needs no upkeep: no "git maintenance run --auto"
-	// or "git gc --auto" after a commit or a fetch.
-	"-c", "maintenance.auto=false",
-	"-c", "gc.auto=0",
-}
-
-// gitEnv is the environment of every git command: the user's, with
-// terminal prompts off and an askpass that cannot prompt.
-func gitEnv(extra []string) []string {
-	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "GIT_SSH_VARIANT=auto")
-	if os.Getenv("GIT_SSH_COMMAND") == "" {
-		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-	}
-	return append(env, extra...)
+// fleetConfig is the configuration of every git command the fleet runs,
+// after [gitsafe.Command]'s safety settings (no hooks, fsmonitor, prompts
+// or transports that run commands; local paths allowed, so a fleet of
+// repositories on disk works). Configuration the repository brings
+// cannot add commands: a fresh clone's .git/config is written by git
+// itself. The filter drivers of the user's configuration, which a
+// repository's .gitattributes may name, are turned off too
+// ([noFilters]).
+var fleetConfig = []string{
+	"advice.detachedHead=false",
+	"init.defaultBranch=main",
 }
 
 // noFilters returns the configuration that turns off every filter driver
@@ -59,37 +35,39 @@ func gitEnv(extra []string) []string {
 // .process, which run programs, and .required): a repository's
 // .gitattributes may name any of them for any file, and a clone must run
 // nothing. An error (no configuration at all) gives none.
-func noFilters(ctx context.Context, git, dir string) []string {
-	g := &gitRunner{git: git, dir: dir}
+func noFilters(ctx context.Context, dir string) []string {
+	g := &gitRunner{dir: dir}
 	out, err := g.run(ctx, "", "config", "--name-only", "--get-regexp", `^filter\.`)
 	if err != nil {
 		return nil
 	}
-	args, _ := gitsafe.NoFilters(strings.Split(out, "\n"))
-	return args
+	config, _ := gitsafe.NoFilters(strings.Split(out, "\n"))
+	return config
 }
 
 // gitRunner runs git (or another program) in a directory, bounded by ctx,
 // and scrubs the repository's credentials from its errors.
 type gitRunner struct {
-	git    string   // the git program
 	dir    string   // the working directory
-	env    []string // extra environment
+	env    []string // extra environment of programs other than git
 	secret []string // strings to scrub from output
-	config []string // more -c options, after safeConfig
+	config []string // more configuration, after fleetConfig
 }
 
-// run runs git with args and returns its trimmed standard output.
+// run runs git ([gitsafe.Command]) with args and returns its trimmed
+// standard output.
 func (g *gitRunner) run(ctx context.Context, stdin string, args ...string) (string, error) {
-	return g.exec(ctx, stdin, g.git, slices.Concat(safeConfig, g.config, args)...)
+	o := gitsafe.Options{Config: slices.Concat(fleetConfig, g.config)}
+	return g.output(ctx, o.Command(ctx, g.dir, args...), stdin, "git", args)
 }
 
-// exec runs name with args; a cancelled ctx interrupts it and then kills
-// it after a moment.
+// exec runs name, a program other than git, with args; it gets the
+// environment of git commands ([gitsafe.Environ]), as it may run git. A
+// cancelled ctx interrupts it and then kills it after a moment.
 func (g *gitRunner) exec(ctx context.Context, stdin, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = g.dir
-	cmd.Env = gitEnv(g.env)
+	cmd.Env = append(gitsafe.Environ(), g.env...)
 	cmd.Cancel = func() error {
 		if runtime.GOOS == "windows" {
 			return cmd.Process.Kill()
@@ -97,6 +75,13 @@ func (g *gitRunner) exec(ctx context.Context, stdin, name string, args ...string
 		return cmd.Process.Signal(os.Interrupt)
 	}
 	cmd.WaitDelay = 2 * time.Second
+	return g.output(ctx, cmd, stdin, name, args)
+}
+
+// output runs cmd, name with args, and returns its trimmed standard
+// output; an error shows its first argument and the end of its output,
+// scrubbed.
+func (g *gitRunner) output(ctx context.Context, cmd *exec.Cmd, stdin, name string, args []string) (string, error) {
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
@@ -108,15 +93,11 @@ func (g *gitRunner) exec(ctx context.Context, stdin, name string, args ...string
 		return "", ctx.Err()
 	}
 	if err != nil {
-		what := args
-		if name == g.git {
-			what = args[len(safeConfig)+len(g.config):]
-		}
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = strings.TrimSpace(out.String())
 		}
-		return "", errors.New(g.scrub(fmt.Sprintf("%s %s: %v: %s", shortName(name), firstWord(what), err, lastLines(msg, 4))))
+		return "", errors.New(g.scrub(fmt.Sprintf("%s %s: %v: %s", shortName(name), firstWord(args), err, lastLines(msg, 4))))
 	}
 	return strings.TrimSpace(out.String()), nil
 }

@@ -26,3 +26,13 @@ func Set(cmd *exec.Cmd) {
 	setGroup(cmd)
 	cmd.WaitDelay = WaitDelay
 }
+
+// SetInterrupt is [Set] for a program that cleans up when interrupted
+// (git removes its lock files): the context's cancellation sends the
+// group SIGINT instead of SIGKILL, and the command itself is killed when
+// it has not ended [WaitDelay] later. Where the system has no process
+// groups, only the command is killed.
+func SetInterrupt(cmd *exec.Cmd) {
+	setInterruptGroup(cmd)
+	cmd.WaitDelay = WaitDelay
+}

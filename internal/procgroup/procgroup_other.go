@@ -5,3 +5,5 @@ package procgroup
 import "os/exec"
 
 func setGroup(*exec.Cmd) {}
+
+func setInterruptGroup(*exec.Cmd) {}

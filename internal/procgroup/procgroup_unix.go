@@ -17,3 +17,17 @@ func setGroup(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+func setInterruptGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error {
+		// SIGCONT too: a member stopped (it read the terminal from the
+		// background group) acts on the interrupt only once continued.
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT)
+		return err
+	}
+}

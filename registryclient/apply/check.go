@@ -204,7 +204,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 }
 
 // markUnmerged sets Unmerged on the resolved files of rep that git's index
-// still holds as unmerged. git runs (with [gitSafety]) only when some file
+// still holds as unmerged. git runs ([gitOutput]) only when some file
 // is resolved and the project is in a git work tree.
 func markUnmerged(ctx context.Context, root string, rep *CheckReport) error {
 	var resolved []string

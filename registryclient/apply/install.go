@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
 )
@@ -140,37 +141,22 @@ func DetectPackageManager(dir string) string {
 	return "npm"
 }
 
-// gitSafety are the "-c" options of every git command jig runs in a
-// project: the files there come from registries, so git must not run
-// anything they could name. Hooks are off (core.hooksPath, also a relative
-// one from the user's global configuration, would otherwise pick hooks from
-// the project), the fsmonitor command is off, and a directory that merely
-// looks like a bare repository (HEAD, objects/, refs/, config written as
-// plain files) is not used as one (safe.bareRepository, git 2.38 and later;
-// older versions ignore it).
-var gitSafety = []string{
-	"-c", "core.hooksPath=/dev/null",
-	"-c", "core.fsmonitor=false",
-	"-c", "safe.bareRepository=explicit",
-}
-
-// git runs git with [gitSafety] in dir.
+// git runs git in dir ([gitsafe.Command]: the files there come from
+// registries, so git runs nothing they could name).
 func git(ctx context.Context, dir string, args ...string) error {
-	return runShown(ctx, dir, commandLine("git", args), "git", append(append([]string(nil), gitSafety...), args...)...)
+	return runCmd(gitsafe.Command(ctx, dir, args...), commandLine("git", args))
 }
 
 // inGitRepo reports whether dir is inside a git work tree.
 func inGitRepo(ctx context.Context, dir string) bool {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSafety...), "rev-parse", "--is-inside-work-tree")...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := gitsafe.Command(ctx, dir, "rev-parse", "--is-inside-work-tree").Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
 // initGit runs "git init" and makes a first commit of everything in dir,
 // unless dir is already inside a git repository (then it does nothing and
-// reports false). git runs with hooks and the fsmonitor disabled, and the
-// commit with --no-verify, so that nothing a registry wrote is executed.
+// reports false). git runs as [gitsafe.Command] runs it, and the commit
+// with --no-verify, so that nothing a registry wrote is executed.
 // A failure is a [*CommandError].
 func initGit(ctx context.Context, dir string) (bool, error) {
 	if _, err := exec.LookPath("git"); err != nil {
@@ -205,14 +191,14 @@ func commandLine(name string, args []string) string {
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {
-	return runShown(ctx, dir, commandLine(name, args), name, args...)
-}
-
-// runShown runs name with args in dir; a failure is a [*CommandError] that
-// shows the command as shown.
-func runShown(ctx context.Context, dir, shown, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	return runCmd(cmd, commandLine(name, args))
+}
+
+// runCmd runs cmd; a failure is a [*CommandError] that shows the command
+// as shown.
+func runCmd(cmd *exec.Cmd, shown string) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -220,7 +206,7 @@ func runShown(ctx context.Context, dir, shown, name string, args ...string) erro
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return &CommandError{Command: shown, Dir: dir, Output: tail, Err: err}
+		return &CommandError{Command: shown, Dir: cmd.Dir, Output: tail, Err: err}
 	}
 	return nil
 }

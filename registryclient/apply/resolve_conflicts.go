@@ -26,8 +26,8 @@ type gitRepo struct {
 }
 
 // findGit returns the work tree root is in, nil when git is not on PATH
-// or root is in no work tree. git runs with [gitSafety]: nothing in the
-// project is executed.
+// or root is in no work tree. git runs as [gitsafe.Command] runs it:
+// nothing in the project is executed.
 func findGit(ctx context.Context, root string) *gitRepo {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil
@@ -47,11 +47,15 @@ func findGit(ctx context.Context, root string) *gitRepo {
 	return g
 }
 
-// gitOutput runs git with [gitSafety] in dir, stdin as its input, and
-// returns its standard output.
+// gitOutput runs git ([gitsafe.Command]) in dir, stdin as its input,
+// and returns its standard output.
 func gitOutput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSafety...), args...)...)
-	cmd.Dir = dir
+	return gitOutputWith(ctx, gitsafe.Options{}, dir, stdin, args...)
+}
+
+// gitOutputWith is [gitOutput] with o's configuration.
+func gitOutputWith(ctx context.Context, o gitsafe.Options, dir string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := o.Command(ctx, dir, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -59,21 +63,9 @@ func gitOutput(ctx context.Context, dir string, stdin []byte, args ...string) ([
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", subcommand(args), err, strings.TrimSpace(stderr.String()))
+		return out, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
-}
-
-// subcommand is the first of args that is not a "-c" option or its value.
-func subcommand(args []string) string {
-	for i := 0; i < len(args); i++ {
-		if args[i] == "-c" {
-			i++
-			continue
-		}
-		return args[i]
-	}
-	return ""
 }
 
 // hashObject stores b in the repository as a blob, byte for byte (no
@@ -136,15 +128,15 @@ func (g *gitRepo) updateIndex(ctx context.Context, lines []string) error {
 		in.WriteString(l)
 		in.WriteByte(0)
 	}
-	_, err = gitOutput(ctx, g.top, in.Bytes(), append(off, "update-index", "-z", "--index-info")...)
+	_, err = gitOutputWith(ctx, gitsafe.Options{Config: off}, g.top, in.Bytes(), "update-index", "-z", "--index-info")
 	return err
 }
 
-// noFilters returns the "-c" options that turn off every filter driver
+// noFilters returns the configuration that turns off every filter driver
 // the repository's configuration defines ([gitsafe.NoFilters]): when git
 // writes the index it re-reads the files it cannot tell are unchanged
 // ("racily clean") through their clean filter, a program that a hostile
-// .git/config names, as it may name an fsmonitor ([gitSafety]). A driver
+// .git/config names, as it may name an fsmonitor ([gitsafe.Command]). A driver
 // whose name the options cannot spell is an error.
 func (g *gitRepo) noFilters(ctx context.Context) ([]string, error) {
 	out, err := gitOutput(ctx, g.top, nil, "config", "-z", "--name-only", "--get-regexp", `^filter\.`)
