@@ -20,7 +20,7 @@ var renameElsewhere = map[string]string{
 	// (the durability seam of tests), then renamed one by one under the
 	// journal and the shutdown guard, rolled back together on a failure,
 	// and each folder synced once for the whole batch.
-	"registryclient/apply/write.go (*Engine).write": "a batch of renames under the journal, rolled back together",
+	"registryclient/apply/write.go (*Engine).renameAll": "a batch of renames under the journal, rolled back together",
 	// Clean renames each folder away before removing it, so a concurrent
 	// writer never sees a half-removed tree under the live name.
 	"registryclient/cache/cache.go (*Cache).Clean": "renames a folder away to remove it",

@@ -205,6 +205,11 @@ func (e *Engine) Apply(ctx context.Context, p *Plan) error {
 }
 
 // write makes the plan's writes, rolling every one back when one fails.
+// Its steps: lock the project, check every target, write the journal,
+// create the folders, write and sync the temporary files, then rename
+// them into place and sync each folder once. Until the first rename
+// nothing in the project changed; after it, [writeTx.rollback] restores
+// what was renamed.
 func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	root, rerr := resolveExisting(p.Dir)
 	if rerr != nil {
@@ -215,136 +220,42 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 	unlock := func() {}
 	defer func() { unlock() }()
 	if !p.createRoot {
-		u, locked, err := lockProject(ctx, root)
-		if err != nil {
+		if unlock, err = e.lockExisting(ctx, p, root); err != nil {
 			return err
-		}
-		unlock = u
-		if locked {
-			e.removeStaleTemps(p, root)
-		}
-		msg, err := e.recoverLocked(root)
-		if err != nil {
-			return err
-		}
-		if msg != "" {
-			p.Warnings = append(p.Warnings, msg)
 		}
 	}
 	if len(p.writes) == 0 {
 		return nil
 	}
-	var done []undo
-	var dirs []string
-	var jr *journal // the journal, once written
+	tx := &writeTx{root: root}
 	// The renames and their rollback are one step that a signal does not
 	// cut in half (see [shutdown.Enter]); deferred first, leave runs last.
 	leave := func() {}
 	defer func() { leave() }()
 	defer func() {
-		if err == nil {
-			return
-		}
-		var failed []string
-		for i := len(done) - 1; i >= 0; i-- {
-			w := done[i].w
-			var rbErr error
-			if w.existed {
-				rbErr = writeAtomic(w.real, w.orig, w.origMode)
-			} else {
-				rbErr = os.Remove(w.real)
-			}
-			if rbErr != nil && !errors.Is(rbErr, fs.ErrNotExist) {
-				failed = append(failed, fmt.Sprintf("%s: %v", w.target, rbErr))
-			}
-		}
-		for i := len(dirs) - 1; i >= 0; i-- {
-			_ = os.Remove(dirs[i]) // only empty directories go
-		}
-		if len(failed) > 0 {
-			err = fmt.Errorf("%w; rolling back also failed for: %s (%s records the old content; the next jig command tries again)", err, strings.Join(failed, "; "), JournalFile)
-		} else {
-			if jr != nil {
-				_ = dropJournal(root)
-			}
-			err = fmt.Errorf("%w; every change was rolled back", err)
+		if err != nil {
+			err = tx.rollback(err)
 		}
 	}()
 	if p.createRoot {
-		created, err := mkdirAll(p.Dir)
-		dirs = append(dirs, created...)
-		if err != nil {
-			return fmt.Errorf("creating project directory: %w", err)
-		}
-		if root, err = filepath.EvalSymlinks(p.Dir); err != nil {
+		if root, unlock, err = createRoot(ctx, p, tx); err != nil {
 			return err
 		}
-		// The new directory is locked too: a jig started in it meanwhile
-		// must not take this one's temporary files for stale ones.
-		u, _, err := lockProject(ctx, root)
-		if err != nil {
-			return err
-		}
-		unlock = u
+		tx.root = root
 	}
-	// Check and prepare every target first (cheap, in plan order), then
-	// write and sync all temporary files in parallel, then rename them
-	// into place in plan order, then sync each directory once. Until the
-	// first rename nothing in the project changed; after it, the deferred
-	// rollback restores what was renamed.
-	writes := make([]pendingWrite, len(p.writes))
-	for i, w := range p.writes {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		real, link, err := resolveTarget(root, w.target)
-		if err != nil {
-			return err
-		}
-		if link != "" {
-			// The planner leaves linked targets alone; a link that
-			// appeared since is not written or deleted through either.
-			return fmt.Errorf("%w: %s: %s became a symbolic link while the plan was made; jig never writes or deletes through links; run the command again", ErrUnsafeTarget, w.target, link)
-		}
-		w.real = real
-		if err := checkUnchanged(w); err != nil {
-			return err
-		}
-		writes[i] = w
+	writes, err := checkTargets(ctx, root, p.writes)
+	if err != nil {
+		return err
 	}
 	if !p.createRoot {
 		// The journal goes first: from here on, a jig stopped at any
 		// point leaves what the next one needs to finish or roll back.
-		var missing []string
-		for _, w := range writes {
-			for _, d := range missingDirs(filepath.Dir(w.real)) {
-				if !slices.Contains(missing, d) {
-					missing = append(missing, d)
-				}
-			}
-		}
-		j := newJournal(p.Mode, writes, missing, root, p.sides)
-		if err := e.writeJournal(root, j); err != nil {
+		if tx.jr, err = e.journalWrites(p, root, writes); err != nil {
 			return err
 		}
-		jr = j
-		e.step("journal")
 	}
-	for i, w := range writes {
-		created, err := mkdirAll(filepath.Dir(w.real))
-		dirs = append(dirs, created...)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", w.target, err)
-		}
-		if len(created) > 0 {
-			e.step("mkdir")
-		}
-		if e.opts.beforeWrite != nil {
-			if err := e.opts.beforeWrite(w.target); err != nil {
-				return fmt.Errorf("writing %s: %w", w.target, err)
-			}
-		}
-		writes[i] = w
+	if err := e.makeDirs(writes, tx); err != nil {
+		return err
 	}
 	temps, err := writeTemps(ctx, e.durable(), writes)
 	defer func() {
@@ -366,44 +277,198 @@ func (e *Engine) write(ctx context.Context, p *Plan) (err error) {
 		return err
 	}
 	leave = l
+	changed, err := e.renameAll(writes, temps, tx)
+	if err != nil {
+		return err
+	}
+	if err := syncDirs(e.durable(), changed); err != nil {
+		return fmt.Errorf("syncing the project's directories: %w", err)
+	}
+	pruneEmptyDirs(root, p.writes)
+	e.step("synced")
+	if tx.jr != nil {
+		e.finishJournal(ctx, p, root, tx.jr)
+	}
+	return nil
+}
+
+// writeTx is what a write did so far, for its rollback: the writes made
+// (in order), the folders created, and the journal once written.
+type writeTx struct {
+	root string
+	done []undo
+	dirs []string
+	jr   *journal
+}
+
+// rollback undoes tx's writes (newest first) and removes the folders it
+// created, after err; it returns err saying whether the rollback was
+// whole. A whole rollback removes the journal.
+func (tx *writeTx) rollback(err error) error {
+	var failed []string
+	for i := len(tx.done) - 1; i >= 0; i-- {
+		w := tx.done[i].w
+		var rbErr error
+		if w.existed {
+			rbErr = writeAtomic(w.real, w.orig, w.origMode)
+		} else {
+			rbErr = os.Remove(w.real)
+		}
+		if rbErr != nil && !errors.Is(rbErr, fs.ErrNotExist) {
+			failed = append(failed, fmt.Sprintf("%s: %v", w.target, rbErr))
+		}
+	}
+	for i := len(tx.dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(tx.dirs[i]) // only empty directories go
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%w; rolling back also failed for: %s (%s records the old content; the next jig command tries again)", err, strings.Join(failed, "; "), JournalFile)
+	}
+	if tx.jr != nil {
+		_ = dropJournal(tx.root)
+	}
+	return fmt.Errorf("%w; every change was rolled back", err)
+}
+
+// lockExisting locks the existing project at root for the write, removes
+// the temporary files a killed jig left (when the lock was free) and
+// finishes or rolls back what its journal records.
+func (e *Engine) lockExisting(ctx context.Context, p *Plan, root string) (unlock func(), err error) {
+	unlock, locked, err := lockProject(ctx, root)
+	if err != nil {
+		return func() {}, err
+	}
+	if locked {
+		e.removeStaleTemps(p, root)
+	}
+	msg, err := e.recoverLocked(root)
+	if err != nil {
+		return unlock, err
+	}
+	if msg != "" {
+		p.Warnings = append(p.Warnings, msg)
+	}
+	return unlock, nil
+}
+
+// createRoot creates the project folder of an init (recording what it
+// created in tx) and locks it: a jig started in it meanwhile must not take
+// this one's temporary files for stale ones. It returns the folder's real
+// path.
+func createRoot(ctx context.Context, p *Plan, tx *writeTx) (root string, unlock func(), err error) {
+	created, err := mkdirAll(p.Dir)
+	tx.dirs = append(tx.dirs, created...)
+	if err != nil {
+		return "", func() {}, fmt.Errorf("creating project directory: %w", err)
+	}
+	if root, err = filepath.EvalSymlinks(p.Dir); err != nil {
+		return "", func() {}, err
+	}
+	unlock, _, err = lockProject(ctx, root)
+	if err != nil {
+		return "", func() {}, err
+	}
+	return root, unlock, nil
+}
+
+// checkTargets resolves every target of planned under root and checks it
+// is as the plan saw it, in plan order, before anything is written.
+func checkTargets(ctx context.Context, root string, planned []pendingWrite) ([]pendingWrite, error) {
+	writes := make([]pendingWrite, len(planned))
+	for i, w := range planned {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		real, link, err := resolveTarget(root, w.target)
+		if err != nil {
+			return nil, err
+		}
+		if link != "" {
+			// The planner leaves linked targets alone; a link that
+			// appeared since is not written or deleted through either.
+			return nil, fmt.Errorf("%w: %s: %s became a symbolic link while the plan was made; jig never writes or deletes through links; run the command again", ErrUnsafeTarget, w.target, link)
+		}
+		w.real = real
+		if err := checkUnchanged(w); err != nil {
+			return nil, err
+		}
+		writes[i] = w
+	}
+	return writes, nil
+}
+
+// journalWrites writes the journal of writes, with the folders they will
+// create.
+func (e *Engine) journalWrites(p *Plan, root string, writes []pendingWrite) (*journal, error) {
+	var missing []string
+	for _, w := range writes {
+		for _, d := range missingDirs(filepath.Dir(w.real)) {
+			if !slices.Contains(missing, d) {
+				missing = append(missing, d)
+			}
+		}
+	}
+	j := newJournal(p.Mode, writes, missing, root, p.sides)
+	if err := e.writeJournal(root, j); err != nil {
+		return nil, err
+	}
+	e.step("journal")
+	return j, nil
+}
+
+// makeDirs creates the folder of each write, recording them in tx.
+func (e *Engine) makeDirs(writes []pendingWrite, tx *writeTx) error {
+	for _, w := range writes {
+		created, err := mkdirAll(filepath.Dir(w.real))
+		tx.dirs = append(tx.dirs, created...)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", w.target, err)
+		}
+		if len(created) > 0 {
+			e.step("mkdir")
+		}
+		if e.opts.beforeWrite != nil {
+			if err := e.opts.beforeWrite(w.target); err != nil {
+				return fmt.Errorf("writing %s: %w", w.target, err)
+			}
+		}
+	}
+	return nil
+}
+
+// renameAll renames each temporary file into place (or deletes the
+// target), in plan order, recording each in tx. It returns the folders to
+// sync: each renamed into or deleted from, and the parent of each folder
+// created.
+func (e *Engine) renameAll(writes []pendingWrite, temps []string, tx *writeTx) ([]string, error) {
 	synced := map[string]bool{}
 	for i, w := range writes {
 		e.step("write " + w.target)
 		if w.remove {
 			if err := os.Remove(w.real); err != nil {
-				return fmt.Errorf("deleting %s: %w", w.target, err)
+				return nil, fmt.Errorf("deleting %s: %w", w.target, err)
 			}
-			done = append(done, undo{w: w})
+			tx.done = append(tx.done, undo{w: w})
 			synced[filepath.Dir(w.real)] = false
 			e.progress("write", "deleted %s", w.target)
 			continue
 		}
 		if err := os.Rename(temps[i], w.real); err != nil {
-			return fmt.Errorf("writing %s: %w", w.target, err)
+			return nil, fmt.Errorf("writing %s: %w", w.target, err)
 		}
 		temps[i] = ""
-		done = append(done, undo{w: w})
+		tx.done = append(tx.done, undo{w: w})
 		synced[filepath.Dir(w.real)] = false
 		e.progress("write", "wrote %s", w.target)
 	}
-	// Each directory renamed into or deleted from, and the parent of each
-	// directory created (its entry), once.
-	changedDirs := make([]string, 0, len(synced)+len(dirs))
+	changed := make([]string, 0, len(synced)+len(tx.dirs))
 	for dir := range synced {
-		changedDirs = append(changedDirs, dir)
+		changed = append(changed, dir)
 	}
-	for _, d := range dirs {
-		changedDirs = append(changedDirs, filepath.Dir(d))
+	for _, d := range tx.dirs {
+		changed = append(changed, filepath.Dir(d))
 	}
-	if err := syncDirs(e.durable(), changedDirs); err != nil {
-		return fmt.Errorf("syncing the project's directories: %w", err)
-	}
-	pruneEmptyDirs(root, p.writes)
-	e.step("synced")
-	if jr != nil {
-		e.finishJournal(ctx, p, root, jr)
-	}
-	return nil
+	return changed, nil
 }
 
 // step calls the [WithWriteHook] hook, if any, at one point between the
