@@ -443,8 +443,40 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	// the address as given, credentials included, and a cache directory
 	// is often kept, shared or uploaded (CI caches).
 	defer os.RemoveAll(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+	g, err := r.clone(ctx, repo, dir)
+	if err != nil {
 		return fail("clone", err)
+	}
+	base, err := g.run(ctx, "", "symbolic-ref", "--short", "HEAD")
+	if err != nil {
+		return fail("clone", err)
+	}
+	res.Base = base
+	eng, plan, draft, done, err := r.planUpdate(ctx, dir, &res)
+	if err != nil {
+		return fail("update", err)
+	}
+	if done {
+		return res
+	}
+	if err := eng.Apply(ctx, plan); err != nil {
+		return fail("update", err)
+	}
+	title, body, tree, done, err := r.commit(ctx, g, eng, draft, &res)
+	if err != nil {
+		return fail("commit", err)
+	}
+	if done {
+		return res
+	}
+	return r.deliver(ctx, g, repo, title, body, tree, draft, res, fail)
+}
+
+// clone makes a shallow clone of repo's default branch in dir and returns
+// a git runner in it.
+func (r *runner) clone(ctx context.Context, repo, dir string) (*gitRunner, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, err
 	}
 	g := &gitRunner{dir: filepath.Dir(dir), secret: secrets(repo), config: r.filters}
 	src := repo
@@ -455,26 +487,28 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		}
 	}
 	if _, err := g.run(ctx, "", "clone", "-q", "--depth", "1", "--no-tags", "--single-branch", "--", src, dir); err != nil {
-		return fail("clone", err)
+		return nil, err
 	}
 	g.dir = dir
-	base, err := g.run(ctx, "", "symbolic-ref", "--short", "HEAD")
-	if err != nil {
-		return fail("clone", err)
-	}
-	res.Base = base
+	return g, nil
+}
 
-	eng, err := r.req.NewEngine()
+// planUpdate plans the update of the registry in the clone at dir,
+// filling res. done is true when res is the outcome already (not
+// installed, current, conflicted, or a dry run); draft is true when the
+// update goes out as a draft for its conflicts.
+func (r *runner) planUpdate(ctx context.Context, dir string, res *Result) (eng *apply.Engine, plan *apply.Plan, draft, done bool, err error) {
+	eng, err = r.req.NewEngine()
 	if err != nil {
-		return fail("update", err)
+		return nil, nil, false, false, err
 	}
-	plan, err := eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: []string{r.key}, To: r.version})
+	plan, err = eng.PlanUpdate(ctx, apply.UpdateRequest{Dir: dir, Registries: []string{r.key}, To: r.version})
 	if errors.Is(err, apply.ErrNotInstalled) {
 		res.Status, res.Note = StatusSkipped, fmt.Sprintf("%s is not installed in this repository", r.key)
-		return res
+		return nil, nil, false, true, nil
 	}
 	if err != nil {
-		return fail("update", err)
+		return nil, nil, false, false, err
 	}
 	moved := false
 	for _, u := range plan.Updates {
@@ -488,52 +522,63 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	res.Files, res.Conflicts = describe(plan)
 	if !moved {
 		res.Status = StatusCurrent
-		return res
+		return nil, nil, false, true, nil
 	}
-	draft := false
 	if plan.Conflicts > 0 {
 		if r.req.OnConflict != ConflictDraft {
 			res.Status = StatusConflict
-			return res
+			return nil, nil, false, true, nil
 		}
 		draft = true
 	}
 	if r.req.DryRun {
 		res.Status = StatusPlanned
-		return res
+		return nil, nil, false, true, nil
 	}
-	if err := eng.Apply(ctx, plan); err != nil {
-		return fail("update", err)
-	}
+	return eng, plan, draft, false, nil
+}
+
+// commit commits the applied update on the branch, with the request's
+// title and body, and returns them and the commit's tree. done is true
+// when the update changed nothing in the repository (res says so).
+func (r *runner) commit(ctx context.Context, g *gitRunner, eng *apply.Engine, draft bool, res *Result) (title, body, tree string, done bool, err error) {
 	res.Branch = r.branch
 	if _, err := g.run(ctx, "", "checkout", "-q", "-b", r.branch); err != nil {
-		return fail("commit", err)
+		return "", "", "", false, err
 	}
 	if _, err := g.run(ctx, "", "add", "-A"); err != nil {
-		return fail("commit", err)
+		return "", "", "", false, err
 	}
 	if out, err := g.run(ctx, "", "status", "--porcelain"); err != nil {
-		return fail("commit", err)
+		return "", "", "", false, err
 	} else if out == "" {
 		res.Status, res.Branch = StatusCurrent, ""
-		return res
+		return "", "", "", true, nil
 	}
 	if id, err := registry.ParseID(r.key); err == nil && res.From != "" && res.To != "" {
 		res.Changelog, _ = eng.Changelog(ctx, id, res.From, res.To)
 	}
-	title, body := message(r.key, res, draft)
+	title, body = message(r.key, *res, draft)
 	if email, _ := g.run(ctx, "", "config", "user.email"); email == "" {
 		// No identity configured: commit as jig rather than fail.
 		g.env = append(g.env, "GIT_AUTHOR_NAME=jig fleet", "GIT_AUTHOR_EMAIL=jig-fleet@localhost",
 			"GIT_COMMITTER_NAME=jig fleet", "GIT_COMMITTER_EMAIL=jig-fleet@localhost")
 	}
 	if _, err := g.run(ctx, title+"\n\n"+body+"\n", "commit", "-q", "--no-verify", "-F", "-"); err != nil {
-		return fail("commit", err)
+		return "", "", "", false, err
 	}
-	tree, err := g.run(ctx, "", "rev-parse", "HEAD^{tree}")
+	tree, err = g.run(ctx, "", "rev-parse", "HEAD^{tree}")
 	if err != nil {
-		return fail("commit", err)
+		return "", "", "", false, err
 	}
+	return title, body, tree, false, nil
+}
+
+// deliver pushes the committed branch (tree) and opens its request,
+// unless the remote has the branch already: with the same tree, an
+// earlier run that stopped midway is finished, else the branch is
+// unchanged; with another tree, it fails.
+func (r *runner) deliver(ctx context.Context, g *gitRunner, repo, title, body, tree string, draft bool, res Result, fail func(string, error) Result) Result {
 	// Already pushed? Compare the remote branch's tree.
 	remote, err := g.run(ctx, "", "ls-remote", "origin", "refs/heads/"+r.branch)
 	if err != nil {
