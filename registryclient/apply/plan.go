@@ -297,17 +297,9 @@ type fetched struct {
 
 // Plan resolves req and computes every change in memory. Nothing is written.
 func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
-	if req.Frozen {
-		req.Mode = ModeInit
-	}
-	if req.Mode == "" {
-		req.Mode = ModeAdd
-	}
-	if req.Mode != ModeInit && req.Mode != ModeAdd {
-		return nil, fmt.Errorf("apply: unknown mode %q", req.Mode)
-	}
-	if req.Dir == "" {
-		return nil, errors.New("apply: project directory is empty")
+	req, err := checkRequest(req)
+	if err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(req.Dir)
 	if err != nil {
@@ -355,26 +347,9 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, fmt.Errorf("project directory %s is not a directory", abs)
 	}
 
-	// Preflight: the project's own files must parse before anything else.
-	proj, err := pl.loadProject(name)
+	proj, err := pl.preflight(req.Mode, abs, name)
 	if err != nil {
 		return nil, err
-	}
-	if req.Mode == ModeAdd && !pl.files[registry.ProjectFile].exists {
-		// A project the reference made: adding would start a jig.json
-		// that knows nothing of what rack.json records.
-		if np := noProject(abs); np.Reference {
-			return nil, np
-		}
-	}
-	pkgState, err := pl.state("package.json")
-	if err != nil {
-		return nil, err
-	}
-	if pkgState.exists {
-		if err := checkPackageJSON(pkgState.orig); err != nil {
-			return nil, err
-		}
 	}
 
 	projectLang := proj.Language
@@ -400,6 +375,77 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 
+	roots, err := e.roots(ctx, tid, short, p)
+	if err != nil {
+		return nil, err
+	}
+	// Members already installed (init over an existing project) are kept.
+	var fresh []registry.ID
+	for _, id := range roots {
+		if have, ok := proj.HasItem(id); ok {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is already installed (%s); skipped", id.Key(), have))
+			continue
+		}
+		fresh = append(fresh, id)
+	}
+	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
+	if err != nil {
+		return nil, err
+	}
+	p.RoundTrips += res.rounds
+	p.Warnings = append(p.Warnings, res.warnings...)
+
+	return pl.mergeResolved(ctx, req, p, proj, tid, projectLang, res, name)
+}
+
+// checkRequest fills req's defaults (a frozen request is an init; the
+// mode is add by default) and checks its mode and folder.
+func checkRequest(req Request) (Request, error) {
+	if req.Frozen {
+		req.Mode = ModeInit
+	}
+	if req.Mode == "" {
+		req.Mode = ModeAdd
+	}
+	if req.Mode != ModeInit && req.Mode != ModeAdd {
+		return req, fmt.Errorf("apply: unknown mode %q", req.Mode)
+	}
+	if req.Dir == "" {
+		return req, errors.New("apply: project directory is empty")
+	}
+	return req, nil
+}
+
+// preflight reads the project's own files, which must parse before
+// anything else: jig.json (a project the reference made cannot be added
+// to) and package.json.
+func (pl *planner) preflight(mode Mode, abs, name string) (*registry.Project, error) {
+	proj, err := pl.loadProject(name)
+	if err != nil {
+		return nil, err
+	}
+	if mode == ModeAdd && !pl.files[registry.ProjectFile].exists {
+		// A project the reference made: adding would start a jig.json
+		// that knows nothing of what rack.json records.
+		if np := noProject(abs); np.Reference {
+			return nil, np
+		}
+	}
+	pkgState, err := pl.state("package.json")
+	if err != nil {
+		return nil, err
+	}
+	if pkgState.exists {
+		if err := checkPackageJSON(pkgState.orig); err != nil {
+			return nil, err
+		}
+	}
+	return proj, nil
+}
+
+// roots returns what the request installs: the members of preset tid
+// (fetched, recording short names in short), or tid itself.
+func (e *Engine) roots(ctx context.Context, tid registry.ID, short map[string]shortRef, p *Plan) ([]registry.ID, error) {
 	var roots []registry.ID
 	if tid.IsPreset() {
 		if e.offline() {
@@ -428,23 +474,7 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 	} else {
 		roots = []registry.ID{tid}
 	}
-	// Members already installed (init over an existing project) are kept.
-	var fresh []registry.ID
-	for _, id := range roots {
-		if have, ok := proj.HasItem(id); ok {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is already installed (%s); skipped", id.Key(), have))
-			continue
-		}
-		fresh = append(fresh, id)
-	}
-	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
-	if err != nil {
-		return nil, err
-	}
-	p.RoundTrips += res.rounds
-	p.Warnings = append(p.Warnings, res.warnings...)
-
-	return pl.mergeResolved(ctx, req, p, proj, tid, projectLang, res, name)
+	return roots, nil
 }
 
 // mergeResolved fetches the files of the resolved registries, merges them
