@@ -4,14 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // starters are the functions that start a program, with the index of the
@@ -146,43 +146,12 @@ func TestGitHasOneHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
+	var fset *token.FileSet
 	pkgs := map[string][]*ast.File{} // directory -> its non-test files
-	files := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p == self || d.Name() == "testdata" || (p != root && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
-				return filepath.SkipDir // another module (examples/)
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		files++
-		af, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		pkgs[filepath.Dir(p)] = append(pkgs[filepath.Dir(p)], af)
-		return nil
+	testenv.GoFiles(t, root, []string{"internal/gitsafe"}, func(rel string, fs *token.FileSet, af *ast.File) {
+		fset = fs
+		pkgs[path.Dir(rel)] = append(pkgs[path.Dir(rel)], af)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("scanned %d Go files; the scan is broken", files)
-	}
 	// A constant naming git may be declared in another package
 	// (pkg.Name): every package's names count everywhere.
 	var all []*ast.File

@@ -2,14 +2,13 @@ package redact_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // importPath is this package's import path.
@@ -34,44 +33,11 @@ func TestOneHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := 0
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p == self || d.Name() == "testdata" || (p != root && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
-				return filepath.SkipDir // another module (examples/)
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		files++
-		af, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	testenv.GoFiles(t, root, []string{"internal/redact"}, func(_ string, fset *token.FileSet, af *ast.File) {
 		for _, problem := range secondHome(af) {
 			t.Errorf("%s: %s; use %s", fset.Position(problem.pos), problem.what, importPath)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("scanned %d Go files; the scan is broken", files)
-	}
 }
 
 type problem struct {
