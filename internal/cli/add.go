@@ -95,7 +95,7 @@ func (c *AddCmd) add(ctx context.Context, app *App) error {
 	if err != nil {
 		return explainNotFound(ctx, app, c.Registry, err)
 	}
-	scriptWarnings(plan)
+	planWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	if plan.AlreadyInstalled != "" {
 		if c.JSON {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
@@ -39,6 +41,22 @@ func TestLibraryErrorAdvice(t *testing.T) {
 			"resolving @team/ci/node: @team/ci/node@1.0.0 in the cache came from the bundle /tmp/ci.jigbundle, and its digest index differs from the one http://r.example publishes: the bundle's content is not the server's; nothing was used from it. Run 'jig cache clean' to drop it (the server's content is fetched again)"},
 		{"imported: server not asked", fmt.Errorf("%w (while adding)", importFailed),
 			"checking @team/ci/node@1.0.0, which the bundle /tmp/ci.jigbundle put in the cache, with http://r.example: connection refused; nothing was used from the bundle (run with --offline to use it without asking the server, or 'jig cache clean' to drop it) (while adding)"},
+		{"adopt: no rack.json", &apply.AdoptError{Dir: "/p", Reason: apply.AdoptNoReferenceFile},
+			"cannot adopt the project: no rack.json in /p; jig adopt carries over a project the reference (rk) made"},
+		{"adopt: jig.json there", &apply.AdoptError{Dir: "/p", Reason: apply.AdoptHasProjectFile},
+			"cannot adopt the project: /p already has a jig.json; jig adopt only writes one for a project that has none"},
+		{"adopt: dependency not listed", &apply.AdoptError{Dir: "/p", Reason: apply.AdoptDependencyNotListed, Dependency: "@main/runtimes/node"},
+			"cannot adopt the project: a registry rack.json lists depends on @main/runtimes/node, which rack.json does not list (a dependency added since?); add it with 'rk add @main/runtimes/node', then run 'jig adopt' again"},
+		{"resolve: not conflicted", &apply.NoConflictError{Dir: "/p", Target: "a.txt", Reason: apply.NoConflictNotConflicted},
+			"nothing to resolve: a.txt is not a file the last update left conflicted (the sides of a conflict are kept until it is resolved or the update aborted)"},
+		{"resolve: sides gone", &apply.NoConflictError{Dir: "/p", Target: "a.txt", Reason: apply.NoConflictSidesGone},
+			"nothing to resolve: the sides of a.txt's conflict are no longer kept (the project was written since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'"},
+		{"abort: no update", &apply.NoConflictError{Dir: "/p", Reason: apply.NoConflictNoUpdate},
+			"nothing to resolve: no update to abort in /p (an update that finished without conflicts cannot be aborted); 'jig update --to <version>' moves back"},
+		{"abort: files changed", &apply.JournalError{Dir: "/p", Reason: "a.txt changed since the update wrote it, and aborting would lose that", Changed: []string{"a.txt"}, Hint: "library words"},
+			"jig's journal cannot be used: .jig/journal.json in /p: a.txt changed since the update wrote it, and aborting would lose that; nothing was changed. To go on: copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"},
+		{"sign: agent cannot sign", fmt.Errorf("--sign-key: %w", &signing.AgentError{Path: "/k/id", Err: errors.New("signing key /k/id is encrypted and no ssh-agent is running (SSH_AUTH_SOCK is unset): run `ssh-add /k/id`")}),
+			"--sign-key: signing key /k/id is encrypted and no ssh-agent is running (SSH_AUTH_SOCK is unset): run `ssh-add /k/id`, or sign elsewhere with `ssh-keygen -Y sign -n jig-registry -f /k/id <digest index>` ('jig publish --print-digests' prints it) and pass the signature with --signature"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/signing"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -335,6 +336,30 @@ func advice(err error) (text string, ok bool) {
 		}
 	case *registryclient.CachedOtherError:
 		return fmt.Sprintf("%s; run 'jig cache clean' if the bundle is right", e), true
+	case *signing.AgentError:
+		return fmt.Sprintf("%s, or sign elsewhere with `ssh-keygen -Y sign -n %s -f %s <digest index>` ('jig publish --print-digests' prints it) and pass the signature with --signature", e, signing.Namespace, e.Path), true
+	case *apply.AdoptError:
+		switch e.Reason {
+		case apply.AdoptNoReferenceFile:
+			return fmt.Sprintf("%s; jig adopt carries over a project the reference (rk) made", e), true
+		case apply.AdoptHasProjectFile:
+			return fmt.Sprintf("%s; jig adopt only writes one for a project that has none", e), true
+		case apply.AdoptDependencyNotListed:
+			return fmt.Sprintf("%s; add it with 'rk add %s', then run 'jig adopt' again", e, e.Dependency), true
+		}
+	case *apply.NoConflictError:
+		switch e.Reason {
+		case apply.NoConflictSidesGone:
+			return fmt.Sprintf("%s, then run 'jig check'", e), true
+		case apply.NoConflictNoUpdate:
+			return fmt.Sprintf("%s; 'jig update --to <version>' moves back", e), true
+		}
+	case *apply.JournalError:
+		if len(e.Changed) > 0 {
+			c := *e
+			c.Hint = "copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"
+			return c.Error(), true
+		}
 	case *registryclient.ImportedError:
 		switch {
 		case e.Err != nil:
@@ -373,11 +398,16 @@ func hinted(err error, hint string) errorReport {
 	return errorReport{Code: codeGeneric, Message: err.Error(), Hint: hint, headline: err.Error() + "; " + hint, hintShown: true}
 }
 
-// scriptWarnings adds to p's warnings one line per file whose custom
-// merge script was skipped, naming --allow-scripts.
-func scriptWarnings(p *apply.Plan) {
+// planWarnings adds to p's warnings what the plan reports in typed
+// fields, worded with the command that acts on it: one line per file
+// whose custom merge script was skipped, naming --allow-scripts, and one
+// per registry kept although nothing needs it any more, naming jig remove.
+func planWarnings(p *apply.Plan) {
 	for _, s := range p.SkippedScripts {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("skipped %s: %s uses a custom merge script; re-run with --allow-scripts to run it with node", s.Target, s.Registry))
+	}
+	for _, key := range p.Unneeded {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is no longer needed by any installed registry; it was kept (remove it with 'jig remove %s')", key, key))
 	}
 }
 

@@ -267,7 +267,7 @@ func (c *InitCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	scriptWarnings(plan)
+	planWarnings(plan)
 	res := &scaffoldResult{Plan: plan, DryRun: c.DryRun}
 	changed := plan.ExistingChanges()
 	// --frozen re-creates a project from its own jig.json: the directory

@@ -295,6 +295,7 @@ func (c *DiffCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
+	planWarnings(plan)
 	diffs := plan.Diffs()
 	logs := planChangelogs(ctx, eng, plan)
 	if c.JSON {
@@ -405,6 +406,9 @@ func runLifecycle(ctx context.Context, app *App, dirFlag string, skipInstall, dr
 		return err
 	}
 	plan, err := makePlan(eng, dir)
+	if err == nil {
+		planWarnings(plan)
+	}
 	if err == nil && !dryRun {
 		err = eng.Apply(ctx, plan)
 	}

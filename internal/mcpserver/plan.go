@@ -55,6 +55,7 @@ type PlanOutput struct {
 	PackageConflicts []merge.Conflict        `json:"packageConflicts,omitempty" jsonschema:"package.json entries where the project's value is kept: values both changed (update), or scripts the project already has that a registry wants otherwise (init and add)"`
 	Diffs            []apply.FileDiff        `json:"diffs" jsonschema:"the unified diff of every file written or deleted (long diffs are cut)"`
 	Warnings         []string                `json:"warnings"`
+	Unneeded         []string                `json:"unneeded,omitempty" jsonschema:"update and remove: installed registries nothing depends on any more; they were kept, and a remove plan can drop each"`
 	Next             string                  `json:"next" jsonschema:"what to do with the plan"`
 }
 
@@ -194,7 +195,7 @@ func planOutput(command string, p *apply.Plan) PlanOutput {
 		Command: command, Dir: p.Dir, Changes: p.Changes(), AlreadyInstalled: p.AlreadyInstalled,
 		Registries: p.Registries, Updates: p.Updates, Files: p.Files, Packages: p.Packages,
 		Scripts: p.Scripts, PackageFields: p.PackageFields, InstallScripts: p.InstallScripts(), Conflicts: p.Conflicts,
-		PackageConflicts: p.PackageConflicts, Diffs: p.Diffs(), Warnings: p.Warnings,
+		PackageConflicts: p.PackageConflicts, Diffs: p.Diffs(), Warnings: p.Warnings, Unneeded: p.Unneeded,
 	}
 	for _, f := range p.ExistingChanges() {
 		out.ExistingChanged = append(out.ExistingChanged, f.Target)

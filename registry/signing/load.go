@@ -32,8 +32,8 @@ const (
 // LoadSigner loads the signing key at path: an unencrypted OpenSSH or PEM
 // private key file. For an encrypted private key, or a public key (a
 // ".pub" file, as git's user.signingKey may name), it uses the ssh-agent
-// at $SSH_AUTH_SOCK, which must hold the key. Without an agent it fails
-// with a message saying how to sign with ssh-keygen instead. The file
+// at $SSH_AUTH_SOCK, which must hold the key; when the agent cannot sign
+// it returns an [*AgentError]. The file
 // must be a regular file (not a FIFO or a device) and, on Unix, a private
 // key file of the user must not be readable by others (as ssh requires). Cancelling ctx closes
 // the connection to the agent, which also ends a signature the returned
@@ -74,17 +74,32 @@ func LoadSigner(ctx context.Context, path string) (ssh.Signer, error) {
 	return nil, fmt.Errorf("signing key %s is not an OpenSSH or PEM private key: %v", path, err)
 }
 
+// AgentError is the error of [LoadSigner] for a key only an ssh-agent
+// can sign with (an encrypted private key, or a public key) when the
+// agent cannot: none running, not answering, or not holding the key. Err
+// says which and how to fix the agent; signing elsewhere with ssh-keygen
+// over the digest index, with the key at Path, is the other way.
+type AgentError struct {
+	Path string // the key file given
+	Err  error
+}
+
+// Error says what is wrong with the agent.
+func (e *AgentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *AgentError) Unwrap() error { return e.Err }
+
 // agentSigner finds pub in the ssh-agent at $SSH_AUTH_SOCK.
 func agentSigner(ctx context.Context, path string, pub ssh.PublicKey, why string) (ssh.Signer, error) {
-	instead := fmt.Sprintf("or sign elsewhere with `ssh-keygen -Y sign -n %s -f %s <digest index>` (jig publish --print-digests prints it) and pass the signature with --signature", Namespace, path)
 	sock := os.Getenv("SSH_AUTH_SOCK")
 	if sock == "" {
-		return nil, fmt.Errorf("signing key %s %s and no ssh-agent is running (SSH_AUTH_SOCK is unset): run `ssh-add %s`, %s", path, why, strings.TrimSuffix(path, ".pub"), instead)
+		return nil, &AgentError{Path: path, Err: fmt.Errorf("signing key %s %s and no ssh-agent is running (SSH_AUTH_SOCK is unset): run `ssh-add %s`", path, why, strings.TrimSuffix(path, ".pub"))}
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
-		return nil, fmt.Errorf("signing key %s %s and the ssh-agent at SSH_AUTH_SOCK does not answer (%v): start it, %s", path, why, err, instead)
+		return nil, &AgentError{Path: path, Err: fmt.Errorf("signing key %s %s and the ssh-agent at SSH_AUTH_SOCK does not answer (%v): start it", path, why, err)}
 	}
 	// Cancelling ctx (Ctrl-C) ends whatever waits on the agent.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -99,7 +114,7 @@ func agentSigner(ctx context.Context, path string, pub ssh.PublicKey, why string
 	_ = conn.SetDeadline(time.Now().Add(agentListTimeout))
 	signers, err := agent.NewClient(conn).Signers()
 	if err != nil {
-		return fail(fmt.Errorf("the ssh-agent at SSH_AUTH_SOCK did not list its keys (%v): check that SSH_AUTH_SOCK names a running ssh-agent (ssh-add -l), %s", err, instead))
+		return fail(&AgentError{Path: path, Err: fmt.Errorf("the ssh-agent at SSH_AUTH_SOCK did not list its keys (%v): check that SSH_AUTH_SOCK names a running ssh-agent (ssh-add -l)", err)})
 	}
 	_ = conn.SetDeadline(time.Time{})
 	want := pub.Marshal()
@@ -109,7 +124,7 @@ func agentSigner(ctx context.Context, path string, pub ssh.PublicKey, why string
 			return &agentKey{AlgorithmSigner: as, conn: conn}, nil
 		}
 	}
-	return fail(fmt.Errorf("signing key %s %s and the ssh-agent does not hold it (%s): run `ssh-add %s`, %s", path, why, ssh.FingerprintSHA256(pub), strings.TrimSuffix(path, ".pub"), instead))
+	return fail(&AgentError{Path: path, Err: fmt.Errorf("signing key %s %s and the ssh-agent does not hold it (%s): run `ssh-add %s`", path, why, ssh.FingerprintSHA256(pub), strings.TrimSuffix(path, ".pub"))})
 }
 
 // agentKey is a key held by the ssh-agent whose signing requests are bounded

@@ -266,8 +266,9 @@ func TestLoadSigner(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
 	for _, p := range []string{enc, enc + ".pub"} {
 		_, err := signing.LoadSigner(t.Context(), p)
-		if err == nil || !strings.Contains(err.Error(), "ssh-keygen -Y sign -n jig-registry -f "+p) || !strings.Contains(err.Error(), "ssh-add "+enc) {
-			t.Errorf("LoadSigner(%s): got %v, want the ssh-add and ssh-keygen advice", p, err)
+		var ae *signing.AgentError
+		if !errors.As(err, &ae) || ae.Path != p || !strings.Contains(err.Error(), "ssh-add "+enc) {
+			t.Errorf("LoadSigner(%s): got %v, want an AgentError for %s with the ssh-add advice", p, err, p)
 		}
 	}
 	if _, err := signing.LoadSigner(t.Context(), filepath.Join(dir, "missing")); err == nil {

@@ -22,6 +22,45 @@ import (
 // read.
 var ErrAdopt = errors.New("cannot adopt the project")
 
+// AdoptReason says which of the project's states stops [Engine.Adopt].
+type AdoptReason int
+
+const (
+	// AdoptNoReferenceFile: the directory has no rack.json, so the
+	// reference did not make it.
+	AdoptNoReferenceFile AdoptReason = iota + 1
+	// AdoptHasProjectFile: the directory has a jig.json already.
+	AdoptHasProjectFile
+	// AdoptDependencyNotListed: a registry rack.json lists depends on
+	// Dependency, which rack.json does not list (added since the project
+	// was made?); listing it with the reference makes adopting possible.
+	AdoptDependencyNotListed
+)
+
+// AdoptError is the error of [Engine.Adopt] for a project in a state it
+// does not adopt from; Reason says which. It matches [ErrAdopt].
+type AdoptError struct {
+	Dir        string // the project directory
+	Reason     AdoptReason
+	Dependency string // the registry not listed, for AdoptDependencyNotListed
+}
+
+// Error says what stops adopting.
+func (e *AdoptError) Error() string {
+	switch e.Reason {
+	case AdoptNoReferenceFile:
+		return fmt.Sprintf("%v: no %s in %s", ErrAdopt, registry.ReferenceProjectFile, e.Dir)
+	case AdoptHasProjectFile:
+		return fmt.Sprintf("%v: %s already has a %s", ErrAdopt, e.Dir, registry.ProjectFile)
+	case AdoptDependencyNotListed:
+		return fmt.Sprintf("%v: a registry %s lists depends on %s, which %s does not list (a dependency added since?)", ErrAdopt, registry.ReferenceProjectFile, e.Dependency, registry.ReferenceProjectFile)
+	}
+	return fmt.Sprintf("%v: %s", ErrAdopt, e.Dir)
+}
+
+// Unwrap returns [ErrAdopt].
+func (e *AdoptError) Unwrap() error { return ErrAdopt }
+
 // referenceNamespace is what shorthand identifiers in a rack.json mean:
 // the reference's default namespace.
 const referenceNamespace = "@rack"
@@ -86,7 +125,7 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 	// to a device would never end) of bounded size.
 	raw, err := safefile.ReadFile(filepath.Join(abs, registry.ReferenceProjectFile), maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no %s in %s; jig adopt carries over a project the reference (rk) made", ErrAdopt, registry.ReferenceProjectFile, abs)
+		return nil, &AdoptError{Dir: abs, Reason: AdoptNoReferenceFile}
 	}
 	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
 		return nil, fmt.Errorf("%w: %w; %s must be the reference's project file", ErrAdopt, err, registry.ReferenceProjectFile)
@@ -140,7 +179,7 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 	}
 	recorded, skipped := proj, []SkippedScript(nil)
 	if len(proj.Items) > 0 {
-		if recorded, skipped, err = e.freshRecord(ctx, proj); err != nil {
+		if recorded, skipped, err = e.freshRecord(ctx, abs, proj); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +241,7 @@ func (e *Engine) Adopt(ctx context.Context, dir string, dryRun bool) (*AdoptRepo
 // anything by that name).
 func noProjectFile(dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, registry.ProjectFile)); err == nil {
-		return fmt.Errorf("%w: %s already has a %s; jig adopt only writes one for a project that has none", ErrAdopt, dir, registry.ProjectFile)
+		return &AdoptError{Dir: dir, Reason: AdoptHasProjectFile}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -254,8 +293,9 @@ func parseRackProject(b []byte) (*rackProject, []string, error) {
 // freshRecord returns the jig.json a frozen install of proj's registries
 // into an empty directory writes: proj with every registry's manifest
 // digest, file digests and package.json values filled in; and the files
-// left out because their merge script may not run.
-func (e *Engine) freshRecord(ctx context.Context, proj *registry.Project) (*registry.Project, []SkippedScript, error) {
+// left out because their merge script may not run. dir is the project
+// adopted, for its errors.
+func (e *Engine) freshRecord(ctx context.Context, dir string, proj *registry.Project) (*registry.Project, []SkippedScript, error) {
 	tmp, err := os.MkdirTemp("", "jig-adopt-")
 	if err != nil {
 		return nil, nil, err
@@ -272,8 +312,7 @@ func (e *Engine) freshRecord(ctx context.Context, proj *registry.Project) (*regi
 	if err != nil {
 		var nr *NotRecordedError
 		if errors.As(err, &nr) {
-			return nil, nil, fmt.Errorf("%w: a registry %s lists depends on %s, which %s does not list (a dependency added since?); add it with 'rk add %s', then run jig adopt again",
-				ErrAdopt, registry.ReferenceProjectFile, nr.Registry, registry.ReferenceProjectFile, nr.Registry)
+			return nil, nil, &AdoptError{Dir: dir, Reason: AdoptDependencyNotListed, Dependency: nr.Registry}
 		}
 		return nil, nil, err
 	}

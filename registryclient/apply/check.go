@@ -252,7 +252,7 @@ func leftoverTemps(root string, proj *registry.Project) []string {
 	slices.Sort(dirs)
 	var out []string
 	for _, t := range tempsIn(root, slices.Compact(dirs)) {
-		out = append(out, fmt.Sprintf("%s is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)", t))
+		out = append(out, fmt.Sprintf("%s is a temporary file left by a jig command that was stopped midway; delete it (the next add, update or remove does)", t))
 	}
 	return out
 }

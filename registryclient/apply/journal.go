@@ -98,6 +98,9 @@ type JournalError struct {
 	// Partial is set when some files were restored before the error (a
 	// roll-back that failed midway).
 	Partial bool
+	// Changed lists the files changed since the update wrote them, when
+	// they are what stops [Engine.AbortUpdate].
+	Changed []string
 }
 
 // Error says what is wrong, what was done and what to do.

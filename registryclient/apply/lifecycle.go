@@ -509,8 +509,8 @@ func (lc *lifecycle) otherOverwrites(key, target string) [][]byte {
 	return out
 }
 
-// reportUnneeded warns about installed registries that a moved registry
-// depended on and that nothing depends on any more.
+// reportUnneeded records in the plan's Unneeded the installed registries
+// that a moved registry depended on and that nothing depends on any more.
 func (lc *lifecycle) reportUnneeded(ctx context.Context, ops []*op, base map[string]*registry.Manifest) {
 	e := lc.pl.e
 	needed := map[string]bool{}
@@ -532,7 +532,7 @@ func (lc *lifecycle) reportUnneeded(ctx context.Context, ops []*op, base map[str
 				continue
 			}
 			needed[did.Key()] = true
-			lc.pl.plan.Warnings = append(lc.pl.plan.Warnings, fmt.Sprintf("%s is no longer needed by any installed registry; it was kept (remove it with 'jig remove %s')", did.Key(), did.Key()))
+			lc.pl.plan.Unneeded = append(lc.pl.plan.Unneeded, did.Key())
 		}
 	}
 }

@@ -68,6 +68,11 @@ type Plan struct {
 	// strategy runs a script from the registry and scripts are not allowed
 	// ([WithAllowScripts]).
 	SkippedScripts []SkippedScript `json:"skippedScripts,omitempty"`
+	// Unneeded are installed registries ("@main/quality/base") that no
+	// installed registry depends on any more after an update or remove
+	// moved the ones that did; the plan keeps them, and a caller may
+	// remove them as well. They are not repeated in Warnings.
+	Unneeded []string `json:"unneeded,omitempty"`
 	// RoundTrips is the number of sequential fetch rounds the plan needed.
 	RoundTrips int `json:"roundTrips"`
 	// Updates are the registries an update or remove moves, with their
@@ -553,7 +558,7 @@ func unverifiedWarning(n *node, rec registry.Installed) string {
 	}
 	id := n.key + "@" + n.raw.Version
 	if rec.Digest != "" && rec.Version == n.raw.Version {
-		return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, although %s records its digest from an earlier install; its files were not checked (jig init --frozen refuses it)", id, registry.ProjectFile)
+		return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, although %s records its digest from an earlier install; its files were not checked (a frozen install refuses it)", id, registry.ProjectFile)
 	}
 	return fmt.Sprintf("%s is unverified: the server publishes no digest index for it, so its files were not checked", id)
 }

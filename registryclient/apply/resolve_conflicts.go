@@ -245,6 +245,46 @@ func (e *UntrustedBaseError) Error() string {
 // when there is nothing to abort.
 var ErrNoConflict = errors.New("nothing to resolve")
 
+// NoConflictReason says why [Engine.Resolve] or [Engine.AbortUpdate]
+// finds nothing to act on.
+type NoConflictReason int
+
+const (
+	// NoConflictNotConflicted: Target is not a file the last update left
+	// conflicted.
+	NoConflictNotConflicted NoConflictReason = iota + 1
+	// NoConflictSidesGone: the last update left Target conflicted, but a
+	// later write of the project dropped the sides of its merge; the
+	// file can only be edited by hand.
+	NoConflictSidesGone
+	// NoConflictNoUpdate: no update is unfinished, so there is nothing to
+	// abort (an update without conflicts finishes at once).
+	NoConflictNoUpdate
+)
+
+// NoConflictError is the error of [Engine.Resolve] and
+// [Engine.AbortUpdate] when there is nothing to resolve or abort; Reason
+// says why. It matches [ErrNoConflict].
+type NoConflictError struct {
+	Dir    string // the project directory
+	Target string // the file asked about (Resolve only)
+	Reason NoConflictReason
+}
+
+// Error says why there is nothing to do.
+func (e *NoConflictError) Error() string {
+	switch e.Reason {
+	case NoConflictSidesGone:
+		return fmt.Sprintf("%v: the sides of %s's conflict are no longer kept (the project was written since the update); edit the file by hand (look for <<<<<<< markers)", ErrNoConflict, e.Target)
+	case NoConflictNoUpdate:
+		return fmt.Sprintf("%v: no update to abort in %s (an update that finished without conflicts cannot be aborted)", ErrNoConflict, e.Dir)
+	}
+	return fmt.Sprintf("%v: %s is not a file the last update left conflicted (the sides of a conflict are kept until it is resolved or the update aborted)", ErrNoConflict, e.Target)
+}
+
+// Unwrap returns [ErrNoConflict].
+func (e *NoConflictError) Unwrap() error { return ErrNoConflict }
+
 // Resolve settles a file the last update left conflicted (target, as in
 // the update's output) by writing one side of its merge: [SideOurs] (the
 // project's file before the update), [SideTheirs] (the new version's) or
@@ -289,9 +329,9 @@ func (e *Engine) Resolve(ctx context.Context, dir, target, side string) (*Resolv
 	}
 	if i < 0 {
 		if recordedConflict(root, clean) {
-			return nil, fmt.Errorf("%w: the sides of %s's conflict are no longer kept (another jig command wrote the project since the update); edit the file by hand (look for <<<<<<< markers), then run 'jig check'", ErrNoConflict, clean)
+			return nil, &NoConflictError{Dir: root, Target: clean, Reason: NoConflictSidesGone}
 		}
-		return nil, fmt.Errorf("%w: %s is not a file the last update left conflicted (jig keeps the sides of a conflict until it is resolved or the update aborted)", ErrNoConflict, clean)
+		return nil, &NoConflictError{Dir: root, Target: clean, Reason: NoConflictNotConflicted}
 	}
 	c := j.Conflicts[i]
 	if side == SideBase && c.NoBase {
@@ -490,7 +530,7 @@ func (e *Engine) AbortUpdate(ctx context.Context, dir string) (*AbortReport, err
 		return nil, err
 	}
 	if j == nil {
-		return nil, fmt.Errorf("%w: no update to abort in %s (an update that finished without conflicts cannot be aborted; jig update --to <version> moves back)", ErrNoConflict, root)
+		return nil, &NoConflictError{Dir: root, Reason: NoConflictNoUpdate}
 	}
 	conflicted := map[string]bool{}
 	for _, c := range j.Conflicts {
@@ -514,7 +554,7 @@ func (e *Engine) AbortUpdate(ctx context.Context, dir string) (*AbortReport, err
 	}
 	if len(changed) > 0 {
 		return nil, &JournalError{Dir: root, Reason: strings.Join(changed, ", ") + " changed since the update wrote it, and aborting would lose that",
-			Hint: "copy your changes away and run 'jig update --abort' again, or keep the update and settle its conflicts with 'jig resolve <file> --ours|--theirs'"}
+			Changed: changed, Hint: "copy your changes away and abort again, or keep the update and settle its conflicts by resolving each file"}
 	}
 	// git's index and the files go back as one step that a signal does
 	// not cut in half.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -380,8 +381,8 @@ func TestCheckReportsLeftoverTemps(t *testing.T) {
 		t.Fatal("docs/x.md is not recorded; the test does not look into the symlinked folder")
 	}
 	want := []string{
-		".jig-123.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)",
-		"src/.jig-456.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next jig add, update or remove does)",
+		".jig-123.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next add, update or remove does)",
+		"src/.jig-456.tmp is a temporary file left by a jig command that was stopped midway; delete it (the next add, update or remove does)",
 	}
 	if strings.Join(rep.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(rep.Warnings, "\n"), strings.Join(want, "\n"))
@@ -921,6 +922,10 @@ func TestRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// x's dependency is the project's template: it stays needed.
+	if len(plan.Unneeded) > 0 {
+		t.Errorf("Unneeded = %v, want none (@team/base is the template)", plan.Unneeded)
+	}
 	if err := e.Apply(t.Context(), plan); err != nil {
 		t.Fatal(err)
 	}
@@ -932,6 +937,50 @@ func TestRemove(t *testing.T) {
 	}
 	delete(after, "tsconfig.json")
 	assertSame(t, before, after)
+}
+
+// TestRemoveReportsUnneeded: removing a registry reports, in
+// Plan.Unneeded, the installed dependency nothing needs any more, and
+// keeps it; a dependency another registry still has is not reported.
+func TestRemoveReportsUnneeded(t *testing.T) {
+	t.Parallel()
+	s := lifecycleSource()
+	lib := func(name string) *registry.Manifest {
+		return &registry.Manifest{Name: name, Namespace: "@team", Type: registry.TypeFeature, Version: "1.0.0",
+			Files: []registry.File{{Target: name + ".txt", Type: registry.FileDocs, Content: strp(name + "\n")}}}
+	}
+	s.add("@team/lib", lib("lib"), nil)
+	s.add("@team/shared", lib("shared"), nil)
+	user := func(name string, deps ...string) *registry.Manifest {
+		m := lib(name)
+		m.RegistryDependencies = deps
+		return m
+	}
+	s.add("@team/a", user("a", "@team/lib", "@team/shared"), nil)
+	s.add("@team/b", user("b", "@team/shared"), nil)
+	e := newEngine(t, s)
+	dir := filepath.Join(t.TempDir(), "app")
+	if _, err := e.Run(t.Context(), Request{Dir: dir, Template: "@team/base@1.0.0", Mode: ModeInit}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"@team/a@1.0.0", "@team/b@1.0.0"} {
+		if _, err := e.Run(t.Context(), Request{Dir: dir, Template: r}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := e.PlanRemove(t.Context(), RemoveRequest{Dir: dir, Registry: "@team/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"@team/lib"}; !slices.Equal(plan.Unneeded, want) {
+		t.Errorf("Unneeded = %v, want %v", plan.Unneeded, want)
+	}
+	if err := e.Apply(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lib.txt")); err != nil {
+		t.Errorf("the unneeded registry's file was not kept: %v", err)
+	}
 }
 
 func TestRemoveForce(t *testing.T) {

@@ -117,7 +117,7 @@ func Run(ctx context.Context, dir string, o Options) (*Report, error) {
 	}
 	pkg, err := registryclient.OpenPackage(dir)
 	if err == nil && pkg.Manifest == nil {
-		err = errors.New("this is a preset; jig registry test checks registry directories (registry.json)")
+		err = errors.New("this is a preset; a registry test checks registry directories (registry.json)")
 	}
 	if err != nil {
 		r.add("package", Fail, "%s", strings.TrimPrefix(err.Error(), registryclient.ErrInvalidPackage.Error()+": "))
@@ -229,7 +229,7 @@ func (t *tester) render(ctx context.Context, name, template string) {
 func (t *tester) clean(ctx context.Context, name, dir string) bool {
 	rep, err := t.eng.Check(ctx, dir)
 	if err != nil {
-		t.r.add(name, Fail, "jig check: %v", err)
+		t.r.add(name, Fail, "check: %v", err)
 		t.progress()
 		return false
 	}
@@ -247,7 +247,7 @@ func (t *tester) clean(ctx context.Context, name, dir string) bool {
 			drift = append(drift, "package.json "+p.Section+" "+p.Name)
 		}
 	}
-	t.r.add(name, Fail, "jig check finds the fresh project changed: %s", strings.Join(drift, ", "))
+	t.r.add(name, Fail, "the check finds the fresh project changed: %s", strings.Join(drift, ", "))
 	t.progress()
 	return false
 }
