@@ -164,7 +164,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	h.index = index.New(h.core, o.searchRefresh)
+	h.index = index.New(h.core, o.indexRefresh())
 	h.closers = append(h.closers, h.index.Close)
 	if o.upstreams != nil {
 		mode := o.upstreamMode
@@ -184,7 +184,7 @@ func New(opts ...Option) (*Handler, error) {
 	if h.mirror != nil {
 		mi = h.mirror
 	}
-	h.reads = reads.New(h.core, o.defaultNamespace, mi)
+	h.reads = reads.New(h.core, o.defaultNamespace, mi, h.index)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
 		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge)

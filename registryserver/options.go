@@ -8,8 +8,6 @@ import (
 
 	"github.com/jigkit/jig/registryserver/internal/ops"
 
-	"github.com/jigkit/jig/registryserver/internal/index"
-
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry"
@@ -41,7 +39,8 @@ type options struct {
 	ops ops.Options
 	// publish are the upload limits and webhooks (publish.go).
 	publish publishOptions
-	// searchRefresh is the search index rebuild interval (search.go).
+	// searchRefresh is how often the catalog index reads the change log
+	// (search_options.go); 0 for the default.
 	searchRefresh time.Duration
 	// webBase is the web catalog's base path, "" for none (webcatalog.go).
 	webBase string
@@ -265,9 +264,8 @@ func defaultOptions() options {
 		mutableTTL: cache.DefaultMutableTTL,
 		ops:        defaultOpsOptions(),
 
-		searchRefresh: index.DefaultRefresh,
-		census:        CensusOn,
-		censusMaxAge:  DefaultCensusMaxAge,
+		census:       CensusOn,
+		censusMaxAge: DefaultCensusMaxAge,
 	}
 }
 

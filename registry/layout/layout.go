@@ -39,9 +39,23 @@ const (
 	UpstreamsDir = ".upstreams/"
 	// HealthKey is the key the /health probe writes and reads.
 	HealthKey = ".healthcheck"
+	// IndexDir is the top-level folder of the catalog index's state (its
+	// snapshot and change log), with its slash.
+	IndexDir = ".index/"
+	// IndexSnapshot is the key of the catalog index's snapshot: the
+	// search entry of every registry and preset, as of a point in the
+	// change log.
+	IndexSnapshot = IndexDir + "snapshot.json"
+	// IndexChangesDir is the folder of the catalog's change log: one
+	// object per committed change, in one folder per hour.
+	IndexChangesDir = IndexDir + "changes/"
 
 	claimSuffix = ".lock"
 )
+
+// IndexChangeBucket returns the folder of the change log's records of one
+// hour ("2026120619", UTC), with its slash.
+func IndexChangeBucket(hour string) string { return IndexChangesDir + hour + "/" }
 
 // NamespaceDir returns "@ns/", the folder of a namespace.
 func NamespaceDir(namespace string) string { return namespace + "/" }

@@ -105,18 +105,20 @@ func keys() []string {
 }
 
 // Seed writes the catalog into st when st holds no keys at all, in the
-// order of [Keys], and reports whether it did. A storage that holds anything
+// order of [Keys], and reports whether it did. It lists folders one level
+// at a time and stops at the first key ([holdsAKey]), so its cost does not
+// grow with what st holds. A storage that holds anything
 // (even a single unrelated key) is left untouched, so an operator's content
 // is never mixed with or overwritten by the catalog. Seed stops at the first
 // failed write and returns its error; running it again after the failure is
 // not a fresh start (the storage is no longer empty), so callers should
 // report the error and let the operator clear the storage.
 func Seed(ctx context.Context, st storage.Storage) (seeded bool, err error) {
-	existing, err := st.List(ctx, "")
+	has, err := holdsAKey(ctx, st, "")
 	if err != nil {
 		return false, fmt.Errorf("catalog: list the storage to see whether it is empty: %w", err)
 	}
-	if len(existing) > 0 {
+	if has {
 		return false, nil
 	}
 	fsys := FS()
@@ -130,4 +132,27 @@ func Seed(ctx context.Context, st storage.Storage) (seeded bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// holdsAKey reports whether the folder prefix of st holds a key, at any
+// depth. It lists one folder at a time ([storage.ListDir]) and stops at the
+// first key: for a storage with content that is a few listings down one
+// path, whatever the catalog's size. Only folders without any key (an
+// empty folder left on a disk, a volume's lost+found) are walked whole.
+func holdsAKey(ctx context.Context, st storage.Storage, prefix string) (bool, error) {
+	children, err := storage.ListDir(ctx, st, prefix)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range children {
+		if !strings.HasSuffix(c, "/") {
+			return true, nil
+		}
+	}
+	for _, c := range children {
+		if has, err := holdsAKey(ctx, st, c); has || err != nil {
+			return has, err
+		}
+	}
+	return false, nil
 }

@@ -2,17 +2,23 @@ package catalog_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jigkit/jig/registryserver/catalog"
 	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/disk"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
@@ -153,5 +159,81 @@ func TestSeedWritesHealthMarker(t *testing.T) {
 	}
 	if last := st.puts[len(st.puts)-1]; last != ".healthcheck" {
 		t.Errorf("last write %q, want .healthcheck", last)
+	}
+}
+
+// countingLister counts the listings Seed asks of a storage that lists
+// folders itself.
+type countingLister struct {
+	*disk.Storage
+	lists, listDirs atomic.Int64
+}
+
+func (c *countingLister) List(ctx context.Context, prefix string) ([]string, error) {
+	c.lists.Add(1)
+	return c.Storage.List(ctx, prefix)
+}
+
+func (c *countingLister) ListDir(ctx context.Context, prefix string) ([]string, error) {
+	c.listDirs.Add(1)
+	return c.Storage.ListDir(ctx, prefix)
+}
+
+// TestSeedCostDoesNotGrow: whether a storage is empty is learnt from one
+// path of folder listings, never from a listing of every key, however many
+// registries it holds; folders without keys (a volume's lost+found, a
+// folder emptied by hand) do not count as content.
+func TestSeedCostDoesNotGrow(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		registries int
+		emptyDirs  []string
+		wantSeeded bool
+		maxListDir int64
+	}{
+		{"empty", 0, nil, true, 1},
+		{"only empty folders", 0, []string{"lost+found", "@old/gone/deep"}, true, 5},
+		{"small catalog", 3, nil, false, 6},
+		{"large catalog", 500, nil, false, 6},
+		{"large catalog after an empty folder", 500, []string{"@a-empty/x"}, false, 8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for _, d := range tt.emptyDirs {
+				if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range tt.registries {
+				p := filepath.Join(dir, "@team", "group-"+strconv.Itoa(i%20), "reg-"+strconv.Itoa(i), "versions.json")
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(`{"versions":[]}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := disk.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { d.Close() })
+			st := &countingLister{Storage: d}
+			seeded, err := catalog.Seed(t.Context(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seeded != tt.wantSeeded {
+				t.Errorf("seeded = %v, want %v", seeded, tt.wantSeeded)
+			}
+			if n := st.lists.Load(); n != 0 {
+				t.Errorf("Seed listed every key %d times, want never", n)
+			}
+			if n := st.listDirs.Load(); n > tt.maxListDir {
+				t.Errorf("Seed listed %d folders, want at most %d", n, tt.maxListDir)
+			}
+		})
 	}
 }

@@ -1,27 +1,30 @@
-// Package index is jig-server's search index: the latest manifest's search
-// entry of every stored registry and every preset, in memory, rebuilt
-// from storage periodically and updated at once by a publish through this
-// server. It serves GET /search and GET /presets and answers the web
-// catalog. The router builds it over the shared core and registers its
-// routes.
+// Package index is jig-server's catalog index: the registries of every
+// namespace (for listings), the latest manifest's search entry of each
+// (for GET /search and the web catalog) and every preset, in memory.
+//
+// The index is maintained, not rebuilt. It is loaded from the snapshot
+// in storage ([layout.IndexSnapshot]) on first use, or built from a full
+// read of the storage in the background when there is none, and then
+// follows the catalog's change log ([changelog]): every commit through any
+// replica (a publish, an import, a mirror fetch, the recovery of an
+// interrupted publish) appends a record, and each replica reads the
+// records written since it last looked, every poll interval. A publish
+// through this server is applied at once. The router builds it over the
+// shared core and registers its routes.
 package index
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/singleflight"
 
-	"github.com/jigkit/jig/registry"
-	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/search"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/core"
@@ -29,247 +32,235 @@ import (
 )
 
 const (
-	// DefaultRefresh is how often the search index is rebuilt from
-	// storage, so that versions published through other replicas show up
-	// within the discovery tier's 60 s.
-	DefaultRefresh = 60 * time.Second
-	// indexBuildTimeout bounds one rebuild of the search index.
-	indexBuildTimeout = 5 * time.Minute
-	// indexReaders bounds the storage reads of a rebuild.
+	// DefaultRefresh is how often the change log is read when nothing
+	// else is configured.
+	DefaultRefresh = 5 * time.Second
+	// indexBuildTimeout bounds one full read of the storage.
+	indexBuildTimeout = 30 * time.Minute
+	// indexReaders bounds the storage reads of a full read.
 	indexReaders = 8
+	// MaxRecent is how many of a namespace's latest published registries
+	// are kept ordered, for the web catalog's home page.
+	MaxRecent = 50
 )
 
-// Index is the in-memory catalog: the latest manifest's search entry
-// of every stored registry, by namespace, and every preset.
+// Index is the in-memory catalog. Its state is an immutable value
+// swapped on every change, so queries read it without locks.
 type Index struct {
 	*core.Core
 	refresh time.Duration
+	// fresh reads storage past any read cache: what the change log
+	// says changed is read as it is now.
+	fresh storage.Storage
 
-	mu      sync.RWMutex
-	ready   bool
-	byNS    map[string][]search.Doc // sorted by path
-	presets []search.Preset         // sorted by name
-	// building is true while a rebuild runs; updates made meanwhile are
-	// kept in during and applied again to the rebuilt index.
-	building bool
-	during   []indexUpdate
+	state atomic.Pointer[catalog] // nil until loaded
 
-	sf          singleflight.Group
+	// loadMu serialises loading and applying changes (writers of state).
+	loadMu  sync.Mutex
+	loading chan struct{} // closed when the first load ends; guarded by loadMu
+	loadErr error         // of the first load, read after loading closes
+
+	follow follower
+
+	// sums keeps Summarize's answers for the index state sumGen.
+	sumMu  sync.Mutex
+	sumGen uint64
+	sums   map[string]summary
+
 	startOnce   sync.Once
-	loopStarted bool // guarded by mu
+	loopStarted atomic.Bool
 	stop        chan struct{}
 	stopped     chan struct{}
 }
 
-// indexUpdate is one entry written by a publish.
-type indexUpdate struct {
-	ns     string
-	doc    *search.Doc // nil with preset set
-	preset *search.Preset
+// catalog is one state of the index.
+type catalog struct {
+	gen     uint64
+	byNS    map[string]*nsIndex
+	presets []search.Preset // sorted by name
 }
 
-// New returns the index over c, rebuilt every refresh once first used.
-// Close stops the rebuilds.
-func New(c *core.Core, refresh time.Duration) *Index {
-	return &Index{Core: c, refresh: refresh, stop: make(chan struct{}), stopped: make(chan struct{})}
+// nsIndex is one namespace's part of a catalog: never modified once
+// published in a catalog (a change builds a new one).
+type nsIndex struct {
+	// paths is every registry with a versions.json, sorted: the
+	// namespace's listing.
+	paths []string
+	// docs are the registries with a readable latest version, sorted by
+	// path: what search and the web catalog see.
+	docs []search.Doc
+	// recent are the MaxRecent latest published docs, latest first.
+	recent []*search.Doc
+	// types and tags count docs by type and by (trimmed) tag.
+	types, tags map[string]int
+
+	listingOnce sync.Once
+	listing     core.Document
+	listingErr  error
 }
 
-// Ensure builds the index on first use and starts the periodic rebuild.
-func (s *Index) Ensure(ctx context.Context) error {
-	s.mu.RLock()
-	ready := s.ready
-	s.mu.RUnlock()
-	if !ready {
-		if err := s.rebuild(ctx); err != nil {
-			return err
+// newNS builds a namespace's index from its registry paths and docs
+// (both sorted).
+func newNS(paths []string, docs []search.Doc) *nsIndex {
+	n := &nsIndex{paths: paths, docs: docs, types: map[string]int{}, tags: map[string]int{}}
+	for i := range docs {
+		d := &docs[i]
+		n.types[d.Type]++
+		for _, t := range d.Tags {
+			if t = strings.TrimSpace(t); t != "" {
+				n.tags[t]++
+			}
 		}
+		n.recent = append(n.recent, d)
 	}
-	s.startOnce.Do(func() {
-		s.mu.Lock()
-		s.loopStarted = true
-		s.mu.Unlock()
-		go s.loop()
-	})
-	return nil
+	slices.SortStableFunc(n.recent, compareRecent)
+	n.recent = n.recent[:min(len(n.recent), MaxRecent)]
+	return n
 }
 
-func (s *Index) loop() {
-	defer close(s.stopped)
-	t := time.NewTicker(s.refresh)
-	defer t.Stop()
-	for {
+// compareRecent orders docs latest published first, then by identifier.
+func compareRecent(a, b *search.Doc) int {
+	if c := b.Published.Compare(a.Published); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID(), b.ID())
+}
+
+// New returns the index over c. The change log is read every refresh
+// once the index is first used; Close stops that.
+func New(c *core.Core, refresh time.Duration) *Index {
+	return &Index{Core: c, refresh: refresh, fresh: storage.Fresh(c.Store), sums: map[string]summary{},
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+// Ensure loads the index on first use (from the snapshot, or by reading
+// the whole storage when there is none) and starts following the change
+// log. Callers wait for the first load at most until ctx is done; the
+// load goes on in the background meanwhile.
+func (s *Index) Ensure(ctx context.Context) error {
+	if s.state.Load() != nil {
+		return nil
+	}
+	s.loadMu.Lock()
+	if s.loading == nil {
+		s.loading = make(chan struct{})
+		go s.firstLoad()
+	}
+	done := s.loading
+	s.loadMu.Unlock()
+	select {
+	case <-done:
+		if s.state.Load() == nil {
+			// A failed load is tried again by the next caller.
+			s.loadMu.Lock()
+			if s.loading == done {
+				s.loading = nil
+			}
+			s.loadMu.Unlock()
+			return s.loadErr
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// firstLoad loads the index, not bound to any request, and starts the
+// follower once it is in.
+func (s *Index) firstLoad() {
+	ctx, cancel := context.WithTimeout(context.Background(), indexBuildTimeout)
+	defer cancel()
+	go func() {
 		select {
 		case <-s.stop:
-			return
-		case <-t.C:
-			// Not a request path: the rebuild has its own bound.
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				select {
-				case <-s.stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			if err := s.rebuild(ctx); err != nil {
-				s.Log.Warn("search index rebuild failed; serving the previous index", zap.Error(err))
-			}
 			cancel()
+		case <-ctx.Done():
 		}
+	}()
+	err := s.load(ctx)
+	s.loadMu.Lock()
+	s.loadErr = err
+	close(s.loading)
+	s.loadMu.Unlock()
+	if err != nil {
+		s.Log.Warn("catalog index: loading failed; the next request tries again")
+		return
 	}
+	s.startOnce.Do(func() {
+		s.loopStarted.Store(true)
+		go s.loop()
+	})
 }
 
-// Close stops the periodic rebuild and waits for it.
+// Close stops following the change log and waits for it.
 func (s *Index) Close() error {
-	// After this, no loop starts; started says whether one did.
 	s.startOnce.Do(func() {})
 	select {
 	case <-s.stop:
 	default:
 		close(s.stop)
 	}
-	s.mu.RLock()
-	started := s.loopStarted
-	s.mu.RUnlock()
-	if started {
+	if s.loopStarted.Load() {
 		<-s.stopped
 	}
 	return nil
 }
 
-// rebuild reads the whole catalog from storage and swaps it in. Concurrent
-// calls share one build. The build does not stop when the request that
-// started it goes away, since others may wait on it.
-func (s *Index) rebuild(ctx context.Context) error {
-	_, err, _ := s.sf.Do("build", func() (any, error) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), indexBuildTimeout)
-		defer cancel()
-		s.mu.Lock()
-		s.building, s.during = true, nil
-		s.mu.Unlock()
-		byNS, presets, err := s.readCatalog(ctx)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.building = false
-		if err != nil {
-			s.during = nil
-			return nil, err
-		}
-		s.byNS, s.presets, s.ready = byNS, presets, true
-		for _, u := range s.during {
-			s.applyLocked(u)
-		}
-		s.during = nil
-		return nil, nil
-	})
-	return err
+// current returns the loaded catalog, or an empty one.
+func (s *Index) current() *catalog {
+	if c := s.state.Load(); c != nil {
+		return c
+	}
+	return &catalog{byNS: map[string]*nsIndex{}}
 }
 
-// applyLocked writes one update into the index; s.mu is held.
-func (s *Index) applyLocked(u indexUpdate) {
-	if u.preset != nil {
-		i, found := slices.BinarySearchFunc(s.presets, u.preset.Name, func(p search.Preset, name string) int { return strings.Compare(p.Name, name) })
-		if found {
-			s.presets[i] = *u.preset
-		} else {
-			s.presets = slices.Insert(s.presets, i, *u.preset)
-		}
-		return
-	}
-	docs := s.byNS[u.ns]
-	i, found := slices.BinarySearchFunc(docs, u.doc.Path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
-	if found {
-		docs[i] = *u.doc
-	} else {
-		docs = slices.Insert(docs, i, *u.doc)
-	}
-	s.byNS[u.ns] = docs
-}
+// Gen returns a number that changes whenever the index does (0 before
+// the first load), for caches of answers derived from it.
+func (s *Index) Gen() uint64 { return s.current().gen }
 
-// update applies u now and, when a rebuild is running, again once it ends.
-// Before the first build there is nothing to update.
-func (s *Index) update(u indexUpdate) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.building {
-		s.during = append(s.during, u)
-	}
-	if s.ready {
-		s.applyLocked(u)
-	}
-}
-
-// RegistryPublished refreshes the entry of the registry stored at ns/path
-// after a publish (which may not have changed its latest version).
-func (h *Index) RegistryPublished(ctx context.Context, ns, path string) {
-	d, ok, err := h.readEntry(ctx, ns, path)
-	if err != nil || !ok {
-		if err != nil {
-			h.Log.Warn("search index: reading the published registry failed; the next rebuild will pick it up", zap.Error(err))
-		}
-		return
-	}
-	h.update(indexUpdate{ns: ns, doc: &d})
-}
-
-// PresetPublished refreshes a preset's entry after a publish.
-func (h *Index) PresetPublished(ctx context.Context, name string) {
-	p, ok, err := h.readPresetSummary(ctx, name)
-	if err != nil || !ok {
-		return
-	}
-	h.update(indexUpdate{preset: &p})
-}
-
-// visibleDocs calls yield with every indexed document of the namespaces c
-// may read. Which namespaces those are is decided by [core.Gate.ReadAccess]
-// alone, the check of the read routes; the documents of other namespaces
-// are never touched, so the work done does not depend on them either.
-func (s *Index) visibleDocs(c core.Caller) (each func(yield func(*search.Doc) bool), private bool) {
-	s.mu.RLock()
-	nss := make([]string, 0, len(s.byNS))
-	for ns := range s.byNS {
-		nss = append(nss, ns)
-	}
-	s.mu.RUnlock()
-	var visible []string
-	for _, ns := range nss {
+// visible returns the namespaces of cat c may read, sorted, and whether
+// any of them is private. Which namespaces those are is decided by
+// [core.Gate.ReadAccess] alone, the check of the read routes; the other
+// namespaces' documents are never touched, so the work done does not
+// depend on them either.
+func (s *Index) visible(cat *catalog, c core.Caller) (nss []string, private bool) {
+	for ns := range cat.byNS {
 		p, err := s.ReadAccess(c, ns)
 		if err != nil {
 			continue
 		}
 		private = private || p
-		visible = append(visible, ns)
+		nss = append(nss, ns)
 	}
-	return func(yield func(*search.Doc) bool) {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		for _, ns := range visible {
-			docs := s.byNS[ns]
+	slices.Sort(nss)
+	return nss, private
+}
+
+// Search answers q for c from the index.
+func (s *Index) Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error) {
+	if err := q.Validate(); err != nil {
+		return search.Page{}, err
+	}
+	if err := s.Ensure(ctx); err != nil {
+		return search.Page{}, err
+	}
+	cat := s.current()
+	nss, _ := s.visible(cat, c)
+	return search.RunEach(q, func(yield func(*search.Doc) bool) {
+		for _, ns := range nss {
+			docs := cat.byNS[ns].docs
 			for i := range docs {
 				if !yield(&docs[i]) {
 					return
 				}
 			}
 		}
-	}, private
-}
-
-// Search answers q for c from the index.
-func (h *Index) Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error) {
-	if err := q.Validate(); err != nil {
-		return search.Page{}, err
-	}
-	if err := h.Ensure(ctx); err != nil {
-		return search.Page{}, err
-	}
-	each, _ := h.visibleDocs(c)
-	return search.RunEach(q, each)
+	})
 }
 
 // GetSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
-func (h *Index) GetSearch(c echo.Context) error {
-	who := h.CallerOf(c.Request())
+func (s *Index) GetSearch(c echo.Context) error {
+	who := s.CallerOf(c.Request())
 	qp := c.QueryParams()
 	limit, err := search.ParseLimit(qp.Get("limit"))
 	if err != nil {
@@ -283,14 +274,14 @@ func (h *Index) GetSearch(c echo.Context) error {
 		Limit:     limit,
 		Cursor:    qp.Get("cursor"),
 	}
-	page, err := h.Search(c.Request().Context(), who, q)
+	page, err := s.Search(c.Request().Context(), who, q)
 	if err != nil {
 		if errors.Is(err, search.ErrQueryTooLong) || errors.Is(err, search.ErrInvalidQuery) {
 			return queryError(err)
 		}
 		return core.InternalError(err)
 	}
-	return h.SendDiscovery(c, who, page)
+	return s.SendDiscovery(c, who, page)
 }
 
 func queryError(err error) error {
@@ -301,20 +292,18 @@ func queryError(err error) error {
 	return core.NewAPIError(wire.CodeInvalidQuery, strings.TrimPrefix(msg, search.ErrInvalidQuery.Error()+": "))
 }
 
-// presets returns every preset's summary from the index.
-func (h *Index) PresetList(ctx context.Context) ([]search.Preset, error) {
-	if err := h.Ensure(ctx); err != nil {
+// PresetList returns every preset's summary from the index.
+func (s *Index) PresetList(ctx context.Context) ([]search.Preset, error) {
+	if err := s.Ensure(ctx); err != nil {
 		return nil, err
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return slices.Clone(h.presets), nil
+	return slices.Clone(s.current().presets), nil
 }
 
 // GetPresets serves GET /presets: every preset's name, latest version,
 // description, tags and members. Presets are public, as GET /presets/:name.
-func (h *Index) GetPresets(c echo.Context) error {
-	list, err := h.PresetList(c.Request().Context())
+func (s *Index) GetPresets(c echo.Context) error {
+	list, err := s.PresetList(c.Request().Context())
 	if err != nil {
 		return core.InternalError(err)
 	}
@@ -325,185 +314,121 @@ func (h *Index) GetPresets(c echo.Context) error {
 	if err != nil {
 		return core.InternalError(err)
 	}
-	core.SetCacheHeaders(c.Response().Header(), h.Tiers.Discovery, false, false)
-	return h.SendDocument(c, doc)
-}
-
-// readCatalog reads every registry's latest manifest and every preset from
-// storage, at most indexReaders reads at a time. A registry whose
-// documents are missing or unreadable is left out (and logged); a storage
-// listing error fails the build.
-func (h *Index) readCatalog(ctx context.Context) (map[string][]search.Doc, []search.Preset, error) {
-	nss, err := h.NamespacesIn(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	type reg struct{ ns, path string }
-	var regs []reg
-	byNS := make(map[string][]search.Doc, len(nss))
-	for _, ns := range nss {
-		paths, _, err := h.RegistriesUnder(ctx, layout.NamespaceDir(ns))
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, p := range paths {
-			regs = append(regs, reg{ns, p})
-		}
-		byNS[ns] = []search.Doc{}
-	}
-	docs := make([]*search.Doc, len(regs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(indexReaders)
-	for i, r := range regs {
-		g.Go(func() error {
-			d, ok, err := h.readEntry(gctx, r.ns, r.path)
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err()
-				}
-				h.Log.Warn("search index: registry left out", zap.String("registry", r.ns+"/"+r.path), zap.Error(err))
-				return nil
-			}
-			if ok {
-				docs[i] = &d
-			}
-			return nil
-		})
-	}
-	presetNames, err := h.presetNames(ctx)
-	if err != nil {
-		_ = g.Wait()
-		return nil, nil, err
-	}
-	presets := make([]*search.Preset, len(presetNames))
-	for i, name := range presetNames {
-		g.Go(func() error {
-			p, ok, err := h.readPresetSummary(gctx, name)
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err()
-				}
-				h.Log.Warn("search index: preset left out", zap.String("preset", name), zap.Error(err))
-				return nil
-			}
-			if ok {
-				presets[i] = &p
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
-	}
-	for i, d := range docs {
-		if d != nil {
-			byNS[regs[i].ns] = append(byNS[regs[i].ns], *d)
-		}
-	}
-	for ns := range byNS {
-		slices.SortFunc(byNS[ns], func(a, b search.Doc) int { return strings.Compare(a.Path, b.Path) })
-	}
-	var ps []search.Preset
-	for _, p := range presets {
-		if p != nil {
-			ps = append(ps, *p)
-		}
-	}
-	return byNS, ps, nil
-}
-
-// readEntry reads the search entry of the registry at ns/path from its
-// latest version's manifest. ok is false when it has no readable version.
-func (h *Index) readEntry(ctx context.Context, ns, path string) (search.Doc, bool, error) {
-	vl, ok, err := core.ReadParsed(ctx, h.Core, layout.Versions(ns, path), registry.ParseVersionList)
-	if !ok || err != nil {
-		return search.Doc{}, false, err
-	}
-	latest := vl.Latest()
-	if latest == "" {
-		return search.Doc{}, false, nil
-	}
-	key := layout.Manifest(ns, path, latest)
-	data, info, err := h.ReadDocument(ctx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return search.Doc{}, false, nil
-	}
-	if err != nil {
-		return search.Doc{}, false, err
-	}
-	m, err := registry.ParseManifest(data)
-	if err != nil {
-		return search.Doc{}, false, fmt.Errorf("%s: %w", key, err)
-	}
-	e := search.EntryOf(ns, path, m)
-	e.Version = latest
-	d := search.Prepare(e)
-	// No publish time is stored: the modification time of the version's
-	// registry.json (its commit point, written once) stands in.
-	d.Published = info.ModTime
-	return d, true, nil
-}
-
-// presetNames lists the stored presets' names, sorted.
-func (h *Index) presetNames(ctx context.Context) ([]string, error) {
-	children, err := storage.ListDir(ctx, h.Store, layout.PresetsDir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, k := range children {
-		name, ok := strings.CutSuffix(strings.TrimPrefix(k, layout.PresetsDir), "/")
-		if ok && registry.ValidSegment(name) {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// readPresetSummary reads presets/<name>/preset.json.
-func (h *Index) readPresetSummary(ctx context.Context, name string) (search.Preset, bool, error) {
-	p, ok, err := core.ReadParsed(ctx, h.Core, layout.Preset(name), registry.ParsePreset)
-	if !ok || err != nil {
-		return search.Preset{}, false, err
-	}
-	return search.PresetOf(name, p), true, nil
+	core.SetCacheHeaders(c.Response().Header(), s.Tiers.Discovery, false, false)
+	return s.SendDocument(c, doc)
 }
 
 // Namespaces returns the namespaces the index holds registries of, in no
-// order, building the index on first use.
+// order, loading the index on first use.
 func (s *Index) Namespaces(ctx context.Context) ([]string, error) {
 	if err := s.Ensure(ctx); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	all := make([]string, 0, len(s.byNS))
-	for ns := range s.byNS {
+	cat := s.current()
+	all := make([]string, 0, len(cat.byNS))
+	for ns := range cat.byNS {
 		all = append(all, ns)
 	}
 	return all, nil
 }
 
-// Has reports whether the index holds the registry ns/path, building the
-// index on first use.
+// Has reports whether the index holds a searchable entry of the registry
+// ns/path, loading the index on first use.
 func (s *Index) Has(ctx context.Context, ns, path string) (bool, error) {
 	if err := s.Ensure(ctx); err != nil {
 		return false, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, found := slices.BinarySearchFunc(s.byNS[ns], path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
+	n := s.current().byNS[ns]
+	if n == nil {
+		return false, nil
+	}
+	_, found := slices.BinarySearchFunc(n.docs, path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
 	return found, nil
 }
 
-// Docs returns the entries of every registry of the namespaces nss.
-func (s *Index) Docs(nss []string) []search.Doc {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var docs []search.Doc
-	for _, ns := range nss {
-		docs = append(docs, s.byNS[ns]...)
+// Listing returns the document of GET /namespaces/:ns/registries built
+// from the index (every registry path with a versions.json, sorted),
+// rendered once per change of the namespace; found is false when the
+// index holds no registry of ns.
+func (s *Index) Listing(ctx context.Context, ns string) (doc core.Document, found bool, err error) {
+	if err := s.Ensure(ctx); err != nil {
+		return core.Document{}, false, err
 	}
-	return docs
+	n := s.current().byNS[ns]
+	if n == nil {
+		return core.Document{}, false, nil
+	}
+	n.listingOnce.Do(func() {
+		n.listing, n.listingErr = core.JSONDocument(wire.Registries{Namespace: ns, Registries: n.paths})
+	})
+	return n.listing, true, n.listingErr
 }
+
+// Paths returns every registry path of ns the index holds, sorted;
+// callers must not modify it.
+func (s *Index) Paths(ctx context.Context, ns string) ([]string, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	if n := s.current().byNS[ns]; n != nil {
+		return n.paths, nil
+	}
+	return nil, nil
+}
+
+// Summarize returns what the web catalog's home page shows of the
+// namespaces nss (sorted): the n latest published registries (latest
+// first, n at most MaxRecent) and the registries counted by type and by
+// tag. Each namespace keeps its part ready and the answer is kept until
+// the index changes, so the cost follows the number of namespaces, not
+// of registries, once per change. Callers must not modify the maps.
+func (s *Index) Summarize(nss []string, n int) (recent []search.Doc, types, tags map[string]int) {
+	cat := s.current()
+	n = min(n, MaxRecent)
+	key := strconv.Itoa(n) + "\x00" + strings.Join(nss, "\x00")
+	s.sumMu.Lock()
+	if s.sumGen != cat.gen {
+		clear(s.sums)
+		s.sumGen = cat.gen
+	}
+	sum, ok := s.sums[key]
+	s.sumMu.Unlock()
+	if ok {
+		return sum.recent, sum.types, sum.tags
+	}
+	sum = summary{types: map[string]int{}, tags: map[string]int{}}
+	var all []*search.Doc
+	for _, ns := range nss {
+		ni := cat.byNS[ns]
+		if ni == nil {
+			continue
+		}
+		all = append(all, ni.recent[:min(len(ni.recent), n)]...)
+		for k, v := range ni.types {
+			sum.types[k] += v
+		}
+		for k, v := range ni.tags {
+			sum.tags[k] += v
+		}
+	}
+	slices.SortFunc(all, compareRecent)
+	for _, d := range all[:min(len(all), n)] {
+		sum.recent = append(sum.recent, *d)
+	}
+	s.sumMu.Lock()
+	if s.sumGen == cat.gen && len(s.sums) < maxSummaries {
+		s.sums[key] = sum
+	}
+	s.sumMu.Unlock()
+	return sum.recent, sum.types, sum.tags
+}
+
+// summary is one answer of Summarize.
+type summary struct {
+	recent      []search.Doc
+	types, tags map[string]int
+}
+
+// maxSummaries bounds the answers of Summarize kept for one state of the
+// index (one per set of namespaces a visitor may read).
+const maxSummaries = 256

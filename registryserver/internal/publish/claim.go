@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryserver/internal/changelog"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -390,8 +391,14 @@ func (s *Store) recoverClaim(ctx context.Context, key string, rec *Recovery) (er
 		return err
 	}
 	if exists {
-		if err := s.addVersion(pctx, layout.Versions(ns, path), version); err != nil {
+		if _, err := s.addVersion(pctx, layout.Versions(ns, path), version); err != nil {
 			return err
+		}
+		// The publisher may have died before recording it: recorded
+		// again (a record applied twice changes nothing), or the claim
+		// stays for the next recovery.
+		if err := s.recordChange(pctx, changelog.Change{Namespace: ns, Path: path}); err != nil {
+			return fmt.Errorf("publish: recording %s in the change log: %w", key, err)
 		}
 		rec.Listed++
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/registryserver/internal/changelog"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -270,6 +271,11 @@ func TestRecover(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, keys(t, st)); diff != "" {
 				t.Errorf("keys after Recover (-want +got):\n%s", diff)
+			}
+			// The version it listed is in the change log, for other
+			// replicas' indexes.
+			if diff := cmp.Diff([]changelog.Change{{Namespace: "@acme", Path: "a"}}, changes(t, st)); diff != "" {
+				t.Errorf("change log after Recover (-want +got):\n%s", diff)
 			}
 			// An hour later the garbage and the live claim (which has
 			// stopped beating) go too.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryserver/internal/changelog"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -231,8 +232,15 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		return err
 	}
 	var written []string
-	committed := false
+	committed, unrecorded := false, false
 	defer func() {
+		if unrecorded && err == nil {
+			// Committed and listed, but not in the change log: the claim
+			// stays, and whoever recovers it when it goes stale writes
+			// the record, so other replicas' indexes still learn of it.
+			c.stop()
+			return
+		}
 		if c.isLost() {
 			// The claim and the version folder are someone else's now:
 			// touch neither. A committed version is complete; its new
@@ -338,10 +346,19 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	committed = true
 
-	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
+	if _, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
 	}
+	if err := s.recordChange(ctx, changelog.Change{Namespace: v.Namespace, Path: v.registryPath()}); err != nil {
+		s.log.Warn("recording the publish in the change log failed; the claim is left for recovery to record it", zap.String("path", v.Path()), zap.Error(err))
+		unrecorded = true
+	}
 	return nil
+}
+
+// recordChange appends c to the catalog's change log.
+func (s *Store) recordChange(ctx context.Context, c changelog.Change) error {
+	return changelog.Append(ctx, s.st, s.now(), c)
 }
 
 // clearVersionDir deletes every key under vdir, and the backend's own
@@ -405,8 +422,16 @@ func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return
 	}
-	if err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
+	added, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version)
+	if err != nil {
 		s.log.Warn("repairing versions.json failed", zap.String("path", v.Path()), zap.Error(err))
+		return
+	}
+	if !added {
+		return
+	}
+	if err := s.recordChange(ctx, changelog.Change{Namespace: v.Namespace, Path: v.registryPath()}); err != nil {
+		s.log.Warn("recording the repaired version in the change log failed", zap.String("path", v.Path()), zap.Error(err))
 	}
 }
 
@@ -511,8 +536,8 @@ func (s *Store) read(ctx context.Context, key string) ([]byte, string, error) {
 	return b, info.ETag, nil
 }
 
-func (s *Store) addVersion(ctx context.Context, key, version string) error {
-	return s.update(ctx, key, func(cur []byte) ([]byte, error) {
+func (s *Store) addVersion(ctx context.Context, key, version string) (added bool, err error) {
+	err = s.update(ctx, key, func(cur []byte) ([]byte, error) {
 		vl := &registry.VersionList{}
 		if cur != nil {
 			var err error
@@ -520,11 +545,13 @@ func (s *Store) addVersion(ctx context.Context, key, version string) error {
 				return nil, fmt.Errorf("publish: %s is corrupt, fix or remove it: %w", key, err)
 			}
 		}
-		if !vl.Add(version) {
+		added = vl.Add(version)
+		if !added {
 			return nil, nil
 		}
 		return vl.Marshal()
 	})
+	return added && err == nil, err
 }
 
 // PublishPreset stores preset data (a preset.json document that has been
@@ -563,6 +590,12 @@ func (s *Store) PublishPreset(ctx context.Context, name, version string, data []
 	if err != nil {
 		s.bestEffort(ctx, "remove "+versionKey, func(ctx context.Context) error { return s.st.Delete(ctx, versionKey) })
 		return err
+	}
+	// A crash before this record leaves the preset out of other
+	// replicas' indexes until the next rebuild (presets have no claim to
+	// recover from).
+	if err := s.recordChange(ctx, changelog.Change{Preset: name}); err != nil {
+		s.log.Warn("recording the preset in the change log failed", zap.String("preset", name), zap.Error(err))
 	}
 	return nil
 }

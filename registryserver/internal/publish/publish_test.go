@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registryserver/internal/changelog"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/publish/publishtest"
 	"github.com/jigkit/jig/registryserver/storage"
@@ -58,13 +60,28 @@ func get(t *testing.T, st storage.Storage, key string) string {
 	return string(b)
 }
 
+// keys lists st's keys but the change log's (see changes).
 func keys(t *testing.T, st storage.Storage) []string {
 	t.Helper()
 	ks, err := st.List(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ks
+	return slices.DeleteFunc(ks, func(k string) bool { return strings.HasPrefix(k, layout.IndexDir) })
+}
+
+// changes returns what st's change log records, oldest first.
+func changes(t *testing.T, st storage.Storage) []changelog.Change {
+	t.Helper()
+	recs, err := changelog.Since(t.Context(), st, time.Time{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []changelog.Change
+	for _, r := range recs {
+		out = append(out, r.Change)
+	}
+	return out
 }
 
 func TestPublish(t *testing.T) {
@@ -84,6 +101,11 @@ func TestPublish(t *testing.T) {
 	}
 	if got, want := get(t, st, "@acme/features/ui-kit/1.5.0/registry.json"), string(version("1.5.0", "x").Manifest); got != want {
 		t.Errorf("registry.json: got %q, want %q", got, want)
+	}
+	// Each committed version is one record of the change log.
+	uiKit := changelog.Change{Namespace: "@acme", Path: "features/ui-kit"}
+	if diff := cmp.Diff([]changelog.Change{uiKit, uiKit, uiKit, uiKit}, changes(t, st)); diff != "" {
+		t.Errorf("change log (-want +got):\n%s", diff)
 	}
 	err := s.Publish(t.Context(), version("1.5.0", "y"), files("y"))
 	if !errors.Is(err, publish.ErrVersionExists) {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +116,9 @@ func (h *Reads) GetNamespaces(c echo.Context) error {
 }
 
 // GetNamespaceRegistries serves GET /namespaces/:ns/registries: every
-// registry path under the namespace that has a versions.json, sorted.
+// registry path under the namespace that has a versions.json, sorted, as
+// the catalog index holds them (rendered once per change; a mirror adds
+// what its upstream serves).
 func (h *Reads) GetNamespaceRegistries(c echo.Context) error {
 	ns, err := url.PathUnescape(c.Param("ns"))
 	if err != nil || !registry.ValidNamespace(ns) || !storage.ValidPrefix(ns+"/") {
@@ -126,7 +129,8 @@ func (h *Reads) GetNamespaceRegistries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	regs, found, err := h.RegistriesUnder(c.Request().Context(), layout.NamespaceDir(ns))
+	ctx := c.Request().Context()
+	doc, found, err := h.listings.Listing(ctx, ns)
 	if err != nil {
 		return core.InternalError(err)
 	}
@@ -137,13 +141,22 @@ func (h *Reads) GetNamespaceRegistries(c echo.Context) error {
 	if !found && !h.Declared(ns) && h.upstreamOf(ns) == nil {
 		return core.NewAPIError(wire.CodeNamespaceNotFound, "Namespace "+ns+" not found")
 	}
-	if h.mirror != nil {
-		regs = h.mirror.MirroredRegistries(c, ns, regs)
-	}
-	sort.Strings(regs)
-	doc, err := core.JSONDocument(wire.Registries{Namespace: ns, Registries: regs})
-	if err != nil {
-		return core.InternalError(err)
+	if h.mirror != nil || !found {
+		regs, err := h.listings.Paths(ctx, ns)
+		if err != nil {
+			return core.InternalError(err)
+		}
+		regs = slices.Clone(regs)
+		if regs == nil {
+			regs = []string{}
+		}
+		if h.mirror != nil {
+			regs = h.mirror.MirroredRegistries(c, ns, regs)
+		}
+		sort.Strings(regs)
+		if doc, err = core.JSONDocument(wire.Registries{Namespace: ns, Registries: regs}); err != nil {
+			return core.InternalError(err)
+		}
 	}
 	core.SetCacheHeaders(c.Response().Header(), h.Tiers.Discovery, false, private)
 	return h.SendDocument(c, doc)
@@ -218,6 +231,17 @@ type Reads struct {
 	// defaultNamespace is advertised in GET /namespaces, "" for none.
 	defaultNamespace string
 	mirror           Mirror // nil: no upstreams
+	listings         Listings
+}
+
+// Listings is what the reads ask the catalog index: a namespace's
+// registry listing, rendered once per change of the namespace.
+type Listings interface {
+	// Listing returns GET /namespaces/:ns/registries's document; found
+	// is false when no registry of ns is stored.
+	Listing(ctx context.Context, ns string) (doc core.Document, found bool, err error)
+	// Paths returns every registry path of ns, sorted.
+	Paths(ctx context.Context, ns string) ([]string, error)
 }
 
 // Mirror is what the reads ask the mirror of a namespace served from an
@@ -237,8 +261,8 @@ type Mirror interface {
 }
 
 // New returns the read routes over c; mirror is nil without upstreams.
-func New(c *core.Core, defaultNamespace string, mirror Mirror) *Reads {
-	return &Reads{Core: c, defaultNamespace: defaultNamespace, mirror: mirror}
+func New(c *core.Core, defaultNamespace string, mirror Mirror, listings Listings) *Reads {
+	return &Reads{Core: c, defaultNamespace: defaultNamespace, mirror: mirror, listings: listings}
 }
 
 // upstreamOf returns the upstream serving ns, nil when none does.

@@ -60,7 +60,9 @@ type Index interface {
 	Ensure(ctx context.Context) error
 	Namespaces(ctx context.Context) ([]string, error)
 	Has(ctx context.Context, ns, path string) (bool, error)
-	Docs(nss []string) []search.Doc
+	// Summarize returns the n latest published registries of nss
+	// (sorted), latest first, and their counts by type and by tag.
+	Summarize(nss []string, n int) (recent []search.Doc, types, tags map[string]int)
 	Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error)
 	PresetList(ctx context.Context) ([]search.Preset, error)
 }
@@ -233,32 +235,18 @@ func (w *Catalog) Presets(ctx context.Context) ([]search.Preset, error) {
 // modification time of each latest registry.json, as [Catalog.Registry]
 // dates versions) and, with the census on, the most used. It reads no
 // storage but the census's (cached), and only for namespaces token may
-// read.
+// read; what it takes from the index each namespace keeps ready, so its
+// cost follows the namespaces, not the registries.
 func (w *Catalog) Browse(ctx context.Context, token string) (*webui.Browse, error) {
 	nss, err := w.Namespaces(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	var docs []webui.Recent
-	for _, d := range w.index.Docs(nss) {
-		docs = append(docs, webui.Recent{Entry: d.Entry, Published: d.Published})
+	recent, types, tags := w.index.Summarize(nss, webui.MaxBrowseList)
+	b := &webui.Browse{Types: webui.CountBy(types, 0), Tags: webui.CountBy(tags, webui.MaxBrowseTags)}
+	for _, d := range recent {
+		b.Recent = append(b.Recent, webui.Recent{Entry: d.Entry, Published: d.Published})
 	}
-	b := &webui.Browse{}
-	var types, tags []string
-	for _, e := range docs {
-		types = append(types, e.Type)
-		for _, t := range e.Tags {
-			if t = strings.TrimSpace(t); t != "" {
-				tags = append(tags, t)
-			}
-		}
-	}
-	b.Recent = docs
-	b.Types, b.Tags = webui.CountBy(types, 0), webui.CountBy(tags, webui.MaxBrowseTags)
-	slices.SortStableFunc(b.Recent, func(a, c webui.Recent) int {
-		return cmp.Or(c.Published.Compare(a.Published), strings.Compare(a.ID(), c.ID()))
-	})
-	b.Recent = b.Recent[:min(len(b.Recent), webui.MaxBrowseList)]
 	if w.census == nil {
 		return b, nil
 	}

@@ -83,15 +83,11 @@ type Used struct {
 	Projects        int
 }
 
-// CountBy counts names (each registry's type or tags), most first, at
-// most limit (0: all).
-func CountBy(names []string, limit int) []Count {
-	n := map[string]int{}
-	for _, s := range names {
-		n[s]++
-	}
-	out := make([]Count, 0, len(n))
-	for k, v := range n {
+// CountBy orders counts (of each registry type or tag) most first, then
+// by name, keeping the limit most (0 keeps all).
+func CountBy(counts map[string]int, limit int) []Count {
+	out := make([]Count, 0, len(counts))
+	for k, v := range counts {
 		out = append(out, Count{k, v})
 	}
 	slices.SortFunc(out, func(a, b Count) int { return cmp.Or(cmp.Compare(b.N, a.N), strings.Compare(a.Name, b.Name)) })

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -21,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/internal/lru"
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -122,7 +124,21 @@ type UI struct {
 	pages  map[string]*template.Template
 	static map[string]asset
 	hl     *highlighter
+	// rendered keeps pages rendered from the same data (the home page):
+	// rendered once per change of what they show, then served from
+	// memory.
+	rendered *lru.Cache[string, renderedPage]
 }
+
+// renderedPage is a page rendered once and its ETag, a digest of its
+// bytes.
+type renderedPage struct {
+	out  []byte
+	etag string
+}
+
+// renderedCacheBytes bounds the rendered pages kept.
+const renderedCacheBytes = 4 << 20
 
 type asset struct {
 	data  []byte
@@ -154,7 +170,8 @@ func New(cat Catalog, o Options) (*UI, error) {
 	if !ValidBasePath(base) {
 		return nil, fmt.Errorf("web catalog base path %q must be / or look like /catalog/ (letters, digits, -, _ and . between slashes)", o.BasePath)
 	}
-	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}, hl: newHighlighter(highlightCacheBytes)}
+	u := &UI{cat: cat, base: base, pages: map[string]*template.Template{}, static: map[string]asset{}, hl: newHighlighter(highlightCacheBytes),
+		rendered: lru.New[string, renderedPage](renderedCacheBytes, nil)}
 	funcs := template.FuncMap{
 		"base":      func() string { return base },
 		"regURL":    u.registryURL,
@@ -358,22 +375,89 @@ type fileView struct {
 
 func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
 	p.SignedIn = token(r) != ""
-	var buf bytes.Buffer
-	if err := u.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
+	out, err := u.renderPage(name, p)
+	if err != nil {
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	out := showControls(buf.Bytes())
+	u.writePage(w, r, status, name, p.SignedIn, out, "")
+}
+
+// renderPage executes the page's template on p.
+func (u *UI) renderPage(name string, p *page) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := u.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
+		return nil, err
+	}
+	return showControls(buf.Bytes()), nil
+}
+
+// renderCached answers 200 with the page name over p, rendering it only
+// when no page was rendered from the same data: the key is a digest of
+// everything the page shows, so a change of any of it renders anew and
+// nothing else does. The ETag is a digest of the rendered bytes (data
+// that renders alike, such as times within one day, gives one ETag), and
+// a request that holds it is answered 304.
+func (u *UI) renderCached(w http.ResponseWriter, r *http.Request, name string, p *page) {
+	p.SignedIn = token(r) != ""
+	data, err := json.Marshal(p)
+	if err != nil {
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	sum := sha256.Sum256(append([]byte(name+"\x00"), data...))
+	key := string(sum[:16])
+	rp, ok := u.rendered.Get(key)
+	if !ok {
+		out, err := u.renderPage(name, p)
+		if err != nil {
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+			return
+		}
+		osum := sha256.Sum256(out)
+		rp = renderedPage{out: out, etag: `"` + hex.EncodeToString(osum[:16]) + `"`}
+		u.rendered.Add(key, rp, int64(len(out)+len(key)+len(rp.etag)))
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, rp.etag) {
+		u.writeHeaders(w, name, p.SignedIn, rp.etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	u.writePage(w, r, http.StatusOK, name, p.SignedIn, rp.out, rp.etag)
+}
+
+// etagMatches reports whether the If-None-Match header value lists etag
+// (or is "*").
+func etagMatches(inm, etag string) bool {
+	for v := range strings.SplitSeq(inm, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == etag || v == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeHeaders sets a page's headers; etag "" sends none.
+func (u *UI) writeHeaders(w http.ResponseWriter, name string, signedIn bool, etag string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages depend on the cookie: never stored for a signed-in visitor,
 	// always revalidated otherwise.
-	if p.SignedIn || name == "signin" {
+	if signedIn || name == "signin" {
 		h.Set("Cache-Control", "private, no-store")
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
 	h.Set("Vary", "Cookie")
+	if etag != "" {
+		h.Set("ETag", etag)
+	}
+}
+
+// writePage sends a rendered page.
+func (u *UI) writePage(w http.ResponseWriter, r *http.Request, status int, name string, signedIn bool, out []byte, etag string) {
+	u.writeHeaders(w, name, signedIn, etag)
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(out)
@@ -444,7 +528,7 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r)
 		return
 	}
-	u.render(w, r, http.StatusOK, "home", &page{Title: "Registries", Nav: "home", Namespaces: nss, Presets: presets, Browse: b})
+	u.renderCached(w, r, "home", &page{Title: "Registries", Nav: "home", Namespaces: nss, Presets: presets, Browse: b})
 }
 
 func (u *UI) searchPage(w http.ResponseWriter, r *http.Request) {

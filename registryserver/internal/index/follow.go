@@ -1,0 +1,359 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryserver/internal/changelog"
+	"github.com/jigkit/jig/registryserver/storage"
+)
+
+const (
+	// settle is how long after its stamp a change record may still
+	// become visible to a reader (the writer's clock ahead of the
+	// reader's, a slow write): records are read again for that long, and
+	// applying one twice changes nothing.
+	settle = 2 * time.Minute
+	// retention is how long change records are kept after the snapshot
+	// that covers them is written.
+	retention = 24 * time.Hour
+	// snapshotEvery is how many applied records, or how long with at
+	// least one, before the follower writes a new snapshot.
+	snapshotEvery      = 1000
+	snapshotEveryAfter = time.Hour
+	// snapshotFormat is the version of the snapshot document.
+	snapshotFormat = 1
+	// maxSnapshot bounds the snapshot read back (about 300 bytes per
+	// registry: far above a million registries).
+	maxSnapshot = 1 << 30
+)
+
+// follower is where the index is in the change log. Guarded by
+// Index.loadMu.
+type follower struct {
+	// cursor: records stamped before it were applied or are older than
+	// the state they would change.
+	cursor time.Time
+	// seen holds the records at or after cursor already applied.
+	seen map[string]time.Time
+	// applied counts the records applied since the last snapshot, and
+	// snapshotAt is when this server last wrote or loaded one.
+	applied    int
+	snapshotAt time.Time
+	lastPoll   time.Time
+}
+
+// snapshot is the document at [layout.IndexSnapshot].
+type snapshot struct {
+	Format int `json:"format"`
+	// Through: the state includes every change recorded before it.
+	Through    time.Time             `json:"through"`
+	Namespaces map[string]snapshotNS `json:"namespaces"`
+	Presets    []search.Preset       `json:"presets"`
+}
+
+type snapshotNS struct {
+	Registries []snapshotRegistry `json:"registries"`
+}
+
+// snapshotRegistry is one listed registry; Entry is nil when it is not
+// searchable.
+type snapshotRegistry struct {
+	Path      string        `json:"path"`
+	Entry     *search.Entry `json:"entry,omitempty"`
+	Published time.Time     `json:"published,omitzero"`
+}
+
+// load puts the index in place: from the snapshot when there is one,
+// else from a full read of the storage (then written as the snapshot),
+// and then the change records since. s.loadMu is not held.
+func (s *Index) load(ctx context.Context) error {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	return s.loadLocked(ctx, false)
+}
+
+// loadLocked is load with s.loadMu held; full forces a full read.
+func (s *Index) loadLocked(ctx context.Context, full bool) error {
+	start := s.Now()
+	var cat *catalog
+	var through time.Time
+	if !full {
+		snap, ok, err := s.readSnapshot(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			cat, through = snap.catalog(), snap.Through
+		}
+	}
+	if cat == nil {
+		var err error
+		if cat, err = s.readAll(ctx); err != nil {
+			return err
+		}
+		through = start
+		if err := s.writeSnapshot(ctx, cat, through); err != nil {
+			s.Log.Warn("catalog index: writing the snapshot failed; the next start reads the storage again", zap.Error(err))
+		}
+	}
+	if old := s.state.Load(); old != nil {
+		cat.gen = old.gen + 1
+	} else {
+		cat.gen = 1
+	}
+	s.follow = follower{cursor: through.Add(-settle), seen: map[string]time.Time{}, snapshotAt: s.Now(), lastPoll: s.Now()}
+	s.state.Store(cat)
+	// What changed while the snapshot aged or the read ran.
+	return s.pollLocked(ctx)
+}
+
+// loop reads the change log every refresh until Close.
+func (s *Index) loop() {
+	defer close(s.stopped)
+	t := time.NewTicker(s.refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), indexBuildTimeout)
+			go func() {
+				select {
+				case <-s.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			if err := s.poll(ctx); err != nil && ctx.Err() == nil {
+				s.Log.Warn("catalog index: reading the change log failed; serving the index as it is", zap.Error(err))
+			}
+			cancel()
+		}
+	}
+}
+
+// poll applies the change records written since the last poll.
+func (s *Index) poll(ctx context.Context) error {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if s.state.Load() == nil {
+		return nil
+	}
+	if s.Now().Sub(s.follow.lastPoll) > retention/2 {
+		// Asleep longer than the log is sure to be kept.
+		return s.loadLocked(ctx, false)
+	}
+	return s.pollLocked(ctx)
+}
+
+// pollLocked is poll with s.loadMu held and the index loaded.
+func (s *Index) pollLocked(ctx context.Context) error {
+	now := s.Now()
+	recs, err := changelog.Since(ctx, s.fresh, s.follow.cursor, now)
+	if err != nil {
+		return err
+	}
+	var changes []changelog.Change
+	rebuilt := false
+	for _, r := range recs {
+		if _, ok := s.follow.seen[r.Key]; ok {
+			continue
+		}
+		if r.Rebuilt {
+			rebuilt = true
+		}
+		changes = append(changes, r.Change)
+	}
+	if rebuilt {
+		// An operator rebuilt the snapshot: it replaces what this index
+		// made of the records before it.
+		s.Log.Info("catalog index: loading the rebuilt snapshot")
+		return s.loadLocked(ctx, false)
+	}
+	if len(changes) > 0 {
+		states, presets, err := s.readChanges(ctx, changes)
+		if err != nil {
+			return err
+		}
+		s.state.Store(s.state.Load().with(states, presets))
+	}
+	for _, r := range recs {
+		s.follow.seen[r.Key] = r.At
+	}
+	s.follow.cursor, s.follow.lastPoll = now.Add(-settle), now
+	for k, at := range s.follow.seen {
+		if at.Before(s.follow.cursor) {
+			delete(s.follow.seen, k)
+		}
+	}
+	s.follow.applied += len(changes)
+	if s.follow.applied >= snapshotEvery || (s.follow.applied > 0 && now.Sub(s.follow.snapshotAt) >= snapshotEveryAfter) {
+		if err := s.writeSnapshot(ctx, s.state.Load(), s.follow.cursor); err != nil {
+			s.Log.Warn("catalog index: writing the snapshot failed", zap.Error(err))
+		} else {
+			s.follow.applied, s.follow.snapshotAt = 0, now
+		}
+	}
+	return nil
+}
+
+// RegistryPublished applies, at once, a change of the registry at ns/path
+// committed through this server (the change log brings it to the
+// others). Before the first load there is nothing to update: the load
+// reads the change log.
+func (s *Index) RegistryPublished(ctx context.Context, ns, path string) {
+	s.applyNow(ctx, changelog.Change{Namespace: ns, Path: path})
+}
+
+// PresetPublished applies a preset's publish through this server at once.
+func (s *Index) PresetPublished(ctx context.Context, name string) {
+	s.applyNow(ctx, changelog.Change{Preset: name})
+}
+
+func (s *Index) applyNow(ctx context.Context, c changelog.Change) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	cur := s.state.Load()
+	if cur == nil {
+		return
+	}
+	states, presets, err := s.readChanges(ctx, []changelog.Change{c})
+	if err != nil {
+		s.Log.Warn("catalog index: reading the published change failed; the change log brings it", zap.Error(err))
+		return
+	}
+	s.state.Store(cur.with(states, presets))
+}
+
+// Rebuild reads the whole storage again, swaps the result in, writes it
+// as the snapshot and records that in the change log, so every replica
+// loads it. The index answers from its previous state meanwhile.
+func (s *Index) Rebuild(ctx context.Context) error {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if err := s.loadLocked(ctx, true); err != nil {
+		return err
+	}
+	return changelog.Append(ctx, s.Store, s.Now(), changelog.Change{Rebuilt: true})
+}
+
+// readSnapshot reads the snapshot; ok is false when there is none or it
+// cannot be used (then the storage is read whole instead).
+func (s *Index) readSnapshot(ctx context.Context) (*snapshot, bool, error) {
+	rc, _, err := s.fresh.Get(ctx, layout.IndexSnapshot)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the index snapshot: %w", err)
+	}
+	defer rc.Close()
+	var snap snapshot
+	dec := json.NewDecoder(io.LimitReader(rc, maxSnapshot))
+	if err := dec.Decode(&snap); err != nil || snap.Format != snapshotFormat || !snap.valid() {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		s.Log.Warn("catalog index: the snapshot cannot be used; reading the whole storage instead", zap.Int("format", snap.Format), zap.Error(err))
+		return nil, false, nil
+	}
+	return &snap, true, nil
+}
+
+// valid reports whether every name in snap is one a publish could have
+// written, so a damaged snapshot is never served.
+func (snap *snapshot) valid() bool {
+	for ns, n := range snap.Namespaces {
+		for _, r := range n.Registries {
+			c := changelog.Change{Namespace: ns, Path: r.Path}
+			if !c.Valid() || (r.Entry != nil && (r.Entry.Namespace != ns || r.Entry.Path != r.Path)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// catalog returns the index state snap holds.
+func (snap *snapshot) catalog() *catalog {
+	cat := &catalog{byNS: make(map[string]*nsIndex, len(snap.Namespaces)), presets: snap.Presets}
+	for ns, n := range snap.Namespaces {
+		regs := slices.Clone(n.Registries)
+		slices.SortFunc(regs, func(a, b snapshotRegistry) int { return cmpString(a.Path, b.Path) })
+		regs = slices.CompactFunc(regs, func(a, b snapshotRegistry) bool { return a.Path == b.Path })
+		if len(regs) == 0 {
+			continue
+		}
+		paths := make([]string, 0, len(regs))
+		var docs []search.Doc
+		for _, r := range regs {
+			paths = append(paths, r.Path)
+			if r.Entry != nil {
+				d := search.Prepare(*r.Entry)
+				d.Published = r.Published
+				docs = append(docs, d)
+			}
+		}
+		cat.byNS[ns] = newNS(paths, docs)
+	}
+	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return cmpString(a.Name, b.Name) })
+	return cat
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// writeSnapshot writes cat as the snapshot through the given time and
+// prunes the change records the snapshot makes unneeded.
+func (s *Index) writeSnapshot(ctx context.Context, cat *catalog, through time.Time) error {
+	snap := snapshot{Format: snapshotFormat, Through: through.UTC(), Namespaces: make(map[string]snapshotNS, len(cat.byNS)), Presets: cat.presets}
+	if snap.Presets == nil {
+		snap.Presets = []search.Preset{}
+	}
+	for ns, n := range cat.byNS {
+		regs := make([]snapshotRegistry, 0, len(n.paths))
+		di := 0
+		for _, p := range n.paths {
+			r := snapshotRegistry{Path: p}
+			for di < len(n.docs) && n.docs[di].Path < p {
+				di++
+			}
+			if di < len(n.docs) && n.docs[di].Path == p {
+				e := n.docs[di].Entry
+				r.Entry, r.Published = &e, n.docs[di].Published
+			}
+			regs = append(regs, r)
+		}
+		snap.Namespaces[ns] = snapshotNS{Registries: regs}
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(snap); err != nil {
+		return err
+	}
+	if err := s.Store.Put(ctx, layout.IndexSnapshot, &buf, int64(buf.Len())); err != nil {
+		return err
+	}
+	if _, err := changelog.Prune(ctx, s.Store, through.Add(-retention)); err != nil {
+		s.Log.Warn("catalog index: pruning the change log failed", zap.Error(err))
+	}
+	return nil
+}
