@@ -293,3 +293,32 @@ func TestHomePageRenderedOncePerChange(t *testing.T) {
 		t.Errorf("after a publish: %d, ETag %q (before %q), shows ui-kit: %v", after.Code, after.Header().Get("ETag"), e1, strings.Contains(after.Body.String(), "ui-kit"))
 	}
 }
+
+// TestIndexRebuildReachesRunningServers: content copied into the storage
+// by hand is in no change log; an operator's rebuild (jig-server index
+// rebuild) reads it, and every running server loads the rebuilt index.
+func TestIndexRebuildReachesRunningServers(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	a := publishHandler(t, st, registryserver.WithSearchRefresh(20*time.Millisecond))
+	if _, body := get(t, a, "/search?q=forms", pubAdmin); string(body) != `{"results":[]}` {
+		t.Fatalf("before: %s", body)
+	}
+	put(t, st, layout.Manifest("@public", "features/ui-kit", "1.0.0"), regJSON("@public", "1.0.0", `,"description":"Buttons and forms"`))
+	put(t, st, layout.Versions("@public", "features/ui-kit"), `{"versions":["1.0.0"]}`)
+
+	op, err := registryserver.New(registryserver.WithStorage(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	stats, err := op.RebuildIndex(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (registryserver.IndexStats{Namespaces: 1, Registries: 1, Searchable: 1}); stats != want {
+		t.Errorf("RebuildIndex = %+v, want %+v", stats, want)
+	}
+	eventually(t, "the rebuild reaching the running server's search", searchHas(t, a, "forms", "@public/features/ui-kit@1.0.0"))
+	eventually(t, "the rebuild reaching the running server's listing", listingHas(t, a, "@public", "features/ui-kit"))
+}

@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -34,4 +35,27 @@ func (o *options) indexRefresh() time.Duration {
 		return o.searchRefresh
 	}
 	return min(max(o.mutableTTL, time.Second), index.DefaultRefresh)
+}
+
+// IndexStats counts what the catalog index holds.
+type IndexStats struct {
+	Namespaces int // namespaces with at least one registry
+	Registries int // registries with a versions.json (listed)
+	Searchable int // registries with a readable latest version
+	Presets    int
+}
+
+// RebuildIndex reads the whole storage into the catalog index, writes it
+// as the index's snapshot and records the rebuild in the change log, so
+// every replica sharing the storage loads the new snapshot at its next
+// poll. Searches keep being answered from the previous index meanwhile.
+// Only needed when content reached the storage without jig (copied by
+// hand, restored from a backup of the registries alone); `jig-server
+// index rebuild` runs it.
+func (h *Handler) RebuildIndex(ctx context.Context) (IndexStats, error) {
+	if err := h.index.Rebuild(ctx); err != nil {
+		return IndexStats{}, err
+	}
+	s := h.index.Stats()
+	return IndexStats{Namespaces: s.Namespaces, Registries: s.Registries, Searchable: s.Searchable, Presets: s.Presets}, nil
 }

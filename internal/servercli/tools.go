@@ -29,7 +29,7 @@ import (
 // toolCommands are the first arguments that select a tool instead of the
 // server: "jig-server token new", "jig-server auth check",
 // "jig-server health".
-var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true}
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true}
 
 // toolsHelp is appended to "jig-server --help".
 const toolsHelp = `
@@ -39,7 +39,8 @@ Other commands (each has --help):
   jig-server auth check auth.json                                     validate auth.json and show what each token may do
   jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)
   jig-server mirror export --namespace @team -o team.tar              write a namespace's versions to a bundle for the air gap
-  jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage`
+  jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage
+  jig-server index rebuild                                            read the whole storage into the catalog index (after copying content in by hand)`
 
 // tools is the command line of the helper commands.
 type tools struct {
@@ -51,13 +52,16 @@ type tools struct {
 	} `cmd:"" help:"Inspect auth.json."`
 	Health healthCmd `cmd:"" help:"Ask a running jig-server's /health; exit 0 when it answers 200."`
 	Mirror mirrorCmd `cmd:"" help:"Carry registries across an air gap: export a namespace to a bundle file, import one."`
+	Index  struct {
+		Rebuild indexRebuildCmd `cmd:"" help:"Read the whole storage into the catalog index and have every running server load it."`
+	} `cmd:"" help:"Maintain the catalog index (search, listings, the web catalog)."`
 }
 
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer kongexit.Recover(&code)
-	if args[0] == "mirror" {
-		// The mirror commands open the server's storage with the
+	if args[0] == "mirror" || args[0] == "index" {
+		// The mirror and index commands open the server's storage with the
 		// server's settings, .env included.
 		if err := loadDotEnv(".env"); err != nil {
 			fmt.Fprintf(stderr, "jig-server: %v\n", err)

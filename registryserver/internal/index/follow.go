@@ -115,7 +115,7 @@ func (s *Index) loadLocked(ctx context.Context, full bool) error {
 	s.follow = follower{cursor: through.Add(-settle), seen: map[string]time.Time{}, snapshotAt: s.Now(), lastPoll: s.Now()}
 	s.state.Store(cat)
 	// What changed while the snapshot aged or the read ran.
-	return s.pollLocked(ctx)
+	return s.pollLocked(ctx, true)
 }
 
 // loop reads the change log every refresh until Close.
@@ -155,11 +155,13 @@ func (s *Index) poll(ctx context.Context) error {
 		// Asleep longer than the log is sure to be kept.
 		return s.loadLocked(ctx, false)
 	}
-	return s.pollLocked(ctx)
+	return s.pollLocked(ctx, false)
 }
 
-// pollLocked is poll with s.loadMu held and the index loaded.
-func (s *Index) pollLocked(ctx context.Context) error {
+// pollLocked is poll with s.loadMu held and the index loaded. loaded says
+// the state was just loaded: a rebuild recorded since the snapshot read
+// is not loaded again (its records are applied instead).
+func (s *Index) pollLocked(ctx context.Context, loaded bool) error {
 	now := s.Now()
 	recs, err := changelog.Since(ctx, s.fresh, s.follow.cursor, now)
 	if err != nil {
@@ -176,7 +178,7 @@ func (s *Index) pollLocked(ctx context.Context) error {
 		}
 		changes = append(changes, r.Change)
 	}
-	if rebuilt {
+	if rebuilt && !loaded {
 		// An operator rebuilt the snapshot: it replaces what this index
 		// made of the records before it.
 		s.Log.Info("catalog index: loading the rebuilt snapshot")

@@ -432,3 +432,19 @@ type summary struct {
 // maxSummaries bounds the answers of Summarize kept for one state of the
 // index (one per set of namespaces a visitor may read).
 const maxSummaries = 256
+
+// Stats counts what the index holds.
+type Stats struct {
+	Namespaces, Registries, Searchable, Presets int
+}
+
+// Stats counts what the index holds now.
+func (s *Index) Stats() Stats {
+	cat := s.current()
+	st := Stats{Namespaces: len(cat.byNS), Presets: len(cat.presets)}
+	for _, n := range cat.byNS {
+		st.Registries += len(n.paths)
+		st.Searchable += len(n.docs)
+	}
+	return st
+}
