@@ -20,6 +20,9 @@
 #   KEEP=            a folder to plant into and keep (planting 100k takes a
 #                    while; a folder that already holds a planted catalog of
 #                    the same size is reused)
+#   S3=1             serve the catalog from versitygw (scripts/ci/start-s3.sh
+#                    starts it; its posix backend serves the planted folder
+#                    as a bucket prefix) instead of disk storage
 # Everything listens on 127.0.0.1 only; the server is stopped on exit.
 set -euo pipefail
 
@@ -49,6 +52,14 @@ if [[ "$SERVER" == build ]]; then
 	SERVER="$work/jig-server"
 fi
 
+S3=${S3:-}
+if [[ -n "$S3" ]]; then
+	eval "$("$root/scripts/ci/start-s3.sh")"
+	s3state="${JIG_S3_STATE:-${TMPDIR:-/tmp}/jig-s3-$(id -u)}"
+	s3prefix="scale-$n-$VERSIONS-$NAMESPACES"
+	# versitygw's posix backend: bucket/prefix is a folder of its data.
+	KEEP="$s3state/data/$JIG_TEST_S3_BUCKET/$s3prefix"
+fi
 storage=${KEEP:-$work/storage}
 stamp="$storage/.scale-$n-$VERSIONS-$NAMESPACES"
 if [[ ! -e "$stamp" ]]; then
@@ -64,6 +75,11 @@ sync
 port=$("$work/loadgen" -free-port)
 base="http://127.0.0.1:$port"
 t0=$(date +%s%N)
+if [[ -n "$S3" ]]; then
+	export STORAGE_BACKEND=s3 S3_ENDPOINT="$JIG_TEST_S3_ENDPOINT" S3_BUCKET="$JIG_TEST_S3_BUCKET" \
+		S3_PREFIX="$s3prefix/" S3_REGION="$JIG_TEST_S3_REGION" \
+		S3_ACCESS_KEY_ID="$JIG_TEST_S3_ACCESS_KEY" S3_SECRET_ACCESS_KEY="$JIG_TEST_S3_SECRET_KEY"
+fi
 STORAGE_ROOT="$storage" PORT="$port" HOST=127.0.0.1 TRUST_PROXY=true LOG_LEVEL=warn \
 	"$SERVER" >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -73,6 +89,15 @@ if ! "$work/loadgen" -url "$base" -wait 120s; then
 fi
 t1=$(date +%s%N)
 start_ms=$(((t1 - t0) / 1000000))
+# The first search loads the catalog index: from its snapshot when the
+# storage has one (a server used it before), else by reading every
+# registry once (then written as the snapshot).
+snapshot=no
+[[ -e "$storage/.index/snapshot.json" ]] && snapshot=yes
+t2=$(date +%s%N)
+curl -fsS -o /dev/null "$base/search?q=lint"
+t3=$(date +%s%N)
+index_ms=$(((t3 - t2) / 1000000))
 
 # rate PATH: requests/s of GET PATH (the loadgen's own figure).
 rate() {
@@ -94,7 +119,8 @@ declare -A paths=(
 	[namespaces]="/namespaces"
 )
 base_rps=$(rate "$manifest")
-printf '%s registries x %s versions in %s namespaces; start until healthy %d ms\n' "$n" "$VERSIONS" "$NAMESPACES" "$start_ms"
+printf '%s registries x %s versions in %s namespaces (%s); start until healthy %d ms; first search %d ms (index from snapshot: %s)\n' \
+	"$n" "$VERSIONS" "$NAMESPACES" "$([[ -n "$S3" ]] && echo versitygw || echo disk)" "$start_ms" "$index_ms" "$snapshot"
 printf '%-12s %10s %8s\n' route "req/s" ratio
 printf '%-12s %10.0f %8s\n' manifest "$base_rps" 1
 for name in search home listing namespaces; do

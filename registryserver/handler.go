@@ -164,7 +164,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
-	h.index = index.New(h.core, o.indexRefresh())
+	h.index = index.New(h.core, o.indexRefresh(), o.notifier)
 	h.closers = append(h.closers, h.index.Close)
 	if o.upstreams != nil {
 		mode := o.upstreamMode

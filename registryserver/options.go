@@ -39,6 +39,8 @@ type options struct {
 	ops ops.Options
 	// publish are the upload limits and webhooks (publish.go).
 	publish publishOptions
+	// notifier carries catalog changes between replicas (search_options.go).
+	notifier ChangeNotifier
 	// searchRefresh is how often the catalog index reads the change log
 	// (search_options.go); 0 for the default.
 	searchRefresh time.Duration

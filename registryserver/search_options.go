@@ -59,3 +59,26 @@ func (h *Handler) RebuildIndex(ctx context.Context) (IndexStats, error) {
 	s := h.index.Stats()
 	return IndexStats{Namespaces: s.Namespaces, Registries: s.Registries, Searchable: s.Searchable, Presets: s.Presets}, nil
 }
+
+// ChangeNotifier carries "the catalog changed" between the replicas that
+// share a storage, so their indexes read the change log at once rather
+// than at their next poll. [redisnotify.Notifier] implements it over
+// Redis. The change log in the storage stays the source of truth: a lost
+// notification costs only the wait until the next poll.
+type ChangeNotifier interface {
+	// Notify tells the other replicas; best effort.
+	Notify(ctx context.Context) error
+	// Subscribe calls changed for every notification until ctx is done.
+	Subscribe(ctx context.Context, changed func())
+}
+
+// WithChangeNotifier sets the notifier through which this handler tells
+// the other replicas of its publishes and learns of theirs. Without one,
+// replicas learn of each other's publishes at their next poll of the
+// change log ([WithSearchRefresh]).
+func WithChangeNotifier(n ChangeNotifier) Option {
+	return func(o *options) error {
+		o.notifier = n
+		return nil
+	}
+}

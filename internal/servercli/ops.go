@@ -12,6 +12,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/ratelimit/redisrate"
+	"github.com/jigkit/jig/registryserver/redisnotify"
 )
 
 // opsOptions returns the handler options for TRUST_PROXY and REDIS_URL and
@@ -48,7 +49,10 @@ func opsOptions(ctx context.Context, c *CLI, log *zap.Logger, reg *prometheus.Re
 	} else {
 		log.Info("rate limit shared through Redis", zap.String("redisAddr", client.Options().Addr))
 	}
-	return append(opts, registryserver.WithLimiter(lim)), func() { _ = client.Close() }, nil
+	// The same Redis tells the other replicas' catalog indexes of this
+	// one's publishes at once (they poll the change log otherwise).
+	return append(opts, registryserver.WithLimiter(lim), registryserver.WithChangeNotifier(redisnotify.New(client, ""))),
+		func() { _ = client.Close() }, nil
 }
 
 // redisLogger sends go-redis's own log lines to zap at debug level.

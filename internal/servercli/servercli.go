@@ -80,7 +80,7 @@ type CLI struct {
 
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"SHUTDOWN_TIMEOUT" default:"25s" help:"On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections are closed and the server exits (143 after SIGTERM, 130 after SIGINT) within about a second more, even when a request is blocked in storage (plus up to 10s for queued webhooks). A second signal exits at once. Keep it a few seconds below the time the service manager waits before it kills the server (Kubernetes: terminationGracePeriodSeconds, 30s by default)."`
 
-	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
+	RedisURL string `env:"REDIS_URL" help:"redis://[user:password@]host:port[/db] shared by replicas for one rate-limit budget per client (default: in memory), and through which they tell each other of publishes at once (without it their catalog indexes poll the change log every STORAGE_CACHE_TTL). If Redis is unreachable requests are allowed (fail open) and jig_ratelimit_redis_failures_total counts them."`
 }
 
 // StorageSettings are the settings that open jig-server's storage, shared

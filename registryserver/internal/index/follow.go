@@ -118,29 +118,38 @@ func (s *Index) loadLocked(ctx context.Context, full bool) error {
 	return s.pollLocked(ctx, true)
 }
 
-// loop reads the change log every refresh until Close.
+// loop reads the change log every refresh, and when another replica
+// says it changed the catalog, until Close.
 func (s *Index) loop() {
 	defer close(s.stopped)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stop
+		cancel()
+	}()
+	if s.notifier != nil {
+		go s.notifier.Subscribe(ctx, func() {
+			select {
+			case s.kick <- struct{}{}:
+			default: // a poll is already due
+			}
+		})
+	}
 	t := time.NewTicker(s.refresh)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-ctx.Done():
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), indexBuildTimeout)
-			go func() {
-				select {
-				case <-s.stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			if err := s.poll(ctx); err != nil && ctx.Err() == nil {
-				s.Log.Warn("catalog index: reading the change log failed; serving the index as it is", zap.Error(err))
-			}
-			cancel()
+		case <-s.kick:
 		}
+		pctx, pcancel := context.WithTimeout(ctx, indexBuildTimeout)
+		if err := s.poll(pctx); err != nil && ctx.Err() == nil {
+			s.Log.Warn("catalog index: reading the change log failed; serving the index as it is", zap.Error(err))
+		}
+		pcancel()
 	}
 }
 
@@ -225,6 +234,11 @@ func (s *Index) PresetPublished(ctx context.Context, name string) {
 }
 
 func (s *Index) applyNow(ctx context.Context, c changelog.Change) {
+	if s.notifier != nil {
+		if err := s.notifier.Notify(ctx); err != nil {
+			s.Log.Debug("catalog index: notifying the other replicas failed; they see the change at their next poll", zap.Error(err))
+		}
+	}
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	cur := s.state.Load()

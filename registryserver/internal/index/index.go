@@ -49,6 +49,11 @@ const (
 type Index struct {
 	*core.Core
 	refresh time.Duration
+	// notifier tells other replicas of a change at once, and tells this
+	// one of theirs; nil without one.
+	notifier Notifier
+	// kick asks the follower to read the change log now.
+	kick chan struct{}
 	// fresh reads storage past any read cache: what the change log
 	// says changed is read as it is now.
 	fresh storage.Storage
@@ -126,10 +131,22 @@ func compareRecent(a, b *search.Doc) int {
 	return strings.Compare(a.ID(), b.ID())
 }
 
+// Notifier carries "the catalog changed" between replicas at once (over
+// Redis); the change log stays the source of truth, so a lost message
+// only costs the wait until the next poll.
+type Notifier interface {
+	// Notify tells the other replicas; best effort.
+	Notify(ctx context.Context) error
+	// Subscribe calls changed for every notification until ctx is done.
+	Subscribe(ctx context.Context, changed func())
+}
+
 // New returns the index over c. The change log is read every refresh
-// once the index is first used; Close stops that.
-func New(c *core.Core, refresh time.Duration) *Index {
-	return &Index{Core: c, refresh: refresh, fresh: storage.Fresh(c.Store), sums: map[string]summary{},
+// once the index is first used, and at once when notifier (nil for none)
+// says another replica changed the catalog; Close stops that.
+func New(c *core.Core, refresh time.Duration, notifier Notifier) *Index {
+	return &Index{Core: c, refresh: refresh, notifier: notifier, kick: make(chan struct{}, 1),
+		fresh: storage.Fresh(c.Store), sums: map[string]summary{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 }
 
