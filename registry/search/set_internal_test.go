@@ -18,23 +18,24 @@ import (
 func TestEditSameAsNewSet(t *testing.T) {
 	t.Parallel()
 	for _, nss := range [][]string{{"@main"}, {"@main", "@a", "@a-b"}} {
-		for seed := range uint64(8) {
+		for seed := range uint64(5) {
 			t.Run(strconv.Itoa(len(nss))+"/"+strconv.FormatUint(seed, 10), func(t *testing.T) {
 				t.Parallel()
 				r := rand.New(rand.NewPCG(seed, uint64(len(nss))))
 				words := []string{"lint", "Lint", "eslint", "format", "x", "İ", "日本", "a-b", "1", ""}
 				word := func() string { return words[r.IntN(len(words))] }
 				var docs []Doc // what the set must hold, in any order
-				s := NewSet(nil)
-				for step := range 300 {
+				s, before := NewSet(nil), NewSet(nil)
+				for step := range 150 {
 					path := "p" + strconv.Itoa(r.IntN(40))
 					if r.IntN(4) == 0 {
 						path = "P" + path[1:]
 					}
 					if r.IntN(3) == 0 {
 						s = s.Without(path)
-						if i := slices.IndexFunc(NewSet(docs).Docs(), func(d Doc) bool { return d.Path == path }); i >= 0 {
-							gone := NewSet(docs).Docs()[i]
+						// The first doc at path in the set's order goes.
+						if i := slices.IndexFunc(before.Docs(), func(d Doc) bool { return d.Path == path }); i >= 0 {
+							gone := before.Docs()[i]
 							docs = slices.DeleteFunc(docs, func(d Doc) bool { return sameKey(&d, &gone) })
 						}
 					} else {
@@ -49,6 +50,7 @@ func TestEditSameAsNewSet(t *testing.T) {
 						docs = append(docs, d)
 					}
 					want := NewSet(docs)
+					before = want
 					if !reflect.DeepEqual(want, s) {
 						t.Fatalf("step %d: the edited set differs from NewSet's (-want +got):\n%s", step, cmp.Diff(want, s, cmp.AllowUnexported(Set{}, Doc{})))
 					}
