@@ -12,4 +12,13 @@
 //
 //	docs := []search.Doc{search.Prepare(entry)}
 //	page, err := search.Run(search.Query{Text: "eslint"}, docs)
+//
+// Run matches every doc. A server that answers many queries over one
+// catalog keeps a [Set] per namespace instead, built once with [NewSet] and
+// updated with [Set.With] and [Set.Without] on each publish, and answers
+// with [RunSets]: the same pages, at a cost that follows the matches
+// rather than the catalog's size.
+//
+//	sets := []*search.Set{search.NewSet(docs)}
+//	page, err := search.RunSets(search.Query{Text: "eslint"}, sets)
 package search

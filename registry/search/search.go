@@ -246,32 +246,46 @@ func newMatcher(q Query) matcher {
 }
 
 // match reports whether d passes the filters and how it matches the text.
-func (m matcher) match(d *Doc) (Match, bool) {
-	if m.ns != "" && d.Namespace != m.ns {
+func (m *matcher) match(d *Doc) (Match, bool) {
+	if !m.passes(d) {
 		return "", false
 	}
-	if m.typ != "" && d.typ != m.typ {
-		return "", false
+	if mt, ok := m.matchStart(d); ok {
+		return mt, true
 	}
-	if m.tag != "" && !slices.Contains(d.tags, m.tag) {
-		return "", false
-	}
-	if m.text == "" {
+	return m.matchWords(d)
+}
+
+// passes reports whether d passes the filters.
+func (m *matcher) passes(d *Doc) bool {
+	return (m.ns == "" || d.Namespace == m.ns) &&
+		(m.typ == "" || d.typ == m.typ) &&
+		(m.tag == "" || slices.Contains(d.tags, m.tag))
+}
+
+// matchStart reports the cheap matches: all for empty text, and whether
+// the text is or starts the name, path or identifier.
+func (m *matcher) matchStart(d *Doc) (Match, bool) {
+	switch {
+	case m.text == "":
 		return MatchAll, true
-	}
-	if d.name == m.text || d.path == m.text || d.id == m.text {
+	case d.name == m.text || d.path == m.text || d.id == m.text:
 		return MatchExact, true
-	}
-	if strings.HasPrefix(d.name, m.text) || strings.HasPrefix(d.path, m.text) || strings.HasPrefix(d.id, m.text) {
+	case strings.HasPrefix(d.name, m.text) || strings.HasPrefix(d.path, m.text) || strings.HasPrefix(d.id, m.text):
 		return MatchPrefix, true
 	}
-	if len(m.words) == 0 {
+	return "", false
+}
+
+// matchWords reports the matches left once matchStart found none: by
+// words, first those of the name, path, type and tags.
+func (m *matcher) matchWords(d *Doc) (Match, bool) {
+	switch {
+	case len(m.words) == 0:
 		return "", false
-	}
-	if startsWords(d.keywords, m.words) {
+	case startsWords(d.keywords, m.words):
 		return MatchTag, true
-	}
-	if startsWords(d.words, m.words) {
+	case startsWords(d.words, m.words):
 		return MatchWord, true
 	}
 	return "", false
@@ -282,7 +296,14 @@ func startsWords(sorted, ws []string) bool {
 	for _, w := range ws {
 		// sorted: the first word >= w is the only candidate that can
 		// start with w among those sharing its prefix.
-		i, _ := slices.BinarySearch(sorted, w)
+		i, j := 0, len(sorted)
+		for i < j {
+			if h := int(uint(i+j) >> 1); sorted[h] < w {
+				i = h + 1
+			} else {
+				j = h
+			}
+		}
 		if i == len(sorted) || !strings.HasPrefix(sorted[i], w) {
 			return false
 		}
@@ -292,7 +313,10 @@ func startsWords(sorted, ws []string) bool {
 
 // Matches reports whether d passes q's filters and, if so, how it matches
 // q's text. To match many documents, [Run] is cheaper.
-func (q Query) Matches(d *Doc) (Match, bool) { return newMatcher(q).match(d) }
+func (q Query) Matches(d *Doc) (Match, bool) {
+	m := newMatcher(q)
+	return m.match(d)
+}
 
 // Run answers q over docs: every match, ordered best first and then by
 // identifier, cut to one page after q.Cursor. docs need not be sorted. Run
@@ -311,43 +335,55 @@ func Run(q Query, docs []Doc) (Page, error) {
 }
 
 // RunEach is [Run] over the documents each yields; it lets a caller search
-// several slices without copying them. q must be valid.
+// several slices without copying them. q must be valid. It matches every
+// document but keeps only the best limit+1 hits, as [RunSets] does; it
+// holds no *Doc after each returns. For a catalog searched many times,
+// [RunSets] over prepared [Set]s costs what the query selects instead.
 func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
-	afterRank, afterID, err := decodeCursor(q.Cursor)
+	pos, limit, err := startRun(q)
 	if err != nil {
 		return Page{}, err
+	}
+	m := newMatcher(q)
+	t := newTop[Entry](limit + 1)
+	each(func(d *Doc) bool {
+		if k, ok := t.key(&m, d); ok && pos.passes(k.rank, k.id) && t.admits(&k) {
+			t.offer(k, d.Entry)
+		}
+		return true
+	})
+	return t.page(limit, func(e Entry) Entry { return e }), nil
+}
+
+// position is where a page starts: after the hit a cursor names.
+type position struct {
+	set  bool
+	rank int
+	id   string
+}
+
+func (p *position) passes(rank int, id string) bool {
+	return !p.set || after(rank, id, p.rank, p.id)
+}
+
+// startRun decodes q's cursor and limit.
+func startRun(q Query) (position, int, error) {
+	rank, id, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return position{}, 0, err
+	}
+	if q.Limit < 0 {
+		return position{}, 0, fmt.Errorf("%w: limit must be between 1 and %d", ErrInvalidQuery, MaxLimit)
 	}
 	limit := q.Limit
 	if limit == 0 {
 		limit = DefaultLimit
 	}
-	m := newMatcher(q)
-	var hits []Hit
-	each(func(d *Doc) bool {
-		mt, ok := m.match(d)
-		if !ok {
-			return true
-		}
-		if q.Cursor != "" && !after(mt.Rank(), d.id, afterRank, afterID) {
-			return true
-		}
-		hits = append(hits, Hit{Entry: d.Entry, Match: mt})
-		return true
-	})
-	slices.SortFunc(hits, compareHits)
-	p := Page{Results: hits}
-	if len(hits) > limit {
-		p.Results = hits[:limit:limit]
-		last := p.Results[limit-1]
-		p.Next = encodeCursor(last.Match.Rank(), strings.ToLower(last.ID()))
-	}
-	if p.Results == nil {
-		p.Results = []Hit{}
-	}
-	return p, nil
+	return position{set: q.Cursor != "", rank: rank, id: id}, limit, nil
 }
 
-// compareHits orders hits best match first, then by identifier.
+// compareHits orders hits best match first, then by identifier, as
+// [Merge] needs (search itself compares precomputed keys).
 func compareHits(a, b Hit) int {
 	if d := a.Match.Rank() - b.Match.Rank(); d != 0 {
 		return d
