@@ -98,7 +98,7 @@ func (s *Index) readAll(ctx context.Context) (*catalog, error) {
 	}
 	cat := &catalog{byNS: make(map[string]*nsIndex, len(paths))}
 	for ns, ps := range paths {
-		cat.byNS[ns] = newNS(ps, byDocs[ns]) // regs were read in path order
+		cat.byNS[ns] = newNS(ps, search.NewSet(byDocs[ns]))
 	}
 	for _, p := range presets {
 		if p != nil {
@@ -276,19 +276,18 @@ func (cat *catalog) with(states []registryState, presets []search.Preset) *catal
 	}
 	for ns, sts := range byNS {
 		var paths []string
-		var docs []search.Doc
+		var set *search.Set
 		if old := cat.byNS[ns]; old != nil {
-			paths, docs = slices.Clone(old.paths), slices.Clone(old.docs)
+			paths, set = slices.Clone(old.paths), old.set
 		}
 		for _, st := range sts {
 			paths = setPath(paths, st.path, st.listed)
-			docs = setDoc(docs, st.path, st.doc)
 		}
 		if len(paths) == 0 {
 			delete(next.byNS, ns)
 			continue
 		}
-		next.byNS[ns] = newNS(paths, docs)
+		next.byNS[ns] = newNS(paths, withDocs(set, sts))
 	}
 	for _, p := range presets {
 		if p.Name != "" {
@@ -310,19 +309,35 @@ func setPath(paths []string, path string, listed bool) []string {
 	return paths
 }
 
-// setDoc puts d in the docs sorted by path, or removes path's when d is
-// nil.
-func setDoc(docs []search.Doc, path string, d *search.Doc) []search.Doc {
-	i, found := slices.BinarySearchFunc(docs, path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
-	switch {
-	case d != nil && found:
-		docs[i] = *d
-	case d != nil:
-		docs = slices.Insert(docs, i, *d)
-	case found:
-		docs = slices.Delete(docs, i, i+1)
+// withDocs returns set with the searchable entries of sts put in and
+// those of the others taken out: a few changes edit the set (each
+// [search.Set.With] costs one pass over it), more build it anew.
+func withDocs(set *search.Set, sts []registryState) *search.Set {
+	if len(sts) <= 4 {
+		for _, st := range sts {
+			if st.doc != nil {
+				set = set.With(*st.doc)
+			} else if _, ok := set.Get(st.path); ok {
+				set = set.Without(st.path)
+			}
+		}
+		if set == nil {
+			set = search.NewSet(nil)
+		}
+		return set
 	}
-	return docs
+	byPath := map[string]search.Doc{}
+	for _, d := range set.Docs() {
+		byPath[d.Path] = d
+	}
+	for _, st := range sts {
+		if st.doc != nil {
+			byPath[st.path] = *st.doc
+		} else {
+			delete(byPath, st.path)
+		}
+	}
+	return search.NewSet(slices.Collect(maps.Values(byPath)))
 }
 
 // setPreset returns presets (sorted by name) with p in, as a new slice.

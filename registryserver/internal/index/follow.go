@@ -322,7 +322,7 @@ func (snap *snapshot) catalog() *catalog {
 				docs = append(docs, d)
 			}
 		}
-		cat.byNS[ns] = newNS(paths, docs)
+		cat.byNS[ns] = newNS(paths, search.NewSet(docs))
 	}
 	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return cmpString(a.Name, b.Name) })
 	return cat
@@ -347,15 +347,11 @@ func (s *Index) writeSnapshot(ctx context.Context, cat *catalog, through time.Ti
 	}
 	for ns, n := range cat.byNS {
 		regs := make([]snapshotRegistry, 0, len(n.paths))
-		di := 0
 		for _, p := range n.paths {
 			r := snapshotRegistry{Path: p}
-			for di < len(n.docs) && n.docs[di].Path < p {
-				di++
-			}
-			if di < len(n.docs) && n.docs[di].Path == p {
-				e := n.docs[di].Entry
-				r.Entry, r.Published = &e, n.docs[di].Published
+			if d, ok := n.set.Get(p); ok {
+				e := d.Entry
+				r.Entry, r.Published = &e, d.Published
 			}
 			regs = append(regs, r)
 		}

@@ -39,8 +39,8 @@ const (
 	indexBuildTimeout = 30 * time.Minute
 	// indexReaders bounds the storage reads of a full read.
 	indexReaders = 8
-	// MaxRecent is how many of a namespace's latest published registries
-	// are kept ordered, for the web catalog's home page.
+	// MaxRecent is the most latest published registries Summarize
+	// returns, for the web catalog's home page.
 	MaxRecent = 50
 )
 
@@ -91,36 +91,19 @@ type nsIndex struct {
 	// paths is every registry with a versions.json, sorted: the
 	// namespace's listing.
 	paths []string
-	// docs are the registries with a readable latest version, sorted by
-	// path: what search and the web catalog see.
-	docs []search.Doc
-	// recent are the MaxRecent latest published docs, latest first.
-	recent []*search.Doc
-	// types and tags count docs by type and by (trimmed) tag.
-	types, tags map[string]int
+	// set holds the registries with a readable latest version: what
+	// search and the web catalog see, with its inverted index.
+	set *search.Set
 
 	listingOnce sync.Once
 	listing     core.Document
 	listingErr  error
 }
 
-// newNS builds a namespace's index from its registry paths and docs
-// (both sorted).
-func newNS(paths []string, docs []search.Doc) *nsIndex {
-	n := &nsIndex{paths: paths, docs: docs, types: map[string]int{}, tags: map[string]int{}}
-	for i := range docs {
-		d := &docs[i]
-		n.types[d.Type]++
-		for _, t := range d.Tags {
-			if t = strings.TrimSpace(t); t != "" {
-				n.tags[t]++
-			}
-		}
-		n.recent = append(n.recent, d)
-	}
-	slices.SortStableFunc(n.recent, compareRecent)
-	n.recent = n.recent[:min(len(n.recent), MaxRecent)]
-	return n
+// newNS builds a namespace's index from its registry paths (sorted) and
+// its searchable entries.
+func newNS(paths []string, set *search.Set) *nsIndex {
+	return &nsIndex{paths: paths, set: set}
 }
 
 // compareRecent orders docs latest published first, then by identifier.
@@ -263,16 +246,11 @@ func (s *Index) Search(ctx context.Context, c core.Caller, q search.Query) (sear
 	}
 	cat := s.current()
 	nss, _ := s.visible(cat, c)
-	return search.RunEach(q, func(yield func(*search.Doc) bool) {
-		for _, ns := range nss {
-			docs := cat.byNS[ns].docs
-			for i := range docs {
-				if !yield(&docs[i]) {
-					return
-				}
-			}
-		}
-	})
+	sets := make([]*search.Set, 0, len(nss))
+	for _, ns := range nss {
+		sets = append(sets, cat.byNS[ns].set)
+	}
+	return search.RunSets(q, sets)
 }
 
 // GetSearch serves GET /search?q=&namespace=&type=&tag=&limit=&cursor=.
@@ -359,7 +337,7 @@ func (s *Index) Has(ctx context.Context, ns, path string) (bool, error) {
 	if n == nil {
 		return false, nil
 	}
-	_, found := slices.BinarySearchFunc(n.docs, path, func(d search.Doc, p string) int { return strings.Compare(d.Path, p) })
+	_, found := n.set.Get(path)
 	return found, nil
 }
 
@@ -420,11 +398,11 @@ func (s *Index) Summarize(nss []string, n int) (recent []search.Doc, types, tags
 		if ni == nil {
 			continue
 		}
-		all = append(all, ni.recent[:min(len(ni.recent), n)]...)
-		for k, v := range ni.types {
+		all = append(all, ni.set.Recent(n)...)
+		for k, v := range ni.set.TypeCounts() {
 			sum.types[k] += v
 		}
-		for k, v := range ni.tags {
+		for k, v := range ni.set.TagCounts() {
 			sum.tags[k] += v
 		}
 	}
@@ -461,7 +439,7 @@ func (s *Index) Stats() Stats {
 	st := Stats{Namespaces: len(cat.byNS), Presets: len(cat.presets)}
 	for _, n := range cat.byNS {
 		st.Registries += len(n.paths)
-		st.Searchable += len(n.docs)
+		st.Searchable += n.set.Len()
 	}
 	return st
 }
