@@ -90,15 +90,20 @@ func (s *Index) readAll(ctx context.Context) (*catalog, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	byDocs := map[string][]search.Doc{}
-	for i, d := range docs {
-		if d != nil {
-			byDocs[regs[i].ns] = append(byDocs[regs[i].ns], *d)
-		}
-	}
+	// regs are grouped by namespace: each namespace's set is built from
+	// its run of docs, which are dropped once it is.
 	cat := &catalog{byNS: make(map[string]*nsIndex, len(paths))}
-	for ns, ps := range paths {
-		cat.byNS[ns] = newNS(ps, search.NewSet(byDocs[ns]))
+	for i := 0; i < len(regs); {
+		ns, j := regs[i].ns, i
+		var nsDocs []search.Doc
+		for ; j < len(regs) && regs[j].ns == ns; j++ {
+			if docs[j] != nil {
+				nsDocs = append(nsDocs, *docs[j])
+				docs[j] = nil
+			}
+		}
+		cat.byNS[ns] = newNS(paths[ns], search.NewSet(nsDocs))
+		i = j
 	}
 	for _, p := range presets {
 		if p != nil {

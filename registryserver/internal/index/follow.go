@@ -302,7 +302,8 @@ func (snap *snapshot) valid() bool {
 	return true
 }
 
-// catalog returns the index state snap holds.
+// catalog returns the index state snap holds, emptying snap's
+// namespaces as it goes.
 func (snap *snapshot) catalog() *catalog {
 	cat := &catalog{byNS: make(map[string]*nsIndex, len(snap.Namespaces)), presets: snap.Presets}
 	for ns, n := range snap.Namespaces {
@@ -323,6 +324,9 @@ func (snap *snapshot) catalog() *catalog {
 			}
 		}
 		cat.byNS[ns] = newNS(paths, search.NewSet(docs))
+		// The namespace's entries are in its set now: what the snapshot
+		// decoded of them can go before the next namespace is built.
+		delete(snap.Namespaces, ns)
 	}
 	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return cmpString(a.Name, b.Name) })
 	return cat
