@@ -322,3 +322,28 @@ func TestIndexRebuildReachesRunningServers(t *testing.T) {
 	eventually(t, "the rebuild reaching the running server's search", searchHas(t, a, "forms", "@public/features/ui-kit@1.0.0"))
 	eventually(t, "the rebuild reaching the running server's listing", listingHas(t, a, "@public", "features/ui-kit"))
 }
+
+// TestIndexDamagedSnapshot: a snapshot that cannot be read (damaged, or
+// of another format) is not served: the server reads the storage whole
+// and writes a good one.
+func TestIndexDamagedSnapshot(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]string{
+		"truncated":     `{"format":1,"namespaces":{"@main":{"registries":[`,
+		"other format":  `{"format":99,"namespaces":{}}`,
+		"foreign entry": `{"format":1,"namespaces":{"@main":{"registries":[{"path":"runtimes/node","entry":{"namespace":"@evil","path":"x"}}]}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := seeded(t)
+			put(t, st, layout.IndexSnapshot, doc)
+			h := publishHandler(t, st)
+			if ok, body := searchHas(t, h, "node", "@main/runtimes/node@1.0.0")(); !ok {
+				t.Fatalf("search over a damaged snapshot: %s", body)
+			}
+			if got := string(readKey(t, st, layout.IndexSnapshot)); got == doc || !strings.Contains(got, `"runtimes/node"`) {
+				t.Errorf("the damaged snapshot was not rewritten: %.200s", got)
+			}
+		})
+	}
+}

@@ -89,12 +89,9 @@ func (s *Index) loadLocked(ctx context.Context, full bool) error {
 	var cat *catalog
 	var through time.Time
 	if !full {
-		snap, ok, err := s.readSnapshot(ctx)
-		if err != nil {
+		var err error
+		if cat, through, err = s.readSnapshot(ctx); err != nil {
 			return err
-		}
-		if ok {
-			cat, through = snap.catalog(), snap.Through
 		}
 	}
 	if cat == nil {
@@ -265,71 +262,150 @@ func (s *Index) Rebuild(ctx context.Context) error {
 	return changelog.Append(ctx, s.Store, s.Now(), changelog.Change{Rebuilt: true})
 }
 
-// readSnapshot reads the snapshot; ok is false when there is none or it
-// cannot be used (then the storage is read whole instead).
-func (s *Index) readSnapshot(ctx context.Context) (*snapshot, bool, error) {
+// readSnapshot reads the snapshot into a catalog, one namespace at a
+// time (the decoded entries of one namespace are dropped once its set is
+// built, so reading costs about one namespace beyond the index itself).
+// cat is nil when there is no snapshot or it cannot be used (then the
+// storage is read whole instead).
+func (s *Index) readSnapshot(ctx context.Context) (cat *catalog, through time.Time, err error) {
 	rc, _, err := s.fresh.Get(ctx, layout.IndexSnapshot)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, false, nil
+		return nil, time.Time{}, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("reading the index snapshot: %w", err)
+		return nil, time.Time{}, fmt.Errorf("reading the index snapshot: %w", err)
 	}
 	defer rc.Close()
-	var snap snapshot
-	dec := json.NewDecoder(io.LimitReader(rc, maxSnapshot))
-	if err := dec.Decode(&snap); err != nil || snap.Format != snapshotFormat || !snap.valid() {
+	cat, through, err = decodeSnapshot(io.LimitReader(rc, maxSnapshot))
+	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, time.Time{}, ctx.Err()
 		}
-		s.Log.Warn("catalog index: the snapshot cannot be used; reading the whole storage instead", zap.Int("format", snap.Format), zap.Error(err))
-		return nil, false, nil
+		s.Log.Warn("catalog index: the snapshot cannot be used; reading the whole storage instead", zap.Error(err))
+		return nil, time.Time{}, nil
 	}
-	return &snap, true, nil
+	return cat, through, nil
 }
 
-// valid reports whether every name in snap is one a publish could have
-// written, so a damaged snapshot is never served.
-func (snap *snapshot) valid() bool {
-	for ns, n := range snap.Namespaces {
-		for _, r := range n.Registries {
-			c := changelog.Change{Namespace: ns, Path: r.Path}
-			if !c.Valid() || (r.Entry != nil && (r.Entry.Namespace != ns || r.Entry.Path != r.Path)) {
-				return false
+// errSnapshot is the error of a snapshot that cannot be used.
+var errSnapshot = errors.New("not an index snapshot this server reads")
+
+// decodeSnapshot streams the snapshot document of r into a catalog.
+func decodeSnapshot(r io.Reader) (*catalog, time.Time, error) {
+	dec := json.NewDecoder(r)
+	delim := func(want json.Delim) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fmt.Errorf("%w: %v where %v was expected", errSnapshot, tok, want)
+		}
+		return nil
+	}
+	key := func() (string, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		k, ok := tok.(string)
+		if !ok {
+			return "", fmt.Errorf("%w: %v where a key was expected", errSnapshot, tok)
+		}
+		return k, nil
+	}
+	cat := &catalog{byNS: map[string]*nsIndex{}}
+	var snap snapshot
+	if err := delim('{'); err != nil {
+		return nil, time.Time{}, err
+	}
+	for dec.More() {
+		k, err := key()
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		switch k {
+		case "format":
+			err = dec.Decode(&snap.Format)
+		case "through":
+			err = dec.Decode(&snap.Through)
+		case "presets":
+			err = dec.Decode(&cat.presets)
+		case "namespaces":
+			// The writer puts the format first: entries of a format
+			// this server does not read are not decoded at all.
+			if snap.Format != snapshotFormat {
+				return nil, time.Time{}, fmt.Errorf("%w: format %d", errSnapshot, snap.Format)
 			}
+			if err := delim('{'); err != nil {
+				return nil, time.Time{}, err
+			}
+			for dec.More() {
+				ns, err := key()
+				if err != nil {
+					return nil, time.Time{}, err
+				}
+				var n snapshotNS
+				if err := dec.Decode(&n); err != nil {
+					return nil, time.Time{}, err
+				}
+				if err := n.check(ns); err != nil {
+					return nil, time.Time{}, err
+				}
+				if ni := n.index(); ni != nil {
+					cat.byNS[ns] = ni
+				}
+			}
+			err = delim('}')
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return nil, time.Time{}, err
 		}
 	}
-	return true
-}
-
-// catalog returns the index state snap holds, emptying snap's
-// namespaces as it goes.
-func (snap *snapshot) catalog() *catalog {
-	cat := &catalog{byNS: make(map[string]*nsIndex, len(snap.Namespaces)), presets: snap.Presets}
-	for ns, n := range snap.Namespaces {
-		regs := slices.Clone(n.Registries)
-		slices.SortFunc(regs, func(a, b snapshotRegistry) int { return cmpString(a.Path, b.Path) })
-		regs = slices.CompactFunc(regs, func(a, b snapshotRegistry) bool { return a.Path == b.Path })
-		if len(regs) == 0 {
-			continue
-		}
-		paths := make([]string, 0, len(regs))
-		var docs []search.Doc
-		for _, r := range regs {
-			paths = append(paths, r.Path)
-			if r.Entry != nil {
-				d := search.Prepare(*r.Entry)
-				d.Published = r.Published
-				docs = append(docs, d)
-			}
-		}
-		cat.byNS[ns] = newNS(paths, search.NewSet(docs))
-		// The namespace's entries are in its set now: what the snapshot
-		// decoded of them can go before the next namespace is built.
-		delete(snap.Namespaces, ns)
+	if err := delim('}'); err != nil {
+		return nil, time.Time{}, err
+	}
+	if snap.Format != snapshotFormat {
+		return nil, time.Time{}, fmt.Errorf("%w: format %d", errSnapshot, snap.Format)
 	}
 	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return cmpString(a.Name, b.Name) })
-	return cat
+	return cat, snap.Through, nil
+}
+
+// check reports an error when a name in n is not one a publish could
+// have written, so a damaged snapshot is never served.
+func (n *snapshotNS) check(ns string) error {
+	for _, r := range n.Registries {
+		c := changelog.Change{Namespace: ns, Path: r.Path}
+		if !c.Valid() || (r.Entry != nil && (r.Entry.Namespace != ns || r.Entry.Path != r.Path)) {
+			return fmt.Errorf("%w: registry %q of %q", errSnapshot, r.Path, ns)
+		}
+	}
+	return nil
+}
+
+// index builds the namespace's index from n; nil when n lists nothing.
+func (n *snapshotNS) index() *nsIndex {
+	regs := n.Registries
+	slices.SortFunc(regs, func(a, b snapshotRegistry) int { return cmpString(a.Path, b.Path) })
+	regs = slices.CompactFunc(regs, func(a, b snapshotRegistry) bool { return a.Path == b.Path })
+	if len(regs) == 0 {
+		return nil
+	}
+	paths := make([]string, 0, len(regs))
+	var docs []search.Doc
+	for _, r := range regs {
+		paths = append(paths, r.Path)
+		if r.Entry != nil {
+			d := search.Prepare(*r.Entry)
+			d.Published = r.Published
+			docs = append(docs, d)
+		}
+	}
+	return newNS(paths, search.NewSet(docs))
 }
 
 func cmpString(a, b string) int {
