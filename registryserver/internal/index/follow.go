@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -371,7 +372,7 @@ func decodeSnapshot(r io.Reader) (*catalog, time.Time, error) {
 	if snap.Format != snapshotFormat {
 		return nil, time.Time{}, fmt.Errorf("%w: format %d", errSnapshot, snap.Format)
 	}
-	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(cat.presets, func(a, b search.Preset) int { return strings.Compare(a.Name, b.Name) })
 	return cat, snap.Through, nil
 }
 
@@ -390,7 +391,7 @@ func (n *snapshotNS) check(ns string) error {
 // index builds the namespace's index from n; nil when n lists nothing.
 func (n *snapshotNS) index() *nsIndex {
 	regs := n.Registries
-	slices.SortFunc(regs, func(a, b snapshotRegistry) int { return cmpString(a.Path, b.Path) })
+	slices.SortFunc(regs, func(a, b snapshotRegistry) int { return strings.Compare(a.Path, b.Path) })
 	regs = slices.CompactFunc(regs, func(a, b snapshotRegistry) bool { return a.Path == b.Path })
 	if len(regs) == 0 {
 		return nil
@@ -406,16 +407,6 @@ func (n *snapshotNS) index() *nsIndex {
 		}
 	}
 	return newNS(paths, search.NewSet(docs))
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // writeSnapshot writes cat as the snapshot through the given time and
