@@ -347,3 +347,21 @@ func TestIndexDamagedSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexFollowsMirrorFetches: a version a mirror fetches from its
+// upstream on demand is committed like a publish: it reaches the search
+// of another replica on the same storage through the change log.
+func TestIndexFollowsMirrorFetches(t *testing.T) {
+	t.Parallel()
+	up, _ := seededUpstream(t)
+	st := memory.New()
+	m := newMirror(t, st, up.URL, `{"@main":"@main"}`)
+	b := publishHandler(t, st, registryserver.WithSearchRefresh(20*time.Millisecond))
+	if _, body := get(t, b, "/search?q=editorconfig", pubAdmin); string(body) != `{"results":[]}` {
+		t.Fatalf("before: %s", body)
+	}
+	if r := fetch(t, m, editorV1, ""); r.status != http.StatusOK {
+		t.Fatalf("GET %s through the mirror: %d %s", editorV1, r.status, r.body)
+	}
+	eventually(t, "the mirror's fetch reaching the other replica's search", searchHas(t, b, "editorconfig", "@main/quality/editorconfig@1.0.0"))
+}
