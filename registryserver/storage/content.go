@@ -35,7 +35,13 @@ func CopyContent(ctx context.Context, w io.Writer, r io.Reader, size int64) (int
 	if size >= 0 {
 		src = io.LimitReader(src, size+1)
 	}
-	n, err := io.CopyBuffer(w, src, make([]byte, 32<<10))
+	// A small object needs no more buffer than its size (and the byte
+	// that tells it is longer).
+	bufSize := int64(32 << 10)
+	if size >= 0 && size < bufSize {
+		bufSize = size + 1
+	}
+	n, err := io.CopyBuffer(w, src, make([]byte, bufSize))
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return n, ctxErr
