@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ type Storage struct {
 	// sems serialise conditional writes inside this process, one per lock
 	// stripe, before the cross-process flock is taken.
 	sems [lockStripes]chan struct{}
+	// lockFiles are the stripes' open lock files (Unix), kept from one
+	// lock to the next so a write does not open one every time.
+	lockFiles [lockStripes]atomic.Pointer[os.File]
 	// fast opens keys for reading in one system call where the platform
 	// allows it (fastopen_linux.go).
 	fast fastOpener
@@ -99,7 +103,9 @@ func (s *Storage) ScratchDir(name string) (string, error) {
 }
 
 // Close releases the directory handle. The store is unusable afterwards.
-func (s *Storage) Close() error { return errors.Join(s.fast.close(), s.root.Close()) }
+func (s *Storage) Close() error {
+	return errors.Join(s.fast.close(), s.closeLockFiles(), s.root.Close())
+}
 
 // ETag returns the reference server's ETag for a file:
 // "<mtime in ms, hex>-<size, hex>", quoted.
