@@ -159,10 +159,11 @@ func Scan(r io.Reader, lim Limits) (*Index, error) {
 	lim = lim.withDefaults()
 	ix := &Index{Files: map[string]int64{}, Digests: map[string]string{}}
 	h := sha256.New()
+	buf := make([]byte, 32<<10) // one copy buffer for every file, not one each
 	err := read(r, lim, ix, func(name string, size int64, body io.Reader) error {
 		h.Reset()
 		if name != layout.ManifestFile {
-			if _, err := io.Copy(h, body); err != nil {
+			if _, err := io.CopyBuffer(h, body, buf); err != nil {
 				return err
 			}
 			ix.Digests[name] = registry.DigestPrefix + hex.EncodeToString(h.Sum(nil))

@@ -35,7 +35,13 @@ func CopyContent(ctx context.Context, w io.Writer, r io.Reader, size int64) (int
 	if size >= 0 {
 		src = io.LimitReader(src, size+1)
 	}
-	n, err := io.CopyBuffer(w, src, make([]byte, 32<<10))
+	// A small object needs no more buffer than its size (and the byte
+	// that tells it is longer).
+	bufSize := int64(32 << 10)
+	if size >= 0 && size < bufSize {
+		bufSize = size + 1
+	}
+	n, err := io.CopyBuffer(writerOnly{w}, src, make([]byte, bufSize))
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return n, ctxErr
@@ -50,3 +56,8 @@ func CopyContent(ctx context.Context, w io.Writer, r io.Reader, size int64) (int
 	}
 	return n, nil
 }
+
+// writerOnly hides its writer's ReadFrom, which io.CopyBuffer would call
+// instead of using the buffer it is given: an [*os.File]'s allocates a
+// buffer of its own whenever the source is not a file.
+type writerOnly struct{ io.Writer }

@@ -17,6 +17,8 @@
 // capabilities, found by type assertion: [ConditionalPutter] (atomic
 // create-only and compare-and-swap writes, used by publishing),
 // [DirLister] (cheap listing of a folder's immediate children, used for
-// namespace discovery) and [Pinger] (a liveness probe for /health). The
-// helper [ListDir] uses [DirLister] when present and falls back to [Storage.List].
+// namespace discovery), [BatchPutter] (many writes flushed together, used
+// by publishing) and [Pinger] (a liveness probe for /health). The helpers
+// [ListDir] and [NewBatch] use [DirLister] and [BatchPutter] when present
+// and fall back to [Storage.List] and [Storage.Put].
 package storage

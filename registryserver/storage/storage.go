@@ -67,6 +67,58 @@ type ConditionalPutter interface {
 	PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error)
 }
 
+// BatchPutter is implemented by backends that store many keys faster as
+// one batch than one [Storage.Put] at a time: the disk backend opens each
+// folder once rather than once per key and flushes each folder once per
+// batch rather than once per key. Use it through [NewBatch], which falls
+// back to plain Puts for backends without it.
+type BatchPutter interface {
+	// NewBatch starts a batch of writes. The caller closes it.
+	NewBatch() Batch
+}
+
+// Batch is a set of writes that are made durable together, returned by
+// [NewBatch]. Put may be called from several goroutines at once; Sync and
+// Close must not run while a Put does.
+type Batch interface {
+	// Put stores r under key as [Storage.Put] does: readers see the old
+	// or the new content, never a part, from the moment it returns.
+	// That it survives a crash of the machine (not only of the process)
+	// is certain only once [Batch.Sync] has returned; until then such a
+	// crash may leave key as it was before, but never holding a part of
+	// r.
+	Put(ctx context.Context, key string, r io.Reader, size int64) error
+	// Sync makes every Put of the batch that returned nil durable. Call
+	// it after the last Put and before writing anything that must only
+	// ever be seen after them (a commit point).
+	Sync(ctx context.Context) error
+	// Close releases what the batch holds, after a Sync or instead of
+	// one (when giving up); it never undoes a Put. The batch is unusable
+	// afterwards.
+	Close() error
+}
+
+// NewBatch returns a batch of writes on s: s's own when s implements
+// [BatchPutter], and otherwise one whose Put is s.Put (durable when it
+// returns, as every [Storage.Put]) and whose Sync and Close do nothing.
+func NewBatch(s Storage) Batch {
+	if bp, ok := s.(BatchPutter); ok {
+		return bp.NewBatch()
+	}
+	return plainBatch{s}
+}
+
+// plainBatch is the batch of a backend without [BatchPutter].
+type plainBatch struct{ s Storage }
+
+func (b plainBatch) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	return b.s.Put(ctx, key, r, size)
+}
+
+func (b plainBatch) Sync(ctx context.Context) error { return ctx.Err() }
+
+func (b plainBatch) Close() error { return nil }
+
 // DirLister is implemented by backends that can list the immediate
 // children of a folder without walking everything below it (S3 with a
 // delimiter, a directory read on disk).

@@ -30,15 +30,20 @@
 //     the TTL, stops with [ErrClaimLost] and touches nothing more.
 //  3. Re-check registry.json (a publisher may have committed between 1 and
 //     2), then delete anything left under <version>/ by a crashed attempt.
-//  4. Write every declared file under <version>/, then the digest index
-//     computed from what was stored (which must equal [Version.Index] when
-//     one is given) and the signatures document ([Version.Signatures]).
-//     Only the claim holder writes there, so the stored bytes are the
-//     winner's.
+//  4. Write every declared file under <version>/, a few at a time
+//     ([WithWriteConcurrency]), then the digest index computed from what
+//     was stored (which must equal [Version.Index] when one is given) and
+//     the signatures document ([Version.Signatures]), all through one
+//     [storage.Batch], whose Sync then makes them durable together (on
+//     disk: one flush per file and one per folder). Only the claim holder
+//     writes there, so the stored bytes are the winner's. The first write
+//     that fails cancels the others; the rollback starts once none is in
+//     progress.
 //  5. Remove any key under <version>/ that this publish did not write (a
 //     previous holder that kept writing after losing the claim), then
-//     commit: write <version>/registry.json, create-only. From here on the
-//     whole version is readable at its versioned URLs.
+//     commit: write <version>/registry.json, create-only, after every
+//     other key of the version is durable. From here on the whole version
+//     is readable at its versioned URLs.
 //  6. Add the version to versions.json with a compare-and-swap loop (read
 //     it with its ETag, add, PutIf on that ETag, retry on a conflict), so
 //     concurrent publishes of different versions never lose one. Only now

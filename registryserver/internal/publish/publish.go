@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -71,6 +70,9 @@ type Store struct {
 	liveness   func(owner string) Liveness
 	host       string
 	pid        int
+	// writeConcurrency is how many files a publish writes, or a rollback
+	// removes, at once.
+	writeConcurrency int
 
 	// active holds the claim ids of this process's running publishes: a
 	// claim of this owner that is not here was left behind.
@@ -101,6 +103,11 @@ func WithStaleAfter(d time.Duration) Option { return func(s *Store) { s.staleAft
 // must agree to well within ttl. The default is [DefaultClaimTTL].
 func WithClaimTTL(ttl time.Duration) Option { return func(s *Store) { s.ttl = ttl } }
 
+// WithWriteConcurrency sets how many files of a version a publish writes
+// at once, and how many keys a failed publish removes at once; n below 1
+// means the default. The default is [DefaultWriteConcurrency].
+func WithWriteConcurrency(n int) Option { return func(s *Store) { s.writeConcurrency = n } }
+
 // WithOwner sets the owner id this process writes into its claims and the
 // function that tells what is known of another owner: a claim whose owner
 // is [LivenessDead] is taken over at once, without waiting for its TTL.
@@ -129,6 +136,9 @@ func New(st storage.Storage, opts ...Option) *Store {
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultClaimTTL
+	}
+	if s.writeConcurrency < 1 {
+		s.writeConcurrency = DefaultWriteConcurrency
 	}
 	if s.liveness == nil {
 		s.liveness = func(string) Liveness { return LivenessUnknown }
@@ -268,31 +278,21 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		return err
 	}
 
+	// The files go in a few at a time, through one batch: its Sync below
+	// makes them all durable before the commit point. The deferred calls
+	// run before the rollback above: no write is in progress when it
+	// removes what was written.
+	batch := storage.NewBatch(s.st)
+	defer batch.Close()
+	w := newWriter(pctx, batch, s.writeConcurrency)
+	defer w.stop()
+	digests, err := storeFiles(v, w, &written, writeFiles)
+	if err != nil {
+		return err
+	}
 	index := &registry.DigestIndex{
 		Namespace: v.Namespace, Path: v.registryPath(), Version: v.Version,
-		Manifest: registry.Digest(v.Manifest), Files: map[string]string{},
-	}
-	var mu sync.Mutex
-	put := func(_ context.Context, name string, size int64, r io.Reader) error {
-		name = registry.NormalizeFilePath(name)
-		if !registry.ValidFilePath(name) || name == layout.ManifestFile || layout.Reserved(name) {
-			return fmt.Errorf("publish: refusing file path %q", name)
-		}
-		key := layout.File(v.Namespace, v.registryPath(), v.Version, name)
-		mu.Lock()
-		written = append(written, key)
-		mu.Unlock()
-		h := sha256.New()
-		if err := s.st.Put(pctx, key, io.TeeReader(r, h), size); err != nil {
-			return fmt.Errorf("publish: storing %s: %w", name, err)
-		}
-		mu.Lock()
-		index.Files[name] = registry.DigestPrefix + hex.EncodeToString(h.Sum(nil))
-		mu.Unlock()
-		return nil
-	}
-	if err := writeFiles(put); err != nil {
-		return err
+		Manifest: registry.Digest(v.Manifest), Files: digests,
 	}
 	// The digest index goes in before the commit point, so a committed
 	// version always has one and a failed publish leaves none (it is
@@ -312,7 +312,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	indexKey := layout.DigestIndex(v.Namespace, v.registryPath(), v.Version)
 	written = append(written, indexKey)
-	if err := s.st.Put(pctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
+	if err := batch.Put(pctx, indexKey, bytes.NewReader(indexDoc), int64(len(indexDoc))); err != nil {
 		return fmt.Errorf("publish: storing the digest index: %w", err)
 	}
 	// The signatures too: a signatures document without registry.json is
@@ -320,9 +320,13 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if v.Signatures != nil {
 		sigKey := layout.Signatures(v.Namespace, v.registryPath(), v.Version)
 		written = append(written, sigKey)
-		if err := s.st.Put(pctx, sigKey, bytes.NewReader(v.Signatures), int64(len(v.Signatures))); err != nil {
+		if err := batch.Put(pctx, sigKey, bytes.NewReader(v.Signatures), int64(len(v.Signatures))); err != nil {
 			return fmt.Errorf("publish: storing the signatures: %w", err)
 		}
+	}
+	// Everything written so far is durable before anything can name it.
+	if err := batch.Sync(pctx); err != nil {
+		return fmt.Errorf("publish: flushing the files of %s: %w", v.Path(), err)
 	}
 
 	// A previous holder of the claim that kept writing after it was taken
@@ -440,9 +444,17 @@ func (s *Store) rollback(ctx context.Context, committed bool, manifestKey string
 	if committed {
 		s.bestEffort(ctx, "remove registry.json", func(ctx context.Context) error { return s.st.Delete(ctx, manifestKey) })
 	}
+	// A few at a time: on an object store each removal is a round trip.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, s.writeConcurrency)
 	for _, k := range written {
-		s.bestEffort(ctx, "remove "+k, func(ctx context.Context) error { return s.st.Delete(ctx, k) })
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			s.bestEffort(ctx, "remove "+k, func(ctx context.Context) error { return s.st.Delete(ctx, k) })
+		})
 	}
+	wg.Wait()
 	s.bestEffort(ctx, "release claim", release)
 }
 

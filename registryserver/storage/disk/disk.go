@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ type Storage struct {
 	// sems serialise conditional writes inside this process, one per lock
 	// stripe, before the cross-process flock is taken.
 	sems [lockStripes]chan struct{}
+	// lockFiles are the stripes' open lock files (Unix), kept from one
+	// lock to the next so a write does not open one every time.
+	lockFiles [lockStripes]atomic.Pointer[os.File]
 	// fast opens keys for reading in one system call where the platform
 	// allows it (fastopen_linux.go).
 	fast fastOpener
@@ -99,7 +103,9 @@ func (s *Storage) ScratchDir(name string) (string, error) {
 }
 
 // Close releases the directory handle. The store is unusable afterwards.
-func (s *Storage) Close() error { return errors.Join(s.fast.close(), s.root.Close()) }
+func (s *Storage) Close() error {
+	return errors.Join(s.fast.close(), s.closeLockFiles(), s.root.Close())
+}
 
 // ETag returns the reference server's ETag for a file:
 // "<mtime in ms, hex>-<size, hex>", quoted.
@@ -184,19 +190,44 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 	if err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
+	etag, err = s.replace(ctx, op, key, file{s.root, tmp, tmpName, name}, r, size, ifMatch)
+	if err != nil {
+		return "", err
+	}
+	if err := safefile.SyncDirIn(s.root, filepath.Dir(name)); err != nil {
+		return "", fmt.Errorf("disk: %s %q: flush folder: %w", op, key, err)
+	}
+	return etag, nil
+}
+
+// file is a write in progress: the temporary file tmp, created as tmpName
+// in root, that is to replace name in root. root is the storage root or
+// a batch's handle of the key's folder.
+type file struct {
+	root    *os.Root
+	tmp     *os.File
+	tmpName string
+	name    string
+}
+
+// replace fills f's temporary file from r, flushes it and renames it over
+// key under key's lock, checking ifMatch when it is not nil. It always
+// closes the temporary file, and removes it unless it was renamed. It does
+// not flush the folder. It returns key's new ETag when ifMatch is not nil.
+func (s *Storage) replace(ctx context.Context, op, key string, f file, r io.Reader, size int64, ifMatch *string) (etag string, err error) {
 	// The temporary file stays open, and so locked (see RemoveTemp), until
 	// it has been renamed over key.
 	renamed := false
 	defer func() {
 		if !renamed {
-			s.root.Remove(tmpName)
+			f.root.Remove(f.tmpName)
 		}
-		tmp.Close()
+		f.tmp.Close()
 	}()
-	if _, err := storage.CopyContent(ctx, tmp, r, size); err != nil {
+	if _, err := storage.CopyContent(ctx, f.tmp, r, size); err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.tmp.Sync(); err != nil {
 		return "", fmt.Errorf("disk: %s %q: flush: %w", op, key, err)
 	}
 
@@ -207,7 +238,12 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
 	defer unlock()
-	cur, err := s.root.Stat(name)
+	cur, err := f.root.Stat(f.name)
+	if f.root != s.root && s.isEscape(err) {
+		// A symbolic link at key that leads out of its folder, but
+		// maybe not out of the storage root.
+		cur, err = s.root.Stat(filepath.FromSlash(key))
+	}
 	exists := err == nil
 	if err != nil && !isNotExist(err) {
 		return "", s.mapErr(op, key, err)
@@ -218,24 +254,21 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 		}
 	}
 	if exists && cur.Mode().IsRegular() {
-		if err := s.advanceModTime(tmpName, cur); err != nil {
+		if err := advanceModTime(f.root, f.tmpName, cur); err != nil {
 			return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
-	if err := s.root.Rename(tmpName, name); err != nil {
+	if err := f.root.Rename(f.tmpName, f.name); err != nil {
 		return "", s.mapErr(op, key, err)
 	}
 	renamed = true
-	if err := safefile.SyncDirIn(s.root, filepath.Dir(name)); err != nil {
-		return "", fmt.Errorf("disk: %s %q: flush folder: %w", op, key, err)
-	}
 	if ifMatch == nil {
 		return "", nil
 	}
-	fi, err := s.root.Stat(name)
+	fi, err := f.root.Stat(f.name)
 	if err != nil {
 		return "", s.mapErr(op, key, err)
 	}
@@ -260,16 +293,8 @@ func (s *Storage) createTemp(dir string) (*os.File, string, error) {
 				return nil, "", s.hideEscape(err)
 			}
 		}
-		var rnd [8]byte
-		rand.Read(rnd[:])
-		name := filepath.Join(dir, tmpPrefix+hex.EncodeToString(rnd[:]))
-		f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, name, err := newTemp(s.root, dir)
 		if err == nil {
-			if err := lockTemp(f); err != nil {
-				f.Close()
-				s.root.Remove(name)
-				return nil, "", err
-			}
 			return f, name, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
@@ -280,11 +305,30 @@ func (s *Storage) createTemp(dir string) (*os.File, string, error) {
 	return nil, "", lastErr
 }
 
+// newTemp creates a new temporary file in the folder dir of root and
+// locks it. An error wrapping [fs.ErrNotExist] says dir is gone, one
+// wrapping [fs.ErrExist] that the random name was taken.
+func newTemp(root *os.Root, dir string) (*os.File, string, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := filepath.Join(dir, tmpPrefix+hex.EncodeToString(rnd[:]))
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := lockTemp(f); err != nil {
+		f.Close()
+		root.Remove(name)
+		return nil, "", err
+	}
+	return f, name, nil
+}
+
 // advanceModTime makes sure the file about to replace cur gets a different
 // ETag even when it has the same size and is written within the same
 // millisecond (or second, on coarse file systems).
-func (s *Storage) advanceModTime(tmpName string, cur fs.FileInfo) error {
-	fi, err := s.root.Stat(tmpName)
+func advanceModTime(root *os.Root, tmpName string, cur fs.FileInfo) error {
+	fi, err := root.Stat(tmpName)
 	if err != nil {
 		return err
 	}
@@ -296,10 +340,10 @@ func (s *Storage) advanceModTime(tmpName string, cur fs.FileInfo) error {
 			return nil
 		}
 		t := cur.ModTime().Add(step)
-		if err := s.root.Chtimes(tmpName, t, t); err != nil {
+		if err := root.Chtimes(tmpName, t, t); err != nil {
 			return err
 		}
-		if fi, err = s.root.Stat(tmpName); err != nil {
+		if fi, err = root.Stat(tmpName); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,10 @@
 // symbolic links are followed only while they stay inside the root (the
 // package uses [os.Root]). Writes go to a temporary file in the target's
 // directory, are flushed with fsync and then renamed over the target, so
-// readers see the old or the new content, never a part. Temporary files are
+// readers see the old or the new content, never a part. [Storage.NewBatch]
+// writes many keys the same way but opens each folder once, and flushes
+// each folder once when the batch is synced rather than once per key.
+// Temporary files are
 // named ".jig-tmp-*"; they and the top-level ".jig" (locks, health probes)
 // and ".tmp" (the reference's upload scratch space) folders are reserved:
 // keys naming them are refused with [storage.ErrInvalidKey] and [Storage.List]

@@ -20,6 +20,9 @@ func (s *Storage) lock(ctx context.Context, key string) (unlock func(), err erro
 	}
 }
 
+// closeLockFiles does nothing: without flock(2) there are no lock files.
+func (s *Storage) closeLockFiles() error { return nil }
+
 // lockTemp does nothing without flock(2).
 func lockTemp(*os.File) error { return nil }
 

@@ -19,6 +19,8 @@
 // optional capabilities: the not-found and invalid-key sentinels,
 // overwrite, large objects, sorted prefix listing, that concurrent writers
 // never expose a partial object, that exactly one of several racing
-// create-only writers wins, that compare-and-swap updates lose nothing, and
-// that a cancelled context stops every operation.
+// create-only writers wins, that compare-and-swap updates lose nothing,
+// that a batch of writes ([storage.NewBatch], the backend's own or the
+// fallback to Put) stores every key it is given from several goroutines,
+// and that a cancelled context stops every operation.
 package storagetest

@@ -48,6 +48,10 @@ func Run(t *testing.T, newStorage func(t *testing.T) storage.Storage) {
 		{"CancelledContext", testCancelled},
 		{"CancelDuringPut", testCancelDuringPut},
 		{"Ping", testPing},
+		{"BatchPutGet", testBatchPutGet},
+		{"BatchOverwrite", testBatchOverwrite},
+		{"BatchFailedPut", testBatchFailedPut},
+		{"BatchCancelled", testBatchCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
