@@ -12,7 +12,9 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jigkit/jig/registryserver/internal/core"
@@ -64,6 +66,8 @@ type Index interface {
 	// (sorted), latest first, and their counts by type and by tag.
 	Summarize(nss []string, n int) (recent []search.Doc, types, tags map[string]int)
 	Search(ctx context.Context, c core.Caller, q search.Query) (search.Page, error)
+	// Gen changes whenever the index does.
+	Gen() uint64
 	PresetList(ctx context.Context) ([]search.Preset, error)
 }
 
@@ -84,6 +88,42 @@ type Catalog struct {
 	census  Census // nil: the census is off
 	signers func(ns string) *signing.AllowedSigners
 	ui      *webui.UI
+
+	// browsed keeps the lists of Browse for the index state browsedGen,
+	// by set of namespaces.
+	browsedMu  sync.Mutex
+	browsedGen uint64
+	browsed    map[string]webui.Browse
+}
+
+// maxBrowsed bounds the lists kept for one index state (one per set of
+// namespaces a visitor may read).
+const maxBrowsed = 256
+
+// lists returns a Browse with the types, tags and latest published of
+// the namespaces nss (sorted) and its Key, computed once per index state.
+func (w *Catalog) lists(nss []string) *webui.Browse {
+	gen := w.index.Gen()
+	key := strconv.FormatUint(gen, 10) + "\x00" + strings.Join(nss, "\x00")
+	w.browsedMu.Lock()
+	if w.browsedGen != gen || w.browsed == nil {
+		w.browsed, w.browsedGen = map[string]webui.Browse{}, gen
+	}
+	b, ok := w.browsed[key]
+	w.browsedMu.Unlock()
+	if !ok {
+		recent, types, tags := w.index.Summarize(nss, webui.MaxBrowseList)
+		b = webui.Browse{Types: webui.CountBy(types, 0), Tags: webui.CountBy(tags, webui.MaxBrowseTags), Key: key}
+		for _, d := range recent {
+			b.Recent = append(b.Recent, webui.Recent{Entry: d.Entry, Published: d.Published})
+		}
+		w.browsedMu.Lock()
+		if w.browsedGen == gen && len(w.browsed) < maxBrowsed {
+			w.browsed[key] = b
+		}
+		w.browsedMu.Unlock()
+	}
+	return &b
 }
 
 func (w *Catalog) Namespaces(ctx context.Context, token string) ([]string, error) {
@@ -242,11 +282,7 @@ func (w *Catalog) Browse(ctx context.Context, token string) (*webui.Browse, erro
 	if err != nil {
 		return nil, err
 	}
-	recent, types, tags := w.index.Summarize(nss, webui.MaxBrowseList)
-	b := &webui.Browse{Types: webui.CountBy(types, 0), Tags: webui.CountBy(tags, webui.MaxBrowseTags)}
-	for _, d := range recent {
-		b.Recent = append(b.Recent, webui.Recent{Entry: d.Entry, Published: d.Published})
-	}
+	b := w.lists(nss)
 	if w.census == nil {
 		return b, nil
 	}

@@ -57,6 +57,10 @@ type Browse struct {
 	// MostUsed are the registries most projects report using (the
 	// census), at most [MaxBrowseList]; empty when the census is off.
 	MostUsed []Used
+	// Key identifies Types, Tags and Recent: two Browse with one Key hold
+	// the same lists, so a page rendered from one serves the other. ""
+	// when the catalog gives none.
+	Key string `json:"-"`
 }
 
 // The bounds of [Browse].

@@ -400,7 +400,18 @@ func (u *UI) renderPage(name string, p *page) ([]byte, error) {
 // a request that holds it is answered 304.
 func (u *UI) renderCached(w http.ResponseWriter, r *http.Request, name string, p *page) {
 	p.SignedIn = token(r) != ""
-	data, err := json.Marshal(p)
+	var what any = p
+	if b := p.Browse; b != nil && b.Key != "" {
+		// The lists the key stands for are not encoded again.
+		what = struct {
+			Key, Title, Nav string
+			SignedIn        bool
+			Namespaces      []string
+			Presets         []search.Preset
+			MostUsed        []Used
+		}{b.Key, p.Title, p.Nav, p.SignedIn, p.Namespaces, p.Presets, b.MostUsed}
+	}
+	data, err := json.Marshal(what)
 	if err != nil {
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
