@@ -38,20 +38,8 @@ RUNS=${RUNS:-5}
 if [[ -n "${MB:-}" ]]; then
 	SIZE=$((MB * 1000000 / FILES))
 fi
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-work=$(mktemp -d)
-pids=()
-
-cleanup() {
-	for p in "${pids[@]}"; do
-		if kill -0 "$p" 2>/dev/null; then
-			kill -TERM "$p" 2>/dev/null || true
-			wait "$p" 2>/dev/null || true
-		fi
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 echo "building loadgen..." >&2
 (cd "$root" && go build -o "$work/loadgen" ./bench/loadgen)
