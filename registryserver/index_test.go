@@ -365,3 +365,36 @@ func TestIndexFollowsMirrorFetches(t *testing.T) {
 	}
 	eventually(t, "the mirror's fetch reaching the other replica's search", searchHas(t, b, "editorconfig", "@main/quality/editorconfig@1.0.0"))
 }
+
+// slowStore blocks every listing until its caller gives up, as a storage
+// that does not answer.
+type slowStore struct{ storage.Storage }
+
+func (slowStore) List(ctx context.Context, _ string) ([]string, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestIndexCloseStopsAFirstLoad: a server closed while its index's first
+// read of the storage hangs stops that read and returns, so nothing
+// writes to the storage after Close.
+func TestIndexCloseStopsAFirstLoad(t *testing.T) {
+	t.Parallel()
+	h, err := registryserver.New(registryserver.WithStorage(slowStore{memory.New()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/search?q=x", nil)
+	done := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		done <- rec.Code
+	}()
+	cancel() // the visitor gives up; the load goes on without it
+	<-done
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

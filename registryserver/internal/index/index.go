@@ -74,6 +74,11 @@ type Index struct {
 
 	startOnce   sync.Once
 	loopStarted atomic.Bool
+	// loads counts the first loads running, which Close waits for;
+	// closing refuses new ones.
+	loads     sync.WaitGroup
+	closing   atomic.Bool
+	closeOnce sync.Once
 	stop        chan struct{}
 	stopped     chan struct{}
 }
@@ -143,8 +148,16 @@ func (s *Index) Ensure(ctx context.Context) error {
 	}
 	s.loadMu.Lock()
 	if s.loading == nil {
+		if s.closing.Load() {
+			s.loadMu.Unlock()
+			return errClosed
+		}
 		s.loading = make(chan struct{})
-		go s.firstLoad()
+		s.loads.Add(1)
+		go func() {
+			defer s.loads.Done()
+			s.firstLoad()
+		}()
 	}
 	done := s.loading
 	s.loadMu.Unlock()
@@ -192,14 +205,20 @@ func (s *Index) firstLoad() {
 	})
 }
 
-// Close stops following the change log and waits for it.
+// Close stops following the change log and a first load still running,
+// and waits for both, so nothing writes to the storage after it.
 func (s *Index) Close() error {
 	s.startOnce.Do(func() {})
-	select {
-	case <-s.stop:
-	default:
+	s.closeOnce.Do(func() {
+		// A load in progress watches stop, ends and lets go of loadMu;
+		// then, under loadMu (where Ensure starts loads), no new load
+		// starts, so Wait sees every one.
 		close(s.stop)
-	}
+		s.loadMu.Lock()
+		s.closing.Store(true)
+		s.loadMu.Unlock()
+	})
+	s.loads.Wait()
 	if s.loopStarted.Load() {
 		<-s.stopped
 	}
@@ -213,6 +232,9 @@ func (s *Index) current() *catalog {
 	}
 	return &catalog{byNS: map[string]*nsIndex{}}
 }
+
+// errClosed is the error of Ensure after Close.
+var errClosed = errors.New("catalog index: the server is closing")
 
 // Gen returns a number that changes whenever the index does (0 before
 // the first load), for caches of answers derived from it.
