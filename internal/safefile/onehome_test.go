@@ -28,7 +28,7 @@ var renameElsewhere = map[string]string{
 	// under the key's lock (shared by processes) the ETag is checked and
 	// the modification time advanced before the rename, all inside the
 	// storage's os.Root.
-	"registryserver/storage/disk/disk.go (*Storage).write": "compare-and-swap under a lock, inside an os.Root",
+	"registryserver/storage/disk/disk.go (*Storage).replace": "compare-and-swap under a lock, inside an os.Root (a batch syncs its folders once at Sync)",
 	// Rename as a claim: the locked pending file becomes the owner's lock
 	// file only once locked, and a dead owner's lock file becomes its dead
 	// marker; neither writes content.

@@ -79,8 +79,8 @@ type Index struct {
 	loads     sync.WaitGroup
 	closing   atomic.Bool
 	closeOnce sync.Once
-	stop        chan struct{}
-	stopped     chan struct{}
+	stop      chan struct{}
+	stopped   chan struct{}
 }
 
 // catalog is one state of the index.
