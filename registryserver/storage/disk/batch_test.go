@@ -71,13 +71,7 @@ func TestBatchManyFolders(t *testing.T) {
 	if len(keys) != n {
 		t.Errorf("List after the batch: %d keys, want %d", len(keys), n)
 	}
-	var leftovers []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if strings.HasPrefix(d.Name(), ".jig-tmp-") {
-			leftovers = append(leftovers, p)
-		}
-		return nil
-	})
+	leftovers := tempFiles(t, root)
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left behind: %q", leftovers)
 	}

@@ -249,13 +249,7 @@ func TestAtomicPutLeavesNoTempFiles(t *testing.T) {
 	if _, err := st.PutIf(t.Context(), key, strings.NewReader("no"), 2, ""); !errors.Is(err, storage.ErrPrecondition) {
 		t.Fatalf("PutIf on an existing key: error = %v, want storage.ErrPrecondition", err)
 	}
-	var leftovers []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if strings.HasPrefix(d.Name(), ".jig-tmp-") {
-			leftovers = append(leftovers, p)
-		}
-		return nil
-	})
+	leftovers := tempFiles(t, root)
 	if len(leftovers) != 0 {
 		t.Errorf("temp files left behind: %q", leftovers)
 	}
@@ -594,4 +588,24 @@ func TestRemoveTemp(t *testing.T) {
 			t.Errorf("RemoveTemp(%q): %v, want ErrInvalidKey", bad, err)
 		}
 	}
+}
+
+// tempFiles returns the temporary files under root, which a finished
+// write never leaves.
+func tempFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".jig-tmp-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
