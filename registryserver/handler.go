@@ -1,6 +1,10 @@
 package registryserver
 
 import (
+	"context"
+
+	"github.com/jigkit/jig/registryserver/state/sqlite"
+
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -133,6 +137,9 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.core.RCache = core.NewReadCache(ttl, o.now)
+	if err := h.openState(o); err != nil {
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	h.core.SignersInForce = func() core.SignerSet { return h.signers.Load() }
 	g := &gate{auth: &h.auth, now: o.now}
 	if o.adminToken != "" {
@@ -187,7 +194,8 @@ func New(opts ...Option) (*Handler, error) {
 	h.reads = reads.New(h.core, o.defaultNamespace, mi, h.index)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
-		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge)
+		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge, o.censusLimits)
+		h.closers = append(h.closers, h.census.Close)
 	}
 	if o.webBase != "" {
 		var cens webcatalog.Census
@@ -244,6 +252,24 @@ func (h *Handler) routes(e *echo.Echo) {
 	if h.catalog != nil {
 		h.catalog.Register(e)
 	}
+}
+
+// openState sets up the state database of o (a private one in memory
+// when o has none) and the audit log over it.
+func (h *Handler) openState(o options) error {
+	st := o.state
+	if st == nil {
+		mem, err := sqlite.OpenMemory(context.Background())
+		if err != nil {
+			return fmt.Errorf("state database in memory: %w", err)
+		}
+		st = mem
+		h.closers = append(h.closers, mem.Close)
+	}
+	h.core.State = st
+	h.core.Auditor = core.NewAuditor(st, h.core.Log, o.auditMaxAge)
+	h.closers = append(h.closers, h.core.Auditor.Close)
+	return nil
 }
 
 // ServeHTTP implements [http.Handler].

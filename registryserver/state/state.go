@@ -69,6 +69,8 @@ type Store interface {
 	// a day's snapshot or the import of old census objects, run once
 	// among replicas.
 	Claim(ctx context.Context, key string) (bool, error)
+	// Claimed reports whether key was claimed.
+	Claimed(ctx context.Context, key string) (bool, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// Stats returns the connection pool's figures.

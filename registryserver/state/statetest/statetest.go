@@ -491,8 +491,14 @@ func testClaim(t *testing.T, st state.Store) {
 	if won != 1 {
 		t.Errorf("%d of 20 concurrent claims won, want 1", won)
 	}
+	if ok, err := st.Claimed(t.Context(), "snapshot:2026-03-02"); ok || err != nil {
+		t.Errorf("Claimed(a key nobody claimed) = %v, %v; want false", ok, err)
+	}
 	if ok, err := st.Claim(t.Context(), "snapshot:2026-03-02"); !ok || err != nil {
 		t.Errorf("Claim(another key) = %v, %v; want true", ok, err)
+	}
+	if ok, err := st.Claimed(t.Context(), "snapshot:2026-03-02"); !ok || err != nil {
+		t.Errorf("Claimed(a claimed key) = %v, %v; want true", ok, err)
 	}
 }
 

@@ -154,6 +154,15 @@ func (s *Store) Claim(ctx context.Context, key string) (bool, error) {
 	return n == 1, err
 }
 
+// Claimed implements [state.Store].
+func (s *Store) Claimed(ctx context.Context, key string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var n int
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM claims WHERE key = ?`), key).Scan(&n)
+	return n > 0, err
+}
+
 // Ping implements [state.Store].
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
