@@ -137,9 +137,6 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.core.RCache = core.NewReadCache(ttl, o.now)
-	if err := h.openState(o); err != nil {
-		return nil, fmt.Errorf("registryserver: %w", err)
-	}
 	h.core.SignersInForce = func() core.SignerSet { return h.signers.Load() }
 	g := &gate{auth: &h.auth, now: o.now}
 	if o.adminToken != "" {
@@ -167,6 +164,10 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.closers = append(h.closers, h.ops.Close)
+	if err := h.openState(o); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	if err := h.setupPublish(o.publish); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -265,6 +266,10 @@ func (h *Handler) openState(o options) error {
 		}
 		st = mem
 		h.closers = append(h.closers, mem.Close)
+	}
+	st, err := h.ops.MeterState(st)
+	if err != nil {
+		return err
 	}
 	h.core.State = st
 	h.core.Auditor = core.NewAuditor(st, h.core.Log, o.auditMaxAge)
