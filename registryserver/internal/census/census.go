@@ -21,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/state"
 
@@ -313,9 +314,9 @@ func (h *Server) put(ctx context.Context, r *state.Report) error {
 	case err == nil:
 		return nil
 	case ok && le.Scope == state.ScopeReporter:
-		return core.NewAPIError(wire.CodeCensusQuota, fmt.Sprintf("This token already sent the census reports of %d projects of %s, the most one reporter may; the report of %s was not stored. Each team's CI should report with a token of its own; the server's operator sets the limit (CENSUS_REPORTER_LIMIT)", le.Limit, r.Namespace, r.Project))
+		return core.NewAPIError(wire.CodeCensusQuota, fmt.Sprintf("This token already sent the census reports of %s of %s, the most one reporter may; the report of %s was not stored. Each team's CI should report with a token of its own; the server's operator sets the limit (CENSUS_REPORTER_LIMIT)", english.Count(le.Limit, "project", "projects"), r.Namespace, r.Project))
 	case ok:
-		return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps (CENSUS_MAX_PROJECTS); the report of %s was not stored. Reports older than the census's maximum age make room as they expire", r.Namespace, le.Limit, r.Project))
+		return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %s, the most the server keeps (CENSUS_MAX_PROJECTS); the report of %s was not stored. Reports older than the census's maximum age make room as they expire", r.Namespace, english.Count(le.Limit, "project", "projects"), r.Project))
 	}
 	return stateUnavailable(err)
 }
