@@ -304,8 +304,9 @@ func (h *Server) Post(c echo.Context) error {
 func (h *Server) put(ctx context.Context, r *state.Report) error {
 	err := h.State.PutReport(ctx, r, h.limits)
 	if le, ok := errors.AsType[*state.LimitError](err); ok && le.Scope == state.ScopeNamespace {
-		// Expired reports make room: they count in no view.
-		if n, xerr := h.State.Expire(ctx, r.Namespace, h.oldest(), 0); xerr == nil && n > 0 {
+		// Expired reports make room: they count in no view. The upkeep
+		// may have removed them meanwhile: try again either way.
+		if _, xerr := h.State.Expire(ctx, r.Namespace, h.oldest(), 0); xerr == nil {
 			err = h.State.PutReport(ctx, r, h.limits)
 		}
 	}
