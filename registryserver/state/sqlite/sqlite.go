@@ -27,7 +27,7 @@ import (
 // FileName is the name of the state database beside a disk storage.
 const FileName = "state.db"
 
-var dialect = sqlstore.Dialect{Name: "sqlite", Goose: goose.DialectSQLite3}
+var dialect = sqlstore.Dialect{Name: "sqlite", Goose: goose.DialectSQLite3, GroupCommit: true}
 
 // readers is how many connections read at once (WAL lets them).
 const readers = 4

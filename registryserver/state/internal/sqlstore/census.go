@@ -48,6 +48,11 @@ func (s *Store) PutReport(ctx context.Context, r *state.Report, lim state.Limits
 	if r.Project == "" || r.Namespace == "" {
 		return errors.New("a census report needs a namespace and a project")
 	}
+	if s.d.GroupCommit {
+		ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+		defer cancel()
+		return s.putGrouped(ctx, r, lim)
+	}
 	for range 3 {
 		err := s.tx(ctx, func(tx *sql.Tx) error { return s.putReport(ctx, tx, r, lim) })
 		if !errors.Is(err, errRetry) {
@@ -166,10 +171,12 @@ func (s *Store) drop(ctx context.Context, tx *sql.Tx, table, where string, key .
 	return err
 }
 
-// entries reads the registries of project in ns, sorted by path.
+// entries reads the registries of project in ns, sorted by path. The
+// sort is not the query's: ORDER BY path would lead a planner to the
+// primary key (ns, path, project), a walk of the whole namespace.
 func (s *Store) entries(ctx context.Context, tx *sql.Tx, ns, project string) ([]entry, error) {
 	rs, err := tx.QueryContext(ctx, s.q(`SELECT path, version, state, drifted, not_taken FROM census_entries
-		WHERE ns = ? AND project = ? ORDER BY path`), ns, project)
+		WHERE ns = ? AND project = ?`), ns, project)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +193,7 @@ func (s *Store) entries(ctx context.Context, tx *sql.Tx, ns, project string) ([]
 		}
 		out = append(out, e)
 	}
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })
 	return out, rs.Err()
 }
 

@@ -39,6 +39,9 @@ type Dialect struct {
 	ForUpdate string
 	// Locker, when not nil, keeps two servers from migrating at once.
 	Locker func() (lock.SessionLocker, error)
+	// GroupCommit stores the reports that arrive together in one
+	// transaction (group.go): for an engine with one writer.
+	GroupCommit bool
 }
 
 // OpTimeout bounds one call of the store: a database that stops
@@ -55,6 +58,10 @@ type Store struct {
 	// PostgreSQL.
 	w, r *sql.DB
 	d    Dialect
+	// puts, stop and stopped run the group writer (group.go), nil
+	// without GroupCommit.
+	puts          chan *putReq
+	stop, stopped chan struct{}
 }
 
 var _ state.Store = (*Store)(nil)
@@ -66,6 +73,9 @@ func Open(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{w: w, r: r, d: d}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
+	}
+	if d.GroupCommit {
+		s.startGroup()
 	}
 	return s, nil
 }
@@ -189,6 +199,7 @@ func (s *Store) Stats() state.PoolStats {
 
 // Close implements [state.Store].
 func (s *Store) Close() error {
+	s.stopGroup()
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
