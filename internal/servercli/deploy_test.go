@@ -153,6 +153,9 @@ func TestCompose(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", name, k, got, want)
 			}
 		}
+		if !strings.HasPrefix(s.Environment["DATABASE_URL"], "postgres://jig:${POSTGRES_PASSWORD") || !strings.Contains(s.Environment["DATABASE_URL"], "@postgres:5432/jig") {
+			t.Errorf("%s: DATABASE_URL = %q, want the postgres service's, its password from deploy/.env", name, s.Environment["DATABASE_URL"])
+		}
 		if !slices.Equal(s.Healthcheck.Test, []string{"CMD", "/jig-server", "health"}) {
 			t.Errorf("%s: healthcheck %q, want jig-server health", name, s.Healthcheck.Test)
 		}
@@ -161,7 +164,7 @@ func TestCompose(t *testing.T) {
 	if len(replicas) != 2 {
 		t.Errorf("got jig-server replicas %v, want 2", replicas)
 	}
-	for _, svc := range []string{"redis", "s3", "s3-bucket", "proxy"} {
+	for _, svc := range []string{"redis", "postgres", "s3", "s3-bucket", "proxy"} {
 		if _, ok := doc.Services[svc]; !ok {
 			t.Errorf("no %s service", svc)
 		}
