@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/state"
@@ -363,5 +364,70 @@ func TestCensusCursor(t *testing.T) {
 	}
 	if want := []string{"p1", "p2", "p3"}; !slices.Equal(got, want) {
 		t.Errorf("paged projects = %v, want %v", got, want)
+	}
+}
+
+// TestCensusImportsStoredReports: the reports an older jig-server kept
+// as storage objects are in the views after the first start, expired and
+// damaged ones left out; the objects stay, and a second start on the same
+// state database does not import them again.
+func TestCensusImportsStoredReports(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	st := memory.New()
+	put(t, st, "@pub/x/versions.json", `{"versions":["1.0.0"]}`)
+	put(t, st, "@pub/x/1.0.0/registry.json", manifest("@pub", "x", "1.0.0", false))
+	stored := map[string]string{}
+	for i, age := range []time.Duration{time.Hour, 2 * time.Hour, 40 * 24 * time.Hour} {
+		doc, _ := json.Marshal(wire.CensusReport{Project: fmt.Sprintf("p%d", i), ReportedAt: now.Add(-age).Format(time.RFC3339),
+			Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: wire.CensusClean}}})
+		key := layout.CensusReport("@pub", fmt.Sprintf("%064x", i))
+		put(t, st, key, string(doc))
+		stored[key] = string(doc)
+	}
+	put(t, st, layout.CensusReport("@pub", fmt.Sprintf("%064x", 9)), `{"project": 12}`)
+	db, err := sqlite.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	start := func() *registryserver.Handler {
+		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithState(db),
+			registryserver.WithAdminToken(adminToken), registryserver.WithLogger(zap.NewNop()),
+			registryserver.WithClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.CensusImported()
+		return h
+	}
+	h := start()
+	p := send(h, "GET", "/census/@pub/x", adminToken, nil, "")
+	var view wire.CensusRegistry
+	if err := json.Unmarshal([]byte(p.body), &view); err != nil {
+		t.Fatalf("GET: %d %s", p.status, p.body)
+	}
+	var got []string
+	for _, r := range view.Projects {
+		got = append(got, r.Project+" "+r.ReportedAt)
+	}
+	want := []string{"p0 2026-03-04T04:06:07Z", "p1 2026-03-04T03:06:07Z"}
+	if !slices.Equal(got, want) {
+		t.Errorf("imported projects = %q, want %q", got, want)
+	}
+	for key, doc := range stored {
+		if data := readKey(t, st, key); string(data) != doc {
+			t.Errorf("%s after the import: %q; want it left as it was", key, data)
+		}
+	}
+	h.Close()
+	// Were it imported again, the project removed meanwhile would be back.
+	if _, err := db.Expire(t.Context(), "@pub", now, 0); err != nil {
+		t.Fatal(err)
+	}
+	h = start()
+	defer h.Close()
+	if p := send(h, "GET", "/census/@pub/x", adminToken, nil, ""); !strings.Contains(p.body, `"projects":[]`) {
+		t.Errorf("after a second start: %s, want no projects (nothing imported twice)", p.body)
 	}
 }

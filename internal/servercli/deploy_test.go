@@ -373,7 +373,7 @@ func TestDeployNeedsNoExporter(t *testing.T) {
 }
 
 // TestDashboardMetricsExported starts jig-server as deployed (S3 with its
-// read cache, Redis, webhooks) and checks that every metric the dashboard
+// read cache, PostgreSQL, Redis, webhooks) and checks that every metric the dashboard
 // and the alert rules read is on its /metrics.
 func TestDashboardMetricsExported(t *testing.T) {
 	t.Parallel()
@@ -390,6 +390,7 @@ func TestDashboardMetricsExported(t *testing.T) {
 	base, _, _ := start(t, "--storage-backend", "s3", "--s3-endpoint", env.Endpoint, "--s3-bucket", env.Bucket,
 		"--s3-region", env.Region, "--s3-access-key-id", env.AccessKey, "--s3-secret-access-key", env.SecretKey,
 		"--s3-prefix", "servercli-metrics-"+filepath.Base(dir)+"/", "--redis-url", redisURL,
+		"--database-url", testenv.Postgres(t),
 		"--webhook-config-path", hooks)
 	if resp, _ := getFrom(t, base+"/registries/@main/runtimes/node", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET latest node: %d", resp.StatusCode)

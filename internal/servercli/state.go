@@ -63,10 +63,9 @@ func openState(ctx context.Context, c *StateSettings, st storage.Storage) (state
 	if dir == "" {
 		return nil, errors.New("the storage has no folder for the state database: set STATE_DIR or DATABASE_URL")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("--state-dir/STATE_DIR: %w", err)
-	}
-	return sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName))
+	// Created by the first write: a server that only serves leaves the
+	// storage folder as it found it.
+	return sqlite.OpenLazy(ctx, filepath.Join(dir, sqlite.FileName))
 }
 
 // stateBackupCmd is "jig-server state backup".

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/jigkit/jig/internal/english"
@@ -109,8 +108,9 @@ func censusText(what, s string, required bool) error {
 		return invalidReport("%s is longer than %d bytes", what, maxCensusText)
 	case !utf8.ValidString(s):
 		return invalidReport("%s is not UTF-8", what)
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return invalidReport("%s holds a control character", what)
+	case strings.IndexByte(s, 0) >= 0:
+		// Nothing else needs it, and PostgreSQL's text cannot hold it.
+		return invalidReport("%s holds a NUL byte", what)
 	}
 	return nil
 }

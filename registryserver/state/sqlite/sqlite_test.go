@@ -170,3 +170,81 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Errorf("the backup holds %d project rows and counts %d: want the same, at least 50", n, c[0].Projects)
 	}
 }
+
+// TestLazy: a lazy database writes nothing, its folder included, until
+// the first write; reads answer as an empty database; then it is a
+// database like any other, and the conformance suite passes on it.
+func TestLazy(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, sqlite.FileName)
+	l, err := sqlite.OpenLazy(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := t.Context()
+	if c, err := l.Counts(ctx, "@t", ""); err != nil || len(c) != 0 {
+		t.Errorf("Counts = %v, %v", c, err)
+	}
+	if p, next, err := l.Projects(ctx, "@t", "x", "", 10); err != nil || len(p) != 0 || next != "" {
+		t.Errorf("Projects = %v, %q, %v", p, next, err)
+	}
+	if _, err := l.Expire(ctx, "", time.Now(), 0); err != nil {
+		t.Error(err)
+	}
+	if err := l.Snapshot(ctx, time.Now()); err != nil {
+		t.Error(err)
+	}
+	if err := l.Ping(ctx); err != nil {
+		t.Error(err)
+	}
+	if ok, _ := l.Claimed(ctx, "k"); ok {
+		t.Error("Claimed before anything was written")
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reads created %s (%v)", dir, err)
+	}
+	if l.Created() {
+		t.Error("Created() before a write")
+	}
+	if err := l.PutReport(ctx, rep("p", time.Now()), state.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the folder after the first write: %v, %v; want mode 0700", fi, err)
+	}
+	if c, err := l.Counts(ctx, "@t", ""); err != nil || len(c) != 1 {
+		t.Errorf("Counts after a report = %v, %v", c, err)
+	}
+	// A file that exists is opened at once.
+	l.Close()
+	l2, err := sqlite.OpenLazy(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if !l2.Created() {
+		t.Error("OpenLazy of an existing file did not open it")
+	}
+}
+
+func TestConformanceLazy(t *testing.T) {
+	t.Parallel()
+	statetest.Run(t, func(t *testing.T) state.Store {
+		l, err := sqlite.OpenLazy(t.Context(), filepath.Join(t.TempDir(), "state", sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		// Created by a write, as a server's first report or audit event.
+		if err := l.Audit(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.PutReport(t.Context(), &state.Report{Namespace: "@created", Reporter: "setup", At: time.Now(),
+			CensusReport: wire.CensusReport{Project: "setup"}}, state.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -62,6 +63,8 @@ type Store struct {
 	// without GroupCommit.
 	puts          chan *putReq
 	stop, stopped chan struct{}
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 var _ state.Store = (*Store)(nil)
@@ -197,14 +200,17 @@ func (s *Store) Stats() state.PoolStats {
 	return out
 }
 
-// Close implements [state.Store].
+// Close implements [state.Store]; closing again returns the first
+// result.
 func (s *Store) Close() error {
-	s.stopGroup()
-	err := s.w.Close()
-	if s.r != s.w {
-		err = errors.Join(err, s.r.Close())
-	}
-	return err
+	s.closeOnce.Do(func() {
+		s.stopGroup()
+		s.closeErr = s.w.Close()
+		if s.r != s.w {
+			s.closeErr = errors.Join(s.closeErr, s.r.Close())
+		}
+	})
+	return s.closeErr
 }
 
 // Writer returns the pool that takes writes, for an engine's own
