@@ -52,7 +52,7 @@ base="http://127.0.0.1:$port"
 mkdir -p "$work/data"
 storage_env=(STORAGE_ROOT="$work/data")
 if [[ "${STORAGE_BACKEND:-disk}" == s3 || "${STORAGE_BACKEND:-}" == r2 ]]; then
-	storage_env=(STORAGE_BACKEND="$STORAGE_BACKEND" S3_PREFIX="${S3_PREFIX:-jig-load-$RANDOM$RANDOM/}")
+	storage_env=(STORAGE_BACKEND="$STORAGE_BACKEND" S3_PREFIX="${S3_PREFIX:-jig-load-$RANDOM$RANDOM/}" STATE_DIR="$work/state")
 	for v in S3_ENDPOINT S3_BUCKET S3_REGION S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY R2_ACCOUNT_ID STORAGE_CACHE_MB STORAGE_CACHE_TTL; do
 		if [[ -n "${!v:-}" ]]; then storage_env+=("$v=${!v}"); fi
 	done

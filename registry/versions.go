@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/jigkit/jig/registry/layout"
@@ -194,4 +195,56 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// VersionKey returns a string whose byte order is the precedence order of
+// versions: for versions a and b that [ValidVersion] accepts,
+// strings.Compare(VersionKey(a), VersionKey(b)) is CompareVersions(a, b)
+// (build metadata is ignored, as in precedence). A database sorts by it
+// where it cannot call CompareVersions. It holds bytes below ' ', never
+// 0, so that any text column keeps it; it is "" for an invalid version.
+func VersionKey(v string) string {
+	sv, ok := parseVersion(v)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range sv.nums {
+		numberKey(&b, n)
+	}
+	if sv.pre == nil {
+		b.WriteByte(keyRelease) // a release is newer than its pre-releases
+		return b.String()
+	}
+	b.WriteByte(keyPre)
+	for _, id := range sv.pre {
+		if isDigits(id) {
+			b.WriteByte(keyNumeric) // numeric identifiers are older
+			numberKey(&b, id)
+			continue
+		}
+		b.WriteByte(keyAlpha)
+		b.WriteString(id)
+		b.WriteByte(keyEnd) // "ab" is older than "abc"
+	}
+	return b.String()
+}
+
+// The marks of [VersionKey], in their order.
+const (
+	keyEnd = 1 + iota
+	keyNumeric
+	keyAlpha
+	keyPre
+	keyRelease
+)
+
+// numberKey writes n (decimal digits, no leading zero) so that longer
+// numbers sort after shorter ones: the count of digits of its length,
+// its length, then its digits.
+func numberKey(b *strings.Builder, n string) {
+	l := strconv.Itoa(len(n))
+	b.WriteByte(byte('0' + len(l)))
+	b.WriteString(l)
+	b.WriteString(n)
 }

@@ -141,3 +141,52 @@ func FuzzCompareVersions(f *testing.F) {
 		}
 	})
 }
+
+// TestVersionKey checks that the keys of the specification's ordering,
+// and of every pair of it, sort as the versions do.
+func TestVersionKey(t *testing.T) {
+	t.Parallel()
+	ordered := []string{
+		"0.0.0-0", "0.0.0-1", "0.0.0-9", "0.0.0-10", "0.0.0-a", "0.0.0-a.0", "0.0.0-a-", "0.0.0-ab", "0.0.0",
+		"1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
+		"1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.2.0", "1.10.0", "2.0.0",
+		"18446744073709551615.0.0", "18446744073709551616.0.0", "99999999999999999999999.0.0",
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			if got, want := strings.Compare(VersionKey(a), VersionKey(b)), cmpInts(i, j); got != want {
+				t.Errorf("Compare(VersionKey(%q), VersionKey(%q)) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+	for _, v := range []string{"", "1.0", "v1.0.0", "01.0.0"} {
+		if k := VersionKey(v); k != "" {
+			t.Errorf("VersionKey(%q) = %q, want \"\"", v, k)
+		}
+	}
+	if a, b := VersionKey("1.0.0+a"), VersionKey("1.0.0+b"); a != b {
+		t.Errorf("VersionKey ignores no build metadata: %q, %q", a, b)
+	}
+}
+
+// FuzzVersionKey checks that the keys of any two valid versions sort as
+// CompareVersions orders them, and that a key holds no NUL byte.
+func FuzzVersionKey(f *testing.F) {
+	for _, tt := range versionCases {
+		f.Add(tt.v, "1.0.0-alpha.1")
+	}
+	f.Add("1.0.0-a.1", "1.0.0-a-1")
+	f.Add("1.0.0-9", "1.0.0-10")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !ValidVersion(a) || !ValidVersion(b) {
+			return
+		}
+		ka, kb := VersionKey(a), VersionKey(b)
+		if got, want := strings.Compare(ka, kb), CompareVersions(a, b); got != want {
+			t.Errorf("Compare(VersionKey(%q), VersionKey(%q)) = %d, CompareVersions = %d", a, b, got, want)
+		}
+		if strings.IndexByte(ka, 0) >= 0 {
+			t.Errorf("VersionKey(%q) = %q holds a NUL byte", a, ka)
+		}
+	})
+}

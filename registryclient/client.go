@@ -398,6 +398,9 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 		se.Code, se.Message = eb.Code, eb.Message
 	}
 	switch {
+	case se.Code == wire.CodeCensusQuota || se.Code == wire.CodeCensusFull:
+		// A limit, not a load: asking again changes nothing.
+		return nil, se, false
 	case res.StatusCode == http.StatusTooManyRequests:
 		ra := parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
 		rle := &RateLimitError{RetryAfter: ra, Err: se}

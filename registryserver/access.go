@@ -108,6 +108,24 @@ func (g *gate) TokenKnown(c core.Caller) bool {
 	return known
 }
 
+// Actor implements [core.Gate]: the mark of the first live entry of c's
+// token, with the token's id.
+func (g *gate) Actor(c core.Caller) string {
+	id := core.ReporterOf(c)
+	a := g.auth.Load()
+	if c.Admin || c.Sum == nil || a == nil {
+		return id
+	}
+	now := g.now()
+	for i := range a.entries {
+		t := &a.entries[i]
+		if t.sum == *c.Sum && t.mark != "" && (t.expires.IsZero() || now.Before(t.expires)) {
+			return t.mark + " (" + id + ")"
+		}
+	}
+	return id
+}
+
 // CensusAccess decides whether c may read the census of ns (GET
 // /census/@ns…, the catalog's files projects edit most): the census
 // names projects, their origins, branches, commits and edited files, so

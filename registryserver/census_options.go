@@ -3,8 +3,6 @@ package registryserver
 import (
 	"fmt"
 	"time"
-
-	"github.com/jigkit/jig/registryserver/internal/census"
 )
 
 // CensusMode says who may send census reports (POST /census/@ns) and
@@ -27,8 +25,6 @@ const (
 const (
 	// DefaultCensusMaxAge is how long a report counts in the views.
 	DefaultCensusMaxAge = 30 * 24 * time.Hour
-	// MaxCensusProjects bounds the projects of one namespace.
-	MaxCensusProjects = census.MaxProjects
 )
 
 // WithCensus sets who may send census reports: [CensusOn], [CensusOpen]

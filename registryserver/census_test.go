@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +20,8 @@ import (
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/state"
+	"github.com/jigkit/jig/registryserver/state/sqlite"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
@@ -67,7 +71,7 @@ func TestCensusReportAndViews(t *testing.T) {
 		t.Errorf("projects: got %+v, want the two reports, b last", view.Projects)
 	}
 	p = send(h, "GET", "/census/@gated/x?limit=1", "gated-tok", nil, "")
-	if !strings.Contains(p.body, `"next":"1"`) {
+	if !strings.Contains(p.body, `"next":"`) {
 		t.Errorf("page 1: got %s, want a next cursor", p.body)
 	}
 	p = send(h, "GET", "/census/@gated", "gated-tok", nil, "")
@@ -270,17 +274,19 @@ func TestCensusOpenAndMaxAge(t *testing.T) {
 		t.Errorf("fresh report: got %s, want it listed", p.body)
 	}
 	now.Add(int64(49 * time.Hour / time.Second))
+	h.CensusUpkeep()
 	if p := send(h, "GET", "/census/@pub/x", "gated-tok", nil, ""); strings.Contains(p.body, `"project":"anon"`) || !strings.Contains(p.body, `"projects":[]`) {
 		t.Errorf("report past the maximum age: got %s, want no projects", p.body)
 	}
 }
 
 // TestCensusExpiredMakeRoom: a namespace whose census is full of expired
-// reports takes a new project's report (the expired ones are deleted),
+// reports takes a new project's report (the expired ones are removed),
 // while a namespace full of live reports still refuses it.
 func TestCensusExpiredMakeRoom(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	const limit = 5
 	for _, c := range []struct {
 		name string
 		age  time.Duration
@@ -292,13 +298,21 @@ func TestCensusExpiredMakeRoom(t *testing.T) {
 		st := memory.New()
 		put(t, st, "@pub/x/versions.json", `{"versions":["1.0.0"]}`)
 		put(t, st, "@pub/x/1.0.0/registry.json", manifest("@pub", "x", "1.0.0", false))
-		at := now.Add(-c.age).Format(time.RFC3339)
-		for i := range registryserver.MaxCensusProjects {
-			doc, _ := json.Marshal(wire.CensusReport{Project: fmt.Sprintf("old-%d", i), ReportedAt: at,
-				Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: wire.CensusClean}}})
-			put(t, st, layout.CensusReport("@pub", fmt.Sprintf("%064x", i)), string(doc))
+		db, err := sqlite.OpenMemory(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		for i := range limit {
+			err := db.PutReport(t.Context(), &state.Report{Namespace: "@pub", Reporter: "ci", At: now.Add(-c.age),
+				CensusReport: wire.CensusReport{Project: fmt.Sprintf("old-%d", i),
+					Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: wire.CensusClean}}}}, state.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
 		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithCensus(registryserver.CensusOpen),
+			registryserver.WithState(db), registryserver.WithCensusLimits(limit, 0),
 			registryserver.WithLogger(zap.NewNop()), registryserver.WithClock(func() time.Time { return now }))
 		if err != nil {
 			t.Fatal(err)
@@ -307,36 +321,113 @@ func TestCensusExpiredMakeRoom(t *testing.T) {
 		if p := send(h, "POST", "/census/@pub", "", report("new", "x@1.0.0:clean"), "application/json"); p.status != c.want {
 			t.Errorf("%s: got %d %s, want %d", c.name, p.status, p.body, c.want)
 		}
-		keys, err := st.List(t.Context(), layout.CensusNamespaceDir("@pub"))
+		counts, err := db.Counts(t.Context(), "@pub", "x")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]int{true: 1, false: registryserver.MaxCensusProjects}[c.want == http.StatusOK]; len(keys) != want {
-			t.Errorf("%s: %d reports stored, want %d", c.name, len(keys), want)
+		if want := map[bool]int{true: 1, false: limit}[c.want == http.StatusOK]; len(counts) != 1 || counts[0].Projects != want {
+			t.Errorf("%s: counts %v, want %d projects", c.name, counts, want)
 		}
 	}
 }
 
-// TestCensusHugeCursor: a cursor near the largest integer is an empty
-// last page, not a panic (offset+limit overflowed).
-func TestCensusHugeCursor(t *testing.T) {
+// TestCensusCursor: a cursor the server did not make is a 400, and
+// the pages of a registry's projects follow one another.
+func TestCensusCursor(t *testing.T) {
 	t.Parallel()
 	h := oracleHandler(t, zapcore.NewNopCore())
-	if p := send(h, "POST", "/census/@pub", "reader-tok", report("p", "x@1.0.0:clean"), "application/json"); p.status != http.StatusOK {
-		t.Fatalf("POST: %d %s", p.status, p.body)
+	for _, p := range []string{"p1", "p2", "p3"} {
+		if r := send(h, "POST", "/census/@pub", "reader-tok", report(p, "x@1.0.0:clean"), "application/json"); r.status != http.StatusOK {
+			t.Fatalf("POST: %d %s", r.status, r.body)
+		}
 	}
-	for _, cursor := range []string{"9223372036854775800", "1"} {
+	for _, cursor := range []string{"9223372036854775800", "1", "AAAA.", "%00"} {
 		p := send(h, "GET", "/census/@pub/x?limit=1000&cursor="+cursor, "gated-tok", nil, "")
+		if p.status != http.StatusBadRequest || !strings.Contains(p.body, "INVALID_QUERY") {
+			t.Errorf("cursor %s: got %d %s, want 400 INVALID_QUERY", cursor, p.status, p.body)
+		}
+	}
+	var got []string
+	for cursor := ""; ; {
+		p := send(h, "GET", "/census/@pub/x?limit=2&cursor="+url.QueryEscape(cursor), "gated-tok", nil, "")
 		var view wire.CensusRegistry
 		if err := json.Unmarshal([]byte(p.body), &view); p.status != http.StatusOK || err != nil {
-			t.Fatalf("cursor %s: got %d %s, want 200", cursor, p.status, p.body)
+			t.Fatalf("cursor %q: got %d %s", cursor, p.status, p.body)
 		}
-		if len(view.Projects) != 0 || view.Next != "" {
-			t.Errorf("cursor %s: got %+v, want an empty last page", cursor, view)
+		for _, r := range view.Projects {
+			got = append(got, r.Project)
+		}
+		if view.Next == "" {
+			break
+		}
+		cursor = view.Next
+	}
+	if want := []string{"p1", "p2", "p3"}; !slices.Equal(got, want) {
+		t.Errorf("paged projects = %v, want %v", got, want)
+	}
+}
+
+// TestCensusImportsStoredReports: the reports an older jig-server kept
+// as storage objects are in the views after the first start, expired and
+// damaged ones left out; the objects stay, and a second start on the same
+// state database does not import them again.
+func TestCensusImportsStoredReports(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	st := memory.New()
+	put(t, st, "@pub/x/versions.json", `{"versions":["1.0.0"]}`)
+	put(t, st, "@pub/x/1.0.0/registry.json", manifest("@pub", "x", "1.0.0", false))
+	stored := map[string]string{}
+	for i, age := range []time.Duration{time.Hour, 2 * time.Hour, 40 * 24 * time.Hour} {
+		doc, _ := json.Marshal(wire.CensusReport{Project: fmt.Sprintf("p%d", i), ReportedAt: now.Add(-age).Format(time.RFC3339),
+			Registries: []wire.CensusEntry{{Path: "x", Version: "1.0.0", State: wire.CensusClean}}})
+		key := layout.CensusReport("@pub", fmt.Sprintf("%064x", i))
+		put(t, st, key, string(doc))
+		stored[key] = string(doc)
+	}
+	put(t, st, layout.CensusReport("@pub", fmt.Sprintf("%064x", 9)), `{"project": 12}`)
+	db, err := sqlite.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	start := func() *registryserver.Handler {
+		h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithState(db),
+			registryserver.WithAdminToken(adminToken), registryserver.WithLogger(zap.NewNop()),
+			registryserver.WithClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.CensusImported()
+		return h
+	}
+	h := start()
+	p := send(h, "GET", "/census/@pub/x", adminToken, nil, "")
+	var view wire.CensusRegistry
+	if err := json.Unmarshal([]byte(p.body), &view); err != nil {
+		t.Fatalf("GET: %d %s", p.status, p.body)
+	}
+	var got []string
+	for _, r := range view.Projects {
+		got = append(got, r.Project+" "+r.ReportedAt)
+	}
+	want := []string{"p0 2026-03-04T04:06:07Z", "p1 2026-03-04T03:06:07Z"}
+	if !slices.Equal(got, want) {
+		t.Errorf("imported projects = %q, want %q", got, want)
+	}
+	for key, doc := range stored {
+		if data := readKey(t, st, key); string(data) != doc {
+			t.Errorf("%s after the import: %q; want it left as it was", key, data)
 		}
 	}
-	p := send(h, "GET", "/census/@pub/x?limit=1&cursor=0", "gated-tok", nil, "")
-	if !strings.Contains(p.body, `"project":"p"`) || strings.Contains(p.body, `"next"`) {
-		t.Errorf("first page: got %s, want the project and no next cursor", p.body)
+	h.Close()
+	// Were it imported again, the project removed meanwhile would be back.
+	if _, err := db.Expire(t.Context(), "@pub", now, 0); err != nil {
+		t.Fatal(err)
+	}
+	h = start()
+	defer h.Close()
+	if p := send(h, "GET", "/census/@pub/x", adminToken, nil, ""); !strings.Contains(p.body, `"projects":[]`) {
+		t.Errorf("after a second start: %s, want no projects (nothing imported twice)", p.body)
 	}
 }

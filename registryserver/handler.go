@@ -1,6 +1,10 @@
 package registryserver
 
 import (
+	"context"
+
+	"github.com/jigkit/jig/registryserver/state/sqlite"
+
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -160,6 +164,10 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.closers = append(h.closers, h.ops.Close)
+	if err := h.openState(o); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("registryserver: %w", err)
+	}
 	if err := h.setupPublish(o.publish); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -187,7 +195,8 @@ func New(opts ...Option) (*Handler, error) {
 	h.reads = reads.New(h.core, o.defaultNamespace, mi, h.index)
 	h.logUpstreamWarnings(o.auth)
 	if o.census != CensusOff {
-		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge)
+		h.census = census.New(h.core, o.census == CensusOpen, o.censusMaxAge, o.censusLimits)
+		h.closers = append(h.closers, h.census.Close)
 	}
 	if o.webBase != "" {
 		var cens webcatalog.Census
@@ -244,6 +253,28 @@ func (h *Handler) routes(e *echo.Echo) {
 	if h.catalog != nil {
 		h.catalog.Register(e)
 	}
+}
+
+// openState sets up the state database of o (a private one in memory
+// when o has none) and the audit log over it.
+func (h *Handler) openState(o options) error {
+	st := o.state
+	if st == nil {
+		mem, err := sqlite.OpenMemory(context.Background())
+		if err != nil {
+			return fmt.Errorf("state database in memory: %w", err)
+		}
+		st = mem
+		h.closers = append(h.closers, mem.Close)
+	}
+	st, err := h.ops.MeterState(st)
+	if err != nil {
+		return err
+	}
+	h.core.State = st
+	h.core.Auditor = core.NewAuditor(st, h.core.Log, o.auditMaxAge)
+	h.closers = append(h.closers, h.core.Auditor.Close)
+	return nil
 }
 
 // ServeHTTP implements [http.Handler].

@@ -115,7 +115,7 @@ func TestHealthBody(t *testing.T) {
 	h := newHandler(t)
 	resp := doFrom(h, "GET", "/health", "192.0.2.1:1", nil)
 	got := strings.TrimSpace(string(readBody(t, resp)))
-	if want := `{"status":"ok","checks":{"storage":{"status":"ok"}}}`; got != want {
+	if want := `{"status":"ok","checks":{"database":{"status":"ok"},"storage":{"status":"ok"}}}`; got != want {
 		t.Errorf("got body %s, want %s", got, want)
 	}
 	if resp := doFrom(h, "HEAD", "/health", "192.0.2.1:1", nil); resp.StatusCode != http.StatusOK {

@@ -1,6 +1,8 @@
 package registryserver
 
 import (
+	"github.com/jigkit/jig/registryserver/state"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -51,6 +53,11 @@ type options struct {
 	// census and censusMaxAge are the census options (census.go).
 	census       CensusMode
 	censusMaxAge time.Duration
+	// state, censusLimits and auditMaxAge are the state database's
+	// options (state_options.go); state nil for the default.
+	state        state.Store
+	censusLimits state.Limits
+	auditMaxAge  time.Duration
 	// upstreams and upstreamMode are the mirror's options (mirror.go).
 	upstreams    *UpstreamConfig
 	upstreamMode UpstreamMode
@@ -268,6 +275,8 @@ func defaultOptions() options {
 
 		census:       CensusOn,
 		censusMaxAge: DefaultCensusMaxAge,
+		censusLimits: state.Limits{Namespace: DefaultCensusMaxProjects, Reporter: DefaultCensusReporterProjects},
+		auditMaxAge:  DefaultAuditMaxAge,
 	}
 }
 

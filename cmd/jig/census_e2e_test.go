@@ -185,8 +185,9 @@ func TestFleetCensus(t *testing.T) {
 		t.Errorf("fleet status @team:\n%s", out)
 	}
 
-	// No credential reached the server's census.
-	err := filepath.Walk(filepath.Join(dir, "data", ".census"), func(path string, info os.FileInfo, err error) error {
+	// No credential reached the server's census (its state database and
+	// the database's log).
+	err := filepath.Walk(filepath.Join(dir, "data", ".jig", "state"), func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
 		}

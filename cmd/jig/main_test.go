@@ -236,7 +236,8 @@ func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
 
 // start-server [storage-dir] [auth.json]: starts the built jig-server on a
 // free loopback port and sets $SERVER_URL. It is stopped when the script
-// ends. ADMIN_TOKEN and DEFAULT_NAMESPACE from the script's environment
+// ends. ADMIN_TOKEN, DEFAULT_NAMESPACE, CENSUS_MAX_PROJECTS,
+// CENSUS_REPORTER_LIMIT and DATABASE_URL from the script's environment
 // are passed on, and SIGNERS_DIR (relative to the script's folder).
 func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -261,6 +262,11 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if d := ts.Getenv("SIGNERS_DIR"); d != "" {
 		env = append(env, "SIGNERS_DIR="+ts.MkAbs(d))
+	}
+	for _, name := range []string{"CENSUS_MAX_PROJECTS", "CENSUS_REPORTER_LIMIT", "DATABASE_URL"} {
+		if v := ts.Getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
 	}
 	s, err := testenv.RunServer(filepath.Join(binDir, "jig-server"), ts.MkAbs("."), env...)
 	ts.Check(err)

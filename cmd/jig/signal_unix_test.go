@@ -414,6 +414,7 @@ func TestSignalEndsServer(t *testing.T) {
 				"PORT=0", "HOST=127.0.0.1", "LOG_LEVEL=error", "NODE_ENV=production", "HOME=" + dir,
 				"STORAGE_BACKEND=s3", "S3_ENDPOINT=" + s3URL, "S3_BUCKET=jig", "S3_REGION=us-east-1",
 				"S3_ACCESS_KEY_ID=test", "S3_SECRET_ACCESS_KEY=test-secret", "UPLOAD_DIR=" + filepath.Join(dir, "uploads"),
+				"STATE_DIR=" + filepath.Join(dir, "state"),
 			}, nil, "jig-server")
 			if !p.waitBlocked(t, ready) {
 				t.Fatalf("jig-server ended before asking the storage\noutput:\n%s", p.output())

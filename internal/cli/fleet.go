@@ -47,8 +47,9 @@ func projectIdentity(ctx context.Context, dir string) wire.CensusReport {
 
 // sendCensus sends one census report per namespace of rep's registries
 // that to chooses ([reportFlag.choose]) to that namespace's server. A
-// failure is a warning: the check's result stands.
-func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to reportFlag) {
+// failure is a warning: the check's result stands. It returns the
+// namespaces whose report was not stored.
+func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to reportFlag) (failed []string) {
 	reports := apply.CensusReports(rep, projectIdentity(ctx, rep.Dir))
 	namespaces := make([]string, 0, len(reports))
 	for ns := range reports {
@@ -60,11 +61,13 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to report
 		cl, err := app.Client(ns)
 		if err != nil {
 			app.Out.Warnf("census report for %s not sent: %v", ns, err)
+			failed = append(failed, ns)
 			continue
 		}
 		receipt, err := cl.Report(ctx, ns, reports[ns])
 		if err != nil {
 			app.Out.Warnf("census report for %s not sent to %s: %s", ns, cl.BaseURL(), reportFor(err, 0, false).Message)
+			failed = append(failed, ns)
 			continue
 		}
 		app.Out.Infof("Reported %s (%s of %s) to %s.", receipt.Project, english.Count(len(receipt.Stored), "registry", "registries"), ns, cl.BaseURL())
@@ -72,6 +75,7 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to report
 			app.Out.Warnf("%s has no %s %s; not reported", ns, english.Plural(len(receipt.Ignored), "registry", "registries"), strings.Join(receipt.Ignored, ", "))
 		}
 	}
+	return failed
 }
 
 // FleetCmd is "jig fleet": the projects that use a registry.

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jigkit/jig/internal/targetversion"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/jigkit/jig/internal/targetversion"
 
 	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
@@ -168,7 +169,17 @@ func printOutdated(o *Output, entries []apply.OutdatedEntry, installed int) {
 type CheckCmd struct {
 	JSON   bool       `name:"json" help:"Print the report as one JSON document."`
 	Report reportFlag `name:"report" placeholder:"@NS,..." help:"Also send the census report (project, branch, commit, each registry's version, state and drifted file names; never file contents) to the server of every namespace the project uses, or with --report=@team,@main only to those namespaces' servers. A failed report is a warning."`
-	Dir    string     `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+	// ReportRequired makes a report that is not stored an error.
+	ReportRequired bool   `name:"report-required" help:"With --report: exit 1 when a census report is not stored (the server refused it, for a full census or the token's quota, or could not be reached), for CI that must know; without it a failed report is a warning."`
+	Dir            string `name:"dir" hidden:"" help:"Project directory instead of the current one."`
+}
+
+// Validate checks the flag combinations.
+func (c *CheckCmd) Validate() error {
+	if c.ReportRequired && !c.Report.on {
+		return errors.New("--report-required goes with --report: jig check --report --report-required")
+	}
+	return nil
 }
 
 // Run compares the project with what jig.json records; drift exits
@@ -179,7 +190,9 @@ func (c *CheckCmd) Run(ctx context.Context, app *App) error {
 	}, func(rep *apply.CheckReport) { printCheck(app.Out, rep) },
 		func(rep *apply.CheckReport) error {
 			if c.Report.on {
-				sendCensus(ctx, app, rep, c.Report)
+				if failed := sendCensus(ctx, app, rep, c.Report); len(failed) > 0 && c.ReportRequired {
+					return fmt.Errorf("the census report for %s was not stored (--report-required); see the warnings above", strings.Join(failed, ", "))
+				}
 			}
 			if rep.Drift {
 				return errNotClean

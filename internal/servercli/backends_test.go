@@ -82,10 +82,13 @@ func TestStorageBackendValidate(t *testing.T) {
 		{"disk", []string{"--storage-backend", "disk", "--storage-root", "./data"}, ""},
 		{"local without a root", []string{"--storage-backend", "local", "--storage-root", " "}, "--storage-root/STORAGE_ROOT is empty"},
 		{"disk without a root", []string{"--storage-root", ""}, "--storage-root/STORAGE_ROOT is empty"},
-		{"s3 ignores the root", []string{"--storage-backend", "s3", "--storage-root", "", "--s3-bucket", "b"}, ""},
+		{"s3 ignores the root", []string{"--storage-backend", "s3", "--storage-root", "", "--s3-bucket", "b", "--state-dir", "/var/lib/jig"}, ""},
+		{"s3 without a state database", []string{"--storage-backend", "s3", "--s3-bucket", "b"}, "set STATE_DIR"},
+		{"s3 with PostgreSQL", []string{"--storage-backend", "s3", "--s3-bucket", "b", "--database-url", "postgres://db/jig"}, ""},
+		{"a database URL that is not PostgreSQL", []string{"--database-url", "mysql://db/jig"}, "must be a PostgreSQL URL"},
 		{"s3 without a bucket", []string{"--storage-backend", "s3"}, "STORAGE_BACKEND=s3 needs S3_BUCKET"},
 		{"r2 without an account", []string{"--storage-backend", "r2", "--s3-bucket", "b", "--s3-access-key-id", "k", "--s3-secret-access-key", "s"}, "R2_ACCOUNT_ID"},
-		{"r2", []string{"--storage-backend", "r2", "--s3-bucket", "b", "--r2-account-id", "a", "--s3-access-key-id", "k", "--s3-secret-access-key", "s"}, ""},
+		{"r2", []string{"--storage-backend", "r2", "--s3-bucket", "b", "--r2-account-id", "a", "--s3-access-key-id", "k", "--s3-secret-access-key", "s", "--state-dir", "/var/lib/jig"}, ""},
 		{"unknown", []string{"--storage-backend", "gcs"}, "must be one of \"disk\",\"local\",\"s3\",\"r2\""},
 	}
 	for _, tt := range tests {

@@ -153,6 +153,9 @@ func TestCompose(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", name, k, got, want)
 			}
 		}
+		if !strings.HasPrefix(s.Environment["DATABASE_URL"], "postgres://jig:${POSTGRES_PASSWORD") || !strings.Contains(s.Environment["DATABASE_URL"], "@postgres:5432/jig") {
+			t.Errorf("%s: DATABASE_URL = %q, want the postgres service's, its password from deploy/.env", name, s.Environment["DATABASE_URL"])
+		}
 		if !slices.Equal(s.Healthcheck.Test, []string{"CMD", "/jig-server", "health"}) {
 			t.Errorf("%s: healthcheck %q, want jig-server health", name, s.Healthcheck.Test)
 		}
@@ -161,7 +164,7 @@ func TestCompose(t *testing.T) {
 	if len(replicas) != 2 {
 		t.Errorf("got jig-server replicas %v, want 2", replicas)
 	}
-	for _, svc := range []string{"redis", "s3", "s3-bucket", "proxy"} {
+	for _, svc := range []string{"redis", "postgres", "s3", "s3-bucket", "proxy"} {
 		if _, ok := doc.Services[svc]; !ok {
 			t.Errorf("no %s service", svc)
 		}
@@ -370,7 +373,7 @@ func TestDeployNeedsNoExporter(t *testing.T) {
 }
 
 // TestDashboardMetricsExported starts jig-server as deployed (S3 with its
-// read cache, Redis, webhooks) and checks that every metric the dashboard
+// read cache, PostgreSQL, Redis, webhooks) and checks that every metric the dashboard
 // and the alert rules read is on its /metrics.
 func TestDashboardMetricsExported(t *testing.T) {
 	t.Parallel()
@@ -387,6 +390,7 @@ func TestDashboardMetricsExported(t *testing.T) {
 	base, _, _ := start(t, "--storage-backend", "s3", "--s3-endpoint", env.Endpoint, "--s3-bucket", env.Bucket,
 		"--s3-region", env.Region, "--s3-access-key-id", env.AccessKey, "--s3-secret-access-key", env.SecretKey,
 		"--s3-prefix", "servercli-metrics-"+filepath.Base(dir)+"/", "--redis-url", redisURL,
+		"--database-url", testenv.Postgres(t),
 		"--webhook-config-path", hooks)
 	if resp, _ := getFrom(t, base+"/registries/@main/runtimes/node", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET latest node: %d", resp.StatusCode)

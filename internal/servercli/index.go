@@ -41,7 +41,8 @@ func (c *indexRebuildCmd) Run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer closeStorage()
-	h, err := registryserver.New(registryserver.WithStorage(st))
+	// No census: this handler only rebuilds the index.
+	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithCensus(registryserver.CensusOff))
 	if err != nil {
 		return err
 	}

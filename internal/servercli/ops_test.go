@@ -76,7 +76,7 @@ func TestServerOperations(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("GET /health: got %d %q, want 200 no-store", resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
-	if want := `{"status":"ok","checks":{"storage":{"status":"ok"}}}`; strings.TrimSpace(string(body)) != want {
+	if want := `{"status":"ok","checks":{"database":{"status":"ok"},"storage":{"status":"ok"}}}`; strings.TrimSpace(string(body)) != want {
 		t.Errorf("GET /health: got %s, want %s", body, want)
 	}
 

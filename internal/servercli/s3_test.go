@@ -111,7 +111,7 @@ func TestMainS3(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Delete(context.Background(), key) })
 
-	base, stop, out := start(t, "--storage-backend", "s3",
+	base, stop, out := start(t, "--storage-backend", "s3", "--state-dir", t.TempDir(),
 		"--s3-endpoint", cfg.Endpoint, "--s3-bucket", cfg.Bucket, "--s3-region", cfg.Region,
 		"--s3-access-key-id", cfg.AccessKeyID, "--s3-secret-access-key", cfg.SecretAccessKey)
 	code, body := get(t, base+"/registries/@servercli-s3/probe/versions", nil)

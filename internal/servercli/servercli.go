@@ -45,6 +45,7 @@ type CLI struct {
 	Host string `env:"HOST" default:"0.0.0.0" help:"Address to bind."`
 
 	StorageSettings `embed:""`
+	StateSettings   `embed:""`
 
 	StorageCacheMB  int           `name:"storage-cache-mb" env:"STORAGE_CACHE_MB" default:"64" help:"Memory (MiB) for the in-process read cache in front of S3: published versions are kept until evicted, versions lists, latest presets and listings at most --storage-cache-ttl. 0 disables it. Not used for disk storage."`
 	StorageCacheTTL time.Duration `name:"storage-cache-ttl" env:"STORAGE_CACHE_TTL" default:"10s" help:"How long versions lists, latest presets and listings are served from memory (the S3 read cache, or the server's own memory for disk storage) before the storage is asked again (0 to 60s): another replica's publish or rollback shows up here within this time. This replica sees its own publishes at once."`
@@ -58,8 +59,10 @@ type CLI struct {
 	WebhookConfigPath   string `env:"WEBHOOK_CONFIG_PATH" help:"webhooks.json listing the URLs notified when a version is published; reloaded with auth.json."`
 	DefaultNamespace    string `name:"default-namespace" env:"DEFAULT_NAMESPACE" placeholder:"NS" help:"Namespace that shorthand identifiers (runtimes/node) in the stored presets and manifests mean, advertised to jig clients in GET /namespaces; e.g. --default-namespace rack to serve a storage written for the reference, whose default namespace is @rack. The @ is optional. Default: none (clients use @main)."`
 
-	Census       string        `name:"census" env:"CENSUS" enum:"on,open,off" default:"on" help:"Who may send census reports (jig check --report) to POST /census/@ns: on takes them from a token that may read the namespace or the admin token, open also anonymously for namespaces anonymous callers may read, off turns the census routes off."`
-	CensusMaxAge time.Duration `name:"census-max-age" env:"CENSUS_MAX_AGE" default:"720h" help:"How old a census report may be and still count in the census views (default 720h, 30 days)."`
+	Census              string        `name:"census" env:"CENSUS" enum:"on,open,off" default:"on" help:"Who may send census reports (jig check --report) to POST /census/@ns: on takes them from a token that may read the namespace or the admin token, open also anonymously for namespaces anonymous callers may read, off turns the census routes off."`
+	CensusMaxAge        time.Duration `name:"census-max-age" env:"CENSUS_MAX_AGE" default:"720h" help:"How old a census report may be and still count in the census views (default 720h, 30 days); older ones are removed within a minute."`
+	CensusMaxProjects   int           `name:"census-max-projects" env:"CENSUS_MAX_PROJECTS" default:"100000" help:"The most projects one namespace's census keeps (0: no limit); a new project's report beyond it gets 507 CENSUS_FULL and evicts nobody."`
+	CensusReporterLimit int           `name:"census-reporter-limit" env:"CENSUS_REPORTER_LIMIT" default:"10000" help:"The most projects of one namespace one reporter (a token; anonymous reports count as one) may have reported (0: no limit): one CI token cannot fill a namespace. Beyond it: 429 CENSUS_QUOTA."`
 
 	TLSCertFile          string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile           string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
@@ -140,7 +143,13 @@ func (c *CLI) Validate() error {
 	if _, err := c.defaultNamespace(); err != nil {
 		return err
 	}
-	return c.validateStorage()
+	if c.CensusMaxProjects < 0 || c.CensusReporterLimit < 0 {
+		return errors.New("--census-max-projects/CENSUS_MAX_PROJECTS and --census-reporter-limit/CENSUS_REPORTER_LIMIT must not be negative; 0 is no limit")
+	}
+	if err := c.validateStorage(); err != nil {
+		return err
+	}
+	return c.validateState(&c.StorageSettings)
 }
 
 // defaultNamespace returns --default-namespace with its "@" ("rack" and
@@ -263,6 +272,15 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 			log.Warn("closing storage", zap.Error(err))
 		}
 	}()
+	db, err := openState(ctx, &c.StateSettings, st)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			log.Warn("closing the state database", zap.Error(err))
+		}
+	}()
 	opsOpts, closeOps, err := opsOptions(ctx, c, log, reg)
 	if err != nil {
 		return err
@@ -281,6 +299,8 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithPublishClaimTTL(c.PublishClaimTTL),
 		registryserver.WithCensus(registryserver.CensusMode(c.Census)),
 		registryserver.WithCensusMaxAge(c.CensusMaxAge),
+		registryserver.WithState(db),
+		registryserver.WithCensusLimits(c.CensusMaxProjects, c.CensusReporterLimit),
 	}, opsOpts...)
 	if c.UploadDir != "" {
 		opts = append(opts, registryserver.WithUploadTempDir(c.UploadDir))

@@ -29,7 +29,7 @@ import (
 // toolCommands are the first arguments that select a tool instead of the
 // server: "jig-server token new", "jig-server auth check",
 // "jig-server health".
-var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true}
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true, "state": true}
 
 // toolsHelp is appended to "jig-server --help".
 const toolsHelp = `
@@ -40,7 +40,8 @@ Other commands (each has --help):
   jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)
   jig-server mirror export --namespace @team -o team.tar              write a namespace's versions to a bundle for the air gap
   jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage
-  jig-server index rebuild                                            read the whole storage into the catalog index (after copying content in by hand)`
+  jig-server index rebuild                                            read the whole storage into the catalog index (after copying content in by hand)
+  jig-server state backup copy.db                                     copy the SQLite state database (census, audit log) while the server runs`
 
 // tools is the command line of the helper commands.
 type tools struct {
@@ -55,12 +56,15 @@ type tools struct {
 	Index  struct {
 		Rebuild indexRebuildCmd `cmd:"" help:"Read the whole storage into the catalog index and have every running server load it."`
 	} `cmd:"" help:"Maintain the catalog index (search, listings, the web catalog)."`
+	State struct {
+		Backup stateBackupCmd `cmd:"" help:"Copy the SQLite state database (census, audit log) while the server runs."`
+	} `cmd:"" help:"Maintain the state database (census, audit log)."`
 }
 
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer kongexit.Recover(&code)
-	if args[0] == "mirror" || args[0] == "index" {
+	if args[0] == "mirror" || args[0] == "index" || args[0] == "state" {
 		// The mirror and index commands open the server's storage with the
 		// server's settings, .env included.
 		if err := loadDotEnv(".env"); err != nil {

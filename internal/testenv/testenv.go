@@ -1,11 +1,18 @@
 package testenv
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 const (
@@ -107,4 +114,46 @@ func lookup(getenv func(string) string, how string, names ...string) (vals []str
 	default:
 		return nil, true, fmt.Errorf("%s%s; %s to run this test", strings.Join(unset, ", "), verb, how)
 	}
+}
+
+const postgresHow = "start PostgreSQL with `eval \"$(scripts/ci/start-postgres.sh)\"`, which exports JIG_TEST_DATABASE_URL"
+
+// Postgres returns the URL of a new, empty PostgreSQL database on the
+// server JIG_TEST_DATABASE_URL names (a user that may create databases),
+// dropped when the test ends.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	admin := need(t, os.Getenv, postgresHow, "JIG_TEST_DATABASE_URL")[0]
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("JIG_TEST_DATABASE_URL: %v", err)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := "jig_test_" + hex.EncodeToString(b[:])
+	psql := func(sql string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return fmt.Errorf("JIG_TEST_DATABASE_URL: %w", err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%s: %w", sql, err)
+		}
+		return nil
+	}
+	if err := psql("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := psql("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
 }

@@ -51,6 +51,12 @@ const (
 	// Census (POST /census/@ns).
 	CodeInvalidReport Code = "INVALID_REPORT"
 	CodeCensusFull    Code = "CENSUS_FULL"
+	// CodeCensusQuota: the reporter (a token) already sent the reports of
+	// as many projects of the namespace as one reporter may.
+	CodeCensusQuota Code = "CENSUS_QUOTA"
+	// CodeStateUnavailable: the state database (census, audit log) does
+	// not answer; registry reads are not affected.
+	CodeStateUnavailable Code = "STATE_UNAVAILABLE"
 
 	// Operations.
 	CodeRequestTimeout    Code = "REQUEST_TIMEOUT"
@@ -110,6 +116,8 @@ var codes = []struct {
 
 	{CodeInvalidReport, http.StatusBadRequest, "a census report that is not JSON or breaks its limits (the message says which)"},
 	{CodeCensusFull, http.StatusInsufficientStorage, "the namespace holds as many census projects as the server keeps; older reports make room as they expire"},
+	{CodeCensusQuota, http.StatusTooManyRequests, "the token already reported as many projects of the namespace as one reporter may; other reporters are not affected"},
+	{CodeStateUnavailable, http.StatusServiceUnavailable, "the state database (census, audit log) does not answer; registry reads keep working"},
 
 	{CodeRequestTimeout, http.StatusRequestTimeout, "the request body arrived too slowly"},
 	{CodeTooManyUploads, http.StatusServiceUnavailable, "too many uploads in progress, with Retry-After"},

@@ -95,13 +95,17 @@ type UploadResult struct {
 const (
 	StatusOK    = "ok"
 	StatusError = "error"
+	// StatusDegraded: the registries are served, a part that is not
+	// needed for that (the state database) fails.
+	StatusDegraded = "degraded"
 )
 
-// Health is the body of GET /health: [StatusOK] with 200, [StatusError]
-// with 503.
+// Health is the body of GET /health: [StatusOK] or [StatusDegraded]
+// with 200, [StatusError] with 503.
 type Health struct {
 	Status string `json:"status"`
-	// Checks are keyed by check name; the server sends "storage".
+	// Checks are keyed by check name; the server sends "storage" and
+	// "database".
 	Checks map[string]HealthCheck `json:"checks,omitempty"`
 }
 

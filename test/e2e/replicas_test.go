@@ -70,6 +70,8 @@ func s3Env(t *testing.T) []string {
 		"S3_SECRET_ACCESS_KEY=" + s3.SecretKey,
 		"S3_REGION=" + cmp.Or(s3.Region, "us-east-1"),
 		"S3_PREFIX=jig-e2e/" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + randomHex(4) + "/",
+		// The replicas' census and audit log: one PostgreSQL database.
+		"DATABASE_URL=" + testenv.Postgres(t),
 	}
 }
 
@@ -214,6 +216,31 @@ func TestReplicasShareS3AndRedis(t *testing.T) {
 		// A sees its own publish at once.
 		if code, body := get(t, a.base+"/registries/@e2e/features/greeting", reader); code != http.StatusOK {
 			t.Errorf("latest on A: got %d %s, want 200", code, body)
+		}
+	})
+
+	t.Run("a census report to A is in B's view at once", func(t *testing.T) {
+		c, err := registryclient.New(a.base, registryclient.WithToken(adminToken),
+			registryclient.WithHeaders(map[string]string{"X-Forwarded-For": randomClient()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := &registryclient.CensusReport{Project: "https://git.example/e2e/app.git",
+			Registries: []registryclient.CensusEntry{{Path: "features/greeting", Version: "1.0.0", State: "clean"}}}
+		if _, err := c.Report(t.Context(), "@e2e", rep); err != nil {
+			t.Fatalf("report to A: %v", err)
+		}
+		cb, err := registryclient.New(b.base, registryclient.WithToken(adminToken),
+			registryclient.WithHeaders(map[string]string{"X-Forwarded-For": randomClient()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := cb.Census(t.Context(), "@e2e", "features/greeting")
+		if err != nil {
+			t.Fatalf("census on B: %v", err)
+		}
+		if len(view.Projects) != 1 || view.Projects[0].Project != rep.Project {
+			t.Errorf("census on B right after the report to A: %+v, want %s", view.Projects, rep.Project)
 		}
 	})
 

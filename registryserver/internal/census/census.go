@@ -7,8 +7,6 @@ package census
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,27 +17,22 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/state"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/jigkit/jig/registry"
-	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
-// Census limits: the size of one report, what it may hold, and how many
-// projects a namespace keeps.
+// Census limits: the size of one report and what it may hold.
 const (
-	// MaxProjects bounds the projects of one namespace.
-	MaxProjects = 5000
 	// maxCensusText bounds the project, a target and the other strings.
 	maxCensusText = 1024
 	// censusPageSize and maxCensusPageSize are the projects of one page of
@@ -48,8 +41,6 @@ const (
 	maxCensusPageSize = 1000
 	// censusEdited is how many often-edited targets a view lists.
 	censusEdited = 20
-	// censusReaders bounds the storage reads of one view.
-	censusReaders = 8
 )
 
 // Server is the census: POST /census/@ns takes the reports of projects,
@@ -62,12 +53,42 @@ type Server struct {
 	open bool
 	// maxAge is how long a report counts in the views.
 	maxAge time.Duration
-	views  censusCache
+	// limits bound the projects of a namespace and of a reporter.
+	limits state.Limits
+	// upkeepMu makes the upkeep run once at a time.
+	upkeepMu sync.Mutex
+	// unrecorded is a day of the history this server claimed and could
+	// not record yet; upkeepMu guards it.
+	unrecorded time.Time
+	// imported is closed once the reports older servers kept in storage
+	// are imported ([Server.importStored]).
+	imported chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 }
 
-// New returns the census over c.
-func New(c *core.Core, open bool, maxAge time.Duration) *Server {
-	return &Server{Core: c, open: open, maxAge: maxAge}
+// New returns the census over c, its reports in c.State, and starts its
+// upkeep ([Server.upkeep]): expired reports removed, a daily history.
+func New(c *core.Core, open bool, maxAge time.Duration, limits state.Limits) *Server {
+	h := &Server{Core: c, open: open, maxAge: maxAge, limits: limits,
+		imported: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	go h.run()
+	return h
+}
+
+// Imported returns a channel closed once the reports older servers kept
+// in storage are imported.
+func (h *Server) Imported() <-chan struct{} { return h.imported }
+
+// Upkeep runs the upkeep once, now: for tests.
+func (h *Server) Upkeep() { h.upkeep() }
+
+// Close stops the upkeep.
+func (h *Server) Close() error {
+	h.once.Do(func() { close(h.stop) })
+	<-h.done
+	return nil
 }
 
 var censusStates = []string{wire.CensusClean, wire.CensusModified, wire.CensusMissing, wire.CensusConflicted}
@@ -87,6 +108,9 @@ func censusText(what, s string, required bool) error {
 		return invalidReport("%s is longer than %d bytes", what, maxCensusText)
 	case !utf8.ValidString(s):
 		return invalidReport("%s is not UTF-8", what)
+	case strings.IndexByte(s, 0) >= 0:
+		// Nothing else needs it, and PostgreSQL's text cannot hold it.
+		return invalidReport("%s holds a NUL byte", what)
 	}
 	return nil
 }
@@ -191,12 +215,6 @@ func checkNotTaken(r *wire.CensusEntry) error {
 	return nil
 }
 
-// censusKey is the storage key of project's report for ns.
-func censusKey(ns, project string) string {
-	sum := sha256.Sum256([]byte(project))
-	return layout.CensusReport(ns, hex.EncodeToString(sum[:]))
-}
-
 // censusNamespace reads the :ns parameter of a census route.
 func censusNamespace(c echo.Context) (string, error) {
 	ns, err := url.PathUnescape(c.Param("ns"))
@@ -207,9 +225,10 @@ func censusNamespace(c echo.Context) (string, error) {
 	return ns, nil
 }
 
-// Post serves POST /census/@ns: it stores the report as the
-// project's one object for the namespace (last write wins), keeping the
-// registries the namespace has.
+// Post serves POST /census/@ns: it stores the report as the project's
+// one report for the namespace (last write wins), keeping the
+// registries the namespace has, within the namespace's and the
+// reporter's limits.
 func (h *Server) Post(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -264,172 +283,52 @@ func (h *Server) Post(c echo.Context) error {
 		receipt.Stored = append(receipt.Stored, r.Path)
 	}
 	rep.Registries = kept
-	if len(kept) > 0 {
-		key := censusKey(ns, rep.Project)
-		if _, err := h.Store.Stat(ctx, key); errors.Is(err, storage.ErrNotFound) {
-			keys, err := h.Store.List(ctx, layout.CensusNamespaceDir(ns))
-			if err != nil {
-				return core.InternalError(err)
-			}
-			if len(keys) >= MaxProjects {
-				// Expired reports make room: they count in no view.
-				removed, err := h.pruneCensus(ctx, keys)
-				if err != nil {
-					return core.InternalError(err)
-				}
-				keys = keys[:len(keys)-removed]
-			}
-			if len(keys) >= MaxProjects {
-				return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %d projects, the most the server keeps", ns, MaxProjects))
-			}
-		} else if err != nil {
-			return core.InternalError(err)
-		}
-		rep.ReportedAt = h.Now().UTC().Format(time.RFC3339)
-		doc, err := json.Marshal(rep)
-		if err != nil {
-			return core.InternalError(err)
-		}
-		if err := h.Store.Put(ctx, key, bytes.NewReader(doc), int64(len(doc))); err != nil {
-			return core.InternalError(err)
-		}
-		h.forgetCensus(ns)
+	if len(kept) == 0 {
+		return c.JSON(http.StatusOK, receipt)
+	}
+	event := state.Event{Action: core.ActionCensusReport, Namespace: ns, Target: rep.Project, Outcome: core.OutcomeOK,
+		Detail: fmt.Sprintf("%d registries", len(kept))}
+	err = h.put(ctx, &state.Report{Namespace: ns, Reporter: core.ReporterOf(who), At: h.Now(), CensusReport: *rep})
+	if ae, ok := errors.AsType[*core.APIError](err); ok {
+		event.Outcome = string(ae.Code)
+	}
+	h.Audit(c, who, event)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, receipt)
 }
 
-// liveReport parses a stored report and reports whether it still counts:
-// one this server wrote (a report with its time) no older than oldest.
-func liveReport(data []byte, oldest time.Time) (*wire.CensusReport, bool) {
-	var r wire.CensusReport
-	if json.Unmarshal(data, &r) != nil {
-		return nil, false
-	}
-	at, err := time.Parse(time.RFC3339, r.ReportedAt)
-	return &r, err == nil && !at.Before(oldest)
-}
-
-// pruneCensus deletes the reports among keys that no longer count
-// ([liveReport]) and returns how many it deleted.
-func (h *Server) pruneCensus(ctx context.Context, keys []string) (int, error) {
-	var removed atomic.Int64
-	err := h.readReports(ctx, keys, func(ctx context.Context, key string, _ *wire.CensusReport, live bool, gone bool) error {
-		switch {
-		case gone:
-			removed.Add(1) // removed meanwhile
-		case !live:
-			if err := h.Store.Delete(ctx, key); err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-			removed.Add(1)
+// put stores r within the limits; a full namespace first drops its
+// expired reports. Its errors are [*core.APIError]s.
+func (h *Server) put(ctx context.Context, r *state.Report) error {
+	err := h.State.PutReport(ctx, r, h.limits)
+	if le, ok := errors.AsType[*state.LimitError](err); ok && le.Scope == state.ScopeNamespace {
+		// Expired reports make room: they count in no view. The upkeep
+		// may have removed them meanwhile: try again either way.
+		if _, xerr := h.State.Expire(ctx, r.Namespace, h.oldest(), 0); xerr == nil {
+			err = h.State.PutReport(ctx, r, h.limits)
 		}
+	}
+	le, ok := errors.AsType[*state.LimitError](err)
+	switch {
+	case err == nil:
 		return nil
-	})
-	return int(removed.Load()), err
-}
-
-// censusScan reads the reports of ns that are younger than the maximum
-// age and hands each to fn, one at a time: a view holds what it keeps of
-// the reports, never all of them.
-func (h *Server) censusScan(ctx context.Context, ns string, fn func(*wire.CensusReport)) error {
-	keys, err := h.Store.List(ctx, layout.CensusNamespaceDir(ns))
-	if err != nil {
-		return err
+	case ok && le.Scope == state.ScopeReporter:
+		return core.NewAPIError(wire.CodeCensusQuota, fmt.Sprintf("This token already sent the census reports of %s of %s, the most one reporter may; the report of %s was not stored. Each team's CI should report with a token of its own; the server's operator sets the limit (CENSUS_REPORTER_LIMIT)", english.Count(le.Limit, "project", "projects"), r.Namespace, r.Project))
+	case ok:
+		return core.NewAPIError(wire.CodeCensusFull, fmt.Sprintf("Namespace %s already has census reports of %s, the most the server keeps (CENSUS_MAX_PROJECTS); the report of %s was not stored. Reports older than the census's maximum age make room as they expire", r.Namespace, english.Count(le.Limit, "project", "projects"), r.Project))
 	}
-	var mu sync.Mutex
-	return h.readReports(ctx, keys, func(_ context.Context, _ string, r *wire.CensusReport, live bool, _ bool) error {
-		if live {
-			mu.Lock()
-			defer mu.Unlock()
-			fn(r)
-		}
-		return nil
-	})
+	return stateUnavailable(err)
 }
 
-// readReports reads the reports at keys, [censusReaders] at a time, and
-// hands each to fn (concurrently) with whether it still counts
-// ([liveReport]); gone is set, and r nil, for a report removed meanwhile.
-func (h *Server) readReports(ctx context.Context, keys []string, fn func(ctx context.Context, key string, r *wire.CensusReport, live, gone bool) error) error {
-	oldest := h.Now().Add(-h.maxAge)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(censusReaders)
-	for _, key := range keys {
-		g.Go(func() error {
-			data, _, err := h.ReadDocument(gctx, key)
-			if errors.Is(err, storage.ErrNotFound) {
-				return fn(gctx, key, nil, false, true)
-			}
-			if err != nil {
-				return err
-			}
-			r, live := liveReport(data, oldest)
-			return fn(gctx, key, r, live, false)
-		})
-	}
-	return g.Wait()
+// stateUnavailable is the answer to a request the state database failed.
+func stateUnavailable(err error) *core.APIError {
+	return &core.APIError{Code: wire.CodeStateUnavailable, Msg: "The census database is not answering; registries can still be read and installed. Try again later", Cause: err}
 }
 
-// censusCache keeps the views of the census for [censusCacheTTL], shares
-// one computation between concurrent requests, and is emptied for a
-// namespace when this replica stores one of its reports.
-type censusCache struct {
-	mu      sync.Mutex
-	entries map[string]censusCached
-	sf      singleflight.Group
-}
-
-type censusCached struct {
-	at time.Time
-	v  any
-}
-
-const (
-	// censusCacheTTL is how long a census view is answered from memory;
-	// reports sent through other replicas show within it.
-	censusCacheTTL = 10 * time.Second
-	// censusCacheEntries bounds the views kept.
-	censusCacheEntries = 256
-)
-
-// Cached returns the view named key of namespace ns, computing it
-// with build when it is not in memory or is older than [censusCacheTTL].
-func (h *Server) cached(key string, build func() (any, error)) (any, error) {
-	c := &h.views
-	now := h.Now()
-	c.mu.Lock()
-	if e, ok := c.entries[key]; ok && now.Sub(e.at) < censusCacheTTL && !now.Before(e.at) {
-		c.mu.Unlock()
-		return e.v, nil
-	}
-	c.mu.Unlock()
-	v, err, _ := c.sf.Do(key, func() (any, error) {
-		v, err := build()
-		if err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.entries == nil || len(c.entries) >= censusCacheEntries {
-			c.entries = map[string]censusCached{}
-		}
-		c.entries[key] = censusCached{at: now, v: v}
-		return v, nil
-	})
-	return v, err
-}
-
-// forgetCensus drops the cached views of ns.
-func (h *Server) forgetCensus(ns string) {
-	c := &h.views
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k := range c.entries {
-		if strings.HasPrefix(k, ns+"\x00") {
-			delete(c.entries, k)
-		}
-	}
-}
+// oldest is the time of the oldest report that still counts.
+func (h *Server) oldest() time.Time { return h.Now().Add(-h.maxAge) }
 
 // latestOf returns the latest version of the registry at ns/path, "" when
 // the namespace does not have it.
@@ -455,50 +354,38 @@ func (h *Server) Get(c echo.Context) error {
 	if err := h.CensusAccess(who, ns); err != nil {
 		return err
 	}
-	// The computation outlives a caller that goes away: others may wait
-	// on it.
-	ctx := context.WithoutCancel(c.Request().Context())
-	v, err := h.cached(ns+"\x00", func() (any, error) { return h.NamespaceView(ctx, ns) })
+	v, err := h.Usage(c.Request().Context(), ns)
 	if err != nil {
-		return core.InternalError(err)
+		return err
 	}
 	return h.SendDiscovery(c, who, v)
 }
 
-// NamespaceView is the body of GET /census/@ns.
-func (h *Server) NamespaceView(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
-	type versions map[string]int // projects per version
-	rows := map[string]*wire.CensusRegistryRow{}
-	byVersion := map[string]versions{}
-	err := h.censusScan(ctx, ns, func(rep *wire.CensusReport) {
-		for _, e := range rep.Registries {
-			row := rows[e.Path]
-			if row == nil {
-				row = &wire.CensusRegistryRow{Path: e.Path}
-				rows[e.Path] = row
-				byVersion[e.Path] = versions{}
-			}
-			row.Projects++
-			byVersion[e.Path][e.Version]++
-			if e.State == wire.CensusClean {
-				row.Clean++
-			} else {
-				row.Drifted++
-			}
-		}
-	})
+// Usage returns the registries of ns with their project counts, the
+// body of GET /census/@ns. Its errors are [*core.APIError]s.
+func (h *Server) Usage(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
+	counts, err := h.State.Counts(ctx, ns, "")
 	if err != nil {
-		return nil, err
+		return nil, stateUnavailable(err)
 	}
-	body := &wire.CensusRegistries{Namespace: ns, Registries: make([]wire.CensusRegistryRow, 0, len(rows))}
-	for path, row := range rows {
-		if row.Latest, err = h.latestOf(ctx, ns, path); err != nil {
-			return nil, err
+	body := &wire.CensusRegistries{Namespace: ns, Registries: []wire.CensusRegistryRow{}}
+	for i := 0; i < len(counts); {
+		row := wire.CensusRegistryRow{Path: counts[i].Path}
+		if row.Latest, err = h.latestOf(ctx, ns, row.Path); err != nil {
+			return nil, core.InternalError(err)
 		}
-		row.Behind = row.Projects - byVersion[path][row.Latest]
-		body.Registries = append(body.Registries, *row)
+		onLatest := 0
+		for ; i < len(counts) && counts[i].Path == row.Path; i++ {
+			row.Projects += counts[i].Projects
+			row.Clean += counts[i].Clean
+			row.Drifted += counts[i].Drifted
+			if counts[i].Version == row.Latest {
+				onLatest = counts[i].Projects
+			}
+		}
+		row.Behind = row.Projects - onLatest
+		body.Registries = append(body.Registries, row)
 	}
-	slices.SortFunc(body.Registries, func(a, b wire.CensusRegistryRow) int { return strings.Compare(a.Path, b.Path) })
 	return body, nil
 }
 
@@ -517,125 +404,59 @@ func (h *Server) GetRegistry(c echo.Context) error {
 		return core.NewAPIError(wire.CodeInvalidPath, "Invalid registry path: use segments such as runtimes/node")
 	}
 	q := c.QueryParams()
-	offset, limit := 0, censusPageSize
-	if v := q.Get("cursor"); v != "" {
-		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
-			return core.NewAPIError(wire.CodeInvalidQuery, "cursor must be the next value of the previous page")
-		}
-	}
+	limit := censusPageSize
 	if v := q.Get("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxCensusPageSize {
 			return core.NewAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
 		}
 	}
-	view, err := h.View(c.Request().Context(), ns, path)
+	view, err := h.page(c.Request().Context(), ns, path, q.Get("cursor"), limit)
 	if err != nil {
-		return core.InternalError(err)
+		return err
 	}
-	page := *view
-	all := view.Projects
-	// offset is at most len(all) before anything is added to it: a huge
-	// cursor must not overflow.
-	offset = min(offset, len(all))
-	end := offset + min(limit, len(all)-offset)
-	page.Projects = all[offset:end]
-	if end < len(all) {
-		page.Next = strconv.Itoa(end)
-	}
-	return h.SendDiscovery(c, who, page)
+	return h.SendDiscovery(c, who, view)
 }
 
-// View is the whole census of the registry at ns/path, all projects;
-// the caller must not modify it (it is shared, see [Handler.Cached]).
-// Each project row lists at most [censusRowDrifted] drifted targets, and
-// the most edited files are counted over at most [censusEditedKept]
-// distinct targets, so that what a view holds stays bounded whatever the
-// reports say.
+// View is the census of the registry at ns/path with its first page of
+// projects. Its errors are [*core.APIError]s.
 func (h *Server) View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
-	ctx = context.WithoutCancel(ctx)
-	v, err := h.cached(ns+"\x00"+path, func() (any, error) { return h.buildCensusView(ctx, ns, path) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*wire.CensusRegistry), nil
+	return h.page(ctx, ns, path, "", censusPageSize)
 }
 
-const (
-	// censusRowDrifted bounds the drifted targets of a project row.
-	censusRowDrifted = 20
-	// censusEditedKept bounds the distinct targets counted for Edited.
-	censusEditedKept = 10000
-)
+// censusRowDrifted bounds the drifted targets of a project row.
+const censusRowDrifted = 20
 
-func (h *Server) buildCensusView(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
+// page is the census of the registry at ns/path with the page of its
+// projects after cursor.
+func (h *Server) page(ctx context.Context, ns, path, cursor string, limit int) (*wire.CensusRegistry, error) {
 	latest, err := h.latestOf(ctx, ns, path)
 	if err != nil {
-		return nil, err
+		return nil, core.InternalError(err)
 	}
-	view := &wire.CensusRegistry{Namespace: ns, Path: path, Latest: latest,
-		Versions: []wire.CensusVersionRow{}, Projects: []wire.CensusProjectRow{}, Edited: []wire.CensusEdited{}}
-	versions := map[string]*wire.CensusVersionRow{}
-	edited := map[string]int{}
-	err = h.censusScan(ctx, ns, func(rep *wire.CensusReport) {
-		for _, e := range rep.Registries {
-			if e.Path != path {
-				continue
-			}
-			v := versions[e.Version]
-			if v == nil {
-				v = &wire.CensusVersionRow{Version: e.Version}
-				versions[e.Version] = v
-			}
-			v.Projects++
-			if e.State == wire.CensusClean {
-				v.Clean++
-			} else {
-				v.Drifted++
-			}
-			for _, t := range e.Drifted {
-				if _, ok := edited[t]; ok || len(edited) < censusEditedKept {
-					edited[t]++
-				}
-			}
-			view.Projects = append(view.Projects, wire.CensusProjectRow{Project: rep.Project, Version: e.Version,
-				State: e.State, Drifted: e.Drifted[:min(len(e.Drifted), censusRowDrifted):min(len(e.Drifted), censusRowDrifted)],
-				NotTaken: notTakenIn(e.NotTaken, e.Drifted[:min(len(e.Drifted), censusRowDrifted)]),
-				Branch:   rep.Branch, Commit: rep.Commit, ReportedAt: rep.ReportedAt})
-		}
-	})
+	view := &wire.CensusRegistry{Namespace: ns, Path: path, Latest: latest, Versions: []wire.CensusVersionRow{}}
+	projects, next, err := h.State.Projects(ctx, ns, path, cursor, limit)
+	if errors.Is(err, state.ErrInvalidCursor) {
+		return nil, core.NewAPIError(wire.CodeInvalidQuery, "cursor must be the next value of the previous page")
+	}
 	if err != nil {
-		return nil, err
+		return nil, stateUnavailable(err)
 	}
-	for _, v := range versions {
-		view.Versions = append(view.Versions, *v)
+	counts, err := h.State.Counts(ctx, ns, path)
+	if err != nil {
+		return nil, stateUnavailable(err)
 	}
-	slices.SortFunc(view.Versions, func(a, b wire.CensusVersionRow) int { return registry.CompareVersions(b.Version, a.Version) })
-	slices.SortFunc(view.Projects, func(a, b wire.CensusProjectRow) int {
-		if c := registry.CompareVersions(b.Version, a.Version); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Project, b.Project)
-	})
-	for t, n := range edited {
-		view.Edited = append(view.Edited, wire.CensusEdited{Target: t, Projects: n})
+	if view.Edited, err = h.State.Edited(ctx, ns, path, censusEdited); err != nil {
+		return nil, stateUnavailable(err)
 	}
-	slices.SortFunc(view.Edited, func(a, b wire.CensusEdited) int {
-		if a.Projects != b.Projects {
-			return b.Projects - a.Projects
-		}
-		return strings.Compare(a.Target, b.Target)
-	})
-	view.Edited = view.Edited[:min(len(view.Edited), censusEdited)]
+	for _, c := range counts {
+		view.Versions = append(view.Versions, wire.CensusVersionRow{Version: c.Version, Projects: c.Projects, Clean: c.Clean, Drifted: c.Drifted})
+	}
+	for i := range projects {
+		p := &projects[i]
+		shown := p.Drifted[:min(len(p.Drifted), censusRowDrifted):min(len(p.Drifted), censusRowDrifted)]
+		p.NotTaken = notTakenIn(p.NotTaken, shown)
+		p.Drifted = shown
+	}
+	view.Projects, view.Next = projects, next
 	return view, nil
-}
-
-// Usage returns the registries of ns with their project counts, as GET
-// /census/@ns serves them and from the same cache.
-func (h *Server) Usage(ctx context.Context, ns string) (*wire.CensusRegistries, error) {
-	cctx := context.WithoutCancel(ctx)
-	v, err := h.cached(ns+"\x00", func() (any, error) { return h.NamespaceView(cctx, ns) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*wire.CensusRegistries), nil
 }

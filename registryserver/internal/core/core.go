@@ -1,6 +1,8 @@
 package core
 
 import (
+	"github.com/jigkit/jig/registryserver/state"
+
 	"time"
 
 	"github.com/jigkit/jig/registry/signing"
@@ -36,6 +38,10 @@ type Core struct {
 	Digests *digestIndexes
 	// Uploads bounds the request bodies received (Uploads.go).
 	Uploads *UploadGate
+	// State is the state database (census, audit log).
+	State state.Store
+	// Auditor writes the audit log ([Core.Audit]).
+	Auditor *Auditor
 }
 
 // Tiers are the max-age values of Cache-Control per kind of content: the

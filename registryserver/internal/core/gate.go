@@ -29,6 +29,9 @@ type Gate interface {
 	ReadAccess(c Caller, ns string) (private bool, err error)
 	// CanList reports whether c may see namespace ns in discovery.
 	CanList(c Caller, ns string) bool
+	// Actor names c in the audit log: "admin", "anonymous", or its
+	// token's mark and id ("CI (token:0123456789ab)"), never the token.
+	Actor(c Caller) string
 	// TokenKnown reports whether c's token opens anything.
 	TokenKnown(c Caller) bool
 	// CensusAccess decides whether c may read the census of ns.

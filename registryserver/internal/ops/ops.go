@@ -192,6 +192,10 @@ func (h *Ops) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		h.GuardBody(c)
 		ip := clientip.FromRequest(req.RemoteAddr, req.Header["X-Forwarded-For"], s.trustHops)
+		if auditable(req) {
+			c.Set(core.CtxRequestID, string(appendBase36([]byte("req-"), seq)))
+			c.Set(core.CtxClient, ip)
+		}
 
 		var err error
 		if rerr := h.rateLimit(c, ip, start); rerr != nil {
@@ -224,6 +228,14 @@ func (h *Ops) opsMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return nil
 	}
+}
+
+// auditable reports whether r may be recorded in the audit log: a write,
+// or a request that sends a token (a failed token check is recorded).
+// Only those carry their request id and client address in the context.
+func auditable(r *http.Request) bool {
+	return r.Method != http.MethodGet && r.Method != http.MethodHead ||
+		r.Header.Get("Authorization") != "" || r.Header.Get("X-Registry-Token") != ""
 }
 
 // appendBase36 appends n in base 36 as strconv.AppendUint(b, n, 36) does,

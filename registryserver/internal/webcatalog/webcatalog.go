@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/registryserver/internal/core"
+	"go.uber.org/zap"
 
 	"github.com/labstack/echo/v4"
 
@@ -188,14 +189,18 @@ func (w *Catalog) Registry(ctx context.Context, token, ns, path, version string)
 	}
 	if w.census != nil {
 		view, err := w.census.View(ctx, ns, path)
-		if err != nil {
-			return nil, err
-		}
-		// Counts per version for every reader; the files projects edit
-		// are census content, for census readers only.
-		reg.InUse = view.Versions
-		if w.CensusAccess(w.CallerFromToken(token), ns) == nil {
-			reg.Edited = view.Edited
+		switch {
+		case err != nil:
+			// Without the state database the page is shown without its
+			// census.
+			w.Log.Warn("web catalog: the census is not available; pages are shown without it", zap.Error(err))
+		default:
+			// Counts per version for every reader; the files projects
+			// edit are census content, for census readers only.
+			reg.InUse = view.Versions
+			if w.CensusAccess(w.CallerFromToken(token), ns) == nil {
+				reg.Edited = view.Edited
+			}
 		}
 	}
 	return reg, nil
@@ -286,11 +291,13 @@ func (w *Catalog) Browse(ctx context.Context, token string) (*webui.Browse, erro
 	if w.census == nil {
 		return b, nil
 	}
-	// As GET /census/@ns, whose cached answer this shares.
+	// As GET /census/@ns. Without the state database the page is shown
+	// without its census.
 	for _, ns := range nss {
 		v, err := w.census.Usage(ctx, ns)
 		if err != nil {
-			return nil, err
+			w.Log.Warn("web catalog: the census is not available; pages are shown without it", zap.Error(err))
+			break
 		}
 		for _, r := range v.Registries {
 			if r.Projects > 0 {

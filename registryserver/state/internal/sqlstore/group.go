@@ -1,0 +1,122 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jigkit/jig/registryserver/state"
+)
+
+// Group commit: on an engine with one writer (SQLite), what a report
+// costs is mostly its commit (the pages it changed, written to the log).
+// The reports that arrive while one transaction commits wait, and then
+// go in the next transaction together, each in a savepoint of its own,
+// so that one refused by a limit changes nothing and leaves the others.
+
+// maxGroup bounds the reports of one transaction.
+const maxGroup = 256
+
+// putReq is a report waiting for the group writer.
+type putReq struct {
+	ctx  context.Context
+	r    *state.Report
+	lim  state.Limits
+	done chan error
+}
+
+// errClosed is what a report gets from a store that is closed.
+var errClosed = errors.New("the state database is closed")
+
+// startGroup starts the group writer.
+func (s *Store) startGroup() {
+	s.puts = make(chan *putReq)
+	s.stop = make(chan struct{})
+	s.stopped = make(chan struct{})
+	go s.groupWriter()
+}
+
+// putGrouped hands r to the group writer and waits for its outcome.
+func (s *Store) putGrouped(ctx context.Context, r *state.Report, lim state.Limits) error {
+	req := &putReq{ctx: ctx, r: r, lim: lim, done: make(chan error, 1)}
+	select {
+	case s.puts <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.stop:
+		return errClosed
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-ctx.Done():
+		// The writer still answers req.done (buffered); the report may
+		// have been stored.
+		return ctx.Err()
+	}
+}
+
+func (s *Store) groupWriter() {
+	defer close(s.stopped)
+	for {
+		var group []*putReq
+		select {
+		case req := <-s.puts:
+			group = append(group, req)
+		case <-s.stop:
+			return
+		}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case req := <-s.puts:
+				group = append(group, req)
+			default:
+				break more
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+// commitGroup stores group in one transaction and answers each report.
+func (s *Store) commitGroup(group []*putReq) {
+	errs := make([]error, len(group))
+	err := s.tx(context.Background(), func(tx *sql.Tx) error {
+		for i, req := range group {
+			if err := req.ctx.Err(); err != nil {
+				errs[i] = err
+				continue
+			}
+			sp := fmt.Sprintf("report%d", i)
+			if _, err := tx.ExecContext(req.ctx, "SAVEPOINT "+sp); err != nil {
+				return err
+			}
+			errs[i] = s.putReport(req.ctx, tx, req.r, req.lim)
+			end := "RELEASE " + sp
+			if errs[i] != nil {
+				end = "ROLLBACK TO " + sp + "; RELEASE " + sp
+			}
+			if _, err := tx.ExecContext(context.Background(), end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, req := range group {
+		if err != nil {
+			errs[i] = err
+		}
+		req.done <- errs[i]
+	}
+}
+
+// stopGroup stops the group writer; reports sent afterwards fail.
+func (s *Store) stopGroup() {
+	if s.stop == nil {
+		return
+	}
+	close(s.stop)
+	<-s.stopped
+}
