@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
@@ -19,6 +20,10 @@ import (
 func (p *Package) Release() (impact.Release, error) {
 	if p.Manifest == nil {
 		return impact.Release{}, errors.New("a preset has no registry files to compare")
+	}
+	if r := p.read; r != nil && len(r.data) == len(p.Data) && (len(r.data) == 0 || &r.data[0] == &p.Data[0]) {
+		// What OpenPackage read from this very archive.
+		return impact.Release{Manifest: p.Manifest, Files: maps.Clone(r.files), Raw: r.raw}, nil
 	}
 	files := map[string][]byte{}
 	var raw []byte

@@ -55,6 +55,21 @@ type Package struct {
 	// it empty; append what registry/signing.Sign or ssh-keygen -Y sign
 	// made.
 	Signatures [][]byte
+
+	// read is what OpenPackage read from the archive in Data, so that
+	// [Package.Release] need not read it again.
+	read *readPackage
+}
+
+// readPackage is the content of a package's archive as [OpenPackage]
+// read it.
+type readPackage struct {
+	// data is the archive the files were read from: they are the
+	// package's only while Data is that archive.
+	data []byte
+	// raw is registry.json as packed; files are the other files, by name.
+	raw   []byte
+	files map[string][]byte
 }
 
 // Namespace returns the namespace the package is published to: the
@@ -119,7 +134,7 @@ func OpenPackage(src string) (*Package, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 		}
 	}
-	ix, contents, err := pkgarchive.Inspect(data, pkgarchive.Limits{})
+	ix, contents, packed, err := pkgarchive.InspectFiles(data, pkgarchive.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
 	}
@@ -138,7 +153,8 @@ func OpenPackage(src string) (*Package, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files, Digests: digests}, nil
+	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files, Digests: digests,
+		read: &readPackage{data: data, raw: ix.Manifest, files: packed}}, nil
 }
 
 func openPreset(file string) (*Package, error) {
