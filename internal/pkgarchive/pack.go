@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jigkit/jig/internal/safefile"
@@ -65,11 +67,13 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	sort.Strings(declared)
 	files := []string{layout.ManifestFile}
 	total := int64(len(raw))
+	folders := &folders{root: root, open: map[string]*os.Root{}}
+	defer folders.close()
 	for _, p := range declared {
 		if p == layout.ManifestFile {
 			continue
 		}
-		fi, err := root.Lstat(filepath.FromSlash(p))
+		fi, err := folders.lstat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, nil, fmt.Errorf("%w: registry.json declares %s, which does not exist in %s", ErrInvalidPackage, p, dir)
@@ -95,7 +99,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 				}
 				continue
 			}
-			if err := packFile(tw, root, p); err != nil {
+			if err := packFile(tw, folders, p); err != nil {
 				return err
 			}
 		}
@@ -162,10 +166,10 @@ func writeMember(tw *tar.Writer, name string, mode int64, body []byte) error {
 	return nil
 }
 
-func packFile(tw *tar.Writer, root *os.Root, p string) error {
+func packFile(tw *tar.Writer, folders *folders, p string) error {
 	// Checked again once open: a file swapped for a FIFO since the
 	// Lstat must not block the pack.
-	f, fi, err := safefile.OpenIn(root, filepath.FromSlash(p))
+	f, fi, err := folders.openFile(p)
 	if errors.Is(err, safefile.ErrNotRegular) {
 		return fmt.Errorf("%w: %s is not a regular file", ErrInvalidPackage, p)
 	}
@@ -188,6 +192,68 @@ func packFile(tw *tar.Writer, root *os.Root, p string) error {
 		return fmt.Errorf("packing %s: the file changed while it was read", p)
 	}
 	return nil
+}
+
+// maxFolders bounds the folder handles [Pack] keeps open at once.
+const maxFolders = 16
+
+// folders looks declared files up, and opens them, through a handle of
+// their folder opened once, instead of from the root each time (which
+// opens every folder on the way, for every file). A path that is not a
+// plain package path ([registry.ValidFilePath]), a folder that cannot be
+// opened, and any failure through a folder's handle go through the root
+// with the whole path, as without folders: what is refused, and the
+// message, are the same.
+type folders struct {
+	root *os.Root
+	open map[string]*os.Root // nil: the folder could not be opened
+}
+
+// in returns the handle of p's folder and p's name in it, or false.
+func (d *folders) in(p string) (*os.Root, string, bool) {
+	dir, name := path.Split(p)
+	if dir == "" || !registry.ValidFilePath(p) {
+		return nil, "", false
+	}
+	r, ok := d.open[dir]
+	if !ok {
+		if len(d.open) >= maxFolders {
+			d.close()
+		}
+		r, _ = d.root.OpenRoot(filepath.FromSlash(strings.TrimSuffix(dir, "/")))
+		d.open[dir] = r
+	}
+	return r, name, r != nil
+}
+
+// lstat is the root's Lstat of p.
+func (d *folders) lstat(p string) (fs.FileInfo, error) {
+	if r, name, ok := d.in(p); ok {
+		if fi, err := r.Lstat(name); err == nil {
+			return fi, nil
+		}
+	}
+	return d.root.Lstat(filepath.FromSlash(p))
+}
+
+// openFile is [safefile.OpenIn] of p in the root.
+func (d *folders) openFile(p string) (*os.File, fs.FileInfo, error) {
+	if r, name, ok := d.in(p); ok {
+		if f, fi, err := safefile.OpenIn(r, name); err == nil {
+			return f, fi, nil
+		}
+	}
+	return safefile.OpenIn(d.root, filepath.FromSlash(p))
+}
+
+// close closes the folder handles.
+func (d *folders) close() {
+	for dir, r := range d.open {
+		if r != nil {
+			r.Close()
+		}
+		delete(d.open, dir)
+	}
 }
 
 // ReadPreset reads a preset.json document; one of more than
