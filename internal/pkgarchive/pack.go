@@ -134,9 +134,11 @@ func PackFiles(w io.Writer, manifest []byte, files map[string][]byte) error {
 }
 
 // writeArchive writes the gzip-compressed tar stream of a package, its
-// members written by members.
+// members written by members. It compresses at gzip's default level:
+// the best one took 40% more time (a fifth more on source code) for
+// archives a few tenths of a percent smaller.
 func writeArchive(w io.Writer, members func(tw *tar.Writer) error) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
 	if err != nil {
 		return err
 	}
