@@ -114,11 +114,9 @@ func OpenPackage(src string) (*Package, error) {
 	switch {
 	case fi.IsDir():
 		if _, err := os.Stat(filepath.Join(src, layout.ManifestFile)); err == nil {
-			var buf bytes.Buffer
-			if _, _, err := pkgarchive.Pack(&buf, src); err != nil {
+			if data, _, _, err = pkgarchive.PackBytes(src); err != nil {
 				return nil, err
 			}
-			data = buf.Bytes()
 			break
 		}
 		if _, err := os.Stat(filepath.Join(src, layout.PresetFile)); err == nil {
@@ -242,8 +240,13 @@ func (p *Package) Form() (body []byte, contentType string, err error) {
 	if len(p.Signatures) > wire.MaxSignatures {
 		return nil, "", fmt.Errorf("%w: %d signatures, at most %d", ErrInvalidPackage, len(p.Signatures), wire.MaxSignatures)
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
+	// Sized up front: the archive is most of it.
+	size := len(p.Data) + 4<<10
+	for _, sig := range p.Signatures {
+		size += len(sig) + 256
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	mw := multipart.NewWriter(buf)
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
 	h.Set("Content-Type", "application/gzip")

@@ -2,6 +2,7 @@ package pkgarchive
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -41,6 +42,29 @@ var packMTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // Pack checks what it needs to know what to pack; [Inspect] runs the rest
 // of the checks an upload gets.
 func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
+	return pack(dir, func(int64) io.Writer { return w })
+}
+
+// PackBytes is [Pack] into memory: it returns the archive. Its buffer is
+// sized from the declared files before they are packed, so that it is not
+// grown (and copied) again and again as a buffer written by Pack is: in a
+// process that just started, every page of memory it touches for the
+// first time costs a page fault.
+func PackBytes(dir string) ([]byte, *registry.Manifest, []string, error) {
+	var buf *bytes.Buffer
+	m, files, err := pack(dir, func(most int64) io.Writer {
+		buf = bytes.NewBuffer(make([]byte, 0, min(most, DefaultMaxUpload)))
+		return buf
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return buf.Bytes(), m, files, nil
+}
+
+// pack is [Pack] to the writer that writer returns, once the files to pack
+// are known, for an archive of at most most bytes.
+func pack(dir string, writer func(most int64) io.Writer) (*registry.Manifest, []string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
@@ -67,6 +91,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 	sort.Strings(declared)
 	files := []string{layout.ManifestFile}
 	total := int64(len(raw))
+	tarSize := tarMember(int64(len(raw)))
 	folders := &folders{root: root, open: map[string]*os.Root{}}
 	defer folders.close()
 	for _, p := range declared {
@@ -83,6 +108,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 			return nil, nil, fmt.Errorf("%w: %s is not a regular file (symbolic links and special files cannot be published)", ErrInvalidPackage, p)
 		}
 		total += fi.Size()
+		tarSize += tarMember(fi.Size())
 		files = append(files, p)
 	}
 	if total > DefaultMaxUnpacked {
@@ -90,6 +116,11 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 			ErrInvalidPackage, total, DefaultMaxUnpacked>>20)
 	}
 
+	// The tar stream, and the gzip framing of it stored without
+	// compression (5 bytes per block of at most 64 KiB) around it.
+	tarSize += 2 * tarBlock
+	w := writer(tarSize + tarSize/(64<<10)*5 + 64)
+	buf := make([]byte, copyBuffer)
 	err = writeArchive(w, func(tw *tar.Writer) error {
 		for _, p := range files {
 			if p == layout.ManifestFile {
@@ -99,7 +130,7 @@ func Pack(w io.Writer, dir string) (*registry.Manifest, []string, error) {
 				}
 				continue
 			}
-			if err := packFile(tw, folders, p); err != nil {
+			if err := packFile(tw, folders, p, buf); err != nil {
 				return err
 			}
 		}
@@ -168,7 +199,20 @@ func writeMember(tw *tar.Writer, name string, mode int64, body []byte) error {
 	return nil
 }
 
-func packFile(tw *tar.Writer, folders *folders, p string) error {
+// tarBlock is the tar block size; copyBuffer the size of the buffer
+// [Pack] copies every file through.
+const (
+	tarBlock   = 512
+	copyBuffer = 32 << 10
+)
+
+// tarMember is the size in a tar stream of a member of size bytes with a
+// plain header (package paths are short enough for one).
+func tarMember(size int64) int64 {
+	return tarBlock + (size+tarBlock-1)/tarBlock*tarBlock
+}
+
+func packFile(tw *tar.Writer, folders *folders, p string, buf []byte) error {
 	// Checked again once open: a file swapped for a FIFO since the
 	// Lstat must not block the pack.
 	f, fi, err := folders.openFile(p)
@@ -186,7 +230,7 @@ func packFile(tw *tar.Writer, folders *folders, p string) error {
 	if err := tw.WriteHeader(memberHeader(p, mode, fi.Size())); err != nil {
 		return fmt.Errorf("packing %s: %w", p, err)
 	}
-	n, err := io.Copy(tw, io.LimitReader(f, fi.Size()))
+	n, err := io.CopyBuffer(tw, io.LimitReader(f, fi.Size()), buf)
 	if err != nil {
 		return fmt.Errorf("packing %s: %w", p, err)
 	}

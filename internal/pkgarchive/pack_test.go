@@ -2,11 +2,13 @@ package pkgarchive_test
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +76,47 @@ func TestPack(t *testing.T) {
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("packing the same directory twice gave different bytes")
+	}
+	// PackBytes packs the same bytes into memory.
+	data, m2, files2, err := pkgarchive.PackBytes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), data) || m2.Name != m.Name || !slices.Equal(files, files2) {
+		t.Errorf("PackBytes gave %d bytes and files %v; Pack %d bytes and %v", len(data), files2, a.Len(), files)
+	}
+	if _, _, _, err := pkgarchive.PackBytes(filepath.Join(dir, "missing")); !errors.Is(err, pkgarchive.ErrInvalidPackage) {
+		t.Errorf("PackBytes of a missing folder: got %v, want ErrInvalidPackage", err)
+	}
+}
+
+// TestPackBytesIncompressible: content gzip cannot shrink still packs
+// whole into the buffer PackBytes sizes from the files.
+func TestPackBytesIncompressible(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var decl []string
+	files := map[string][]byte{}
+	for i := range 20 {
+		p := fmt.Sprintf("bin/b%02d", i)
+		b := make([]byte, 70<<10+i)
+		_, _ = rand.Read(b)
+		files[p] = b
+		testenv.WriteFiles(t, dir, map[string]string{p: string(b)})
+		decl = append(decl, fmt.Sprintf(`{"target":%q,"type":"registry:asset","path":%q}`, p, p))
+	}
+	manifest := `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0.0","priority":4,"files":[` + strings.Join(decl, ",") + `]}`
+	testenv.WriteFiles(t, dir, map[string]string{"registry.json": manifest})
+	data, _, _, err := pkgarchive.PackBytes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := pkgarchive.PackFiles(&want, []byte(manifest), files); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want.Bytes(), data) {
+		t.Errorf("PackBytes gave %d bytes, PackFiles %d", len(data), want.Len())
 	}
 }
 
