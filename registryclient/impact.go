@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
 	"github.com/jigkit/jig/registry"
@@ -19,6 +20,10 @@ import (
 func (p *Package) Release() (impact.Release, error) {
 	if p.Manifest == nil {
 		return impact.Release{}, errors.New("a preset has no registry files to compare")
+	}
+	if r := p.read; r != nil && len(r.data) == len(p.Data) && (len(r.data) == 0 || &r.data[0] == &p.Data[0]) {
+		// What OpenPackage read from this very archive.
+		return impact.Release{Manifest: p.Manifest, Files: maps.Clone(r.files), Raw: r.raw}, nil
 	}
 	files := map[string][]byte{}
 	var raw []byte
@@ -70,6 +75,13 @@ func (c *Client) PreviousVersion(ctx context.Context, id registry.ID) (string, e
 //
 // API: GET /registries/@ns/<path>/<version> and .../files/<path>
 func (c *Client) Release(ctx context.Context, id registry.ID) (impact.Release, error) {
+	return c.release(ctx, id, nil)
+}
+
+// release is [Client.Release]; a file whose digest in the version's
+// digest index is a key of known is not read from the cache or the
+// server: its content is known[digest], the same bytes.
+func (c *Client) release(ctx context.Context, id registry.ID, known map[string][]byte) (impact.Release, error) {
 	if id.Version == "" {
 		return impact.Release{}, fmt.Errorf("fetching %s: a version is required", id.Key())
 	}
@@ -77,8 +89,22 @@ func (c *Client) Release(ctx context.Context, id registry.ID) (impact.Release, e
 	if err != nil {
 		return impact.Release{}, err
 	}
+	var x *registry.DigestIndex
+	if len(known) > 0 {
+		// Fetched (or cached) with the manifest, which was checked
+		// against it; nil when the server publishes none.
+		if x, err = c.Digests(ctx, id); err != nil {
+			return impact.Release{}, err
+		}
+	}
 	files := map[string][]byte{}
 	for _, p := range m.FilePaths() {
+		if x != nil && registry.ValidFilePath(p) {
+			if b, ok := known[x.Files[registry.NormalizeFilePath(p)]]; ok {
+				files[p] = b
+				continue
+			}
+		}
 		b, err := c.File(ctx, id, p)
 		if err != nil {
 			return impact.Release{}, err
@@ -91,7 +117,9 @@ func (c *Client) Release(ctx context.Context, id registry.ID) (impact.Release, e
 // Impact compares the registry package p with the highest version of
 // its registry published before it ([Client.PreviousVersion],
 // [Client.Release], [impact.Compare]). It returns nil and no error when
-// nothing was published before p.
+// nothing was published before p. A file of the previous version whose
+// digest (in that version's digest index) is the digest of a file of p is
+// not downloaded: only the files p changes are.
 func (c *Client) Impact(ctx context.Context, p *Package) (*impact.Report, error) {
 	next, err := p.Release()
 	if err != nil {
@@ -106,7 +134,11 @@ func (c *Client) Impact(ctx context.Context, p *Package) (*impact.Report, error)
 		return nil, err
 	}
 	id.Version = prev
-	old, err := c.Release(ctx, id)
+	known := make(map[string][]byte, len(next.Files))
+	for _, b := range next.Files {
+		known[registry.Digest(b)] = b
+	}
+	old, err := c.release(ctx, id, known)
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,21 @@ type Package struct {
 	// it empty; append what registry/signing.Sign or ssh-keygen -Y sign
 	// made.
 	Signatures [][]byte
+
+	// read is what OpenPackage read from the archive in Data, so that
+	// [Package.Release] need not read it again.
+	read *readPackage
+}
+
+// readPackage is the content of a package's archive as [OpenPackage]
+// read it.
+type readPackage struct {
+	// data is the archive the files were read from: they are the
+	// package's only while Data is that archive.
+	data []byte
+	// raw is registry.json as packed; files are the other files, by name.
+	raw   []byte
+	files map[string][]byte
 }
 
 // Namespace returns the namespace the package is published to: the
@@ -99,11 +114,9 @@ func OpenPackage(src string) (*Package, error) {
 	switch {
 	case fi.IsDir():
 		if _, err := os.Stat(filepath.Join(src, layout.ManifestFile)); err == nil {
-			var buf bytes.Buffer
-			if _, _, err := pkgarchive.Pack(&buf, src); err != nil {
+			if data, _, _, err = pkgarchive.PackBytes(src); err != nil {
 				return nil, err
 			}
-			data = buf.Bytes()
 			break
 		}
 		if _, err := os.Stat(filepath.Join(src, layout.PresetFile)); err == nil {
@@ -119,7 +132,7 @@ func OpenPackage(src string) (*Package, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPackage, err)
 		}
 	}
-	ix, contents, err := pkgarchive.Inspect(data, pkgarchive.Limits{})
+	ix, contents, packed, err := pkgarchive.InspectFiles(data, pkgarchive.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, src, err)
 	}
@@ -138,7 +151,8 @@ func OpenPackage(src string) (*Package, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files, Digests: digests}, nil
+	return &Package{Manifest: contents.Manifest, Data: data, Checksum: hex.EncodeToString(sum[:]), Files: files, Digests: digests,
+		read: &readPackage{data: data, raw: ix.Manifest, files: packed}}, nil
 }
 
 func openPreset(file string) (*Package, error) {
@@ -226,8 +240,13 @@ func (p *Package) Form() (body []byte, contentType string, err error) {
 	if len(p.Signatures) > wire.MaxSignatures {
 		return nil, "", fmt.Errorf("%w: %d signatures, at most %d", ErrInvalidPackage, len(p.Signatures), wire.MaxSignatures)
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
+	// Sized up front: the archive is most of it.
+	size := len(p.Data) + 4<<10
+	for _, sig := range p.Signatures {
+		size += len(sig) + 256
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	mw := multipart.NewWriter(buf)
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+wire.FormFile+`"; filename="`+p.Manifest.Name+`-`+p.Manifest.Version+`.tar.gz"`)
 	h.Set("Content-Type", "application/gzip")

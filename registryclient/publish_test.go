@@ -33,7 +33,7 @@ const (
 	pubReadTok    = "acme-read-token"
 )
 
-func pubServer(t *testing.T) *httptest.Server {
+func pubServer(t testing.TB) *httptest.Server {
 	t.Helper()
 	a, err := registryserver.ParseAuthConfig([]byte(`{"@main":[],"@acme":[{"token":"` + pubPublishTok + `","publish":true},{"token":"` + pubReadTok + `"}]}`))
 	if err != nil {

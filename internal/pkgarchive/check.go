@@ -173,20 +173,33 @@ func SchemaRefusal(err error) error {
 // runs on an upload (except who may publish it): the size limit, [Scan],
 // [Index.Head] and [Index.Check]. A refused package gives a [*Refusal].
 func Inspect(data []byte, lim Limits) (*Index, *Contents, error) {
+	ix, c, _, err := inspect(data, lim, false)
+	return ix, c, err
+}
+
+// InspectFiles is [Inspect] that also returns the content of every file
+// of the package but registry.json (whose content is the index's
+// Manifest), by name, read in the same pass over the archive: jig publish
+// compares them with the previous version's.
+func InspectFiles(data []byte, lim Limits) (*Index, *Contents, map[string][]byte, error) {
+	return inspect(data, lim, true)
+}
+
+func inspect(data []byte, lim Limits, keep bool) (*Index, *Contents, map[string][]byte, error) {
 	lim = lim.withDefaults()
 	if int64(len(data)) > lim.MaxUpload {
-		return nil, nil, TooLarge(lim.MaxUpload)
+		return nil, nil, nil, TooLarge(lim.MaxUpload)
 	}
-	ix, err := Scan(bytes.NewReader(data), lim)
+	ix, files, err := scan(bytes.NewReader(data), lim, keep)
 	if err != nil {
-		return nil, nil, ArchiveRefusal(err)
+		return nil, nil, nil, ArchiveRefusal(err)
 	}
 	if _, err := ix.Head(); err != nil {
-		return ix, nil, err
+		return ix, nil, nil, err
 	}
 	c, err := ix.Check()
 	if err != nil {
-		return ix, nil, err
+		return ix, nil, nil, err
 	}
-	return ix, c, nil
+	return ix, c, files, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,6 +85,39 @@ func FuzzScan(f *testing.F) {
 		for n, s := range ix.Files {
 			if seen[n] != s {
 				t.Fatalf("%s: Walk size %d, Scan size %d", n, seen[n], s)
+			}
+		}
+	})
+}
+
+// FuzzInspectFiles checks that InspectFiles is Inspect that also keeps
+// the files: it refuses what Inspect refuses, with the same message, and
+// otherwise returns the same index, and every file but registry.json with
+// the size and digest the index gives it.
+func FuzzInspectFiles(f *testing.F) {
+	testenv.AddSeedFiles(f, filepath.Join("testdata", "*.tar.gz"))
+	lim := pkgarchive.Limits{MaxUnpacked: 1 << 16, MaxEntries: 64, MaxPathLen: 128, MaxManifestSize: 1 << 12, MaxStream: 1 << 20}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, c, err := pkgarchive.Inspect(data, lim)
+		kix, kc, files, kerr := pkgarchive.InspectFiles(data, lim)
+		if (err == nil) != (kerr == nil) || err != nil && err.Error() != kerr.Error() {
+			t.Fatalf("Inspect: %v; InspectFiles: %v", err, kerr)
+		}
+		if err != nil {
+			if files != nil || kc != nil {
+				t.Fatalf("refused, yet InspectFiles returned contents %v and files %v", kc, files)
+			}
+			return
+		}
+		if !reflect.DeepEqual(ix, kix) || !reflect.DeepEqual(c, kc) {
+			t.Fatalf("index %+v, contents %+v; Inspect's %+v, %+v", kix, kc, ix, c)
+		}
+		if len(files) != len(ix.Files)-1 {
+			t.Fatalf("%d files kept, the index has %d besides registry.json", len(files), len(ix.Files)-1)
+		}
+		for n, b := range files {
+			if n == layout.ManifestFile || int64(len(b)) != ix.Files[n] || registry.Digest(b) != ix.Digests[n] {
+				t.Fatalf("file %s: %d bytes, digest %s; the index says %d bytes, %s", n, len(b), registry.Digest(b), ix.Files[n], ix.Digests[n])
 			}
 		}
 	})

@@ -2,10 +2,13 @@ package pkgarchive_test
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/jigkit/jig/internal/pkgarchive"
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // readBack reads an archive back with Walk: its regular files in archive
@@ -73,6 +77,47 @@ func TestPack(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("packing the same directory twice gave different bytes")
 	}
+	// PackBytes packs the same bytes into memory.
+	data, m2, files2, err := pkgarchive.PackBytes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), data) || m2.Name != m.Name || !slices.Equal(files, files2) {
+		t.Errorf("PackBytes gave %d bytes and files %v; Pack %d bytes and %v", len(data), files2, a.Len(), files)
+	}
+	if _, _, _, err := pkgarchive.PackBytes(filepath.Join(dir, "missing")); !errors.Is(err, pkgarchive.ErrInvalidPackage) {
+		t.Errorf("PackBytes of a missing folder: got %v, want ErrInvalidPackage", err)
+	}
+}
+
+// TestPackBytesIncompressible: content gzip cannot shrink still packs
+// whole into the buffer PackBytes sizes from the files.
+func TestPackBytesIncompressible(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var decl []string
+	files := map[string][]byte{}
+	for i := range 20 {
+		p := fmt.Sprintf("bin/b%02d", i)
+		b := make([]byte, 70<<10+i)
+		_, _ = rand.Read(b)
+		files[p] = b
+		testenv.WriteFiles(t, dir, map[string]string{p: string(b)})
+		decl = append(decl, fmt.Sprintf(`{"target":%q,"type":"registry:asset","path":%q}`, p, p))
+	}
+	manifest := `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0.0","priority":4,"files":[` + strings.Join(decl, ",") + `]}`
+	testenv.WriteFiles(t, dir, map[string]string{"registry.json": manifest})
+	data, _, _, err := pkgarchive.PackBytes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := pkgarchive.PackFiles(&want, []byte(manifest), files); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want.Bytes(), data) {
+		t.Errorf("PackBytes gave %d bytes, PackFiles %d", len(data), want.Len())
+	}
 }
 
 // TestPackFilesMatchesPack: a version held in memory packs to the bytes
@@ -125,6 +170,21 @@ func TestPackRefuses(t *testing.T) {
 				t.Skip(err)
 			}
 		}, "not a regular file"},
+		// The folder of a declared file, not the file, is what is wrong.
+		{"folder missing", func(t *testing.T, dir string) { _ = os.RemoveAll(filepath.Join(dir, "templates")) }, "declares templates/button.ts, which does not exist"},
+		{"folder is a file", func(t *testing.T, dir string) {
+			_ = os.RemoveAll(filepath.Join(dir, "templates"))
+			_ = os.WriteFile(filepath.Join(dir, "templates"), []byte("x"), 0o644)
+		}, "templates/button.ts: statat templates/button.ts: not a directory"},
+		{"folder is a symlink out of the package", func(t *testing.T, dir string) {
+			out := t.TempDir()
+			_ = os.WriteFile(filepath.Join(out, "button.ts"), []byte("secret"), 0o644)
+			_ = os.WriteFile(filepath.Join(out, "gitignore"), []byte("secret"), 0o644)
+			_ = os.RemoveAll(filepath.Join(dir, "templates"))
+			if err := os.Symlink(out, filepath.Join(dir, "templates")); err != nil {
+				t.Skip(err)
+			}
+		}, "templates/button.ts: statat templates/button.ts: path escapes from parent"},
 		{"schema", func(t *testing.T, dir string) {
 			_ = os.WriteFile(filepath.Join(dir, "registry.json"), []byte(`{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0"}`), 0o644)
 		}, "/version"},
@@ -142,6 +202,48 @@ func TestPackRefuses(t *testing.T) {
 				t.Errorf("got %v, want ErrInvalidPackage mentioning %q", err, tt.errHas)
 			}
 		})
+	}
+}
+
+// TestPackFolders: files in many folders, more than Pack keeps open at
+// once and in an order that goes back to folders it left, pack to the
+// bytes PackFiles writes for the same files; a folder that is a symbolic
+// link to another folder of the package is followed, as any path inside
+// the package root is.
+func TestPackFolders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string][]byte{}
+	var decl []string
+	for i := range 40 {
+		for _, p := range []string{fmt.Sprintf("t/%02d/a.txt", i), fmt.Sprintf("t/%02d.txt", i), fmt.Sprintf("t/%02d/b/c.txt", i)} {
+			files[p] = []byte(p + "\n")
+			decl = append(decl, fmt.Sprintf(`{"target":%q,"type":"registry:docs","path":%q}`, "x/"+p, p))
+		}
+	}
+	files["linked/a.txt"] = []byte("t/00/a.txt\n")
+	decl = append(decl, `{"target":"linked.txt","type":"registry:docs","path":"linked/a.txt"}`)
+	manifest := `{"name":"ui-kit","namespace":"@acme","type":"registry:feature","version":"1.0.0","priority":4,"files":[` + strings.Join(decl, ",") + `]}`
+	for p, b := range files {
+		if p == "linked/a.txt" {
+			continue
+		}
+		testenv.WriteFiles(t, dir, map[string]string{p: string(b)})
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"registry.json": manifest})
+	if err := os.Symlink("t/00", filepath.Join(dir, "linked")); err != nil {
+		t.Skip(err)
+	}
+	var fromDir, fromMemory bytes.Buffer
+	if _, _, err := pkgarchive.Pack(&fromDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := pkgarchive.PackFiles(&fromMemory, []byte(manifest), files); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fromDir.Bytes(), fromMemory.Bytes()) {
+		names, _ := readBack(t, fromDir.Bytes())
+		t.Fatalf("Pack of %d files in %d folders differs from PackFiles; packed %v", len(files), 2*40+2, names)
 	}
 }
 

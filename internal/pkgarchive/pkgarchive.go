@@ -2,6 +2,7 @@ package pkgarchive
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -156,17 +157,41 @@ func (ix *Index) Names() []string {
 // read, hashed ([Index.Digests]) and discarded. The error is an [*Error] for a refused archive, or
 // the reader's own error.
 func Scan(r io.Reader, lim Limits) (*Index, error) {
+	ix, _, err := scan(r, lim, false)
+	return ix, err
+}
+
+// scan is [Scan]; with keep, it also returns the content of every regular
+// file other than registry.json (whose content is the index's Manifest),
+// by name.
+func scan(r io.Reader, lim Limits, keep bool) (*Index, map[string][]byte, error) {
 	lim = lim.withDefaults()
 	ix := &Index{Files: map[string]int64{}, Digests: map[string]string{}}
+	var files map[string][]byte
+	if keep {
+		files = map[string][]byte{}
+	}
 	h := sha256.New()
 	buf := make([]byte, 32<<10) // one copy buffer for every file, not one each
 	err := read(r, lim, ix, func(name string, size int64, body io.Reader) error {
 		h.Reset()
 		if name != layout.ManifestFile {
-			if _, err := io.CopyBuffer(h, body, buf); err != nil {
+			var dst io.Writer = h
+			var kept *bytes.Buffer
+			if keep {
+				// Read as without keep, through the same copy, so that a
+				// broken archive fails at the same point with the same
+				// error. size is within MaxUnpacked: read checked it.
+				kept = bytes.NewBuffer(make([]byte, 0, size))
+				dst = io.MultiWriter(h, kept)
+			}
+			if _, err := io.CopyBuffer(dst, body, buf); err != nil {
 				return err
 			}
 			ix.Digests[name] = registry.DigestPrefix + hex.EncodeToString(h.Sum(nil))
+			if keep {
+				files[name] = kept.Bytes()
+			}
 			return nil
 		}
 		if size > lim.MaxManifestSize {
@@ -181,9 +206,9 @@ func Scan(r io.Reader, lim Limits) (*Index, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ix, nil
+	return ix, files, nil
 }
 
 // Walk reads the archive again and calls fn for every regular file for

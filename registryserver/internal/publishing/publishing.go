@@ -6,6 +6,7 @@
 package publishing
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -217,17 +218,31 @@ func (u *upload) cleanup() {
 }
 
 func (u *upload) scan(lim pkgarchive.Limits) (*pkgarchive.Index, error) {
-	if _, err := u.f.Seek(0, io.SeekStart); err != nil {
+	r, err := u.reader()
+	if err != nil {
 		return nil, err
 	}
-	return pkgarchive.Scan(u.f, lim)
+	return pkgarchive.Scan(r, lim)
 }
 
 func (u *upload) walk(lim pkgarchive.Limits, want func(string) bool, fn func(string, int64, io.Reader) error) error {
-	if _, err := u.f.Seek(0, io.SeekStart); err != nil {
+	r, err := u.reader()
+	if err != nil {
 		return err
 	}
-	return pkgarchive.Walk(u.f, lim, want, fn)
+	return pkgarchive.Walk(r, lim, want, fn)
+}
+
+// uploadReadSize is the size of the reads of the upload file: the gzip
+// reader's own buffer would read it 4 KiB at a time.
+const uploadReadSize = 64 << 10
+
+// reader returns a reader of the upload file from its start.
+func (u *upload) reader() (io.Reader, error) {
+	if _, err := u.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return bufio.NewReaderSize(u.f, uploadReadSize), nil
 }
 
 // receiveUpload reads the multipart body: the first file part is streamed
