@@ -72,14 +72,17 @@ func run(ctx context.Context, args []string) error {
 	if err := b.discover(ctx); err != nil {
 		return err
 	}
-	var st state.Store
-	if *history > 0 {
-		var err error
-		if st, err = openState(ctx, *stateURL); err != nil {
-			return err
-		}
-		defer st.Close()
+	if *history > 0 && *stateURL == "" {
+		return errors.New("-history needs -state")
 	}
+	// The state database is opened after the first reports: the server
+	// creates a SQLite file with its first write.
+	var st state.Store
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
 	// Fill in as many rounds as days of history (one round without it),
 	// timing the last tenth of the reports on its own: the rate at N.
 	rounds := max(*history, 1)
@@ -102,6 +105,12 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 		sent = upTo
+		if *history > 0 && st == nil {
+			var err error
+			if st, err = openState(ctx, *stateURL); err != nil {
+				return err
+			}
+		}
 		if st != nil {
 			if err := st.Snapshot(ctx, time.Now().UTC().AddDate(0, 0, day-rounds)); err != nil {
 				return err
@@ -136,8 +145,6 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func openState(ctx context.Context, url string) (state.Store, error) {
 	switch {
-	case url == "":
-		return nil, errors.New("-history needs -state")
 	case len(url) > 11 && url[:11] == "postgres://":
 		return postgres.Open(ctx, url)
 	}
