@@ -139,6 +139,22 @@ func browser(t *testing.T) (context.Context, func() []string) {
 	}
 }
 
+// screenshot saves dir/name.png: the whole page, or the element sel
+// selects.
+func screenshot(dir, name, sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var buf []byte
+		shoot := chromedp.FullScreenshot(&buf, 100)
+		if sel != "" {
+			shoot = chromedp.Screenshot(sel, &buf, chromedp.ByQuery)
+		}
+		if err := shoot.Do(ctx); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
+	})
+}
+
 // TestBrowser drives the catalog in a real browser: home, search as you
 // type, a registry page, a file; sign in with a token to see the gated
 // namespace, sign out and no longer see it. Screenshots go to
@@ -147,15 +163,7 @@ func TestBrowser(t *testing.T) {
 	srv := catalogServer(t)
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
-		})
-	}
+	shot := func(name string) chromedp.Action { return screenshot(dir, name, "") }
 	run := func(step string, actions ...chromedp.Action) {
 		t.Helper()
 		if err := chromedp.Run(ctx, actions...); err != nil {
@@ -362,24 +370,8 @@ func TestBrowserAdoptionChart(t *testing.T) {
 
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
-		})
-	}
-	section := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.Screenshot(`section[aria-labelledby="inuse-h"]`, &buf, chromedp.ByQuery).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
-		})
-	}
+	shot := func(name string) chromedp.Action { return screenshot(dir, name, "") }
+	section := func(name string) chromedp.Action { return screenshot(dir, name, `section[aria-labelledby="inuse-h"]`) }
 	var got struct {
 		Width, Height float64
 		Areas         int
