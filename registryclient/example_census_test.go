@@ -9,6 +9,7 @@ import (
 
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/state"
 	"github.com/jigkit/jig/registryserver/state/sqlite"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
@@ -61,12 +62,22 @@ func ExampleClient_CensusHistory() {
 	} {
 		_ = st.Put(ctx, k, strings.NewReader(v), int64(len(v)))
 	}
-	// The state database keeps the census and its daily history; a server
-	// records each day just after midnight (UTC). Here yesterday is
-	// recorded by hand.
+	// The server's state database keeps the census and its daily
+	// history: just after midnight (UTC) a server records the day. Here
+	// two days are planted as reports and servers would have left them.
 	db, _ := sqlite.OpenMemory(ctx)
 	defer db.Close()
 	now := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	report := func(project, version string) {
+		_ = db.PutReport(ctx, &state.Report{Namespace: "@main", Reporter: "ci", At: now.Add(-time.Hour), CensusReport: registryclient.CensusReport{
+			Project: project, Registries: []registryclient.CensusEntry{{Path: "quality/eslint", Version: version, State: "clean"}}}}, state.Limits{})
+	}
+	report("https://git.example/web.git", "1.0.0")
+	report("https://git.example/api.git", "1.0.0")
+	_ = db.Snapshot(ctx, now.AddDate(0, 0, -2))
+	report("https://git.example/web.git", "1.1.0")
+	_ = db.Snapshot(ctx, now.AddDate(0, 0, -1))
+
 	h, _ := registryserver.New(registryserver.WithStorage(st), registryserver.WithAdminToken("admin"),
 		registryserver.WithState(db), registryserver.WithClock(func() time.Time { return now }))
 	defer h.Close()
@@ -74,17 +85,6 @@ func ExampleClient_CensusHistory() {
 	defer srv.Close()
 
 	c, _ := registryclient.New(srv.URL, registryclient.WithToken("admin"))
-	report := func(project, version string) {
-		rep := &registryclient.CensusReport{Project: project, Registries: []registryclient.CensusEntry{{Path: "quality/eslint", Version: version, State: "clean"}}}
-		if _, err := c.Report(ctx, "@main", rep); err != nil {
-			panic(err)
-		}
-	}
-	report("https://git.example/web.git", "1.0.0")
-	report("https://git.example/api.git", "1.0.0")
-	_ = db.Snapshot(ctx, now.AddDate(0, 0, -1))
-	report("https://git.example/web.git", "1.1.0")
-
 	census, err := c.CensusHistory(ctx, "@main", "quality/eslint", 30)
 	if err != nil {
 		panic(err)
@@ -93,6 +93,7 @@ func ExampleClient_CensusHistory() {
 		fmt.Printf("%s: %d of %d on %s\n", d.Day, d.On(census.Latest), d.Total(), census.Latest)
 	}
 	// Output:
-	// 2026-03-03: 0 of 2 on 1.1.0
+	// 2026-03-02: 0 of 2 on 1.1.0
+	// 2026-03-03: 1 of 2 on 1.1.0
 	// 2026-03-04: 1 of 2 on 1.1.0
 }

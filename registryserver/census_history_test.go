@@ -55,7 +55,11 @@ func historyHandler(t testing.TB, opts ...registryserver.Option) (http.Handler, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.Close() })
+	// The upkeep records yesterday once, at start: done now, before the
+	// test plants anything, so that it does not record the test's days
+	// at a moment of its own.
 	h.CensusImported()
+	h.CensusUpkeep()
 	return h, db
 }
 

@@ -1,8 +1,12 @@
 package registryserver
 
 // CensusUpkeep runs the census's upkeep (expired reports removed, the
-// day's history) once, now, after the import of stored reports.
+// day's history) once, now, after the import of stored reports (nothing
+// when the census is off).
 func (h *Handler) CensusUpkeep() {
+	if h.census == nil {
+		return
+	}
 	<-h.census.Imported()
 	h.census.Upkeep()
 }
