@@ -150,7 +150,7 @@ func benchCensusHistory(b *testing.B, db state.Store) {
 		b.Fatalf("got %d %.300s", first.Code, first.Body.String())
 	}
 	var took []time.Duration
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		t := time.Now()
 		if rec := get(); rec.Code != http.StatusOK {
@@ -160,7 +160,7 @@ func benchCensusHistory(b *testing.B, db state.Store) {
 	}
 	// The process's CPU time per request (a database server's is not
 	// counted): on a busy machine the wall-clock figures wait for a CPU.
-	if cpu := cpuTime() - cpu0; cpu0 > 0 {
+	if cpu := testenv.CPUTime() - cpu0; cpu0 > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(took)), "cpu-ns/op")
 	}
 	slices.Sort(took)
