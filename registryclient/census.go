@@ -23,6 +23,9 @@ type (
 	CensusReceipt = wire.CensusReceipt
 	// CensusRegistry is the census of one registry; see [Client.Census].
 	CensusRegistry = wire.CensusRegistry
+	// CensusDay is one day of a registry's census history; see
+	// [Client.CensusHistory].
+	CensusDay = wire.CensusDay
 )
 
 // maxCensusPages bounds the pages [Client.Census] follows.
@@ -116,4 +119,37 @@ func (c *Client) Census(ctx context.Context, ns, path string) (*CensusRegistry, 
 		all.Versions = []wire.CensusVersionRow{}
 	}
 	return all, nil
+}
+
+// CensusHistory returns the census of the registry at path in namespace
+// ns with its daily history over the last days days (1 to
+// [wire.MaxCensusHistoryDays]) in History, oldest first, today last, and
+// no projects (see [Client.Census] for them). A day the server recorded
+// nothing for is absent. A server that sends no history (a jig-server
+// from before it kept one) is a [*NotSupportedError].
+//
+// API: GET /census/@ns/<path>?history=<days>d
+func (c *Client) CensusHistory(ctx context.Context, ns, path string, days int) (*CensusRegistry, error) {
+	id := registry.ID{Namespace: ns, Path: path}
+	rp, err := registryPath(id)
+	if err != nil {
+		return nil, err
+	}
+	if days < 1 || days > wire.MaxCensusHistoryDays {
+		return nil, fmt.Errorf("census history of %d days: want 1 to %d", days, wire.MaxCensusHistoryDays)
+	}
+	// One project: the smallest page a server takes (older servers too).
+	p := "/census" + strings.TrimPrefix(rp, "/registries") + "?history=" + wire.CensusHistoryWindow(days) + "&limit=1"
+	var view CensusRegistry
+	if err := c.getJSON(ctx, request{path: p, registry: idLabel(id)}, &view); err != nil {
+		return nil, err
+	}
+	if view.History == nil {
+		return nil, &NotSupportedError{URL: c.baseStr, Route: "/census/@ns/<path>?history=", Action: "show the census history"}
+	}
+	view.Projects, view.Next = []wire.CensusProjectRow{}, ""
+	if view.Versions == nil {
+		view.Versions = []wire.CensusVersionRow{}
+	}
+	return &view, nil
 }

@@ -53,7 +53,9 @@ func (c *FleetStatusCmd) Help() string {
   jig fleet status                          # one line per registry of each namespace in the rc file
   jig fleet status @acme                    # the same for @acme
   jig fleet status @acme/runtimes/node      # its versions and projects
-  jig fleet status @acme/runtimes/node --behind --json`
+  jig fleet status @acme/runtimes/node --behind --json
+  jig fleet status @acme --history          # how each registry's latest version spread, last 90 days
+  jig fleet status @acme/runtimes/node --history=30d`
 }
 
 func (c *DiffCmd) Help() string {

@@ -10,12 +10,15 @@ import (
 
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/fleet"
 	"github.com/jigkit/jig/internal/gitsafe"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/rcfile"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // projectIdentity is the identity part of a census report for the project
@@ -84,17 +87,21 @@ type FleetCmd struct {
 	Update FleetUpdateCmd `cmd:"" help:"Move many repositories to a registry version: a branch, a commit and a pull request each."`
 }
 
-// FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind]".
+// FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind] [--history[=90d]]".
 type FleetStatusCmd struct {
-	Target string `arg:"" optional:"" help:"A registry (@acme/runtimes/node) for its projects, or a namespace (@acme) for one line per registry; the default is every namespace the rc file configures (@main when it configures none). Exit 1 when a namespace's census could not be read (no census on its server, refused, unreachable): each is named on stderr, the others are shown."`
-	JSON   bool   `name:"json" help:"Print the server's census as one JSON document."`
-	Behind bool   `name:"behind" help:"List only the projects not on the latest version (needs a registry)."`
+	Target  string      `arg:"" optional:"" help:"A registry (@acme/runtimes/node) for its projects, or a namespace (@acme) for one line per registry; the default is every namespace the rc file configures (@main when it configures none). Exit 1 when a namespace's census could not be read (no census on its server, refused, unreachable): each is named on stderr, the others are shown."`
+	JSON    bool        `name:"json" help:"Print the server's census as one JSON document."`
+	Behind  bool        `name:"behind" help:"List only the projects not on the latest version (needs a registry)."`
+	History historyFlag `name:"history" help:"Also show how the latest version spread over the last 90 days, or --history=30d (1d to 732d): the share of projects on it, as a line of marks per registry, and per week for a registry. --json adds every day's counts per version (\"history\")."`
 }
 
 // Validate checks the flag combinations.
 func (c *FleetStatusCmd) Validate() error {
 	if c.Behind && (c.Target == "" || !strings.Contains(c.Target, "/")) {
 		return fmt.Errorf("--behind needs a registry: jig fleet status <registry> --behind")
+	}
+	if _, err := wire.ParseCensusHistory(c.Target); err == nil {
+		return fmt.Errorf("%q is not a registry or a namespace; a window goes after --history=: jig fleet status --history=%s", c.Target, c.Target)
 	}
 	return nil
 }
@@ -113,7 +120,7 @@ func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
 		if err != nil {
 			return err
 		}
-		return app.Out.Result(c.JSON, res, func() { printCensusNamespace(app.Out, res) })
+		return app.Out.Result(c.JSON, res, func() { c.printNamespace(app.Out, res) })
 	}
 	id, err := registry.ParseID(target)
 	if err != nil {
@@ -130,18 +137,34 @@ func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
+	if c.History.days > 0 {
+		h, err := cl.CensusHistory(ctx, id.Namespace, id.Path, c.History.days)
+		if err != nil {
+			return err
+		}
+		res.History = h.History
+	}
 	if c.Behind {
 		res.Projects = slices.DeleteFunc(res.Projects, func(p wire.CensusProjectRow) bool { return p.Version == res.Latest })
 	}
-	return app.Out.Result(c.JSON, res, func() { printCensusRegistry(app.Out, res, c.Behind) })
+	return app.Out.Result(c.JSON, res, func() { printCensusRegistry(app.Out, res, c.Behind, c.History.days) })
 }
 
 // censusNamespaces is the --json document of jig fleet status without a
 // target: the census of each namespace the rc file configures, and the
 // namespaces whose census could not be read.
 type censusNamespaces struct {
-	Namespaces []*registryclient.CensusRegistries `json:"namespaces"`
-	Failed     []censusFailure                    `json:"failed"`
+	Namespaces []*censusNamespace `json:"namespaces"`
+	Failed     []censusFailure    `json:"failed"`
+}
+
+// censusNamespace is the census of one namespace as jig fleet status
+// shows it: the server's, and with --history each registry's history.
+type censusNamespace struct {
+	*registryclient.CensusRegistries
+	// History is the history of each registry, by path; nil without
+	// --history.
+	History map[string][]wire.CensusDay `json:"history,omitempty"`
 }
 
 type censusFailure struct {
@@ -168,7 +191,7 @@ func (c *FleetStatusCmd) every(ctx context.Context, app *App) error {
 	if len(namespaces) == 0 {
 		namespaces = []string{registry.DefaultNamespace}
 	}
-	doc := censusNamespaces{Namespaces: []*registryclient.CensusRegistries{}, Failed: []censusFailure{}}
+	doc := censusNamespaces{Namespaces: []*censusNamespace{}, Failed: []censusFailure{}}
 	for _, ns := range namespaces {
 		res, err := c.namespace(ctx, app, ns)
 		if err != nil {
@@ -190,7 +213,7 @@ func (c *FleetStatusCmd) every(ctx context.Context, app *App) error {
 			if len(doc.Namespaces) > 1 || len(doc.Failed) > 0 {
 				app.Out.Printf("%s\n", res.Namespace)
 			}
-			printCensusNamespace(app.Out, res)
+			c.printNamespace(app.Out, res)
 		}
 	})
 	if err != nil {
@@ -202,13 +225,115 @@ func (c *FleetStatusCmd) every(ctx context.Context, app *App) error {
 	return nil
 }
 
-// namespace reads the census of namespace ns.
-func (c *FleetStatusCmd) namespace(ctx context.Context, app *App, ns string) (*registryclient.CensusRegistries, error) {
+// censusHistoryRequests bounds the history requests jig fleet status
+// --history sends at once (one per registry of a namespace).
+const censusHistoryRequests = 8
+
+// namespace reads the census of namespace ns and, with --history, the
+// history of each of its registries.
+func (c *FleetStatusCmd) namespace(ctx context.Context, app *App, ns string) (*censusNamespace, error) {
 	cl, err := app.Client(ns)
 	if err != nil {
 		return nil, err
 	}
-	return cl.CensusRegistries(ctx, ns)
+	regs, err := cl.CensusRegistries(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	if c.History.days == 0 {
+		return &censusNamespace{CensusRegistries: regs}, nil
+	}
+	res := &censusNamespace{CensusRegistries: regs, History: make(map[string][]wire.CensusDay, len(regs.Registries))}
+	histories := make([][]wire.CensusDay, len(regs.Registries))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(censusHistoryRequests)
+	for i, r := range regs.Registries {
+		g.Go(func() error {
+			h, err := cl.CensusHistory(gctx, ns, r.Path, c.History.days)
+			if err != nil {
+				return err
+			}
+			histories[i] = h.History
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, r := range regs.Registries {
+		res.History[r.Path] = histories[i]
+	}
+	return res, nil
+}
+
+// printNamespace prints the census of a namespace and, with --history,
+// the adoption of each registry's latest version.
+func (c *FleetStatusCmd) printNamespace(o *Output, res *censusNamespace) {
+	printCensusNamespace(o, res.CensusRegistries)
+	if c.History.days == 0 || len(res.Registries) == 0 {
+		return
+	}
+	marks := min(c.History.days, historyMarks)
+	o.Printf("\nShare of projects on the latest version, last %s (%s, oldest first; blank: nothing recorded):\n", english.Count(c.History.days, "day", "days"), markSpan(c.History.days, marks))
+	rows := make([][]string, 0, len(res.Registries))
+	for _, r := range res.Registries {
+		if r.Latest == "" {
+			rows = append(rows, []string{r.Path, "no version published"})
+			continue
+		}
+		periods := fleet.AdoptionOf(res.History[r.Path], r.Latest, c.History.days, marks)
+		rows = append(rows, []string{r.Path, fleet.Sparkline(periods), shareNow(periods)})
+	}
+	o.Columns("", rows)
+}
+
+// historyMarks and historyRows bound the marks of a sparkline and the
+// rows of a registry's history.
+const (
+	historyMarks = 30
+	historyRows  = 13
+)
+
+// markSpan says how many days one mark of a sparkline stands for.
+func markSpan(days, marks int) string {
+	if days == marks {
+		return "one mark a day"
+	}
+	return fmt.Sprintf("one mark per %s", english.Count((days+marks-1)/marks, "day", "days"))
+}
+
+// shareNow says the share on the latest version of the last period:
+// "67% (2 of 3)".
+func shareNow(periods []*fleet.Adoption) string {
+	if len(periods) == 0 || periods[len(periods)-1] == nil {
+		return ""
+	}
+	a := periods[len(periods)-1]
+	return fmt.Sprintf("%d%% (%d of %d)", int(a.Share()*100+0.5), a.OnLatest, a.Total)
+}
+
+// printCensusHistory prints the adoption of the latest version over the
+// last days days: per period (a week for 90 days) its last recorded day,
+// then a sparkline.
+func printCensusHistory(o *Output, res *registryclient.CensusRegistry, days int) {
+	if res.Latest == "" {
+		return
+	}
+	o.Printf("History, last %s: projects on %s (the latest) of all that reported\n", english.Count(days, "day", "days"), res.Latest)
+	rows := [][]string{{"Day", "On latest", "Projects", "Share", ""}}
+	for _, a := range fleet.AdoptionOf(res.History, res.Latest, days, min(days, historyRows)) {
+		if a == nil {
+			continue
+		}
+		today := ""
+		if a.Live {
+			today = "today"
+		}
+		rows = append(rows, []string{a.Day, fmt.Sprintf("%9d", a.OnLatest), fmt.Sprintf("%8d", a.Total), fmt.Sprintf("%4d%%", int(a.Share()*100+0.5)), today})
+	}
+	o.Columns("", rows)
+	marks := min(days, historyMarks)
+	o.Printf("%s  (%s, oldest first; blank: nothing recorded)\n\n", fleet.Sparkline(fleet.AdoptionOf(res.History, res.Latest, days, marks)), markSpan(days, marks))
 }
 
 func printCensusNamespace(o *Output, res *registryclient.CensusRegistries) {
@@ -230,7 +355,7 @@ func printCensusNamespace(o *Output, res *registryclient.CensusRegistries) {
 	}
 }
 
-func printCensusRegistry(o *Output, res *registryclient.CensusRegistry, behind bool) {
+func printCensusRegistry(o *Output, res *registryclient.CensusRegistry, behind bool, historyDays int) {
 	key := res.Namespace + "/" + res.Path
 	if len(res.Versions) == 0 {
 		o.Printf("No projects have reported %s (run 'jig check --report' in them).\n", key)
@@ -246,6 +371,9 @@ func printCensusRegistry(o *Output, res *registryclient.CensusRegistry, behind b
 		o.Printf("%-12s  %8d  %5d  %7d\n", v.Version, v.Projects, v.Clean, v.Drifted)
 	}
 	o.Println()
+	if historyDays > 0 {
+		printCensusHistory(o, res, historyDays)
+	}
 	if behind && len(res.Projects) == 0 {
 		o.Printf("Every project is on %s.\n", latest)
 		return

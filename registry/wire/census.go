@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jigkit/jig/internal/redact"
 )
@@ -132,6 +135,98 @@ type CensusRegistry struct {
 	// Next is the cursor of the following page of projects ("?cursor="),
 	// "" on the last page.
 	Next string `json:"next,omitempty"`
+	// History is the registry's daily history, oldest day first, when
+	// the request asked for it ("?history=90d"): the recorded days of
+	// the window, then today, always last, with the counts as they are
+	// now ([CensusDay.Live]). A day without a record is absent: the
+	// server was not running at midnight (UTC), when it records the day,
+	// or no project used the registry. Nil when not asked for.
+	History []CensusDay `json:"history,omitempty"`
+}
+
+// The window of a census history (GET /census/@ns/<path>?history=90d).
+const (
+	// DefaultCensusHistoryDays is the window "jig fleet status --history"
+	// and the web catalog's adoption chart show.
+	DefaultCensusHistoryDays = 90
+	// MaxCensusHistoryDays is the longest window: the history a server
+	// keeps (two years).
+	MaxCensusHistoryDays = 732
+	// MaxCensusHistoryVersions bounds the versions of one day of a
+	// history: those with the most projects; the rest are summed in
+	// [CensusDay.Other].
+	MaxCensusHistoryVersions = 100
+)
+
+// ErrInvalidHistory is what [ParseCensusHistory] returns (wrapped) for a
+// window it does not take.
+var ErrInvalidHistory = errors.New("invalid census history window")
+
+// ParseCensusHistory reads a history window, the value of "?history=" and
+// of "jig fleet status --history=": a number of days from 1 to
+// [MaxCensusHistoryDays] followed by "d" ("90d"). It returns the days.
+func ParseCensusHistory(s string) (int, error) {
+	n, ok := strings.CutSuffix(s, "d")
+	days, err := strconv.Atoi(n)
+	if !ok || err != nil || n == "" || n[0] < '1' || n[0] > '9' || days > MaxCensusHistoryDays {
+		if len(s) > 20 {
+			s = s[:20] + "..."
+		}
+		return 0, fmt.Errorf("%w: %q: history must be a number of days such as 90d, from 1d to %dd", ErrInvalidHistory, s, MaxCensusHistoryDays)
+	}
+	return days, nil
+}
+
+// CensusHistoryWindow formats days as a history window ("90d"), the
+// inverse of [ParseCensusHistory].
+func CensusHistoryWindow(days int) string { return strconv.Itoa(days) + "d" }
+
+// CensusDay is one day of a registry's census history
+// ([CensusRegistry.History]).
+type CensusDay struct {
+	// Day is the UTC date, "2006-01-02".
+	Day string `json:"day"`
+	// Live marks today: the counts as they are now rather than as the
+	// server recorded them at the end of a day.
+	Live bool `json:"live,omitempty"`
+	// Versions are the versions projects were on that day, newest first:
+	// at most [MaxCensusHistoryVersions], those with the most projects.
+	Versions []CensusVersionRow `json:"versions"`
+	// Other sums the versions left out of Versions; nil when none was.
+	Other *CensusOther `json:"other,omitempty"`
+}
+
+// CensusOther sums the versions a [CensusDay] leaves out.
+type CensusOther struct {
+	// Versions is how many versions it sums.
+	Versions int `json:"versions"`
+	Projects int `json:"projects"`
+	Clean    int `json:"clean"`
+	Drifted  int `json:"drifted"`
+}
+
+// Total returns the projects of the day, on any version (Other
+// included).
+func (d CensusDay) Total() int {
+	n := 0
+	for _, v := range d.Versions {
+		n += v.Projects
+	}
+	if d.Other != nil {
+		n += d.Other.Projects
+	}
+	return n
+}
+
+// On returns the projects on version that day (0 when version is not
+// listed).
+func (d CensusDay) On(version string) int {
+	for _, v := range d.Versions {
+		if v.Version == version {
+			return v.Projects
+		}
+	}
+	return 0
 }
 
 // CensusVersionRow is one version of [CensusRegistry].

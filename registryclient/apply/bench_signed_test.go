@@ -62,7 +62,7 @@ func BenchmarkInitSigned(b *testing.B) {
 					run(shared)
 				}
 				b.ReportAllocs()
-				cpu0, n := cpuTime(), 0
+				cpu0, n := testenv.CPUTime(), 0
 				for b.Loop() {
 					n++
 					ch := shared
@@ -77,7 +77,7 @@ func BenchmarkInitSigned(b *testing.B) {
 				}
 				// CPU time of the process (client and server), which the
 				// machine's load does not inflate as it does elapsed time.
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 			})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryserver"
@@ -232,7 +233,7 @@ func BenchmarkInitNodePreset(b *testing.B) {
 			i := 0
 			wv.reset()
 			var elapsed time.Duration
-			cpu0 := cpuTime()
+			cpu0 := testenv.CPUTime()
 			for b.Loop() {
 				i++
 				t := tr()
@@ -251,7 +252,7 @@ func BenchmarkInitNodePreset(b *testing.B) {
 			}
 			// CPU time of the process (client and server), which the
 			// machine's load does not inflate as it does elapsed time.
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(i)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(i)/1e6, "cpu-ms/op")
 			if bc.delay > 0 || bc.rtt > 0 {
 				b.ReportMetric(float64(rounds), "roundtrips/op")
 			}

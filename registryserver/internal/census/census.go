@@ -389,7 +389,7 @@ func (h *Server) Usage(ctx context.Context, ns string) (*wire.CensusRegistries, 
 	return body, nil
 }
 
-// GetRegistry serves GET /census/@ns/<path>[?cursor=&limit=].
+// GetRegistry serves GET /census/@ns/<path>[?cursor=&limit=&history=].
 func (h *Server) GetRegistry(c echo.Context) error {
 	ns, err := censusNamespace(c)
 	if err != nil {
@@ -410,7 +410,16 @@ func (h *Server) GetRegistry(c echo.Context) error {
 			return core.NewAPIError(wire.CodeInvalidQuery, fmt.Sprintf("limit must be a number between 1 and %d", maxCensusPageSize))
 		}
 	}
-	view, err := h.page(c.Request().Context(), ns, path, q.Get("cursor"), limit)
+	days := 0
+	if q.Has("history") {
+		if len(q["history"]) > 1 {
+			return core.NewAPIError(wire.CodeInvalidQuery, "history is given more than once")
+		}
+		if days, err = wire.ParseCensusHistory(q.Get("history")); err != nil {
+			return core.NewAPIError(wire.CodeInvalidQuery, strings.TrimPrefix(err.Error(), wire.ErrInvalidHistory.Error()+": "))
+		}
+	}
+	view, err := h.page(c.Request().Context(), ns, path, q.Get("cursor"), limit, days)
 	if err != nil {
 		return err
 	}
@@ -418,17 +427,19 @@ func (h *Server) GetRegistry(c echo.Context) error {
 }
 
 // View is the census of the registry at ns/path with its first page of
-// projects. Its errors are [*core.APIError]s.
-func (h *Server) View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error) {
-	return h.page(ctx, ns, path, "", censusPageSize)
+// projects and, when days is above 0, the history of its last days days
+// ([wire.CensusRegistry.History]). Its errors are [*core.APIError]s.
+func (h *Server) View(ctx context.Context, ns, path string, days int) (*wire.CensusRegistry, error) {
+	return h.page(ctx, ns, path, "", censusPageSize, days)
 }
 
 // censusRowDrifted bounds the drifted targets of a project row.
 const censusRowDrifted = 20
 
 // page is the census of the registry at ns/path with the page of its
-// projects after cursor.
-func (h *Server) page(ctx context.Context, ns, path, cursor string, limit int) (*wire.CensusRegistry, error) {
+// projects after cursor and the history of its last days days (none for
+// 0).
+func (h *Server) page(ctx context.Context, ns, path, cursor string, limit, days int) (*wire.CensusRegistry, error) {
 	latest, err := h.latestOf(ctx, ns, path)
 	if err != nil {
 		return nil, core.InternalError(err)
@@ -450,6 +461,11 @@ func (h *Server) page(ctx context.Context, ns, path, cursor string, limit int) (
 	}
 	for _, c := range counts {
 		view.Versions = append(view.Versions, wire.CensusVersionRow{Version: c.Version, Projects: c.Projects, Clean: c.Clean, Drifted: c.Drifted})
+	}
+	if days > 0 {
+		if view.History, err = h.history(ctx, ns, path, days, view.Versions); err != nil {
+			return nil, err
+		}
 	}
 	for i := range projects {
 		p := &projects[i]

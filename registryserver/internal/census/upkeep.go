@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jigkit/jig/registry/wire"
+
 	"go.uber.org/zap"
 )
 
@@ -11,8 +13,9 @@ import (
 // is kept.
 const (
 	upkeepEvery = time.Minute
-	// HistoryMaxAge is how long a day of the history is kept.
-	HistoryMaxAge = 2 * 366 * 24 * time.Hour
+	// HistoryMaxAge is how long a day of the history is kept: the
+	// longest window GET /census/@ns/<path>?history= takes.
+	HistoryMaxAge = wire.MaxCensusHistoryDays * 24 * time.Hour
 	// historyClaim prefixes the claim of a day's snapshot: one replica
 	// takes it.
 	historyClaim = "census.history:"

@@ -74,7 +74,9 @@ type Index interface {
 
 // Census is what the catalog asks the census.
 type Census interface {
-	View(ctx context.Context, ns, path string) (*wire.CensusRegistry, error)
+	// View is the census of the registry at ns/path, with the history of
+	// its last days days.
+	View(ctx context.Context, ns, path string, days int) (*wire.CensusRegistry, error)
 	Usage(ctx context.Context, ns string) (*wire.CensusRegistries, error)
 }
 
@@ -188,16 +190,17 @@ func (w *Catalog) Registry(ctx context.Context, token, ns, path, version string)
 		return nil, err
 	}
 	if w.census != nil {
-		view, err := w.census.View(ctx, ns, path)
+		view, err := w.census.View(ctx, ns, path, webui.ChartDays)
 		switch {
 		case err != nil:
 			// Without the state database the page is shown without its
 			// census.
 			w.Log.Warn("web catalog: the census is not available; pages are shown without it", zap.Error(err))
 		default:
-			// Counts per version for every reader; the files projects
-			// edit are census content, for census readers only.
-			reg.InUse = view.Versions
+			// Counts per version, now and per day, for every reader; the
+			// files projects edit are census content, for census readers
+			// only.
+			reg.InUse, reg.History = view.Versions, view.History
 			if w.CensusAccess(w.CallerFromToken(token), ns) == nil {
 				reg.Edited = view.Edited
 			}

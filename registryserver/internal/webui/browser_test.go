@@ -18,7 +18,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/state"
+	"github.com/jigkit/jig/registryserver/state/sqlite"
 )
 
 const teamToken = "team-token-0123456789"
@@ -136,6 +139,22 @@ func browser(t *testing.T) (context.Context, func() []string) {
 	}
 }
 
+// screenshot saves dir/name.png: the whole page, or the element sel
+// selects.
+func screenshot(dir, name, sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var buf []byte
+		shoot := chromedp.FullScreenshot(&buf, 100)
+		if sel != "" {
+			shoot = chromedp.Screenshot(sel, &buf, chromedp.ByQuery)
+		}
+		if err := shoot.Do(ctx); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
+	})
+}
+
 // TestBrowser drives the catalog in a real browser: home, search as you
 // type, a registry page, a file; sign in with a token to see the gated
 // namespace, sign out and no longer see it. Screenshots go to
@@ -144,15 +163,7 @@ func TestBrowser(t *testing.T) {
 	srv := catalogServer(t)
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
-		})
-	}
+	shot := func(name string) chromedp.Action { return screenshot(dir, name, "") }
 	run := func(step string, actions ...chromedp.Action) {
 		t.Helper()
 		if err := chromedp.Run(ctx, actions...); err != nil {
@@ -299,6 +310,105 @@ func TestBrowser(t *testing.T) {
 	}
 	run("presets", chromedp.Navigate(srv.URL+"/-/presets"), chromedp.WaitVisible("#preset-node-library", chromedp.ByQuery), shot("8-presets"))
 
+	if p := problems(); len(p) > 0 {
+		t.Errorf("the browser reported problems (CSP violations, script errors):\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// TestBrowserAdoptionChart loads a registry page whose census has 60 days
+// of history (six versions, each taking over from the last, a week the
+// server recorded nothing) in a real browser, light and dark: the chart
+// is there, drawn at a readable size, under the page's CSP (no
+// violations), with its text. Screenshots go to
+// $JIG_TEST_ARTIFACTS/TestBrowserAdoptionChart.
+func TestBrowserAdoptionChart(t *testing.T) {
+	now := time.Date(2026, 4, 4, 12, 0, 0, 0, time.UTC)
+	objects := map[string]string{"@main/tools/lint/versions.json": `{"versions":["1.5.0","1.4.0","1.3.0","1.2.0","1.1.0","1.0.0"]}`}
+	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0"} {
+		objects["@main/tools/lint/"+v+"/registry.json"] = fmt.Sprintf(`{"name":"lint","namespace":"@main","path":"tools/lint","version":%q,"type":"registry:quality","priority":6,"description":"Lint rules."}`, v)
+	}
+	db, err := sqlite.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// 80 projects; version k is published on day 10k and each project
+	// moves to it some days later.
+	const days, projects = 60, 80
+	for d := range days {
+		for p := range projects {
+			v := 0
+			for v < 5 && d >= 10*(v+1)+p%9 {
+				v++
+			}
+			if p > 70 { // a few projects stay behind
+				v = min(v, 1)
+			}
+			err := db.PutReport(t.Context(), &state.Report{Namespace: "@main", Reporter: "ci", At: now.Add(-time.Hour),
+				CensusReport: wire.CensusReport{Project: fmt.Sprintf("https://git.example/p%02d.git", p),
+					Registries: []wire.CensusEntry{{Path: "tools/lint", Version: fmt.Sprintf("1.%d.0", v), State: wire.CensusClean}}}}, state.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d >= 30 && d < 37 {
+			continue // the server was down
+		}
+		day := now.AddDate(0, 0, d-days)
+		if err := db.Snapshot(t.Context(), day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := registryserver.New(registryserver.WithStorage(testenv.MemoryStorage(t, objects)), registryserver.WithWebCatalog("/"),
+		registryserver.WithState(db), registryserver.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	ctx, problems := browser(t)
+	dir := testenv.Artifacts(t)
+	shot := func(name string) chromedp.Action { return screenshot(dir, name, "") }
+	section := func(name string) chromedp.Action { return screenshot(dir, name, `section[aria-labelledby="inuse-h"]`) }
+	var got struct {
+		Width, Height float64
+		Areas         int
+		Filled        bool
+		Title         string
+		Behind        string
+		Legend        []string
+		Styled        int
+	}
+	read := chromedp.Evaluate(`(() => {
+		const svg = document.querySelector("svg#adoption");
+		if (!svg) return {};
+		const r = svg.getBoundingClientRect();
+		const latest = svg.querySelector(".series.latest path");
+		return {width: r.width, height: r.height, areas: svg.querySelectorAll(".series path").length,
+			filled: !!latest && getComputedStyle(latest).fill !== getComputedStyle(svg.querySelector(".series.so path, .series.s1 path")).fill,
+			title: svg.querySelector("title").textContent, behind: document.querySelector("#behind").textContent,
+			legend: [...document.querySelectorAll("#adoption-legend li")].map(li => li.textContent),
+			styled: document.querySelectorAll("[style]").length};
+	})()`, &got)
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/-/r/@main/tools/lint"), chromedp.WaitVisible("svg#adoption", chromedp.ByQuery),
+		chromedp.ScrollIntoView("svg#adoption", chromedp.ByQuery), read, shot("1-registry"), section("2-in-use")); err != nil {
+		t.Fatal(err)
+	}
+	if got.Width < 500 || got.Height < 150 || got.Areas < 6 || !got.Filled || got.Styled != 0 {
+		t.Errorf("the chart: %+v; want at least 500x150 px, an area per version (one per run of days), the latest coloured apart, no style attributes", got)
+	}
+	if got.Title != "Projects per version of @main/tools/lint" || !strings.Contains(got.Behind, "behind the latest version, 1.5.0") ||
+		len(got.Legend) != 6 || got.Legend[0] != "1.5.0 (latest): 71 now" || got.Behind != "9 projects of 80 are behind the latest version, 1.5.0 (71 on it)." {
+		t.Errorf("the chart's text: %+v", got)
+	}
+	if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		return emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}).Do(ctx)
+	}), chromedp.ScrollIntoView("svg#adoption", chromedp.ByQuery), section("3-in-use-dark"),
+		chromedp.Click("details.chart-table summary", chromedp.ByQuery), chromedp.WaitVisible("details.chart-table table", chromedp.ByQuery), section("4-in-use-table")); err != nil {
+		t.Fatal(err)
+	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("the browser reported problems (CSP violations, script errors):\n%s", strings.Join(p, "\n"))
 	}

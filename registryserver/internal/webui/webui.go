@@ -77,6 +77,10 @@ type Registry struct {
 	// may read the namespace's census.
 	InUse  []wire.CensusVersionRow
 	Edited []wire.CensusEdited
+	// History is the census history of the last [ChartDays] days, oldest
+	// first, today last (see [wire.CensusRegistry.History]): the adoption
+	// chart. Counts only, like InUse; empty when the census is off.
+	History []wire.CensusDay
 	// SignedBy are who signed this version (GET …/<version>/signatures),
 	// empty for an unsigned version.
 	SignedBy []Signer
@@ -361,6 +365,8 @@ type page struct {
 	// Diff is the diff page; Browse the home page's lists.
 	Diff   *diffView
 	Browse *Browse
+	// Chart is the registry page's adoption chart, nil without history.
+	Chart *chart
 }
 
 type fileView struct {
@@ -647,6 +653,9 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	p.AddCmd, p.InitCmd = suggest.AddCommand(ref), suggest.InitCommand(ref)
 	p.UseInit = usesInit(reg.Manifest.Type)
 	p.Rows, p.Langs = u.fileRows(reg), languages(reg.Manifest)
+	if len(reg.Versions) > 0 {
+		p.Chart = adoptionChart(id, reg.Versions[0], reg.History)
+	}
 	p.Readme, p.ReadmeTruncated = u.readme(r, tok, reg)
 	if p.Readme != "" {
 		p.ReadmeHTML, _ = renderReadme(p.Readme)

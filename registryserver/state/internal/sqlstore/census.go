@@ -557,7 +557,14 @@ func (s *Store) History(ctx context.Context, ns, path string, from, to time.Time
 		return nil, err
 	}
 	defer rs.Close()
-	var out []state.Day
+	// Sorted by day, then by version key (newest first), each key made
+	// once: comparing versions parses them, and a window holds days x
+	// versions rows.
+	type keyed struct {
+		d   state.Day
+		key string
+	}
+	var rows []keyed
 	for rs.Next() {
 		var d state.Day
 		var day string
@@ -568,11 +575,15 @@ func (s *Store) History(ctx context.Context, ns, path string, from, to time.Time
 			return nil, fmt.Errorf("census_history.day %q: %w", day, err)
 		}
 		d.Projects = d.Clean + d.Drifted
-		out = append(out, d)
+		rows = append(rows, keyed{d, registry.VersionKey(d.Version)})
 	}
-	slices.SortFunc(out, func(a, b state.Day) int {
-		return cmp.Or(a.Day.Compare(b.Day), registry.CompareVersions(b.Version, a.Version))
+	slices.SortFunc(rows, func(a, b keyed) int {
+		return cmp.Or(a.d.Day.Compare(b.d.Day), strings.Compare(b.key, a.key))
 	})
+	var out []state.Day
+	for _, r := range rows {
+		out = append(out, r.d)
+	}
 	return out, rs.Err()
 }
 
