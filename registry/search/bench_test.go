@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/testenv"
 )
 
 // scaleCatalog returns n docs as bench/scale/main.go plants them: spread
@@ -174,4 +176,39 @@ func BenchmarkSetWith10k(b *testing.B) {
 			NewSet(docs)
 		}
 	})
+}
+
+// BenchmarkNewSet10k measures preparing and indexing 10,000 entries into
+// one set per namespace, as the server's index builds them, and reports
+// the heap the sets keep per doc beyond the entries' own strings
+// (heap-B/doc).
+func BenchmarkNewSet10k(b *testing.B) {
+	const n = 10_000
+	var entries [][]Entry
+	var published [][]time.Time
+	for _, docs := range scaleCatalog(n) {
+		es, ps := make([]Entry, len(docs)), make([]time.Time, len(docs))
+		for i, d := range docs {
+			es[i], ps[i] = d.Entry, d.Published
+		}
+		entries, published = append(entries, es), append(published, ps)
+	}
+	build := func() []*Set {
+		sets := make([]*Set, len(entries))
+		for k, es := range entries {
+			docs := make([]Doc, len(es))
+			for i, e := range es {
+				docs[i] = Prepare(e)
+				docs[i].Published = published[k][i]
+			}
+			sets[k] = NewSet(docs)
+		}
+		return sets
+	}
+	perDoc := float64(testenv.RetainedHeap(func() any { return build() })) / n
+	b.ReportAllocs()
+	for b.Loop() {
+		build()
+	}
+	b.ReportMetric(perDoc, "heap-B/doc")
 }
