@@ -397,11 +397,13 @@ func (n *snapshotNS) index() *nsIndex {
 		return nil
 	}
 	paths := make([]string, 0, len(regs))
-	var docs []search.Doc
+	docs := make([]search.Doc, 0, len(regs))
 	for _, r := range regs {
 		paths = append(paths, r.Path)
 		if r.Entry != nil {
-			d := search.Prepare(*r.Entry)
+			e := *r.Entry
+			e.Path = r.Path // the same path (check made sure): kept once
+			d := search.Prepare(e)
 			d.Published = r.Published
 			docs = append(docs, d)
 		}
