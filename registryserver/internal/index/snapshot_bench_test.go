@@ -3,37 +3,26 @@ package index
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/scalecatalog"
 	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry/search"
 )
 
-// scaleSnapshot returns the snapshot document of n registries as
-// bench/scale plants them: spread over 10 namespaces and 100 groups,
-// reg-<i> but one in 100 lint-<i>, one in 10 with "lint" in its
-// description, all searchable.
+// scaleSnapshot returns the snapshot document of the n registries of
+// internal/scalecatalog spread over 10 namespaces, as bench/scale plants
+// them, all searchable.
 func scaleSnapshot(tb testing.TB, n int) []byte {
 	tb.Helper()
 	snap := snapshot{Format: snapshotFormat, Through: time.Unix(1e9, 0).UTC(), Namespaces: map[string]snapshotNS{}, Presets: []search.Preset{}}
 	for i := range n {
-		ns := "@scale" + strconv.Itoa(i%10)
-		name := "reg-" + strconv.Itoa(i)
-		if i%100 == 0 {
-			name = "lint-" + strconv.Itoa(i)
-		}
-		path := "group-" + strconv.Itoa(i/10%100) + "/" + name
-		desc := "Registry " + strconv.Itoa(i) + " of the scale benchmark."
-		if i%10 == 0 {
-			desc += " Adds a lint step."
-		}
-		e := search.Entry{Namespace: ns, Path: path, Name: name, Version: "3.0.0", Type: "registry:feature", Description: desc,
-			Tags: []string{"scale", "group-" + strconv.Itoa(i%100)}}
-		n := snap.Namespaces[ns]
-		n.Registries = append(n.Registries, snapshotRegistry{Path: path, Entry: &e, Published: time.Unix(1e9+int64(i), 0).UTC()})
-		snap.Namespaces[ns] = n
+		r := scalecatalog.Of(i, 10)
+		e := search.Entry{Namespace: r.Namespace, Path: r.Path, Name: r.Name, Version: "3.0.0", Type: scalecatalog.Type, Description: r.Description, Tags: r.Tags}
+		ns := snap.Namespaces[r.Namespace]
+		ns.Registries = append(ns.Registries, snapshotRegistry{Path: r.Path, Entry: &e, Published: time.Unix(1e9+int64(i), 0).UTC()})
+		snap.Namespaces[r.Namespace] = ns
 	}
 	b, err := json.Marshal(snap)
 	if err != nil {
