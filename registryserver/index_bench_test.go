@@ -4,39 +4,30 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jigkit/jig/internal/scalecatalog"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
-// plantCatalog writes n registries spread over 10 namespaces into st, as
-// bench/scale plants them: names reg-<i>, one in 100 lint-<i>, one in 10
-// with "lint" in the description, one version each.
+// plantCatalog writes the n registries of internal/scalecatalog spread
+// over 10 namespaces into st, as bench/scale plants them, one version
+// each.
 func plantCatalog(b *testing.B, st storage.Storage, n int) {
 	b.Helper()
 	for i := range n {
-		ns := "@scale" + strconv.Itoa(i%10)
-		name := "reg-" + strconv.Itoa(i)
-		if i%100 == 0 {
-			name = "lint-" + strconv.Itoa(i)
-		}
-		path := "group-" + strconv.Itoa(i/10%100) + "/" + name
-		desc := "Registry " + strconv.Itoa(i) + " of the scale benchmark."
-		if i%10 == 0 {
-			desc += " Adds a lint step."
-		}
+		r := scalecatalog.Of(i, 10)
 		m, _ := json.Marshal(map[string]any{
-			"name": name, "namespace": ns, "type": "registry:feature", "version": "1.0.0", "description": desc,
-			"tags":  []string{"scale", "group-" + strconv.Itoa(i%100)},
-			"files": []map[string]string{{"target": "src/" + name + ".ts", "type": "registry:lib", "path": "templates/" + name + ".ts"}},
+			"name": r.Name, "namespace": r.Namespace, "type": scalecatalog.Type, "version": "1.0.0", "description": r.Description,
+			"tags":  r.Tags,
+			"files": []map[string]string{{"target": "src/" + r.Name + ".ts", "type": "registry:lib", "path": "templates/" + r.Name + ".ts"}},
 		})
-		putBench(b, st, layout.Manifest(ns, path, "1.0.0"), string(m))
-		putBench(b, st, layout.Versions(ns, path), `{"versions":["1.0.0"]}`)
+		putBench(b, st, layout.Manifest(r.Namespace, r.Path, "1.0.0"), string(m))
+		putBench(b, st, layout.Versions(r.Namespace, r.Path), `{"versions":["1.0.0"]}`)
 	}
 }
 

@@ -4,10 +4,9 @@
 //
 //	scale -dir /tmp/storage -n 10000 -versions 3 -namespaces 10
 //
-// Registries are spread over -namespaces namespaces (@scale0, @scale1, …)
-// and 100 groups each (group-<k>/reg-<i>); one in 100 has "lint" in its
-// name and one in 10 in its description, so a search for "lint" matches a
-// small, fixed share of the catalog. Every version has one template file.
+// The registries are those of internal/scalecatalog, spread over
+// -namespaces namespaces (@scale0, @scale1, …). Every version has one
+// template file.
 // Writes are plain file writes, several folders at a time: planting is
 // not what is measured.
 package main
@@ -24,6 +23,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/jigkit/jig/internal/scalecatalog"
 	"github.com/jigkit/jig/registry/layout"
 )
 
@@ -88,22 +88,11 @@ feed:
 	return err
 }
 
-// Namespace returns the namespace of registry i.
-func namespace(i, namespaces int) string { return "@scale" + strconv.Itoa(i%namespaces) }
-
 // plant writes registry i: its versions list and each version's manifest
 // and template file.
 func plant(dir string, i, versions, namespaces int) error {
-	ns := namespace(i, namespaces)
-	name := "reg-" + strconv.Itoa(i)
-	if i%100 == 0 {
-		name = "lint-" + strconv.Itoa(i)
-	}
-	path := "group-" + strconv.Itoa(i/namespaces%100) + "/" + name
-	desc := "Registry " + strconv.Itoa(i) + " of the scale benchmark."
-	if i%10 == 0 {
-		desc += " Adds a lint step."
-	}
+	r := scalecatalog.Of(i, namespaces)
+	ns, path, name := r.Namespace, r.Path, r.Name
 	var list []string
 	for v := versions; v >= 1; v-- {
 		list = append(list, strconv.Itoa(v)+".0.0")
@@ -112,10 +101,10 @@ func plant(dir string, i, versions, namespaces int) error {
 		m := map[string]any{
 			"name":        name,
 			"namespace":   ns,
-			"type":        "registry:feature",
+			"type":        scalecatalog.Type,
 			"version":     v,
-			"description": desc,
-			"tags":        []string{"scale", "group-" + strconv.Itoa(i%100)},
+			"description": r.Description,
+			"tags":        r.Tags,
 			"files": []map[string]string{
 				{"target": "src/" + name + ".ts", "type": "registry:lib", "path": "templates/" + name + ".ts"},
 			},

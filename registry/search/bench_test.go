@@ -2,33 +2,24 @@ package search
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/scalecatalog"
+	"github.com/jigkit/jig/internal/testenv"
 )
 
-// scaleCatalog returns n docs as bench/scale/main.go plants them: spread
-// over 10 namespaces and 100 groups, "reg-<i>" but one in 100 named
-// "lint-<i>", one in 10 with "lint" in its description; grouped by
-// namespace.
+// scaleCatalog returns the n docs of internal/scalecatalog spread over 10
+// namespaces, as bench/scale plants them, grouped by namespace.
 func scaleCatalog(n int) [][]Doc {
 	const namespaces = 10
 	byNS := make([][]Doc, namespaces)
 	for i := range n {
-		ns := "@scale" + strconv.Itoa(i%namespaces)
-		name := "reg-" + strconv.Itoa(i)
-		if i%100 == 0 {
-			name = "lint-" + strconv.Itoa(i)
-		}
-		desc := "Registry " + strconv.Itoa(i) + " of the scale benchmark."
-		if i%10 == 0 {
-			desc += " Adds a lint step."
-		}
+		r := scalecatalog.Of(i, namespaces)
 		d := Prepare(Entry{
-			Namespace: ns, Path: "group-" + strconv.Itoa(i/namespaces%100) + "/" + name, Name: name,
-			Version: "3.0.0", Type: "registry:feature", Description: desc,
-			Tags: []string{"scale", "group-" + strconv.Itoa(i%100)},
+			Namespace: r.Namespace, Path: r.Path, Name: r.Name,
+			Version: "3.0.0", Type: scalecatalog.Type, Description: r.Description, Tags: r.Tags,
 		})
 		d.Published = time.Unix(int64(i), 0)
 		byNS[i%namespaces] = append(byNS[i%namespaces], d)
@@ -174,4 +165,39 @@ func BenchmarkSetWith10k(b *testing.B) {
 			NewSet(docs)
 		}
 	})
+}
+
+// BenchmarkNewSet10k measures preparing and indexing 10,000 entries into
+// one set per namespace, as the server's index builds them, and reports
+// the heap the sets keep per doc beyond the entries' own strings
+// (heap-B/doc).
+func BenchmarkNewSet10k(b *testing.B) {
+	const n = 10_000
+	var entries [][]Entry
+	var published [][]time.Time
+	for _, docs := range scaleCatalog(n) {
+		es, ps := make([]Entry, len(docs)), make([]time.Time, len(docs))
+		for i, d := range docs {
+			es[i], ps[i] = d.Entry, d.Published
+		}
+		entries, published = append(entries, es), append(published, ps)
+	}
+	build := func() []*Set {
+		sets := make([]*Set, len(entries))
+		for k, es := range entries {
+			docs := make([]Doc, len(es))
+			for i, e := range es {
+				docs[i] = Prepare(e)
+				docs[i].Published = published[k][i]
+			}
+			sets[k] = NewSet(docs)
+		}
+		return sets
+	}
+	perDoc := float64(testenv.RetainedHeap(func() any { return build() })) / n
+	b.ReportAllocs()
+	for b.Loop() {
+		build()
+	}
+	b.ReportMetric(perDoc, "heap-B/doc")
 }

@@ -52,7 +52,7 @@ func (s *Set) search(m *matcher, pos *position, t *top[*Doc]) {
 	case m.text == "":
 		s.walk(m, pos, t, src)
 	case len(m.words) == 0:
-		src.each(s, func(x int32) { s.consider(m, pos, t, x) })
+		src.each(s, func(x int32) { s.consider(m, pos, t, x, nil) })
 	default:
 		s.searchWords(m, pos, t, src)
 	}
@@ -151,6 +151,8 @@ func (s *Set) walk(m *matcher, pos *position, t *top[*Doc], src source) {
 // doc.
 func (s *Set) searchWords(m *matcher, pos *position, t *top[*Doc], src source) {
 	lo, hi, size := -1, -1, src.len(s)
+	var buf [8]termRange
+	ranges := buf[:0]
 	for _, w := range m.words {
 		l := sort.SearchStrings(s.terms, w)
 		h := l + sort.Search(len(s.terms)-l, func(k int) bool { return !strings.HasPrefix(s.terms[l+k], w) })
@@ -161,8 +163,9 @@ func (s *Set) searchWords(m *matcher, pos *position, t *top[*Doc], src source) {
 		if n < size {
 			lo, hi, size = l, h, n
 		}
+		ranges = append(ranges, termRange{uint32(l), uint32(h)})
 	}
-	consider := func(x int32) { s.consider(m, pos, t, x) }
+	consider := func(x int32) { s.consider(m, pos, t, x, ranges) }
 	switch {
 	case lo < 0:
 		src.each(s, consider)
@@ -173,6 +176,46 @@ func (s *Set) searchWords(m *matcher, pos *position, t *top[*Doc], src source) {
 	default:
 		s.union(lo, hi, size, consider)
 	}
+}
+
+// termRange is where a query word starts index terms: terms[lo:hi].
+type termRange struct{ lo, hi uint32 }
+
+// matchWords answers [matcher.matchWords] for doc x from the index:
+// ranges say where each word of the text starts terms (none without
+// words), and doc x's words say which of those terms are its words and
+// which are keywords.
+func (s *Set) matchWords(ranges []termRange, x int32) (Match, bool) {
+	if len(ranges) == 0 {
+		return "", false
+	}
+	ws := s.words[s.wordStart[x]:s.wordStart[x+1]]
+	mt := MatchTag
+	for _, r := range ranges {
+		lo, hi := r.lo<<1, r.hi<<1
+		// The first of ws at or after term lo, by binary search.
+		i, j := 0, len(ws)
+		for i < j {
+			if h := int(uint(i+j) >> 1); ws[h] < lo {
+				i = h + 1
+			} else {
+				j = h
+			}
+		}
+		if i == len(ws) || ws[i] >= hi {
+			return "", false
+		}
+		if mt == MatchTag {
+			// Still a tag match if a keyword starts with this word too.
+			for i < len(ws) && ws[i] < hi && ws[i]&keyword == 0 {
+				i++
+			}
+			if i == len(ws) || ws[i] >= hi {
+				mt = MatchWord
+			}
+		}
+	}
+	return mt, true
 }
 
 // union calls f once for each doc having one of the terms lo..hi-1, whose
@@ -201,10 +244,11 @@ func (s *Set) union(lo, hi, size int, f func(int32)) {
 	}
 }
 
-// consider offers doc x to t if it matches m after pos.
-func (s *Set) consider(m *matcher, pos *position, t *top[*Doc], x int32) {
+// consider offers doc x to t if it matches m after pos, ranges being
+// where the words of m's text start terms.
+func (s *Set) consider(m *matcher, pos *position, t *top[*Doc], x int32, ranges []termRange) {
 	d := &s.docs[x]
-	if k, ok := t.key(m, d); ok && pos.passes(k.rank, k.id) {
+	if k, ok := t.key(m, d, func() (Match, bool) { return s.matchWords(ranges, x) }); ok && pos.passes(k.rank, k.id) {
 		t.offer(k, d)
 	}
 }

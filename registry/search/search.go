@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,8 +187,10 @@ func normType(t string) string {
 	return t
 }
 
-// Doc is an [Entry] prepared for matching (lowercased, split into words).
-// Build it once per entry with [Prepare] and reuse it across queries.
+// Doc is an [Entry] prepared for matching: its identifier, name, path,
+// type and tags lowercased (each shares the entry's own string when
+// lowercasing changes nothing). Build it once per entry with [Prepare] and
+// reuse it across queries.
 type Doc struct {
 	Entry
 	// Published is when Entry's version was published, as the server
@@ -195,37 +198,123 @@ type Doc struct {
 	// the search answer.
 	Published           time.Time
 	id, name, path, typ string
-	tags                []string
-	words               []string // of the name, path, type, tags and description, sorted
-	keywords            []string // of the name, path, type and tags, sorted
+	tags                []string // trimmed too
 }
 
-// Prepare lowercases and splits e for matching.
+// Prepare lowercases e for matching.
 func Prepare(e Entry) Doc {
-	d := Doc{
+	return Doc{
 		Entry: e,
 		id:    strings.ToLower(e.ID()),
 		name:  strings.ToLower(e.Name),
 		path:  strings.ToLower(e.Path),
 		typ:   strings.ToLower(e.Type),
+		tags:  lowerTags(e.Tags),
 	}
-	for _, t := range e.Tags {
-		d.tags = append(d.tags, strings.ToLower(strings.TrimSpace(t)))
-	}
-	var keywords []string
-	for _, s := range append([]string{d.name, d.path, d.typ}, d.tags...) {
-		keywords = append(keywords, splitWords(s)...)
-	}
-	words := append(slices.Clone(keywords), splitWords(strings.ToLower(e.Description))...)
-	slices.Sort(keywords)
-	d.keywords = slices.Compact(keywords)
-	slices.Sort(words)
-	d.words = slices.Compact(words)
-	return d
 }
 
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+// lowerTags returns tags trimmed and lowercased: tags itself when that
+// changes none of them, nil when there are none.
+func lowerTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	var out []string
+	for i, t := range tags {
+		l := strings.ToLower(strings.TrimSpace(t))
+		if out == nil && l != t {
+			out = make([]string, len(tags))
+			copy(out, tags[:i])
+		}
+		if out != nil {
+			out[i] = l
+		}
+	}
+	if out == nil {
+		return tags
+	}
+	return out
+}
+
+// A doc's words are the runs of letters and digits of its lowercased
+// name, path, type and tags (its keywords) and description. A query word
+// matches a doc when it starts one of them.
+
+// isWordRune reports whether r is part of a word.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// wordsIn yields the words of s in order.
+func wordsIn(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1
+		for i, r := range s {
+			switch in := isWordRune(r); {
+			case in && start < 0:
+				start = i
+			case !in && start >= 0:
+				if !yield(s[start:i]) {
+					return
+				}
+				start = -1
+			}
+		}
+		if start >= 0 {
+			yield(s[start:])
+		}
+	}
+}
+
+func splitWords(s string) []string { return slices.Collect(wordsIn(s)) }
+
+// hasWordPrefix reports whether a word of s starts with w, itself one
+// nonempty word. With lower, s is read as strings.ToLower(s), rune by rune
+// (as ToLower maps it, an invalid byte reading as U+FFFD), without
+// building that string.
+func hasWordPrefix(s, w string, lower bool) bool {
+	inWord := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if lower {
+			r = unicode.ToLower(r)
+		}
+		in := isWordRune(r)
+		if in && !inWord && hasPrefix(s[i:], w, lower) {
+			// w holds no separator: the word at i goes on through it.
+			return true
+		}
+		inWord = in
+		i += n
+	}
+	return false
+}
+
+// hasPrefix is strings.HasPrefix(s, prefix), s lowercased first if lower.
+func hasPrefix(s, prefix string, lower bool) bool {
+	if !lower {
+		return strings.HasPrefix(s, prefix)
+	}
+	for _, want := range prefix {
+		r, n := utf8.DecodeRuneInString(s)
+		if n == 0 || unicode.ToLower(r) != want {
+			return false
+		}
+		s = s[n:]
+	}
+	return true
+}
+
+// keywordStarts reports whether w starts a word of d's name, path, type
+// or tags.
+func (d *Doc) keywordStarts(w string) bool {
+	if hasWordPrefix(d.name, w, false) || hasWordPrefix(d.path, w, false) || hasWordPrefix(d.typ, w, false) {
+		return true
+	}
+	for _, t := range d.tags {
+		if hasWordPrefix(t, w, false) {
+			return true
+		}
+	}
+	return false
 }
 
 // matcher is a validated, lowercased query.
@@ -277,38 +366,25 @@ func (m *matcher) matchStart(d *Doc) (Match, bool) {
 	return "", false
 }
 
-// matchWords reports the matches left once matchStart found none: by
-// words, first those of the name, path, type and tags.
+// matchWords reports the matches left once matchStart found none: tag
+// when every word of the text starts a keyword of d, word when each
+// starts a keyword or a word of its description. A [Set] answers the
+// same from its index ([Set.matchWords]).
 func (m *matcher) matchWords(d *Doc) (Match, bool) {
-	switch {
-	case len(m.words) == 0:
+	if len(m.words) == 0 {
 		return "", false
-	case startsWords(d.keywords, m.words):
-		return MatchTag, true
-	case startsWords(d.words, m.words):
-		return MatchWord, true
 	}
-	return "", false
-}
-
-// startsWords reports whether every word of ws starts a word of sorted.
-func startsWords(sorted, ws []string) bool {
-	for _, w := range ws {
-		// sorted: the first word >= w is the only candidate that can
-		// start with w among those sharing its prefix.
-		i, j := 0, len(sorted)
-		for i < j {
-			if h := int(uint(i+j) >> 1); sorted[h] < w {
-				i = h + 1
-			} else {
-				j = h
-			}
+	mt := MatchTag
+	for _, w := range m.words {
+		if d.keywordStarts(w) {
+			continue
 		}
-		if i == len(sorted) || !strings.HasPrefix(sorted[i], w) {
-			return false
+		if !hasWordPrefix(d.Description, w, true) {
+			return "", false
 		}
+		mt = MatchWord
 	}
-	return true
+	return mt, true
 }
 
 // Matches reports whether d passes q's filters and, if so, how it matches
@@ -347,7 +423,7 @@ func RunEach(q Query, each func(yield func(*Doc) bool)) (Page, error) {
 	m := newMatcher(q)
 	t := newTop[Entry](limit + 1)
 	each(func(d *Doc) bool {
-		if k, ok := t.key(&m, d); ok && pos.passes(k.rank, k.id) && t.admits(&k) {
+		if k, ok := t.key(&m, d, func() (Match, bool) { return m.matchWords(d) }); ok && pos.passes(k.rank, k.id) && t.admits(&k) {
 			t.offer(k, d.Entry)
 		}
 		return true

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,10 +16,12 @@ import (
 // changes; any number of goroutines may then read it without locks. A nil
 // *Set is an empty set.
 //
-// Its index maps every distinct word that [Prepare] computes for a doc
-// (of the name, path, type, tags and description) and every word of the
-// doc's identifier (so of its namespace) to the docs that have it, plus
-// each lowercased type and tag to the docs that carry it.
+// Its index maps every distinct word of a doc (of its lowercased name,
+// path, type, tags and description) and every word of the doc's
+// identifier (so of its namespace) to the docs that have it, plus each
+// lowercased type and tag to the docs that carry it. Each doc's words are
+// kept as places in that index, so a set holds every distinct word once
+// and matching a candidate compares numbers, not strings.
 type Set struct {
 	// docs are sorted by lowercased identifier (Doc.id), then namespace,
 	// then path, without two of one namespace and path.
@@ -33,6 +36,14 @@ type Set struct {
 	terms []string
 	start []int32
 	post  []int32
+	// The words of docs[i] (of its name, path, type, tags and
+	// description: the index terms [matcher.matchWords] reads) are
+	// words[wordStart[i]:wordStart[i+1]]: each the index of its term in
+	// terms shifted left by one, plus keyword for a word of the name,
+	// path, type or tags; ascending. 4 bytes a word, where the strings
+	// would take 16 and their text.
+	words     []uint32
+	wordStart []uint32
 	// recent are the indices of docs, latest Published first, then by
 	// identifier.
 	recent []int32
@@ -47,11 +58,15 @@ const (
 	tagTerm  = "\x01"
 )
 
+// keyword marks a keyword in [Set] words.
+const keyword = 1
+
 // NewSet returns the set of docs, which must have been built by [Prepare]
 // and should all be of one namespace. NewSet copies and sorts them; of two
-// docs with one namespace and path, the later in docs is kept. Building
-// sorts the n docs and the distinct words: O(n log n + w) for w words in
-// all docs.
+// docs with one namespace and path, the later in docs is kept. The copies
+// share one string for each namespace, version, type and tag (and one
+// list for each list of tags) that the docs repeat. Building sorts the n
+// docs and the distinct words: O(n log n + w) for w words in all docs.
 func NewSet(docs []Doc) *Set {
 	perm := make([]int32, len(docs))
 	for i := range perm {
@@ -59,13 +74,78 @@ func NewSet(docs []Doc) *Set {
 	}
 	slices.SortStableFunc(perm, func(a, b int32) int { return compareDocs(&docs[a], &docs[b]) })
 	sorted := make([]Doc, 0, len(docs))
+	var in interner
 	for k, i := range perm {
 		if k+1 < len(perm) && sameKey(&docs[i], &docs[perm[k+1]]) {
 			continue // a later doc of this namespace and path follows
 		}
 		sorted = append(sorted, docs[i])
+		in.doc(&sorted[len(sorted)-1])
 	}
 	return build(sorted)
+}
+
+// interner keeps one copy of the strings that many docs of a set repeat:
+// namespaces, versions, types and tags, and lists of tags.
+type interner struct {
+	strs  map[string]string
+	lists map[string][]string
+	key   []byte
+}
+
+// doc makes d use the interned copies of its repeated strings.
+func (in *interner) doc(d *Doc) {
+	typ := d.typ == d.Type
+	tags := len(d.tags) > 0 && len(d.tags) == len(d.Tags) && &d.tags[0] == &d.Tags[0]
+	d.Namespace, d.Version, d.Type = in.str(d.Namespace), in.str(d.Version), in.str(d.Type)
+	d.Tags = in.list(d.Tags)
+	if typ {
+		d.typ = d.Type
+	} else {
+		d.typ = in.str(d.typ)
+	}
+	if tags {
+		d.tags = d.Tags
+	} else {
+		d.tags = in.list(d.tags)
+	}
+}
+
+func (in *interner) str(s string) string {
+	if t, ok := in.strs[s]; ok {
+		return t
+	}
+	if in.strs == nil {
+		in.strs = map[string]string{}
+	}
+	in.strs[s] = s
+	return s
+}
+
+// list returns the interned copy of l, whose strings are interned; l
+// itself (nil or empty) when it holds none.
+func (in *interner) list(l []string) []string {
+	if len(l) == 0 {
+		return l
+	}
+	in.key = in.key[:0]
+	for _, s := range l {
+		in.key = strconv.AppendInt(in.key, int64(len(s)), 10)
+		in.key = append(in.key, ':')
+		in.key = append(in.key, s...)
+	}
+	if t, ok := in.lists[string(in.key)]; ok {
+		return t
+	}
+	if in.lists == nil {
+		in.lists = map[string][]string{}
+	}
+	t := make([]string, len(l))
+	for i, s := range l {
+		t[i] = in.str(s)
+	}
+	in.lists[string(in.key)] = t
+	return t
 }
 
 // compareDocs orders a Set's docs: by lowercased identifier, then
@@ -108,29 +188,36 @@ func compareJoined(x1, x2, y1, y2 string) int {
 func build(docs []Doc) *Set {
 	s := &Set{docs: docs}
 	s.setNamespace()
-	// First pass: each doc's terms, as ids in order of first appearance.
+	// First pass: each doc's terms, as ids in order of first appearance
+	// shifted left by two, plus their class.
 	ids := map[string]int32{}
 	var names []string
 	var count []int32
 	docTerms := make([]int32, 0, len(docs)*16)
 	docStart := make([]int32, 1, len(docs)+1)
 	var tb termBuilder
+	nwords := 0
 	for i := range docs {
 		for _, t := range tb.terms(&docs[i]) {
-			id, ok := ids[t]
+			id, ok := ids[t.s]
 			if !ok {
 				id = int32(len(names))
-				ids[t] = id
-				names = append(names, t)
+				name := t.own()
+				ids[name] = id
+				names = append(names, name)
 				count = append(count, 0)
 			}
 			count[id]++
-			docTerms = append(docTerms, id)
+			docTerms = append(docTerms, id<<2|int32(t.class))
+			if t.class != notWord {
+				nwords++
+			}
 		}
 		docStart = append(docStart, int32(len(docTerms)))
 	}
 	// Sort the terms, then place each doc in the postings of its terms;
-	// docs are visited in order, so every posting list is ascending.
+	// docs are visited in order, so every posting list is ascending. A
+	// doc's terms are sorted, so their places in terms ascend too.
 	order := make([]int32, len(names))
 	for i := range order {
 		order[i] = int32(i)
@@ -139,17 +226,24 @@ func build(docs []Doc) *Set {
 	s.terms = make([]string, len(names))
 	s.start = make([]int32, len(names)+1)
 	next := make([]int32, len(names)) // by term id: where its next doc goes
+	place := make([]uint32, len(names))
 	for k, id := range order {
 		s.terms[k] = names[id]
 		s.start[k+1] = s.start[k] + count[id]
 		next[id] = s.start[k]
+		place[id] = uint32(k)
 	}
 	s.post = make([]int32, len(docTerms))
+	s.words = make([]uint32, 0, nwords)
+	s.wordStart = make([]uint32, 1, len(docs)+1)
 	for i := range docs {
-		for _, id := range docTerms[docStart[i]:docStart[i+1]] {
+		for _, t := range docTerms[docStart[i]:docStart[i+1]] {
+			id := t >> 2
 			s.post[next[id]] = int32(i)
 			next[id]++
+			s.words = appendWord(s.words, place[id], termClass(t&3))
 		}
+		s.wordStart = append(s.wordStart, uint32(len(s.words)))
 	}
 	s.recent = make([]int32, len(docs))
 	for i := range s.recent {
@@ -161,6 +255,17 @@ func build(docs []Doc) *Set {
 		countDoc(s.types, s.tags, &docs[i], 1)
 	}
 	return s
+}
+
+// appendWord appends term k to words if it is a word of its class.
+func appendWord(words []uint32, k uint32, c termClass) []uint32 {
+	switch c {
+	case descWord:
+		return append(words, k<<1)
+	case keyWord:
+		return append(words, k<<1|keyword)
+	}
+	return words
 }
 
 // setNamespace records whether all docs are of one namespace.
@@ -195,28 +300,85 @@ func countDoc(types, tags map[string]int, d *Doc, delta int) {
 	}
 }
 
+// termClass says what a term is to a doc; of two, the greater holds.
+type termClass uint8
+
+const (
+	// notWord: a word of its identifier only (of its namespace), or a
+	// filter term: found by the index, never a word match.
+	notWord termClass = iota
+	// descWord: a word of its description only.
+	descWord
+	// keyWord: a word of its name, path, type or tags.
+	keyWord
+)
+
+// docTerm is one index term of a doc.
+type docTerm struct {
+	s     string
+	class termClass
+	// temp: s is part of a string that only the builder holds (a
+	// lowercased description), to be copied if kept.
+	temp bool
+}
+
+// own returns t's string, copied if it is part of a temporary one, so
+// that the index keeps only its own bytes.
+func (t docTerm) own() string {
+	if t.temp {
+		return strings.Clone(t.s)
+	}
+	return t.s
+}
+
 // termBuilder lists docs' index terms, reusing one buffer and one string
 // per distinct filter term.
 type termBuilder struct {
-	buf      []string
+	buf      []docTerm
 	typ, tag map[string]string
 }
 
-// terms returns the sorted distinct index terms of d, valid until the next
-// call.
-func (b *termBuilder) terms(d *Doc) []string {
-	b.buf = append(b.buf[:0], d.words...)
-	b.buf = append(b.buf, splitWords(d.id)...)
+// terms returns the sorted distinct index terms of d, each of the
+// greatest class it has, valid until the next call.
+func (b *termBuilder) terms(d *Doc) []docTerm {
+	b.buf = b.buf[:0]
+	add := func(s string, class termClass, temp bool) {
+		for w := range wordsIn(s) {
+			b.buf = append(b.buf, docTerm{w, class, temp})
+		}
+	}
+	for _, s := range [...]string{d.name, d.path, d.typ} {
+		add(s, keyWord, false)
+	}
+	for _, t := range d.tags {
+		add(t, keyWord, false)
+	}
+	desc := strings.ToLower(d.Description)
+	add(desc, descWord, desc != d.Description)
+	add(d.id, notWord, false)
 	if d.typ != "" {
-		b.buf = append(b.buf, intern(&b.typ, typeTerm, d.typ))
+		b.buf = append(b.buf, docTerm{s: intern(&b.typ, typeTerm, d.typ)})
 	}
 	for _, t := range d.tags {
 		if t != "" {
-			b.buf = append(b.buf, intern(&b.tag, tagTerm, t))
+			b.buf = append(b.buf, docTerm{s: intern(&b.tag, tagTerm, t)})
 		}
 	}
-	slices.Sort(b.buf)
-	return slices.Compact(b.buf)
+	slices.SortFunc(b.buf, func(x, y docTerm) int { return strings.Compare(x.s, y.s) })
+	out := b.buf[:0]
+	for _, t := range b.buf {
+		if n := len(out); n > 0 && out[n-1].s == t.s {
+			last := &out[n-1]
+			last.class = max(last.class, t.class)
+			if last.temp && !t.temp {
+				last.s, last.temp = t.s, false
+			}
+			continue
+		}
+		out = append(out, t)
+	}
+	b.buf = out
+	return out
 }
 
 func intern(m *map[string]string, prefix, v string) string {
@@ -292,10 +454,11 @@ func (s *Set) findFrom(i int, path string) int {
 // With returns a set holding the docs of s and d (built by [Prepare]),
 // which replaces the doc of s with its namespace and path, if any. s is
 // unchanged. It costs O(n + w) time and memory for the n docs and w index
-// entries of s: it copies the docs (about 300 bytes each, the strings
-// shared) and the index (4 bytes per word of each doc), but sorts and
-// hashes only d's own words. At 10,000 docs that is about 3.7 MB and a
-// few milliseconds, several times less than [NewSet] (BenchmarkSetWith10k).
+// entries of s: it copies the docs (about 230 bytes each, the strings
+// shared) and the index (8 bytes per word of each doc: its place in the
+// postings and in the doc's words), but sorts and hashes only d's own
+// words. At 10,000 docs that is about 3.7 MB and a few milliseconds,
+// several times less than [NewSet] (BenchmarkSetWith10k).
 func (s *Set) With(d Doc) *Set {
 	r := -1
 	if s != nil && (s.mixed || d.Namespace == s.ns) {
@@ -333,15 +496,15 @@ func (s *Set) edit(r int, d *Doc) *Set {
 		kept--
 	}
 	// p: d's index among the kept docs.
-	keptDoc := func(k int) *Doc {
+	keptIndex := func(k int) int {
 		if r >= 0 && k >= r {
 			k++
 		}
-		return &old.docs[k]
+		return k
 	}
 	p := -1
 	if d != nil {
-		p = sort.Search(kept, func(k int) bool { return compareDocs(keptDoc(k), d) > 0 })
+		p = sort.Search(kept, func(k int) bool { return compareDocs(&old.docs[keptIndex(k)], d) > 0 })
 	}
 	remap := func(x int32) int32 {
 		if r >= 0 && int(x) > r {
@@ -353,21 +516,10 @@ func (s *Set) edit(r int, d *Doc) *Set {
 		return x
 	}
 
-	n := &Set{docs: make([]Doc, 0, kept+1)}
-	for k := range kept {
-		if k == p {
-			n.docs = append(n.docs, *d)
-		}
-		n.docs = append(n.docs, *keptDoc(k))
-	}
-	if p == kept {
-		n.docs = append(n.docs, *d)
-	}
-	n.setNamespace()
-
 	// The index: merge the old terms (postings remapped, r dropped) with
-	// d's terms (posting p).
-	var dterms []string
+	// d's terms (posting p), noting where each lands.
+	n := &Set{}
+	var dterms []docTerm
 	if d != nil {
 		var tb termBuilder
 		dterms = tb.terms(d)
@@ -375,7 +527,7 @@ func (s *Set) edit(r int, d *Doc) *Set {
 	n.terms = make([]string, 0, len(old.terms)+len(dterms))
 	n.start = make([]int32, 1, len(old.terms)+len(dterms)+1)
 	n.post = make([]int32, 0, len(old.post)+len(dterms))
-	emit := func(term string, list []int32, addP bool) {
+	emit := func(term string, list []int32, addP bool) uint32 {
 		from := len(n.post)
 		for _, x := range list {
 			if int(x) == r {
@@ -395,22 +547,52 @@ func (s *Set) edit(r int, d *Doc) *Set {
 			n.terms = append(n.terms, term)
 			n.start = append(n.start, int32(len(n.post)))
 		}
+		return uint32(len(n.terms) - 1) // only r had a term dropped
 	}
+	oldPlace, dPlace := make([]uint32, len(old.terms)), make([]uint32, len(dterms))
 	i, j := 0, 0
 	for i < len(old.terms) || j < len(dterms) {
 		switch {
-		case j == len(dterms) || i < len(old.terms) && old.terms[i] < dterms[j]:
-			emit(old.terms[i], old.post[old.start[i]:old.start[i+1]], false)
+		case j == len(dterms) || i < len(old.terms) && old.terms[i] < dterms[j].s:
+			oldPlace[i] = emit(old.terms[i], old.post[old.start[i]:old.start[i+1]], false)
 			i++
-		case i == len(old.terms) || dterms[j] < old.terms[i]:
-			emit(dterms[j], nil, true)
+		case i == len(old.terms) || dterms[j].s < old.terms[i]:
+			dPlace[j] = emit(dterms[j].own(), nil, true)
 			j++
 		default:
-			emit(old.terms[i], old.post[old.start[i]:old.start[i+1]], true)
+			oldPlace[i] = emit(old.terms[i], old.post[old.start[i]:old.start[i+1]], true)
+			dPlace[j] = oldPlace[i]
 			i++
 			j++
 		}
 	}
+
+	// The docs and their words, which name the terms' new places.
+	n.docs = make([]Doc, 0, kept+1)
+	n.words = make([]uint32, 0, len(old.words)+len(dterms))
+	n.wordStart = make([]uint32, 1, kept+2)
+	addD := func() {
+		n.docs = append(n.docs, *d)
+		for j, t := range dterms {
+			n.words = appendWord(n.words, dPlace[j], t.class)
+		}
+		n.wordStart = append(n.wordStart, uint32(len(n.words)))
+	}
+	for k := range kept {
+		if k == p {
+			addD()
+		}
+		x := keptIndex(k)
+		n.docs = append(n.docs, old.docs[x])
+		for _, w := range old.words[old.wordStart[x]:old.wordStart[x+1]] {
+			n.words = append(n.words, oldPlace[w>>1]<<1|w&keyword)
+		}
+		n.wordStart = append(n.wordStart, uint32(len(n.words)))
+	}
+	if p == kept {
+		addD()
+	}
+	n.setNamespace()
 
 	n.recent = make([]int32, 0, kept+1)
 	for _, x := range old.recent {

@@ -79,8 +79,12 @@ var (
 	namespaces = []string{"@main", "@team", "@scale0", "@a", "@a-b", "@Upper"}
 )
 
+// intner is the source of a random catalog's choices: a *rand.Rand, or
+// the fixed sequence of fixedCatalog.
+type intner interface{ IntN(n int) int }
+
 // phrase joins 1-3 random words with separators.
-func phrase(r *rand.Rand) string {
+func phrase(r intner) string {
 	var b strings.Builder
 	for i := range 1 + r.IntN(3) {
 		if i > 0 {
@@ -93,7 +97,7 @@ func phrase(r *rand.Rand) string {
 
 // randomCatalog returns n prepared docs, no two of one lowercased
 // identifier (their order would be undefined), grouped by namespace.
-func randomCatalog(r *rand.Rand, n int) []search.Doc {
+func randomCatalog(r intner, n int) []search.Doc {
 	seen := map[string]bool{}
 	var docs []search.Doc
 	for range n {

@@ -68,11 +68,12 @@ func (t *top[T]) offer(k hitKey, v T) bool {
 	return true
 }
 
-// key returns the key of d if it matches m, as m.match decides. It gives
-// up as soon as it knows t would refuse d: when d is neither an exact nor
-// a prefix match and even a tag match would be refused, it does not look
-// up the words.
-func (t *top[T]) key(m *matcher, d *Doc) (hitKey, bool) {
+// key returns the key of d if it matches m, as m.match decides, words
+// telling how d's words match (m.matchWords(d), or its set's answer). It
+// gives up as soon as it knows t would refuse d: when d is neither an
+// exact nor a prefix match and even a tag match would be refused, it does
+// not look up the words.
+func (t *top[T]) key(m *matcher, d *Doc, words func() (Match, bool)) (hitKey, bool) {
 	if !m.passes(d) {
 		return hitKey{}, false
 	}
@@ -81,7 +82,7 @@ func (t *top[T]) key(m *matcher, d *Doc) (hitKey, bool) {
 		if !t.admits(&hitKey{rank: MatchTag.Rank(), id: d.id}) {
 			return hitKey{}, false
 		}
-		if mt, ok = m.matchWords(d); !ok {
+		if mt, ok = words(); !ok {
 			return hitKey{}, false
 		}
 	}

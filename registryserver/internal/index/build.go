@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
@@ -25,45 +26,47 @@ import (
 // or unreadable is listed but not searchable (and logged); a storage
 // listing error fails the read. Only a missing snapshot or an operator's
 // rebuild costs this.
+//
+// The registries are read in namespace order, and each namespace's set is
+// built by the read that completes it, so only the entries of the few
+// namespaces being read are held besides the sets.
 func (s *Index) readAll(ctx context.Context) (*catalog, error) {
 	nss, err := s.NamespacesIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	type reg struct{ ns, path string }
-	var regs []reg
-	paths := make(map[string][]string, len(nss))
+	var reads []*nsRead
 	for _, ns := range nss {
 		ps, _, err := s.RegistriesUnder(ctx, layout.NamespaceDir(ns))
 		if err != nil {
 			return nil, err
 		}
-		slices.Sort(ps)
-		for _, p := range ps {
-			regs = append(regs, reg{ns, p})
-		}
 		if len(ps) > 0 {
-			paths[ns] = ps
+			slices.Sort(ps)
+			reads = append(reads, &nsRead{ns: ns, paths: ps})
 		}
 	}
-	docs := make([]*search.Doc, len(regs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(indexReaders)
-	for i, r := range regs {
-		g.Go(func() error {
-			d, ok, err := s.readEntry(gctx, r.ns, r.path)
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err()
+	for _, r := range reads {
+		r.docs, r.found = make([]search.Doc, len(r.paths)), make([]bool, len(r.paths))
+		r.left.Store(int64(len(r.paths)))
+		for i, p := range r.paths {
+			g.Go(func() error {
+				d, ok, err := s.readEntry(gctx, r.ns, p)
+				if err != nil {
+					if gctx.Err() != nil {
+						return gctx.Err()
+					}
+					s.Log.Warn("catalog index: registry not searchable", zap.String("registry", r.ns+"/"+p), zap.Error(err))
 				}
-				s.Log.Warn("catalog index: registry not searchable", zap.String("registry", r.ns+"/"+r.path), zap.Error(err))
+				r.docs[i], r.found[i] = d, ok && err == nil
+				if r.left.Add(-1) == 0 {
+					r.build()
+				}
 				return nil
-			}
-			if ok {
-				docs[i] = &d
-			}
-			return nil
-		})
+			})
+		}
 	}
 	presetNames, err := s.presetNames(ctx)
 	if err != nil {
@@ -90,20 +93,9 @@ func (s *Index) readAll(ctx context.Context) (*catalog, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	// regs are grouped by namespace: each namespace's set is built from
-	// its run of docs, which are dropped once it is.
-	cat := &catalog{byNS: make(map[string]*nsIndex, len(paths))}
-	for i := 0; i < len(regs); {
-		ns, j := regs[i].ns, i
-		var nsDocs []search.Doc
-		for ; j < len(regs) && regs[j].ns == ns; j++ {
-			if docs[j] != nil {
-				nsDocs = append(nsDocs, *docs[j])
-				docs[j] = nil
-			}
-		}
-		cat.byNS[ns] = newNS(paths[ns], search.NewSet(nsDocs))
-		i = j
+	cat := &catalog{byNS: make(map[string]*nsIndex, len(reads))}
+	for _, r := range reads {
+		cat.byNS[r.ns] = newNS(r.paths, r.set)
 	}
 	for _, p := range presets {
 		if p != nil {
@@ -111,6 +103,30 @@ func (s *Index) readAll(ctx context.Context) (*catalog, error) {
 		}
 	}
 	return cat, nil
+}
+
+// nsRead is one namespace's part of a full read.
+type nsRead struct {
+	ns    string
+	paths []string // sorted
+	// docs[i] is the entry of paths[i] if found[i], until the set is
+	// built; left counts the reads still to finish.
+	docs  []search.Doc
+	found []bool
+	left  atomic.Int64
+	set   *search.Set
+}
+
+// build makes the set of the entries read and lets go of them.
+func (r *nsRead) build() {
+	kept := r.docs[:0]
+	for i := range r.docs {
+		if r.found[i] {
+			kept = append(kept, r.docs[i])
+		}
+	}
+	r.set = search.NewSet(kept)
+	r.docs, r.found = nil, nil
 }
 
 // readEntry reads the search entry of the registry at ns/path from its

@@ -1,12 +1,13 @@
 package index
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -397,11 +398,13 @@ func (n *snapshotNS) index() *nsIndex {
 		return nil
 	}
 	paths := make([]string, 0, len(regs))
-	var docs []search.Doc
+	docs := make([]search.Doc, 0, len(regs))
 	for _, r := range regs {
 		paths = append(paths, r.Path)
 		if r.Entry != nil {
-			d := search.Prepare(*r.Entry)
+			e := *r.Entry
+			e.Path = r.Path // the same path (check made sure): kept once
+			d := search.Prepare(e)
 			d.Published = r.Published
 			docs = append(docs, d)
 		}
@@ -410,33 +413,88 @@ func (n *snapshotNS) index() *nsIndex {
 }
 
 // writeSnapshot writes cat as the snapshot through the given time and
-// prunes the change records the snapshot makes unneeded.
+// prunes the change records the snapshot makes unneeded. The document is
+// encoded while storage reads it, so no buffer ever holds all of it.
 func (s *Index) writeSnapshot(ctx context.Context, cat *catalog, through time.Time) error {
-	snap := snapshot{Format: snapshotFormat, Through: through.UTC(), Namespaces: make(map[string]snapshotNS, len(cat.byNS)), Presets: cat.presets}
-	if snap.Presets == nil {
-		snap.Presets = []search.Preset{}
-	}
-	for ns, n := range cat.byNS {
-		regs := make([]snapshotRegistry, 0, len(n.paths))
-		for _, p := range n.paths {
-			r := snapshotRegistry{Path: p}
-			if d, ok := n.set.Get(p); ok {
-				e := d.Entry
-				r.Entry, r.Published = &e, d.Published
-			}
-			regs = append(regs, r)
-		}
-		snap.Namespaces[ns] = snapshotNS{Registries: regs}
-	}
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(snap); err != nil {
-		return err
-	}
-	if err := s.Store.Put(ctx, layout.IndexSnapshot, &buf, int64(buf.Len())); err != nil {
+	pr, pw := io.Pipe()
+	encoded := make(chan struct{})
+	go func() {
+		defer close(encoded)
+		pw.CloseWithError(encodeSnapshot(pw, cat, through))
+	}()
+	err := s.Store.Put(ctx, layout.IndexSnapshot, pr, -1)
+	// A Put that ended before reading everything stops the encoder.
+	pr.CloseWithError(errSnapshotNotStored)
+	<-encoded
+	if err != nil {
 		return err
 	}
 	if _, err := changelog.Prune(ctx, s.Store, through.Add(-retention)); err != nil {
 		s.Log.Warn("catalog index: pruning the change log failed", zap.Error(err))
 	}
 	return nil
+}
+
+// errSnapshotNotStored ends the encoding of a snapshot that storage
+// stopped reading.
+var errSnapshotNotStored = errors.New("the snapshot was not stored")
+
+// encodeSnapshot writes cat as the [snapshot] document through the given
+// time to w: the bytes json.Encoder writes for the whole value, encoded
+// one registry at a time. Encoding the whole value at once would build it
+// in one buffer (28 MB at 100,000 registries) that encoding/json then
+// keeps for reuse by every later encoding.
+func encodeSnapshot(w io.Writer, cat *catalog, through time.Time) error {
+	bw := bufio.NewWriter(w)
+	var err error
+	put := func(v any) {
+		if err != nil {
+			return
+		}
+		var b []byte
+		if b, err = json.Marshal(v); err == nil {
+			_, err = bw.Write(b)
+		}
+	}
+	raw := func(s string) {
+		if err == nil {
+			_, err = bw.WriteString(s)
+		}
+	}
+	raw(`{"format":`)
+	put(snapshotFormat)
+	raw(`,"through":`)
+	put(through.UTC())
+	raw(`,"namespaces":{`)
+	for i, ns := range slices.Sorted(maps.Keys(cat.byNS)) {
+		if i > 0 {
+			raw(",")
+		}
+		put(ns)
+		raw(`:{"registries":[`)
+		n := cat.byNS[ns]
+		for j, p := range n.paths {
+			if j > 0 {
+				raw(",")
+			}
+			r := snapshotRegistry{Path: p}
+			if d, ok := n.set.Get(p); ok {
+				e := d.Entry
+				r.Entry, r.Published = &e, d.Published
+			}
+			put(r)
+		}
+		raw("]}")
+	}
+	raw(`},"presets":`)
+	if cat.presets == nil {
+		put([]search.Preset{})
+	} else {
+		put(cat.presets)
+	}
+	raw("}\n")
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
 }

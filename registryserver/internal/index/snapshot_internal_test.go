@@ -2,12 +2,21 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/jigkit/jig/registry/search"
+	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
 // TestDecodeSnapshot: the snapshot a catalog is written as reads back as
@@ -73,4 +82,86 @@ func FuzzDecodeSnapshot(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEncodeSnapshot: encodeSnapshot writes the bytes json.Encoder writes
+// for the whole snapshot value (as the server wrote it before streaming),
+// and they decode back to the same catalog.
+func TestEncodeSnapshot(t *testing.T) {
+	t.Parallel()
+	through := time.Date(2026, 12, 6, 12, 0, 0, 5, time.FixedZone("x", 3600))
+	entry := func(ns, path string, tags ...string) search.Doc {
+		d := search.Prepare(search.Entry{Namespace: ns, Path: path, Name: path, Version: "1.0.0", Type: "registry:lib",
+			Description: "<b>&\u2028 Ünïcode", Tags: tags})
+		d.Published = time.Unix(1e9, 7).UTC()
+		return d
+	}
+	cats := map[string]*catalog{
+		"empty": {byNS: map[string]*nsIndex{}},
+		"several": {byNS: map[string]*nsIndex{
+			"@b": newNS([]string{"listed-only", "x/y"}, search.NewSet([]search.Doc{entry("@b", "x/y", "t", "<u>")})),
+			"@a": newNS([]string{"a"}, search.NewSet([]search.Doc{entry("@a", "a")})),
+			"@c": newNS([]string{"only-listed"}, search.NewSet(nil)),
+		}, presets: []search.Preset{{Name: "node", Version: "1.0.0", Registries: []string{"@a/a"}}}},
+	}
+	for name, cat := range cats {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			snap := snapshot{Format: snapshotFormat, Through: through.UTC(), Namespaces: map[string]snapshotNS{}, Presets: cat.presets}
+			if snap.Presets == nil {
+				snap.Presets = []search.Preset{}
+			}
+			for ns, n := range cat.byNS {
+				var regs []snapshotRegistry
+				for _, p := range n.paths {
+					r := snapshotRegistry{Path: p}
+					if d, ok := n.set.Get(p); ok {
+						e := d.Entry
+						r.Entry, r.Published = &e, d.Published
+					}
+					regs = append(regs, r)
+				}
+				snap.Namespaces[ns] = snapshotNS{Registries: regs}
+			}
+			var want, got bytes.Buffer
+			if err := json.NewEncoder(&want).Encode(snap); err != nil {
+				t.Fatal(err)
+			}
+			if err := encodeSnapshot(&got, cat, through); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("got\n%s\nwant\n%s", got.String(), want.String())
+			}
+			back, at, err := decodeSnapshot(&got)
+			if err != nil || !at.Equal(through) || len(back.byNS) != len(cat.byNS) {
+				t.Fatalf("decoded %v through %v, %v", back, at, err)
+			}
+		})
+	}
+}
+
+// shortPut is a storage whose Put reads a few bytes and fails.
+type shortPut struct{ storage.Storage }
+
+var errShortPut = errors.New("the disk is full")
+
+func (shortPut) Put(_ context.Context, _ string, r io.Reader, _ int64) error {
+	_, _ = io.ReadFull(r, make([]byte, 10))
+	return errShortPut
+}
+
+// TestWriteSnapshotStorageStops: when storage stops reading the snapshot,
+// writeSnapshot returns its error once the encoder has stopped too.
+func TestWriteSnapshotStorageStops(t *testing.T) {
+	t.Parallel()
+	paths := make([]string, 5000)
+	for i := range paths {
+		paths[i] = "reg-" + strconv.Itoa(i)
+	}
+	cat := &catalog{byNS: map[string]*nsIndex{"@a": newNS(paths, search.NewSet(nil))}}
+	s := &Index{Core: &core.Core{Store: shortPut{memory.New()}, Log: zap.NewNop()}}
+	if err := s.writeSnapshot(t.Context(), cat, time.Now()); !errors.Is(err, errShortPut) {
+		t.Fatalf("got %v, want %v", err, errShortPut)
+	}
 }
