@@ -168,6 +168,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.startAuditor(o)
 	if err := h.setupPublish(o.publish); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -256,7 +257,7 @@ func (h *Handler) routes(e *echo.Echo) {
 }
 
 // openState sets up the state database of o (a private one in memory
-// when o has none) and the audit log over it.
+// when o has none).
 func (h *Handler) openState(o options) error {
 	st := o.state
 	if st == nil {
@@ -272,9 +273,16 @@ func (h *Handler) openState(o options) error {
 		return err
 	}
 	h.core.State = st
-	h.core.Auditor = core.NewAuditor(st, h.core.Log, o.auditMaxAge)
-	h.closers = append(h.closers, h.core.Auditor.Close)
 	return nil
+}
+
+// startAuditor starts the audit log's writer, counting in the metrics
+// of h.ops.
+func (h *Handler) startAuditor(o options) {
+	dropped, queued := h.ops.AuditMetrics()
+	h.core.Auditor = core.NewAuditor(h.core.State, h.core.Log,
+		core.AuditorOptions{MaxAge: o.auditMaxAge, Now: o.now, Dropped: dropped, Queued: queued})
+	h.closers = append(h.closers, h.core.Auditor.Close)
 }
 
 // ServeHTTP implements [http.Handler].

@@ -29,6 +29,9 @@ type APIError struct {
 	Code  wire.Code
 	Msg   string
 	Cause error
+	// Namespace is the namespace a refused request asked for, recorded
+	// in the audit log with a failed token check; never sent.
+	Namespace string
 	// other is the status of a [wire.CodeHTTPError], the one code that
 	// stands for whatever status it came with; 0 otherwise.
 	other int
@@ -104,6 +107,9 @@ func (h *Core) HandleError(err error, c echo.Context) {
 		ae = fromEchoError(he)
 	default:
 		ae = InternalError(err)
+	}
+	if h.Auditor != nil && refusedCredentials(ae.Code) {
+		h.AuditRefusal(c, h.CallerOf(c.Request()), ae)
 	}
 	if ae.Status() >= 500 {
 		h.Log.Error("request failed",
