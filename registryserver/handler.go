@@ -314,10 +314,12 @@ func (h *Handler) authConfig() *AuthConfig { return h.auth.Load() }
 // the old files or the new ones, never a mix. jig-server calls it on
 // SIGHUP with what [LoadSigners] read. A signer file named after a
 // namespace the auth configuration does not declare is logged (it requires
-// signatures nowhere), here and by [Handler.SetAuth].
+// signatures nowhere), here and by [Handler.SetAuth]. The audit log
+// records the reload, done by the operator.
 func (h *Handler) SetSigners(s *Signers) {
 	h.signers.Store(s)
 	h.logSignerWarnings(h.auth.Load(), s)
+	h.auditReload(reloadSigners, nil, signersSummary(s))
 }
 
 // Signers returns the signer files in force, nil when there are none.
@@ -329,8 +331,11 @@ func (h *Handler) Signers() *Signers { return h.signers.Load() }
 // revoked token, a new namespace) without a restart; jig-server calls it
 // on SIGHUP. A nil a means "no auth file" (every stored namespace public),
 // as for [WithAuth]. Rejected namespaces of a are logged, as by [New].
+// The audit log records the reload, done by the operator, with what a
+// holds (counts, never a token).
 func (h *Handler) SetAuth(a *AuthConfig) {
 	h.auth.Store(a)
+	h.auditReload(reloadAuth, nil, authSummary(a))
 	h.logAuthWarnings(a)
 	h.logSignerWarnings(a, h.signers.Load())
 	h.logUpstreamWarnings(a)
