@@ -27,6 +27,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver/internal/index"
 
+	"github.com/jigkit/jig/registryserver/internal/auditlog"
 	"github.com/jigkit/jig/registryserver/internal/census"
 
 	"github.com/labstack/echo/v4"
@@ -227,10 +228,10 @@ func (h *Handler) newEcho() *echo.Echo {
 	return e
 }
 
-// routes registers the API routes: reads, search, publishing and the web
-// catalog. /health, /metrics and the operations middleware (rate limit,
-// timing, metrics, logging) are installed before them by [ops.Ops.Use]
-// (ops.go), so they also cover unknown paths.
+// routes registers the API routes: reads, search, publishing, the census,
+// the audit log and the web catalog. /health, /metrics and the operations
+// middleware (rate limit, timing, metrics, logging) are installed before
+// them by [ops.Ops.Use] (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
 	// As the reference: GET /registries is no route (404, not 405 for
@@ -246,6 +247,7 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/presets", h.index.GetPresets)
 	e.POST("/registries", h.publishing.PostRegistry)
 	e.POST("/presets", h.publishing.PostPreset)
+	e.Match(getHead, "/audit", auditlog.New(h.core).Get)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)
 		e.Match(getHead, "/census/:ns", h.census.Get)

@@ -323,9 +323,7 @@ func (h *Server) put(ctx context.Context, r *state.Report) error {
 }
 
 // stateUnavailable is the answer to a request the state database failed.
-func stateUnavailable(err error) *core.APIError {
-	return &core.APIError{Code: wire.CodeStateUnavailable, Msg: "The census database is not answering; registries can still be read and installed. Try again later", Cause: err}
-}
+func stateUnavailable(err error) *core.APIError { return core.StateUnavailable("census", err) }
 
 // oldest is the time of the oldest report that still counts.
 func (h *Server) oldest() time.Time { return h.Now().Add(-h.maxAge) }

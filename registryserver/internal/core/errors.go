@@ -173,3 +173,11 @@ func SignatureRefusal(err error) error {
 	}
 	return err
 }
+
+// StateUnavailable is the answer to a request the state database failed
+// (err, logged): 503 STATE_UNAVAILABLE, saying that what (the census,
+// the audit log) cannot be used now and that registries still can.
+func StateUnavailable(what string, err error) *APIError {
+	return &APIError{Code: wire.CodeStateUnavailable, Cause: err,
+		Msg: "The " + what + " database is not answering; registries can still be read and installed. Try again later"}
+}
