@@ -193,6 +193,7 @@ func TestAuditFailedTokenChecks(t *testing.T) {
 		{"POST", "/registries", unknown, 401},
 		{"POST", "/registries", pubRead, 403},
 		{"GET", "/audit", pubRead, 403},
+		{"POST", "/census/@public", unknown, 401},
 	}
 	for i, s := range steps {
 		req := httptest.NewRequestWithContext(t.Context(), s.method, s.path, nil)
@@ -207,6 +208,7 @@ func TestAuditFailedTokenChecks(t *testing.T) {
 		}
 	}
 	evs := checkEvents(t, h, st, state.AuditFilter{},
+		brief{tokenID(unknown), "auth.failed", "@public", "POST /census/@public", "INVALID_TOKEN"},
 		brief{readerActor, "auth.failed", "", "GET /audit", "INSUFFICIENT_PERMISSIONS"},
 		brief{readerActor, "auth.failed", "", "POST /registries", "INSUFFICIENT_PERMISSIONS"},
 		brief{tokenID(unknown), "auth.failed", "", "POST /registries", "INVALID_TOKEN"},
