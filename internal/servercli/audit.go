@@ -8,13 +8,18 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/jigkit/jig/internal/buildinfo"
 	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/logx"
 	"github.com/jigkit/jig/internal/termtext"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/state"
+	"github.com/jigkit/jig/registryserver/storage"
 )
 
 // AuditSettings are the server's audit log settings.
@@ -167,4 +172,32 @@ func printAudit(w io.Writer, log *wire.AuditLog) {
 			cell(e.Namespace), cell(e.Target), cell(e.Outcome))
 	}
 	_ = tw.Flush()
+}
+
+// toolState opens the server's state database for a command run beside
+// the server (index rebuild, mirror import), so that what it writes is
+// in the server's audit log; the caller closes it. Settings that name
+// none (S3 storage without STATE_DIR or DATABASE_URL), or a database that
+// does not open, give nil, said on w: the command runs unrecorded.
+func toolState(ctx context.Context, s *StateSettings, ss *StorageSettings, st storage.Storage, w io.Writer) state.Store {
+	err := s.validateState(ss)
+	var db state.Store
+	if err == nil {
+		db, err = openState(ctx, s, st)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "Warning: not recorded in the server's audit log: %v\n", err)
+		return nil
+	}
+	return db
+}
+
+// toolLogger logs a helper command's problems of level and above (a
+// failure to record in the audit log) to w, one pretty line each.
+func toolLogger(w io.Writer, level string) *zap.Logger {
+	log, err := logx.New(logx.Config{Level: level, Format: "pretty", Out: w})
+	if err != nil {
+		return zap.NewNop()
+	}
+	return log
 }
