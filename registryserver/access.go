@@ -63,7 +63,7 @@ func (g *gate) ReadAccess(c core.Caller, ns string) (private bool, err error) {
 		return aerr != nil || !r.Public, nil
 	}
 	if aerr != nil {
-		return false, authError(aerr)
+		return false, refusedIn(ns, authError(aerr))
 	}
 	return !r.Public, nil
 }
@@ -144,9 +144,19 @@ func (g *gate) CensusAccess(c core.Caller, ns string) error {
 	}
 	need := fmt.Sprintf("the census of %s lists the projects that report to it, so reading it needs the admin token or a token whose auth.json entry lists %q under \"census\" (the census:read right)", ns, ns)
 	if c.Sum == nil {
-		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: "+need)
+		return refusedIn(ns, core.NewAPIError(wire.CodeUnauthorized, "Authentication required: "+need))
 	}
-	return core.NewAPIError(wire.CodeInsufficientPerms, "Token does not have census permission for namespace "+ns+": "+need)
+	return refusedIn(ns, core.NewAPIError(wire.CodeInsufficientPerms, "Token does not have census permission for namespace "+ns+": "+need))
+}
+
+// refusedIn notes on e, a refusal of access to namespace ns, the
+// namespace asked for: the audit log records it with the failed token
+// check ([core.Core.AuditRefusal]). It returns e.
+func refusedIn(ns string, e *core.APIError) *core.APIError {
+	if e != nil {
+		e.Namespace = ns
+	}
+	return e
 }
 
 // authError maps the access errors of [AuthConfig.Authorize] to their wire
@@ -211,7 +221,12 @@ func (g *gate) Upload(c core.Caller) (publishTo func(ns string) (mark string, er
 	if err := uploadCaller(auth, c, g.now()); err != nil {
 		return nil, err
 	}
-	return func(ns string) (string, error) {
+	return func(ns string) (mark string, err error) {
+		defer func() {
+			if ae, ok := errors.AsType[*core.APIError](err); ok {
+				refusedIn(ns, ae)
+			}
+		}()
 		if c.Admin {
 			if !auth.Declared(ns) {
 				return "", core.NewAPIError(wire.CodeNamespaceNotAllowed, fmt.Sprintf("Namespace %s is not allowed", ns))

@@ -40,6 +40,7 @@
 //	POST      /census/:ns                                     a project's census report (jig check --report)
 //	GET, HEAD /census/:ns                                     one census line per registry the reports name (census right)
 //	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects, one page (census right)
+//	GET, HEAD /audit?since=&until=&actor=&namespace=&action=&cursor=&limit=  the audit log, newest first, one page (admin token)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
 //	GET, HEAD /health                                         see Operations
 //	GET, HEAD /metrics                                        see Operations (with WithMetrics)
@@ -117,6 +118,23 @@
 // projects edit in the web catalog) needs the census right whatever the
 // namespace's read policy: the admin token, or a token whose auth.json
 // entry lists the namespace under "census" and that may read it.
+//
+// # Audit log
+//
+// Every write is recorded in the audit log of the state database
+// ([WithState]): publishes (refused ones too, with the error code),
+// preset publishes, versions and presets a mirror fetched, census
+// reports, failed token checks (coalesced per client and minute, so that
+// failures cannot flood the log), index rebuilds, configuration reloads
+// ([Handler.SetAuth], [Handler.SetSigners], [Handler.SetUpstreams],
+// [Handler.SetWebhooks]) and reads of the log itself. An event holds the
+// time, the actor (a token's auth.json mark and the first 12 hex digits
+// of its SHA-256, "admin", "anonymous" or "operator"; never a token),
+// the action, namespace, target, outcome ("ok" or the error code),
+// request id and client address ([state.Event]). Events are written in
+// the background, so an outage of the database never fails a publish;
+// GET /audit then answers 503 STATE_UNAVAILABLE. Events older than
+// [WithAuditMaxAge] are removed.
 //
 // # Caching and compression
 //

@@ -1,5 +1,7 @@
 package registryserver
 
+import "context"
+
 // CensusUpkeep runs the census's upkeep (expired reports removed, the
 // day's history) once, now, after the import of stored reports (nothing
 // when the census is off).
@@ -18,3 +20,7 @@ func (h *Handler) CensusImported() {
 		<-h.census.Imported()
 	}
 }
+
+// SyncAudit returns once the audit log events recorded so far are
+// written.
+func (h *Handler) SyncAudit() { _ = h.core.Auditor.Sync(context.Background()) }

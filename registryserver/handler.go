@@ -27,6 +27,7 @@ import (
 
 	"github.com/jigkit/jig/registryserver/internal/index"
 
+	"github.com/jigkit/jig/registryserver/internal/auditlog"
 	"github.com/jigkit/jig/registryserver/internal/census"
 
 	"github.com/labstack/echo/v4"
@@ -168,6 +169,7 @@ func New(opts ...Option) (*Handler, error) {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
+	h.startAuditor(o)
 	if err := h.setupPublish(o.publish); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -226,10 +228,10 @@ func (h *Handler) newEcho() *echo.Echo {
 	return e
 }
 
-// routes registers the API routes: reads, search, publishing and the web
-// catalog. /health, /metrics and the operations middleware (rate limit,
-// timing, metrics, logging) are installed before them by [ops.Ops.Use]
-// (ops.go), so they also cover unknown paths.
+// routes registers the API routes: reads, search, publishing, the census,
+// the audit log and the web catalog. /health, /metrics and the operations
+// middleware (rate limit, timing, metrics, logging) are installed before
+// them by [ops.Ops.Use] (ops.go), so they also cover unknown paths.
 func (h *Handler) routes(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
 	// As the reference: GET /registries is no route (404, not 405 for
@@ -245,6 +247,7 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, "/presets", h.index.GetPresets)
 	e.POST("/registries", h.publishing.PostRegistry)
 	e.POST("/presets", h.publishing.PostPreset)
+	e.Match(getHead, "/audit", auditlog.New(h.core).Get)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)
 		e.Match(getHead, "/census/:ns", h.census.Get)
@@ -256,7 +259,7 @@ func (h *Handler) routes(e *echo.Echo) {
 }
 
 // openState sets up the state database of o (a private one in memory
-// when o has none) and the audit log over it.
+// when o has none).
 func (h *Handler) openState(o options) error {
 	st := o.state
 	if st == nil {
@@ -272,9 +275,16 @@ func (h *Handler) openState(o options) error {
 		return err
 	}
 	h.core.State = st
-	h.core.Auditor = core.NewAuditor(st, h.core.Log, o.auditMaxAge)
-	h.closers = append(h.closers, h.core.Auditor.Close)
 	return nil
+}
+
+// startAuditor starts the audit log's writer, counting in the metrics
+// of h.ops.
+func (h *Handler) startAuditor(o options) {
+	dropped, queued := h.ops.AuditMetrics()
+	h.core.Auditor = core.NewAuditor(h.core.State, h.core.Log,
+		core.AuditorOptions{MaxAge: o.auditMaxAge, Now: o.now, Dropped: dropped, Queued: queued})
+	h.closers = append(h.closers, h.core.Auditor.Close)
 }
 
 // ServeHTTP implements [http.Handler].
@@ -306,10 +316,12 @@ func (h *Handler) authConfig() *AuthConfig { return h.auth.Load() }
 // the old files or the new ones, never a mix. jig-server calls it on
 // SIGHUP with what [LoadSigners] read. A signer file named after a
 // namespace the auth configuration does not declare is logged (it requires
-// signatures nowhere), here and by [Handler.SetAuth].
+// signatures nowhere), here and by [Handler.SetAuth]. The audit log
+// records the reload, done by the operator.
 func (h *Handler) SetSigners(s *Signers) {
 	h.signers.Store(s)
 	h.logSignerWarnings(h.auth.Load(), s)
+	h.auditReload(reloadSigners, nil, signersSummary(s))
 }
 
 // Signers returns the signer files in force, nil when there are none.
@@ -321,8 +333,11 @@ func (h *Handler) Signers() *Signers { return h.signers.Load() }
 // revoked token, a new namespace) without a restart; jig-server calls it
 // on SIGHUP. A nil a means "no auth file" (every stored namespace public),
 // as for [WithAuth]. Rejected namespaces of a are logged, as by [New].
+// The audit log records the reload, done by the operator, with what a
+// holds (counts, never a token).
 func (h *Handler) SetAuth(a *AuthConfig) {
 	h.auth.Store(a)
+	h.auditReload(reloadAuth, nil, authSummary(a))
 	h.logAuthWarnings(a)
 	h.logSignerWarnings(a, h.signers.Load())
 	h.logUpstreamWarnings(a)

@@ -86,7 +86,8 @@ func (h *Handler) CheckUpstreams(ctx context.Context) error {
 // its upstreams (versions lists, presets, failed fetches) is forgotten,
 // so the new file's upstreams are asked. The handler must have been built
 // with [WithUpstreams]; c must not be nil (a mirror stays a mirror until
-// it restarts).
+// it restarts). The audit log records the reload, done by the operator,
+// and a refused one.
 func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 	if h.mirror == nil {
 		return errors.New("registryserver: SetUpstreams on a Handler built without WithUpstreams; restart with the upstreams file")
@@ -95,8 +96,10 @@ func (h *Handler) SetUpstreams(ctx context.Context, c *UpstreamConfig) error {
 		return errors.New("registryserver: SetUpstreams(nil): a mirror keeps an upstreams file until it restarts")
 	}
 	if err := h.mirror.Set(ctx, c); err != nil {
+		h.auditReload(reloadUpstreams, err, "")
 		return err
 	}
+	h.auditReload(reloadUpstreams, nil, upstreamsSummary(c))
 	h.logUpstreamWarnings(h.auth.Load())
 	h.core.Log.Info("upstreams in force", zap.Strings("namespaces", c.Namespaces()))
 	return nil

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,29 +17,15 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/ratelimit"
 )
 
 // clock is a manually advanced time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type clock = testenv.Clock
 
-func newClock() *clock { return &clock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clock { return testenv.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) }
 
 // doFrom sends one request whose connection comes from remote.
 func doFrom(h http.Handler, method, target, remote string, hdr http.Header) *http.Response {

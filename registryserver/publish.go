@@ -248,10 +248,13 @@ func (h *Handler) setupPublish(o publishOptions) error {
 // queued for). It is how a running server takes an edited webhooks.json;
 // jig-server calls it on SIGHUP. The Handler must have been built with
 // [WithWebhooks] (its list may be empty); otherwise SetWebhooks fails.
+// The audit log records the reload, done by the operator (counts, never
+// a URL or a secret).
 func (h *Handler) SetWebhooks(hooks []webhook.Hook) error {
 	if h.pub.Hooks == nil {
 		return errors.New("registryserver: SetWebhooks on a Handler built without WithWebhooks")
 	}
 	h.pub.Hooks.SetHooks(hooks)
+	h.auditReload(reloadWebhooks, nil, webhooksSummary(hooks))
 	return nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jigkit/jig/internal/redact"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/index"
+	"github.com/jigkit/jig/registryserver/state"
 )
 
 // WithSearchRefresh sets how often the in-memory catalog index (GET
@@ -51,12 +54,19 @@ type IndexStats struct {
 // poll. Searches keep being answered from the previous index meanwhile.
 // Only needed when content reached the storage without jig (copied by
 // hand, restored from a backup of the registries alone); `jig-server
-// index rebuild` runs it.
+// index rebuild` runs it. The audit log records the rebuild, done by the
+// operator, with what the index holds or why it failed.
 func (h *Handler) RebuildIndex(ctx context.Context) (IndexStats, error) {
+	ev := state.Event{Action: core.ActionIndexRebuild, Target: "catalog index"}
 	if err := h.index.Rebuild(ctx); err != nil {
+		ev.Outcome, ev.Detail = core.OutcomeOf(err), redact.Text(err.Error(), nil)
+		h.core.AuditOperator(ev)
 		return IndexStats{}, err
 	}
 	s := h.index.Stats()
+	ev.Outcome = core.OutcomeOK
+	ev.Detail = fmt.Sprintf("%d registries (%d searchable) in %d namespaces, %d presets", s.Registries, s.Searchable, s.Namespaces, s.Presets)
+	h.core.AuditOperator(ev)
 	return IndexStats{Namespaces: s.Namespaces, Registries: s.Registries, Searchable: s.Searchable, Presets: s.Presets}, nil
 }
 

@@ -140,7 +140,11 @@ func (failing) PutReport(context.Context, *state.Report, state.Limits) error { r
 func (failing) Counts(context.Context, string, string) ([]state.Count, error) {
 	return nil, errDown
 }
-func (failing) Ping(context.Context) error { return errDown }
+func (failing) Ping(context.Context) error                  { return errDown }
+func (failing) Audit(context.Context, ...state.Event) error { return errDown }
+func (failing) AuditLog(context.Context, state.AuditFilter) ([]state.Event, string, error) {
+	return nil, "", errDown
+}
 
 // TestStateOutage: while the state database fails, census reports and
 // views get 503 STATE_UNAVAILABLE, /health says "degraded" with 200, and

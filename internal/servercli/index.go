@@ -12,6 +12,7 @@ import (
 // indexRebuildCmd is "jig-server index rebuild".
 type indexRebuildCmd struct {
 	StorageSettings `embed:""`
+	StateSettings   `embed:""`
 
 	JSON bool `name:"json" help:"Print one JSON document: what the rebuilt index holds."`
 }
@@ -25,6 +26,8 @@ of the registries alone) is not in that log: this command reads the whole storag
 same STORAGE_*/S3_* settings and .env as the server), writes the index's snapshot, and
 records the rebuild, so every running server loads the new snapshot at its next poll
 (within STORAGE_CACHE_TTL). Servers keep answering meanwhile. Safe to run at any time.
+The rebuild is recorded in the server's audit log (DATABASE_URL or STATE_DIR, as the
+server's; with S3 storage and neither, the rebuild says it is unrecorded).
 
 Examples:
   jig-server index rebuild
@@ -35,14 +38,21 @@ Examples:
 func (c *indexRebuildCmd) Validate() error { return c.validateStorage() }
 
 // Run rebuilds the index through a handler over the storage.
-func (c *indexRebuildCmd) Run(ctx context.Context, stdout io.Writer) error {
+func (c *indexRebuildCmd) Run(ctx context.Context, stdout io.Writer, stderr stderrWriter) error {
 	st, closeStorage, err := openMirrorStorage(ctx, c.StorageSettings)
 	if err != nil {
 		return err
 	}
 	defer closeStorage()
-	// No census: this handler only rebuilds the index.
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithCensus(registryserver.CensusOff))
+	// No census: this handler only rebuilds the index, and records it in
+	// the server's audit log.
+	opts := []registryserver.Option{registryserver.WithStorage(st), registryserver.WithCensus(registryserver.CensusOff),
+		registryserver.WithLogger(toolLogger(stderr, "error"))}
+	if db := toolState(ctx, &c.StateSettings, &c.StorageSettings, st, stderr); db != nil {
+		defer db.Close()
+		opts = append(opts, registryserver.WithState(db))
+	}
+	h, err := registryserver.New(opts...)
 	if err != nil {
 		return err
 	}

@@ -127,6 +127,7 @@ func (c *mirrorExportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 // mirrorImportCmd is "jig-server mirror import".
 type mirrorImportCmd struct {
 	StorageSettings `embed:""`
+	StateSettings   `embed:""`
 
 	SignersDir      string        `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of the server's allowed_signers files (as jig-server's --signers-dir): versions of a namespace listed there are imported only with a signature by an allowed key."`
 	PublishClaimTTL time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"As jig-server's --publish-claim-ttl: how long an import's claim of a version lives without a heartbeat."`
@@ -150,6 +151,8 @@ the versions the policy accepts and lists the others with the reason (each versi
 imported whole or not at all). A bundle of @presets is checked as POST /presets checks a
 preset. An import into a namespace that holds nothing yet marks it (.upstreams/@ns.json) as
 filled from elsewhere, so it may later be served from an upstream (UPSTREAMS_CONFIG_PATH).
+Each version imported (or refused) is recorded in the server's audit log (DATABASE_URL or
+STATE_DIR, as the server's; with S3 storage and neither, the import says it is unrecorded).
 
 Examples:
   STORAGE_ROOT=/srv/jig jig-server mirror import acme.tar
@@ -164,7 +167,8 @@ func (c *mirrorImportCmd) Validate() error {
 	return c.validateStorage()
 }
 
-// Run checks the bundle, then imports it.
+// Run checks the bundle, then imports it, recording what it wrote in the
+// server's audit log.
 func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stderrWriter) error {
 	b, closeBundle, err := openBundle(c.Bundle)
 	if err != nil {
@@ -182,7 +186,12 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 		return err
 	}
 	defer closeStorage()
-	sum, err := bundleio.Import(ctx, st, b, bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused})
+	opt := bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused, Logger: toolLogger(stderr, "warn")}
+	if db := toolState(ctx, &c.StateSettings, &c.StorageSettings, st, stderr); db != nil {
+		defer db.Close()
+		opt.Audit = db
+	}
+	sum, err := bundleio.Import(ctx, st, b, opt)
 	printRefused(stderr, "Skipped (refused by SIGNERS_DIR)", sum.Refused)
 	if err != nil {
 		if ie, ok := errors.AsType[*bundleio.ImportError](err); ok && ie.Refused > 0 {

@@ -64,6 +64,8 @@ type CLI struct {
 	CensusMaxProjects   int           `name:"census-max-projects" env:"CENSUS_MAX_PROJECTS" default:"100000" help:"The most projects one namespace's census keeps (0: no limit); a new project's report beyond it gets 507 CENSUS_FULL and evicts nobody."`
 	CensusReporterLimit int           `name:"census-reporter-limit" env:"CENSUS_REPORTER_LIMIT" default:"10000" help:"The most projects of one namespace one reporter (a token; anonymous reports count as one) may have reported (0: no limit): one CI token cannot fill a namespace. Beyond it: 429 CENSUS_QUOTA."`
 
+	AuditSettings `embed:""`
+
 	TLSCertFile          string        `name:"tls-cert-file" env:"TLS_CERT_FILE" help:"PEM certificate (chain) to serve HTTPS with HTTP/2 directly, without a reverse proxy. Needs --tls-key-file. Reloaded on SIGHUP and when the files change."`
 	TLSKeyFile           string        `name:"tls-key-file" env:"TLS_KEY_FILE" help:"PEM private key of --tls-cert-file."`
 	TLSReloadInterval    time.Duration `name:"tls-reload-interval" env:"TLS_RELOAD_INTERVAL" default:"10s" help:"How often the certificate and key files are checked for changes (0 disables it; SIGHUP always reloads)."`
@@ -145,6 +147,9 @@ func (c *CLI) Validate() error {
 	}
 	if c.CensusMaxProjects < 0 || c.CensusReporterLimit < 0 {
 		return errors.New("--census-max-projects/CENSUS_MAX_PROJECTS and --census-reporter-limit/CENSUS_REPORTER_LIMIT must not be negative; 0 is no limit")
+	}
+	if err := c.validateAudit(); err != nil {
+		return err
 	}
 	if err := c.validateStorage(); err != nil {
 		return err
@@ -302,6 +307,7 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		registryserver.WithState(db),
 		registryserver.WithCensusLimits(c.CensusMaxProjects, c.CensusReporterLimit),
 	}, opsOpts...)
+	opts = append(opts, c.auditOptions()...)
 	if c.UploadDir != "" {
 		opts = append(opts, registryserver.WithUploadTempDir(c.UploadDir))
 	}

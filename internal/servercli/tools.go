@@ -29,7 +29,7 @@ import (
 // toolCommands are the first arguments that select a tool instead of the
 // server: "jig-server token new", "jig-server auth check",
 // "jig-server health".
-var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true, "state": true}
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true, "state": true, "audit": true}
 
 // toolsHelp is appended to "jig-server --help".
 const toolsHelp = `
@@ -41,7 +41,8 @@ Other commands (each has --help):
   jig-server mirror export --namespace @team -o team.tar              write a namespace's versions to a bundle for the air gap
   jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage
   jig-server index rebuild                                            read the whole storage into the catalog index (after copying content in by hand)
-  jig-server state backup copy.db                                     copy the SQLite state database (census, audit log) while the server runs`
+  jig-server state backup copy.db                                     copy the SQLite state database (census, audit log) while the server runs
+  jig-server audit [--since 24h] [--json]                             read a running server's audit log (with ADMIN_TOKEN)`
 
 // tools is the command line of the helper commands.
 type tools struct {
@@ -59,14 +60,16 @@ type tools struct {
 	State struct {
 		Backup stateBackupCmd `cmd:"" help:"Copy the SQLite state database (census, audit log) while the server runs."`
 	} `cmd:"" help:"Maintain the state database (census, audit log)."`
+	Audit auditCmd `cmd:"" help:"Read a running jig-server's audit log (GET /audit, with the admin token)."`
 }
 
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer kongexit.Recover(&code)
-	if args[0] == "mirror" || args[0] == "index" || args[0] == "state" {
+	if args[0] == "mirror" || args[0] == "index" || args[0] == "state" || args[0] == "audit" {
 		// The mirror and index commands open the server's storage with the
-		// server's settings, .env included.
+		// server's settings, .env included; audit reads its admin token
+		// and port from there too.
 		if err := loadDotEnv(".env"); err != nil {
 			fmt.Fprintf(stderr, "jig-server: %v\n", err)
 			return ExitError

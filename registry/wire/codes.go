@@ -83,7 +83,7 @@ var codes = []struct {
 	{CodeInvalidPath, http.StatusBadRequest, "a malformed /registries/… path"},
 	{CodeInvalidNamespace, http.StatusBadRequest, "a namespace breaking the grammar"},
 	{CodeInvalidPreset, http.StatusBadRequest, "a preset name breaking the grammar"},
-	{CodeInvalidQuery, http.StatusBadRequest, "a bad /search or listing query"},
+	{CodeInvalidQuery, http.StatusBadRequest, "a bad /search, listing or /audit query"},
 	{CodeQueryTooLong, http.StatusBadRequest, "a /search query over its length limit"},
 	{CodeNotFound, http.StatusNotFound, "no such route, registry, version, file, preset or schema"},
 	{CodeNamespaceNotFound, http.StatusNotFound, "a namespace that is neither stored nor declared"},

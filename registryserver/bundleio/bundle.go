@@ -23,12 +23,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/state"
 	"github.com/jigkit/jig/registryserver/storage"
 )
 
@@ -359,6 +362,13 @@ type ImportOptions struct {
 	// bundle when one version is refused. Either way a version is
 	// imported whole or not at all; any other problem refuses the bundle.
 	SkipRefused bool
+	// Audit, when not nil, is the state database whose audit log records
+	// the import, done by the operator ("bundle.import"): one event per
+	// version or preset imported (with who signed it), one per version
+	// the signing policy refused, and one for a bundle refused whole.
+	// Versions already stored are not recorded: nothing was written. A
+	// failure to record is logged; it does not undo or fail the import.
+	Audit state.Store
 }
 
 func (o ImportOptions) now() func() time.Time {
@@ -415,9 +425,62 @@ func (e *ImportError) Error() string {
 // (ctx ended, the storage failed) leaves the versions imported so far,
 // each complete; the summary names them.
 func Import(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt ImportOptions) (Summary, error) {
+	var sum Summary
+	var err error
 	if b.Namespace == registry.PresetNamespace {
-		return importPresets(ctx, st, b, opt)
+		sum, err = importPresets(ctx, st, b, opt)
+	} else {
+		sum, err = importVersions(ctx, st, b, opt)
 	}
+	if opt.Audit != nil {
+		auditImport(ctx, opt, b, sum, err)
+	}
+	return sum, err
+}
+
+// auditImport records in opt.Audit what an import of b did (sum) and how
+// it ended (err).
+func auditImport(ctx context.Context, opt ImportOptions, b *bundle.Bundle, sum Summary, err error) {
+	at := opt.now()()
+	event := func(id, outcome, detail string) state.Event {
+		ns, target, _ := strings.Cut(id, "/")
+		return state.Event{At: at, Actor: core.ActorOperator, Action: core.ActionImport, Namespace: ns, Target: target,
+			Outcome: outcome, Detail: detail}
+	}
+	signers := map[string][]string{}
+	for _, v := range b.Versions {
+		signers[v.ID()] = publish.Signers(v.Signatures)
+	}
+	var events []state.Event
+	for _, id := range sum.Versions {
+		detail := "from a bundle of " + b.Namespace
+		if s := signers[id]; len(s) > 0 {
+			detail += "; signed by " + strings.Join(s, ", ")
+		}
+		events = append(events, event(id, core.OutcomeOK, detail))
+	}
+	for _, r := range sum.Refused {
+		events = append(events, event(r.Version, string(wire.CodeSignatureInvalid), r.Reason))
+	}
+	if ie, ok := errors.AsType[*ImportError](err); ok {
+		events = append(events, state.Event{At: at, Actor: core.ActorOperator, Action: core.ActionImport, Namespace: b.Namespace,
+			Target: "bundle", Outcome: "refused", Detail: fmt.Sprintf("%d problems, nothing was written; the first: %s", len(ie.Problems), ie.Problems[0])})
+	} else if err != nil {
+		events = append(events, state.Event{At: at, Actor: core.ActorOperator, Action: core.ActionImport, Namespace: b.Namespace,
+			Target: "bundle", Outcome: "failed", Detail: fmt.Sprintf("stopped after %d imported: %s", len(sum.Versions), redact.Text(err.Error(), nil))})
+	}
+	if len(events) == 0 {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if aerr := opt.Audit.Audit(actx, events...); aerr != nil {
+		opt.logger().Warn("recording the import in the audit log failed", zap.Int("events", len(events)), zap.Error(aerr))
+	}
+}
+
+// importVersions is [Import] of a bundle of registry versions.
+func importVersions(ctx context.Context, st storage.Storage, b *bundle.Bundle, opt ImportOptions) (Summary, error) {
 	var sum Summary
 	now, log := opt.now(), opt.logger()
 	var problems []string

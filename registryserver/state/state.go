@@ -151,51 +151,20 @@ type Day struct {
 	Drifted  int
 }
 
-// Event is one entry of the audit log.
-type Event struct {
-	// ID orders the events; the store sets it.
-	ID int64
-	// At is when it happened.
-	At time.Time
-	// Actor is who did it: a token's name, "admin", "anonymous", an
-	// identity.
-	Actor string
-	// Action is what was done, such as "publish", "census.report",
-	// "auth.failed".
-	Action string
-	// Namespace is the namespace acted on, "" for none.
-	Namespace string
-	// Target is what was acted on: a registry and version, a project.
-	Target string
-	// Outcome is "ok", or what refused or failed it.
-	Outcome string
-	// RequestID and Client are the request's id and client address.
-	RequestID string
-	Client    string
-	// Detail is more about it (a signer, a count), "" for nothing.
-	Detail string
-}
+// Event is one entry of the audit log: the wire's [wire.AuditEvent], the
+// body of GET /audit, kept as it is sent.
+type Event = wire.AuditEvent
 
-// AuditFilter selects events of the audit log; zero fields select all.
-type AuditFilter struct {
-	// Since and Until bound the time (Until excluded).
-	Since, Until time.Time
-	Actor        string
-	Namespace    string
-	// Action matches the action, or every action it is the prefix of
-	// when it ends in "." ("census." is every census action).
-	Action string
-	// Cursor is the previous page's next cursor, "" for the first page.
-	Cursor string
-	// Limit bounds the page; 0 is [DefaultAuditPage], more than
-	// [MaxAuditPage] is MaxAuditPage.
-	Limit int
-}
+// AuditFilter selects events of the audit log, as the query of GET
+// /audit does ([wire.AuditFilter]); zero fields select all.
+type AuditFilter = wire.AuditFilter
 
-// Audit page sizes.
+// Audit page sizes ([wire.DefaultAuditPage], [wire.MaxAuditPage]): a
+// [AuditFilter.Limit] of 0 is DefaultAuditPage, more than MaxAuditPage
+// is MaxAuditPage.
 const (
-	DefaultAuditPage = 100
-	MaxAuditPage     = 1000
+	DefaultAuditPage = wire.DefaultAuditPage
+	MaxAuditPage     = wire.MaxAuditPage
 )
 
 // PoolStats are a store's connection pool figures.

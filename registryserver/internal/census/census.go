@@ -246,7 +246,8 @@ func (h *Server) Post(c echo.Context) error {
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
 	if !h.open && !h.TokenKnown(who) {
-		return core.NewAPIError(wire.CodeInvalidToken, "Census reports need a token this server issued (one that may read the namespace, or the admin token).")
+		return &core.APIError{Code: wire.CodeInvalidToken, Namespace: ns,
+			Msg: "Census reports need a token this server issued (one that may read the namespace, or the admin token)."}
 	}
 	release, err := h.AcquireUpload(c)
 	if err != nil {
@@ -323,9 +324,7 @@ func (h *Server) put(ctx context.Context, r *state.Report) error {
 }
 
 // stateUnavailable is the answer to a request the state database failed.
-func stateUnavailable(err error) *core.APIError {
-	return &core.APIError{Code: wire.CodeStateUnavailable, Msg: "The census database is not answering; registries can still be read and installed. Try again later", Cause: err}
-}
+func stateUnavailable(err error) *core.APIError { return core.StateUnavailable("census", err) }
 
 // oldest is the time of the oldest report that still counts.
 func (h *Server) oldest() time.Time { return h.Now().Add(-h.maxAge) }

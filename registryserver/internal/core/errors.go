@@ -29,6 +29,9 @@ type APIError struct {
 	Code  wire.Code
 	Msg   string
 	Cause error
+	// Namespace is the namespace a refused request asked for, recorded
+	// in the audit log with a failed token check; never sent.
+	Namespace string
 	// other is the status of a [wire.CodeHTTPError], the one code that
 	// stands for whatever status it came with; 0 otherwise.
 	other int
@@ -105,6 +108,9 @@ func (h *Core) HandleError(err error, c echo.Context) {
 	default:
 		ae = InternalError(err)
 	}
+	if h.Auditor != nil && refusedCredentials(ae.Code) {
+		h.AuditRefusal(c, h.CallerOf(c.Request()), ae)
+	}
 	if ae.Status() >= 500 {
 		h.Log.Error("request failed",
 			zap.String("method", c.Request().Method),
@@ -166,4 +172,12 @@ func SignatureRefusal(err error) error {
 		return NewAPIError(se.Code(), se.Error())
 	}
 	return err
+}
+
+// StateUnavailable is the answer to a request the state database failed
+// (err, logged): 503 STATE_UNAVAILABLE, saying that what (the census,
+// the audit log) cannot be used now and that registries still can.
+func StateUnavailable(what string, err error) *APIError {
+	return &APIError{Code: wire.CodeStateUnavailable, Cause: err,
+		Msg: "The " + what + " database is not answering; registries can still be read and installed. Try again later"}
 }

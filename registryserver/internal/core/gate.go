@@ -3,6 +3,9 @@ package core
 import (
 	"crypto/sha256"
 	"net/http"
+	"strings"
+
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // Caller is who sent a request, as far as access decisions go. The token
@@ -43,4 +46,19 @@ type Gate interface {
 	// then decides the namespace the package names, with the same
 	// configuration, and returns the mark recorded with the version.
 	Upload(c Caller) (publishTo func(ns string) (mark string, err error), err error)
+}
+
+// RequireAdmin refuses a caller who is not the admin token, the same way
+// on every admin route: 401 UNAUTHORIZED without a token, 403
+// INSUFFICIENT_PERMISSIONS with any other, known or not (no answer tells
+// a token nobody issued from a reader's). what names the action
+// ("publishing presets", "reading the audit log").
+func RequireAdmin(who Caller, what string) error {
+	switch {
+	case who.Sum == nil:
+		return NewAPIError(wire.CodeUnauthorized, "Authentication required: "+what+" needs the admin token.")
+	case !who.Admin:
+		return NewAPIError(wire.CodeInsufficientPerms, strings.ToUpper(what[:1])+what[1:]+" requires the admin token")
+	}
+	return nil
 }

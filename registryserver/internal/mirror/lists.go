@@ -137,6 +137,8 @@ func (h *Mirror) ServePreset(c echo.Context, name string) error {
 	l := mi.presets[name]
 	mi.mu.Unlock()
 	if l == nil || now.Sub(l.at) >= mi.ttl {
+		// stored is the version this request's refresh stored, if any.
+		var stored string
 		v, _, _ := mi.refresh.Do("preset\x00"+name, func() (any, error) {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pullTimeout)
 			defer cancel()
@@ -148,7 +150,7 @@ func (h *Mirror) ServePreset(c echo.Context, name string) error {
 				return err
 			})
 			if err == nil {
-				err = h.storePreset(ctx, name, data)
+				stored, err = h.storePreset(ctx, name, data)
 			}
 			switch {
 			case err == nil:
@@ -170,6 +172,9 @@ func (h *Mirror) ServePreset(c echo.Context, name string) error {
 			return l, nil
 		})
 		l = v.(*upstreamList)
+		if stored != "" {
+			h.auditPull(c, registry.PresetNamespace, name+"@"+stored, u, nil, nil)
+		}
 	}
 	if l.ok || l.notFound {
 		return nil
@@ -184,19 +189,23 @@ func (h *Mirror) ServePreset(c echo.Context, name string) error {
 
 // storePreset checks a preset fetched from upstream as an upload is
 // checked and stores it as the preset's latest version when it is newer.
-func (h *Mirror) storePreset(ctx context.Context, name string, data []byte) error {
+// It returns the version it stored, "" when the storage had it.
+func (h *Mirror) storePreset(ctx context.Context, name string, data []byte) (stored string, err error) {
 	p, err := publish.CheckPresetDoc(data)
 	if err != nil {
-		return fmt.Errorf("the upstream's preset %s: %w", name, err)
+		return "", fmt.Errorf("the upstream's preset %s: %w", name, err)
 	}
 	if p.Name != name {
-		return fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
+		return "", fmt.Errorf("the upstream's preset %s is named %q", name, p.Name)
 	}
 	err = h.publisher.PublishPreset(ctx, p.Name, p.Version, data)
-	if errors.Is(err, publish.ErrVersionExists) {
-		return nil
+	switch {
+	case errors.Is(err, publish.ErrVersionExists):
+		return "", nil
+	case err != nil:
+		return "", err
 	}
-	return err
+	return p.Version, nil
 }
 
 // AddNamespaces returns the sorted union of stored and the namespaces

@@ -308,7 +308,7 @@ func (h *Mirror) ServeMirrored(c echo.Context, res core.Resource, u *upstream.Up
 	switch res.Kind {
 	case core.KindVersions, core.KindLatest:
 	default:
-		return h.ensureVersion(ctx, res.Namespace, res.Path, res.Version, u)
+		return h.ensureVersion(c, res.Namespace, res.Path, res.Version, u)
 	}
 	l := h.upstreamVersions(ctx, res, u)
 	hdr := c.Response().Header()
@@ -329,7 +329,7 @@ func (h *Mirror) ServeMirrored(c echo.Context, res core.Resource, u *upstream.Up
 	}
 	// The newest version the signing policy does not refuse.
 	for i, latest := range items[:min(len(items), maxLatestTries)] {
-		done, err := h.ensureVersion(ctx, res.Namespace, res.Path, latest, u)
+		done, err := h.ensureVersion(c, res.Namespace, res.Path, latest, u)
 		ae, _ := errors.AsType[*core.APIError](err)
 		switch {
 		case done && ae != nil && ae.Code == wire.CodeSignatureInvalid && i+1 < len(items):

@@ -9,22 +9,28 @@ import (
 	"time"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
+	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/state"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/upstream"
+	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 )
 
 // ensureVersion makes sure the version is in the storage, pulling it from
-// upstream u when it is not. done is false when the read goes on as for
-// any namespace: the version is stored, or the upstream does not have it
-// (the storage then answers 404).
-func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u *upstream.Upstream) (done bool, err error) {
+// upstream u when it is not, for the read in c. done is false when the
+// read goes on as for any namespace: the version is stored, or the
+// upstream does not have it (the storage then answers 404). A pull this
+// read started is recorded in the audit log as done by its caller
+// ([Mirror.auditPull]).
+func (h *Mirror) ensureVersion(c echo.Context, ns, path, version string, u *upstream.Upstream) (done bool, err error) {
+	ctx := c.Request().Context()
 	mi := h.mirror
 	key := layout.Manifest(ns, path, version)
 	if _, err := h.CommitOf(ctx, key); err == nil {
@@ -38,6 +44,12 @@ func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u 
 		return true, r.apiError()
 	}
 	if err = mi.recentFailure(key, h.Now()); err == nil {
+		// pulled is set when this request's pull asked the upstream, and
+		// signers to who signed what it stored.
+		var (
+			pulled  bool
+			signers []string
+		)
 		// The pull is shared by every request for the version and
 		// outlives the one that started it (its client may hang up).
 		_, err, _ = mi.pulls.Do(key, func() (any, error) {
@@ -54,7 +66,8 @@ func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u 
 			var err error
 			select {
 			case mi.slots <- struct{}{}:
-				err = h.pullVersion(pctx, ns, path, version, u)
+				pulled = true
+				signers, err = h.pullVersion(pctx, ns, path, version, u)
 				<-mi.slots
 			case <-pctx.Done():
 				err = fmt.Errorf("waiting for one of the %d pulls running to end: %w", maxConcurrentPulls, pctx.Err())
@@ -75,6 +88,9 @@ func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u 
 			mi.mu.Unlock()
 			return nil, err
 		})
+		if pulled {
+			h.auditPull(c, ns, path+"@"+version, u, signers, err)
+		}
 	}
 	switch {
 	case err == nil:
@@ -90,14 +106,63 @@ func (h *Mirror) ensureVersion(ctx context.Context, ns, path, version string, u 
 	return true, upstreamUnavailable(ns+"/"+path+"@"+version, err)
 }
 
+// auditPull records a pull from upstream u of target ("<path>@<version>"
+// or a preset's "<name>@<version>") in namespace ns, started by the read
+// in c, in the audit log as its caller's: what was stored (signers: who
+// signed it), or what the answer was refused for (the signing policy, a
+// failed verification). A pull that fetched nothing (the upstream does
+// not have it, did not answer, or answered 5xx) is not recorded: nothing
+// was written, and reads of missing versions cannot fill the log.
+func (h *Mirror) auditPull(c echo.Context, ns, target string, u *upstream.Upstream, signers []string, err error) {
+	if errors.Is(err, errUpstreamNotFound) || unanswered(err) {
+		return
+	}
+	detail := "from " + redact.URL(u.Label())
+	if len(signers) > 0 {
+		detail += "; signed by " + strings.Join(signers, ", ")
+	}
+	outcome := core.OutcomeOK
+	if err != nil {
+		outcome = string(wire.CodeUpstreamUnavailable)
+		if isPolicyRefusal(err) {
+			outcome = string(wire.CodeSignatureInvalid)
+		} else if ae, ok := errors.AsType[*core.APIError](err); ok {
+			outcome = string(ae.Code)
+		}
+		detail += ": " + redact.Text(err.Error(), []string{u.Token})
+	}
+	h.Audit(c, h.CallerOf(c.Request()), state.Event{Action: core.ActionMirrorFetch, Namespace: ns, Target: target,
+		Outcome: outcome, Detail: detail})
+}
+
+// unanswered reports whether err says the upstream did not answer a
+// pull: unreachable, too slow, busy, or failing (5xx).
+func unanswered(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return true
+	}
+	if _, ok := errors.AsType[*registryclient.NetworkError](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[*registryclient.RateLimitError](err); ok {
+		return true
+	}
+	se, ok := errors.AsType[*registryclient.StatusError](err)
+	return ok && se.StatusCode >= 500
+}
+
 // pullVersion fetches ns/path@version from upstream u, verifies it and
-// stores it with the publish protocol. Nothing is stored unless every
+// stores it with the publish protocol, and returns who signed it
+// ([publish.Signers]). Nothing is stored unless every
 // check passes: the upstream's digest index (when it serves one: a
 // reference server does not) covers the manifest and exactly the files
 // it declares, the package passes every check of an upload (schema,
 // paths, reserved names, limits), and the signatures verify (by a key of
 // the namespace's signer file, when the signers folder has one).
-func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *upstream.Upstream) error {
+func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *upstream.Upstream) (signers []string, err error) {
 	remote := u.Namespaces[ns]
 	id := registry.ID{Namespace: remote, Path: path, Version: version}
 	var (
@@ -107,7 +172,7 @@ func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *u
 		sigs  *wire.Signatures
 	)
 	lim := h.limits
-	err := h.upstreamCall(ctx, u, "version", func(ctx context.Context, cl *registryclient.Client) error {
+	err = h.upstreamCall(ctx, u, "version", func(ctx context.Context, cl *registryclient.Client) error {
 		var err error
 		if idx, err = cl.Digests(ctx, id); err != nil {
 			return err
@@ -150,31 +215,31 @@ func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *u
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The same checks as an upload, on the package the upstream served.
 	var packed bytes.Buffer
 	if err := pkgarchive.PackFiles(&packed, mr.Bytes, files); err != nil {
-		return err
+		return nil, err
 	}
 	pkg := packed.Bytes()
 	ix, contents, err := pkgarchive.Inspect(pkg, pkgarchive.Limits{MaxUpload: int64(len(pkg)) + 1,
 		MaxUnpacked: lim.MaxUnpacked + int64(len(mr.Bytes)), MaxEntries: lim.MaxEntries, MaxPathLen: lim.MaxPathLen})
 	if err != nil {
-		return fmt.Errorf("the upstream's %s fails the checks of an upload: %w", id, err)
+		return nil, fmt.Errorf("the upstream's %s fails the checks of an upload: %w", id, err)
 	}
 	if strings.Join(contents.Segments, "/") != path {
-		return fmt.Errorf("the upstream's manifest of %s is stored under %s", id, strings.Join(contents.Segments, "/"))
+		return nil, fmt.Errorf("the upstream's manifest of %s is stored under %s", id, strings.Join(contents.Segments, "/"))
 	}
 	upIdx, err := ix.DigestIndex(contents)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if idx != nil {
 		want, _ := idx.Marshal()
 		got, _ := upIdx.Marshal()
 		if !bytes.Equal(want, got) {
-			return fmt.Errorf("the upstream's digest index of %s does not describe the files it served", id)
+			return nil, fmt.Errorf("the upstream's digest index of %s does not describe the files it served", id)
 		}
 	} else {
 		h.Log.Info("upstream serves no digest index (a reference server): storing what it served, with a digest index computed here",
@@ -188,8 +253,9 @@ func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *u
 	}
 	sigDoc, err := h.judgeSignatures(ns, path, version, upIdx, fields)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	signers = publish.Signers(sigDoc)
 	localIdx := *upIdx
 	localIdx.Namespace = ns
 	if ns != remote {
@@ -203,7 +269,7 @@ func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *u
 		names = append(names, p)
 	}
 	if err := v.CheckKeys(names); err != nil {
-		return err
+		return nil, err
 	}
 	write := func(put publish.PutFunc) error {
 		for _, p := range names {
@@ -219,16 +285,16 @@ func (h *Mirror) pullVersion(ctx context.Context, ns, path, version string, u *u
 			if err == nil {
 				h.Log.Info("stored a version from upstream", zap.String("upstream", u.Label()), zap.String("path", v.Path()))
 			}
-			return err
+			return signers, err
 		}
 		// Another replica (or an earlier pull) has it, or is storing it
 		// right now: wait for its commit point.
 		if _, err := storage.Fresh(h.Store).Stat(ctx, layout.Manifest(ns, path, version)); err == nil {
-			return nil
+			return signers, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for another server to store %s: %w", v.Path(), ctx.Err())
+			return nil, fmt.Errorf("waiting for another server to store %s: %w", v.Path(), ctx.Err())
 		case <-time.After(wait):
 		}
 	}

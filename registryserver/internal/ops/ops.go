@@ -77,6 +77,10 @@ type opsState struct {
 
 	routesOnce sync.Once
 	routes     map[string]bool // registered route patterns
+
+	// auditDropped and auditQueued are the audit log's metrics.
+	auditDropped prometheus.Counter
+	auditQueued  prometheus.Gauge
 }
 
 // setupOps builds the limiter and registers the metrics. It is called by
@@ -159,6 +163,9 @@ func (h *Ops) setup(o Options, clockSet bool) error {
 	s.duration = duration
 	s.observers = map[observerKey]prometheus.Observer{}
 	s.reg = reg
+	if err := s.registerAudit(reg); err != nil {
+		return err
+	}
 	stop, err := runtimemetrics.Register(reg, o.LagInterval)
 	if err != nil {
 		return err

@@ -122,3 +122,25 @@ func CheckSignatures(idx *registry.DigestIndex, fields [][]byte, signers *signin
 	}
 	return json.Marshal(doc)
 }
+
+// Signers names the keys of a signatures document as [CheckSignatures]
+// returns it (nil for none, or for one that does not parse): each key's
+// fingerprint, with the principal the signer file gave it in parentheses.
+func Signers(doc []byte) []string {
+	if doc == nil {
+		return nil
+	}
+	var s wire.Signatures
+	if json.Unmarshal(doc, &s) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.Signatures))
+	for _, si := range s.Signatures {
+		if si.Principal != "" {
+			out = append(out, si.Fingerprint+" ("+si.Principal+")")
+		} else {
+			out = append(out, si.Fingerprint)
+		}
+	}
+	return out
+}

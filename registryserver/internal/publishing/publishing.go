@@ -7,6 +7,7 @@ package publishing
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -20,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jigkit/jig/internal/pkgarchive"
@@ -30,6 +32,7 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 	"github.com/jigkit/jig/registryserver/internal/scratch"
+	"github.com/jigkit/jig/registryserver/state"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/webhook"
 	"github.com/labstack/echo/v4"
@@ -90,7 +93,10 @@ var allowedArchiveTypes = []string{
 // PostRegistry serves POST /registries: a multipart upload of a registry
 // package (one file part, a checksum field). The steps and their error
 // codes follow the reference (REFERENCE.md 2.4); see publish.go's package
-// internal/publish for how the version becomes visible atomically.
+// internal/publish for how the version becomes visible atomically. Every
+// upload whose token may publish somewhere is recorded in the audit log,
+// published or refused; a token refused before the body is read is a
+// failed token check.
 func (h *Publishing) PostRegistry(c echo.Context) error {
 	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -104,6 +110,16 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 		core.RefuseBody(c)
 		return err
 	}
+	return h.Audited(c, who, state.Event{Action: core.ActionPublish}, func(ev *state.Event) error {
+		return h.postRegistry(c, publishTo, ev)
+	})
+}
+
+// postRegistry receives, checks and publishes an upload whose token may
+// publish somewhere, filling in ev (namespace, target, detail) as they
+// are known.
+func (h *Publishing) postRegistry(c echo.Context, publishTo func(ns string) (string, error), ev *state.Event) error {
+	req := c.Request()
 	release, err := h.AcquireUpload(c)
 	if err != nil {
 		return err
@@ -130,6 +146,7 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 	if err != nil {
 		return refusal(err)
 	}
+	ev.Namespace, ev.Target = head.Namespace, cmp.Or(head.Path, head.Name)+"@"+head.Version
 
 	// Who may publish there. A caller who may not read the namespace gets
 	// the same answer whether it is gated or not declared (DESIGN 3).
@@ -137,6 +154,7 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ev.Detail = publishDetail(mark, nil)
 	// A namespace served from an upstream holds only what the upstream
 	// published: a local version there would shadow the upstream's.
 	if h.mirror.Mirrored(head.Namespace) {
@@ -154,6 +172,7 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 		return err
 	}
 	m, segs, declared := contents.Manifest, contents.Segments, contents.Declared
+	ev.Target = strings.Join(segs, "/") + "@" + m.Version
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
@@ -169,6 +188,7 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 	if v.Signatures, err = publish.CheckSignatures(v.Index, up.signatures, h.SignersInForce().For(m.Namespace), h.Now()); err != nil {
 		return core.SignatureRefusal(err)
 	}
+	ev.Detail = publishDetail(mark, v.Signatures)
 	err = h.pub.Store.Publish(ctx, v, func(put publish.PutFunc) error {
 		return up.walk(lim, func(name string) bool { return declared[name] },
 			func(name string, size int64, body io.Reader) error { return put(ctx, name, size, body) })
@@ -188,6 +208,20 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 	return c.JSON(http.StatusCreated, wire.UploadResult{
 		Name: m.Name, Version: m.Version, Namespace: m.Namespace, Message: uploadSuccessMessage, Path: v.Path(),
 	})
+}
+
+// publishDetail is the audit log's detail of a publish: the mark
+// recorded with the version and who signed it (sigs is the signatures
+// document stored with it, nil for none).
+func publishDetail(mark string, sigs []byte) string {
+	var parts []string
+	if mark != "" {
+		parts = append(parts, "mark "+strconv.Quote(mark))
+	}
+	if signers := publish.Signers(sigs); len(signers) > 0 {
+		parts = append(parts, "signed by "+strings.Join(signers, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // publishError maps an error of [publish.Store.Publish] of v.
@@ -384,16 +418,22 @@ func refusal(err error) error {
 
 // PostPreset serves POST /presets: a preset.json body, admin token only.
 // Versions are immutable; /presets/<name> serves the highest version.
+// Every upload with the admin token is recorded in the audit log.
 func (h *Publishing) PostPreset(c echo.Context) error {
-	req := c.Request()
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	who := h.CallerOf(req)
-	if who.Sum == nil {
-		return core.NewAPIError(wire.CodeUnauthorized, "Authentication required: publishing presets needs the admin token.")
+	who := h.CallerOf(c.Request())
+	if err := core.RequireAdmin(who, "publishing presets"); err != nil {
+		return err
 	}
-	if !who.Admin {
-		return core.NewAPIError(wire.CodeInsufficientPerms, "Publishing presets requires the admin token")
-	}
+	return h.Audited(c, who, state.Event{Action: core.ActionPublishPreset, Namespace: registry.PresetNamespace}, func(ev *state.Event) error {
+		return h.postPreset(c, ev)
+	})
+}
+
+// postPreset receives, checks and publishes a preset upload of the admin
+// token, filling in ev's target once it is known.
+func (h *Publishing) postPreset(c echo.Context, ev *state.Event) error {
+	req := c.Request()
 	if h.mirror.Mirrored(registry.PresetNamespace) {
 		core.RefuseBody(c)
 		return core.NewAPIError(wire.CodeNamespaceNotAllowed, "Presets are mirrored from an upstream server: publish them to the upstream instead")
@@ -424,6 +464,7 @@ func (h *Publishing) PostPreset(c echo.Context) error {
 	if err != nil {
 		return core.NewAPIError(wire.CodeSchemaValidation, "Schema validation failed: "+err.Error())
 	}
+	ev.Target = p.Name + "@" + p.Version
 	if k := layout.PresetVersion(p.Name, p.Version); !storage.ValidKey(k) {
 		return core.NewAPIError(wire.CodeUploadFailed, core.MsgInvalidKey)
 	}

@@ -51,7 +51,26 @@ func (w *Catalog) Register(e *echo.Echo) {
 	if page != "/" {
 		e.Match([]string{http.MethodGet, http.MethodHead}, strings.TrimSuffix(page, "/"), handler)
 	}
-	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, prefix+"*", handler)
+	e.Match([]string{http.MethodGet, http.MethodHead}, prefix+"*", handler)
+	e.POST(prefix+"*", func(c echo.Context) error {
+		err := handler(c)
+		w.auditSignIn(c)
+		return err
+	})
+}
+
+// auditSignIn records a sign-in refused (401) for its token as a failed
+// token check ([core.Core.AuditRefusal]): the form's token, which the
+// catalog's page read, identifies the caller (never the token itself).
+func (w *Catalog) auditSignIn(c echo.Context) {
+	if c.Response().Status != http.StatusUnauthorized {
+		return
+	}
+	tok := strings.TrimSpace(c.Request().PostForm.Get("token"))
+	if tok == "" {
+		return
+	}
+	w.AuditRefusal(c, w.CallerFromToken(tok), core.NewAPIError(wire.CodeInvalidToken, "sign-in refused"))
 }
 
 // UI returns the catalog's pages and assets (for the operations routes
