@@ -32,7 +32,9 @@ type Store interface {
 	PutReport(ctx context.Context, r *Report, lim Limits) error
 	// Expire removes the reports stored before before, at most max of
 	// them (0: all), oldest first, and returns how many it removed; ns,
-	// when not "", restricts it to that namespace.
+	// when not "", restricts it to that namespace. With ns "" (the
+	// upkeep's call) it also drops what reports left behind them
+	// (counters at zero).
 	Expire(ctx context.Context, ns string, before time.Time, max int) (int, error)
 	// Counts returns the projects per registry and version of ns, sorted
 	// by path then version; path, when not "", restricts them to that

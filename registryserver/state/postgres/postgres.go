@@ -8,11 +8,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -23,10 +25,18 @@ import (
 )
 
 var dialect = sqlstore.Dialect{
-	Name: "postgres", Goose: goose.DialectPostgres, Dollar: true, ForUpdate: " FOR UPDATE",
+	Name: "postgres", Goose: goose.DialectPostgres, Dollar: true, ForUpdate: " FOR UPDATE", GroupCommit: true,
 	// An advisory lock held while migrating: replicas that start together
 	// migrate one after the other.
 	Locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() },
+	// PostgreSQL ends one of two transactions that wait on each other
+	// (another server's group of reports locked the same rows in
+	// another order): the one ended is tried again.
+	Retry: func(err error) bool {
+		// 40P01 deadlock_detected, 40001 serialization_failure
+		var pe *pgconn.PgError
+		return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+	},
 }
 
 // DefaultMaxConns is the connections a server opens at most.

@@ -2,9 +2,11 @@ package postgres_test
 
 import (
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,5 +99,76 @@ func TestDumpAndRestore(t *testing.T) {
 	// A new report after the restore: the sequences came along.
 	if err := cp.Audit(t.Context(), state.Event{At: at, Actor: "admin", Action: "publish"}); err != nil {
 		t.Errorf("Audit after the restore: %v", err)
+	}
+}
+
+// TestTwoServersReportTheSameProjects is two servers' stores on one
+// database, each taking reports for the same projects from many CI jobs
+// at once, with versions and reporters changing: their group commits
+// lock the same rows in different orders, and PostgreSQL ends one
+// transaction of two that wait on each other. No report fails for it,
+// and the counters agree with the projects' rows afterwards.
+func TestTwoServersReportTheSameProjects(t *testing.T) {
+	t.Parallel()
+	url := testenv.Postgres(t)
+	var stores [2]*postgres.Store
+	for i := range stores {
+		st, err := postgres.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores[i] = st
+	}
+	paths := []string{"lint", "test", "build"}
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for job := range 32 {
+		wg.Go(func() {
+			st := stores[job%2]
+			for i := range 40 {
+				p := (job*7 + i*13) % 40
+				var entries []wire.CensusEntry
+				for k, path := range paths {
+					if (p+i+k)%3 != 0 {
+						entries = append(entries, wire.CensusEntry{Path: path, Version: fmt.Sprintf("1.%d.0", (job+i+k)%4), State: wire.CensusClean})
+					}
+				}
+				err := st.PutReport(t.Context(), &state.Report{Namespace: "@t", Reporter: fmt.Sprint("ci", (job+i)%3), At: at,
+					CensusReport: wire.CensusReport{Project: fmt.Sprint("p", p), Registries: entries}}, state.Limits{Namespace: 1000, Reporter: 1000})
+				if err != nil {
+					t.Errorf("job %d, report %d: %v", job, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, path := range paths {
+		counts, err := stores[0].Counts(t.Context(), "@t", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, c := range counts {
+			got[c.Version] = c.Projects
+		}
+		want := map[string]int{}
+		cursor := ""
+		for {
+			rows, next, err := stores[1].Projects(t.Context(), "@t", path, cursor, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				want[r.Version]++
+			}
+			if cursor = next; cursor == "" {
+				break
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: counters %v, projects' rows %v", path, got, want)
+		}
 	}
 }

@@ -137,6 +137,14 @@ func testReplaceMovesCounts(t *testing.T, st state.Store) {
 	if e, err := st.Edited(t.Context(), "@t", "lint", 10); err != nil || len(e) != 0 {
 		t.Errorf("Edited after the project is clean = %v, %v; want none", e, err)
 	}
+	// The upkeep's Expire removes no report here, and drops the counters
+	// the move left at zero: the views stay as they are.
+	if n, err := st.Expire(t.Context(), "", t0.Add(-time.Hour), 0); err != nil || n != 0 {
+		t.Fatalf("Expire = %d, %v; want 0 removed", n, err)
+	}
+	if diff := cmp.Diff(want, counts(t, st, "@t", "")); diff != "" {
+		t.Errorf("Counts after the upkeep (-want +got):\n%s", diff)
+	}
 	put(t, st, report("@t", "p", "ci", 2), state.Limits{})
 	if got := counts(t, st, "@t", ""); len(got) != 0 {
 		t.Errorf("Counts after a report with no registries = %v, want none", got)

@@ -53,13 +53,53 @@ func (s *Store) PutReport(ctx context.Context, r *state.Report, lim state.Limits
 		defer cancel()
 		return s.putGrouped(ctx, r, lim)
 	}
-	for range 3 {
-		err := s.tx(ctx, func(tx *sql.Tx) error { return s.putReport(ctx, tx, r, lim) })
-		if !errors.Is(err, errRetry) {
+	return s.putAlone(ctx, r, lim)
+}
+
+// putAlone stores r in a transaction of its own, tried again while the
+// engine ends it to break a deadlock (up to maxRetries times).
+func (s *Store) putAlone(ctx context.Context, r *state.Report, lim state.Limits) error {
+	removed := 0
+	for range maxRetries {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if err := s.lockNamespaces(ctx, tx, r.Namespace); err != nil {
+				return err
+			}
+			return s.putReport(ctx, tx, r, lim)
+		})
+		switch {
+		case errors.Is(err, errRetry):
+			if removed++; removed == 3 {
+				return errors.New("the census report's project was removed and added again while it was stored; send it again")
+			}
+		case err != nil && s.d.Retry != nil && s.d.Retry(err) && ctx.Err() == nil:
+		default:
 			return err
 		}
 	}
-	return errors.New("the census report's project was removed and added again while it was stored; send it again")
+	return errors.New("the census report met other servers' reports for the same projects too often; send it again")
+}
+
+// maxRetries bounds the tries of one report's transaction.
+const maxRetries = 10
+
+// lockNamespaces locks the census rows of namespaces, in order, first in
+// every transaction that changes a census on an engine with row locks:
+// two transactions of one namespace then never hold rows the other
+// waits for (a group of reports locks its projects' rows in their
+// order, which is not another group's).
+func (s *Store) lockNamespaces(ctx context.Context, tx *sql.Tx, namespaces ...string) error {
+	if s.d.ForUpdate == "" {
+		return nil
+	}
+	slices.Sort(namespaces)
+	for _, ns := range slices.Compact(namespaces) {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_namespaces (ns, projects) VALUES (?, 0)
+			ON CONFLICT (ns) DO UPDATE SET projects = census_namespaces.projects`), ns); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errRetry is what [Store.putReport] returns when another transaction
@@ -67,58 +107,75 @@ func (s *Store) PutReport(ctx context.Context, r *state.Report, lim state.Limits
 var errRetry = errors.New("retry")
 
 func (s *Store) putReport(ctx context.Context, tx *sql.Tx, r *state.Report, lim state.Limits) error {
-	{
-		ns, project := r.Namespace, r.Project
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
-			ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli())
-		if err != nil {
-			return err
-		}
-		added, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		var old []entry
-		if added == 1 {
-			if err := s.addProject(ctx, tx, ns, r.Reporter, lim); err != nil {
-				return err
-			}
-		} else {
-			var reporter string
-			err := tx.QueryRowContext(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
-				ns, project).Scan(&reporter)
-			if errors.Is(err, sql.ErrNoRows) {
-				return errRetry
-			}
-			if err != nil {
-				return err
-			}
-			if reporter != r.Reporter {
-				if err := s.moveProject(ctx, tx, ns, reporter, r.Reporter, lim.Reporter); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
-				WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project); err != nil {
-				return err
-			}
-			if old, err = s.entries(ctx, tx, ns, project); err != nil {
-				return err
-			}
-		}
-		return s.replaceEntries(ctx, tx, ns, project, old, entriesOf(r))
+	ns, project := r.Namespace, r.Project
+	// The steady state, a project its reporter reports again: one
+	// statement finds and updates it.
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET branch = ?, commit_id = ?, jig = ?, reported_at = ?
+		WHERE ns = ? AND project = ? AND reporter = ?`), r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project, r.Reporter)
+	if err != nil {
+		return err
 	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 1 {
+		return s.replaceReported(ctx, tx, r)
+	}
+	res, err = tx.ExecContext(ctx, s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
+		ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli())
+	if err != nil {
+		return err
+	}
+	added, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if added == 1 {
+		if err := s.addProject(ctx, tx, ns, r.Reporter, lim); err != nil {
+			return err
+		}
+		return s.replaceEntries(ctx, tx, ns, project, nil, entriesOf(r))
+	}
+	// Another reporter's project.
+	var reporter string
+	err = tx.QueryRowContext(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
+		ns, project).Scan(&reporter)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errRetry
+	}
+	if err != nil {
+		return err
+	}
+	if reporter != r.Reporter {
+		if err := s.moveProject(ctx, tx, ns, reporter, r.Reporter, lim.Reporter); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
+		WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project); err != nil {
+		return err
+	}
+	return s.replaceReported(ctx, tx, r)
+}
+
+// replaceReported replaces the registries of r's project, which is in
+// the census, with r's.
+func (s *Store) replaceReported(ctx context.Context, tx *sql.Tx, r *state.Report) error {
+	old, err := s.entries(ctx, tx, r.Namespace, r.Project)
+	if err != nil {
+		return err
+	}
+	return s.replaceEntries(ctx, tx, r.Namespace, r.Project, old, entriesOf(r))
 }
 
 // addProject counts a new project of reporter in ns, within lim: the
 // namespace's row is locked first, then the reporter's, in every
 // transaction, so that two of them never wait on each other.
 func (s *Store) addProject(ctx context.Context, tx *sql.Tx, ns, reporter string, lim state.Limits) error {
-	if err := s.bump(ctx, tx, `census_namespaces`, `ns = ?`, []any{ns}, lim.Namespace, state.ScopeNamespace); err != nil {
+	if err := s.bump(ctx, tx, `census_namespaces`, []any{ns}, lim.Namespace, state.ScopeNamespace); err != nil {
 		return err
 	}
-	return s.bump(ctx, tx, `census_reporters`, `ns = ? AND reporter = ?`, []any{ns, reporter}, lim.Reporter, state.ScopeReporter)
+	return s.bump(ctx, tx, `census_reporters`, []any{ns, reporter}, lim.Reporter, state.ScopeReporter)
 }
 
 // moveProject moves a project of ns from one reporter's count to
@@ -128,7 +185,7 @@ func (s *Store) moveProject(ctx context.Context, tx *sql.Tx, ns, from, to string
 	steps := []func() error{
 		func() error { return s.drop(ctx, tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, from) },
 		func() error {
-			return s.bump(ctx, tx, `census_reporters`, `ns = ? AND reporter = ?`, []any{ns, to}, limit, state.ScopeReporter)
+			return s.bump(ctx, tx, `census_reporters`, []any{ns, to}, limit, state.ScopeReporter)
 		},
 	}
 	if to < from {
@@ -142,19 +199,17 @@ func (s *Store) moveProject(ctx context.Context, tx *sql.Tx, ns, from, to string
 	return nil
 }
 
-// bump adds one to the projects of the counter row of table that where
-// selects, creating it, unless it is at limit (0: no limit).
-func (s *Store) bump(ctx context.Context, tx *sql.Tx, table, where string, key []any, limit int, scope string) error {
+// bump adds one to the projects of the counter row of table that key
+// names, creating it, unless it is at limit (0: no limit): one upsert,
+// which changes no row at the limit.
+func (s *Store) bump(ctx context.Context, tx *sql.Tx, table string, key []any, limit int, scope string) error {
 	cols := "ns"
 	if len(key) == 2 {
 		cols = "ns, reporter"
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO `+table+` (`+cols+`, projects) VALUES `+rows(1, len(key)+1)+
-		` ON CONFLICT (`+cols+`) DO NOTHING`), append(slices.Clone(key), 0)...); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE `+table+` SET projects = projects + 1 WHERE `+where+` AND (? = 0 OR projects < ?)`),
-		append(slices.Clone(key), limit, limit)...)
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO `+table+` (`+cols+`, projects) VALUES `+rows(1, len(key)+1)+
+		` ON CONFLICT (`+cols+`) DO UPDATE SET projects = `+table+`.projects + 1
+		WHERE ? = 0 OR `+table+`.projects < ?`), append(slices.Clone(key), 1, limit, limit)...)
 	if err != nil {
 		return err
 	}
@@ -276,8 +331,8 @@ func (s *Store) replaceEntries(ctx context.Context, tx *sql.Tx, ns, project stri
 }
 
 // applyCounts adds diff to census_counts, row keys in order (so that two
-// transactions lock them in the same order), and drops the rows left at
-// zero.
+// transactions lock them in the same order). The rows left at zero stay
+// until the next upkeep's [Store.sweep]: reads pass them over.
 func (s *Store) applyCounts(ctx context.Context, tx *sql.Tx, ns string, diff map[countKey]countDiff) error {
 	keys := slices.SortedFunc(maps.Keys(diff), func(a, b countKey) int {
 		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.version, b.version))
@@ -292,14 +347,6 @@ func (s *Store) applyCounts(ctx context.Context, tx *sql.Tx, ns string, diff map
 			ON CONFLICT (ns, path, version) DO UPDATE SET clean = census_counts.clean + excluded.clean,
 			drifted = census_counts.drifted + excluded.drifted`), args...); err != nil {
 			return err
-		}
-	}
-	for _, k := range keys {
-		if d := diff[k]; d.clean < 0 || d.drifted < 0 {
-			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM census_counts WHERE ns = ? AND path = ? AND version = ? AND clean <= 0 AND drifted <= 0`),
-				ns, k.path, k.version); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -320,14 +367,6 @@ func (s *Store) applyEdited(ctx context.Context, tx *sql.Tx, ns string, diff map
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_edited (ns, path, target, projects) VALUES `+rows(len(chunk), 4)+`
 			ON CONFLICT (ns, path, target) DO UPDATE SET projects = census_edited.projects + excluded.projects`), args...); err != nil {
 			return err
-		}
-	}
-	for _, k := range keys {
-		if diff[k] < 0 {
-			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM census_edited WHERE ns = ? AND path = ? AND target = ? AND projects <= 0`),
-				ns, k.path, k.target); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -369,6 +408,13 @@ func (s *Store) Expire(ctx context.Context, ns string, before time.Time, max int
 			return removed, err
 		}
 		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var nss []string
+			for _, k := range keys {
+				nss = append(nss, k.ns)
+			}
+			if err := s.lockNamespaces(ctx, tx, nss...); err != nil {
+				return err
+			}
 			for _, k := range keys {
 				ok, err := s.removeProject(ctx, tx, k.ns, k.project, before)
 				if err != nil {
@@ -387,7 +433,27 @@ func (s *Store) Expire(ctx context.Context, ns string, before time.Time, max int
 			break
 		}
 	}
+	if ns == "" {
+		return removed, s.sweep(ctx)
+	}
 	return removed, nil
+}
+
+// sweep removes the counter rows left at zero, which the writes of
+// reports leave to it (one statement fewer for each report that moves
+// projects off a version or a target).
+func (s *Store) sweep(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	for _, q := range []string{
+		`DELETE FROM census_counts WHERE clean <= 0 AND drifted <= 0`,
+		`DELETE FROM census_edited WHERE projects <= 0`,
+	} {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // removeProject removes project from ns when its report is still older
@@ -424,7 +490,7 @@ func (s *Store) removeProject(ctx context.Context, tx *sql.Tx, ns, project strin
 func (s *Store) Counts(ctx context.Context, ns, path string) ([]state.Count, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	query, args := `SELECT path, version, clean, drifted FROM census_counts WHERE ns = ?`, []any{ns}
+	query, args := `SELECT path, version, clean, drifted FROM census_counts WHERE ns = ? AND (clean > 0 OR drifted > 0)`, []any{ns}
 	if path != "" {
 		query, args = query+` AND path = ?`, append(args, path)
 	}
@@ -513,7 +579,7 @@ func (s *Store) Projects(ctx context.Context, ns, path, cursor string, limit int
 func (s *Store) Edited(ctx context.Context, ns, path string, n int) ([]wire.CensusEdited, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	rs, err := s.r.QueryContext(ctx, s.q(`SELECT target, projects FROM census_edited WHERE ns = ? AND path = ?
+	rs, err := s.r.QueryContext(ctx, s.q(`SELECT target, projects FROM census_edited WHERE ns = ? AND path = ? AND projects > 0
 		ORDER BY projects DESC, target LIMIT ?`), ns, path, n)
 	if err != nil {
 		return nil, err
@@ -541,7 +607,7 @@ func (s *Store) Snapshot(ctx context.Context, day time.Time) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_history (ns, path, day, version, clean, drifted)
-			SELECT ns, path, ?, version, clean, drifted FROM census_counts`), d)
+			SELECT ns, path, ?, version, clean, drifted FROM census_counts WHERE clean > 0 OR drifted > 0`), d)
 		return err
 	})
 }

@@ -10,10 +10,14 @@ import (
 )
 
 // Group commit: on an engine with one writer (SQLite), what a report
-// costs is mostly its commit (the pages it changed, written to the log).
-// The reports that arrive while one transaction commits wait, and then
-// go in the next transaction together, each in a savepoint of its own,
-// so that one refused by a limit changes nothing and leaves the others.
+// costs is mostly its commit (the pages it changed, written to the log);
+// on PostgreSQL, reports in transactions of their own wait on each
+// other's locks of the same counter rows (a namespace's projects, a
+// version's), and a server's connections, all busy, share two cores
+// with the database. The reports that arrive while one transaction
+// commits wait, and then go in the next transaction together, each in a
+// savepoint of its own, so that one refused by a limit changes nothing
+// and leaves the others.
 
 // maxGroup bounds the reports of one transaction.
 const maxGroup = 256
@@ -81,35 +85,55 @@ func (s *Store) groupWriter() {
 }
 
 // commitGroup stores group in one transaction and answers each report.
+// A transaction that fails as a whole (PostgreSQL ends one of two that
+// wait on each other's rows: another server's reports) is not every
+// report's failure: each is then stored on its own.
 func (s *Store) commitGroup(group []*putReq) {
 	errs := make([]error, len(group))
 	err := s.tx(context.Background(), func(tx *sql.Tx) error {
+		var nss []string
+		for _, req := range group {
+			nss = append(nss, req.r.Namespace)
+		}
+		if err := s.lockNamespaces(context.Background(), tx, nss...); err != nil {
+			return err
+		}
+		open := "" // the savepoint of the report before, released with the next one's
 		for i, req := range group {
 			if err := req.ctx.Err(); err != nil {
 				errs[i] = err
 				continue
 			}
 			sp := fmt.Sprintf("report%d", i)
-			if _, err := tx.ExecContext(req.ctx, "SAVEPOINT "+sp); err != nil {
+			begin := "SAVEPOINT " + sp
+			if open != "" {
+				begin = "RELEASE " + open + "; " + begin
+			}
+			if _, err := tx.ExecContext(req.ctx, begin); err != nil {
 				return err
 			}
-			errs[i] = s.putReport(req.ctx, tx, req.r, req.lim)
-			end := "RELEASE " + sp
-			if errs[i] != nil {
-				end = "ROLLBACK TO " + sp + "; RELEASE " + sp
-			}
-			if _, err := tx.ExecContext(context.Background(), end); err != nil {
-				return err
+			open = sp
+			if errs[i] = s.putReport(req.ctx, tx, req.r, req.lim); errs[i] != nil {
+				if _, err := tx.ExecContext(context.Background(), "ROLLBACK TO "+sp+"; RELEASE "+sp); err != nil {
+					return err
+				}
+				open = ""
 			}
 		}
 		return nil
 	})
 	for i, req := range group {
-		if err != nil {
-			errs[i] = err
+		if err != nil && errs[i] == nil || s.retryable(errs[i]) {
+			errs[i] = s.putAlone(req.ctx, req.r, req.lim)
 		}
 		req.done <- errs[i]
 	}
+}
+
+// retryable says whether a report that failed with err in a group may
+// be stored on its own.
+func (s *Store) retryable(err error) bool {
+	return errors.Is(err, errRetry) || err != nil && s.d.Retry != nil && s.d.Retry(err)
 }
 
 // stopGroup stops the group writer; reports sent afterwards fail.

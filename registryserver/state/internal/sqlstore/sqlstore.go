@@ -41,8 +41,12 @@ type Dialect struct {
 	// Locker, when not nil, keeps two servers from migrating at once.
 	Locker func() (lock.SessionLocker, error)
 	// GroupCommit stores the reports that arrive together in one
-	// transaction (group.go): for an engine with one writer.
+	// transaction (group.go).
 	GroupCommit bool
+	// Retry, when not nil, says whether a transaction that failed with
+	// err may succeed if tried again (the engine ended it to break a
+	// deadlock).
+	Retry func(err error) bool
 }
 
 // OpTimeout bounds one call of the store: a database that stops
