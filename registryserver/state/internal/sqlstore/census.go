@@ -61,10 +61,8 @@ func (s *Store) PutReport(ctx context.Context, r *state.Report, lim state.Limits
 func (s *Store) putAlone(ctx context.Context, r *state.Report, lim state.Limits) error {
 	removed := 0
 	for range maxRetries {
-		err := s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.lockNamespaces(ctx, tx, r.Namespace); err != nil {
-				return err
-			}
+		err := s.wtx(ctx, func(tx Tx) error {
+			s.lockNamespaces(tx, r.Namespace)
 			return s.putReport(ctx, tx, r, lim)
 		})
 		switch {
@@ -88,168 +86,146 @@ const maxRetries = 10
 // two transactions of one namespace then never hold rows the other
 // waits for (a group of reports locks its projects' rows in their
 // order, which is not another group's).
-func (s *Store) lockNamespaces(ctx context.Context, tx *sql.Tx, namespaces ...string) error {
+func (s *Store) lockNamespaces(tx Tx, namespaces ...string) {
 	if s.d.ForUpdate == "" {
-		return nil
+		return
 	}
 	slices.Sort(namespaces)
 	for _, ns := range slices.Compact(namespaces) {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_namespaces (ns, projects) VALUES (?, 0)
-			ON CONFLICT (ns) DO UPDATE SET projects = census_namespaces.projects`), ns); err != nil {
-			return err
-		}
+		tx.Exec(s.q(`INSERT INTO census_namespaces (ns, projects) VALUES (?, 0)
+			ON CONFLICT (ns) DO UPDATE SET projects = census_namespaces.projects`), ns)
 	}
-	return nil
 }
 
 // errRetry is what [Store.putReport] returns when another transaction
 // removed the project between two of its statements.
 var errRetry = errors.New("retry")
 
-func (s *Store) putReport(ctx context.Context, tx *sql.Tx, r *state.Report, lim state.Limits) error {
+func (s *Store) putReport(ctx context.Context, tx Tx, r *state.Report, lim state.Limits) error {
 	ns, project := r.Namespace, r.Project
-	// The steady state, a project its reporter reports again: one
-	// statement finds and updates it.
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET branch = ?, commit_id = ?, jig = ?, reported_at = ?
+	// The steady state, a project its reporter reports again, is what
+	// the update finds; a new project is what the insert adds; the
+	// project's registries are read with them (in one round trip where
+	// the engine pipelines). No other transaction changes ns meanwhile
+	// ([Store.lockNamespaces]).
+	updated := tx.Exec(s.q(`UPDATE census_projects SET branch = ?, commit_id = ?, jig = ?, reported_at = ?
 		WHERE ns = ? AND project = ? AND reporter = ?`), r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project, r.Reporter)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 1 {
-		return s.replaceReported(ctx, tx, r)
-	}
-	res, err = tx.ExecContext(ctx, s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
+	added := tx.Exec(s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
 		ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli())
+	old, err := s.entries(ctx, tx, ns, project)
 	if err != nil {
 		return err
 	}
-	added, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if added == 1 {
-		if err := s.addProject(ctx, tx, ns, r.Reporter, lim); err != nil {
+	switch {
+	case updated.Rows == 1:
+		s.replaceEntries(tx, ns, project, old, entriesOf(r))
+		return tx.Flush(ctx)
+	case added.Rows == 1:
+		// The limits are checked once the statements that count on them
+		// ran: a report refused is rolled back whole.
+		inNS, ofReporter := s.addProject(tx, ns, r.Reporter, lim)
+		s.replaceEntries(tx, ns, project, nil, entriesOf(r))
+		if err := tx.Flush(ctx); err != nil {
 			return err
 		}
-		return s.replaceEntries(ctx, tx, ns, project, nil, entriesOf(r))
+		return cmp.Or(inNS(), ofReporter())
 	}
 	// Another reporter's project.
 	var reporter string
-	err = tx.QueryRowContext(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
-		ns, project).Scan(&reporter)
-	if errors.Is(err, sql.ErrNoRows) {
+	found := false
+	err = tx.Query(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
+		[]any{ns, project}, func(scan func(...any) error) error { found = true; return scan(&reporter) })
+	if err != nil {
+		return err
+	}
+	if !found {
 		return errRetry
 	}
-	if err != nil {
-		return err
-	}
+	moved := func() error { return nil }
 	if reporter != r.Reporter {
-		if err := s.moveProject(ctx, tx, ns, reporter, r.Reporter, lim.Reporter); err != nil {
-			return err
-		}
+		moved = s.moveProject(tx, ns, reporter, r.Reporter, lim.Reporter)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
-		WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project); err != nil {
+	tx.Exec(s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
+		WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project)
+	s.replaceEntries(tx, ns, project, old, entriesOf(r))
+	if err := tx.Flush(ctx); err != nil {
 		return err
 	}
-	return s.replaceReported(ctx, tx, r)
-}
-
-// replaceReported replaces the registries of r's project, which is in
-// the census, with r's.
-func (s *Store) replaceReported(ctx context.Context, tx *sql.Tx, r *state.Report) error {
-	old, err := s.entries(ctx, tx, r.Namespace, r.Project)
-	if err != nil {
-		return err
-	}
-	return s.replaceEntries(ctx, tx, r.Namespace, r.Project, old, entriesOf(r))
+	return moved()
 }
 
 // addProject counts a new project of reporter in ns, within lim: the
 // namespace's row is locked first, then the reporter's, in every
-// transaction, so that two of them never wait on each other.
-func (s *Store) addProject(ctx context.Context, tx *sql.Tx, ns, reporter string, lim state.Limits) error {
-	if err := s.bump(ctx, tx, `census_namespaces`, []any{ns}, lim.Namespace, state.ScopeNamespace); err != nil {
-		return err
-	}
-	return s.bump(ctx, tx, `census_reporters`, []any{ns, reporter}, lim.Reporter, state.ScopeReporter)
+// transaction, so that two of them never wait on each other. The
+// functions it returns say, once the statements ran, whether each limit
+// held.
+func (s *Store) addProject(tx Tx, ns, reporter string, lim state.Limits) (inNS, ofReporter func() error) {
+	return s.bump(tx, `census_namespaces`, []any{ns}, lim.Namespace, state.ScopeNamespace),
+		s.bump(tx, `census_reporters`, []any{ns, reporter}, lim.Reporter, state.ScopeReporter)
 }
 
 // moveProject moves a project of ns from one reporter's count to
 // another's, within limit for the new one; the rows are locked in name
-// order.
-func (s *Store) moveProject(ctx context.Context, tx *sql.Tx, ns, from, to string, limit int) error {
-	steps := []func() error{
-		func() error { return s.drop(ctx, tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, from) },
-		func() error {
-			return s.bump(ctx, tx, `census_reporters`, []any{ns, to}, limit, state.ScopeReporter)
-		},
+// order. The function it returns says, once the statements ran,
+// whether the limit held.
+func (s *Store) moveProject(tx Tx, ns, from, to string, limit int) func() error {
+	if from < to {
+		s.drop(tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, from)
 	}
+	held := s.bump(tx, `census_reporters`, []any{ns, to}, limit, state.ScopeReporter)
 	if to < from {
-		steps[0], steps[1] = steps[1], steps[0]
+		s.drop(tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, from)
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return held
 }
 
 // bump adds one to the projects of the counter row of table that key
 // names, creating it, unless it is at limit (0: no limit): one upsert,
-// which changes no row at the limit.
-func (s *Store) bump(ctx context.Context, tx *sql.Tx, table string, key []any, limit int, scope string) error {
+// which changes no row at the limit. The function it returns says,
+// once the statement ran, whether the limit held.
+func (s *Store) bump(tx Tx, table string, key []any, limit int, scope string) func() error {
 	cols := "ns"
 	if len(key) == 2 {
 		cols = "ns, reporter"
 	}
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO `+table+` (`+cols+`, projects) VALUES `+rows(1, len(key)+1)+
+	res := tx.Exec(s.q(`INSERT INTO `+table+` (`+cols+`, projects) VALUES `+rows(1, len(key)+1)+
 		` ON CONFLICT (`+cols+`) DO UPDATE SET projects = `+table+`.projects + 1
 		WHERE ? = 0 OR `+table+`.projects < ?`), append(slices.Clone(key), 1, limit, limit)...)
-	if err != nil {
-		return err
+	return func() error {
+		if res.Err != nil || res.Rows == 1 {
+			return res.Err
+		}
+		return &state.LimitError{Scope: scope, Limit: limit}
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return err
-	}
-	return &state.LimitError{Scope: scope, Limit: limit}
 }
 
 // drop takes one from the projects of the counter row of table that
 // where selects.
-func (s *Store) drop(ctx context.Context, tx *sql.Tx, table, where string, key ...any) error {
-	_, err := tx.ExecContext(ctx, s.q(`UPDATE `+table+` SET projects = projects - 1 WHERE `+where+` AND projects > 0`), key...)
-	return err
+func (s *Store) drop(tx Tx, table, where string, key ...any) {
+	tx.Exec(s.q(`UPDATE `+table+` SET projects = projects - 1 WHERE `+where+` AND projects > 0`), key...)
 }
 
 // entries reads the registries of project in ns, sorted by path. The
 // sort is not the query's: ORDER BY path would lead a planner to the
 // primary key (ns, path, project), a walk of the whole namespace.
-func (s *Store) entries(ctx context.Context, tx *sql.Tx, ns, project string) ([]entry, error) {
-	rs, err := tx.QueryContext(ctx, s.q(`SELECT path, version, state, drifted, not_taken FROM census_entries
-		WHERE ns = ? AND project = ?`), ns, project)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
+func (s *Store) entries(ctx context.Context, tx Tx, ns, project string) ([]entry, error) {
 	var out []entry
-	for rs.Next() {
+	err := tx.Query(ctx, s.q(`SELECT path, version, state, drifted, not_taken FROM census_entries
+		WHERE ns = ? AND project = ?`), []any{ns, project}, func(scan func(...any) error) error {
 		var e entry
 		var drifted, notTaken string
-		if err := rs.Scan(&e.path, &e.version, &e.state, &drifted, &notTaken); err != nil {
-			return nil, err
+		if err := scan(&e.path, &e.version, &e.state, &drifted, &notTaken); err != nil {
+			return err
 		}
 		if err := unmarshalEntry(&e, drifted, notTaken); err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, e)
-	}
+		return nil
+	})
 	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })
-	return out, rs.Err()
+	return out, err
 }
 
 func unmarshalEntry(e *entry, drifted, notTaken string) error {
@@ -283,11 +259,12 @@ type (
 	countDiff struct{ clean, drifted int }
 )
 
-// replaceEntries replaces the registries old of project in ns with new
-// and keeps the counters: nothing is written when they are the same.
-func (s *Store) replaceEntries(ctx context.Context, tx *sql.Tx, ns, project string, old, new []entry) error {
+// replaceEntries queues the statements that replace the registries old
+// of project in ns with new and keep the counters: none when they are
+// the same.
+func (s *Store) replaceEntries(tx Tx, ns, project string, old, new []entry) {
 	if sameEntries(old, new) {
-		return nil
+		return
 	}
 	counts := map[countKey]countDiff{}
 	edited := map[editedKey]int{}
@@ -308,9 +285,7 @@ func (s *Store) replaceEntries(ctx context.Context, tx *sql.Tx, ns, project stri
 	tally(old, -1)
 	tally(new, +1)
 	if len(old) > 0 {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM census_entries WHERE ns = ? AND project = ?`), ns, project); err != nil {
-			return err
-		}
+		tx.Exec(s.q(`DELETE FROM census_entries WHERE ns = ? AND project = ?`), ns, project)
 	}
 	for chunk := range slices.Chunk(new, chunkRows) {
 		args := make([]any, 0, len(chunk)*8)
@@ -319,21 +294,17 @@ func (s *Store) replaceEntries(ctx context.Context, tx *sql.Tx, ns, project stri
 			notTaken, _ := json.Marshal(nonNil(e.notTaken))
 			args = append(args, ns, e.path, project, e.version, registry.VersionKey(e.version), e.state, string(drifted), string(notTaken))
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_entries (ns, path, project, version, version_key, state, drifted, not_taken)
-			VALUES `+rows(len(chunk), 8)), args...); err != nil {
-			return err
-		}
+		tx.Exec(s.q(`INSERT INTO census_entries (ns, path, project, version, version_key, state, drifted, not_taken)
+			VALUES `+rows(len(chunk), 8)), args...)
 	}
-	if err := s.applyCounts(ctx, tx, ns, counts); err != nil {
-		return err
-	}
-	return s.applyEdited(ctx, tx, ns, edited)
+	s.applyCounts(tx, ns, counts)
+	s.applyEdited(tx, ns, edited)
 }
 
 // applyCounts adds diff to census_counts, row keys in order (so that two
 // transactions lock them in the same order). The rows left at zero stay
 // until the next upkeep's [Store.sweep]: reads pass them over.
-func (s *Store) applyCounts(ctx context.Context, tx *sql.Tx, ns string, diff map[countKey]countDiff) error {
+func (s *Store) applyCounts(tx Tx, ns string, diff map[countKey]countDiff) {
 	keys := slices.SortedFunc(maps.Keys(diff), func(a, b countKey) int {
 		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.version, b.version))
 	})
@@ -343,18 +314,15 @@ func (s *Store) applyCounts(ctx context.Context, tx *sql.Tx, ns string, diff map
 		for _, k := range chunk {
 			args = append(args, ns, k.path, k.version, diff[k].clean, diff[k].drifted)
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_counts (ns, path, version, clean, drifted) VALUES `+rows(len(chunk), 5)+`
+		tx.Exec(s.q(`INSERT INTO census_counts (ns, path, version, clean, drifted) VALUES `+rows(len(chunk), 5)+`
 			ON CONFLICT (ns, path, version) DO UPDATE SET clean = census_counts.clean + excluded.clean,
-			drifted = census_counts.drifted + excluded.drifted`), args...); err != nil {
-			return err
-		}
+			drifted = census_counts.drifted + excluded.drifted`), args...)
 	}
-	return nil
 }
 
 // applyEdited adds diff to census_edited as [Store.applyCounts] does to
 // census_counts.
-func (s *Store) applyEdited(ctx context.Context, tx *sql.Tx, ns string, diff map[editedKey]int) error {
+func (s *Store) applyEdited(tx Tx, ns string, diff map[editedKey]int) {
 	keys := slices.SortedFunc(maps.Keys(diff), func(a, b editedKey) int {
 		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.target, b.target))
 	})
@@ -364,12 +332,9 @@ func (s *Store) applyEdited(ctx context.Context, tx *sql.Tx, ns string, diff map
 		for _, k := range chunk {
 			args = append(args, ns, k.path, k.target, diff[k])
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_edited (ns, path, target, projects) VALUES `+rows(len(chunk), 4)+`
-			ON CONFLICT (ns, path, target) DO UPDATE SET projects = census_edited.projects + excluded.projects`), args...); err != nil {
-			return err
-		}
+		tx.Exec(s.q(`INSERT INTO census_edited (ns, path, target, projects) VALUES `+rows(len(chunk), 4)+`
+			ON CONFLICT (ns, path, target) DO UPDATE SET projects = census_edited.projects + excluded.projects`), args...)
 	}
-	return nil
 }
 
 // Expire implements [state.Store].
@@ -407,14 +372,12 @@ func (s *Store) Expire(ctx context.Context, ns string, before time.Time, max int
 		if err != nil || len(keys) == 0 {
 			return removed, err
 		}
-		err = s.tx(ctx, func(tx *sql.Tx) error {
+		err = s.wtx(ctx, func(tx Tx) error {
 			var nss []string
 			for _, k := range keys {
 				nss = append(nss, k.ns)
 			}
-			if err := s.lockNamespaces(ctx, tx, nss...); err != nil {
-				return err
-			}
+			s.lockNamespaces(tx, nss...)
 			for _, k := range keys {
 				ok, err := s.removeProject(ctx, tx, k.ns, k.project, before)
 				if err != nil {
@@ -459,31 +422,24 @@ func (s *Store) sweep(ctx context.Context) error {
 // removeProject removes project from ns when its report is still older
 // than before (a newer one may have come meanwhile) and reports whether
 // it did.
-func (s *Store) removeProject(ctx context.Context, tx *sql.Tx, ns, project string, before time.Time) (bool, error) {
+func (s *Store) removeProject(ctx context.Context, tx Tx, ns, project string, before time.Time) (bool, error) {
 	var reporter string
 	var at int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT reporter, reported_at FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
-		ns, project).Scan(&reporter, &at)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && at >= before.UnixMilli() {
-		return false, nil
-	}
-	if err != nil {
+	found := false
+	err := tx.Query(ctx, s.q(`SELECT reporter, reported_at FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
+		[]any{ns, project}, func(scan func(...any) error) error { found = true; return scan(&reporter, &at) })
+	if err != nil || !found || at >= before.UnixMilli() {
 		return false, err
 	}
 	old, err := s.entries(ctx, tx, ns, project)
 	if err != nil {
 		return false, err
 	}
-	if err := s.replaceEntries(ctx, tx, ns, project, old, nil); err != nil {
-		return false, err
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM census_projects WHERE ns = ? AND project = ?`), ns, project); err != nil {
-		return false, err
-	}
-	if err := s.drop(ctx, tx, `census_namespaces`, `ns = ?`, ns); err != nil {
-		return false, err
-	}
-	return true, s.drop(ctx, tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, reporter)
+	s.replaceEntries(tx, ns, project, old, nil)
+	tx.Exec(s.q(`DELETE FROM census_projects WHERE ns = ? AND project = ?`), ns, project)
+	s.drop(tx, `census_namespaces`, `ns = ?`, ns)
+	s.drop(tx, `census_reporters`, `ns = ? AND reporter = ?`, ns, reporter)
+	return true, tx.Flush(ctx)
 }
 
 // Counts implements [state.Store].

@@ -1,8 +1,8 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -19,7 +19,8 @@ import (
 // savepoint of its own, so that one refused by a limit changes nothing
 // and leaves the others.
 
-// maxGroup bounds the reports of one transaction.
+// maxGroup bounds the reports of one transaction, unless the dialect
+// sets a bound of its own.
 const maxGroup = 256
 
 // putReq is a report waiting for the group writer.
@@ -72,7 +73,7 @@ func (s *Store) groupWriter() {
 			return
 		}
 	more:
-		for len(group) < maxGroup {
+		for len(group) < cmp.Or(s.d.MaxGroup, maxGroup) {
 			select {
 			case req := <-s.puts:
 				group = append(group, req)
@@ -90,14 +91,12 @@ func (s *Store) groupWriter() {
 // report's failure: each is then stored on its own.
 func (s *Store) commitGroup(group []*putReq) {
 	errs := make([]error, len(group))
-	err := s.tx(context.Background(), func(tx *sql.Tx) error {
+	err := s.wtx(context.Background(), func(tx Tx) error {
 		var nss []string
 		for _, req := range group {
 			nss = append(nss, req.r.Namespace)
 		}
-		if err := s.lockNamespaces(context.Background(), tx, nss...); err != nil {
-			return err
-		}
+		s.lockNamespaces(tx, nss...)
 		open := "" // the savepoint of the report before, released with the next one's
 		for i, req := range group {
 			if err := req.ctx.Err(); err != nil {
@@ -105,22 +104,23 @@ func (s *Store) commitGroup(group []*putReq) {
 				continue
 			}
 			sp := fmt.Sprintf("report%d", i)
-			begin := "SAVEPOINT " + sp
 			if open != "" {
-				begin = "RELEASE " + open + "; " + begin
+				tx.Exec("RELEASE " + open)
 			}
-			if _, err := tx.ExecContext(req.ctx, begin); err != nil {
-				return err
-			}
+			tx.Exec("SAVEPOINT " + sp)
 			open = sp
 			if errs[i] = s.putReport(req.ctx, tx, req.r, req.lim); errs[i] != nil {
-				if _, err := tx.ExecContext(context.Background(), "ROLLBACK TO "+sp+"; RELEASE "+sp); err != nil {
+				// What the report changed is undone; when that fails
+				// too, each report of the group is stored on its own.
+				tx.Exec("ROLLBACK TO " + sp)
+				tx.Exec("RELEASE " + sp)
+				if err := tx.Flush(req.ctx); err != nil {
 					return err
 				}
 				open = ""
 			}
 		}
-		return nil
+		return tx.Flush(context.Background())
 	})
 	for i, req := range group {
 		if err != nil && errs[i] == nil || s.retryable(errs[i]) {

@@ -43,10 +43,16 @@ type Dialect struct {
 	// GroupCommit stores the reports that arrive together in one
 	// transaction (group.go).
 	GroupCommit bool
+	// MaxGroup, when not 0, bounds the reports of one group.
+	MaxGroup int
 	// Retry, when not nil, says whether a transaction that failed with
 	// err may succeed if tried again (the engine ended it to break a
 	// deadlock).
 	Retry func(err error) bool
+	// WithTx, when not nil, runs fn in a write transaction of the
+	// engine's own (one that pipelines), committed when fn returns nil,
+	// after what fn queued ran.
+	WithTx func(ctx context.Context, db *sql.DB, fn func(Tx) error) error
 }
 
 // OpTimeout bounds one call of the store: a database that stops
