@@ -64,7 +64,14 @@ func catalogServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(auth), registryserver.WithWebCatalog("/"))
+	return serveCatalog(t, registryserver.WithStorage(st), registryserver.WithAuth(auth))
+}
+
+// serveCatalog serves a registryserver with the web catalog at "/" and
+// opts on loopback until the test ends.
+func serveCatalog(t *testing.T, opts ...registryserver.Option) *httptest.Server {
+	t.Helper()
+	h, err := registryserver.New(append(opts, registryserver.WithWebCatalog("/"))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,14 +366,8 @@ func TestBrowserAdoptionChart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := registryserver.New(registryserver.WithStorage(testenv.MemoryStorage(t, objects)), registryserver.WithWebCatalog("/"),
+	srv := serveCatalog(t, registryserver.WithStorage(testenv.MemoryStorage(t, objects)),
 		registryserver.WithState(db), registryserver.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
@@ -436,13 +437,7 @@ func TestBrowserStacks(t *testing.T) {
 			`"migrations":[{"version":"2.0.0","steps":[{"type":"rename","from":"main.go","to":"cmd/svc/main.go"}]}]}`, changelog),
 		"@main/frameworks/go-service/2.0.0/templates/cmd/svc/main.go": mainGo("2.0.0"),
 	})
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithWebCatalog("/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := serveCatalog(t, registryserver.WithStorage(st))
 
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
