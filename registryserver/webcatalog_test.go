@@ -217,6 +217,7 @@ func FuzzWebCatalogPath(f *testing.F) {
 		"@main/runtimes/node", "@main/runtimes/node/1.1.0", "@main/runtimes/node/1.1.0/files/templates/big.ts",
 		"@gated/secret/thing", "@gated/secret/thing/1.0.0/files/templates/.gitignore", "@main/runtimes/node/1.1.0/files/../../x",
 		"@main/runtimes/node/1.1.0/files/", "@main/%2e%2e/x", "@MAIN/runtimes/node", "@main/runtimes/node/versions", "",
+		"@gated/secret/thing/1.0.0/raw/templates/.gitignore", "@main/runtimes/node/1.1.0/raw/templates/big.ts", "@main/runtimes/node/1.1.0/raw/../x",
 	} {
 		f.Add(s)
 	}
