@@ -14,6 +14,12 @@ import (
 // publish reads when registry.json has no "changelog".
 const ChangelogFile = "CHANGELOG.md"
 
+// CatalogReadmeFile is the file of a registry directory jig publish puts
+// into registry.json as its "readme" (the catalog README) when it has
+// none. Like CHANGELOG.md it is not a package file: it is not uploaded
+// as a file and never written into a project.
+const CatalogReadmeFile = "catalog/README.md"
+
 // ChangelogEntry is what changed in one version.
 type ChangelogEntry struct {
 	Version string `json:"version"`
@@ -132,10 +138,21 @@ func sortEntries(es []ChangelogEntry) {
 // "". raw must be a JSON object (a manifest that passed
 // [ValidateManifestJSON]).
 func WithChangelog(raw []byte, text string) []byte {
+	return withText(raw, "changelog", text, func(m *Manifest) string { return m.Changelog })
+}
+
+// WithReadme is [WithChangelog] for the catalog README, "readme".
+func WithReadme(raw []byte, text string) []byte {
+	return withText(raw, "readme", text, func(m *Manifest) string { return m.Readme })
+}
+
+// withText adds the string member name holding text to the manifest
+// document raw, unless text is "" or has(manifest) is set already.
+func withText(raw []byte, name, text string, has func(*Manifest) string) []byte {
 	if text == "" {
 		return raw
 	}
-	if m, err := ParseManifest(raw); err != nil || m.Changelog != "" {
+	if m, err := ParseManifest(raw); err != nil || has(m) != "" {
 		return raw
 	}
 	end := bytes.LastIndexByte(raw, '}')
@@ -152,7 +169,7 @@ func WithChangelog(raw []byte, text string) []byte {
 	if !bytes.HasSuffix(body, []byte("{")) {
 		b.WriteByte(',')
 	}
-	b.WriteString("\n  \"changelog\": ")
+	b.WriteString("\n  \"" + name + "\": ")
 	b.Write(enc)
 	b.WriteString("\n")
 	b.Write(raw[end:])
@@ -164,18 +181,24 @@ func WithChangelog(raw []byte, text string) []byte {
 const (
 	// MaxChangelog is the largest "changelog" of a registry.json, in bytes.
 	MaxChangelog = 16 << 10
+	// MaxReadme is the largest "readme" (the catalog README) of a
+	// registry.json, in bytes.
+	MaxReadme = 64 << 10
 	// MaxTestCommands is the most "test" commands a registry.json
 	// declares, and MaxTestCommand the longest one, in bytes.
 	MaxTestCommands = 20
 	MaxTestCommand  = 1000
 )
 
-// boundViolations checks the sizes of changelog and test.
+// boundViolations checks the sizes of changelog, readme and test.
 func boundViolations(doc any) []Violation {
 	var out []Violation
 	top, _ := doc.(map[string]any)
 	if c, ok := top["changelog"].(string); ok && len(c) > MaxChangelog {
 		out = append(out, Violation{Pointer: "/changelog", Message: fmt.Sprintf("changelog is %d bytes, more than the %d allowed: keep this version's entry, link to the rest", len(c), MaxChangelog)})
+	}
+	if c, ok := top["readme"].(string); ok && len(c) > MaxReadme {
+		out = append(out, Violation{Pointer: "/readme", Message: fmt.Sprintf("readme is %d bytes, more than the %d allowed: keep the catalog README short, link to the rest", len(c), MaxReadme)})
 	}
 	tests, _ := top["test"].([]any)
 	if len(tests) > MaxTestCommands {

@@ -128,6 +128,12 @@ type Manifest struct {
 	// Migrations are the steps "jig update" runs before its merge when it
 	// moves a project past each listed version; see [Migration].
 	Migrations []Migration `json:"migrations,omitempty"`
+	// Readme is the catalog README: Markdown the web catalog shows on the
+	// registry's page, at most [MaxReadme] bytes, never written into a
+	// project; "" for none (the catalog then shows a README.md the
+	// registry writes, if any). jig publish fills it from the package's
+	// [CatalogReadmeFile].
+	Readme string `json:"readme,omitempty"`
 
 	// order holds the names of dependencies, devDependencies and scripts
 	// (and of each language block's, under "languages.<lang>.<field>") in

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -307,4 +308,46 @@ func dependencyName(name string) bool {
 		return strings.HasPrefix(scope, "@") && part(scope[1:]) && part(rest)
 	}
 	return part(name)
+}
+
+// ChainRenames follows renames given in the order they run to where each
+// name ends: a -> b then b -> c gives {a: c}; a name renamed twice from
+// its first name keeps its first move.
+func ChainRenames(renames [][2]string) map[string]string {
+	out := map[string]string{}
+	for _, r := range renames {
+		moved := false
+		for k, v := range out {
+			if v == r[0] {
+				out[k], moved = r[1], true
+			}
+		}
+		if _, ok := out[r[0]]; !ok && !moved {
+			out[r[0]] = r[1]
+		}
+	}
+	return out
+}
+
+// FileRenames returns where the rename steps of the migrations ms for the
+// versions in (from, to] take each file the from version wrote, in
+// version order and chained ([ChainRenames]); ms are a target version's
+// migrations, which list those of the earlier versions it wants run.
+func FileRenames(ms []Migration, from, to string) map[string]string {
+	var in []Migration
+	for _, m := range ms {
+		if CompareVersions(m.Version, from) > 0 && CompareVersions(m.Version, to) <= 0 {
+			in = append(in, m)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b Migration) int { return CompareVersions(a.Version, b.Version) })
+	var renames [][2]string
+	for _, m := range in {
+		for _, s := range m.Steps {
+			if s.Type == StepRename && s.From != "" && s.To != "" {
+				renames = append(renames, [2]string{s.From, s.To})
+			}
+		}
+	}
+	return ChainRenames(renames)
 }

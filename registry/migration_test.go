@@ -114,3 +114,40 @@ func FuzzParsePointer(f *testing.F) {
 		}
 	})
 }
+
+// TestFileRenames: the renames of the migrations in (from, to], chained
+// in version order whatever order the manifest lists them in; steps of
+// other types and versions outside the range are left out.
+func TestFileRenames(t *testing.T) {
+	t.Parallel()
+	rename := func(from, to string) MigrationStep { return MigrationStep{Type: StepRename, From: from, To: to} }
+	ms := []Migration{
+		{Version: "1.2.0", Steps: []MigrationStep{rename("b.txt", "c.txt"), {Type: StepDelete, Path: "old.txt"}}},
+		{Version: "1.1.0", Steps: []MigrationStep{rename("a.txt", "b.txt"), rename("x.json", "y.json")}},
+		{Version: "2.0.0", Steps: []MigrationStep{rename("y.json", "z.json")}},
+	}
+	tests := []struct {
+		from, to string
+		want     map[string]string
+	}{
+		{"1.0.0", "1.1.0", map[string]string{"a.txt": "b.txt", "x.json": "y.json"}},
+		{"1.0.0", "1.2.0", map[string]string{"a.txt": "c.txt", "x.json": "y.json"}},
+		{"1.1.0", "2.0.0", map[string]string{"b.txt": "c.txt", "y.json": "z.json"}},
+		{"1.0.0", "2.0.0", map[string]string{"a.txt": "c.txt", "x.json": "z.json"}},
+		{"1.2.0", "1.2.0", map[string]string{}},
+		{"2.0.0", "1.0.0", map[string]string{}},
+	}
+	for _, tc := range tests {
+		got := FileRenames(ms, tc.from, tc.to)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s..%s: got %v, want %v", tc.from, tc.to, got, tc.want)
+			continue
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s..%s: got %v, want %v", tc.from, tc.to, got, tc.want)
+				break
+			}
+		}
+	}
+}

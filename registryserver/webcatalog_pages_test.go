@@ -164,8 +164,11 @@ func TestWebCatalogPages(t *testing.T) {
 	if !strings.Contains(body, `<td>js, <a href="/-/r/@main/features/greet/2.0.0/files/templates/index.ts">ts</a></td>`) {
 		t.Errorf("src/index row does not name both variants:\n%s", body)
 	}
-	if _, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil); !strings.Contains(body, "jig init -t @main/runtimes/node") || strings.Contains(body, "jig add @main/runtimes/node") {
-		t.Errorf("a runtime's page should offer jig init -t only")
+	if _, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil); !strings.Contains(body, "jig init -t @main/runtimes/node") || !strings.Contains(body, "jig add @main/runtimes/node") {
+		t.Errorf("a runtime's page should offer jig init -t and jig add")
+	}
+	if _, body = page(t, h, http.MethodGet, "/-/r/@main/features/greet", "", nil, nil); strings.Contains(body, "jig init -t") {
+		t.Errorf("a feature's page offers jig init -t")
 	}
 
 	// A highlighted file: chroma's classes, its stylesheet, no style attributes.
@@ -191,7 +194,7 @@ func TestWebCatalogPages(t *testing.T) {
 		`<span class="del">-  return `,
 		`<span class="add">&#43;  return `,
 		`<span class="hunk">@@ -1,3 &#43;1,3 @@</span>`,
-		"- changes of 2.0.0", "- changes of 1.1.0",
+		"<li>changes of 2.0.0</li>", "<li>changes of 1.1.0</li>",
 		`<option value="1.0.0" selected>`, `<form class="picker" method="get" action="/-/diff/@main/features/greet">`,
 		"3 unchanged files",
 		"Too large to compare here",
@@ -200,11 +203,11 @@ func TestWebCatalogPages(t *testing.T) {
 			t.Errorf("diff page: missing %q\n%s", want, body)
 		}
 	}
-	if strings.Contains(body, "- changes of 1.0.0") {
+	if strings.Contains(body, "changes of 1.0.0") {
 		t.Errorf("diff page: the changelog includes the from version")
 	}
 	// Without from: the previous version.
-	if _, body = page(t, h, http.MethodGet, "/-/diff/@main/features/greet", "", nil, nil); !strings.Contains(body, `<option value="1.1.0" selected>`) || !strings.Contains(body, "- changes of 2.0.0") {
+	if _, body = page(t, h, http.MethodGet, "/-/diff/@main/features/greet", "", nil, nil); !strings.Contains(body, `<option value="1.1.0" selected>`) || !strings.Contains(body, "<li>changes of 2.0.0</li>") {
 		t.Errorf("default diff: not 1.1.0 → 2.0.0")
 	}
 	// Bad version names or paths: the not-found page.

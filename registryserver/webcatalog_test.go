@@ -83,14 +83,15 @@ func TestWebCatalog(t *testing.T) {
 
 	// The registry page and a file.
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node", "", nil, nil)
-	// A runtime starts a project: the page offers jig init -t, not jig add.
-	for _, want := range []string{"jig init -t @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
+	// A runtime starts a project: the page offers jig init -t first, jig
+	// add beside it.
+	for _, want := range []string{"jig init -t @main/runtimes/node", "jig add @main/runtimes/node", "1.0.0", "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("registry page: missing %q", want)
 		}
 	}
-	if strings.Contains(body, "jig add @main/runtimes/node") {
-		t.Errorf("registry page of a runtime offers jig add")
+	if strings.Index(body, "jig init -t @main/runtimes/node") > strings.Index(body, "jig add @main/runtimes/node") {
+		t.Errorf("registry page of a runtime offers jig add before jig init -t")
 	}
 	resp, body = page(t, h, http.MethodGet, "/-/r/@main/runtimes/node/1.1.0/files/templates/big.ts", "", nil, nil)
 	if resp.StatusCode != 200 || !strings.Contains(stripTags(body), "export const answer: number = 42;") {
@@ -216,6 +217,7 @@ func FuzzWebCatalogPath(f *testing.F) {
 		"@main/runtimes/node", "@main/runtimes/node/1.1.0", "@main/runtimes/node/1.1.0/files/templates/big.ts",
 		"@gated/secret/thing", "@gated/secret/thing/1.0.0/files/templates/.gitignore", "@main/runtimes/node/1.1.0/files/../../x",
 		"@main/runtimes/node/1.1.0/files/", "@main/%2e%2e/x", "@MAIN/runtimes/node", "@main/runtimes/node/versions", "",
+		"@gated/secret/thing/1.0.0/raw/templates/.gitignore", "@main/runtimes/node/1.1.0/raw/templates/big.ts", "@main/runtimes/node/1.1.0/raw/../x",
 	} {
 		f.Add(s)
 	}
@@ -297,12 +299,13 @@ func TestWebCatalogShowsControls(t *testing.T) {
 	}
 }
 
-// A version's changelog shows on its page as text: HTML in it is escaped,
-// escape sequences shown as code points, the CSP unchanged.
+// A version's changelog shows on its page rendered as its README is:
+// Markdown, raw HTML left out, escape sequences shown as code points, the
+// CSP unchanged.
 func TestWebCatalogChangelog(t *testing.T) {
 	t.Parallel()
 	m := `{"name":"logged","namespace":"@main","version":"1.1.0","type":"registry:feature","priority":4,` +
-		`"changelog":"### Changed\n- <script>alert(1)</script> \u001b[31mred\u001b[0m <img src=x onerror=alert(1)>"}`
+		`"changelog":"### Changed\n- \u001b[31mred\u001b[0m <script>alert(1)</script> <img src=x onerror=alert(1)>"}`
 	st := testenv.MemoryStorage(t, map[string]string{
 		"@main/features/logged/versions.json":       `{"versions":["1.1.0"]}`,
 		"@main/features/logged/1.1.0/registry.json": m,
@@ -317,7 +320,7 @@ func TestWebCatalogChangelog(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("got %d, want 200", resp.StatusCode)
 	}
-	for _, want := range []string{"What changed in 1.1.0", "### Changed\n- &lt;script&gt;alert(1)&lt;/script&gt; [U+001B][31mred", "&lt;img src=x onerror=alert(1)&gt;"} {
+	for _, want := range []string{"What changed in 1.1.0", "<h5>Changed</h5>", "<li>[U+001B][31mred[U+001B][0m <!-- raw HTML omitted -->alert(1)<!-- raw HTML omitted --> <!-- raw HTML omitted --></li>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q:\n%s", want, body)
 		}

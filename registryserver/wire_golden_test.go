@@ -15,7 +15,7 @@ import (
 // mtimeETag matches a storage ETag "<mtime-ms hex>-<size hex>[-enc]".
 var mtimeETag = regexp.MustCompile(`^"[0-9a-f]+-([0-9a-f]+(?:-[a-z]+)?)"$`)
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/wire-golden.txt")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files: testdata/wire-golden.txt, testdata/webcatalog/*.html")
 
 // TestWireBytesPinned pins the status, headers and body bytes of the
 // routes the reference's clients use, so additions (Repr-Digest, the

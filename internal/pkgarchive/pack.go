@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
@@ -85,6 +86,9 @@ func pack(dir string, writer func(most int64) io.Writer) (*registry.Manifest, []
 		return nil, nil, fmt.Errorf("%w: %s: registry.json: %w", ErrInvalidPackage, dir, err)
 	}
 	if raw, m, err = addChangelog(root, raw, m); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, dir, err)
+	}
+	if raw, m, err = addReadme(root, raw, m); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidPackage, dir, err)
 	}
 	declared := m.FilePaths()
@@ -329,6 +333,53 @@ func readManifest(root *os.Root) ([]byte, error) {
 	return readCapped(f, DefaultMaxManifestSize, fmt.Errorf("registry.json is larger than %d bytes", DefaultMaxManifestSize))
 }
 
+// readBeside reads the file name of the package directory that is not a
+// package file (CHANGELOG.md, catalog/README.md): nil without error when
+// it does not exist; an error when it is not a regular file (a symbolic
+// link) or holds more than max bytes (tooLarge).
+func readBeside(root *os.Root, name string, max int64, tooLarge error) ([]byte, error) {
+	f, _, err := safefile.OpenIn(root, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer f.Close()
+	return readCapped(f, max, tooLarge)
+}
+
+// addReadme returns the manifest with the directory's catalog README
+// ([registry.CatalogReadmeFile]) as its "readme", when it has none of
+// its own and the file exists; raw and m as they are otherwise. A file
+// over [registry.MaxReadme] bytes, not UTF-8, or not a regular file is an
+// error that says so.
+func addReadme(root *os.Root, raw []byte, m *registry.Manifest) ([]byte, *registry.Manifest, error) {
+	if m.Readme != "" {
+		return raw, m, nil
+	}
+	md, err := readBeside(root, registry.CatalogReadmeFile, registry.MaxReadme,
+		fmt.Errorf("%s is larger than the %d KiB a catalog README may have: keep it short and link to the rest", registry.CatalogReadmeFile, registry.MaxReadme>>10))
+	if md == nil || err != nil {
+		return raw, m, err
+	}
+	if !utf8.Valid(md) {
+		return nil, nil, fmt.Errorf("%s is not UTF-8 text", registry.CatalogReadmeFile)
+	}
+	if len(bytes.TrimSpace(md)) == 0 {
+		return raw, m, nil
+	}
+	withReadme := registry.WithReadme(raw, string(md))
+	if err := registry.ValidateManifestJSON(withReadme); err != nil {
+		return nil, nil, fmt.Errorf("registry.json with %s: %w", registry.CatalogReadmeFile, err)
+	}
+	m2, err := registry.ParseManifest(withReadme)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withReadme, m2, nil
+}
+
 // maxChangelogFile bounds the CHANGELOG.md [Pack] reads.
 const maxChangelogFile = 8 << 20
 
@@ -341,17 +392,9 @@ func addChangelog(root *os.Root, raw []byte, m *registry.Manifest) ([]byte, *reg
 	if m.Changelog != "" {
 		return raw, m, nil
 	}
-	f, _, err := safefile.OpenIn(root, registry.ChangelogFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return raw, m, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", registry.ChangelogFile, err)
-	}
-	defer f.Close()
-	md, err := readCapped(f, maxChangelogFile, fmt.Errorf("%s is larger than %d MiB", registry.ChangelogFile, maxChangelogFile>>20))
-	if err != nil {
-		return nil, nil, err
+	md, err := readBeside(root, registry.ChangelogFile, maxChangelogFile, fmt.Errorf("%s is larger than %d MiB", registry.ChangelogFile, maxChangelogFile>>20))
+	if md == nil || err != nil {
+		return raw, m, err
 	}
 	for _, e := range registry.ParseChangelog(md) {
 		if e.Version != m.Version {

@@ -17,6 +17,7 @@ import (
 	"github.com/jigkit/jig/internal/pkgarchive"
 	pt "github.com/jigkit/jig/internal/pkgarchive/pkgarchivetest"
 	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry"
 )
 
 // readBack reads an archive back with Walk: its regular files in archive
@@ -290,5 +291,56 @@ func TestPackChangelogFile(t *testing.T) {
 	}
 	if _, _, err := pkgarchive.Pack(io.Discard, dir); err == nil || !strings.Contains(err.Error(), "CHANGELOG.md") {
 		t.Errorf("got %v, want an error naming CHANGELOG.md", err)
+	}
+}
+
+// A catalog/README.md beside registry.json becomes the packed
+// registry.json's "readme", unless registry.json has its own; the file
+// itself is not packed. One over the limit, not UTF-8, or a link is
+// refused with an error naming it.
+func TestPackCatalogReadme(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	manifest := `{"name":"x","namespace":"@main","type":"registry:framework","version":"1.0.0","priority":2}`
+	readme := filepath.Join(dir, "catalog", "README.md")
+	if err := os.Mkdir(filepath.Dir(readme), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "registry.json"), manifest)
+	write(readme, "# X\n\nFor the catalog.\n")
+	var buf bytes.Buffer
+	m, _, err := pkgarchive.Pack(&buf, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Readme != "# X\n\nFor the catalog.\n" {
+		t.Errorf("got readme %q, want catalog/README.md", m.Readme)
+	}
+	names, content := readBack(t, buf.Bytes())
+	if !cmp.Equal(names, []string{"registry.json"}) || !strings.Contains(content["registry.json"], `"readme": "# X\n\nFor the catalog.\n"`) {
+		t.Errorf("got files %v and registry.json %s, want registry.json alone, with the readme", names, content["registry.json"])
+	}
+	write(filepath.Join(dir, "registry.json"), manifest[:len(manifest)-1]+`,"readme":"own"}`)
+	if m, _, err = pkgarchive.Pack(io.Discard, dir); err != nil || m.Readme != "own" {
+		t.Errorf("got %q, %v, want registry.json's own readme", m.Readme, err)
+	}
+	write(filepath.Join(dir, "registry.json"), manifest)
+	for _, bad := range []string{strings.Repeat("x", registry.MaxReadme+1), "\xff\xfe"} {
+		write(readme, bad)
+		if _, _, err := pkgarchive.Pack(io.Discard, dir); !errors.Is(err, pkgarchive.ErrInvalidPackage) || !strings.Contains(err.Error(), "catalog/README.md") {
+			t.Errorf("%d bytes: got %v, want an invalid package naming catalog/README.md", len(bad), err)
+		}
+	}
+	os.Remove(readme)
+	if err := os.Symlink("/etc/passwd", readme); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	if _, _, err := pkgarchive.Pack(io.Discard, dir); err == nil || !strings.Contains(err.Error(), "catalog/README.md") {
+		t.Errorf("got %v, want an error naming catalog/README.md", err)
 	}
 }

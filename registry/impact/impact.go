@@ -534,21 +534,11 @@ func renamesIn(ms []Migration, from, to string, pick func(Migration) [][2]string
 		}
 	}
 	slices.SortStableFunc(in, func(a, b Migration) int { return registry.CompareVersions(a.Version, b.Version) })
-	out := map[string]string{}
+	var renames [][2]string
 	for _, m := range in {
-		for _, r := range pick(m) {
-			moved := false
-			for k, v := range out {
-				if v == r[0] {
-					out[k], moved = r[1], true
-				}
-			}
-			if _, ok := out[r[0]]; !ok && !moved {
-				out[r[0]] = r[1]
-			}
-		}
+		renames = append(renames, pick(m)...)
 	}
-	return out
+	return registry.ChainRenames(renames)
 }
 
 // target is what a manifest writes to one project path.

@@ -167,6 +167,24 @@ func UnifiedDiff(name string, before []byte, beforeExists bool, after []byte, af
 	if beforeExists == afterExists && bytes.Equal(before, after) {
 		return ""
 	}
+	return unifiedDiff(name, name, before, beforeExists, after, afterExists)
+}
+
+// RenameDiff returns the diff of a file moved from the name from to the
+// name to, as git writes a rename: a "diff --git a/<from> b/<to>" line,
+// "rename from <from>" and "rename to <to>", then, when the content
+// changed too, the unified diff of [UnifiedDiff] from "a/<from>" to
+// "b/<to>". git apply applies it.
+func RenameDiff(from, to string, before, after []byte) string {
+	head := "diff --git a/" + from + " b/" + to + "\nrename from " + from + "\nrename to " + to + "\n"
+	if bytes.Equal(before, after) {
+		return head
+	}
+	return head + unifiedDiff(from, to, before, true, after, true)
+}
+
+// unifiedDiff is [UnifiedDiff] with the names of the two sides.
+func unifiedDiff(fromName, toName string, before []byte, beforeExists bool, after []byte, afterExists bool) string {
 	a, b := splitKeepLines(before), splitKeepLines(after)
 	t := lineTable{}
 	m := matchLines(t.ids(a), t.ids(b))
@@ -193,7 +211,7 @@ func UnifiedDiff(name string, before []byte, beforeExists bool, after []byte, af
 		ops = append(ops, op{'+', len(a), j})
 	}
 	var sb strings.Builder
-	from, to := "a/"+name, "b/"+name
+	from, to := "a/"+fromName, "b/"+toName
 	if !beforeExists {
 		from = "/dev/null"
 	}

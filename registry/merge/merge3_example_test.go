@@ -119,6 +119,32 @@ func ExampleUnifiedDiff() {
 	// +d
 }
 
+// A migration moved .eslintrc.json to eslint.config.json and the new
+// version changed a line: one diff says both, as git does.
+func ExampleRenameDiff() {
+	before := []byte("{\n  \"root\": true,\n  \"extends\": \"eslint:recommended\"\n}\n")
+	after := []byte("{\n  \"root\": true,\n  \"extends\": \"eslint:all\"\n}\n")
+	fmt.Print(merge.RenameDiff(".eslintrc.json", "eslint.config.json", before, after))
+	fmt.Println("--")
+	fmt.Print(merge.RenameDiff("a.txt", "b.txt", []byte("same\n"), []byte("same\n")))
+	// Output:
+	// diff --git a/.eslintrc.json b/eslint.config.json
+	// rename from .eslintrc.json
+	// rename to eslint.config.json
+	// --- a/.eslintrc.json
+	// +++ b/eslint.config.json
+	// @@ -1,4 +1,4 @@
+	//  {
+	//    "root": true,
+	// -  "extends": "eslint:recommended"
+	// +  "extends": "eslint:all"
+	//  }
+	// --
+	// diff --git a/a.txt b/b.txt
+	// rename from a.txt
+	// rename to b.txt
+}
+
 // A JSON file whose name is not on any list (renovate.json) is merged as
 // JSON on update: the project kept its value where both sides changed
 // it, and the conflict names the value by path and by JSON Pointer.

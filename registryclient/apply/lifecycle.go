@@ -69,19 +69,50 @@ func (p *Plan) HasConflicts() bool { return p.Conflicts > 0 }
 // FileDiff is the unified diff of one file a plan changes.
 type FileDiff struct {
 	Target string `json:"target"`
+	// From is the file a migration renamed to Target, "" when none did:
+	// then Diff is git's rename ("rename from", "rename to") followed by
+	// the changes between From as it is and Target as it will be.
+	From   string `json:"from,omitempty"`
 	Action Action `json:"action"`
 	Diff   string `json:"diff"`
 }
 
-// Diffs returns the unified diff of every file the plan writes or deletes,
-// in write order (package.json and jig.json last). Nothing is written.
+// Diffs returns the unified diff of every project file the plan writes
+// or deletes, in write order (package.json last). A file a migration
+// renamed is one diff, git's rename, at its new name (the deletion of
+// its old name is part of it). jig.json is left out: what changes there
+// is jig's bookkeeping (versions, file hashes, migrations run), which the
+// plan's Updates and Migrations say. Nothing is written.
 func (p *Plan) Diffs() []FileDiff {
 	actions := map[string]Action{}
 	for _, f := range p.Files {
 		actions[f.Target] = f.Action
 	}
+	at := map[string]int{}
+	for i, w := range p.writes {
+		at[w.target] = i
+	}
+	// renamedFrom maps a new name to the old one when the plan deletes
+	// the old file and creates the new one.
+	renamedFrom, moved := map[string]string{}, map[string]bool{}
+	for old, nu := range registry.ChainRenames(p.renames) {
+		i, okOld := at[old]
+		j, okNew := at[nu]
+		if okOld && okNew && p.writes[i].remove && !p.writes[j].remove && !p.writes[j].existed {
+			renamedFrom[nu], moved[old] = old, true
+		}
+	}
 	out := []FileDiff{}
 	for _, w := range p.writes {
+		if moved[w.target] || w.target == registry.ProjectFile {
+			continue
+		}
+		if old, ok := renamedFrom[w.target]; ok {
+			ow := p.writes[at[old]]
+			out = append(out, FileDiff{Target: w.target, From: old, Action: actions[w.target],
+				Diff: merge.RenameDiff(old, w.target, ow.orig, w.data)})
+			continue
+		}
 		d := merge.UnifiedDiff(w.target, w.orig, w.existed, w.data, !w.remove)
 		if d == "" && w.mode != w.origMode {
 			d = fmt.Sprintf("mode %o -> %o\n", w.origMode, w.mode)

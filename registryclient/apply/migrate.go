@@ -212,6 +212,7 @@ func (lc *lifecycle) runStep(o *op, version string, s registry.MigrationStep) st
 		from.reason = "renamed to " + s.To + " " + by
 		from.from = appendOnce(from.from, o.key)
 		lc.renameRecord(o, s.From, s.To)
+		lc.pl.plan.renames = append(lc.pl.plan.renames, [2]string{s.From, s.To})
 	case registry.StepDelete:
 		st, reason := lc.registryFile(o, s.Path)
 		if st == nil {

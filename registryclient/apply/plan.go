@@ -121,6 +121,7 @@ type Plan struct {
 	overwritten    []string        // see Overwritten
 	skipInstall    bool            // the project records SkipInstall
 	sides          []conflictSides // the conflicted files' sides
+	renames        [][2]string     // the files migrations moved, in order (see Diffs)
 }
 
 // SkippedScript is a file whose custom merge script did not run because

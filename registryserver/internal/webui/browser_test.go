@@ -64,7 +64,14 @@ func catalogServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(auth), registryserver.WithWebCatalog("/"))
+	return serveCatalog(t, registryserver.WithStorage(st), registryserver.WithAuth(auth))
+}
+
+// serveCatalog serves a registryserver with the web catalog at "/" and
+// opts on loopback until the test ends.
+func serveCatalog(t *testing.T, opts ...registryserver.Option) *httptest.Server {
+	t.Helper()
+	h, err := registryserver.New(append(opts, registryserver.WithWebCatalog("/"))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +285,7 @@ func TestBrowser(t *testing.T) {
 	if !slices.Contains(added, "+import tseslint from \"typescript-eslint\";") || !slices.Contains(removed, "-export default [js.configs.recommended];") {
 		t.Errorf("diff 1.1.0 → 1.2.0: added %q, removed %q", added, removed)
 	}
-	if log := text("#changes-h ~ pre"); !strings.Contains(log, "typescript-eslint") {
+	if log := text("#changes-h ~ .changelog"); !strings.Contains(log, "typescript-eslint") {
 		t.Errorf("diff page changelog: got %q", log)
 	}
 
@@ -359,14 +366,8 @@ func TestBrowserAdoptionChart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := registryserver.New(registryserver.WithStorage(testenv.MemoryStorage(t, objects)), registryserver.WithWebCatalog("/"),
+	srv := serveCatalog(t, registryserver.WithStorage(testenv.MemoryStorage(t, objects)),
 		registryserver.WithState(db), registryserver.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 
 	ctx, problems := browser(t)
 	dir := testenv.Artifacts(t)
@@ -412,4 +413,94 @@ func TestBrowserAdoptionChart(t *testing.T) {
 	if p := problems(); len(p) > 0 {
 		t.Errorf("the browser reported problems (CSP violations, script errors):\n%s", strings.Join(p, "\n"))
 	}
+}
+
+// TestBrowserStacks shows, in a real browser, what the catalog offers a
+// Go service template: a Go file highlighted with numbered lines, a raw
+// link and a copy button (the numbers stay out of what is copied); the
+// registry page with jig init -t beside jig add and its Markdown
+// changelog rendered; the compare page showing a migration's rename as a
+// rename with its diff. Screenshots (1-go-file, 2-changelog,
+// 3-rename-diff) go to $JIG_TEST_ARTIFACTS/TestBrowserStacks.
+func TestBrowserStacks(t *testing.T) {
+	mainGo := func(v string) string {
+		return "package main\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n// main serves version " + v + ".\nfunc main() {\n\thttp.HandleFunc(\"/\", func(w http.ResponseWriter, _ *http.Request) {\n\t\tfmt.Fprintln(w, \"ok\")\n\t})\n\t_ = http.ListenAndServe(\":8080\", nil)\n}\n"
+	}
+	changelog := "### Changed\n\n- `main.go` moved to `cmd/svc/main.go`: your edits move with it.\n- The handler answers `ok`.\n\n```sh\ngo run ./cmd/svc\n```\n\n### Added\n\n- A **Dockerfile** on distroless."
+	st := testenv.MemoryStorage(t, map[string]string{
+		"@main/frameworks/go-service/versions.json": `{"versions":["2.0.0","1.0.0"]}`,
+		"@main/frameworks/go-service/1.0.0/registry.json": `{"name":"go-service","namespace":"@main","version":"1.0.0","type":"registry:framework","priority":2,"description":"A Go HTTP service.",` +
+			`"files":[{"target":"main.go","type":"registry:entry","path":"templates/main.go"}]}`,
+		"@main/frameworks/go-service/1.0.0/templates/main.go": mainGo("1.0.0"),
+		"@main/frameworks/go-service/2.0.0/registry.json": fmt.Sprintf(`{"name":"go-service","namespace":"@main","version":"2.0.0","type":"registry:framework","priority":2,"description":"A Go HTTP service.","changelog":%q,`+
+			`"files":[{"target":"cmd/svc/main.go","type":"registry:entry","path":"templates/cmd/svc/main.go"}],`+
+			`"migrations":[{"version":"2.0.0","steps":[{"type":"rename","from":"main.go","to":"cmd/svc/main.go"}]}]}`, changelog),
+		"@main/frameworks/go-service/2.0.0/templates/cmd/svc/main.go": mainGo("2.0.0"),
+	})
+	srv := serveCatalog(t, registryserver.WithStorage(st))
+
+	ctx, problems := browser(t)
+	dir := testenv.Artifacts(t)
+	run := func(step string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+
+	// The Go file: highlighted, numbered (by CSS: not in the text), a raw
+	// link that serves the bytes as text/plain, a copy button.
+	var file struct {
+		Lines, Keywords int
+		Number, Text    string
+		CopyShown       bool
+		RawType, Raw    string
+	}
+	run("go file", chromedp.Navigate(srv.URL+"/-/r/@main/frameworks/go-service/2.0.0/files/templates/cmd/svc/main.go"),
+		chromedp.WaitVisible("pre.code.chroma", chromedp.ByQuery), screenshot(dir, "1-go-file", ""),
+		chromedp.Evaluate(`(async () => {
+			const lines = document.querySelectorAll("#file-text .src-line");
+			const raw = await fetch(document.getElementById("raw-link").href);
+			return {lines: lines.length, keywords: document.querySelectorAll("#file-text .kd, #file-text .kn").length,
+				number: getComputedStyle(lines[8], "::before").content, text: document.getElementById("file-text").textContent,
+				copyShown: !document.getElementById("copy-file").hidden, rawType: raw.headers.get("content-type"), raw: await raw.text()};
+		})()`, &file, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	want := mainGo("2.0.0")
+	if file.Lines != strings.Count(want, "\n") || file.Keywords < 3 || file.Number != "counter(line)" || file.Text != want || !file.CopyShown {
+		t.Errorf("Go file page: %d lines (want %d), %d keywords, line 9 numbered by %s, text equal: %v, copy button shown: %v",
+			file.Lines, strings.Count(want, "\n"), file.Keywords, file.Number, file.Text == want, file.CopyShown)
+	}
+	if file.RawType != "text/plain; charset=utf-8" || file.Raw != want {
+		t.Errorf("raw link: got %q and %d bytes, want text/plain and the file", file.RawType, len(file.Raw))
+	}
+
+	// The registry page: init beside add, the changelog rendered.
+	var reg struct {
+		Init, Add string
+		Headings  []string
+		Code      string
+	}
+	run("registry page", chromedp.Navigate(srv.URL+"/-/r/@main/frameworks/go-service"), chromedp.WaitVisible("#changelog", chromedp.ByQuery),
+		chromedp.Evaluate(`({init: document.getElementById("cmd-init").value, add: document.getElementById("cmd-add").value,
+			headings: [...document.querySelectorAll("#changelog h5")].map(h => h.textContent),
+			code: (document.querySelector("#changelog pre code") || {}).textContent})`, &reg),
+		chromedp.ScrollIntoView("#changes-h", chromedp.ByQuery), screenshot(dir, "2-changelog", `section[aria-labelledby="changes-h"]`),
+		screenshot(dir, "2-registry", ""))
+	if reg.Init != "jig init -t @main/frameworks/go-service" || reg.Add != "jig add @main/frameworks/go-service" ||
+		!slices.Equal(reg.Headings, []string{"Changed", "Added"}) || reg.Code != "go run ./cmd/svc\n" {
+		t.Errorf("registry page: %+v", reg)
+	}
+
+	// The compare page: one entry for the rename, with git's lines.
+	var renames []string
+	run("compare", chromedp.Navigate(srv.URL+"/-/diff/@main/frameworks/go-service?from=1.0.0&to=2.0.0"), chromedp.WaitVisible("pre.diff", chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll("pre.diff .rename, .diff-file h3")].map(e => e.textContent)`, &renames),
+		screenshot(dir, "3-rename-diff", ""))
+	if !slices.Equal(renames, []string{"main.go → cmd/svc/main.go renamed", "rename from main.go", "rename to cmd/svc/main.go"}) {
+		t.Errorf("compare page: got %q", renames)
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("the browser reported problems (CSP violations, script errors):\n%s", strings.Join(p, "\n"))
+	}
+	t.Logf("screenshots: %s", strings.Join([]string{filepath.Join(dir, "1-go-file.png"), filepath.Join(dir, "2-changelog.png"), filepath.Join(dir, "3-rename-diff.png")}, ", "))
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,8 +33,8 @@ const (
 	// so a hostile 64 KiB file of one-character tokens takes about 0.3 s
 	// of one core (BenchmarkHighlightHostile).
 	maxHighlight = 64 << 10
-	// maxReadme is the most of a README.md the registry page shows.
-	maxReadme = 64 << 10
+	// maxReadme is the most of a README the registry page shows.
+	maxReadme = registry.MaxReadme
 	// maxDiffFile is the largest file the diff page compares; larger
 	// ones are named, not compared.
 	maxDiffFile = 256 << 10
@@ -148,11 +149,52 @@ func highlightLang(text, lang string) (out template.HTML, ok bool) {
 		return "", false
 	}
 	var buf bytes.Buffer
-	if err := chromaFmt.Format(&buf, classesOnly, it); err != nil {
+	if err := formatLines(&buf, classesOnly, it); err != nil {
 		return "", false
 	}
 	// chroma escapes every token's text.
 	return template.HTML(buf.String()), true //nolint:gosec // the formatter escapes token text
+}
+
+// formatLines writes the tokens of it as HTML with chroma's classes, each
+// line (its newline included) in a [lineOpen] span, so the file page can
+// number and link lines (#L12) without putting the numbers in the text.
+func formatLines(buf *bytes.Buffer, style *chroma.Style, it chroma.Iterator) error {
+	for i, line := range chroma.SplitTokensIntoLines(it.Tokens()) {
+		lineOpen(buf, i+1)
+		if err := chromaFmt.Format(buf, style, chroma.Literator(line...)); err != nil {
+			return err
+		}
+		buf.WriteString("</span>")
+	}
+	return nil
+}
+
+// lineOpen starts line n of a file page: a span the stylesheet numbers
+// (a CSS counter, so numbers are neither selected nor copied) and a
+// fragment (#L<n>) can point at.
+func lineOpen(buf *bytes.Buffer, n int) {
+	buf.WriteString(`<span class="src-line" id="L`)
+	buf.WriteString(strconv.Itoa(n))
+	buf.WriteString(`">`)
+}
+
+// plainLines is text as HTML without highlighting, in the line spans of
+// [formatLines].
+func plainLines(text string) template.HTML {
+	var buf bytes.Buffer
+	buf.Grow(len(text) + len(text)/8)
+	n := 0
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		if line == "" {
+			continue
+		}
+		n++
+		lineOpen(&buf, n)
+		buf.WriteString(template.HTMLEscapeString(line))
+		buf.WriteString("</span>")
+	}
+	return template.HTML(buf.String()) //nolint:gosec // every line is escaped
 }
 
 // highlightCacheBytes bounds the highlighted files the catalog keeps
@@ -276,13 +318,22 @@ func languages(m *registry.Manifest) []string {
 	return out
 }
 
-// usesInit reports whether a registry of type t starts a project (jig
-// init -t) rather than joins one (jig add).
-func usesInit(t registry.Type) bool { return t == registry.TypeRuntime }
+// usesInit reports whether a registry of type t starts projects, so the
+// registry page offers jig init -t beside jig add: a runtime or a
+// framework (a Go or Python service template) is what a project is made
+// from; the other types join a project.
+func usesInit(t registry.Type) bool { return t == registry.TypeRuntime || t == registry.TypeFramework }
 
-// readme returns the README.md a version ships (a file whose package path
-// or target is README.md), at most [maxReadme] bytes, or "".
+// readme returns the catalog README of a version (its manifest's
+// "readme"), else the README.md it ships (a file whose package path or
+// target is README.md), at most [maxReadme] bytes, or "".
 func (u *UI) readme(r *http.Request, tok string, reg *Registry) (text string, truncated bool) {
+	if md := reg.Manifest.Readme; md != "" {
+		if len(md) > maxReadme {
+			return strings.ToValidUTF8(md[:maxReadme], ""), true
+		}
+		return md, false
+	}
 	for _, f := range allFiles(reg.Manifest) {
 		if !strings.EqualFold(path.Base(f.Path), "README.md") && !strings.EqualFold(f.Target, "README.md") {
 			continue
@@ -330,7 +381,7 @@ type diffFile struct {
 }
 
 type diffLine struct {
-	Kind string // "add", "del", "hunk", "meta", "ctx"
+	Kind string // "add", "del", "hunk", "meta", "rename", "ctx"
 	Text string
 }
 
@@ -345,9 +396,10 @@ func diffKey(variant, target string) string {
 
 // versionFile is a file of a version as the diff page compares it.
 type versionFile struct {
-	target string
-	data   []byte
-	big    bool // larger than maxDiffFile: data is cut
+	variant string
+	target  string
+	data    []byte
+	big     bool // larger than maxDiffFile: data is cut
 }
 
 // versionFiles reads the content (at most maxDiffFile bytes) of every
@@ -355,7 +407,7 @@ type versionFile struct {
 func (u *UI) versionFiles(r *http.Request, tok string, reg *Registry) (map[string]versionFile, error) {
 	out := map[string]versionFile{}
 	each := func(variant string, f registry.File) error {
-		vf := versionFile{target: f.Target}
+		vf := versionFile{variant: variant, target: f.Target}
 		switch {
 		case f.Content != nil:
 			vf.data, vf.big = []byte(*f.Content), len(*f.Content) > maxDiffFile
@@ -451,17 +503,35 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 		}
 	}
 	slices.Sort(names)
+	// A file a migration renamed is one entry: the rename and its diff,
+	// as jig diff shows it.
+	renamed := renamedKeys(toReg.Manifest.Migrations, from, to, before, after)
+	renamedTo := map[string]bool{}
+	for _, k := range renamed {
+		renamedTo[k] = true
+	}
 	total := 0
 	for _, name := range names {
+		if renamedTo[name] {
+			continue
+		}
 		fa, inA := before[name]
 		fb, inB := after[name]
 		a, b := fa.data, fb.data
-		if inA && inB && !fa.big && !fb.big && bytes.Equal(a, b) {
+		newName, isRename := renamed[name]
+		if isRename {
+			fb, inB = after[newName], true
+			b = fb.data
+		}
+		if !isRename && inA && inB && !fa.big && !fb.big && bytes.Equal(a, b) {
 			dv.Unchanged++
 			continue
 		}
 		df := diffFile{Name: name, Summary: map[bool]string{true: "added", false: "removed"}[inB]}
-		if inA && inB {
+		switch {
+		case isRename:
+			df.Name, df.Summary = name+" → "+newName, "renamed"
+		case inA && inB:
 			df.Summary = "changed"
 		}
 		switch {
@@ -470,6 +540,10 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 			dv.Cut = dv.Cut || total > maxDiffTotal
 		case !utf8.Valid(a) || !utf8.Valid(b) || bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0:
 			df.Binary = true
+		case isRename:
+			d := merge.RenameDiff(fa.target, fb.target, a, b)
+			total += len(d)
+			df.Lines = diffLines(d)
 		default:
 			// Headers name the target, as jig diff's do; the page's
 			// heading names the variant.
@@ -485,6 +559,29 @@ func (u *UI) diffPage(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	p := &page{Title: "Changes " + from + " → " + to + " · " + ns + "/" + regPath, Reg: toReg, Diff: dv}
 	u.render(w, r, http.StatusOK, "diff", p)
+}
+
+// renamedKeys pairs the files of the from version a migration in
+// (from, to] renamed with the files of the to version they became, by
+// [diffKey] (each variant's file is renamed with it): old key to new
+// key, for the files only the old version has under the old name and
+// only the new version under the new one.
+func renamedKeys(ms []registry.Migration, from, to string, before, after map[string]versionFile) map[string]string {
+	out := map[string]string{}
+	for old, nu := range registry.FileRenames(ms, from, to) {
+		for k, vf := range before {
+			if vf.target != old {
+				continue
+			}
+			nk := diffKey(vf.variant, nu)
+			_, oldStays := after[k]
+			_, newWas := before[nk]
+			if _, ok := after[nk]; ok && !oldStays && !newWas {
+				out[k] = nk
+			}
+		}
+	}
+	return out
 }
 
 // changelogBetween reads the changelog of the versions after from up to
@@ -520,8 +617,10 @@ func diffLines(d string) []diffLine {
 		l = strings.TrimSuffix(l, "\n")
 		kind := "ctx"
 		switch {
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, `\ `):
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, `\ `), strings.HasPrefix(l, "diff --git "):
 			kind = "meta"
+		case strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename to "):
+			kind = "rename"
 		case strings.HasPrefix(l, "@@"):
 			kind = "hunk"
 		case strings.HasPrefix(l, "+"):

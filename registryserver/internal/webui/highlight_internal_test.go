@@ -52,7 +52,7 @@ func TestHighlightConcurrent(t *testing.T) {
 	}
 	for range 8 {
 		wg.Go(func() {
-			if out, ok := renderReadme("# Title\n\n*text* <b>raw</b>\n"); !ok || string(out) != "<h3>Title</h3>\n<p><em>text</em> <!-- raw HTML omitted -->raw<!-- raw HTML omitted --></p>\n" {
+			if out, ok := renderMarkdown("# Title\n\n*text* <b>raw</b>\n"); !ok || string(out) != "<h3>Title</h3>\n<p><em>text</em> <!-- raw HTML omitted -->raw<!-- raw HTML omitted --></p>\n" {
 				t.Errorf("README: got %v %q", ok, out)
 			}
 		})
@@ -110,7 +110,7 @@ func TestChromaCSS(t *testing.T) {
 			t.Fatal(err)
 		}
 		var styled bytes.Buffer
-		if err := chromaFmt.Format(&styled, styles.Get(style), it); err != nil {
+		if err := formatLines(&styled, styles.Get(style), it); err != nil {
 			t.Fatal(err)
 		}
 		out, ok := highlight(src, "eslint.config.js")
@@ -139,6 +139,17 @@ var highlightSamples = []struct {
 	{".editorconfig", "root = true\n[*.md]\nindent_size = 2 ; two\n", `<span class="k">[*.md]</span>`},
 	{".npmrc", "registry=https://registry.npmjs.org/\n# comment\n", `<span class="na">registry</span>`},
 	{".gitignore", "# deps\nnode_modules/\n!keep.txt\n", `<span class="c1"># deps</span>`},
+	{"cmd/svc/main.go", "package main\n\nimport \"fmt\"\n\n// main starts.\nfunc main() {\n\tx := []int{1, 0x2f, 3i}\n\ts := `raw\nline`\n\tfmt.Println(len(x), s, 'a', nil)\n}\n", `<span class="kd">func</span>`},
+	{"go.mod", "module example.com/svc\n\ngo 1.25\n\nrequire (\n\tgithub.com/x/y v1.2.3 // indirect\n)\n\nreplace a => ./a\n", `<span class="k">require</span>`},
+	{"app/main.py", "import os\n\n@app.get(\"/\")\nasync def root(n: int = 0x1f) -> dict:\n    \"\"\"Doc\n    string.\"\"\"\n    return {\"ok\": True, 'n': f\"{n}\"}  # note\n", `<span class="nf">root</span>`},
+	{"src/main/java/App.java", "package app;\n\n@SpringBootApplication\npublic class App {\n  /** Doc. */\n  public static void main(String[] args) { long n = 10L; String t = \"\"\"\n    text\"\"\"; }\n}\n", `<span class="kd">class</span>`},
+	{"build.gradle.kts", "plugins {\n    kotlin(\"jvm\") version \"2.0.0\"\n}\nfun main() { val x: Int = 1 // one\n}\n", `<span class="kd">fun</span>`},
+	{"src/main.rs", "use std::io;\n\n#[derive(Debug)]\nstruct S<'a> { s: &'a str }\n\nfn main() {\n    let r = r#\"raw \"q\"\"#;\n    println!(\"{} {}\", r, 'c');\n    let n = 1_000u64;\n}\n", `<span class="kd">fn</span>`},
+	{"Cargo.toml", "[package]\nname = \"svc\" # the crate\nversion = \"0.1.0\"\n\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\ntokio.workspace = true\n", `<span class="na">serde</span>`},
+	{"pyproject.toml", "[project]\nname = 'svc'\ndependencies = [\n  \"fastapi>=0.110\",\n]\n[tool.ruff]\nline-length = 100\ndate = 1979-05-27T07:32:00Z\ndoc = \"\"\"\nmulti\n\"\"\"\n", `<span class="k">[project]</span>`},
+	{"infra/main.tf", "terraform {\n  required_version = \">= 1.5\"\n}\n\n# a bucket\nresource \"aws_s3_bucket\" \"b\" {\n  bucket = \"${var.name}-logs\"\n  tags   = merge(local.tags, { a = 1 })\n}\n", `<span class="kd">resource</span>`},
+	{"db/migrations/001_init.sql", "-- users\nCREATE TABLE users (\n  id bigserial PRIMARY KEY,\n  name text NOT NULL DEFAULT 'it''s'\n);\nCREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql;\n", `<span class="k">CREATE</span>`},
+	{"api/v1/svc.proto", "syntax = \"proto3\";\n\npackage api.v1;\n\n// Greeter greets.\nservice Greeter {\n  rpc Hello (HelloRequest) returns (HelloReply);\n}\nmessage HelloRequest { string name = 1; repeated int32 ids = 2; }\n", `<span class="nc">Greeter</span>`},
 }
 
 // TestHighlightLanguages: every language the catalog knows marks its
@@ -215,7 +226,8 @@ func FuzzHighlight(f *testing.F) {
 
 // hostilePieces, repeated on one long line, made a first version of the
 // lexers scan ahead at every position (quadratic time).
-var hostilePieces = []string{"[", "a(", "${", `\"`, "<!", "<?", "`${", "a:", "a=", "&a", "{", "#", "'"}
+var hostilePieces = []string{"[", "a(", "${", `\"`, "<!", "<?", "`${", "a:", "a=", "&a", "{", "#", "'",
+	`"""`, "'''", `r#"`, "/*", "--", "$$", "$a", "<<A\n", "#[", "'a", "%{", "[[", "a.", `"a"=`, "@a.", "`"}
 
 // BenchmarkHighlightHostile highlights files of the largest size the
 // catalog highlights, made of one short piece repeated, with each
@@ -399,5 +411,118 @@ func TestFilePageHighlightsOnce(t *testing.T) {
 	wg.Wait()
 	if got := n.Load(); got != 1 {
 		t.Errorf("16 requests highlighted the file %d times, want 1", got)
+	}
+}
+
+// TestLangFor maps the file names of registries to the language the
+// catalog highlights them as: by whole name, by a Dockerfile's stem, by
+// extension, case aside; "" shows the file plainly.
+func TestLangFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, want string }{
+		{"main.go", "go"},
+		{"internal/server/server_test.go", "go"},
+		{"go.mod", "gomod"},
+		{"go.work", "gomod"},
+		{"go.sum", "gomod"},
+		{"app/main.py", "python"},
+		{"stubs/x.pyi", "python"},
+		{"src/main/java/App.java", "java"},
+		{"src/App.kt", "kotlin"},
+		{"build.gradle.kts", "kotlin"},
+		{"src/lib.rs", "rust"},
+		{"Cargo.toml", "toml"},
+		{"Cargo.lock", "toml"},
+		{"pyproject.toml", "toml"},
+		{"uv.lock", "toml"},
+		{"Pipfile", "toml"},
+		{"infra/main.tf", "hcl"},
+		{"prod.tfvars", "hcl"},
+		{".terraform.lock.hcl", "hcl"},
+		{"job.nomad", "hcl"},
+		{"db/001_init.sql", "sql"},
+		{"db/001_INIT.SQL", "sql"},
+		{"api/v1/svc.proto", "protobuf"},
+		{"Dockerfile", "dockerfile"},
+		{"dockerfile", "dockerfile"},
+		{"Dockerfile.prod", "dockerfile"},
+		{"deploy/Dockerfile.distroless", "dockerfile"},
+		{"prod.Dockerfile", "dockerfile"},
+		{"build/app.dockerfile", "dockerfile"},
+		{"Containerfile", "dockerfile"},
+		{"Containerfile.dev", "dockerfile"},
+		{".dockerignore", "ignore"},
+		{"Makefile", "shell"},
+		{"GNUmakefile", "shell"},
+		{"rules.mk", "shell"},
+		{"config.yaml", "yaml"},
+		{".github/workflows/ci.yml", "yaml"},
+		{"tsconfig.json", "json"},
+		{"src/index.ts", "javascript"},
+		{".env", "ini"},
+		{"LICENSE", ""},
+		{"requirements.txt", ""},
+		{"go.mod.bak", ""},
+		{"Dockerfileprod", ""},
+		{"x.unknownext", ""},
+	}
+	for _, tc := range tests {
+		if got := langFor(tc.name); got != tc.want {
+			t.Errorf("langFor(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+		if tc.want != "" && lexerFor(tc.name) == nil {
+			t.Errorf("lexerFor(%q): no lexer for %q", tc.name, tc.want)
+		}
+	}
+	// Every language has a lexer and a sample above.
+	sampled := map[string]bool{}
+	for _, s := range highlightSamples {
+		sampled[langFor(s.name)] = true
+	}
+	for lang := range catalogLexers() {
+		if !sampled[lang] {
+			t.Errorf("language %s has no entry in highlightSamples (so no fuzzing or hostile benchmark)", lang)
+		}
+	}
+}
+
+// BenchmarkHighlightHostileByLanguage highlights, with each language's
+// lexer, files of the largest size the catalog highlights made of one
+// hostile piece repeated (every piece in turn), next to an ordinary
+// file of the same size ("ordinary"): the time per byte of the hostile
+// files stays within a small factor of the ordinary one.
+func BenchmarkHighlightHostileByLanguage(b *testing.B) {
+	seen := map[string]bool{}
+	for _, tc := range highlightSamples {
+		lang := langFor(tc.name)
+		if seen[lang] {
+			continue
+		}
+		seen[lang] = true
+		ordinary := strings.Repeat(tc.text, maxHighlight/len(tc.text))
+		b.Run(lang+"/ordinary", func(b *testing.B) {
+			b.SetBytes(int64(len(ordinary)))
+			for b.Loop() {
+				if _, ok := highlightLang(ordinary, lang); !ok {
+					b.Fatal("not highlighted")
+				}
+			}
+		})
+		b.Run(lang+"/hostile", func(b *testing.B) {
+			var total int64
+			texts := make([]string, len(hostilePieces))
+			for i, piece := range hostilePieces {
+				texts[i] = strings.Repeat(piece, maxHighlight/len(piece))
+				total += int64(len(texts[i]))
+			}
+			b.SetBytes(total)
+			for b.Loop() {
+				for _, text := range texts {
+					if _, ok := highlightLang(text, lang); !ok {
+						b.Fatal("not highlighted")
+					}
+				}
+			}
+		})
 	}
 }

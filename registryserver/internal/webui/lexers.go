@@ -39,6 +39,11 @@ func langFor(name string) string {
 	if lang, ok := langByName[base]; ok {
 		return lang
 	}
+	// Dockerfile.prod, Containerfile.dev: the base name says the language
+	// before the extension does.
+	if stem, _, ok := strings.Cut(base, "."); ok && (stem == "dockerfile" || stem == "containerfile") {
+		return "dockerfile"
+	}
 	ext := path.Ext(base)
 	if ext == "" || ext == base {
 		return ""
@@ -58,14 +63,21 @@ var (
 		".sh": "shell", ".bash": "shell", ".zsh": "shell",
 		".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
 		".html": "html", ".htm": "html", ".xml": "html", ".svg": "html", ".vue": "html",
-		".toml": "ini", ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".properties": "ini", ".env": "ini",
+		".dockerfile": "dockerfile", ".containerfile": "dockerfile", ".mk": "shell",
+		".go": "go", ".py": "python", ".pyi": "python", ".pyw": "python",
+		".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".rs": "rust",
+		".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".nomad": "hcl",
+		".sql": "sql", ".proto": "protobuf",
+		".toml": "toml", ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".properties": "ini", ".env": "ini",
 	}
 	langByName = map[string]string{
 		".babelrc": "json", ".eslintrc": "json", ".prettierrc": "json", ".swcrc": "json",
 		".editorconfig": "ini", ".npmrc": "ini", ".yarnrc": "ini", ".env": "ini", ".gitattributes": "ignore",
 		".gitignore": "ignore", ".npmignore": "ignore", ".prettierignore": "ignore",
 		".dockerignore": "ignore", ".eslintignore": "ignore", "codeowners": "ignore",
-		"dockerfile": "dockerfile", "containerfile": "dockerfile", "makefile": "shell",
+		"dockerfile": "dockerfile", "containerfile": "dockerfile", "makefile": "shell", "gnumakefile": "shell",
+		"go.mod": "gomod", "go.work": "gomod", "go.sum": "gomod",
+		"cargo.lock": "toml", "pipfile": "toml", "poetry.lock": "toml", "uv.lock": "toml",
 	}
 )
 
@@ -86,6 +98,16 @@ var catalogLexers = sync.OnceValue(func() map[string]chroma.Lexer {
 		"html":       lx("HTML", htmlRules),
 		"ini":        lx("INI", iniRules),
 		"ignore":     lx("Ignore file", ignoreRules),
+		"go":         lx("Go", goRules),
+		"gomod":      lx("go.mod", gomodRules),
+		"python":     lx("Python", pythonRules),
+		"java":       lx("Java", javaRules),
+		"kotlin":     lx("Kotlin", kotlinRules),
+		"rust":       lx("Rust", rustRules),
+		"toml":       lx("TOML", tomlRules),
+		"hcl":        lx("HCL", hclRules),
+		"sql":        lx("SQL", sqlRules),
+		"protobuf":   lx("Protocol Buffers", protobufRules),
 	}
 })
 

@@ -11,7 +11,8 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// markdown renders a registry's README.md. Raw HTML is left out (goldmark
+// markdown renders the Markdown a registry publishes: its README (the
+// catalog README or a README.md it ships) and its changelogs. Raw HTML is left out (goldmark
 // renders it only with html.WithUnsafe, never set here) and links with a
 // dangerous scheme (javascript:, vbscript:, file:) lose their target;
 // images are shown as their alt text, since the CSP loads none from
@@ -44,12 +45,23 @@ func (readmeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	})
 }
 
-// renderReadme returns md as HTML, or ok false when it cannot be rendered
-// (then it is shown as text).
-func renderReadme(md string) (out template.HTML, ok bool) {
+// renderMarkdown returns md as HTML, or ok false when it cannot be
+// rendered (then it is shown as text). Every page that shows a
+// publisher's Markdown renders it here.
+func renderMarkdown(md string) (out template.HTML, ok bool) {
 	var buf bytes.Buffer
 	if err := markdown.Convert([]byte(md), &buf); err != nil {
 		return "", false
 	}
 	return template.HTML(buf.String()), true //nolint:gosec // goldmark escapes text and omits raw HTML
+}
+
+// markdownBlock is md as the pages show it: rendered in a <div> of class
+// ("readme", "changelog"), or as escaped text in a <pre> of that class
+// when it cannot be rendered.
+func markdownBlock(class, md string) template.HTML {
+	if out, ok := renderMarkdown(md); ok {
+		return template.HTML(`<div class="markdown `+template.HTMLEscapeString(class)+`">`) + out + "</div>" //nolint:gosec // out is goldmark's escaped HTML
+	}
+	return template.HTML(`<pre class="` + template.HTMLEscapeString(class) + `" tabindex="0">` + template.HTMLEscapeString(md) + "</pre>") //nolint:gosec // escaped
 }

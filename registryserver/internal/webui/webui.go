@@ -14,10 +14,12 @@ import (
 	"html/template"
 	"io/fs"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -187,6 +189,7 @@ func New(cat Catalog, o Options) (*UI, error) {
 		},
 		"memberURL": u.memberURL,
 		"diffURL":   u.diffURL,
+		"markdown":  markdownBlock,
 		"date":      date,
 		"searchURL": func(key, value string) string { return base + "-/search?" + url.Values{key: {value}}.Encode() },
 		"presetInit": func(name string) string {
@@ -360,7 +363,6 @@ type page struct {
 	Langs           []string
 	UseInit         bool
 	Readme          string
-	ReadmeHTML      template.HTML
 	ReadmeTruncated bool
 	// Diff is the diff page; Browse the home page's lists.
 	Diff   *diffView
@@ -371,12 +373,15 @@ type page struct {
 
 type fileView struct {
 	Path, Target string
-	Text         string
-	// Highlighted is Text with chroma's classes, "" when shown plainly.
-	Highlighted template.HTML
+	// Lines is the text as HTML, one numbered span per line, with
+	// chroma's classes when Highlighted.
+	Lines       template.HTML
+	Highlighted bool
 	Binary      bool
 	Size        int
 	Truncated   bool
+	// RawURL serves the file's bytes as text/plain.
+	RawURL string
 }
 
 func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
@@ -603,15 +608,15 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	ns := parts[0]
 	var segs []string
-	version, file := "", ""
+	version, file, raw := "", "", false
 	for i := 1; i < len(parts); i++ {
 		if registry.ValidVersion(parts[i]) && len(segs) > 0 {
 			version = parts[i]
 			tail := parts[i+1:]
 			switch {
 			case len(tail) == 0:
-			case len(tail) >= 2 && tail[0] == "files":
-				file = strings.Join(tail[1:], "/")
+			case len(tail) >= 2 && (tail[0] == "files" || tail[0] == "raw"):
+				file, raw = strings.Join(tail[1:], "/"), tail[0] == "raw"
 				if !registry.ValidFilePath(file) {
 					u.notFound(w, r)
 					return
@@ -641,7 +646,11 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	id := ns + "/" + regPath
 	p := &page{Title: id, Reg: reg}
-	if file != "" {
+	switch {
+	case raw:
+		u.rawFile(w, r, tok, reg, file)
+		return
+	case file != "":
 		u.filePage(w, r, tok, p, file)
 		return
 	}
@@ -657,21 +666,82 @@ func (u *UI) registryPage(w http.ResponseWriter, r *http.Request, rest string) {
 		p.Chart = adoptionChart(id, reg.Versions[0], reg.History)
 	}
 	p.Readme, p.ReadmeTruncated = u.readme(r, tok, reg)
-	if p.Readme != "" {
-		p.ReadmeHTML, _ = renderReadme(p.Readme)
-	}
 	u.render(w, r, http.StatusOK, "registry", p)
+}
+
+// packageTarget returns the target of the package file file of reg's
+// version, "" when the version has no such file.
+func packageTarget(reg *Registry, file string) string {
+	for _, f := range allFiles(reg.Manifest) {
+		if registry.NormalizeFilePath(f.Path) == file {
+			return f.Target
+		}
+	}
+	return ""
+}
+
+// isText reports whether a file is shown as text: UTF-8 without NUL.
+func isText(data []byte) bool { return utf8.Valid(data) && !bytes.ContainsRune(data, 0) }
+
+// maxRawFile is the largest file the raw route serves (it reads the
+// whole file to answer); larger ones are refused with 413 and where to
+// fetch them instead.
+const maxRawFile = 16 << 20
+
+// rawFile serves -/r/@ns/<seg>…/<version>/raw/<file>: a package file's
+// bytes as text/plain (binary files as an attachment), under the same
+// access check as its page: a file the visitor may not read, or that
+// does not exist, is the not-found page.
+func (u *UI) rawFile(w http.ResponseWriter, r *http.Request, tok string, reg *Registry, file string) {
+	if packageTarget(reg, file) == "" {
+		u.notFound(w, r)
+		return
+	}
+	data, truncated, err := u.cat.File(r.Context(), tok, reg.Namespace, reg.Path, reg.Manifest.Version, file, maxRawFile)
+	if err != nil {
+		u.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Vary", "Cookie")
+	if tok != "" {
+		h.Set("Cache-Control", "private, no-store")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	// Nothing served here runs: no script, style, frame or plugin even
+	// if a browser were to render it.
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	if truncated {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = fmt.Fprintf(w, "%s is larger than the %d MiB the catalog serves raw: jig add %s/%s@%s writes it into a project.\n",
+			file, maxRawFile>>20, reg.Namespace, reg.Path, reg.Manifest.Version)
+		return
+	}
+	if isText(data) {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+	} else {
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(file)}))
+	}
+	sum := sha256.Sum256(data)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	h.Set("ETag", etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(data)
+	}
 }
 
 func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *page, file string) {
 	reg := p.Reg
-	var target string
-	for _, f := range allFiles(reg.Manifest) {
-		if registry.NormalizeFilePath(f.Path) == file {
-			target = f.Target
-			break
-		}
-	}
+	target := packageTarget(reg, file)
 	if target == "" {
 		u.notFound(w, r)
 		return
@@ -681,11 +751,14 @@ func (u *UI) filePage(w http.ResponseWriter, r *http.Request, tok string, p *pag
 		u.fail(w, r, err)
 		return
 	}
-	fv := &fileView{Path: file, Target: target, Size: len(data), Truncated: truncated}
-	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
-		fv.Text = string(data)
+	fv := &fileView{Path: file, Target: target, Size: len(data), Truncated: truncated, RawURL: u.rawURL(reg, file)}
+	if isText(data) {
+		text := string(data)
 		if !truncated {
-			fv.Highlighted, _ = u.hl.highlight(fv.Text, target, file)
+			fv.Lines, fv.Highlighted = u.hl.highlight(text, target, file)
+		}
+		if !fv.Highlighted {
+			fv.Lines = plainLines(text)
 		}
 	} else {
 		fv.Binary = true
@@ -714,6 +787,11 @@ func (u *UI) registryURL(ns, p, version string) string {
 
 func (u *UI) fileURL(reg *Registry, file string) string {
 	return u.registryURL(reg.Namespace, reg.Path, reg.Manifest.Version) + "/files/" + registry.NormalizeFilePath(file)
+}
+
+// rawURL is where [UI.rawFile] serves a package file of reg's version.
+func (u *UI) rawURL(reg *Registry, file string) string {
+	return u.registryURL(reg.Namespace, reg.Path, reg.Manifest.Version) + "/raw/" + registry.NormalizeFilePath(file)
 }
 
 // memberURL links a preset member or registry dependency to its page; ""

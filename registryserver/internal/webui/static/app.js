@@ -45,12 +45,16 @@
         var field = document.getElementById(btn.getAttribute("data-copy"));
         if (!field) return;
         var status = document.querySelector(".copied");
-        navigator.clipboard.writeText(field.value).then(function () {
+        // A command field copies its value; a file's <code> its text
+        // (the line numbers are CSS, not text, so they stay out).
+        var text = "value" in field ? field.value : field.textContent;
+        var label = btn.getAttribute("data-label") || text;
+        navigator.clipboard.writeText(text).then(function () {
           btn.textContent = "Copied";
-          if (status) status.textContent = "Copied: " + field.value;
+          if (status) status.textContent = "Copied: " + label;
           setTimeout(function () { btn.textContent = "Copy"; }, 1500);
         }, function () {
-          field.select();
+          if (field.select) field.select();
           if (status) status.textContent = "Select the text and copy it with your keyboard.";
         });
       });
