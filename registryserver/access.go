@@ -119,8 +119,8 @@ func (g *gate) Actor(c core.Caller) string {
 	now := g.now()
 	for i := range a.entries {
 		t := &a.entries[i]
-		if t.sum == *c.Sum && t.mark != "" && (t.expires.IsZero() || now.Before(t.expires)) {
-			return t.mark + " (" + id + ")"
+		if t.sum == *c.Sum && t.label() != "" && (t.expires.IsZero() || now.Before(t.expires)) {
+			return t.label() + " (" + id + ")"
 		}
 	}
 	return id
@@ -147,6 +147,23 @@ func (g *gate) CensusAccess(c core.Caller, ns string) error {
 		return refusedIn(ns, core.NewAPIError(wire.CodeUnauthorized, "Authentication required: "+need))
 	}
 	return refusedIn(ns, core.NewAPIError(wire.CodeInsufficientPerms, "Token does not have census permission for namespace "+ns+": "+need))
+}
+
+// ReportAccess decides whether c, who may read ns, may send census
+// reports for it: the admin token, or a token with the census:report
+// right there (every entry written without "scopes" has it). A token
+// this server did not issue gets 401 INVALID_TOKEN (a public namespace
+// lets it read), one without the right 403 INSUFFICIENT_PERMISSIONS.
+func (g *gate) ReportAccess(c core.Caller, ns string) error {
+	if c.Admin || g.auth.Load().mayReport(ns, c.Sum, g.tokenTime(c)) {
+		return nil
+	}
+	if !g.TokenKnown(c) {
+		return refusedIn(ns, core.NewAPIError(wire.CodeInvalidToken,
+			"Census reports need a token this server issued (one with the census:report scope for the namespace, or the admin token)."))
+	}
+	return refusedIn(ns, core.NewAPIError(wire.CodeInsufficientPerms,
+		fmt.Sprintf("Token does not have the census:report scope for namespace %s; report with a token whose auth.json entry for %s has it (jig-server token create --namespace %s --scope census:report)", ns, ns, ns)))
 }
 
 // refusedIn notes on e, a refusal of access to namespace ns, the

@@ -103,7 +103,13 @@ type nsRule struct {
 type tokenRule struct {
 	sum     [sha256.Size]byte
 	publish bool
+	// scopes are the rights the entry gives in its namespace; an entry
+	// without "scopes" gets legacyScopes (and ScopePublish with
+	// "publish": true).
+	scopes  scopeSet
+	scoped  bool // written with "scopes"
 	mark    string
+	name    string
 	expires time.Time // zero: never
 	inClear bool      // written as "token", not "tokenSha256"
 	ns      int       // nsRule.id of the namespace the entry belongs to
@@ -218,6 +224,8 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		Token       *string          `json:"token"`
 		TokenSha256 *string          `json:"tokenSha256"`
 		Publish     *json.RawMessage `json:"publish"`
+		Scopes      *json.RawMessage `json:"scopes"`
+		Name        *json.RawMessage `json:"name"`
 		Mark        *json.RawMessage `json:"mark"`
 		ExpiresAt   *json.RawMessage `json:"expiresAt"`
 		Census      *json.RawMessage `json:"census"`
@@ -250,9 +258,36 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 			return t, "publish must be true or false"
 		}
 	}
+	t.scopes = legacyScopes
+	if t.publish {
+		t.scopes |= scopeBit(ScopePublish)
+	}
+	if e.Scopes != nil && string(*e.Scopes) != "null" {
+		if e.Publish != nil && string(*e.Publish) != "null" {
+			return t, `give either scopes or publish, not both (scopes ["read", "publish"] replaces "publish": true)`
+		}
+		var names []string
+		if err := json.Unmarshal(*e.Scopes, &names); err != nil {
+			return t, scopesHint
+		}
+		set, reason := parseScopes(names)
+		if reason != "" {
+			return t, reason
+		}
+		t.scopes, t.scoped = set, true
+		t.publish = set.has(ScopePublish)
+	}
 	if e.Mark != nil && string(*e.Mark) != "null" {
 		if err := json.Unmarshal(*e.Mark, &t.mark); err != nil {
 			return t, "mark must be a string"
+		}
+	}
+	if e.Name != nil && string(*e.Name) != "null" {
+		if err := json.Unmarshal(*e.Name, &t.name); err != nil {
+			return t, "name must be a string"
+		}
+		if !ValidTokenName(t.name) {
+			return t, fmt.Sprintf("name %q: %s", core.ShortText(t.name), tokenNameHint)
 		}
 	}
 	if e.ExpiresAt != nil && string(*e.ExpiresAt) != "null" {
@@ -279,6 +314,15 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		}
 	}
 	return t, ""
+}
+
+// label is how logs and version records name the entry: its mark, else
+// its name.
+func (t *tokenRule) label() string {
+	if t.mark != "" {
+		return t.mark
+	}
+	return t.name
 }
 
 // censusListHint says what the "census" field of a token entry holds.
@@ -367,7 +411,7 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 			valid = true
 			g.Publish = g.Publish || t.publish
 			if g.Mark == "" {
-				g.Mark = t.mark
+				g.Mark = t.label()
 			}
 		case eq && here:
 			expired = true
@@ -397,9 +441,29 @@ func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
 }
 
 // mayReadCensus reports whether the token whose digest is sum has a live
-// entry whose "census" list names ns.
+// entry whose "census" list names ns, or an entry of ns with the
+// census:read scope.
 func (a *AuthConfig) mayReadCensus(ns string, sum *[sha256.Size]byte, now time.Time) bool {
-	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return slices.Contains(t.census, ns) })
+	if a == nil {
+		return false
+	}
+	id := a.namespaces[ns].id // 0 for an undeclared namespace: no entry has it
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool {
+		return slices.Contains(t.census, ns) || (t.ns == id && t.scopes.has(ScopeCensusRead))
+	})
+}
+
+// mayReport reports whether the token whose digest is sum may send census
+// reports for ns: a live entry of ns with the census:report scope, or,
+// for a public namespace, a live entry with that scope anywhere.
+func (a *AuthConfig) mayReport(ns string, sum *[sha256.Size]byte, now time.Time) bool {
+	if a == nil {
+		return false
+	}
+	rule := a.namespaces[ns]
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool {
+		return t.scopes.has(ScopeCensusReport) && (t.ns == rule.id || rule.public)
+	})
 }
 
 // anyLiveEntry reports whether the token whose digest is sum has a live

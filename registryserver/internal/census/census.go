@@ -245,9 +245,10 @@ func (h *Server) Post(c echo.Context) error {
 	}
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
-	if !h.open && !h.TokenKnown(who) {
-		return &core.APIError{Code: wire.CodeInvalidToken, Namespace: ns,
-			Msg: "Census reports need a token this server issued (one that may read the namespace, or the admin token)."}
+	if !h.open {
+		if err := h.ReportAccess(who, ns); err != nil {
+			return err
+		}
 	}
 	release, err := h.AcquireUpload(c)
 	if err != nil {

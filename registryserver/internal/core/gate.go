@@ -39,6 +39,10 @@ type Gate interface {
 	TokenKnown(c Caller) bool
 	// CensusAccess decides whether c may read the census of ns.
 	CensusAccess(c Caller, ns string) error
+	// ReportAccess decides, after ReadAccess allowed it, whether c may
+	// send census reports for ns: the admin token or a token with the
+	// census:report right there.
+	ReportAccess(c Caller, ns string) error
 	// Declared reports whether the configuration declares ns: a declared
 	// namespace exists even while it holds nothing.
 	Declared(ns string) bool
