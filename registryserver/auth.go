@@ -90,14 +90,19 @@ type AuthConfig struct {
 	// decision compares the token with all of them, whichever namespace
 	// is asked for, so that its cost does not tell which namespaces
 	// exist.
-	entries  []tokenRule
+	entries []tokenRule
+	// issuers are the trusted OIDC issuers; rules the claim rules of
+	// every accepted namespace.
+	issuers  []issuerRule
+	rules    []claimRule
 	warnings []error
 }
 
 type nsRule struct {
 	id     int         // index of the namespace, >= 1; tokenRule.ns refers to it
 	public bool        // declared with an empty list
-	tokens []tokenRule // empty: public
+	tokens []tokenRule // empty (and no rules): public
+	rules  []claimRule // claim rules for OIDC tokens
 }
 
 type tokenRule struct {
@@ -178,13 +183,23 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		return nil, fmt.Errorf("auth.json must be a JSON object mapping namespaces to token lists: %w", err)
 	}
 	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top))}
+	if raw, ok := top[IssuersKey]; ok {
+		delete(top, IssuersKey)
+		var reason string
+		if a.issuers, reason = parseIssuers(raw); reason != "" {
+			a.warnings = append(a.warnings, &AuthEntryError{Namespace: IssuersKey, Reason: reason + "; no issuer is trusted"})
+		}
+	}
 	keys := make([]string, 0, len(top))
 	for k := range top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, ns := range keys {
-		rule, reason := parseNamespaceRule(top[ns])
+		rule, reason := parseNamespaceRule(top[ns], a.issuers)
+		if reason == "" && len(a.rules)+len(rule.rules) > maxClaimRules {
+			reason = fmt.Sprintf("auth.json holds more than %d claim rules", maxClaimRules)
+		}
 		if reason == "" && !registry.ValidNamespace(ns) {
 			reason = "the key must be a namespace such as @main (@ then lowercase letters, digits, - or _)"
 		}
@@ -193,23 +208,35 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 			continue
 		}
 		rule.id = len(a.namespaces) + 1
-		rule.public = len(rule.tokens) == 0
+		rule.public = len(rule.tokens) == 0 && len(rule.rules) == 0
 		for i := range rule.tokens {
 			rule.tokens[i].ns = rule.id
 		}
+		for i := range rule.rules {
+			rule.rules[i].ns = rule.id
+		}
 		a.entries = append(a.entries, rule.tokens...)
+		a.rules = append(a.rules, rule.rules...)
 		a.namespaces[ns] = rule
 	}
 	return a, nil
 }
 
-func parseNamespaceRule(raw json.RawMessage) (nsRule, string) {
+func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, string) {
 	var entries []json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil || entries == nil {
 		return nsRule{}, "the value must be an array of token entries ([] for a public namespace)"
 	}
 	rule := nsRule{tokens: make([]tokenRule, 0, len(entries))}
 	for i, e := range entries {
+		if isClaimRule(e) {
+			r, reason := parseClaimRule(e, issuers)
+			if reason != "" {
+				return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
+			}
+			rule.rules = append(rule.rules, r)
+			continue
+		}
 		t, reason := parseTokenRule(e)
 		if reason != "" {
 			return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)

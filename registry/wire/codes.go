@@ -27,6 +27,10 @@ const (
 	CodeTokenExpired       Code = "TOKEN_EXPIRED"
 	CodeForbidden          Code = "FORBIDDEN"
 	CodeForbiddenNamespace Code = "FORBIDDEN_NAMESPACE"
+	// CodeIssuerUnavailable: the request carried an OIDC token of a
+	// trusted issuer whose discovery document or keys could not be
+	// fetched; the token is refused, nothing is opened. Retry later.
+	CodeIssuerUnavailable Code = "ISSUER_UNAVAILABLE"
 
 	// Publishing (POST /registries, POST /presets).
 	CodeMissingFile         Code = "MISSING_FILE"
@@ -94,6 +98,7 @@ var codes = []struct {
 	{CodeTokenExpired, http.StatusUnauthorized, "the token has expired"},
 	{CodeForbidden, http.StatusForbidden, "a generic refusal"},
 	{CodeForbiddenNamespace, http.StatusForbidden, "the token may not read the namespace"},
+	{CodeIssuerUnavailable, http.StatusServiceUnavailable, "the OIDC issuer of the token could not be reached to check it; the token is refused, retry later"},
 
 	{CodeMissingFile, http.StatusBadRequest, "no file part in the upload form"},
 	{CodeInvalidFileType, http.StatusBadRequest, "the file part is not a tar.gz"},
