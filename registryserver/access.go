@@ -405,9 +405,9 @@ func (g *gate) identityUpload(auth *AuthConfig, c core.Caller) (func(ns string) 
 			return "", core.NewAPIError(wire.CodeInsufficientPerms,
 				fmt.Sprintf("Token does not have publish permission for namespace %s", ns))
 		}
-		mark = c.Identity.Summary()
+		mark = c.Identity.Record()
 		if name := auth.identityLabel(ns, c.Identity); name != "" {
-			mark += " (rule " + name + ")"
+			mark += ", rule " + name
 		}
 		return mark, nil
 	}, nil

@@ -60,7 +60,8 @@ func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core) 
 		t.Fatal(err)
 	}
 	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(a), registryserver.WithState(db),
-		registryserver.WithRateLimit(1_000_000, time.Minute), registryserver.WithLogger(zap.New(logs)))
+		registryserver.WithRateLimit(1_000_000, time.Minute), registryserver.WithLogger(zap.New(logs)),
+		registryserver.WithAdminToken(adminToken), registryserver.WithWebCatalog("/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +130,21 @@ func TestTrustedPublish(t *testing.T) {
 	if p.status != http.StatusCreated {
 		t.Fatalf("trusted publish: got %d %s, want 201", p.status, p.body)
 	}
+	// The version keeps who published it, and the catalog shows it.
+	rec := snapshot(t, st)["@team/features/ui-kit/2.0.0/.jig-publisher.json"]
+	for _, want := range []string{`"issuer":"` + up.URL + `"`, `"repository":"acme/templates"`, `"workflow":"acme/templates/.github/workflows/release.yml@refs/heads/main"`, `"commit":"0123456789abcdef0123456789abcdef01234567"`, `"subject":"repo:acme/templates:ref:refs/heads/main"`} {
+		if !strings.Contains(rec, want) {
+			t.Errorf("publisher record: got %s, want %s", rec, want)
+		}
+	}
+	cookie := signIn(t, h, "/", adminToken)
+	if _, body := page(t, h, http.MethodGet, "/-/r/@team/features/ui-kit/2.0.0", cookie, nil, nil); !strings.Contains(body, `<dt>Published by</dt><dd class="publisher">acme/templates on main, workflow release.yml</dd>`) {
+		t.Errorf("version page: no publisher in\n%s", body)
+	}
 	var published bool
 	for _, e := range observed.FilterMessage("registry published").All() {
-		if e.ContextMap()["token"] == "acme/templates on main, workflow release.yml (rule release)" {
+		want := fmt.Sprintf("acme/templates on main, workflow release.yml, commit 0123456789abcdef0123456789abcdef01234567 (issuer %s, subject repo:acme/templates:ref:refs/heads/main), rule release", up.URL)
+		if e.ContextMap()["token"] == want {
 			published = true
 		}
 	}
@@ -186,5 +199,53 @@ func TestTrustedReadOracle(t *testing.T) {
 		if strings.Contains(string(b), "@team") || strings.Contains(string(b), "@stash") {
 			t.Errorf("%s: /namespaces lists a hidden namespace: %s", name, b)
 		}
+	}
+}
+
+// TestCensusVerified: a report sent with an identity token is verified
+// and bound to the token's repository; a static token's report is
+// unverified and never replaces a verified entry; each identity has its
+// own quota.
+func TestCensusVerified(t *testing.T) {
+	t.Parallel()
+	up, down := oidctest.New(t), oidctest.New(t)
+	h, _ := trustHandler(t, up, down, zapcore.NewNopCore())
+	host := strings.TrimPrefix(up.URL, "http://")
+	host, _, _ = strings.Cut(host, ":")
+	mine := "https://" + host + "/acme/templates.git"
+	ci := up.Token(t, githubClaims(nil))
+	tests := []struct {
+		name, token, project, want string
+	}{
+		{"another repository", ci, "https://" + host + "/acme/other.git", "403 CENSUS_NOT_YOUR_PROJECT"},
+		{"same path on another host", ci, "https://evil.example/acme/templates.git", "403 CENSUS_NOT_YOUR_PROJECT"},
+		{"its own repository", ci, mine, "200 "},
+		{"its own repository again (scp-like)", ci, "git@" + host + ":acme/templates.git", "200 "},
+		{"a static token cannot replace it", adminToken, mine, "403 CENSUS_NOT_YOUR_PROJECT"},
+		{"a static token reports another project", adminToken, "https://" + host + "/acme/claimed.git", "200 "},
+	}
+	for _, tt := range tests {
+		r := send(h, "POST", "/census/@team", tt.token, report(tt.project, "x@1.0.0:clean"), "application/json")
+		if got := fmt.Sprintf("%d %s", r.status, codeOf(r.body)); got != tt.want {
+			t.Errorf("%s: got %s, want %s: %s", tt.name, got, tt.want, r.body)
+		}
+	}
+	c := send(h, "GET", "/census/@team/x", adminToken, nil, "")
+	var view struct {
+		Projects []struct {
+			Project  string
+			Verified bool
+		}
+	}
+	if err := json.Unmarshal([]byte(c.body), &view); err != nil {
+		t.Fatalf("%d %s: %v", c.status, c.body, err)
+	}
+	got := map[string]bool{}
+	for _, p := range view.Projects {
+		got[p.Project] = p.Verified
+	}
+	want := map[string]bool{mine: true, "git@" + host + ":acme/templates.git": true, "https://" + host + "/acme/claimed.git": false}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("census projects: got %v, want %v", got, want)
 	}
 }

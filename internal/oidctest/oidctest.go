@@ -47,14 +47,26 @@ type Provider struct {
 // New starts a provider; it stops when the test ends.
 func New(t testing.TB) *Provider {
 	t.Helper()
+	p, stop, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return p
+}
+
+// Start starts a provider outside a testing.TB (a testscript command);
+// stop shuts it down.
+func Start() (p *Provider, stop func(), err error) {
 	srv := httptest.NewUnstartedServer(nil)
-	p := &Provider{URL: "http://" + srv.Listener.Addr().String()}
+	p = &Provider{URL: "http://" + srv.Listener.Addr().String()}
 	p.st = &keyStorage{Storage: storage.NewStorage(storage.NewUserStore(p.URL))}
 	p.st.rotate()
 	prov, err := op.NewProvider(&op.Config{CryptoKey: sha256.Sum256([]byte("oidctest")), CodeMethodS256: true},
 		p.st, op.StaticIssuer(p.URL), op.WithAllowInsecure())
 	if err != nil {
-		t.Fatal(err)
+		srv.Close()
+		return nil, nil, err
 	}
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.Fetches.Add(1)
@@ -65,8 +77,7 @@ func New(t testing.TB) *Provider {
 		prov.ServeHTTP(w, r)
 	})
 	srv.Start()
-	t.Cleanup(srv.Close)
-	return p
+	return p, srv.Close, nil
 }
 
 // SetDown makes the issuer answer every request 503 (true) or serve again
@@ -116,10 +127,19 @@ func (p *Provider) Claims(extra map[string]any) map[string]any {
 // signed RS256 with its current key.
 func (p *Provider) Token(t testing.TB, extra map[string]any) string {
 	t.Helper()
+	tok, err := p.SignedToken(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// SignedToken is [Provider.Token] outside a testing.TB.
+func (p *Provider) SignedToken(extra map[string]any) (string, error) {
 	p.st.mu.Lock()
 	key, kid := p.st.key, p.st.kid
 	p.st.mu.Unlock()
-	return Sign(t, jose.RS256, key, kid, p.Claims(extra))
+	return sign(jose.RS256, key, kid, p.Claims(extra))
 }
 
 // Sign signs claims with key as alg, kid in the header: for the hostile
@@ -127,27 +147,31 @@ func (p *Provider) Token(t testing.TB, extra map[string]any) string {
 // key).
 func Sign(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
 	t.Helper()
+	tok, err := sign(alg, key, kid, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func sign(alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) (string, error) {
 	opts := (&jose.SignerOptions{}).WithType("JWT")
 	if kid != "" {
 		opts = opts.WithHeader(jose.HeaderKey("kid"), kid)
 	}
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, opts)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	payload, err := json.Marshal(claims)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	jws, err := s.Sign(payload)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	out, err := jws.CompactSerialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return jws.CompactSerialize()
 }
 
 // NewKey returns a fresh RSA key (for tokens signed with a key the

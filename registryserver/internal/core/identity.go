@@ -3,6 +3,7 @@ package core
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"path"
 	"strings"
 )
@@ -99,4 +100,65 @@ func workflowFile(ref string) string {
 		return ""
 	}
 	return path.Base(file)
+}
+
+// Record says everything the records keep of the identity:
+// "acme/templates on main, workflow release.yml, commit 0123abc (issuer
+// https://token.actions.githubusercontent.com, subject
+// repo:acme/templates:ref:refs/heads/main)".
+func (id *Identity) Record() string {
+	s := id.Summary()
+	if id.Commit != "" {
+		s += ", commit " + id.Commit
+	}
+	return s + " (issuer " + id.Issuer + ", subject " + id.Subject + ")"
+}
+
+// githubIssuer is the issuer of GitHub Actions' identity tokens, whose
+// repositories live on github.com.
+const githubIssuer = "https://token.actions.githubusercontent.com"
+
+// OwnsProject reports whether project, a census report's project (its
+// origin remote: https://host/owner/repo.git, ssh://git@host/owner/repo,
+// git@host:owner/repo.git), is the identity's repository: the same path
+// (letter case aside, without .git) on the issuer's host (github.com for
+// GitHub Actions).
+func (id *Identity) OwnsProject(project string) bool {
+	if id.Repository == "" {
+		return false
+	}
+	host, repoPath, ok := splitRemote(project)
+	if !ok || !strings.EqualFold(strings.TrimSuffix(repoPath, ".git"), id.Repository) {
+		return false
+	}
+	want := "github.com"
+	if id.Issuer != githubIssuer {
+		u, err := url.Parse(id.Issuer)
+		if err != nil {
+			return false
+		}
+		want = u.Hostname()
+	}
+	return strings.EqualFold(host, want)
+}
+
+// splitRemote returns the host (without port or user) and the path
+// (without slashes around it) of a git remote address.
+func splitRemote(remote string) (host, repoPath string, ok bool) {
+	if strings.Contains(remote, "://") {
+		u, err := url.Parse(remote)
+		if err != nil || u.Host == "" {
+			return "", "", false
+		}
+		return u.Hostname(), strings.Trim(u.Path, "/"), true
+	}
+	// scp-like: [user@]host:path
+	hostPart, p, found := strings.Cut(remote, ":")
+	if !found || strings.Contains(hostPart, "/") {
+		return "", "", false
+	}
+	if _, h, at := strings.Cut(hostPart, "@"); at {
+		hostPart = h
+	}
+	return hostPart, strings.Trim(p, "/"), hostPart != ""
 }

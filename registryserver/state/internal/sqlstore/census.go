@@ -69,9 +69,9 @@ var errRetry = errors.New("retry")
 func (s *Store) putReport(ctx context.Context, tx *sql.Tx, r *state.Report, lim state.Limits) error {
 	{
 		ns, project := r.Namespace, r.Project
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
-			ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli())
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at, verified_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
+			ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), r.VerifiedBy)
 		if err != nil {
 			return err
 		}
@@ -85,22 +85,25 @@ func (s *Store) putReport(ctx context.Context, tx *sql.Tx, r *state.Report, lim 
 				return err
 			}
 		} else {
-			var reporter string
-			err := tx.QueryRowContext(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
-				ns, project).Scan(&reporter)
+			var reporter, verifiedBy string
+			err := tx.QueryRowContext(ctx, s.q(`SELECT reporter, verified_by FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
+				ns, project).Scan(&reporter, &verifiedBy)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errRetry
 			}
 			if err != nil {
 				return err
 			}
+			if verifiedBy != "" && r.VerifiedBy != verifiedBy {
+				return state.ErrVerifiedEntry
+			}
 			if reporter != r.Reporter {
 				if err := s.moveProject(ctx, tx, ns, reporter, r.Reporter, lim.Reporter); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
-				WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project); err != nil {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?, verified_by = ?
+				WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), r.VerifiedBy, ns, project); err != nil {
 				return err
 			}
 			if old, err = s.entries(ctx, tx, ns, project); err != nil {
@@ -468,7 +471,7 @@ func parseProjectsCursor(c string) (versionKey, project string, err error) {
 func (s *Store) Projects(ctx context.Context, ns, path, cursor string, limit int) ([]wire.CensusProjectRow, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	query := `SELECT e.version_key, e.project, e.version, e.state, e.drifted, e.not_taken, p.branch, p.commit_id, p.reported_at
+	query := `SELECT e.version_key, e.project, e.version, e.state, e.drifted, e.not_taken, p.branch, p.commit_id, p.reported_at, p.verified_by
 		FROM census_entries e JOIN census_projects p ON p.ns = e.ns AND p.project = e.project
 		WHERE e.ns = ? AND e.path = ?`
 	args := []any{ns, path}
@@ -496,9 +499,11 @@ func (s *Store) Projects(ctx context.Context, ns, path, cursor string, limit int
 		var e entry
 		var drifted, notTaken string
 		var at int64
-		if err := rs.Scan(&lastKey, &row.Project, &row.Version, &row.State, &drifted, &notTaken, &row.Branch, &row.Commit, &at); err != nil {
+		var verifiedBy string
+		if err := rs.Scan(&lastKey, &row.Project, &row.Version, &row.State, &drifted, &notTaken, &row.Branch, &row.Commit, &at, &verifiedBy); err != nil {
 			return nil, "", err
 		}
+		row.Verified = verifiedBy != ""
 		if err := unmarshalEntry(&e, drifted, notTaken); err != nil {
 			return nil, "", err
 		}
