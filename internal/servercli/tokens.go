@@ -2,8 +2,6 @@ package servercli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,18 +90,14 @@ func (c *tokenCreateCmd) Run(ctx context.Context, stdout io.Writer) error {
 			return errors.New("--expires never: a token that never expires needs a --name, so that it can be found and revoked later")
 		}
 	default:
-		exp, err := parseLifetime(c.Expires, time.Now().UTC())
-		if err != nil {
+		if err := entry.expireIn(c.Expires); err != nil {
 			return err
 		}
-		entry.ExpiresAt = exp.UTC().Format(time.RFC3339)
 	}
-	tok, err := newToken()
+	tok, sum, err := entry.newToken()
 	if err != nil {
-		return fmt.Errorf("making a random token: %w", err)
+		return err
 	}
-	sum := sha256.Sum256([]byte(tok))
-	entry.TokenSha256 = hex.EncodeToString(sum[:])
 	raw, err := json.Marshal(entry)
 	if err != nil {
 		return err
@@ -146,14 +140,7 @@ func (c *tokenCreateCmd) Run(ctx context.Context, stdout io.Writer) error {
 	}
 	id := registryserver.TokenID(sum)
 	if c.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Token     string     `json:"token"`
-			ID        string     `json:"id"`
-			Namespace string     `json:"namespace"`
-			Entry     tokenEntry `json:"entry"`
-		}{tok, id, ns, entry})
+		return printMadeToken(stdout, tok, sum, ns, entry)
 	}
 	expiry := "never expires"
 	if entry.ExpiresAt != "" {

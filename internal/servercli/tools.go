@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,6 +196,42 @@ func newToken() (string, error) {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// expireIn sets the entry's expiresAt from --expires (see
+// [parseLifetime]).
+func (e *tokenEntry) expireIn(lifetime string) error {
+	exp, err := parseLifetime(lifetime, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	e.ExpiresAt = exp.UTC().Format(time.RFC3339)
+	return nil
+}
+
+// newToken makes a random token ([newToken]) for the entry, which keeps
+// only its SHA-256.
+func (e *tokenEntry) newToken() (string, [sha256.Size]byte, error) {
+	tok, err := newToken()
+	if err != nil {
+		return "", [sha256.Size]byte{}, fmt.Errorf("making a random token: %w", err)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	e.TokenSha256 = hex.EncodeToString(sum[:])
+	return tok, sum, nil
+}
+
+// printMadeToken prints the --json document of token new and token
+// create: the token (shown once), its id, namespace and entry.
+func printMadeToken(stdout io.Writer, tok string, sum [sha256.Size]byte, ns string, entry tokenEntry) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Token     string     `json:"token"`
+		ID        string     `json:"id"`
+		Namespace string     `json:"namespace"`
+		Entry     tokenEntry `json:"entry"`
+	}{tok, registryserver.TokenID(sum), ns, entry})
+}
+
 // parseLifetime reads --expires: Nd, a Go duration, or a date/time.
 func parseLifetime(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
@@ -235,27 +272,16 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 		}
 	}
 	if c.Expires != "" {
-		exp, err := parseLifetime(c.Expires, time.Now().UTC())
-		if err != nil {
+		if err := entry.expireIn(c.Expires); err != nil {
 			return err
 		}
-		entry.ExpiresAt = exp.UTC().Format(time.RFC3339)
 	}
-	tok, err := newToken()
+	tok, sum, err := entry.newToken()
 	if err != nil {
-		return fmt.Errorf("making a random token: %w", err)
+		return err
 	}
-	sum := sha256.Sum256([]byte(tok))
-	entry.TokenSha256 = fmt.Sprintf("%x", sum)
 	if c.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Token     string     `json:"token"`
-			ID        string     `json:"id"`
-			Namespace string     `json:"namespace"`
-			Entry     tokenEntry `json:"entry"`
-		}{tok, registryserver.TokenID(sum), c.Namespace, entry})
+		return printMadeToken(stdout, tok, sum, c.Namespace, entry)
 	}
 	line, err := json.Marshal(entry)
 	if err != nil {
