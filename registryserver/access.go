@@ -11,6 +11,7 @@ import (
 
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/core"
+	"github.com/jigkit/jig/registryserver/internal/oidctrust"
 )
 
 // gate makes the access decisions of auth.json for the features
@@ -23,6 +24,8 @@ type gate struct {
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
 	now   func() time.Time
+	// oidc checks the OIDC tokens of the issuers auth.json trusts.
+	oidc *oidctrust.Verifier
 }
 
 // Declared reports whether auth.json declares ns (false without an auth
@@ -34,9 +37,69 @@ func (g *gate) Declared(ns string) bool {
 
 // CallerOf extracts and hashes the request's token and checks it against
 // the admin token in constant time.
+//
+// An OIDC token of an issuer auth.json trusts is verified here (its
+// issuer's keys are fetched when they are not cached): the caller gets
+// its Identity, or IdentityErr when it does not verify. A token that
+// names an issuer auth.json does not trust is a token like any other
+// (unknown), and nothing is fetched for it.
 func (g *gate) CallerOf(r *http.Request) core.Caller {
-	return g.CallerFromToken(tokenFromRequest(r))
+	tok := tokenFromRequest(r)
+	c := g.CallerFromToken(tok)
+	if c.Admin || c.Sum == nil {
+		return c
+	}
+	iss, ok := g.auth.Load().trustedIssuer(tok)
+	if !ok {
+		return c
+	}
+	claims, err := g.oidc.Verify(r.Context(), iss, tok)
+	if err != nil {
+		c.IdentityErr = identityError(err)
+		return c
+	}
+	c.Identity = core.IdentityOf(claims)
+	return c
 }
+
+// identityError maps a refusal of [oidctrust.Verifier.Verify] to the
+// wire.
+func identityError(err error) *core.APIError {
+	var inv *oidctrust.InvalidError
+	switch {
+	case errors.Is(err, oidctrust.ErrUnavailable):
+		return &core.APIError{Code: wire.CodeIssuerUnavailable, Cause: err,
+			Msg: "The issuer of the identity token could not be reached to check it; the token is refused. Try again later."}
+	case errors.Is(err, oidctrust.ErrExpired):
+		return core.NewAPIError(wire.CodeTokenExpired, "The identity token has expired; request a fresh one from the CI")
+	case errors.As(err, &inv):
+		return core.NewAPIError(wire.CodeInvalidToken, "Invalid identity token: "+inv.Reason)
+	}
+	return core.InternalError(err)
+}
+
+// identityAccess decides for a caller with an OIDC token (Identity or
+// IdentityErr set) whether its claim rules give it scope in ns: it
+// returns the scopes there, and the error of a caller who may not read
+// ns (the same whether ns is gated or not declared): its IdentityErr,
+// 403 FORBIDDEN_NAMESPACE when rules give it scopes elsewhere only, 401
+// INVALID_TOKEN when none matches at all.
+func (g *gate) identityAccess(c core.Caller, ns string) (scopeSet, *core.APIError) {
+	if c.IdentityErr != nil {
+		return 0, c.IdentityErr
+	}
+	here, anywhere := g.auth.Load().identityScopes(ns, c.Identity)
+	switch {
+	case here != 0:
+		return here, nil
+	case anywhere != 0:
+		return 0, authError(ErrForbiddenNamespace)
+	}
+	return 0, core.NewAPIError(wire.CodeInvalidToken, "No claim rule of the server's auth.json matches this identity token")
+}
+
+// oidcCaller reports whether c sent an OIDC token of a trusted issuer.
+func oidcCaller(c core.Caller) bool { return c.Identity != nil || c.IdentityErr != nil }
 
 // CallerFromToken is [gate.CallerOf] for a token obtained otherwise
 // (the web catalog's cookie); tok is "" for none.
@@ -58,6 +121,15 @@ func (g *gate) CallerFromToken(tok string) core.Caller {
 // "private" and vary on the token headers. The error is an *core.APIError
 // (403 FORBIDDEN_NAMESPACE or a 401).
 func (g *gate) ReadAccess(c core.Caller, ns string) (private bool, err error) {
+	if oidcCaller(c) {
+		if g.auth.Load().namespaces[ns].public {
+			return false, nil
+		}
+		if _, err := g.identityAccess(c, ns); err != nil {
+			return false, refusedIn(ns, err)
+		}
+		return true, nil
+	}
 	r, aerr := g.auth.Load().authorize(ns, c.Sum, g.tokenTime(c))
 	if c.Admin {
 		return aerr != nil || !r.Public, nil
@@ -72,6 +144,10 @@ func (g *gate) ReadAccess(c core.Caller, ns string) (private bool, err error) {
 func (g *gate) CanList(c core.Caller, ns string) bool {
 	if c.Admin {
 		return true
+	}
+	if oidcCaller(c) {
+		_, err := g.ReadAccess(c, ns)
+		return err == nil
 	}
 	_, err := g.auth.Load().authorize(ns, c.Sum, g.tokenTime(c))
 	return err == nil
@@ -98,6 +174,13 @@ func (g *gate) TokenKnown(c core.Caller) bool {
 	if c.Sum == nil || a == nil {
 		return false
 	}
+	if oidcCaller(c) {
+		if c.IdentityErr != nil {
+			return false
+		}
+		_, anywhere := a.identityScopes("", c.Identity)
+		return anywhere != 0
+	}
 	known := false
 	now := g.now()
 	for ns := range a.namespaces {
@@ -113,14 +196,17 @@ func (g *gate) TokenKnown(c core.Caller) bool {
 func (g *gate) Actor(c core.Caller) string {
 	id := core.ReporterOf(c)
 	a := g.auth.Load()
+	if c.Identity != nil {
+		return c.Identity.Summary() + " (" + id + ")"
+	}
 	if c.Admin || c.Sum == nil || a == nil {
 		return id
 	}
 	now := g.now()
 	for i := range a.entries {
 		t := &a.entries[i]
-		if t.sum == *c.Sum && t.mark != "" && (t.expires.IsZero() || now.Before(t.expires)) {
-			return t.mark + " (" + id + ")"
+		if t.sum == *c.Sum && t.label() != "" && (t.expires.IsZero() || now.Before(t.expires)) {
+			return t.label() + " (" + id + ")"
 		}
 	}
 	return id
@@ -142,11 +228,43 @@ func (g *gate) CensusAccess(c core.Caller, ns string) error {
 	if c.Admin || g.auth.Load().mayReadCensus(ns, c.Sum, g.tokenTime(c)) {
 		return nil
 	}
+	if c.Identity != nil {
+		if here, _ := g.auth.Load().identityScopes(ns, c.Identity); here.has(ScopeCensusRead) {
+			return nil
+		}
+	}
 	need := fmt.Sprintf("the census of %s lists the projects that report to it, so reading it needs the admin token or a token whose auth.json entry lists %q under \"census\" (the census:read right)", ns, ns)
 	if c.Sum == nil {
 		return refusedIn(ns, core.NewAPIError(wire.CodeUnauthorized, "Authentication required: "+need))
 	}
 	return refusedIn(ns, core.NewAPIError(wire.CodeInsufficientPerms, "Token does not have census permission for namespace "+ns+": "+need))
+}
+
+// ReportAccess decides whether c, who may read ns, may send census
+// reports for it: the admin token, or a token with the census:report
+// right there (every entry written without "scopes" has it). A token
+// this server did not issue gets 401 INVALID_TOKEN (a public namespace
+// lets it read), one without the right 403 INSUFFICIENT_PERMISSIONS.
+func (g *gate) ReportAccess(c core.Caller, ns string) error {
+	if c.Admin || g.auth.Load().mayReport(ns, c.Sum, g.tokenTime(c)) {
+		return nil
+	}
+	if oidcCaller(c) {
+		if c.IdentityErr != nil {
+			return refusedIn(ns, c.IdentityErr)
+		}
+		a := g.auth.Load()
+		here, anywhere := a.identityScopes(ns, c.Identity)
+		if here.has(ScopeCensusReport) || (a.namespaces[ns].public && anywhere.has(ScopeCensusReport)) {
+			return nil
+		}
+	}
+	if !g.TokenKnown(c) {
+		return refusedIn(ns, core.NewAPIError(wire.CodeInvalidToken,
+			"Census reports need a token this server issued (one with the census:report scope for the namespace, or the admin token)."))
+	}
+	return refusedIn(ns, core.NewAPIError(wire.CodeInsufficientPerms,
+		fmt.Sprintf("Token does not have the census:report scope for namespace %s; report with a token whose auth.json entry for %s has it (jig-server token create --namespace %s --scope census:report)", ns, ns, ns)))
 }
 
 // refusedIn notes on e, a refusal of access to namespace ns, the
@@ -218,6 +336,9 @@ func uploadCaller(auth *AuthConfig, who core.Caller, now time.Time) error {
 // (DESIGN 3).
 func (g *gate) Upload(c core.Caller) (publishTo func(ns string) (mark string, err error), err error) {
 	auth := g.auth.Load()
+	if oidcCaller(c) {
+		return g.identityUpload(auth, c)
+	}
 	if err := uploadCaller(auth, c, g.now()); err != nil {
 		return nil, err
 	}
@@ -247,5 +368,47 @@ func (g *gate) Upload(c core.Caller) (publishTo func(ns string) (mark string, er
 				fmt.Sprintf("Token does not have publish permission for namespace %s", ns))
 		}
 		return r.Mark, nil
+	}, nil
+}
+
+// identityUpload is [gate.Upload] for a caller with an OIDC token: its
+// claim rules decide, as token entries do for tokens. The mark recorded
+// is the identity's summary ("acme/templates on main, workflow
+// release.yml") and the rule's name.
+func (g *gate) identityUpload(auth *AuthConfig, c core.Caller) (func(ns string) (string, error), error) {
+	if c.IdentityErr != nil {
+		return nil, c.IdentityErr
+	}
+	_, anywhere := auth.identityScopes("", c.Identity)
+	switch {
+	case anywhere == 0:
+		return nil, core.NewAPIError(wire.CodeInvalidToken, "No claim rule of the server's auth.json matches this identity token")
+	case !anywhere.has(ScopePublish):
+		return nil, core.NewAPIError(wire.CodeInsufficientPerms,
+			"No claim rule of the server's auth.json lets this identity publish; ask the operator for a rule with the publish scope")
+	}
+	return func(ns string) (mark string, err error) {
+		defer func() {
+			if ae, ok := errors.AsType[*core.APIError](err); ok {
+				refusedIn(ns, ae)
+			}
+		}()
+		if auth.namespaces[ns].public {
+			return "", core.NewAPIError(wire.CodeAnonymousUpload,
+				"Anonymous namespaces do not allow uploads. Use an admin token or configure namespace tokens.")
+		}
+		here, _ := auth.identityScopes(ns, c.Identity)
+		switch {
+		case here == 0:
+			return "", core.NewAPIError(wire.CodeNamespaceNotAllowed, "Namespace is not allowed for this token")
+		case !here.has(ScopePublish):
+			return "", core.NewAPIError(wire.CodeInsufficientPerms,
+				fmt.Sprintf("Token does not have publish permission for namespace %s", ns))
+		}
+		mark = c.Identity.Record()
+		if name := auth.identityLabel(ns, c.Identity); name != "" {
+			mark += ", rule " + name
+		}
+		return mark, nil
 	}, nil
 }

@@ -90,20 +90,31 @@ type AuthConfig struct {
 	// decision compares the token with all of them, whichever namespace
 	// is asked for, so that its cost does not tell which namespaces
 	// exist.
-	entries  []tokenRule
+	entries []tokenRule
+	// issuers are the trusted OIDC issuers; rules the claim rules of
+	// every accepted namespace.
+	issuers  []issuerRule
+	rules    []claimRule
 	warnings []error
 }
 
 type nsRule struct {
 	id     int         // index of the namespace, >= 1; tokenRule.ns refers to it
 	public bool        // declared with an empty list
-	tokens []tokenRule // empty: public
+	tokens []tokenRule // empty (and no rules): public
+	rules  []claimRule // claim rules for OIDC tokens
 }
 
 type tokenRule struct {
 	sum     [sha256.Size]byte
 	publish bool
+	// scopes are the rights the entry gives in its namespace; an entry
+	// without "scopes" gets legacyScopes (and ScopePublish with
+	// "publish": true).
+	scopes  scopeSet
+	scoped  bool // written with "scopes"
 	mark    string
+	name    string
 	expires time.Time // zero: never
 	inClear bool      // written as "token", not "tokenSha256"
 	ns      int       // nsRule.id of the namespace the entry belongs to
@@ -172,13 +183,23 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		return nil, fmt.Errorf("auth.json must be a JSON object mapping namespaces to token lists: %w", err)
 	}
 	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top))}
+	if raw, ok := top[IssuersKey]; ok {
+		delete(top, IssuersKey)
+		var reason string
+		if a.issuers, reason = parseIssuers(raw); reason != "" {
+			a.warnings = append(a.warnings, &AuthEntryError{Namespace: IssuersKey, Reason: reason + "; no issuer is trusted"})
+		}
+	}
 	keys := make([]string, 0, len(top))
 	for k := range top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, ns := range keys {
-		rule, reason := parseNamespaceRule(top[ns])
+		rule, reason := parseNamespaceRule(top[ns], a.issuers)
+		if reason == "" && len(a.rules)+len(rule.rules) > maxClaimRules {
+			reason = fmt.Sprintf("auth.json holds more than %d claim rules", maxClaimRules)
+		}
 		if reason == "" && !registry.ValidNamespace(ns) {
 			reason = "the key must be a namespace such as @main (@ then lowercase letters, digits, - or _)"
 		}
@@ -187,23 +208,35 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 			continue
 		}
 		rule.id = len(a.namespaces) + 1
-		rule.public = len(rule.tokens) == 0
+		rule.public = len(rule.tokens) == 0 && len(rule.rules) == 0
 		for i := range rule.tokens {
 			rule.tokens[i].ns = rule.id
 		}
+		for i := range rule.rules {
+			rule.rules[i].ns = rule.id
+		}
 		a.entries = append(a.entries, rule.tokens...)
+		a.rules = append(a.rules, rule.rules...)
 		a.namespaces[ns] = rule
 	}
 	return a, nil
 }
 
-func parseNamespaceRule(raw json.RawMessage) (nsRule, string) {
+func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, string) {
 	var entries []json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil || entries == nil {
 		return nsRule{}, "the value must be an array of token entries ([] for a public namespace)"
 	}
 	rule := nsRule{tokens: make([]tokenRule, 0, len(entries))}
 	for i, e := range entries {
+		if isClaimRule(e) {
+			r, reason := parseClaimRule(e, issuers)
+			if reason != "" {
+				return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
+			}
+			rule.rules = append(rule.rules, r)
+			continue
+		}
 		t, reason := parseTokenRule(e)
 		if reason != "" {
 			return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
@@ -218,6 +251,8 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		Token       *string          `json:"token"`
 		TokenSha256 *string          `json:"tokenSha256"`
 		Publish     *json.RawMessage `json:"publish"`
+		Scopes      *json.RawMessage `json:"scopes"`
+		Name        *json.RawMessage `json:"name"`
 		Mark        *json.RawMessage `json:"mark"`
 		ExpiresAt   *json.RawMessage `json:"expiresAt"`
 		Census      *json.RawMessage `json:"census"`
@@ -250,9 +285,36 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 			return t, "publish must be true or false"
 		}
 	}
+	t.scopes = legacyScopes
+	if t.publish {
+		t.scopes |= scopeBit(ScopePublish)
+	}
+	if e.Scopes != nil && string(*e.Scopes) != "null" {
+		if e.Publish != nil && string(*e.Publish) != "null" {
+			return t, `give either scopes or publish, not both (scopes ["read", "publish"] replaces "publish": true)`
+		}
+		var names []string
+		if err := json.Unmarshal(*e.Scopes, &names); err != nil {
+			return t, scopesHint
+		}
+		set, reason := parseScopes(names)
+		if reason != "" {
+			return t, reason
+		}
+		t.scopes, t.scoped = set, true
+		t.publish = set.has(ScopePublish)
+	}
 	if e.Mark != nil && string(*e.Mark) != "null" {
 		if err := json.Unmarshal(*e.Mark, &t.mark); err != nil {
 			return t, "mark must be a string"
+		}
+	}
+	if e.Name != nil && string(*e.Name) != "null" {
+		if err := json.Unmarshal(*e.Name, &t.name); err != nil {
+			return t, "name must be a string"
+		}
+		if !ValidTokenName(t.name) {
+			return t, fmt.Sprintf("name %q: %s", core.ShortText(t.name), tokenNameHint)
 		}
 	}
 	if e.ExpiresAt != nil && string(*e.ExpiresAt) != "null" {
@@ -279,6 +341,15 @@ func parseTokenRule(raw json.RawMessage) (tokenRule, string) {
 		}
 	}
 	return t, ""
+}
+
+// label is how logs and version records name the entry: its mark, else
+// its name.
+func (t *tokenRule) label() string {
+	if t.mark != "" {
+		return t.mark
+	}
+	return t.name
 }
 
 // censusListHint says what the "census" field of a token entry holds.
@@ -367,7 +438,7 @@ func (a *AuthConfig) authorize(ns string, sum *[sha256.Size]byte, now time.Time)
 			valid = true
 			g.Publish = g.Publish || t.publish
 			if g.Mark == "" {
-				g.Mark = t.mark
+				g.Mark = t.label()
 			}
 		case eq && here:
 			expired = true
@@ -397,9 +468,29 @@ func (a *AuthConfig) mayPublish(sum *[sha256.Size]byte, now time.Time) bool {
 }
 
 // mayReadCensus reports whether the token whose digest is sum has a live
-// entry whose "census" list names ns.
+// entry whose "census" list names ns, or an entry of ns with the
+// census:read scope.
 func (a *AuthConfig) mayReadCensus(ns string, sum *[sha256.Size]byte, now time.Time) bool {
-	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool { return slices.Contains(t.census, ns) })
+	if a == nil {
+		return false
+	}
+	id := a.namespaces[ns].id // 0 for an undeclared namespace: no entry has it
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool {
+		return slices.Contains(t.census, ns) || (t.ns == id && t.scopes.has(ScopeCensusRead))
+	})
+}
+
+// mayReport reports whether the token whose digest is sum may send census
+// reports for ns: a live entry of ns with the census:report scope, or,
+// for a public namespace, a live entry with that scope anywhere.
+func (a *AuthConfig) mayReport(ns string, sum *[sha256.Size]byte, now time.Time) bool {
+	if a == nil {
+		return false
+	}
+	rule := a.namespaces[ns]
+	return a.anyLiveEntry(sum, now, func(t *tokenRule) bool {
+		return t.scopes.has(ScopeCensusReport) && (t.ns == rule.id || rule.public)
+	})
 }
 
 // anyLiveEntry reports whether the token whose digest is sum has a live

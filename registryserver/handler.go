@@ -2,6 +2,7 @@ package registryserver
 
 import (
 	"context"
+	"github.com/jigkit/jig/registryserver/internal/oidctrust"
 
 	"github.com/jigkit/jig/registryserver/state/sqlite"
 
@@ -139,7 +140,7 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h.core.RCache = core.NewReadCache(ttl, o.now)
 	h.core.SignersInForce = func() core.SignerSet { return h.signers.Load() }
-	g := &gate{auth: &h.auth, now: o.now}
+	g := &gate{auth: &h.auth, now: o.now, oidc: oidctrust.New(nil, o.now)}
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		g.admin = &sum

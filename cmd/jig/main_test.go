@@ -120,6 +120,9 @@ func TestScripts(t *testing.T) {
 			"http-get":                   cmdHTTPGet,
 			"signature-of":               cmdSignatureOf,
 			"corrupt":                    cmdCorrupt,
+			"start-oidc":                 cmdStartOIDC,
+			"oidc-token":                 cmdOIDCToken,
+			"expand-env":                 cmdExpandEnv,
 		},
 	})
 }

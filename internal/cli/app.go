@@ -282,6 +282,32 @@ func (a *App) Client(ns string) (*registryclient.Client, error) {
 	return cfg.Client(ns, a.ClientOptions()...)
 }
 
+// WriteClient returns the client of namespace ns for a command that
+// writes with the caller's identity (jig publish, census reports): when
+// the source has no token, the CI's OIDC identity token
+// ([registryclient.FindCIIdentity], asked for the server's origin as its
+// audience) is sent instead, so CI needs no stored secret. It says on
+// stderr where the identity came from, never the token.
+func (a *App) WriteClient(ctx context.Context, ns string) (*registryclient.Client, error) {
+	cfg, err := a.Config()
+	if err != nil {
+		return nil, err
+	}
+	e, err := cfg.Resolve(ns)
+	if err != nil || e.Token != "" {
+		return cfg.Client(ns, a.ClientOptions()...)
+	}
+	id, err := registryclient.FindCIIdentity(ctx, a.Getenv, registryclient.Origin(e.URL), nil)
+	if err != nil {
+		return nil, fmt.Errorf("finding the CI's identity token for %s: %w", ns, err)
+	}
+	if id == nil {
+		return cfg.Client(ns, a.ClientOptions()...)
+	}
+	a.Out.Infof("Using the identity token of %s for %s", id.Source, ns)
+	return cfg.Client(ns, append(a.ClientOptions(), registryclient.WithToken(id.Token))...)
+}
+
 // Sources returns a router that fetches each registry from its own
 // namespace's source.
 func (a *App) Sources() (*registryclient.Sources, error) {

@@ -61,7 +61,7 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to report
 	slices.Sort(namespaces)
 	namespaces = to.choose(app.Out, namespaces)
 	for _, ns := range namespaces {
-		cl, err := app.Client(ns)
+		cl, err := app.WriteClient(ctx, ns)
 		if err != nil {
 			app.Out.Warnf("census report for %s not sent: %v", ns, err)
 			failed = append(failed, ns)

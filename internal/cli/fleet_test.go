@@ -25,8 +25,9 @@ func TestFleetFromCensusAsks(t *testing.T) {
 			return
 		}
 		_ = json.NewEncoder(w).Encode(wire.CensusRegistry{Namespace: "@team", Path: "x", Latest: "1.1.0", Projects: []wire.CensusProjectRow{
-			{Project: missing, Version: "1.0.0", State: "clean"},
-			{Project: "https://evil.example/app.git", Version: "1.0.0", State: "clean"},
+			{Project: missing, Version: "1.0.0", State: "clean", Verified: true},
+			{Project: "https://evil.example/app.git", Version: "1.0.0", State: "clean", Verified: true},
+			{Project: "https://claimed.example/app.git", Version: "1.0.0", State: "clean"},
 		}})
 	}))
 	t.Cleanup(srv.Close)
@@ -58,6 +59,9 @@ func TestFleetFromCensusAsks(t *testing.T) {
 			all := out.String() + errb.String()
 			if code != c.wantCode || !strings.Contains(all, c.want) {
 				t.Fatalf("exit %d, want %d and %q:\n%s", code, c.wantCode, c.want, all)
+			}
+			if !strings.Contains(all, "1 project of the census reported without a verified identity") || strings.Contains(all, "  https://claimed.example") {
+				t.Errorf("the unverified project is not left out with a warning:\n%s", all)
 			}
 			if !strings.Contains(all, "names 1 repository not on 1.1.0") || !strings.Contains(all, "\n  "+missing+"\n") || !strings.Contains(all, "left out https://evil.example/app.git") {
 				t.Errorf("the list is not shown:\n%s", all)

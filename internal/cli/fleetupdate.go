@@ -21,21 +21,23 @@ import (
 // skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
 // [--dry-run] [--json]".
 type FleetUpdateCmd struct {
-	Registry    string   `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
-	Repos       string   `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
-	FromCensus  bool     `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is an https, ssh or git address on a host --allow-host allows. Lists them and asks first (--yes to go ahead without asking)."`
-	AllowHost   []string `name:"allow-host" placeholder:"HOST" help:"With --from-census: a host whose repositories may be cloned and pushed to (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
-	AllowLocal  bool     `name:"allow-local" help:"With --from-census: also clone the local paths the census names."`
-	Concurrency int      `name:"concurrency" default:"4" help:"Repositories moved at once."`
-	Wave        int      `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
-	MaxFailures *int     `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
-	OnConflict  string   `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
-	PR          string   `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge       string   `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
-	PRCommand   string   `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
-	DryRun      bool     `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
-	JSON        bool     `name:"json" help:"Print one JSON document with an entry per repository."`
-	WorkDir     string   `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
+	Registry   string   `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
+	Repos      string   `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	FromCensus bool     `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is an https, ssh or git address on a host --allow-host allows. Lists them and asks first (--yes to go ahead without asking)."`
+	AllowHost  []string `name:"allow-host" placeholder:"HOST" help:"With --from-census: a host whose repositories may be cloned and pushed to (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
+	AllowLocal bool     `name:"allow-local" help:"With --from-census: also clone the local paths the census names."`
+	// IncludeUnverified takes the census's unverified projects too.
+	IncludeUnverified bool   `name:"include-unverified" help:"With --from-census: also take the projects whose report was not verified (sent with a static token rather than the repository's CI identity token: anyone who may report could have named them)."`
+	Concurrency       int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	Wave              int    `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
+	MaxFailures       *int   `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
+	OnConflict        string `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
+	PR                string `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
+	Forge             string `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
+	PRCommand         string `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
+	DryRun            bool   `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
+	JSON              bool   `name:"json" help:"Print one JSON document with an entry per repository."`
+	WorkDir           string `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
 }
 
 // Validate checks the numbers.
@@ -49,8 +51,8 @@ func (c *FleetUpdateCmd) Validate() error {
 		return errors.New("--wave must be 0 (one wave) or more")
 	case c.MaxFailures != nil && *c.MaxFailures < 0:
 		return errors.New("--max-failures must be 0 or more")
-	case !c.FromCensus && (len(c.AllowHost) > 0 || c.AllowLocal):
-		return errors.New("--allow-host and --allow-local say which repositories of the census may be cloned; use them with --from-census")
+	case !c.FromCensus && (len(c.AllowHost) > 0 || c.AllowLocal || c.IncludeUnverified):
+		return errors.New("--allow-host, --allow-local and --include-unverified say which repositories of the census may be cloned; use them with --from-census")
 	case c.PR == "none" && (c.PRCommand != "" || c.Forge != "auto"):
 		return errors.New("--pr none opens no request; leave out --forge and --pr-command")
 	case c.PRCommand != "" && c.Forge != "auto":
@@ -206,7 +208,10 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 	if err != nil {
 		return nil, nil, err
 	}
-	repos, unknown := fleet.CensusRepos(census.Projects, id.Version)
+	repos, unknown, unverified := fleet.CensusRepos(census.Projects, id.Version, c.IncludeUnverified)
+	if len(unverified) > 0 {
+		app.Out.Warnf("%s of the census reported without a verified identity (a static token, not the repository's CI identity token) and are left out; --include-unverified takes them too: %s", english.Count(len(unverified), "project", "projects"), strings.Join(unverified, ", "))
+	}
 	if len(unknown) > 0 {
 		app.Out.Warnf("%s of the census have no git address jig can clone (no origin remote when they reported, or a name with blanks or control characters) and are left out: %s", english.Count(len(unknown), "project", "projects"), strings.Join(unknown, ", "))
 	}

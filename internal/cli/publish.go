@@ -51,7 +51,7 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	if ns == "" {
 		ns = pkg.Namespace()
 	}
-	cl, err := app.Client(ns)
+	cl, err := app.WriteClient(ctx, ns)
 	if err != nil {
 		return err
 	}

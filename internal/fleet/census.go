@@ -14,9 +14,20 @@ import (
 // or an absolute path is a repository to move. The projects named only by
 // a directory (no origin remote when they reported), and names no
 // repository list could hold (see [ParseRepos]), are returned in unknown.
-func CensusRepos(projects []wire.CensusProjectRow, version string) (repos, unknown []string) {
+// Projects whose report was not verified (sent with a static token, which
+// anyone who may report could have sent in their name) are left out and
+// returned in unverified, unless includeUnverified.
+func CensusRepos(projects []wire.CensusProjectRow, version string, includeUnverified bool) (repos, unknown, unverified []string) {
 	for _, p := range projects {
 		if p.Version == version || slices.Contains(repos, p.Project) {
+			continue
+		}
+		if !p.Verified && !includeUnverified {
+			// Anyone who may report could have sent it in the project's
+			// name.
+			if !slices.Contains(unverified, p.Project) {
+				unverified = append(unverified, p.Project)
+			}
 			continue
 		}
 		if !plausibleRepo(p.Project) {
@@ -34,5 +45,5 @@ func CensusRepos(projects []wire.CensusProjectRow, version string) (repos, unkno
 			unknown = append(unknown, p.Project)
 		}
 	}
-	return repos, unknown
+	return repos, unknown, unverified
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,7 +191,17 @@ func TestCensusRepos(t *testing.T) {
 		{Project: "https://git.example.com/e.git\nhttps://evil.example/f.git", Version: "1.0.0"},
 		{Project: "git.example.com:g\x1b[2J.git", Version: "1.0.0"},
 	}
-	repos, unknown := CensusRepos(rows, "1.1.0")
+	for i := range rows {
+		rows[i].Verified = true
+	}
+	rows = append(rows, wire.CensusProjectRow{Project: "https://git.example.com/claimed.git", Version: "1.0.0"})
+	if repos, _, unverified := CensusRepos(rows, "1.1.0", true); !slices.Contains(repos, "https://git.example.com/claimed.git") || len(unverified) != 0 {
+		t.Errorf("--include-unverified: got %v (unverified %v), want the unverified project in", repos, unverified)
+	}
+	repos, unknown, unverified := CensusRepos(rows, "1.1.0", false)
+	if diff := cmp.Diff([]string{"https://git.example.com/claimed.git"}, unverified); diff != "" {
+		t.Errorf("unverified (-want +got):\n%s", diff)
+	}
 	if diff := cmp.Diff([]string{"https://git.example.com/a.git", "git@git.example.com:b.git", "/srv/git/c.git"}, repos); diff != "" {
 		t.Errorf("repos (-want +got):\n%s", diff)
 	}

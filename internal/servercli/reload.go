@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -144,6 +145,7 @@ func (r *configReloader) reload(why string) {
 	}
 	if r.authPath != "" {
 		r.h.SetAuth(auth)
+		warnInClear(r.log, auth)
 	}
 	if r.hooksPath != "" {
 		if err := r.h.SetWebhooks(hooks); err != nil {
@@ -153,4 +155,22 @@ func (r *configReloader) reload(why string) {
 	}
 	r.log.Info("Reloaded auth.json and webhooks.json", zap.String("trigger", why),
 		zap.String("auth", r.authPath), zap.String("webhooks", r.hooksPath))
+}
+
+// warnInClear logs, once per load of auth.json, the tokens it holds in
+// clear ("token" rather than "tokenSha256"): they keep working. The line
+// names them by id only, never by token or namespace.
+func warnInClear(log *zap.Logger, a *registryserver.AuthConfig) {
+	var ids []string
+	for _, ns := range a.Describe(time.Now()) {
+		for _, t := range ns.Tokens {
+			if t.InClear && !slices.Contains(ids, t.ID) {
+				ids = append(ids, t.ID)
+			}
+		}
+	}
+	if len(ids) > 0 {
+		log.Warn(`auth.json holds tokens in clear; they keep working, but replace each "token" with "tokenSha256" (jig-server auth check prints the values) or issue new ones with jig-server token create`,
+			zap.Strings("tokenIds", ids))
+	}
 }

@@ -412,6 +412,11 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	cfg.h = h
+	if c.AuthConfigPath != "" {
+		if a, err := registryserver.LoadAuthConfig(c.AuthConfigPath); err == nil {
+			warnInClear(log, a)
+		}
+	}
 	reloadables := []reloadable{cfg}
 	watchFiles(wctx, cfg, c.ConfigReloadInterval)
 	if signers != nil {

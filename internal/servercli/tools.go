@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,8 @@ var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, 
 const toolsHelp = `
 
 Other commands (each has --help):
+  jig-server token create --namespace @team --scope publish --expires 90d --name ci   make a token, add its hashed entry to auth.json
+  jig-server token list | token revoke <id|name>                      list or remove the token entries of auth.json
   jig-server token new --namespace @team [--publish] [--expires 90d]   make a token; prints the auth.json entry with only its SHA-256
   jig-server auth check auth.json                                     validate auth.json and show what each token may do
   jig-server health [--url http://127.0.0.1:8080]                     probe /health (for container HEALTHCHECKs)
@@ -47,7 +50,10 @@ Other commands (each has --help):
 // tools is the command line of the helper commands.
 type tools struct {
 	Token struct {
-		New tokenNewCmd `cmd:"" help:"Make a random token for a namespace and print the auth.json entry that stores only its SHA-256."`
+		Create tokenCreateCmd `cmd:"" help:"Make a scoped, expiring token for a namespace, print it once and add its hashed entry to auth.json."`
+		List   tokenListCmd   `cmd:"" help:"List the token entries of auth.json (ids, names, scopes, expiry; never a token)."`
+		Revoke tokenRevokeCmd `cmd:"" help:"Remove a token's entries from auth.json, by id or name."`
+		New    tokenNewCmd    `cmd:"" help:"Make a random token for a namespace and print the auth.json entry that stores only its SHA-256 (without editing auth.json)."`
 	} `cmd:"" help:"Manage tokens."`
 	Auth struct {
 		Check authCheckCmd `cmd:"" help:"Validate an auth.json file and print what each token may do."`
@@ -66,7 +72,7 @@ type tools struct {
 // runTool runs one of the helper commands.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer kongexit.Recover(&code)
-	if args[0] == "mirror" || args[0] == "index" || args[0] == "state" || args[0] == "audit" {
+	if args[0] == "mirror" || args[0] == "index" || args[0] == "state" || args[0] == "audit" || args[0] == "token" {
 		// The mirror and index commands open the server's storage with the
 		// server's settings, .env included; audit reads its admin token
 		// and port from there too.
@@ -170,6 +176,8 @@ Examples:
 type tokenEntry struct {
 	TokenSha256 string   `json:"tokenSha256"`
 	Publish     bool     `json:"publish,omitempty"`
+	Scopes      []string `json:"scopes,omitempty"`
+	Name        string   `json:"name,omitempty"`
 	Census      []string `json:"census,omitempty"`
 	Mark        string   `json:"mark,omitempty"`
 	ExpiresAt   string   `json:"expiresAt,omitempty"`
@@ -186,6 +194,42 @@ func newToken() (string, error) {
 		return "", err
 	}
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// expireIn sets the entry's expiresAt from --expires (see
+// [parseLifetime]).
+func (e *tokenEntry) expireIn(lifetime string) error {
+	exp, err := parseLifetime(lifetime, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	e.ExpiresAt = exp.UTC().Format(time.RFC3339)
+	return nil
+}
+
+// newToken makes a random token ([newToken]) for the entry, which keeps
+// only its SHA-256.
+func (e *tokenEntry) newToken() (string, [sha256.Size]byte, error) {
+	tok, err := newToken()
+	if err != nil {
+		return "", [sha256.Size]byte{}, fmt.Errorf("making a random token: %w", err)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	e.TokenSha256 = hex.EncodeToString(sum[:])
+	return tok, sum, nil
+}
+
+// printMadeToken prints the --json document of token new and token
+// create: the token (shown once), its id, namespace and entry.
+func printMadeToken(stdout io.Writer, tok string, sum [sha256.Size]byte, ns string, entry tokenEntry) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Token     string     `json:"token"`
+		ID        string     `json:"id"`
+		Namespace string     `json:"namespace"`
+		Entry     tokenEntry `json:"entry"`
+	}{tok, registryserver.TokenID(sum), ns, entry})
 }
 
 // parseLifetime reads --expires: Nd, a Go duration, or a date/time.
@@ -228,27 +272,16 @@ func (c *tokenNewCmd) Run(stdout io.Writer) error {
 		}
 	}
 	if c.Expires != "" {
-		exp, err := parseLifetime(c.Expires, time.Now().UTC())
-		if err != nil {
+		if err := entry.expireIn(c.Expires); err != nil {
 			return err
 		}
-		entry.ExpiresAt = exp.UTC().Format(time.RFC3339)
 	}
-	tok, err := newToken()
+	tok, sum, err := entry.newToken()
 	if err != nil {
-		return fmt.Errorf("making a random token: %w", err)
+		return err
 	}
-	sum := sha256.Sum256([]byte(tok))
-	entry.TokenSha256 = fmt.Sprintf("%x", sum)
 	if c.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Token     string     `json:"token"`
-			ID        string     `json:"id"`
-			Namespace string     `json:"namespace"`
-			Entry     tokenEntry `json:"entry"`
-		}{tok, registryserver.TokenID(sum), c.Namespace, entry})
+		return printMadeToken(stdout, tok, sum, c.Namespace, entry)
 	}
 	line, err := json.Marshal(entry)
 	if err != nil {
@@ -383,9 +416,13 @@ func (c *authCheckCmd) Run(stdout io.Writer) error {
 			}
 			fmt.Fprintf(stdout, "%s  gated: %s\n", ns.Namespace, english.Count(len(ns.Tokens), "token", "tokens"))
 			for _, t := range ns.Tokens {
-				what := "read"
-				if t.Publish {
-					what = "read, publish"
+				scopes := make([]string, len(t.Scopes))
+				for i, sc := range t.Scopes {
+					scopes[i] = string(sc)
+				}
+				what := strings.Join(scopes, ", ")
+				if t.Name != "" {
+					what = "name " + t.Name + "  " + what
 				}
 				if len(t.Census) > 0 {
 					what += ", census of " + strings.Join(t.Census, ", ")

@@ -79,7 +79,7 @@ func TestTokenNewOpensTheNamespace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("auth check: exit %d, stderr %s", code, errOut)
 	}
-	for _, want := range []string{"@main  public", "@team  gated: 1 token", "  " + got.ID + "  read, publish  mark \"ci\"  expires "} {
+	for _, want := range []string{"@main  public", "@team  gated: 1 token", "  " + got.ID + "  read, publish, census:report  mark \"ci\"  expires "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("auth check output lacks %q:\n%s", want, out)
 		}
@@ -166,7 +166,7 @@ func TestAuthCheckCensus(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runToolArgs(t, "auth", "check", auth)
-	if code != 0 || !strings.Contains(out, "  "+sum[:12]+"  read, census of @main, @ops\n") {
+	if code != 0 || !strings.Contains(out, "  "+sum[:12]+"  read, census:report, census of @main, @ops\n") {
 		t.Errorf("auth check: exit %d\n%s%s\nwant the census namespaces on the token's line", code, out, errOut)
 	}
 	code, out, _ = runToolArgs(t, "auth", "check", "--json", auth)

@@ -20,6 +20,10 @@ const (
 	// (registry/wire.Signatures), stored next to its manifest. A registry
 	// may not declare a file with this name.
 	SignaturesFile = ".jig-signatures.json"
+	// PublisherFile is the name of the record of the OIDC identity that
+	// published a version (trusted publishing), stored next to its
+	// manifest. A registry may not declare a file with this name.
+	PublisherFile = ".jig-publisher.json"
 	// PresetFile is the name of a preset document, in the storage and in a
 	// package directory.
 	PresetFile = "preset.json"
@@ -93,14 +97,22 @@ func Signatures(namespace, path, version string) string {
 	return VersionDir(namespace, path, version) + SignaturesFile
 }
 
+// Publisher returns "@ns/<path>/<version>/.jig-publisher.json", the key
+// of the record of the identity that published a version. Like the
+// signatures, it is written before the manifest.
+func Publisher(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + PublisherFile
+}
+
 // Reserved reports whether file, a normalised file path of a version, is
-// the name of the digest index or the signatures document ([DigestIndexFile],
-// [SignaturesFile]) in any letter case: a registry may not declare it.
+// the name of the digest index, the signatures document or the publisher
+// record ([DigestIndexFile], [SignaturesFile], [PublisherFile]) in any
+// letter case: a registry may not declare it.
 // Letter case does not matter because storage on a case-insensitive file
 // system (macOS, Windows) would take ".JIG-SIGNATURES.JSON" for the
 // signatures document.
 func Reserved(file string) bool {
-	return strings.EqualFold(file, DigestIndexFile) || strings.EqualFold(file, SignaturesFile)
+	return strings.EqualFold(file, DigestIndexFile) || strings.EqualFold(file, SignaturesFile) || strings.EqualFold(file, PublisherFile)
 }
 
 // File returns "@ns/<path>/<version>/<file>", the key of a package file;

@@ -248,6 +248,11 @@ type CensusProjectRow struct {
 	Branch     string           `json:"branch,omitempty"`
 	Commit     string           `json:"commit,omitempty"`
 	ReportedAt string           `json:"reportedAt"`
+	// Verified is true when the report was sent with an OIDC identity
+	// token that names the project as its repository; false for a report
+	// sent with a static token, which anyone who may report could have
+	// sent in the project's name.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // CensusEdited is one often-edited target of [CensusRegistry].

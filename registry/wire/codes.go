@@ -27,6 +27,10 @@ const (
 	CodeTokenExpired       Code = "TOKEN_EXPIRED"
 	CodeForbidden          Code = "FORBIDDEN"
 	CodeForbiddenNamespace Code = "FORBIDDEN_NAMESPACE"
+	// CodeIssuerUnavailable: the request carried an OIDC token of a
+	// trusted issuer whose discovery document or keys could not be
+	// fetched; the token is refused, nothing is opened. Retry later.
+	CodeIssuerUnavailable Code = "ISSUER_UNAVAILABLE"
 
 	// Publishing (POST /registries, POST /presets).
 	CodeMissingFile         Code = "MISSING_FILE"
@@ -54,6 +58,11 @@ const (
 	// CodeCensusQuota: the reporter (a token) already sent the reports of
 	// as many projects of the namespace as one reporter may.
 	CodeCensusQuota Code = "CENSUS_QUOTA"
+	// CodeCensusNotYourProject: a report sent with an OIDC identity
+	// token names a project that is not the token's repository, or would
+	// replace a project's verified entry without being verified by the
+	// same issuer.
+	CodeCensusNotYourProject Code = "CENSUS_NOT_YOUR_PROJECT"
 	// CodeStateUnavailable: the state database (census, audit log) does
 	// not answer; registry reads are not affected.
 	CodeStateUnavailable Code = "STATE_UNAVAILABLE"
@@ -94,6 +103,7 @@ var codes = []struct {
 	{CodeTokenExpired, http.StatusUnauthorized, "the token has expired"},
 	{CodeForbidden, http.StatusForbidden, "a generic refusal"},
 	{CodeForbiddenNamespace, http.StatusForbidden, "the token may not read the namespace"},
+	{CodeIssuerUnavailable, http.StatusServiceUnavailable, "the OIDC issuer of the token could not be reached to check it; the token is refused, retry later"},
 
 	{CodeMissingFile, http.StatusBadRequest, "no file part in the upload form"},
 	{CodeInvalidFileType, http.StatusBadRequest, "the file part is not a tar.gz"},
@@ -116,6 +126,7 @@ var codes = []struct {
 
 	{CodeInvalidReport, http.StatusBadRequest, "a census report that is not JSON or breaks its limits (the message says which)"},
 	{CodeCensusFull, http.StatusInsufficientStorage, "the namespace holds as many census projects as the server keeps; older reports make room as they expire"},
+	{CodeCensusNotYourProject, http.StatusForbidden, "the report's project is not the identity token's repository, or its entry was verified and this report is not verified by the same issuer"},
 	{CodeCensusQuota, http.StatusTooManyRequests, "the token already reported as many projects of the namespace as one reporter may; other reporters are not affected"},
 	{CodeStateUnavailable, http.StatusServiceUnavailable, "the state database (census, audit log) does not answer; registry reads keep working"},
 

@@ -97,6 +97,11 @@ type Report struct {
 	Reporter string
 	// At is when the server took the report.
 	At time.Time
+	// VerifiedBy is the OIDC issuer whose token named the report's
+	// project as its repository, "" for a report sent with a static
+	// token (unverified). A verified project's entry is replaced only
+	// by a report verified by the same issuer ([ErrVerifiedEntry]).
+	VerifiedBy string
 	// Report is the checked report; its ReportedAt is ignored (At is the
 	// time).
 	wire.CensusReport
@@ -182,6 +187,11 @@ type PoolStats struct {
 
 // ErrInvalidCursor is returned for a page cursor the store did not make.
 var ErrInvalidCursor = errors.New("invalid page cursor")
+
+// ErrVerifiedEntry is returned by PutReport for a report that would
+// replace a project's verified entry without being verified by the same
+// issuer.
+var ErrVerifiedEntry = errors.New("the project's census entry was sent with a verified identity")
 
 // ErrSchemaTooNew is returned by an engine's Open when the database was
 // migrated by a newer jig-server than this one.

@@ -6,6 +6,7 @@ package census
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,9 +246,10 @@ func (h *Server) Post(c echo.Context) error {
 	}
 	// A public namespace lets any token read it, a token nobody issued
 	// included: that is an anonymous report.
-	if !h.open && !h.TokenKnown(who) {
-		return &core.APIError{Code: wire.CodeInvalidToken, Namespace: ns,
-			Msg: "Census reports need a token this server issued (one that may read the namespace, or the admin token)."}
+	if !h.open {
+		if err := h.ReportAccess(who, ns); err != nil {
+			return err
+		}
 	}
 	release, err := h.AcquireUpload(c)
 	if err != nil {
@@ -267,6 +269,16 @@ func (h *Server) Post(c echo.Context) error {
 	rep, err := parseCensusReport(data)
 	if err != nil {
 		return &core.APIError{Code: wire.CodeInvalidReport, Msg: "Invalid census report: " + strings.TrimPrefix(err.Error(), errInvalidReport.Error()+": "), Cause: err}
+	}
+	// A report sent with an OIDC identity is verified: its project must
+	// be the token's repository. One sent with a static token is not.
+	var verifiedBy string
+	if who.Identity != nil {
+		if !who.Identity.OwnsProject(rep.Project) {
+			return &core.APIError{Code: wire.CodeCensusNotYourProject, Namespace: ns,
+				Msg: fmt.Sprintf("The report's project %s is not the repository of the identity token (%s); a CI job reports only for its own repository", core.ShortText(rep.Project), core.ShortText(cmp.Or(who.Identity.Repository, "the token names none")))}
+		}
+		verifiedBy = who.Identity.Issuer
 	}
 	ctx := req.Context()
 	receipt := wire.CensusReceipt{Project: rep.Project, Stored: []string{}, Ignored: []string{}}
@@ -289,7 +301,7 @@ func (h *Server) Post(c echo.Context) error {
 	}
 	event := state.Event{Action: core.ActionCensusReport, Namespace: ns, Target: rep.Project, Outcome: core.OutcomeOK,
 		Detail: fmt.Sprintf("%d registries", len(kept))}
-	err = h.put(ctx, &state.Report{Namespace: ns, Reporter: core.ReporterOf(who), At: h.Now(), CensusReport: *rep})
+	err = h.put(ctx, &state.Report{Namespace: ns, Reporter: core.ReporterOf(who), At: h.Now(), VerifiedBy: verifiedBy, CensusReport: *rep})
 	if ae, ok := errors.AsType[*core.APIError](err); ok {
 		event.Outcome = string(ae.Code)
 	}
@@ -315,6 +327,8 @@ func (h *Server) put(ctx context.Context, r *state.Report) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, state.ErrVerifiedEntry):
+		return core.NewAPIError(wire.CodeCensusNotYourProject, fmt.Sprintf("The census entry of %s was sent by its repository's CI with a verified identity; only a report verified by the same issuer replaces it. Report from that repository's CI with its identity token", r.Project))
 	case ok && le.Scope == state.ScopeReporter:
 		return core.NewAPIError(wire.CodeCensusQuota, fmt.Sprintf("This token already sent the census reports of %s of %s, the most one reporter may; the report of %s was not stored. Each team's CI should report with a token of its own; the server's operator sets the limit (CENSUS_REPORTER_LIMIT)", english.Count(le.Limit, "project", "projects"), r.Namespace, r.Project))
 	case ok:

@@ -344,14 +344,17 @@ func (a *Auditor) Close() error {
 }
 
 // ReporterOf is who c is to the census's per-reporter limit and the
-// audit log: "admin", "anonymous", or "token:" and the first 12 hex
-// digits of its token's SHA-256 (never the token).
+// audit log: "admin", "anonymous", an OIDC identity's [Identity.ID], or
+// "token:" and the first 12 hex digits of its token's SHA-256 (never the
+// token).
 func ReporterOf(c Caller) string {
 	switch {
 	case c.Admin:
 		return "admin"
 	case c.Sum == nil:
 		return "anonymous"
+	case c.Identity != nil:
+		return c.Identity.ID()
 	}
 	return "token:" + hex.EncodeToString(c.Sum[:6])
 }

@@ -13,6 +13,14 @@ import (
 type Caller struct {
 	Sum   *[sha256.Size]byte // nil: no token sent
 	Admin bool
+	// Identity is set when the token is an OIDC token of an issuer
+	// auth.json trusts, and it verified.
+	Identity *Identity
+	// IdentityErr is set when the token is an OIDC token of a trusted
+	// issuer that did not verify (401 INVALID_TOKEN, TOKEN_EXPIRED) or
+	// whose issuer could not be reached (503 ISSUER_UNAVAILABLE): every
+	// decision that needs the token refuses with it.
+	IdentityErr *APIError
 }
 
 // Gate makes the access decisions for the features: who sent a request
@@ -39,6 +47,10 @@ type Gate interface {
 	TokenKnown(c Caller) bool
 	// CensusAccess decides whether c may read the census of ns.
 	CensusAccess(c Caller, ns string) error
+	// ReportAccess decides, after ReadAccess allowed it, whether c may
+	// send census reports for ns: the admin token or a token with the
+	// census:report right there.
+	ReportAccess(c Caller, ns string) error
 	// Declared reports whether the configuration declares ns: a declared
 	// namespace exists even while it holds nothing.
 	Declared(ns string) bool

@@ -160,6 +160,10 @@ type Version struct {
 	// Signatures, when not nil, is the signatures document stored beside
 	// the version ([layout.Signatures]) before the commit point.
 	Signatures []byte
+	// Publisher, when not nil, is the record of the OIDC identity that
+	// published the version ([layout.Publisher]), stored like the
+	// signatures before the commit point.
+	Publisher []byte
 }
 
 // registryPath returns "<seg>…", the registry's path in its namespace.
@@ -195,7 +199,7 @@ func (v Version) CheckKeys(files []string) error {
 		return err
 	}
 	ns, p := v.Namespace, v.registryPath()
-	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Signatures(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
+	keys := []string{layout.Versions(ns, p), layout.Manifest(ns, p, v.Version), layout.DigestIndex(ns, p, v.Version), layout.Signatures(ns, p, v.Version), layout.Publisher(ns, p, v.Version), layout.Claim(ns, p, v.Version)}
 	for _, f := range files {
 		keys = append(keys, layout.File(ns, p, v.Version, registry.NormalizeFilePath(f)))
 	}
@@ -322,6 +326,13 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		written = append(written, sigKey)
 		if err := batch.Put(pctx, sigKey, bytes.NewReader(v.Signatures), int64(len(v.Signatures))); err != nil {
 			return fmt.Errorf("publish: storing the signatures: %w", err)
+		}
+	}
+	if v.Publisher != nil {
+		pubKey := layout.Publisher(v.Namespace, v.registryPath(), v.Version)
+		written = append(written, pubKey)
+		if err := batch.Put(pctx, pubKey, bytes.NewReader(v.Publisher), int64(len(v.Publisher))); err != nil {
+			return fmt.Errorf("publish: storing the publisher record: %w", err)
 		}
 	}
 	// Everything written so far is durable before anything can name it.

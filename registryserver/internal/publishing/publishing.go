@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,14 +112,14 @@ func (h *Publishing) PostRegistry(c echo.Context) error {
 		return err
 	}
 	return h.Audited(c, who, state.Event{Action: core.ActionPublish}, func(ev *state.Event) error {
-		return h.postRegistry(c, publishTo, ev)
+		return h.postRegistry(c, who.Identity, publishTo, ev)
 	})
 }
 
 // postRegistry receives, checks and publishes an upload whose token may
 // publish somewhere, filling in ev (namespace, target, detail) as they
 // are known.
-func (h *Publishing) postRegistry(c echo.Context, publishTo func(ns string) (string, error), ev *state.Event) error {
+func (h *Publishing) postRegistry(c echo.Context, id *core.Identity, publishTo func(ns string) (string, error), ev *state.Event) error {
 	req := c.Request()
 	release, err := h.AcquireUpload(c)
 	if err != nil {
@@ -176,6 +177,12 @@ func (h *Publishing) postRegistry(c echo.Context, publishTo func(ns string) (str
 
 	// Make it visible.
 	v := publish.Version{Namespace: m.Namespace, Segments: segs, Version: m.Version, Manifest: ix.Manifest}
+	if id != nil {
+		// Trusted publishing: the version keeps who published it.
+		if v.Publisher, err = json.Marshal(id); err != nil {
+			return core.InternalError(err)
+		}
+	}
 	if err := v.CheckKeys(slices.Collect(maps.Keys(declared))); err != nil {
 		return core.NewAPIError(wire.CodeUploadFailed, err.Error())
 	}

@@ -208,6 +208,9 @@ func (w *Catalog) Registry(ctx context.Context, token, ns, path, version string)
 	if reg.SignedBy, err = w.signedBy(ctx, ns, path, version); err != nil {
 		return nil, err
 	}
+	if reg.PublishedBy, err = w.publishedBy(ctx, ns, path, version); err != nil {
+		return nil, err
+	}
 	if w.census != nil {
 		view, err := w.census.View(ctx, ns, path, webui.ChartDays)
 		switch {
@@ -336,6 +339,20 @@ func (w *Catalog) Browse(ctx context.Context, token string) (*webui.Browse, erro
 
 func (w *Catalog) TokenKnown(token string) bool {
 	return w.Gate.TokenKnown(w.CallerFromToken(token))
+}
+
+// publishedBy returns the identity that published a version with an
+// OIDC token, for people ("acme/templates on main, workflow
+// release.yml"), "" for a version published with a static token.
+func (w *Catalog) publishedBy(ctx context.Context, ns, path, version string) (string, error) {
+	id, ok, err := core.ReadParsed(ctx, w.Core, layout.Publisher(ns, path, version), func(b []byte) (*core.Identity, error) {
+		var d core.Identity
+		return &d, json.Unmarshal(b, &d)
+	})
+	if err != nil || !ok {
+		return "", err
+	}
+	return id.Summary(), nil
 }
 
 // signedBy returns who signed a committed version, for the web catalog:

@@ -86,6 +86,10 @@ type Registry struct {
 	// SignedBy are who signed this version (GET …/<version>/signatures),
 	// empty for an unsigned version.
 	SignedBy []Signer
+	// PublishedBy is the OIDC identity that published this version
+	// ("acme/templates on main, workflow release.yml"), "" when it was
+	// published with a token.
+	PublishedBy string
 	// Published maps versions to when they were published (the time the
 	// storage reports for their registry.json): the shown version and the
 	// [MaxDatedVersions] newest; a version without a known time is absent.

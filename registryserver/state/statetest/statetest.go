@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"ReporterQuota", testReporterQuota},
 		{"ConcurrentReportersExact", testConcurrentReporters},
 		{"ReporterChange", testReporterChange},
+		{"VerifiedEntry", testVerifiedEntry},
 		{"Expire", testExpire},
 		{"ProjectsPaging", testProjectsPaging},
 		{"Edited", testEdited},
@@ -252,6 +253,37 @@ func testConcurrentReporters(t *testing.T, st state.Store) {
 		if n > quota {
 			t.Errorf("reporter %s has %d projects, more than %d", rep, n, quota)
 		}
+	}
+}
+
+// testVerifiedEntry: a verified entry is replaced only by a report
+// verified by the same issuer; an unverified one by anyone, verified
+// reports included.
+func testVerifiedEntry(t *testing.T, st state.Store) {
+	const iss = "https://token.actions.githubusercontent.com"
+	plain := report("@a", "p", "token:1", 0, clean("x", "1.0.0"))
+	put(t, st, plain, state.Limits{})
+	verified := report("@a", "p", "oidc:1", 1, clean("x", "1.1.0"))
+	verified.VerifiedBy = iss
+	put(t, st, verified, state.Limits{})
+	for _, r := range []*state.Report{
+		report("@a", "p", "token:1", 2, clean("x", "0.1.0")),
+		func() *state.Report {
+			r := report("@a", "p", "oidc:2", 3, clean("x", "0.2.0"))
+			r.VerifiedBy = "https://other.example"
+			return r
+		}(),
+	} {
+		if err := st.PutReport(t.Context(), r, state.Limits{}); !errors.Is(err, state.ErrVerifiedEntry) {
+			t.Errorf("report by %s (verified by %q): got %v, want ErrVerifiedEntry", r.Reporter, r.VerifiedBy, err)
+		}
+	}
+	again := report("@a", "p", "oidc:3", 4, clean("x", "1.2.0"))
+	again.VerifiedBy = iss
+	put(t, st, again, state.Limits{})
+	rows := projects(t, st, "@a", "x")
+	if len(rows) != 1 || rows[0].Version != "1.2.0" || !rows[0].Verified {
+		t.Errorf("projects: got %+v, want p on 1.2.0, verified", rows)
 	}
 }
 

@@ -109,10 +109,11 @@ func (s *Store) putReport(ctx context.Context, tx Tx, r *state.Report, lim state
 	// the engine pipelines). No other transaction changes ns meanwhile
 	// ([Store.lockNamespaces]).
 	updated := tx.Exec(s.q(`UPDATE census_projects SET branch = ?, commit_id = ?, jig = ?, reported_at = ?
-		WHERE ns = ? AND project = ? AND reporter = ?`), r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project, r.Reporter)
-	added := tx.Exec(s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
-		ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli())
+		WHERE ns = ? AND project = ? AND reporter = ? AND verified_by = ?`),
+		r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project, r.Reporter, r.VerifiedBy)
+	added := tx.Exec(s.q(`INSERT INTO census_projects (ns, project, reporter, branch, commit_id, jig, reported_at, verified_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, project) DO NOTHING`),
+		ns, project, r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), r.VerifiedBy)
 	old, err := s.entries(ctx, tx, ns, project)
 	if err != nil {
 		return err
@@ -131,23 +132,27 @@ func (s *Store) putReport(ctx context.Context, tx Tx, r *state.Report, lim state
 		}
 		return cmp.Or(inNS(), ofReporter())
 	}
-	// Another reporter's project.
-	var reporter string
+	// Another reporter's project, or one verified otherwise: only the
+	// identity that verified an entry replaces it.
+	var reporter, verifiedBy string
 	found := false
-	err = tx.Query(ctx, s.q(`SELECT reporter FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
-		[]any{ns, project}, func(scan func(...any) error) error { found = true; return scan(&reporter) })
+	err = tx.Query(ctx, s.q(`SELECT reporter, verified_by FROM census_projects WHERE ns = ? AND project = ?`+s.d.ForUpdate),
+		[]any{ns, project}, func(scan func(...any) error) error { found = true; return scan(&reporter, &verifiedBy) })
 	if err != nil {
 		return err
 	}
 	if !found {
 		return errRetry
 	}
+	if verifiedBy != "" && r.VerifiedBy != verifiedBy {
+		return state.ErrVerifiedEntry
+	}
 	moved := func() error { return nil }
 	if reporter != r.Reporter {
 		moved = s.moveProject(tx, ns, reporter, r.Reporter, lim.Reporter)
 	}
-	tx.Exec(s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?
-		WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), ns, project)
+	tx.Exec(s.q(`UPDATE census_projects SET reporter = ?, branch = ?, commit_id = ?, jig = ?, reported_at = ?, verified_by = ?
+		WHERE ns = ? AND project = ?`), r.Reporter, r.Branch, r.Commit, r.Jig, r.At.UnixMilli(), r.VerifiedBy, ns, project)
 	s.replaceEntries(tx, ns, project, old, entriesOf(r))
 	if err := tx.Flush(ctx); err != nil {
 		return err
@@ -490,7 +495,7 @@ func parseProjectsCursor(c string) (versionKey, project string, err error) {
 func (s *Store) Projects(ctx context.Context, ns, path, cursor string, limit int) ([]wire.CensusProjectRow, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	query := `SELECT e.version_key, e.project, e.version, e.state, e.drifted, e.not_taken, p.branch, p.commit_id, p.reported_at
+	query := `SELECT e.version_key, e.project, e.version, e.state, e.drifted, e.not_taken, p.branch, p.commit_id, p.reported_at, p.verified_by
 		FROM census_entries e JOIN census_projects p ON p.ns = e.ns AND p.project = e.project
 		WHERE e.ns = ? AND e.path = ?`
 	args := []any{ns, path}
@@ -518,9 +523,11 @@ func (s *Store) Projects(ctx context.Context, ns, path, cursor string, limit int
 		var e entry
 		var drifted, notTaken string
 		var at int64
-		if err := rs.Scan(&lastKey, &row.Project, &row.Version, &row.State, &drifted, &notTaken, &row.Branch, &row.Commit, &at); err != nil {
+		var verifiedBy string
+		if err := rs.Scan(&lastKey, &row.Project, &row.Version, &row.State, &drifted, &notTaken, &row.Branch, &row.Commit, &at, &verifiedBy); err != nil {
 			return nil, "", err
 		}
+		row.Verified = verifiedBy != ""
 		if err := unmarshalEntry(&e, drifted, notTaken); err != nil {
 			return nil, "", err
 		}

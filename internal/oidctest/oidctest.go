@@ -1,0 +1,241 @@
+// Package oidctest runs a real OpenID Connect provider on loopback for
+// tests: zitadel/oidc's op package serving discovery
+// (/.well-known/openid-configuration) and the JWKS (/keys) from an
+// in-memory storage, with a signing key that tests can rotate, and an
+// off switch that makes the issuer unreachable. Tokens are signed with
+// the provider's own current key, so the server under test finds it in
+// the provider's JWKS as it would a CI's.
+package oidctest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/zitadel/oidc/v3/example/server/storage"
+	"github.com/zitadel/oidc/v3/pkg/op"
+)
+
+// Audience is the audience of the tokens [Provider.Token] makes unless
+// the claims name another.
+const Audience = "https://jig.test"
+
+// Provider is an OIDC issuer on loopback.
+type Provider struct {
+	// URL is the issuer: the iss of its tokens and the base of its
+	// discovery document.
+	URL  string
+	st   *keyStorage
+	down atomic.Bool
+	// Fetches counts the requests the provider answered or refused
+	// (discovery and keys included).
+	Fetches atomic.Int64
+}
+
+// New starts a provider; it stops when the test ends.
+func New(t testing.TB) *Provider {
+	t.Helper()
+	p, stop, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return p
+}
+
+// Start starts a provider outside a testing.TB (a testscript command);
+// stop shuts it down.
+func Start() (p *Provider, stop func(), err error) {
+	srv := httptest.NewUnstartedServer(nil)
+	p = &Provider{URL: "http://" + srv.Listener.Addr().String()}
+	p.st = &keyStorage{Storage: storage.NewStorage(storage.NewUserStore(p.URL))}
+	p.st.rotate()
+	prov, err := op.NewProvider(&op.Config{CryptoKey: sha256.Sum256([]byte("oidctest")), CodeMethodS256: true},
+		p.st, op.StaticIssuer(p.URL), op.WithAllowInsecure())
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.Fetches.Add(1)
+		if p.down.Load() {
+			http.Error(w, "down for the test", http.StatusServiceUnavailable)
+			return
+		}
+		prov.ServeHTTP(w, r)
+	})
+	srv.Start()
+	return p, srv.Close, nil
+}
+
+// SetDown makes the issuer answer every request 503 (true) or serve again
+// (false).
+func (p *Provider) SetDown(down bool) { p.down.Store(down) }
+
+// Rotate replaces the signing key with a new one of a new key id; the
+// JWKS serves only the new key from then on.
+func (p *Provider) Rotate() { p.st.rotate() }
+
+// KeyID is the id of the current signing key.
+func (p *Provider) KeyID() string {
+	p.st.mu.Lock()
+	defer p.st.mu.Unlock()
+	return p.st.kid
+}
+
+// PublicKeyPEM is the current public key as PEM, as an attacker reads it
+// from the JWKS.
+func (p *Provider) PublicKeyPEM() []byte {
+	p.st.mu.Lock()
+	defer p.st.mu.Unlock()
+	der, _ := x509.MarshalPKIXPublicKey(&p.st.key.PublicKey)
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// Claims returns the claims of a fresh token of the provider: iss, aud
+// (Audience), sub, iat, nbf and exp (in 5 minutes), then extra over them
+// (a nil value removes a claim).
+func (p *Provider) Claims(extra map[string]any) map[string]any {
+	now := time.Now()
+	c := map[string]any{
+		"iss": p.URL, "aud": Audience, "sub": "repo:acme/templates:ref:refs/heads/main",
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(),
+	}
+	for k, v := range extra {
+		if v == nil {
+			delete(c, k)
+			continue
+		}
+		c[k] = v
+	}
+	return c
+}
+
+// Token returns a token of the provider with [Provider.Claims](extra),
+// signed RS256 with its current key.
+func (p *Provider) Token(t testing.TB, extra map[string]any) string {
+	t.Helper()
+	tok, err := p.SignedToken(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// SignedToken is [Provider.Token] outside a testing.TB.
+func (p *Provider) SignedToken(extra map[string]any) (string, error) {
+	p.st.mu.Lock()
+	key, kid := p.st.key, p.st.kid
+	p.st.mu.Unlock()
+	return sign(jose.RS256, key, kid, p.Claims(extra))
+}
+
+// Sign signs claims with key as alg, kid in the header: for the hostile
+// tokens (a key the issuer never published, HS256 keyed with the public
+// key).
+func Sign(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
+	t.Helper()
+	tok, err := sign(alg, key, kid, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func sign(alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) (string, error) {
+	opts := (&jose.SignerOptions{}).WithType("JWT")
+	if kid != "" {
+		opts = opts.WithHeader(jose.HeaderKey("kid"), kid)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, opts)
+	if err != nil {
+		return "", err
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	jws, err := s.Sign(payload)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}
+
+// NewKey returns a fresh RSA key (for tokens signed with a key the
+// issuer never published).
+func NewKey(t testing.TB) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// keyStorage is the example storage of zitadel/oidc with a signing key
+// that can be rotated.
+type keyStorage struct {
+	*storage.Storage
+	mu  sync.Mutex
+	key *rsa.PrivateKey
+	kid string
+	n   int
+}
+
+func (s *keyStorage) rotate() {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	s.key, s.kid = k, fmt.Sprintf("key-%d", s.n)
+}
+
+type signingKey struct {
+	key *rsa.PrivateKey
+	kid string
+}
+
+func (k signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return jose.RS256 }
+func (k signingKey) Key() any                                    { return k.key }
+func (k signingKey) ID() string                                  { return k.kid }
+
+type publicKey struct{ signingKey }
+
+func (k publicKey) Algorithm() jose.SignatureAlgorithm { return jose.RS256 }
+func (k publicKey) Use() string                        { return "sig" }
+func (k publicKey) Key() any                           { return &k.key.PublicKey }
+
+// SigningKey implements op.Storage.
+func (s *keyStorage) SigningKey(ctx context.Context) (op.SigningKey, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return signingKey{s.key, s.kid}, nil
+}
+
+// SignatureAlgorithms implements op.Storage.
+func (s *keyStorage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
+	return []jose.SignatureAlgorithm{jose.RS256}, nil
+}
+
+// KeySet implements op.Storage: the current public key only.
+func (s *keyStorage) KeySet(ctx context.Context) ([]op.Key, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return []op.Key{publicKey{signingKey{s.key, s.kid}}}, nil
+}
