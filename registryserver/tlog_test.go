@@ -84,8 +84,17 @@ func TestLogRoutes(t *testing.T) {
 	t.Parallel()
 	h, vkey := logServer(t, memory.New())
 	mustPublish(t, h, "@gated", "1.0.0")
+	// The tiles of the tree of size 1, fetched before the log grows, are
+	// still served after (cut from the tiles that replaced them).
+	_, tile1 := get(t, h, "/log/@gated/tile/8/0/000.p/1", pubRead)
+	_, data1 := get(t, h, "/log/@gated/tile/8/data/000.p/1", pubRead)
 	mustPublish(t, h, "@gated", "1.2.0")
 	mustPublish(t, h, "@public", "1.0.0")
+	for path, want := range map[string][]byte{"/log/@gated/tile/8/0/000.p/1": tile1, "/log/@gated/tile/8/data/000.p/1": data1} {
+		if code, got := get(t, h, path, pubRead); code != 200 || string(got) != string(want) || len(want) == 0 {
+			t.Errorf("GET %s after the log grew = %d %q, want %q", path, code, got, want)
+		}
+	}
 
 	if code, body := get(t, h, "/log/key", ""); code != 200 || string(body) != vkey+"\n" {
 		t.Fatalf("GET /log/key = %d %q, want %q", code, body, vkey)

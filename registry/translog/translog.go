@@ -140,7 +140,7 @@ func ParseRecord(text []byte) (Record, error) {
 	}
 	lines := strings.Split(s, "\n")
 	if len(lines) < 4 || lines[0] != recordHeader {
-		return bad("not a jig version record")
+		return bad("the first line is not the record header " + strconv.Quote(recordHeader))
 	}
 	id := lines[1]
 	at := strings.LastIndexByte(id, '@')

@@ -241,7 +241,49 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 	if err := s.swap(pctx, layout.LogCheckpoint(ns), next, etag); err != nil {
 		return nil, fmt.Errorf("publish: committing the log checkpoint of %s: %w", ns, err)
 	}
+	// The old tree's partial tiles are superseded: without this, a log
+	// grown one record at a time would keep 255 partial copies of each
+	// full tile. A reader still on the old checkpoint reads it again
+	// ([readLog]).
+	for _, t := range supersededTiles(tree.N, n) {
+		s.bestEffort(ctx, "remove a superseded log tile", func(ctx context.Context) error {
+			return s.st.Delete(ctx, layout.LogTile(ns, t.Path()))
+		})
+	}
 	return indexes, nil
+}
+
+// partialTiles returns the partial tiles of a tree of size n, the data
+// tile's included.
+func partialTiles(n int64) []tlog.Tile {
+	var out []tlog.Tile
+	const h = translog.TileHeight
+	for level := 0; n>>(h*level) > 0; level++ {
+		m := n >> (h * level)
+		if w := int(m % (1 << h)); w > 0 {
+			out = append(out, tlog.Tile{H: h, L: level, N: m >> h, W: w})
+			if level == 0 {
+				out = append(out, tlog.Tile{H: h, L: -1, N: m >> h, W: w})
+			}
+		}
+	}
+	return out
+}
+
+// supersededTiles returns the partial tiles of a tree of size oldN that
+// the tree of size newN does not use.
+func supersededTiles(oldN, newN int64) []tlog.Tile {
+	keep := map[tlog.Tile]bool{}
+	for _, t := range partialTiles(newN) {
+		keep[t] = true
+	}
+	var out []tlog.Tile
+	for _, t := range partialTiles(oldN) {
+		if !keep[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // swap writes key when its ETag is still etag ("" when it did not exist).
@@ -489,21 +531,74 @@ func LogTile(ctx context.Context, st storage.Storage, ns, path string) ([]byte, 
 	if !covered(t, cp.Size) {
 		return nil, ErrNotLogged
 	}
-	limit := int64(t.W) * tlog.HashSize
-	if t.L < 0 {
-		limit = int64(t.W) * (translog.MaxRecordSize + 1)
+	// A partial tile superseded by a later append is cut from the tile
+	// that replaced it (the full tile, or the current tree's partial):
+	// a tile's first hashes (or records) never change.
+	widths := []int{t.W, 1 << translog.TileHeight}
+	if cur := partialWidth(t, cp.Size); cur > t.W {
+		widths = append(widths, cur)
 	}
-	b, err := logReader{st: st, ns: ns}.get(ctx, layout.LogTile(ns, t.Path()), limit)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ErrNotLogged
+	for _, w := range widths {
+		ft := t
+		ft.W = w
+		limit := int64(w) * tlog.HashSize
+		if t.L < 0 {
+			limit = int64(w) * (translog.MaxRecordSize + 1)
+		}
+		b, err := logReader{st: st, ns: ns}.get(ctx, layout.LogTile(ns, ft.Path()), limit)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil || w == t.W {
+			return b, err
+		}
+		if t.L >= 0 {
+			if len(b) != w*tlog.HashSize {
+				return nil, fmt.Errorf("publish: log tile %s of %s is corrupt", ft.Path(), ns)
+			}
+			return b[:t.W*tlog.HashSize], nil
+		}
+		recs, err := translog.SplitDataTile(b)
+		if err != nil || len(recs) != w {
+			return nil, fmt.Errorf("publish: log data tile %s of %s is corrupt", ft.Path(), ns)
+		}
+		return translog.DataTile(recs[:t.W]), nil
 	}
-	return b, err
+	return nil, ErrNotLogged
+}
+
+// partialWidth returns the width of tile t's position in a tree of size
+// n when it is partial there, else 0.
+func partialWidth(t tlog.Tile, n int64) int {
+	level := max(t.L, 0)
+	m := n >> (t.H * level)
+	if m>>t.H != t.N {
+		return 0
+	}
+	return int(m % (1 << t.H))
 }
 
 // LogLookup returns the lookup of version path@version in ns's log
 // against its current checkpoint, with a consistency proof from tree
 // size since when 0 < since <= the current size.
 func LogLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
+	return readLog(func() (translog.Lookup, error) { return logLookup(ctx, st, ns, path, version, since) })
+}
+
+// readLog runs read again when a tile it read was missing: an append
+// removed the partial tiles of the checkpoint read meanwhile.
+func readLog[T any](read func() (T, error)) (T, error) {
+	v, err := read()
+	for range 3 {
+		if !errors.Is(err, storage.ErrNotFound) {
+			break
+		}
+		v, err = read()
+	}
+	return v, err
+}
+
+func logLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
 	signed, cp, err := LogCheckpoint(ctx, st, ns)
 	if err != nil {
 		return translog.Lookup{}, err
