@@ -26,6 +26,15 @@ import (
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
+// logServerB is logServer for benchmarks, on memory storage.
+func logServerB(b *testing.B) (*registryserver.Handler, string) {
+	skey, vkey, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return publishHandler(b, memory.New(), registryserver.WithLogKey(skey)), vkey
+}
+
 // logServer is a publishing handler that keeps a transparency log.
 func logServer(t *testing.T, st storage.Storage) (*registryserver.Handler, string) {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/jigkit/jig/internal/safefile"
@@ -64,9 +65,37 @@ func (c *Cache) readLogs() (*logsDoc, error) {
 	return d, nil
 }
 
+// readLogsMemo is readLogs for readers: the parsed memory is reused
+// while the file is the same one (every write renames a new file into
+// place). The result must not be changed.
+func (c *Cache) readLogsMemo() (*logsDoc, error) {
+	name := filepath.Join(c.dir, logsFile)
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return c.readLogs()
+	}
+	c.memoMu.Lock()
+	if c.logsFile != nil && os.SameFile(fi, c.logsFile) && fi.ModTime().Equal(c.logsFile.ModTime()) && fi.Size() == c.logsFile.Size() {
+		d := c.logsDoc
+		c.memoMu.Unlock()
+		return d, nil
+	}
+	c.memoMu.Unlock()
+	d, err := c.readLogs()
+	if err != nil {
+		return nil, err
+	}
+	if after, err := os.Lstat(name); err == nil && os.SameFile(fi, after) {
+		c.memoMu.Lock()
+		c.logsFile, c.logsDoc = fi, d
+		c.memoMu.Unlock()
+	}
+	return d, nil
+}
+
 // LogHead returns the largest tree head remembered for log key.
 func (c *Cache) LogHead(key string) (LogHead, bool, error) {
-	d, err := c.readLogs()
+	d, err := c.readLogsMemo()
 	if err != nil {
 		return LogHead{}, false, err
 	}
@@ -79,7 +108,7 @@ func (c *Cache) LogHead(key string) (LogHead, bool, error) {
 
 // LogProof returns the offline proof remembered under key.
 func (c *Cache) LogProof(key string) (string, bool, error) {
-	d, err := c.readLogs()
+	d, err := c.readLogsMemo()
 	if err != nil {
 		return "", false, err
 	}
