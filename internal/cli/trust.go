@@ -36,7 +36,7 @@ type TrustLogCmd struct {
 // TrustLogAddCmd is "jig trust log add @ns <verifier>".
 type TrustLogAddCmd struct {
 	Namespace string `arg:"" help:"Namespace, e.g. @company."`
-	Verifier  string `arg:"" help:"The log key's verifier line, \"<name>+<hash>+<key>\", as GET /log/key of the server and its operator publish it."`
+	Verifier  string `arg:"" help:"The log key's verifier line, \"<name>+<hash>+<key>\", as GET /log/key of the server and its operator publish it, or @FILE to read it from a file."`
 }
 
 // Run sets the namespace's log key in the rc file.
@@ -44,7 +44,11 @@ func (c *TrustLogAddCmd) Run(ctx context.Context, app *App) error {
 	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
-	v := strings.TrimSpace(c.Verifier)
+	v, err := keyArg(c.Verifier)
+	if err != nil {
+		return err
+	}
+	v = strings.TrimSpace(v)
 	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &v}); err != nil {
 		return err
 	}
