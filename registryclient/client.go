@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/mod/sumdb/note"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -39,7 +40,10 @@ type Client struct {
 	missing  map[string]bool // versions whose server has no index
 	idxGroup singleflight.Group
 	// policy is the compiled trust policy (signed.go); nil for none.
-	policy  *policy
+	policy *policy
+	// logKey verifies the namespace's transparency log (tlog.go); nil
+	// for none.
+	logKey  note.Verifier
 	signers map[string]signing.Signer // trusted signer by version ref
 	// The client that reads installed versions as merge bases only, and
 	// the versions it let through only as such (signed.go).
@@ -71,6 +75,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		}
 	}
 	c := &Client{base: u, opts: o}
+	if o.trust != nil {
+		if c.logKey, err = compileLogKey(o.namespace, o.trust.Log); err != nil {
+			return nil, err
+		}
+	}
 	if c.policy, err = compilePolicy(o.namespace, o.trust); err != nil {
 		return nil, err
 	}

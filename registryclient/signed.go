@@ -52,7 +52,7 @@ type policy struct {
 
 // compilePolicy reads t's allowed_signers file and adds its inline keys.
 func compilePolicy(ns string, t *Trust) (*policy, error) {
-	if t == nil {
+	if t.signingEmpty() {
 		return nil, nil
 	}
 	p := &policy{ns: ns, require: t.Require, allowed: &signing.AllowedSigners{}}
@@ -163,6 +163,9 @@ func (c *Client) acceptIndex(ctx context.Context, id registry.ID, version string
 // nothing: a trusted version's digest is compared with the signed
 // versions memory rather than recorded in it.
 func (c *Client) judgeIndex(ctx context.Context, id registry.ID, version string, index []byte, sigs func() (*wire.Signatures, error), record bool) error {
+	if _, err := c.checkLog(ctx, id, version, index); err != nil {
+		return err
+	}
 	p := c.policy
 	if p == nil {
 		return nil

@@ -27,6 +27,12 @@ type Trust struct {
 	// Without it an unsigned version installs as it always did, and a
 	// signed one must verify.
 	Require bool `json:"require,omitempty"`
+	// Log is the verifier line of the namespace's transparency log key
+	// ("<name>+<hash>+<key>", GET /log/key of the server): every version
+	// installed or updated to must then be in the namespace's log,
+	// proven against a checkpoint that key signed and that extends the
+	// last one this machine saw. Empty checks no log.
+	Log string `json:"log,omitempty"`
 }
 
 // TrustedKey is one inline trusted key.
@@ -84,6 +90,12 @@ func (e *TrustConfigError) Unwrap() []error {
 // Empty reports whether t configures nothing (no keys, no file, no
 // require).
 func (t *Trust) Empty() bool {
+	return t == nil || (t.signingEmpty() && t.Log == "")
+}
+
+// signingEmpty reports whether t sets no signing policy (it may still
+// name a log key).
+func (t *Trust) signingEmpty() bool {
 	return t == nil || (t.AllowedSigners == "" && len(t.Keys) == 0 && !t.Require)
 }
 
@@ -108,6 +120,9 @@ func (t *Trust) Check(ns string) error {
 			return &TrustConfigError{Reason: TrustKeyTwice, Namespace: ns, Fingerprint: fp}
 		}
 		seen[fp] = true
+	}
+	if _, err := compileLogKey(ns, t.Log); err != nil {
+		return err
 	}
 	if strings.ContainsAny(t.AllowedSigners, "\x00\n") {
 		return fmt.Errorf("registry %s: trust.allowedSigners %q is not a file path", ns, t.AllowedSigners)

@@ -41,6 +41,10 @@
 //	GET, HEAD /census/:ns                                     one census line per registry the reports name (census right)
 //	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects, one page (census right)
 //	GET, HEAD /audit?since=&until=&actor=&namespace=&action=&cursor=&limit=  the audit log, newest first, one page (admin token)
+//	GET, HEAD /log/key                                        the transparency log key's verifier line (with WithLogKey)
+//	GET, HEAD /log/@ns/checkpoint                             the namespace's log checkpoint, a signed note (ns read)
+//	GET, HEAD /log/@ns/tile/<H>/<L>/<N>[.p/<W>]               a tile of the namespace's log, as the Go checksum database's (ns read)
+//	GET, HEAD /log/lookup/@ns/<seg>…@<semver>?since=          a version's log record, index and tlog-proof, and a consistency proof (ns read)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
 //	GET, HEAD /health                                         see Operations
 //	GET, HEAD /metrics                                        see Operations (with WithMetrics)

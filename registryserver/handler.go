@@ -18,6 +18,7 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/reads"
 
 	"github.com/jigkit/jig/registryserver/internal/publishing"
+	"github.com/jigkit/jig/registryserver/internal/tlogroutes"
 
 	"github.com/jigkit/jig/registryserver/internal/mirror"
 
@@ -58,6 +59,9 @@ type Handler struct {
 	ops *ops.Ops
 	// pub holds the publishing state (publish.go).
 	pub *publishing.State
+	// logVerifier is the log key's verifier line, "" without a log
+	// (tlog_options.go).
+	logVerifier string
 	// reads serves the read protocol.
 	reads *reads.Reads
 	// publishing serves the uploads.
@@ -171,7 +175,7 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.startAuditor(o)
-	if err := h.setupPublish(o.publish); err != nil {
+	if err := h.setupPublish(o.publish, o.logKey); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
@@ -249,6 +253,7 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.POST("/registries", h.publishing.PostRegistry)
 	e.POST("/presets", h.publishing.PostPreset)
 	e.Match(getHead, "/audit", auditlog.New(h.core).Get)
+	(&tlogroutes.Routes{Core: h.core, Verifier: h.logVerifier}).Register(e)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)
 		e.Match(getHead, "/census/:ns", h.census.Get)

@@ -61,6 +61,9 @@ type options struct {
 	// upstreams and upstreamMode are the mirror's options (mirror.go).
 	upstreams    *UpstreamConfig
 	upstreamMode UpstreamMode
+	// logKey is the transparency log's signer key, "" for no log
+	// (tlog_options.go).
+	logKey string
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of

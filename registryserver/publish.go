@@ -165,7 +165,7 @@ const DefaultPublishClaimTTL = publish.DefaultClaimTTL
 
 // setupPublish builds the publishing state; the webhook dispatcher it
 // starts is drained by Close.
-func (h *Handler) setupPublish(o publishOptions) error {
+func (h *Handler) setupPublish(o publishOptions, logKey string) error {
 	idle, total, maxUploads := o.idleTimeout, o.uploadTimeout, o.maxUploads
 	if idle <= 0 {
 		idle = DefaultUploadIdleTimeout
@@ -198,10 +198,19 @@ func (h *Handler) setupPublish(o publishOptions) error {
 		return publish.LivenessUnknown
 	}
 	h.core.Uploads = &core.UploadGate{Idle: idle, Total: total, Slots: make(chan struct{}, maxUploads)}
+	popts := []publish.Option{publish.WithLogger(h.core.Log), publish.WithClock(h.core.Now),
+		publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)}
+	if logKey != "" {
+		signer, vkey, err := publish.NewLogSigner(logKey)
+		if err != nil {
+			return err
+		}
+		popts = append(popts, publish.WithLog(signer))
+		h.logVerifier = vkey
+	}
 	p := &publishing.State{
-		Limits: o.limits.withDefaults().archive(),
-		Store: publish.New(h.core.Store, publish.WithLogger(h.core.Log), publish.WithClock(h.core.Now),
-			publish.WithClaimTTL(ttl), publish.WithOwner(sd.ID(), liveness)),
+		Limits:  o.limits.withDefaults().archive(),
+		Store:   publish.New(h.core.Store, popts...),
 		Scratch: sd,
 	}
 	h.closers = append(h.closers, sd.Close)

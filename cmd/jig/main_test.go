@@ -263,6 +263,9 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if ns := ts.Getenv("DEFAULT_NAMESPACE"); ns != "" {
 		env = append(env, "DEFAULT_NAMESPACE="+ns)
 	}
+	if k := ts.Getenv("LOG_KEY"); k != "" {
+		env = append(env, "LOG_KEY="+ts.MkAbs(k))
+	}
 	if d := ts.Getenv("SIGNERS_DIR"); d != "" {
 		env = append(env, "SIGNERS_DIR="+ts.MkAbs(d))
 	}

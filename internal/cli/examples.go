@@ -233,6 +233,28 @@ func (c *TrustForgetCmd) Help() string {
   jig trust forget @company`
 }
 
+func (c *TrustLogCmd) Help() string {
+	return `Every version of the namespace installed or updated to must then be in the namespace's
+transparency log on its server, proven against a checkpoint the log key signed, and that
+checkpoint must extend the last one this machine saw (a fork or rollback is refused).
+Take the verifier line from the server's operator (GET /log/key shows the server's own).
+
+Examples:
+  jig trust log add @company registry.example.com+1a2b3c4d+AbCdEf...
+  jig trust log remove @company`
+}
+
+func (c *TrustLogAddCmd) Help() string {
+	return `Examples:
+  jig trust log add @company registry.example.com+1a2b3c4d+AbCdEf...
+  jig trust log remove @company   # stop checking`
+}
+
+func (c *TrustLogRemoveCmd) Help() string {
+	return `Examples:
+  jig trust log remove @company`
+}
+
 func (c *VerifyCmd) Help() string {
 	return `Examples:
   jig verify          # signatures and recorded digests of every installed version

@@ -24,6 +24,55 @@ type TrustCmd struct {
 	Remove  TrustRemoveCmd  `cmd:"" aliases:"rm" help:"Stop trusting a key, or remove a namespace's whole trust policy."`
 	Require TrustRequireCmd `cmd:"" help:"Require (on) or stop requiring (off) a trusted signature on every version of a namespace."`
 	Forget  TrustForgetCmd  `cmd:"" help:"Forget the versions seen signed (rollback protection) of a registry or a namespace, after an intended rollback or re-signing."`
+	Log     TrustLogCmd     `cmd:"" help:"Require every version of a namespace to be in its server's transparency log, signed by a log key."`
+}
+
+// TrustLogCmd groups "jig trust log add|remove".
+type TrustLogCmd struct {
+	Add    TrustLogAddCmd    `cmd:"" help:"Trust a transparency log key for a namespace: every version installed or updated to must then be in the namespace's log."`
+	Remove TrustLogRemoveCmd `cmd:"" aliases:"rm" help:"Stop checking a namespace's versions against a transparency log."`
+}
+
+// TrustLogAddCmd is "jig trust log add @ns <verifier>".
+type TrustLogAddCmd struct {
+	Namespace string `arg:"" help:"Namespace, e.g. @company."`
+	Verifier  string `arg:"" help:"The log key's verifier line, \"<name>+<hash>+<key>\", as GET /log/key of the server and its operator publish it, or @FILE to read it from a file."`
+}
+
+// Run sets the namespace's log key in the rc file.
+func (c *TrustLogAddCmd) Run(ctx context.Context, app *App) error {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
+		return err
+	}
+	v, err := keyArg(c.Verifier)
+	if err != nil {
+		return err
+	}
+	v = strings.TrimSpace(v)
+	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &v}); err != nil {
+		return err
+	}
+	name, _, _ := strings.Cut(v, "+")
+	app.Out.Success("%s now requires every version to be in the transparency log signed by %s", c.Namespace, name)
+	return nil
+}
+
+// TrustLogRemoveCmd is "jig trust log remove @ns".
+type TrustLogRemoveCmd struct {
+	Namespace string `arg:"" help:"Namespace, e.g. @company."`
+}
+
+// Run removes the namespace's log key from the rc file.
+func (c *TrustLogRemoveCmd) Run(ctx context.Context, app *App) error {
+	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
+		return err
+	}
+	empty := ""
+	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &empty}); err != nil {
+		return err
+	}
+	app.Out.Success("%s no longer checks versions against a transparency log", c.Namespace)
+	return nil
 }
 
 // TrustAddCmd is "jig trust add @ns --key <public key> --principal <name> [--require]".

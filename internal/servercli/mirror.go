@@ -131,6 +131,7 @@ type mirrorImportCmd struct {
 
 	SignersDir      string        `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of the server's allowed_signers files (as jig-server's --signers-dir): versions of a namespace listed there are imported only with a signature by an allowed key."`
 	PublishClaimTTL time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"As jig-server's --publish-claim-ttl: how long an import's claim of a version lives without a heartbeat."`
+	LogKey          string        `name:"log-key" env:"LOG_KEY" placeholder:"FILE" help:"The server's transparency log key file (as jig-server's --log-key): every version imported is logged before it is listed."`
 	SkipRefused     bool          `name:"skip-refused" help:"Import the versions SIGNERS_DIR accepts and skip the others (each listed with the reason on stderr), instead of refusing the whole bundle."`
 	JSON            bool          `name:"json" help:"Print one JSON document: the versions imported, skipped as already stored, and refused."`
 
@@ -186,7 +187,11 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 		return err
 	}
 	defer closeStorage()
-	opt := bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused, Logger: toolLogger(stderr, "warn")}
+	logKey, err := readLogKey(c.LogKey)
+	if err != nil {
+		return err
+	}
+	opt := bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused, Logger: toolLogger(stderr, "warn"), LogKey: logKey}
 	if db := toolState(ctx, &c.StateSettings, &c.StorageSettings, st, stderr); db != nil {
 		defer db.Close()
 		opt.Audit = db

@@ -30,7 +30,7 @@ import (
 // toolCommands are the first arguments that select a tool instead of the
 // server: "jig-server token new", "jig-server auth check",
 // "jig-server health".
-var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true, "state": true, "audit": true}
+var toolCommands = map[string]bool{"token": true, "auth": true, "health": true, "mirror": true, "index": true, "state": true, "audit": true, "log": true}
 
 // toolsHelp is appended to "jig-server --help".
 const toolsHelp = `
@@ -45,7 +45,8 @@ Other commands (each has --help):
   jig-server mirror import team.tar                                   check a bundle, then publish its versions into the storage
   jig-server index rebuild                                            read the whole storage into the catalog index (after copying content in by hand)
   jig-server state backup copy.db                                     copy the SQLite state database (census, audit log) while the server runs
-  jig-server audit [--since 24h] [--json]                             read a running server's audit log (with ADMIN_TOKEN)`
+  jig-server audit [--since 24h] [--json]                             read a running server's audit log (with ADMIN_TOKEN)
+  jig-server log keygen registry.example.com -o log.key                make the transparency log key (LOG_KEY) and print its verifier`
 
 // tools is the command line of the helper commands.
 type tools struct {
@@ -67,6 +68,9 @@ type tools struct {
 		Backup stateBackupCmd `cmd:"" help:"Copy the SQLite state database (census, audit log) while the server runs."`
 	} `cmd:"" help:"Maintain the state database (census, audit log)."`
 	Audit auditCmd `cmd:"" help:"Read a running jig-server's audit log (GET /audit, with the admin token)."`
+	Log   struct {
+		Keygen logKeygenCmd `cmd:"" help:"Make a transparency log key: the secret signer key for LOG_KEY, and the verifier line clients trust."`
+	} `cmd:"" help:"Manage the transparency log of published versions."`
 }
 
 // runTool runs one of the helper commands.

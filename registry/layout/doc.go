@@ -13,6 +13,7 @@
 //	presets/<name>/preset.json                    [Preset]: the latest preset
 //	presets/<name>/<version>/preset.json          [PresetVersion]: a published preset version
 //	.publish/@ns/<seg>…/<version>.lock            [Claim]: a publish in progress
+//	.tlog/@ns/checkpoint, tile/…, entry/<seg>…/<v> [LogCheckpoint], [LogTile], [LogEntry]: the namespace's transparency log
 //	.healthcheck                                  [HealthKey]: the /health probe
 //
 // Namespaces, segments, versions and file paths follow the identifier grammar

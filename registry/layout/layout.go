@@ -54,6 +54,9 @@ const (
 	// object per committed change, in one folder per hour.
 	IndexChangesDir = IndexDir + "changes/"
 
+	// LogDir is the top-level folder of the transparency logs, one per
+	// namespace, with its slash.
+	LogDir      = ".tlog/"
 	claimSuffix = ".lock"
 )
 
@@ -183,6 +186,28 @@ func PresetVersionDir(name, version string) string { return PresetDir(name) + ve
 // PresetVersion returns "presets/<name>/<version>/preset.json", the key of
 // one published preset version.
 func PresetVersion(name, version string) string { return PresetVersionDir(name, version) + PresetFile }
+
+// LogNamespaceDir returns ".tlog/@ns/", the folder of a namespace's
+// transparency log.
+func LogNamespaceDir(namespace string) string { return LogDir + namespace + "/" }
+
+// LogCheckpoint returns ".tlog/@ns/checkpoint", the key of the log's
+// latest signed checkpoint: the log's commit point.
+func LogCheckpoint(namespace string) string { return LogNamespaceDir(namespace) + "checkpoint" }
+
+// LogLock returns ".tlog/@ns/lock", the key of the log's append lock.
+func LogLock(namespace string) string { return LogNamespaceDir(namespace) + "lock" }
+
+// LogTile returns ".tlog/@ns/<tile>", the key of one tile of the log;
+// tile is a tile path as golang.org/x/mod/sumdb/tlog spells it
+// ("tile/8/0/000", "tile/8/data/000.p/5").
+func LogTile(namespace, tile string) string { return LogNamespaceDir(namespace) + tile }
+
+// LogEntry returns ".tlog/@ns/entry/<path>/<version>", the key naming
+// the log index of one version's record.
+func LogEntry(namespace, path, version string) string {
+	return LogNamespaceDir(namespace) + "entry/" + path + "/" + version
+}
 
 // Schema returns "schema/<name>", the key of a schema file a storage
 // serves instead of the built-in one (GET /schemas/<name>).

@@ -20,7 +20,7 @@ func TestKeysHaveOneHome(t *testing.T) {
 	t.Parallel()
 	names := []string{layout.VersionsFile, layout.ManifestFile, layout.DigestIndexFile,
 		layout.SignaturesFile, layout.PresetFile, layout.HealthKey}
-	dirs := []string{layout.PresetsDir, layout.SchemasDir, layout.ClaimsDir, layout.CensusDir, layout.UpstreamsDir}
+	dirs := []string{layout.PresetsDir, layout.SchemasDir, layout.ClaimsDir, layout.CensusDir, layout.UpstreamsDir, layout.LogDir}
 	spells := func(s string) bool {
 		if strings.ContainsAny(s, " \t\n") {
 			return false

@@ -75,6 +75,10 @@ type Cache struct {
 	memoMu   sync.Mutex
 	memoFile os.FileInfo
 	memoDoc  *signedDoc
+	// logsFile and logsDoc are the last transparency-log memory read
+	// (readLogsMemo), under memoMu.
+	logsFile os.FileInfo
+	logsDoc  *logsDoc
 }
 
 // Option configures [Open].

@@ -306,10 +306,17 @@ func (c *Cache) editSignedLocked(ctx context.Context, fn func(*signedDoc) (bool,
 // process holds it (at most about 10 s, or until ctx is done). Without
 // flock(2) the atomic rename alone protects the file.
 func (c *Cache) lockSigned(ctx context.Context) (func(), error) {
-	name := filepath.Join(c.dir, signedLock)
+	return c.lockFile(ctx, signedLock, "the signed-versions memory")
+}
+
+// lockFile takes the exclusive lock <dir>/<lock> of the memory what,
+// waiting while another process holds it (at most about 10 s, or until
+// ctx is done).
+func (c *Cache) lockFile(ctx context.Context, lock, what string) (func(), error) {
+	name := filepath.Join(c.dir, lock)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("locking the signed-versions memory (%s): %w", name, err)
+		return nil, fmt.Errorf("locking %s (%s): %w", what, name, err)
 	}
 	if !flock.Supported {
 		return func() { f.Close() }, nil
@@ -320,7 +327,7 @@ func (c *Cache) lockSigned(ctx context.Context) (func(), error) {
 		ok, err := flock.TryLock(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("locking the signed-versions memory (%s): %w", name, err)
+			return nil, fmt.Errorf("locking %s (%s): %w", what, name, err)
 		}
 		if ok {
 			return func() { _ = flock.Unlock(f); f.Close() }, nil

@@ -90,6 +90,9 @@ type TrustUpdate struct {
 	AllowedSigners *string
 	// Require sets whether unsigned versions are refused.
 	Require *bool
+	// Log sets the verifier line of the namespace's transparency log
+	// key; "" removes it.
+	Log *string
 }
 
 // SetTrust changes the signing policy of namespace ns, which must be
@@ -166,6 +169,9 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 	}
 	if u.Require != nil {
 		t.Require = *u.Require
+	}
+	if u.Log != nil {
+		t.Log = strings.TrimSpace(*u.Log)
 	}
 	if err := t.Check(ns); err != nil {
 		return err

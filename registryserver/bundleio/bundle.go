@@ -369,6 +369,12 @@ type ImportOptions struct {
 	// Versions already stored are not recorded: nothing was written. A
 	// failure to record is logged; it does not undo or fail the import.
 	Audit state.Store
+	// LogKey, when not empty, is the server's log key (a note signer
+	// key, the content of its LOG_KEY file): every version imported,
+	// and every version of the bundle already stored but not yet
+	// logged, is appended to its namespace's transparency log before it
+	// is listed, as a publish is. Empty logs nothing.
+	LogKey string
 }
 
 func (o ImportOptions) now() func() time.Time {
@@ -534,7 +540,15 @@ func importVersions(ctx context.Context, st storage.Storage, b *bundle.Bundle, o
 			return sum, fmt.Errorf("marking %s as filled from a bundle: %w", b.Namespace, err)
 		}
 	}
-	store := publish.New(st, publish.WithLogger(log), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(now))
+	popts := []publish.Option{publish.WithLogger(log), publish.WithClaimTTL(opt.ClaimTTL), publish.WithClock(now)}
+	if opt.LogKey != "" {
+		signer, _, err := publish.NewLogSigner(opt.LogKey)
+		if err != nil {
+			return sum, err
+		}
+		popts = append(popts, publish.WithLog(signer))
+	}
+	store := publish.New(st, popts...)
 	// Versions already stored are listed in versions.json if they are
 	// not yet (publish repairs the list of an existing version and
 	// returns ErrVersionExists).

@@ -391,6 +391,12 @@ func (s *Store) recoverClaim(ctx context.Context, key string, rec *Recovery) (er
 		return err
 	}
 	if exists {
+		// Stored but perhaps not logged: the publisher died between the
+		// two. Logged (once; a logged version is not appended again)
+		// before it is listed.
+		if err := s.logStored(pctx, ns, path, version); err != nil {
+			return fmt.Errorf("publish: logging %s: %w", key, err)
+		}
 		if _, err := s.addVersion(pctx, layout.Versions(ns, path), version); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
@@ -78,6 +79,9 @@ type Store struct {
 	// claim of this owner that is not here was left behind.
 	activeMu sync.Mutex
 	active   map[string]struct{}
+
+	// logSigner signs the transparency logs' checkpoints; nil: no log.
+	logSigner note.Signer
 }
 
 // Option configures a [Store].
@@ -361,6 +365,19 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	}
 	committed = true
 
+	// Logged before listed: a version is in versions.json (and "latest")
+	// only once its record is in the namespace's log. A failure here
+	// rolls the version back; a crash leaves the claim, and whoever
+	// recovers it logs the version.
+	if s.logSigner != nil {
+		rec, err := s.recordOf(v.Namespace, v.registryPath(), v.Version, indexDoc, v.Signatures)
+		if err != nil {
+			return err
+		}
+		if _, err := s.AppendLog(pctx, v.Namespace, rec); err != nil {
+			return err
+		}
+	}
 	if _, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
 	}
@@ -435,6 +452,10 @@ func (s *Store) repairVersions(ctx context.Context, v Version, lockKey string) {
 			return // a publish is in flight; it will list the version
 		}
 	} else if !errors.Is(err, storage.ErrNotFound) {
+		return
+	}
+	if err := s.logStored(ctx, v.Namespace, v.registryPath(), v.Version); err != nil {
+		s.log.Warn("logging a stored version failed", zap.String("path", v.Path()), zap.Error(err))
 		return
 	}
 	added, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version)

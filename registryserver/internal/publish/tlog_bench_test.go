@@ -1,0 +1,135 @@
+package publish_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/translog"
+	"github.com/jigkit/jig/registryserver/internal/publish"
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/disk"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+// fillLog appends n records to @acme's log in batches, as n earlier
+// publishes would have.
+func fillLog(b *testing.B, s *publish.Store, n int) {
+	b.Helper()
+	const batch = 2048
+	for done := 0; done < n; done += batch {
+		var recs []translog.Record
+		for i := done; i < min(done+batch, n); i++ {
+			recs = append(recs, rec(fmt.Sprintf("r%d", i/1000), fmt.Sprintf("1.0.%d", i%1000)))
+		}
+		if _, err := s.AppendLog(context.Background(), "@acme", recs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPublishLog measures what the log adds to a publish on disk
+// storage: a publish of a two-file version without a log, and with a log
+// already holding 10,000 or 100,000 versions (the cost must not grow
+// with it). The difference is the publish overhead of the log.
+func BenchmarkPublishLog(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		log  bool
+		size int
+	}{{"nolog", false, 0}, {"log/size=10k", true, 10_000}, {"log/size=100k", true, 100_000}} {
+		b.Run(bc.name, func(b *testing.B) {
+			st, err := disk.New(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			var opts []publish.Option
+			if bc.log {
+				signer, _ := logKey(b)
+				opts = append(opts, publish.WithLog(signer))
+			}
+			s := publish.New(st, opts...)
+			if bc.log {
+				fillLog(b, s, bc.size)
+			}
+			n := 0
+			for b.Loop() {
+				n++
+				if err := s.Publish(b.Context(), version(fmt.Sprintf("2.0.%d", n), "bench"), files("bench")); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLogLookup measures GET /log/lookup's storage work at 10,000
+// and 100,000 logged versions.
+func BenchmarkLogLookup(b *testing.B) {
+	for _, size := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("size=%dk", size/1000), func(b *testing.B) {
+			st := memory.New()
+			signer, _ := logKey(b)
+			s := publish.New(st, publish.WithLog(signer))
+			fillLog(b, s, size)
+			for b.Loop() {
+				if _, err := publish.LogLookup(b.Context(), st, "@acme", "r5", "1.0.7", int64(size/2)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLogSize appends 10,000 records one publish at a time (as a
+// server does) and reports the bytes the log then holds in storage, per
+// kind of object (data tiles: records; hash tiles; entries), scaled to
+// 100,000 versions (every kind grows linearly with the records).
+func BenchmarkLogSize(b *testing.B) {
+	for b.Loop() {
+		st := memory.New()
+		signer, _ := logKey(b)
+		s := publish.New(st, publish.WithLog(signer))
+		const n = 10_000
+		for i := range n {
+			r := rec(fmt.Sprintf("group-%d/registry-%d", i%50, i%997), fmt.Sprintf("1.%d.%d", i/1000, i%1000))
+			r.Signers = []string{"SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"}
+			if _, err := s.AppendLog(context.Background(), "@acme", r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		sizes := logBytes(b, st)
+		for kind, bytes := range sizes {
+			b.ReportMetric(float64(bytes)*100_000/n, kind+"-bytes/100k")
+		}
+	}
+}
+
+func logBytes(b *testing.B, st storage.Storage) map[string]int64 {
+	keys, err := st.List(context.Background(), layout.LogNamespaceDir("@acme"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, k := range keys {
+		info, err := st.Stat(context.Background(), k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kind := "other"
+		switch {
+		case strings.Contains(k, "/tile/8/data/"):
+			kind = "data"
+		case strings.Contains(k, "/tile/"):
+			kind = "hash"
+		case strings.Contains(k, "/entry/"):
+			kind = "entry"
+			out["entry-objects"]++
+		}
+		out[kind] += info.Size
+	}
+	return out
+}
