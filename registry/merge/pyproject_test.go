@@ -50,3 +50,43 @@ func TestAddPyProjectRequirements(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAddPyProjectRequirements: whatever the pyproject.toml, adding a
+// requirement either fails with an error or gives TOML whose
+// [project].dependencies lists it, every other key unchanged.
+func FuzzAddPyProjectRequirements(f *testing.F) {
+	f.Add([]byte("[project]\nname = \"svc\"\ndependencies = [\"a\"]\n"), "httpx", ">=0.27")
+	f.Add([]byte("# c\n[tool.x]\ny = 1\n"), "b", "")
+	f.Add([]byte("project = 1\n"), "c", "==1.*")
+	f.Fuzz(func(t *testing.T, in []byte, name, spec string) {
+		out, added, err := AddPyProjectRequirements(in, []Requirement{{Name: name, Specifier: spec}}, nil)
+		if err != nil {
+			return
+		}
+		d, err := parseTOMLDoc(nil, out)
+		if err != nil {
+			t.Fatalf("the result does not parse:\n%s", out)
+		}
+		before, _ := parseTOMLDoc(nil, in)
+		got := d.value().(*jsonObject)
+		deps, _ := tomlLookup(got, []string{"project", "dependencies"})
+		list, _ := deps.([]any)
+		found := false
+		for _, e := range list {
+			if s, ok := e.(string); ok && normalizedName(s) == normalizedName(name) {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%q not in [project].dependencies (added %v):\n%s", name, added, out)
+		}
+		for _, k := range before.value().(*jsonObject).keys {
+			if k == "project" {
+				continue
+			}
+			if !jsonEqual(before.value().(*jsonObject).vals[k], got.vals[k]) {
+				t.Fatalf("key %q changed:\n%s", k, out)
+			}
+		}
+	})
+}
