@@ -88,6 +88,10 @@ func (e *Engine) installAndGitInit(ctx context.Context, p *Plan) {
 	}
 }
 
+// ErrToolMissing is the [StepResult.Err] of a go or python project's
+// install step skipped because its tool (go, uv) is not on PATH.
+var ErrToolMissing = errors.New("the install tool is not on PATH")
+
 // SkipInstallRecorded is the [StepResult.Error] of an install skipped
 // because jig.json records that the project does not want installs
 // ([Request.SkipInstall]).
@@ -116,7 +120,7 @@ func (e *Engine) ecosystemInstallStep(ctx context.Context, p *Plan, args []strin
 	cmd := strings.Join(args, " ")
 	res := &StepResult{Command: cmd, Status: StepOK}
 	if _, err := exec.LookPath(args[0]); err != nil {
-		res.Status = StepSkipped
+		res.Status, res.Err = StepSkipped, ErrToolMissing
 		res.Error = fmt.Sprintf("%s is not on PATH; install it and run %q in %s", args[0], cmd, p.Dir)
 		return res
 	}
