@@ -124,6 +124,7 @@ require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/minio/minio-go/v7 v7.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/pressly/goose/v3 v3.30.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/yuin/goldmark v1.8.7

@@ -125,6 +125,9 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+	// Ecosystem is the kind of project the registry builds ([Ecosystem]);
+	// "" is node, the reference's behaviour.
+	Ecosystem Ecosystem `json:"ecosystem,omitempty"`
 	// Migrations are the steps "jig update" runs before its merge when it
 	// moves a project past each listed version; see [Migration].
 	Migrations []Migration `json:"migrations,omitempty"`

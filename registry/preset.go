@@ -19,6 +19,9 @@ type Preset struct {
 	// Registries are the member identifiers, full or shorthand, optionally
 	// with @version and :ts|:js.
 	Registries []string `json:"registries"`
+	// Ecosystem is the kind of project the preset starts ([Ecosystem]);
+	// "" is node, the reference's behaviour.
+	Ecosystem Ecosystem `json:"ecosystem,omitempty"`
 }
 
 // ParsePreset decodes a preset.json document and checks that it has a valid
@@ -36,6 +39,9 @@ func ParsePreset(data []byte) (*Preset, error) {
 	}
 	if len(p.Registries) == 0 {
 		return nil, fmt.Errorf("preset %q has no registries", p.Name)
+	}
+	if err := CheckEcosystem(fmt.Sprintf("preset %q", p.Name), p.Ecosystem); err != nil {
+		return nil, err
 	}
 	for _, r := range p.Registries {
 		id, err := ParseID(r)

@@ -173,6 +173,9 @@ type Project struct {
 	Name     string   `json:"name"`
 	Language Language `json:"language,omitempty"`
 	Template string   `json:"template,omitempty"`
+	// Ecosystem is the kind of project ([Ecosystem]), recorded at init
+	// for anything but node; "" is node.
+	Ecosystem Ecosystem `json:"ecosystem,omitempty"`
 	// SkipInstall records that the project was made with --skip-install:
 	// later commands do not run the package manager's install either
 	// (see apply.WithInstall).
@@ -204,6 +207,9 @@ func ParseProject(data []byte) (*Project, error) {
 	case "", LangJS, LangTS:
 	default:
 		return nil, fmt.Errorf("%s: language %q must be \"ts\" or \"js\"", ProjectFile, p.Language)
+	}
+	if err := CheckEcosystem(ProjectFile, p.Ecosystem); err != nil {
+		return nil, err
 	}
 	for _, it := range p.Items {
 		if _, err := ParseID(it); err != nil {

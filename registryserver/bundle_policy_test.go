@@ -214,12 +214,12 @@ func TestBundlePresets(t *testing.T) {
 	for _, p := range b.Presets {
 		ids = append(ids, p.ID())
 	}
-	if got := strings.Join(ids, " "); got != "@presets/node@1.1.0 @presets/node-library@1.0.0" || len(sum.Versions) != 2 {
+	if got := strings.Join(ids, " "); got != "@presets/go-service@1.0.0 @presets/node@1.1.0 @presets/node-library@1.0.0 @presets/python-service@1.0.0" || len(sum.Versions) != 4 {
 		t.Fatalf("exported %s (summary %v)", got, sum.Versions)
 	}
 	dst := memory.New()
 	got, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{})
-	if err != nil || len(got.Versions) != 2 {
+	if err != nil || len(got.Versions) != 4 {
 		t.Fatalf("import: %+v, %v", got, err)
 	}
 	h, err := registryserver.New(registryserver.WithStorage(dst))
@@ -232,7 +232,7 @@ func TestBundlePresets(t *testing.T) {
 	}
 	// Again: all skipped, nothing written.
 	before := snapshot(t, dst)
-	if got, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{}); err != nil || len(got.Skipped) != 2 || len(got.Versions) != 0 {
+	if got, err := bundleio.Import(t.Context(), dst, b, bundleio.ImportOptions{}); err != nil || len(got.Skipped) != 4 || len(got.Versions) != 0 {
 		t.Errorf("re-import: %+v, %v", got, err)
 	}
 	sameSnapshot(t, before, snapshot(t, dst))

@@ -97,6 +97,15 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("CATALOG", catalog)
+			// Scripts that build Go projects (go_service.txtar) share the
+			// test's build cache and never reach the network.
+			if gocache := os.Getenv("GOCACHE"); gocache != "" {
+				env.Setenv("GOCACHE", gocache)
+			} else if dir, err := os.UserCacheDir(); err == nil {
+				env.Setenv("GOCACHE", filepath.Join(dir, "go-build"))
+			}
+			env.Setenv("GOPROXY", "off")
+			env.Setenv("GOTOOLCHAIN", "local")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

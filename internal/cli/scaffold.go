@@ -237,6 +237,9 @@ func printSteps(o *Output, p *apply.Plan, hasAllowScripts bool) {
 				o.Warnf("run '%s' in %s by hand when you want it", s.Command, p.Dir)
 				break
 			}
+			if errors.Is(s.Err, apply.ErrToolMissing) {
+				break // the error says what to install and run
+			}
 			if hasAllowScripts {
 				o.Warnf("review package.json, then run '%s' in %s by hand (or re-run with --allow-scripts)", s.Command, p.Dir)
 			} else {

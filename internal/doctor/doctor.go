@@ -187,19 +187,12 @@ func environment(ctx context.Context, o Options) []Result {
 			Suggestion: "Fix the file or delete it (jig config set recreates it); its path is $JIG_CONFIG or ~/.jigrc.",
 			Details:    map[string]any{"error": o.ConfigErr.Error()}})
 	}
-	out = append(out, nodeCheck(ctx, o))
-	pm, src := PackageManager(o.Dir)
-	if path, err := o.LookPath(pm); err != nil {
-		out = append(out, Result{ID: "env.package-manager", Category: Environment, Level: Warning,
-			Message:    fmt.Sprintf("%s was not found in PATH (the project's package manager, from %s)", pm, src),
-			Suggestion: fmt.Sprintf("Install %s (for pnpm, yarn and bun 'corepack enable' may help), or install dependencies by hand.", pm)})
+	if eco := projectEcosystem(o.Dir); !eco.IsNode() {
+		// No Node checks for a go, python, java or generic project: its
+		// own tool instead, when it has one.
+		out = append(out, ecosystemCheck(ctx, o, eco))
 	} else {
-		msg := fmt.Sprintf("%s is available", pm)
-		if v, err := runVersion(ctx, path); err == nil && v != "" {
-			msg += " (" + v + ")"
-		}
-		out = append(out, Result{ID: "env.package-manager", Category: Environment, Level: Info, Message: msg,
-			Details: map[string]any{"packageManager": pm, "source": src, "path": path}})
+		out = append(out, nodeCheck(ctx, o), packageManagerCheck(ctx, o))
 	}
 	if _, err := o.LookPath("git"); err != nil {
 		out = append(out, Result{ID: "env.git", Category: Environment, Level: Warning,
@@ -393,4 +386,61 @@ func probe(ctx context.Context, o Options, ns string) Result {
 		return fail(c.BaseURL(), err)
 	}
 	return r
+}
+
+// packageManagerCheck checks that the node project's package manager is on
+// PATH.
+func packageManagerCheck(ctx context.Context, o Options) Result {
+	pm, src := PackageManager(o.Dir)
+	path, err := o.LookPath(pm)
+	if err != nil {
+		return Result{ID: "env.package-manager", Category: Environment, Level: Warning,
+			Message:    fmt.Sprintf("%s was not found in PATH (the project's package manager, from %s)", pm, src),
+			Suggestion: fmt.Sprintf("Install %s (for pnpm, yarn and bun 'corepack enable' may help), or install dependencies by hand.", pm)}
+	}
+	msg := fmt.Sprintf("%s is available", pm)
+	if v, err := runVersion(ctx, path); err == nil && v != "" {
+		msg += " (" + v + ")"
+	}
+	return Result{ID: "env.package-manager", Category: Environment, Level: Info, Message: msg,
+		Details: map[string]any{"packageManager": pm, "source": src, "path": path}}
+}
+
+// projectEcosystem is the ecosystem jig.json in dir records: node when it
+// records none or cannot be read (the project checks report that).
+func projectEcosystem(dir string) registry.Ecosystem {
+	data, err := safefile.ReadFile(filepath.Join(dir, registry.ProjectFile), maxProjectFile)
+	if err != nil {
+		return registry.EcosystemNode
+	}
+	p, err := registry.ParseProject(data)
+	if err != nil {
+		return registry.EcosystemNode
+	}
+	return p.Ecosystem.OrNode()
+}
+
+// ecosystemCheck checks that the tool of a go or python project (go, uv)
+// is on PATH; java and generic projects have none jig runs.
+func ecosystemCheck(ctx context.Context, o Options, eco registry.Ecosystem) Result {
+	var tool, hint string
+	switch eco {
+	case registry.EcosystemGo:
+		tool, hint = "go", "Install Go (https://go.dev/dl/), then run 'go mod tidy' in the project."
+	case registry.EcosystemPython:
+		tool, hint = "uv", "Install uv (https://docs.astral.sh/uv/), then run 'uv sync' in the project."
+	default:
+		return Result{ID: "env.ecosystem", Category: Environment, Level: Info, Message: fmt.Sprintf("a %s project: jig runs no install tool for it", eco)}
+	}
+	path, err := o.LookPath(tool)
+	if err != nil {
+		return Result{ID: "env.ecosystem", Category: Environment, Level: Warning,
+			Message: fmt.Sprintf("%s was not found in PATH (this is a %s project)", tool, eco), Suggestion: hint}
+	}
+	msg := fmt.Sprintf("%s is available", tool)
+	if v, err := runVersion(ctx, path); err == nil && v != "" {
+		msg += " (" + v + ")"
+	}
+	return Result{ID: "env.ecosystem", Category: Environment, Level: Info, Message: msg,
+		Details: map[string]any{"ecosystem": string(eco), "path": path}}
 }

@@ -86,6 +86,9 @@ type stopper struct {
 	// hideBase: the base is not trusted and none of it may be written
 	// ([Merge3UntrustedBase]).
 	hideBase bool
+	// target is the project file merged ([WithTarget]); its extension
+	// picks a structural merge for YAML and TOML.
+	target string
 }
 
 // hidesBase reports whether the merge must not write the base.

@@ -120,15 +120,49 @@ type Merge3Result struct {
 // line endings when ours uses them. [registry.StrategyCustom] and unknown
 // strategies return an error wrapping [ErrMerge]; so do JSON inputs that do
 // not parse.
-func Merge3(strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
-	return merge3(nil, strategy, base, ours, theirs, label)
+func Merge3(strategy registry.Strategy, base, ours, theirs []byte, label string, opts ...Merge3Option) (*Merge3Result, error) {
+	return merge3(withOptions(nil, opts), strategy, base, ours, theirs, label)
+}
+
+// Merge3Option tunes a three-way merge ([Merge3], [Merge3Context],
+// [Merge3UntrustedBase]).
+type Merge3Option func(*stopper)
+
+// WithTarget names the project file being merged (its path in the
+// project, such as "deploy/app.yaml"), so that [registry.StrategyOverwrite]
+// merges YAML (.yaml, .yml) and TOML (.toml) files by key: the delta from
+// base to theirs is applied to ours key by key, keeping ours' comments,
+// order and layout wherever the merge does not touch them; a key both
+// sides changed differently is a [Conflict] reported by its key path
+// ("server.port"; for a Kubernetes multi-document stream
+// `["Deployment/web"].spec.replicas`), ours kept, no markers. Documents
+// the structural merge does not handle (a YAML directive, complex keys,
+// duplicate keys, an edited array of TOML tables, nesting beyond
+// [registry.MaxJSONDepth]) fall back to the line merge. The default is no
+// target: files are merged by content alone, as [Merge3] describes.
+func WithTarget(target string) Merge3Option {
+	return func(s *stopper) { s.target = target }
+}
+
+// withOptions applies opts to st, making a stopper when there is none.
+func withOptions(st *stopper, opts []Merge3Option) *stopper {
+	if len(opts) == 0 {
+		return st
+	}
+	if st == nil {
+		st = &stopper{ctx: context.Background()}
+	}
+	for _, o := range opts {
+		o(st)
+	}
+	return st
 }
 
 // Merge3Context is [Merge3] that stops when ctx ends, returning ctx's
 // error: a merge of large inputs takes time (linear in their size for
 // JSON), and the caller's deadline covers it.
-func Merge3Context(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
-	return merge3(newStopper(ctx), strategy, base, ours, theirs, label)
+func Merge3Context(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string, opts ...Merge3Option) (*Merge3Result, error) {
+	return merge3(withOptions(newStopper(ctx), opts), strategy, base, ours, theirs, label)
 }
 
 // Merge3UntrustedBase is [Merge3Context] for a base that is not trusted:
@@ -138,11 +172,12 @@ func Merge3Context(ctx context.Context, strategy registry.Strategy, base, ours, 
 // of it is written or reported: a conflict block holds ours and theirs
 // without the "||||||| base" section (git's "merge" conflict style), and
 // every [Conflict] has an empty Base.
-func Merge3UntrustedBase(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string) (*Merge3Result, error) {
+func Merge3UntrustedBase(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte, label string, opts ...Merge3Option) (*Merge3Result, error) {
 	st := newStopper(ctx)
 	if st == nil {
 		st = &stopper{ctx: context.Background()}
 	}
+	st = withOptions(st, opts)
 	st.hideBase = true
 	res, err := merge3(st, strategy, base, ours, theirs, label)
 	if err != nil {
@@ -189,6 +224,9 @@ func merge3Overwrite(st *stopper, base, ours, theirs []byte, label string) (*Mer
 		return merge3Lines(base, ours, theirs, label, !st.hidesBase())
 	})(st, base, ours, theirs, label)
 	if !okB || !okO || !okT {
+		if structured := structuredMerge3(st, base, ours, theirs, lines); structured != nil {
+			return structured, nil
+		}
 		return lines, nil
 	}
 	res, merged, err := merge3Values(st, bv, ov, tv, ours)

@@ -170,3 +170,24 @@ func ExampleJSONPointer() {
 	// /compilerOptions/paths/@~1*
 	// /exports/.~1feature~0x
 }
+
+// A YAML file merged by key: the project changed log_level (with a
+// comment), the new version of the registry added port next to it. A line
+// merge would see both changes in one place; the key merge sees two keys.
+func ExampleWithTarget() {
+	base := "log_level: info\nhost: 0.0.0.0\n"
+	ours := "log_level: debug # while developing\nhost: 0.0.0.0\n"
+	theirs := "log_level: info\nport: 8080\nhost: 0.0.0.0\n"
+	res, err := merge.Merge3(registry.StrategyOverwrite, []byte(base), []byte(ours), []byte(theirs), "@main/go-service@1.1.0", merge.WithTarget("config.yaml"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(res.Content))
+	fmt.Println("conflicts:", len(res.Conflicts))
+	// Output:
+	// log_level: debug # while developing
+	// port: 8080
+	// host: 0.0.0.0
+	// conflicts: 0
+}

@@ -36,6 +36,29 @@ const topLevel = "(top level)"
 // changes nothing. It also returns the merged value.
 func merge3Values(st *stopper, b, o, t any, ours []byte) (*Merge3Result, any, error) {
 	res := &Merge3Result{}
+	merged := mergeValues(st, b, o, t, res)
+	if err := st.done(); err != nil {
+		return nil, nil, err
+	}
+	if jsonEqual(merged, o) && len(bytes.TrimSpace(ours)) > 0 {
+		res.Content = clone(ours)
+		return res, merged, nil
+	}
+	out, err := encodeOrderedJSON(merged, ours)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMerge, err)
+	}
+	if usesCRLF(ours) {
+		out = toCRLF(out)
+	}
+	res.Content = out
+	return res, merged, nil
+}
+
+// mergeValues merges the delta from b to t into o (decoded documents:
+// JSON, or YAML and TOML in the same shapes), adding to res.Conflicts what
+// both sides changed differently, and returns the merged value.
+func mergeValues(st *stopper, b, o, t any, res *Merge3Result) any {
 	var merged any
 	bo, okB := b.(*jsonObject)
 	oo, okO := o.(*jsonObject)
@@ -63,22 +86,7 @@ func merge3Values(st *stopper, b, o, t any, ours []byte) (*Merge3Result, any, er
 		merged = o
 		res.Conflicts = append(res.Conflicts, Conflict{Path: topLevel, Ours: compactJSON(o, true), Base: compactJSON(b, true), Theirs: compactJSON(t, true)})
 	}
-	if err := st.done(); err != nil {
-		return nil, nil, err
-	}
-	if jsonEqual(merged, o) && len(bytes.TrimSpace(ours)) > 0 {
-		res.Content = clone(ours)
-		return res, merged, nil
-	}
-	out, err := encodeOrderedJSON(merged, ours)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMerge, err)
-	}
-	if usesCRLF(ours) {
-		out = toCRLF(out)
-	}
-	res.Content = out
-	return res, merged, nil
+	return merged
 }
 
 // parseJSONObject parses a JSON object (JSONC tolerated); empty input is an

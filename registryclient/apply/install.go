@@ -67,10 +67,19 @@ type StepResult struct {
 // after p was written.
 func (e *Engine) installAndGitInit(ctx context.Context, p *Plan) {
 	if e.opts.install && (p.Mode == ModeInit || p.PackagesChanged()) {
-		if p.skipInstall {
-			p.Install = &StepResult{Command: DetectPackageManager(p.Dir) + " install", Status: StepSkipped,
-				Error: SkipInstallRecorded}
-		} else {
+		cmd := DetectPackageManager(p.Dir) + " install"
+		if args := ecosystemInstall(p.eco); args != nil {
+			cmd = strings.Join(args, " ")
+		} else if !p.eco.IsNode() {
+			cmd = "" // java and generic projects have no install step
+		}
+		switch {
+		case cmd == "":
+		case p.skipInstall:
+			p.Install = &StepResult{Command: cmd, Status: StepSkipped, Error: SkipInstallRecorded}
+		case !p.eco.IsNode():
+			p.Install = e.ecosystemInstallStep(ctx, p, ecosystemInstall(p.eco))
+		default:
 			p.Install = e.install(ctx, p)
 		}
 	}
@@ -78,6 +87,10 @@ func (e *Engine) installAndGitInit(ctx context.Context, p *Plan) {
 		p.Git = gitStep(ctx, p.Dir)
 	}
 }
+
+// ErrToolMissing is the [StepResult.Err] of a go or python project's
+// install step skipped because its tool (go, uv) is not on PATH.
+var ErrToolMissing = errors.New("the install tool is not on PATH")
 
 // SkipInstallRecorded is the [StepResult.Error] of an install skipped
 // because jig.json records that the project does not want installs
@@ -96,6 +109,23 @@ func (e *Engine) install(ctx context.Context, p *Plan) *StepResult {
 	}
 	e.progress("install", "running %s install", pm)
 	if err := run(ctx, p.Dir, pm, "install"); err != nil {
+		res.Status, res.Error, res.Err = StepFailed, err.Error(), err
+	}
+	return res
+}
+
+// ecosystemInstallStep runs a go or python project's install command
+// (args) when its tool is on PATH, and says so when it is not.
+func (e *Engine) ecosystemInstallStep(ctx context.Context, p *Plan, args []string) *StepResult {
+	cmd := strings.Join(args, " ")
+	res := &StepResult{Command: cmd, Status: StepOK}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		res.Status, res.Err = StepSkipped, ErrToolMissing
+		res.Error = fmt.Sprintf("%s is not on PATH; install it and run %q in %s", args[0], cmd, p.Dir)
+		return res
+	}
+	e.progress("install", "running %s", cmd)
+	if err := run(ctx, p.Dir, args[0], args[1:]...); err != nil {
 		res.Status, res.Error, res.Err = StepFailed, err.Error(), err
 	}
 	return res

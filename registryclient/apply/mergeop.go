@@ -172,9 +172,9 @@ func (m *fileMerge) isBase(b []byte) bool {
 // written.
 func (m *fileMerge) merge3(ctx context.Context, strategy registry.Strategy, base, ours, theirs []byte) (*merge.Merge3Result, error) {
 	if m.o.base.baseOnly {
-		return merge.Merge3UntrustedBase(ctx, strategy, base, ours, theirs, m.o.label())
+		return merge.Merge3UntrustedBase(ctx, strategy, base, ours, theirs, m.o.label(), merge.WithTarget(m.t))
 	}
-	return merge.Merge3Context(ctx, strategy, base, ours, theirs, m.o.label())
+	return merge.Merge3Context(ctx, strategy, base, ours, theirs, m.o.label(), merge.WithTarget(m.t))
 }
 
 // record notes the file's hash for jig.json when the target version

@@ -116,12 +116,14 @@ type Plan struct {
 
 	writes         []pendingWrite
 	createRoot     bool
-	installScripts []string        // see InstallScripts
-	inputs         []Input         // see Inputs
-	overwritten    []string        // see Overwritten
-	skipInstall    bool            // the project records SkipInstall
-	sides          []conflictSides // the conflicted files' sides
-	renames        [][2]string     // the files migrations moved, in order (see Diffs)
+	installScripts []string           // see InstallScripts
+	inputs         []Input            // see Inputs
+	overwritten    []string           // see Overwritten
+	skipInstall    bool               // the project records SkipInstall
+	eco            registry.Ecosystem // the project's ecosystem (see projectEcosystem)
+	presetEco      registry.Ecosystem // the ecosystem the preset of an init declares
+	sides          []conflictSides    // the conflicted files' sides
+	renames        [][2]string        // the files migrations moved, in order (see Diffs)
 }
 
 // SkippedScript is a file whose custom merge script did not run because
@@ -464,6 +466,7 @@ func (e *Engine) roots(ctx context.Context, tid registry.ID, short map[string]sh
 			return nil, fmt.Errorf("fetching preset %s: %w", tid.Key(), err)
 		}
 		p.RoundTrips++
+		p.presetEco = pr.Ecosystem
 		for _, r := range pr.Registries {
 			id, isShort, err := e.parseID(ctx, registry.PresetNamespace, r)
 			if err != nil {
@@ -505,7 +508,8 @@ func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj
 		}
 		perReg[n.key] = targets
 	}
-	if err := pl.planPackageJSON(res.nodes, name); err != nil {
+	pl.plan.eco = projectEcosystem(proj, pl.files[registry.ProjectFile].exists, p.presetEco, res.nodes)
+	if err := pl.planDependencies(res.nodes, name); err != nil {
 		return nil, err
 	}
 	if err := pl.reviewPackageJSON(pkgBefore, !req.Force); err != nil {
@@ -663,6 +667,9 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		proj.SkipInstall = true
 	}
 	pl.plan.skipInstall = proj.SkipInstall
+	if !pl.plan.eco.IsNode() {
+		proj.Ecosystem = pl.plan.eco
+	}
 	if req.Mode == ModeInit {
 		proj.Template = req.Template
 		if registry.IsShorthand(req.Template) {

@@ -420,7 +420,7 @@ func notTaken(c journalConflict) int {
 	if c.NoBase {
 		return hunks(c.Ours, c.Theirs)
 	}
-	res, err := merge.Merge3(merge.StrategyFor(c.Target, nil), c.Base, c.Ours, c.Theirs, "theirs")
+	res, err := merge.Merge3(merge.StrategyFor(c.Target, nil), c.Base, c.Ours, c.Theirs, "theirs", merge.WithTarget(c.Target))
 	if err != nil {
 		res, err = merge.Merge3(registry.StrategyOverwrite, c.Base, c.Ours, c.Theirs, "theirs")
 	}

@@ -311,7 +311,8 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		}
 		perReg[n.key] = targets
 	}
-	if err := pl.planPackageJSON(res.nodes, lc.name); err != nil {
+	pl.plan.eco = lc.proj.Ecosystem.OrNode()
+	if err := pl.planDependencies(res.nodes, lc.name); err != nil {
 		return err
 	}
 	if err := pl.reviewPackageJSON(pkgBefore, !lc.force); err != nil {

@@ -90,12 +90,14 @@ func TestRegistries(t *testing.T) {
 		"@main/quality/prettier",
 		"@main/runtimes/node",
 		"@main/runtimes/typescript",
+		"@main/services/go-service",
+		"@main/services/python-service",
 		"@main/testing/vitest",
 	}
 	if diff := cmp.Diff(want, catalog.Registries()); diff != "" {
 		t.Errorf("Registries() mismatch (-want +got):\n%s", diff)
 	}
-	if got, want := catalog.Presets(), []string{"node", "node-library"}; !slices.Equal(got, want) {
+	if got, want := catalog.Presets(), []string{"go-service", "node", "node-library", "python-service"}; !slices.Equal(got, want) {
 		t.Errorf("Presets() = %v, want %v", got, want)
 	}
 }
@@ -335,6 +337,8 @@ func TestPresets(t *testing.T) {
 	}{
 		{"node", 8},
 		{"node-library", 9},
+		{"go-service", 1},
+		{"python-service", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -466,8 +470,8 @@ func TestSchemas(t *testing.T) {
 	for _, name := range catalog.Presets() {
 		docs = append(docs, doc{"presets/" + name + "/preset.json", registry.ValidatePresetJSON})
 	}
-	if len(docs) != len(catalog.Registries())+2 {
-		t.Fatalf("got %d documents, want %d", len(docs), len(catalog.Registries())+2)
+	if len(docs) != len(catalog.Registries())+len(catalog.Presets()) {
+		t.Fatalf("got %d documents, want %d", len(docs), len(catalog.Registries())+len(catalog.Presets()))
 	}
 	for _, d := range docs {
 		t.Run(d.key, func(t *testing.T) {

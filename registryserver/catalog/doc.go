@@ -35,6 +35,11 @@
 //	                                            (typescript-eslint for ts), "lint" scripts; depends on runtimes/node
 //	@main/quality/prettier        (quality, 6)  prettier, .prettierrc, .prettierignore, "format" scripts
 //	@main/quality/editorconfig    (quality, 6)  .editorconfig
+//	@main/services/go-service     (framework, 2) ecosystem go: main.go with a /healthz route and its test,
+//	                                            config.yaml, a distroless Dockerfile, .github/workflows/ci.yml
+//	                                            (go vet, go test); jig writes go.mod, no package.json
+//	@main/services/python-service (framework, 2) ecosystem python: pyproject.toml (uv, ruff, pytest),
+//	                                            src/app, tests, CI; pytest and ruff as dev requirements
 //
 // The number after the type is the registry's priority, following the
 // suggested order of the types.
@@ -44,6 +49,8 @@
 //	node          runtimes/node, runtimes/typescript, build/typescript, testing/vitest, quality/eslint,
 //	              quality/prettier, quality/editorconfig, features/github-actions (8 registries)
 //	node-library  the node preset plus build/library (9 registries)
+//	go-service      services/go-service (ecosystem go)
+//	python-service  services/python-service (ecosystem python)
 //
 // A project assembled from either preset passes npm install, eslint .,
 // tsc --noEmit, vitest run, prettier --check . and npm run build; the

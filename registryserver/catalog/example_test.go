@@ -24,6 +24,8 @@ func ExampleRegistries() {
 	// @main/quality/prettier
 	// @main/runtimes/node
 	// @main/runtimes/typescript
+	// @main/services/go-service
+	// @main/services/python-service
 	// @main/testing/vitest
 }
 
@@ -94,6 +96,6 @@ func ExampleSeed() {
 	seeded, err = catalog.Seed(ctx, st)
 	fmt.Println(seeded, err)
 	// Output:
-	// true [presets/node-library/preset.json presets/node/preset.json]
+	// true [presets/go-service/preset.json presets/node-library/preset.json presets/node/preset.json presets/python-service/preset.json]
 	// false <nil>
 }
