@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
@@ -106,6 +107,10 @@ var envVars = []envVar{
 	{"JIG_FLEET_TITLE", "set by jig fleet update for --pr-command: the request's title", false},
 	{"JIG_FLEET_BODY", "set by jig fleet update for --pr-command: the request's description", false},
 	{"JIG_FLEET_DRAFT", "set by jig fleet update for --pr-command: 1 for a draft request, else empty", false},
+	{registryclient.EnvOIDCToken, "an OIDC identity token of the CI job, used when no token is configured (trusted publishing, verified census reports)", false},
+	{registryclient.EnvOIDCTokenFile, "a file holding such a token (e.g. a Kubernetes projected token), read anew each time", false},
+	{registryclient.EnvGitLabIDToken, "the id_tokens variable a GitLab CI job declares for jig", false},
+	{registryclient.EnvOIDCAudience, "the audience asked of GitHub Actions' token service (default the server's origin)", false},
 	{"JIG_TEST_KILL_AT_WRITE", "test hook: kill the process at the Nth file write", true},
 }
 

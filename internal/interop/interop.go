@@ -526,7 +526,7 @@ func (b Body) encode(suite string) ([]byte, string, error) {
 
 // newerThanRecording are storage keys of the starter catalog newer than
 // the recording of server.json (the go and python services of issue 41).
-var newerThanRecording = []string{"@main/services", "presets/go-service", "presets/python-service"}
+var newerThanRecording = []string{layout.RegistryDir("@main", "services"), layout.PresetDir("go-service"), layout.PresetDir("python-service")}
 
 // AdminToken is the admin token of the servers [WriteStorage] starts.
 const AdminToken = "interop-admin-token"
