@@ -16,13 +16,14 @@ import (
 	"github.com/jigkit/jig/registry/wire"
 )
 
-// scriptCondition answers the scripts' own conditions: [ssh-keygen] is
-// true when ssh-keygen is installed, and always under CI=true (.ci/run
-// installs openssh-client), so that there a missing one fails the script
-// rather than skipping it.
+// scriptCondition answers the scripts' own conditions: [ssh-keygen] and
+// [python3] are true when the program is installed, and always under
+// CI=true (.ci/run installs openssh-client and python3), so that there a
+// missing one fails the script rather than skipping it.
 func scriptCondition(cond string) (bool, error) {
-	if cond == "ssh-keygen" {
-		_, err := exec.LookPath("ssh-keygen")
+	switch cond {
+	case "ssh-keygen", "python3":
+		_, err := exec.LookPath(cond)
 		return err == nil || os.Getenv("CI") == "true", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
