@@ -148,8 +148,9 @@ type textEdit struct {
 
 // applyEdits applies non-overlapping edits to src; insertions at one
 // offset keep the order they were added in, before a replacement that
-// starts there.
-func applyEdits(src []byte, edits []textEdit) ([]byte, error) {
+// starts there. noEOL says the document had no final newline (its
+// parsing added one), which the result drops.
+func applyEdits(src []byte, edits []textEdit, noEOL bool) ([]byte, error) {
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].start != edits[j].start {
 			return edits[i].start < edits[j].start
@@ -169,6 +170,9 @@ func applyEdits(src []byte, edits []textEdit) ([]byte, error) {
 		pos = e.end
 	}
 	out.Write(src[pos:])
+	if noEOL {
+		return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+	}
 	return out.Bytes(), nil
 }
 

@@ -285,14 +285,7 @@ func (d *tomlDoc) realize(st *stopper, theirs structuredDoc, merged any) ([]byte
 	if tail != "" {
 		edits = append(edits, textEdit{start: len(d.src), end: len(d.src), text: tail})
 	}
-	out, err := applyEdits(d.src, edits)
-	if err != nil {
-		return nil, err
-	}
-	if d.noEOL {
-		out = bytes.TrimSuffix(out, []byte("\n"))
-	}
-	return out, nil
+	return applyEdits(d.src, edits, d.noEOL)
 }
 
 // tomlRealizer collects the edits that turn ours' text into the merged

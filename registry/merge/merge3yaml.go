@@ -377,14 +377,7 @@ func (d *yamlDoc) realize(st *stopper, theirs structuredDoc, merged any) ([]byte
 			edits = append(edits, textEdit{start: at, end: at, text: text})
 		}
 	}
-	out, err := applyEdits(d.src, edits)
-	if err != nil {
-		return nil, err
-	}
-	if d.noEOL {
-		out = bytes.TrimSuffix(out, []byte("\n"))
-	}
-	return out, nil
+	return applyEdits(d.src, edits, d.noEOL)
 }
 
 // onlyDoc is the one document of a stream that is not keyed.
