@@ -43,7 +43,7 @@ func trustAuth(up, down string) string {
 
 // trustHandler is a server with trustAuth over a memory storage holding
 // @team/x@1.0.0.
-func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core) (*registryserver.Handler, *memory.Storage) {
+func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core, opts ...registryserver.Option) (*registryserver.Handler, *memory.Storage) {
 	t.Helper()
 	a, err := registryserver.ParseAuthConfig([]byte(trustAuth(up.URL, down.URL)))
 	if err != nil || len(a.Warnings()) > 0 {
@@ -59,9 +59,9 @@ func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := registryserver.New(registryserver.WithStorage(st), registryserver.WithAuth(a), registryserver.WithState(db),
+	h, err := registryserver.New(append([]registryserver.Option{registryserver.WithStorage(st), registryserver.WithAuth(a), registryserver.WithState(db),
 		registryserver.WithRateLimit(1_000_000, time.Minute), registryserver.WithLogger(zap.New(logs)),
-		registryserver.WithAdminToken(adminToken), registryserver.WithWebCatalog("/"))
+		registryserver.WithAdminToken(adminToken), registryserver.WithWebCatalog("/")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,5 +247,35 @@ func TestCensusVerified(t *testing.T) {
 	want := map[string]bool{mine: true, "git@" + host + ":acme/templates.git": true, "https://" + host + "/acme/claimed.git": false}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("census projects: got %v, want %v", got, want)
+	}
+}
+
+// TestCensusIdentityQuota: an identity (issuer and subject) is a
+// reporter of its own for the per-reporter quota, apart from the other
+// identities of its issuer and from static tokens. With a quota of one
+// project, a CI job's second address of its repository is refused (429
+// CENSUS_QUOTA), while another job of the repository (another subject)
+// and a static token still report.
+func TestCensusIdentityQuota(t *testing.T) {
+	t.Parallel()
+	up, down := oidctest.New(t), oidctest.New(t)
+	h, _ := trustHandler(t, up, down, zapcore.NewNopCore(), registryserver.WithCensusLimits(0, 1))
+	host := strings.TrimPrefix(up.URL, "http://")
+	host, _, _ = strings.Cut(host, ":")
+	acme := up.Token(t, githubClaims(nil))
+	other := up.Token(t, githubClaims(map[string]any{"sub": "repo:acme/templates:environment:production"}))
+	for _, tt := range []struct {
+		name, token, project, want string
+	}{
+		{"acme/templates reports", acme, "https://" + host + "/acme/templates.git", "200 "},
+		{"acme/templates again: the same project", acme, "https://" + host + "/acme/templates.git", "200 "},
+		{"acme/templates under another address: a second project", acme, "git@" + host + ":acme/templates.git", "429 CENSUS_QUOTA"},
+		{"another job of the repository, its own quota", other, "git@" + host + ":acme/templates.git", "200 "},
+		{"a static token", adminToken, "https://" + host + "/acme/unverified.git", "200 "},
+	} {
+		r := send(h, "POST", "/census/@team", tt.token, report(tt.project, "x@1.0.0:clean"), "application/json")
+		if got := fmt.Sprintf("%d %s", r.status, codeOf(r.body)); got != tt.want {
+			t.Errorf("%s: got %s, want %s: %s", tt.name, got, tt.want, r.body)
+		}
 	}
 }
