@@ -85,8 +85,10 @@ type Batch interface {
 	// or the new content, never a part, from the moment it returns.
 	// That it survives a crash of the machine (not only of the process)
 	// is certain only once [Batch.Sync] has returned; until then such a
-	// crash may leave key as it was before, but never holding a part of
-	// r.
+	// crash may leave key as it was, or holding a part of r (the disk
+	// backend flushes the contents of the whole batch at Sync, not each
+	// before its rename). So write a batch's keys where nothing reads
+	// them until a commit point written after Sync, as a publish does.
 	Put(ctx context.Context, key string, r io.Reader, size int64) error
 	// Sync makes every Put of the batch that returned nil durable. Call
 	// it after the last Put and before writing anything that must only

@@ -141,8 +141,11 @@ func (s *Index) readEntry(ctx context.Context, ns, path string) (search.Doc, boo
 	if latest == "" {
 		return search.Doc{}, false, nil
 	}
+	// Past the read cache too: a full read would fill it with every
+	// registry's manifest (a server on S3 grew by the cache's whole
+	// budget while it rebuilt), evicting what clients read.
 	key := layout.Manifest(ns, path, latest)
-	data, info, err := s.ReadDocument(ctx, key)
+	data, info, err := core.ReadAll(ctx, s.fresh, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return search.Doc{}, false, nil
 	}

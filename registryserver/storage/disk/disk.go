@@ -190,7 +190,7 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 	if err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
-	etag, err = s.replace(ctx, op, key, file{s.root, tmp, tmpName, name}, r, size, ifMatch)
+	etag, err = s.replace(ctx, op, key, file{root: s.root, tmp: tmp, tmpName: tmpName, name: name}, r, size, ifMatch)
 	if err != nil {
 		return "", err
 	}
@@ -202,18 +202,20 @@ func (s *Storage) write(ctx context.Context, op, key string, r io.Reader, size i
 
 // file is a write in progress: the temporary file tmp, created as tmpName
 // in root, that is to replace name in root. root is the storage root or
-// a batch's handle of the key's folder.
+// a batch's handle of the key's folder. A batch sets deferFlush: the
+// content is flushed by the batch's Sync instead of before the rename.
 type file struct {
-	root    *os.Root
-	tmp     *os.File
-	tmpName string
-	name    string
+	root       *os.Root
+	tmp        *os.File
+	tmpName    string
+	name       string
+	deferFlush bool
 }
 
-// replace fills f's temporary file from r, flushes it and renames it over
-// key under key's lock, checking ifMatch when it is not nil. It always
-// closes the temporary file, and removes it unless it was renamed. It does
-// not flush the folder. It returns key's new ETag when ifMatch is not nil.
+// replace fills f's temporary file from r, flushes it (unless
+// f.deferFlush) and renames it over key under key's lock, checking ifMatch
+// when it is not nil. It always closes the temporary file, and removes it
+// unless it was renamed. It does not flush the folder. It returns key's new ETag when ifMatch is not nil.
 func (s *Storage) replace(ctx context.Context, op, key string, f file, r io.Reader, size int64, ifMatch *string) (etag string, err error) {
 	// The temporary file stays open, and so locked (see RemoveTemp), until
 	// it has been renamed over key.
@@ -227,7 +229,9 @@ func (s *Storage) replace(ctx context.Context, op, key string, f file, r io.Read
 	if _, err := storage.CopyContent(ctx, f.tmp, r, size); err != nil {
 		return "", fmt.Errorf("disk: %s %q: %w", op, key, err)
 	}
-	if err := f.tmp.Sync(); err != nil {
+	if f.deferFlush {
+		startWriteback(f.tmp)
+	} else if err := f.tmp.Sync(); err != nil {
 		return "", fmt.Errorf("disk: %s %q: flush: %w", op, key, err)
 	}
 
