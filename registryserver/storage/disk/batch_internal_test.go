@@ -11,13 +11,7 @@ import (
 // keeps at most maxBatchDirs of them open between Puts.
 func TestBatchBoundsOpenFolders(t *testing.T) {
 	t.Parallel()
-	st, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	b := st.NewBatch().(*batch)
-	defer b.Close()
+	_, b := newTestBatch(t)
 	for i := range 3 * maxBatchDirs {
 		key := fmt.Sprintf("@main/bound/1.0.0/d%d/f.txt", i)
 		if err := b.Put(t.Context(), key, strings.NewReader("x"), 1); err != nil {
@@ -46,13 +40,7 @@ func TestBatchBoundsOpenFolders(t *testing.T) {
 // fail it.
 func TestBatchSyncFlushesWrittenKeys(t *testing.T) {
 	t.Parallel()
-	st, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	b := st.NewBatch().(*batch)
-	defer b.Close()
+	st, b := newTestBatch(t)
 	for i := range 40 {
 		key := fmt.Sprintf("@main/flush/1.0.0/d%d/f%d.txt", i%3, i)
 		if err := b.Put(t.Context(), key, strings.NewReader("content"), 7); err != nil {
@@ -86,4 +74,18 @@ func TestBatchSyncFlushesWrittenKeys(t *testing.T) {
 	if string(body) != "content" {
 		t.Errorf("read back %q, want %q", body, "content")
 	}
+}
+
+// newTestBatch returns a disk storage in a temporary folder and a batch of
+// it, both closed when the test ends.
+func newTestBatch(t *testing.T) (*Storage, *batch) {
+	t.Helper()
+	st, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	b := st.NewBatch().(*batch)
+	t.Cleanup(func() { b.Close() })
+	return st, b
 }
