@@ -364,6 +364,12 @@ func (m *Manifest) ForLanguage(lang Language) *Manifest {
 	return &c
 }
 
+// HasLanguages reports whether the manifest has ts/js variants: a
+// languages block or a defaultLanguage.
+func (m *Manifest) HasLanguages() bool {
+	return len(m.Languages) > 0 || m.DefaultLanguage != ""
+}
+
 // FilePaths returns every package file the manifest references: files[].path
 // at the top level and in language blocks, and custom merge scripts, without
 // duplicates, normalised (no leading "./").

@@ -149,7 +149,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 			}
 			lang := inst.Language
 			if lang == "" {
-				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+				lang = settleLanguage(&node{id: id, raw: m}, lc.proj.Language, lc.proj.Ecosystem)
 			}
 			f := fragmentOf(m.ForLanguage(lang))
 			records[i] = &f

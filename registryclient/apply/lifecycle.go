@@ -337,8 +337,10 @@ func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) erro
 				return err
 			}
 			lang := lc.proj.Installed[id.Key()].Language
-			if lang == "" {
-				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+			// A record of a non-node project written before jig knew
+			// better may claim "ts" for a registry without languages.
+			if n := (&node{id: id, raw: m}); lang == "" || settleLanguage(n, lc.proj.Language, lc.proj.Ecosystem) == "" {
+				lang = settleLanguage(n, lc.proj.Language, lc.proj.Ecosystem)
 			}
 			lc.mu.Lock()
 			lc.current[id.Key()] = m

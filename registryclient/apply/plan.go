@@ -509,6 +509,9 @@ func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj
 		perReg[n.key] = targets
 	}
 	pl.plan.eco = projectEcosystem(proj, pl.files[registry.ProjectFile].exists, p.presetEco, res.nodes)
+	for _, n := range res.nodes {
+		n.lang = settleLanguage(n, projectLang, pl.plan.eco)
+	}
 	if err := pl.planDependencies(res.nodes, name); err != nil {
 		return nil, err
 	}

@@ -218,6 +218,18 @@ func chooseLanguage(n *node, projectLang registry.Language) registry.Language {
 	return registry.LangTS
 }
 
+// settleLanguage is the language jig records for n in a project of
+// ecosystem eco: chooseLanguage's, except that a registry with no ts/js
+// variant (no languages block, no defaultLanguage) in a project that is not
+// node claims none unless its identifier asked for one: a Go service is
+// not TypeScript. Node projects keep the reference's "ts".
+func settleLanguage(n *node, projectLang registry.Language, eco registry.Ecosystem) registry.Language {
+	if n.id.Language == "" && !eco.IsNode() && !n.raw.HasLanguages() {
+		return ""
+	}
+	return chooseLanguage(n, projectLang)
+}
+
 func checkManifest(id registry.ID, m *registry.Manifest) error {
 	if m == nil {
 		return fmt.Errorf("%w: %s: empty manifest", ErrInvalidManifest, id)

@@ -312,6 +312,9 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		perReg[n.key] = targets
 	}
 	pl.plan.eco = lc.proj.Ecosystem.OrNode()
+	for _, n := range res.nodes {
+		n.lang = settleLanguage(n, lc.proj.Language, pl.plan.eco)
+	}
 	if err := pl.planDependencies(res.nodes, lc.name); err != nil {
 		return err
 	}
