@@ -33,6 +33,15 @@ type Installed struct {
 	// "jig check" can tell what drifted. Nil in files written by earlier
 	// jig versions; an empty fragment when the registry declares none.
 	Package *PackageFragment `json:"package,omitempty"`
+	// Requirements is, for a go or python project, what the registry's
+	// dependencies and devDependencies were set to in go.mod ("module
+	// path": "version") or pyproject.toml (PEP 503 name: the list entry
+	// as written, "pytest>=8") when it was last written, for the
+	// requirements the registry added (those the project already had stay
+	// the project's): what "jig remove" takes out again while they are as
+	// recorded, and the base of "jig update"'s three-way merge. Nil in
+	// node projects and in records written before jig recorded it.
+	Requirements *PackageFragment `json:"requirements,omitempty"`
 	// Conflicts lists the files the last update wrote with conflict
 	// markers and where, so "jig check" and the next update can tell
 	// whether they were resolved by looking for those blocks only.

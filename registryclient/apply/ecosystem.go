@@ -120,6 +120,8 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 		action := PackageAdded
 		if ok {
 			action = PackageChanged
+		} else {
+			pl.addedRequirement(r.path)
 		}
 		pl.plan.Packages = append(pl.plan.Packages, PackageChange{Name: r.path, Range: r.version, Previous: prev, Action: action})
 		st.from = appendOnce(st.from, r.from)
@@ -130,7 +132,7 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 		return err
 	}
 	if !slices.Equal(out, st.cur) || !st.exists {
-		st.cur, st.touched = out, true
+		st.editRequirements(out)
 		if st.strategy == "" {
 			st.strategy = registry.StrategyOverwrite
 		}
@@ -171,10 +173,11 @@ func (pl *planner) planPyProject(nodes []*node) error {
 		return fmt.Errorf("pyproject.toml: %w", err)
 	}
 	for _, a := range added {
+		pl.addedRequirement(a.Name)
 		pl.plan.Packages = append(pl.plan.Packages, PackageChange{Name: a.Name, Range: a.Specifier, Dev: a.Dev, Action: PackageAdded})
 	}
 	if !slices.Equal(out, st.cur) {
-		st.cur, st.touched = out, true
+		st.editRequirements(out)
 		if st.strategy == "" {
 			st.strategy = registry.StrategyOverwrite
 		}

@@ -193,6 +193,33 @@ type op struct {
 	newFiles   map[string]string           // target -> hash recorded after the plan
 	conflicted registry.ConflictFiles      // files written with conflict markers, and where
 	migrated   []registry.AppliedMigration // the migrations this plan runs
+	// reqKept are the requirements (by [reqKey]) both the project and the
+	// target version changed: the project's value stays, and so does
+	// jig.json's record of what jig wrote.
+	reqKept []string
+}
+
+// recordedRequirements is rec with the record of each requirement of
+// o.reqKept kept as it was.
+func (o *op) recordedRequirements(rec *registry.PackageFragment) *registry.PackageFragment {
+	if len(o.reqKept) == 0 || o.inst.Requirements == nil {
+		return rec
+	}
+	if rec == nil {
+		rec = &registry.PackageFragment{}
+	}
+	prev := o.inst.Requirements
+	for _, k := range o.reqKept {
+		for _, pair := range [][2]*map[string]string{{&prev.Dependencies, &rec.Dependencies}, {&prev.DevDependencies, &rec.DevDependencies}} {
+			if v, ok := (*pair[0])[k]; ok {
+				if *pair[1] == nil {
+					*pair[1] = map[string]string{}
+				}
+				(*pair[1])[k] = v
+			}
+		}
+	}
+	return rec
 }
 
 // lifecycle is the state shared by update and remove.
@@ -252,6 +279,9 @@ func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifec
 	}
 	p.Name = proj.Name
 	p.skipInstall = proj.SkipInstall
+	// Update and remove install with the project's own tool: go mod
+	// tidy in a go project, never npm.
+	p.eco = proj.Ecosystem.OrNode()
 	pkg, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
@@ -620,7 +650,8 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 		proj.Installed[o.key] = registry.Installed{
 			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
-			Migrations: append(slices.Clone(o.inst.Migrations), o.migrated...),
+			Migrations:   append(slices.Clone(o.inst.Migrations), o.migrated...),
+			Requirements: o.recordedRequirements(pl.recordRequirements(o.theirs.Package, o.inst.Requirements)),
 		}
 	}
 	pl.refreshRecords(proj, true)

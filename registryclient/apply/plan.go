@@ -263,6 +263,21 @@ type fileState struct {
 	reason    string
 	conflicts []merge.Conflict
 	sides     *conflictSides // the merge's three sides (update)
+	// reqBase is the content before jig edited the requirements in it
+	// (go.mod, pyproject.toml; see editRequirements), nil when it did
+	// not: an edit of the requirements alone loses nothing of the
+	// project's.
+	reqBase []byte
+	reqEdit bool
+}
+
+// editRequirements makes b, the file with its requirements edited, the
+// content.
+func (st *fileState) editRequirements(b []byte) {
+	if !st.reqEdit {
+		st.reqBase, st.reqEdit = st.cur, true
+	}
+	st.cur, st.touched = b, true
 }
 
 // conflictSides are the three sides of a conflicted file's merge: what
@@ -292,6 +307,9 @@ type planner struct {
 	pkg   *registry.PackageFragment
 	// keep are the targets left as they are ([Request.Keep]).
 	keep []string
+	// reqAdded are the go.mod or pyproject.toml requirements (by
+	// [reqKey]) this plan added: the registries declaring them own them.
+	reqAdded map[string]bool
 }
 
 // KeptReason is the [FileChange.Reason] of a file a plan leaves as it is
@@ -581,6 +599,10 @@ func (pl *planner) overwritten(proj *registry.Project) []string {
 		if !st.exists || !st.touched || st.strategy != registry.StrategyOverwrite || bytes.Equal(st.orig, st.cur) {
 			continue
 		}
+		if st.reqEdit && bytes.Equal(st.reqBase, st.orig) {
+			// Only its requirements changed (go.mod, pyproject.toml).
+			continue
+		}
 		h, written := hashOf(st.orig), false
 		for _, inst := range proj.Installed {
 			if inst.Files[t] == h {
@@ -703,7 +725,12 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 			// Re-created (a frozen install): it owns what it owned.
 			w.prev, w.update = prev.Package, true
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w)}
+		var prevReq *registry.PackageFragment
+		if prev, ok := proj.Installed[n.key]; ok {
+			prevReq = prev.Requirements
+		}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
+			Requirements: pl.recordRequirements(fragmentOf(n.m), prevReq)}
 	}
 	pl.refreshRecords(proj, false)
 	b, err := proj.Marshal()
