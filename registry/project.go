@@ -20,6 +20,9 @@ const ProjectSchemaURL = "https://jig.dev/schemas/jig.json"
 type Installed struct {
 	Version  string   `json:"version"`
 	Language Language `json:"language,omitempty"`
+	// Variant is the named variant installed ([Manifest.Variants]), ""
+	// for none; "jig update" keeps it.
+	Variant string `json:"variant,omitempty"`
 	// Digest is "sha256:<hex>" of the version's manifest (registry.json)
 	// as served, so a frozen install can tell the same version from one
 	// whose content changed. Empty in files written before jig recorded
@@ -219,6 +222,11 @@ func ParseProject(data []byte) (*Project, error) {
 	}
 	if err := CheckEcosystem(ProjectFile, p.Ecosystem); err != nil {
 		return nil, err
+	}
+	for k, in := range p.Installed {
+		if in.Variant != "" && !ValidVariant(in.Variant) {
+			return nil, fmt.Errorf("%s: installed %s: variant %q is not a variant name (lowercase letters, digits and -)", ProjectFile, k, in.Variant)
+		}
 	}
 	for _, it := range p.Items {
 		if _, err := ParseID(it); err != nil {

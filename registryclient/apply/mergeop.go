@@ -474,7 +474,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 // manifestFor is installed registry k's manifest m with its language
 // (and variant) applied.
 func (lc *lifecycle) manifestFor(k string, m *registry.Manifest) *registry.Manifest {
-	return m.ForLanguage(lc.langs[k])
+	return m.ForVariant(lc.langs[k], lc.variants[k])
 }
 
 func fragmentsEqual(a, b registry.PackageFragment) bool {

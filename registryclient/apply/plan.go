@@ -144,6 +144,8 @@ type PlannedRegistry struct {
 	Version string `json:"version"`
 	// Language is the language variant applied.
 	Language registry.Language `json:"language"`
+	// Variant is the named variant applied, "" for none.
+	Variant string `json:"variant,omitempty"`
 	// Type and Priority are the manifest's.
 	Type     registry.Type `json:"type"`
 	Priority int           `json:"priority"`
@@ -414,7 +416,11 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		fresh = append(fresh, id)
 	}
-	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
+	presetVariant := ""
+	if tid.IsPreset() {
+		presetVariant = tid.Variant
+	}
+	res, err := e.resolve(ctx, fresh, short, projectLang, installed, presetVariant)
 	if err != nil {
 		return nil, err
 	}
@@ -538,7 +544,7 @@ func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj
 	}
 	for _, n := range res.nodes {
 		pr := PlannedRegistry{
-			ID: n.key + "@" + n.raw.Version, Key: n.key, Version: n.raw.Version, Language: n.lang,
+			ID: n.key + "@" + n.raw.Version, Key: n.key, Version: n.raw.Version, Language: n.lang, Variant: n.variant,
 			Type: n.raw.Type, Priority: n.raw.Priority, Level: n.level, Requested: n.requested,
 			Files: perReg[n.key], RegistryDependencies: n.raw.RegistryDependencies,
 		}
@@ -710,7 +716,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		proj.Installed = map[string]registry.Installed{}
 	}
 	for _, n := range nodes {
-		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version, Language: n.id.Language}
+		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version, Language: n.id.Language, Variant: n.id.Variant}
 		if _, ok := proj.HasItem(id); !ok {
 			proj.Items = append(proj.Items, id.String())
 		}
@@ -729,7 +735,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		if prev, ok := proj.Installed[n.key]; ok {
 			prevReq = prev.Requirements
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
 			Requirements: pl.recordRequirements(fragmentOf(n.m), prevReq)}
 	}
 	pl.refreshRecords(proj, false)
