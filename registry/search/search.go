@@ -84,6 +84,8 @@ type Entry struct {
 	Type        string   `json:"type"`
 	Description string   `json:"description,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
+	// Variants are the registry's named variants, sorted; nil for none.
+	Variants []string `json:"variants,omitempty"`
 }
 
 // ID returns the registry's full identifier, "@ns/path".
@@ -99,6 +101,7 @@ func EntryOf(ns, path string, m *registry.Manifest) Entry {
 		Type:        string(m.Type),
 		Description: m.Description,
 		Tags:        slices.Clone(m.Tags),
+		Variants:    m.VariantNames(),
 	}
 }
 

@@ -204,7 +204,7 @@ func (lc *lifecycle) mergeRequirements(o *op) error {
 			case retain[k]:
 			case now == was:
 				edits = append(edits, edit{k, "", isDev})
-				p.Packages = append(p.Packages, PackageChange{Name: k, Range: now, Dev: isDev, Action: PackageRemoved})
+				p.Packages = append(p.Packages, PackageChange{Name: k, Previous: now, Dev: isDev, Action: PackageRemoved})
 			default:
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: kept %s %s, changed in the project since jig wrote %s", file, k, now, was))
 			}

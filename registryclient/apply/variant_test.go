@@ -101,7 +101,8 @@ func TestVariants(t *testing.T) {
 
 // TestVariantUpdateKeepsIt: jig update renders both sides in the
 // installed variant, so the distroless Dockerfile moves to the new
-// version's distroless Dockerfile, not to the default one.
+// version's distroless Dockerfile, not to the default one; jig remove
+// takes the variant's files out.
 func TestVariantUpdateKeepsIt(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, newVariantSource())
@@ -128,6 +129,13 @@ func TestVariantUpdateKeepsIt(t *testing.T) {
 	}
 	if len(proj.Items) != 1 || proj.Items[0] != "@team/svc@1.1.0:distroless" {
 		t.Errorf("items: got %q, want [@team/svc@1.1.0:distroless]", proj.Items)
+	}
+	// Remove renders the installed variant too: its Dockerfile goes.
+	runRemove(t, e, dir, "@team/svc")
+	for _, f := range []string{"Dockerfile", "main.go"} {
+		if readFileOrEmpty(t, filepath.Join(dir, f)) != "" {
+			t.Errorf("%s is still there after remove", f)
+		}
 	}
 }
 
