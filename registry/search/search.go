@@ -101,8 +101,16 @@ func EntryOf(ns, path string, m *registry.Manifest) Entry {
 		Type:        string(m.Type),
 		Description: m.Description,
 		Tags:        slices.Clone(m.Tags),
-		Variants:    m.VariantNames(),
+		Variants:    firstVariants(m),
 	}
+}
+
+// firstVariants are m's variant names, at most [registry.MaxVariants]
+// (publishing allows no more; a manifest a server stored by other means
+// does not make an entry grow past it).
+func firstVariants(m *registry.Manifest) []string {
+	v := m.VariantNames()
+	return v[:min(len(v), registry.MaxVariants)]
 }
 
 // Hit is one search result: an entry and why it matched.

@@ -421,6 +421,9 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		presetVariant = tid.Variant
 	}
 	res, err := e.resolve(ctx, fresh, short, projectLang, installed, presetVariant)
+	if uv := (*registry.UnknownVariantError)(nil); errors.As(err, &uv) && uv.Registry == "" {
+		uv.Registry = tid.Key()
+	}
 	if err != nil {
 		return nil, err
 	}

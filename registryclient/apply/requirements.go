@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"golang.org/x/mod/modfile"
-	"golang.org/x/mod/module"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/merge"
@@ -143,7 +142,7 @@ func (lc *lifecycle) mergeRequirements(o *op) error {
 		return nil
 	}
 	if eco == registry.EcosystemGo && len(theirs.Scripts) > 0 {
-		return fmt.Errorf("%s declares package.json scripts, which a go project has no file for; use a Makefile among its files", o.label())
+		return goScriptsError(o.label())
 	}
 	retain := map[string]bool{}
 	for k, m := range lc.current {
@@ -218,8 +217,8 @@ func (lc *lifecycle) mergeRequirements(o *op) error {
 				continue
 			}
 			if eco == registry.EcosystemGo {
-				if err := module.Check(name, want[name]); err != nil {
-					return fmt.Errorf("%s: dependency %q: %q is not a module path and semantic version (as in \"golang.org/x/mod\": \"v0.20.0\"): %v", o.label(), name, want[name], err)
+				if err := checkModule(o.label(), name, want[name]); err != nil {
+					return err
 				}
 			}
 			edits = append(edits, edit{name, reqEntry(eco, name, want[name]), isDev})

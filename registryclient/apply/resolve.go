@@ -270,7 +270,8 @@ func checkPresetVariant(nodes []*node, variant string) error {
 		all = append(all, n.raw.VariantNames()...)
 	}
 	slices.Sort(all)
-	return &registry.UnknownVariantError{Registry: "the preset", Variant: variant, Available: slices.Compact(all)}
+	// The caller names the preset.
+	return &registry.UnknownVariantError{Variant: variant, Available: slices.Compact(all)}
 }
 
 // settleLanguage is the language jig records for n in a project of

@@ -59,7 +59,7 @@ func TestVariants(t *testing.T) {
 		{name: "grpc", template: "@team/svc@1.0.0:grpc", dockerfile: "FROM golang:1.23\n", variant: "grpc", files: []string{"api.proto"}},
 		{name: "the preset's variant", template: "@presets/svc:distroless", dockerfile: "FROM gcr.io/distroless/static-debian12 # 1.1.0\n", variant: "distroless"},
 		{name: "unknown", template: "@team/svc@1.0.0:alpine", wantErr: `@team/svc@1.0.0 has no variant "alpine"; its variants are: distroless, grpc (as in @team/svc:distroless)`},
-		{name: "unknown for the preset", template: "@presets/svc:alpine", wantErr: `has no variant "alpine"; its variants are: distroless, grpc`},
+		{name: "unknown for the preset", template: "@presets/svc:alpine", wantErr: `@presets/svc has no variant "alpine"; its variants are: distroless, grpc (as in @presets/svc:distroless)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
