@@ -13,7 +13,7 @@
 //
 // A registry identifier has the form
 //
-//	[@namespace/]path/to/name[@version][:ts|:js]
+//	[@namespace/]path/to/name[@version][:ts|:js|:variant]
 //
 // and is parsed by [ParseID]:
 //
@@ -25,6 +25,12 @@
 //   - version: a full SemVer 2.0 version after the last "@" of the path part
 //     (pre-release and build metadata allowed; no ranges or tags).
 //   - language: a trailing ":ts" or ":js".
+//   - variant: any other trailing ":name" names one of the registry's named
+//     variants ([Manifest.Variants]): lowercase kebab case
+//     (^[a-z0-9]+(?:-[a-z0-9]+)*$), at most [MaxVariantName] bytes, never
+//     "ts" or "js" ([ValidVariant]). One suffix at most. A preset
+//     ("@presets/go-service:distroless") takes a variant, which its members
+//     that declare it get, but no version or language.
 //
 // Identifiers are lowercase and never lowercased silently: "Quality/ESLint"
 // or "@Company" is an error whose [IDError.Suggestion] is the lowercase

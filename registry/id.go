@@ -63,12 +63,16 @@ type ID struct {
 	Version string
 	// Language is the requested language variant, or "" for the default.
 	Language Language
+	// Variant is the requested named variant ([ValidVariant]; the
+	// registry's "variants"), or "" for none. An identifier has a
+	// language or a variant suffix, never both.
+	Variant string
 }
 
 // IDError is the error [ParseID] returns; it names the part that is wrong.
 type IDError struct {
 	Input  string // the identifier as given
-	Part   string // "namespace", "path", "version", "language" or "identifier"
+	Part   string // "namespace", "path", "version", "variant" or "identifier"
 	Reason string // what is wrong with it and what is expected
 	// Suggestion is a valid identifier the input probably meant (the same
 	// with its namespace and path lowercased), or "" when there is none.
@@ -162,7 +166,8 @@ func WithDefaultNamespace(ns string) ParseOption {
 }
 
 // ParseID parses an identifier of the form
-// [@namespace/]path/to/name[@version][:ts|:js]. The namespace defaults to
+// [@namespace/]path/to/name[@version][:ts|:js|:variant] (a variant as
+// [ValidVariant] says; a preset takes a variant only). The namespace defaults to
 // [DefaultNamespace] (or the one given with [WithDefaultNamespace]).
 // Identifiers are case-sensitive and lowercase: an
 // uppercase letter in the namespace or path is refused, never lowercased
@@ -198,13 +203,28 @@ func ParseID(s string, opts ...ParseOption) (ID, error) {
 	}
 	var id ID
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		switch Language(s[i+1:]) {
-		case LangTS, LangJS:
-			id.Language = Language(s[i+1:])
-			s = s[:i]
+		suffix := s[i+1:]
+		switch {
+		case Language(suffix) == LangTS || Language(suffix) == LangJS:
+			id.Language = Language(suffix)
+		case ValidVariant(suffix):
+			id.Variant = suffix
+		case suffix == "":
+			return fail("variant", "the suffix after : is empty; use :ts, :js or one of the registry's variants (the registry's page or info lists them)")
+		case ValidVariant(strings.ToLower(suffix)):
+			e := &IDError{Input: in, Part: "variant", Reason: fmt.Sprintf("%q has uppercase letters; variants are lowercase", suffix)}
+			if _, err := ParseID(s[:i]+":"+strings.ToLower(suffix), opts...); err == nil {
+				e.Suggestion = s[:i] + ":" + strings.ToLower(suffix)
+			}
+			return ID{}, e
 		default:
-			return fail("language", fmt.Sprintf("%q is not a language suffix; use :ts or :js", s[i:]))
+			shown := suffix
+			if len(shown) > MaxVariantName {
+				shown = shown[:MaxVariantName] + "…"
+			}
+			return fail("variant", fmt.Sprintf("%q is not a language or variant suffix; use :ts, :js or a variant name (lowercase letters, digits and -, at most %d characters)", ":"+shown, MaxVariantName))
 		}
+		s = s[:i]
 	}
 	if strings.HasPrefix(s, "@") {
 		slash := strings.IndexByte(s, '/')
@@ -258,7 +278,7 @@ func ParseID(s string, opts ...ParseOption) (ID, error) {
 			return fail("path", "a preset name is one segment, e.g. @presets/node")
 		}
 		if id.Version != "" || id.Language != "" {
-			return fail("identifier", "a preset takes no @version or :language suffix")
+			return fail("identifier", "a preset takes no @version or :ts/:js suffix (a variant, as in @presets/go-service:distroless, it does)")
 		}
 	}
 	return id, nil
@@ -320,8 +340,15 @@ func (id ID) String() string {
 	if id.Language != "" {
 		s += ":" + string(id.Language)
 	}
+	if id.Variant != "" {
+		s += ":" + id.Variant
+	}
 	return s
 }
+
+// Bare returns a copy of id without its language or variant suffix:
+// the registry version itself, as sources fetch and label it.
+func (id ID) Bare() ID { id.Language, id.Variant = "", ""; return id }
 
 // WithVersion returns a copy of id pinned to version v.
 func (id ID) WithVersion(v string) ID { id.Version = v; return id }

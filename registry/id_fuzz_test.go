@@ -66,6 +66,14 @@ func FuzzParseID(f *testing.F) {
 		if id.Language != "" && id.Language != registry.LangTS && id.Language != registry.LangJS {
 			t.Fatalf("ParseID(%q) = %+v: unknown language accepted", s, id)
 		}
+		// A variant is a safe name, never a language, never beside one.
+		if id.Variant != "" && (!registry.ValidVariant(id.Variant) || id.Language != "" ||
+			strings.ContainsAny(id.Variant, "./\\:") || len(id.Variant) > registry.MaxVariantName || id.Variant != strings.ToLower(id.Variant)) {
+			t.Fatalf("ParseID(%q) = %+v: bad variant accepted", s, id)
+		}
+		if id.Bare().Key() != id.Key() || id.Bare().Variant != "" || id.Bare().Language != "" {
+			t.Fatalf("ParseID(%q).Bare() = %+v", s, id.Bare())
+		}
 		// Round trip: the canonical string parses back to the same ID.
 		again, err := registry.ParseID(id.String())
 		if err != nil {

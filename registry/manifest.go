@@ -125,6 +125,12 @@ type Manifest struct {
 	Files                []File                     `json:"files,omitempty"`
 	Languages            map[Language]LanguageBlock `json:"languages,omitempty"`
 	DefaultLanguage      Language                   `json:"defaultLanguage,omitempty"`
+	// Variants are the registry's named variants ([VariantBlock]) by name
+	// ([ValidVariant]), at most [MaxVariants]; nil for none.
+	Variants map[string]VariantBlock `json:"variants,omitempty"`
+	// DefaultVariant is the variant applied when an identifier names none;
+	// "" (the default) is the top level alone.
+	DefaultVariant string `json:"defaultVariant,omitempty"`
 	// Ecosystem is the kind of project the registry builds ([Ecosystem]);
 	// "" is node, the reference's behaviour.
 	Ecosystem Ecosystem `json:"ecosystem,omitempty"`
@@ -193,12 +199,14 @@ func documentOrder(data []byte) map[string][]string {
 		}
 	}
 	keysOf("", root)
-	var langs map[string]json.RawMessage
-	if isObject(root["languages"]) && json.Unmarshal(root["languages"], &langs) == nil {
-		for l, raw := range langs {
-			var b map[string]json.RawMessage
-			if isObject(raw) && json.Unmarshal(raw, &b) == nil {
-				keysOf("languages."+l+".", b)
+	for _, field := range []string{"languages", "variants"} {
+		var blocks map[string]json.RawMessage
+		if isObject(root[field]) && json.Unmarshal(root[field], &blocks) == nil {
+			for l, raw := range blocks {
+				var b map[string]json.RawMessage
+				if isObject(raw) && json.Unmarshal(raw, &b) == nil {
+					keysOf(field+"."+l+".", b)
+				}
 			}
 		}
 	}
@@ -317,6 +325,14 @@ func (m *Manifest) ForLanguage(lang Language) *Manifest {
 	if !ok {
 		return &c
 	}
+	return c.merged("languages."+string(lang)+".", blk)
+}
+
+// merged merges blk (a language block, or a variant's) over the copy m,
+// which it changes and returns; prefix names the block's fields in
+// m.order ("languages.ts.").
+func (m *Manifest) merged(prefix string, blk LanguageBlock) *Manifest {
+	c := m
 	if m.order != nil {
 		// The block's new names follow the top level's, as the reference's
 		// deep merge lays them out.
@@ -327,7 +343,7 @@ func (m *Manifest) ForLanguage(lang Language) *Manifest {
 			for _, k := range names {
 				seen[k] = true
 			}
-			for _, k := range m.order["languages."+string(lang)+"."+f] {
+			for _, k := range m.order[prefix+f] {
 				if !seen[k] {
 					seen[k] = true
 					names = append(names, k)
@@ -361,7 +377,13 @@ func (m *Manifest) ForLanguage(lang Language) *Manifest {
 			c.Files = append(c.Files, f)
 		}
 	}
-	return &c
+	return c
+}
+
+// HasLanguages reports whether the manifest has ts/js variants: a
+// languages block or a defaultLanguage.
+func (m *Manifest) HasLanguages() bool {
+	return len(m.Languages) > 0 || m.DefaultLanguage != ""
 }
 
 // FilePaths returns every package file the manifest references: files[].path
@@ -393,6 +415,9 @@ func (m *Manifest) FilePaths() []string {
 		if b, ok := m.Languages[l]; ok {
 			walk(b.Files)
 		}
+	}
+	for _, v := range m.VariantNames() {
+		walk(m.Variants[v].Files)
 	}
 	return out
 }

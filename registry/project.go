@@ -20,6 +20,9 @@ const ProjectSchemaURL = "https://jig.dev/schemas/jig.json"
 type Installed struct {
 	Version  string   `json:"version"`
 	Language Language `json:"language,omitempty"`
+	// Variant is the named variant installed ([Manifest.Variants]), ""
+	// for none; "jig update" keeps it.
+	Variant string `json:"variant,omitempty"`
 	// Digest is "sha256:<hex>" of the version's manifest (registry.json)
 	// as served, so a frozen install can tell the same version from one
 	// whose content changed. Empty in files written before jig recorded
@@ -33,6 +36,15 @@ type Installed struct {
 	// "jig check" can tell what drifted. Nil in files written by earlier
 	// jig versions; an empty fragment when the registry declares none.
 	Package *PackageFragment `json:"package,omitempty"`
+	// Requirements is, for a go or python project, what the registry's
+	// dependencies and devDependencies were set to in go.mod ("module
+	// path": "version") or pyproject.toml (PEP 503 name: the list entry
+	// as written, "pytest>=8") when it was last written, for the
+	// requirements the registry added (those the project already had stay
+	// the project's): what "jig remove" takes out again while they are as
+	// recorded, and the base of "jig update"'s three-way merge. Nil in
+	// node projects and in records written before jig recorded it.
+	Requirements *PackageFragment `json:"requirements,omitempty"`
 	// Conflicts lists the files the last update wrote with conflict
 	// markers and where, so "jig check" and the next update can tell
 	// whether they were resolved by looking for those blocks only.
@@ -210,6 +222,11 @@ func ParseProject(data []byte) (*Project, error) {
 	}
 	if err := CheckEcosystem(ProjectFile, p.Ecosystem); err != nil {
 		return nil, err
+	}
+	for k, in := range p.Installed {
+		if in.Variant != "" && !ValidVariant(in.Variant) {
+			return nil, fmt.Errorf("%s: installed %s: variant %q is not a variant name (lowercase letters, digits and -)", ProjectFile, k, in.Variant)
+		}
 	}
 	for _, it := range p.Items {
 		if _, err := ParseID(it); err != nil {

@@ -182,30 +182,35 @@ func migrationViolations(doc any) []Violation {
 // [CleanTarget]; the schema has already reported targets that are not
 // strings.
 func targetViolations(doc any) []Violation {
-	var out []Violation
-	check := func(files any, prefix string) {
-		list, _ := files.([]any)
-		for i, f := range list {
-			obj, _ := f.(map[string]any)
-			t, ok := obj["target"].(string)
-			if !ok || t == "" {
-				continue
-			}
-			if _, err := CleanTarget(t); err != nil {
-				msg := strings.TrimPrefix(err.Error(), ErrUnsafePath.Error()+": ")
-				out = append(out, Violation{Pointer: fmt.Sprintf("%s/files/%d/target", prefix, i), Message: msg})
-			}
-		}
-	}
 	top, _ := doc.(map[string]any)
-	check(top["files"], "")
+	out := fileTargetViolations(top["files"], "")
 	langs, _ := top["languages"].(map[string]any)
 	for _, l := range slices.Sorted(maps.Keys(langs)) {
 		blk, _ := langs[l].(map[string]any)
-		check(blk["files"], "/languages/"+pointer([]string{l})[1:])
+		out = append(out, fileTargetViolations(blk["files"], "/languages/"+pointer([]string{l})[1:])...)
 	}
+	out = append(out, variantViolations(doc)...)
 	// The sizes the schema cannot bound are checked with the targets.
 	return append(out, boundViolations(doc)...)
+}
+
+// fileTargetViolations checks the target of each file of the decoded
+// files list with [CleanTarget]; prefix is the list's block pointer.
+func fileTargetViolations(files any, prefix string) []Violation {
+	var out []Violation
+	list, _ := files.([]any)
+	for i, f := range list {
+		obj, _ := f.(map[string]any)
+		t, ok := obj["target"].(string)
+		if !ok || t == "" {
+			continue
+		}
+		if _, err := CleanTarget(t); err != nil {
+			msg := strings.TrimPrefix(err.Error(), ErrUnsafePath.Error()+": ")
+			out = append(out, Violation{Pointer: fmt.Sprintf("%s/files/%d/target", prefix, i), Message: msg})
+		}
+	}
+	return out
 }
 
 // ValidatePresetJSON checks a preset.json document against the embedded

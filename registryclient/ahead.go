@@ -40,7 +40,7 @@ func (c *Client) startAhead(ctx context.Context, id registry.ID, version string,
 		return
 	}
 	pid := id.WithVersion(version)
-	pid.Language = ""
+	pid = pid.Bare()
 	ref := c.versionRef(pid, version)
 	// The downloads outlive the call that started them (the resolver's
 	// round ends before the files are asked for), not its deadline.

@@ -62,7 +62,7 @@ func (c *Client) signatures(ctx context.Context, id registry.ID, version string)
 		return nil, notCached("signatures of %s@%s from %s", id.Key(), version, c.baseStr)
 	}
 	pid := id.WithVersion(version)
-	pid.Language = ""
+	pid = pid.Bare()
 	p, err := registryPath(pid)
 	if err != nil {
 		return nil, err

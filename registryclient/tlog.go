@@ -105,7 +105,7 @@ func (c *Client) checkLog(ctx context.Context, id registry.ID, version string, i
 		}
 	}
 	pid := id.WithVersion(version)
-	pid.Language = ""
+	pid = pid.Bare()
 	path := "/log/lookup/" + id.Namespace + "/" + id.Path + "@" + version
 	if have && remembered.Size > 0 {
 		path += "?since=" + strconv.FormatInt(remembered.Size, 10)

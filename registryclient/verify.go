@@ -280,7 +280,7 @@ func (c *Client) fetchDigests(ctx context.Context, id registry.ID, version strin
 // API: GET /registries/@ns/<path>/<version>/digests
 func (c *Client) getIndex(ctx context.Context, id registry.ID, version string) (*registry.DigestIndex, []byte, error) {
 	pid := id.WithVersion(version)
-	pid.Language = ""
+	pid = pid.Bare()
 	p, err := registryPath(pid)
 	if err != nil {
 		return nil, nil, err

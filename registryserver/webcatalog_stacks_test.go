@@ -43,12 +43,14 @@ func stacksFixture(t *testing.T) http.Handler {
 			`"description":"A Go HTTP service.","changelog":%q,"readme":%q,`+
 			`"files":[{"target":"cmd/svc/main.go","type":"registry:entry","path":"templates/cmd/svc/main.go"},`+
 			`{"target":"go.mod","type":"registry:config","path":"templates/go.mod"},{"target":"assets/logo.png","type":"registry:asset","path":"templates/logo.png"}],`+
-			`"migrations":[{"version":"2.0.0","steps":[{"type":"rename","from":"main.go","to":"cmd/svc/main.go"}]}]}`, ns, path,
+			`"migrations":[{"version":"2.0.0","steps":[{"type":"rename","from":"main.go","to":"cmd/svc/main.go"}]}],`+
+			`"variants":{"distroless":{"description":"A distroless runtime image.","files":[{"target":"Dockerfile","type":"registry:config","path":"templates/Dockerfile.distroless"}]}}}`, ns, path,
 			"### Changed\n\n- `main.go` moved to `cmd/svc/main.go`; run it with:\n\n```sh\ngo run ./cmd/svc\n```\n\n### Added\n\n- A logo. <script>alert(1)</script>",
 			"# Go service\n\nA **Go** HTTP service: `go.mod`, `cmd/svc/main.go`.\n\n| Command | Does |\n|---|---|\n| `go test ./...` | tests |\n")
 		data[k+"2.0.0/templates/cmd/svc/main.go"] = goServiceMain("2.0.0")
 		data[k+"2.0.0/templates/go.mod"] = "module example.com/svc\n\ngo 1.25\n"
 		data[k+"2.0.0/templates/logo.png"] = logoPNG
+		data[k+"2.0.0/templates/Dockerfile.distroless"] = "FROM gcr.io/distroless/static-debian12\n"
 	}
 	add("@main", "frameworks/go-service")
 	add("@gated", "svc/go-service")
@@ -88,7 +90,7 @@ func checkGolden(t *testing.T, name, body string) {
 
 // TestWebCatalogStackPages: a Go file page highlighted with numbered,
 // linkable lines, a raw link and a copy button; a framework's page
-// offering jig init -t beside jig add, its catalog README and Markdown
+// offering jig init -t beside jig add, its named variants, its catalog README and Markdown
 // changelog rendered (raw HTML left out); the compare page showing the
 // migration's rename as git does. Each page is also a golden file.
 func TestWebCatalogStackPages(t *testing.T) {
@@ -113,7 +115,8 @@ func TestWebCatalogStackPages(t *testing.T) {
 	checkPage(t, "registry", resp, body)
 	checkGolden(t, "go-service.html", body)
 	for _, want := range []string{`id="cmd-init" readonly value="jig init -t @main/frameworks/go-service"`, `id="cmd-add" readonly value="jig add @main/frameworks/go-service"`,
-		"<h3>Go service</h3>", "<td><code>go test ./...</code></td>", "<h5>Changed</h5>", `<code class="language-sh">go run ./cmd/svc`} {
+		"<h3>Go service</h3>", "<td><code>go test ./...</code></td>", "<h5>Changed</h5>", `<code class="language-sh">go run ./cmd/svc`,
+		`<dt>Variants</dt><dd><ul class="variants"><li><span class="chip">distroless</span> A distroless runtime image.</li></ul>(default: none)</dd>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("registry page lacks %s", want)
 		}
@@ -132,8 +135,12 @@ func TestWebCatalogStackPages(t *testing.T) {
 			t.Errorf("compare page lacks %s", want)
 		}
 	}
-	if strings.Contains(body, "/dev/null") {
+	if strings.Contains(body, `<span class="meta">--- /dev/null</span><span class="meta">&#43;&#43;&#43; b/cmd/svc/main.go</span>`) {
 		t.Errorf("the rename shows as a deletion and an addition")
+	}
+	// The variant's new file is an addition of its own, named with it.
+	if !strings.Contains(body, `&#43;&#43;&#43; b/Dockerfile</span>`) || !strings.Contains(body, "Dockerfile (distroless)") {
+		t.Errorf("compare page lacks the distroless variant's new Dockerfile")
 	}
 }
 

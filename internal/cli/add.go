@@ -149,7 +149,11 @@ func (c *AddCmd) add(ctx context.Context, app *App) error {
 		}
 	}
 	for _, r := range req {
-		app.Out.Success("Added %s (%s)", r.ID, r.Language)
+		if v := variantNote(r); v != "" {
+			app.Out.Success("Added %s (%s)", r.ID, v)
+		} else {
+			app.Out.Success("Added %s", r.ID)
+		}
 		printRegistry(app.Out, plan, r, false)
 	}
 	if len(deps) > 0 {
@@ -168,4 +172,17 @@ func (c *AddCmd) add(ctx context.Context, app *App) error {
 // registry replaces.
 func overwriteNote(files []string) string {
 	return fmt.Sprintf("the registry overwrites %s of the project's own (or changed since jig wrote them), and their content would be lost: %s", english.Count(len(files), "file", "files"), strings.Join(files, ", "))
+}
+
+// variantNote is what "Added <id> (…)" says of a registry's variant: its
+// language as the reference prints it, and its named variant; "" for a
+// registry with neither (a Go service).
+func variantNote(r apply.PlannedRegistry) string {
+	switch {
+	case r.Language != "" && r.Variant != "":
+		return string(r.Language) + ", " + r.Variant
+	case r.Variant != "":
+		return r.Variant
+	}
+	return string(r.Language)
 }

@@ -37,7 +37,7 @@ func pickTemplate(ctx context.Context, app *App) (string, error) {
 		errs = append(errs, err)
 	}
 	for _, h := range hits {
-		opts = append(opts, Choice{Value: h.ID(), Label: pickerLabel(h.ID(), strings.TrimPrefix(h.Type, "registry:"), h.Description)})
+		opts = append(opts, hitChoices(h)...)
 	}
 	if len(opts) == 0 {
 		if len(errs) > 0 {
@@ -74,7 +74,7 @@ func pickRegistries(ctx context.Context, app *App, dir string) ([]string, error)
 		if installed[h.ID()] {
 			continue
 		}
-		opts = append(opts, Choice{Value: h.ID(), Label: pickerLabel(h.ID(), strings.TrimPrefix(h.Type, "registry:"), h.Description)})
+		opts = append(opts, hitChoices(h)...)
 	}
 	if len(opts) == 0 {
 		return nil, errors.New("every registry the configured sources offer is installed already; nothing to add")
@@ -99,6 +99,18 @@ func allRegistries(ctx context.Context, app *App) ([]search.Hit, error) {
 		}
 	}
 	return res.Results, nil
+}
+
+// hitChoices are the picker lines of one registry: itself, then each of
+// its named variants ("@main/services/go-service:distroless").
+func hitChoices(h search.Hit) []Choice {
+	kind := strings.TrimPrefix(h.Type, "registry:")
+	out := []Choice{{Value: h.ID(), Label: pickerLabel(h.ID(), kind, h.Description)}}
+	for _, v := range h.Variants {
+		id := h.ID() + ":" + v
+		out = append(out, Choice{Value: id, Label: pickerLabel(id, kind+", variant "+v, h.Description)})
+	}
+	return out
 }
 
 // pickerLabel is one line of a picker: the identifier, its kind and the

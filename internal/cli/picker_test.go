@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jigkit/jig/registry/search"
 )
 
 // TestInitPicker: jig init without -t offers the presets and the
@@ -67,4 +69,33 @@ func (o *optionsPrompter) MultiSelect(ctx context.Context, title string, cs []Ch
 		o.offered = append(o.offered, c.Value)
 	}
 	return o.fakePrompter.MultiSelect(ctx, title, cs)
+}
+
+// TestHitChoices: the pickers offer each named variant of a registry as
+// its own line, right after the registry.
+func TestHitChoices(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		hit  search.Hit
+		want []string
+	}{
+		{name: "no variants", hit: search.Hit{Entry: search.Entry{Namespace: "@main", Path: "quality/lint", Type: "registry:quality"}}, want: []string{"@main/quality/lint"}},
+		{name: "variants", hit: search.Hit{Entry: search.Entry{Namespace: "@main", Path: "services/go-service", Type: "registry:framework", Variants: []string{"distroless", "grpc"}}},
+			want: []string{"@main/services/go-service", "@main/services/go-service:distroless", "@main/services/go-service:grpc"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, c := range hitChoices(tc.hit) {
+				got = append(got, c.Value)
+				if !strings.HasPrefix(c.Label, c.Value+" (") {
+					t.Errorf("label %q does not start with its value", c.Label)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

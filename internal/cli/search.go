@@ -138,6 +138,9 @@ func printHits(o *Output, hits []search.Hit) {
 		if d := oneLine(h.Description, 80); d != "" {
 			line += "  " + d
 		}
+		if len(h.Variants) > 0 {
+			line += "  [variants: " + strings.Join(h.Variants, ", ") + "]"
+		}
 		o.Println(line)
 	}
 	o.Printf("\nMore about one: jig info %s\n", hits[0].ID())
@@ -161,10 +164,12 @@ type InfoCmd struct {
 // infoJSON is the --json document of jig info.
 type infoJSON struct {
 	*registryclient.Info
-	Languages   []string   `json:"languages"`
-	Files       []fileJSON `json:"files"`
-	AddCommand  string     `json:"addCommand"`
-	InitCommand string     `json:"initCommand"`
+	Languages []string `json:"languages"`
+	// Variants are the registry's named variants, sorted; [] for none.
+	Variants    []variantJSON `json:"variants"`
+	Files       []fileJSON    `json:"files"`
+	AddCommand  string        `json:"addCommand"`
+	InitCommand string        `json:"initCommand"`
 	// SignedBy are the version's signatures as the server reports them
 	// (null when the server serves none).
 	SignedBy []wire.SignatureInfo `json:"signedBy"`
@@ -174,6 +179,12 @@ type fileJSON struct {
 	Target   string `json:"target"`
 	Strategy string `json:"strategy"`
 	Language string `json:"language,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+}
+
+type variantJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 }
 
 // Run fetches and prints what there is to know about one registry.
@@ -207,12 +218,19 @@ func (c *InfoCmd) Run(ctx context.Context, app *App) error {
 			files = append(files, fileJSON{Target: f.Target, Strategy: string(merge.StrategyFor(f.Target, f.MergeStrategy)), Language: l})
 		}
 	}
+	variants := []variantJSON{}
+	for _, v := range m.VariantNames() {
+		variants = append(variants, variantJSON{Name: v, Description: m.Variants[v].Description})
+		for _, f := range m.Variants[v].Files {
+			files = append(files, fileJSON{Target: f.Target, Strategy: string(merge.StrategyFor(f.Target, f.MergeStrategy)), Variant: v})
+		}
+	}
 	sigs := signedBy(ctx, app, src, id, info.Version)
 	if c.JSON {
 		if files == nil {
 			files = []fileJSON{}
 		}
-		j := infoJSON{Info: info, Languages: langs, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())}
+		j := infoJSON{Info: info, Languages: langs, Variants: variants, Files: files, AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref())}
 		if sigs != nil {
 			j.SignedBy = sigs.Signatures
 		}
@@ -240,6 +258,14 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 	if len(langs) > 0 {
 		o.Printf("Languages:  %s (default %s)\n", strings.Join(langs, ", "), cmp.Or(string(m.DefaultLanguage), langs[0]))
 	}
+	if names := m.VariantNames(); len(names) > 0 {
+		o.Printf("Variants:   %s (default: %s)\n", strings.Join(names, ", "), cmp.Or(m.DefaultVariant, "none"))
+		for _, v := range names {
+			if d := strings.TrimSpace(m.Variants[v].Description); d != "" {
+				o.Printf("  %s: %s\n", v, d)
+			}
+		}
+	}
 	if len(m.Tags) > 0 {
 		o.Printf("Tags:       %s\n", strings.Join(m.Tags, ", "))
 	}
@@ -257,11 +283,21 @@ func printInfo(o *Output, info *registryclient.Info, langs []string, files []fil
 			if f.Language != "" {
 				line += "  (" + f.Language + " only)"
 			}
+			if f.Variant != "" {
+				line += "  (" + f.Variant + " only)"
+			}
 			o.Println(line)
 		}
 	}
-	printDeps(o, "npm dependencies", m.Dependencies)
-	printDeps(o, "npm devDependencies", m.DevDependencies)
+	deps, dev := "npm dependencies", "npm devDependencies"
+	switch m.Ecosystem {
+	case registry.EcosystemGo:
+		deps, dev = "go.mod requirements", "go.mod requirements (dev)"
+	case registry.EcosystemPython:
+		deps, dev = "pyproject.toml dependencies", "pyproject.toml dev dependencies"
+	}
+	printDeps(o, deps, m.Dependencies)
+	printDeps(o, dev, m.DevDependencies)
 	if len(m.RegistryDependencies) > 0 {
 		o.Printf("\nRegistry dependencies:\n")
 		for _, d := range m.RegistryDependencies {

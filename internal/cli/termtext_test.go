@@ -64,6 +64,7 @@ func printManifestFields(s string) (string, string) {
 		Files:                []registry.File{{Target: s, Type: registry.FileDocs, Content: &s}},
 		Dependencies:         map[string]string{s: s},
 		RegistryDependencies: []string{s},
+		Variants:             map[string]registry.VariantBlock{"grpc": {Description: s}},
 	}
 	info := &registryclient.Info{ID: "@main/" + s, Version: s, Latest: "1.0.0", Versions: []string{s}, Manifest: m}
 	printInfo(o, info, []string{s}, []fileJSON{{Target: s, Strategy: s, Language: s}})

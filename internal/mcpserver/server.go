@@ -352,6 +352,7 @@ type InfoOutput struct {
 	Latest      string   `json:"latest" jsonschema:"the newest published version"`
 	Versions    []string `json:"versions" jsonschema:"every published version, newest first"`
 	Languages   []string `json:"languages" jsonschema:"the language variants it offers"`
+	Variants    []string `json:"variants,omitempty" jsonschema:"the named variants it offers (add one as <registry>:<variant>)"`
 	Manifest    any      `json:"manifest" jsonschema:"the version's registry.json"`
 	AddCommand  string   `json:"addCommand" jsonschema:"the jig command that adds it to a project"`
 	InitCommand string   `json:"initCommand" jsonschema:"the jig command that starts a project from it"`
@@ -378,7 +379,7 @@ func (s *server) info(ctx context.Context, in InfoInput) (InfoOutput, error) {
 	}
 	out := InfoOutput{
 		ID: info.ID, Version: info.Version, Latest: info.Latest, Versions: info.Versions,
-		Languages: info.Languages(), Manifest: info.Manifest,
+		Languages: info.Languages(), Variants: info.Manifest.VariantNames(), Manifest: info.Manifest,
 		AddCommand: suggest.AddCommand(info.Ref()), InitCommand: suggest.InitCommand(info.Ref()),
 	}
 	switch {

@@ -378,7 +378,13 @@ func (r *tomlRealizer) remove(p []string, kv *tomlKV) error {
 		if s.headerStart > 0 || len(s.path) > 0 {
 			if under(s.path) {
 				removed[s] = true
-				r.edits = append(r.edits, textEdit{start: s.headerStart, end: s.end})
+				start := s.headerStart
+				if s.end == len(r.o.src) && start >= 2 && string(r.o.src[start-2:start]) == "\n\n" && !r.edited(start-1) {
+					// The last table: the blank line that set it apart
+					// goes with it, as when it was appended.
+					start--
+				}
+				r.edits = append(r.edits, textEdit{start: start, end: s.end})
 			}
 		}
 	}
@@ -388,6 +394,16 @@ func (r *tomlRealizer) remove(p []string, kv *tomlKV) error {
 		}
 	}
 	return nil
+}
+
+// edited reports whether an edit collected so far covers the byte at off.
+func (r *tomlRealizer) edited(off int) bool {
+	for _, e := range r.edits {
+		if e.start <= off && off < e.end {
+			return true
+		}
+	}
+	return false
 }
 
 // valueText is the text of the merged value at p: theirs' own text when

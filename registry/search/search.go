@@ -84,6 +84,8 @@ type Entry struct {
 	Type        string   `json:"type"`
 	Description string   `json:"description,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
+	// Variants are the registry's named variants, sorted; nil for none.
+	Variants []string `json:"variants,omitempty"`
 }
 
 // ID returns the registry's full identifier, "@ns/path".
@@ -99,7 +101,16 @@ func EntryOf(ns, path string, m *registry.Manifest) Entry {
 		Type:        string(m.Type),
 		Description: m.Description,
 		Tags:        slices.Clone(m.Tags),
+		Variants:    firstVariants(m),
 	}
+}
+
+// firstVariants are m's variant names, at most [registry.MaxVariants]
+// (publishing allows no more; a manifest a server stored by other means
+// does not make an entry grow past it).
+func firstVariants(m *registry.Manifest) []string {
+	v := m.VariantNames()
+	return v[:min(len(v), registry.MaxVariants)]
 }
 
 // Hit is one search result: an entry and why it matched.

@@ -352,9 +352,34 @@ func (e *OtherVersionError) Error() string {
 // Unwrap makes errors.Is(err, ErrOtherVersion) true.
 func (e *OtherVersionError) Unwrap() error { return ErrOtherVersion }
 
+// OtherVariantError: add was asked for a named variant of a registry the
+// project has installed in another variant (or none). It matches
+// [registry.ErrUnknownVariant]'s sibling [ErrOtherVersion]: the request
+// names something other than what is installed.
+type OtherVariantError struct {
+	Key       string // canonical key
+	Installed string // installed variant, "" for none
+	Requested string // requested variant
+}
+
+func (e *OtherVariantError) Error() string {
+	have := "with variant " + e.Installed
+	if e.Installed == "" {
+		have = "without a variant"
+	}
+	return fmt.Sprintf("registry %s is installed %s, not %s; to switch, remove it and add it again as %s:%s", e.Key, have, e.Requested, e.Key, e.Requested)
+}
+
+// Unwrap makes errors.Is(err, ErrOtherVersion) true.
+func (e *OtherVariantError) Unwrap() error { return ErrOtherVersion }
+
 // otherVersion returns an [*OtherVersionError] when tid asks for a version
-// other than the installed one.
+// other than the installed one, an [*OtherVariantError] when it asks for
+// another named variant.
 func otherVersion(proj *registry.Project, tid registry.ID) error {
+	if inst, ok := proj.Installed[tid.Key()]; ok && tid.Variant != "" && tid.Variant != inst.Variant {
+		return &OtherVariantError{Key: tid.Key(), Installed: inst.Variant, Requested: tid.Variant}
+	}
 	if tid.Version == "" {
 		return nil
 	}

@@ -136,7 +136,7 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 		}
 		g.Go(func() error {
 			pinned := id
-			pinned.Language = ""
+			pinned = pinned.Bare()
 			m, err := e.src.Manifest(gctx, pinned)
 			mu.Lock()
 			defer mu.Unlock()
@@ -149,9 +149,9 @@ func (e *Engine) Check(ctx context.Context, dir string) (*CheckReport, error) {
 			}
 			lang := inst.Language
 			if lang == "" {
-				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+				lang = settleLanguage(&node{id: id, raw: m}, lc.proj.Language, lc.proj.Ecosystem)
 			}
-			f := fragmentOf(m.ForLanguage(lang))
+			f := fragmentOf(m.ForVariant(lang, inst.Variant))
 			records[i] = &f
 			return nil
 		})

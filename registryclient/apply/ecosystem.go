@@ -54,6 +54,21 @@ func (pl *planner) planDependencies(nodes []*node, name string) error {
 	return nil
 }
 
+// goScriptsError refuses the package.json scripts registry from declares
+// for a go project.
+func goScriptsError(from string) error {
+	return fmt.Errorf("%s declares package.json scripts, which a go project has no file for; use a Makefile among its files", from)
+}
+
+// checkModule checks that a go registry's dependency is a module path
+// and a semantic version, as go.mod requires.
+func checkModule(from, path, version string) error {
+	if err := module.Check(path, version); err != nil {
+		return fmt.Errorf("%s: dependency %q: %q is not a module path and semantic version (as in \"golang.org/x/mod\": \"v0.20.0\"): %v", from, path, version, err)
+	}
+	return nil
+}
+
 // newGoModVersion is the go directive of a go.mod jig makes.
 const newGoModVersion = "1.22"
 
@@ -65,7 +80,7 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 	var reqs []req
 	for _, n := range nodes {
 		if len(n.m.Scripts) > 0 {
-			return fmt.Errorf("%s declares package.json scripts, which a go project has no file for; use a Makefile among its files", n.key)
+			return goScriptsError(n.key)
 		}
 		for _, field := range []string{registry.FieldDependencies, registry.FieldDevDependencies} {
 			deps := n.m.Dependencies
@@ -74,8 +89,8 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 			}
 			for _, p := range n.m.Names(field) {
 				v := deps[p]
-				if err := module.Check(p, v); err != nil {
-					return fmt.Errorf("%s: dependency %q: %q is not a module path and semantic version (as in \"golang.org/x/mod\": \"v0.20.0\"): %v", n.key, p, v, err)
+				if err := checkModule(n.key, p, v); err != nil {
+					return err
 				}
 				reqs = append(reqs, req{p, v, n.key})
 			}
@@ -120,6 +135,8 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 		action := PackageAdded
 		if ok {
 			action = PackageChanged
+		} else {
+			pl.addedRequirement(r.path)
 		}
 		pl.plan.Packages = append(pl.plan.Packages, PackageChange{Name: r.path, Range: r.version, Previous: prev, Action: action})
 		st.from = appendOnce(st.from, r.from)
@@ -130,7 +147,7 @@ func (pl *planner) planGoMod(nodes []*node, name string) error {
 		return err
 	}
 	if !slices.Equal(out, st.cur) || !st.exists {
-		st.cur, st.touched = out, true
+		st.editRequirements(out)
 		if st.strategy == "" {
 			st.strategy = registry.StrategyOverwrite
 		}
@@ -171,10 +188,11 @@ func (pl *planner) planPyProject(nodes []*node) error {
 		return fmt.Errorf("pyproject.toml: %w", err)
 	}
 	for _, a := range added {
+		pl.addedRequirement(a.Name)
 		pl.plan.Packages = append(pl.plan.Packages, PackageChange{Name: a.Name, Range: a.Specifier, Dev: a.Dev, Action: PackageAdded})
 	}
 	if !slices.Equal(out, st.cur) {
-		st.cur, st.touched = out, true
+		st.editRequirements(out)
 		if st.strategy == "" {
 			st.strategy = registry.StrategyOverwrite
 		}

@@ -103,3 +103,55 @@ func TestEcosystems(t *testing.T) {
 		})
 	}
 }
+
+// TestEcosystemLanguage: jig.json records a language only for a registry
+// that has ts/js variants or lives in a node project (the reference's
+// "ts"); a Go service claims none.
+func TestEcosystemLanguage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		eco      registry.Ecosystem
+		langs    bool   // the registry has a languages block
+		template string // "" is the registry without a suffix
+		want     registry.Language
+	}{
+		{name: "go registry without languages", eco: registry.EcosystemGo, want: ""},
+		{name: "generic registry without languages", eco: registry.EcosystemGeneric, want: ""},
+		{name: "go registry with languages", eco: registry.EcosystemGo, langs: true, want: registry.LangTS},
+		{name: "go registry asked for js", eco: registry.EcosystemGo, template: "@main/frameworks/svc:js", want: registry.LangJS},
+		{name: "node registry without languages (the reference's ts)", eco: registry.EcosystemNode, want: registry.LangTS},
+		{name: "registry of no ecosystem", eco: "", want: registry.LangTS},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := newMemSource()
+			m := registry.Manifest{Name: "svc", Namespace: "@main", Type: registry.TypeFramework, Version: "1.0.0", Priority: 2, Ecosystem: tc.eco,
+				Files: []registry.File{{Target: "README.md", Type: registry.FileDocs, Content: strp("# svc\n")}}}
+			if tc.langs {
+				m.Languages = map[registry.Language]registry.LanguageBlock{registry.LangJS: {}}
+			}
+			src.add("@main/frameworks/svc", &m, nil)
+			dir := filepath.Join(t.TempDir(), "app")
+			tpl := tc.template
+			if tpl == "" {
+				tpl = "@main/frameworks/svc"
+			}
+			p, err := newEngine(t, src).Run(t.Context(), Request{Dir: dir, Mode: ModeInit, Template: tpl, Name: "app"}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Registries[0].Language; got != tc.want {
+				t.Errorf("plan: got language %q, want %q", got, tc.want)
+			}
+			proj, err := ReadProject(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := proj.Installed["@main/frameworks/svc"].Language; got != tc.want {
+				t.Errorf("jig.json: got language %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -175,7 +175,7 @@ func (e *Engine) planFrozen(ctx context.Context, req Request, pl *planner, p *Pl
 		defer mu.Unlock()
 		warnings = append(warnings, w)
 	}}
-	res, err := fe.resolve(ctx, roots, nil, proj.Language, nil)
+	res, err := fe.resolve(ctx, roots, nil, proj.Language, nil, "")
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,8 @@ type RegistryUpdate struct {
 	To   string `json:"to,omitempty"`
 	// Language is the language variant, kept from the installed record.
 	Language registry.Language `json:"language,omitempty"`
+	// Variant is the named variant, kept from the installed record.
+	Variant string `json:"variant,omitempty"`
 	// Action is "update", "current" (nothing to do), "remove" or "install"
 	// (a new registryDependency of an updated registry).
 	Action string `json:"action"`
@@ -180,19 +182,47 @@ func (e *NotInstalledError) Unwrap() error { return ErrNotInstalled }
 
 // op is one registry an update or remove moves.
 type op struct {
-	id     registry.ID // pinned to the installed version, language suffix as recorded
-	key    string
-	inst   registry.Installed
-	lang   registry.Language
-	to     string // target version; "" for remove
-	remove bool
-	base   *Rendered
-	theirs *Rendered // nil for remove
+	id      registry.ID // pinned to the installed version, language suffix as recorded
+	key     string
+	inst    registry.Installed
+	lang    registry.Language
+	variant string // the named variant installed, kept
+	to      string // target version; "" for remove
+	remove  bool
+	base    *Rendered
+	theirs  *Rendered // nil for remove
 
 	digest     string                      // manifest digest of the target version ("" when unknown)
 	newFiles   map[string]string           // target -> hash recorded after the plan
 	conflicted registry.ConflictFiles      // files written with conflict markers, and where
 	migrated   []registry.AppliedMigration // the migrations this plan runs
+	// reqKept are the requirements (by [reqKey]) both the project and the
+	// target version changed: the project's value stays, and so does
+	// jig.json's record of what jig wrote.
+	reqKept []string
+}
+
+// recordedRequirements is rec with the record of each requirement of
+// o.reqKept kept as it was.
+func (o *op) recordedRequirements(rec *registry.PackageFragment) *registry.PackageFragment {
+	if len(o.reqKept) == 0 || o.inst.Requirements == nil {
+		return rec
+	}
+	if rec == nil {
+		rec = &registry.PackageFragment{}
+	}
+	prev := o.inst.Requirements
+	for _, k := range o.reqKept {
+		for _, pair := range [][2]*map[string]string{{&prev.Dependencies, &rec.Dependencies}, {&prev.DevDependencies, &rec.DevDependencies}} {
+			if v, ok := (*pair[0])[k]; ok {
+				if *pair[1] == nil {
+					*pair[1] = map[string]string{}
+				}
+				(*pair[1])[k] = v
+			}
+		}
+	}
+	return rec
 }
 
 // lifecycle is the state shared by update and remove.
@@ -205,7 +235,9 @@ type lifecycle struct {
 	// plan (installed version, or target version for updated ones).
 	current map[string]*registry.Manifest
 	langs   map[string]registry.Language
-	renders map[string]*Rendered // key@version -> rendering
+	// variants are the installed registries' named variants by key.
+	variants map[string]string
+	renders  map[string]*Rendered // key@version -> rendering
 	// baseOnly holds the installed versions (key@version) read only as
 	// merge bases ([MergeBaseSource]).
 	baseOnly map[string]bool
@@ -252,6 +284,9 @@ func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifec
 	}
 	p.Name = proj.Name
 	p.skipInstall = proj.SkipInstall
+	// Update and remove install with the project's own tool: go mod
+	// tidy in a go project, never npm.
+	p.eco = proj.Ecosystem.OrNode()
 	pkg, err := pl.state("package.json")
 	if err != nil {
 		return nil, err
@@ -261,7 +296,7 @@ func (e *Engine) openProject(ctx context.Context, dir string, mode Mode) (*lifec
 			return nil, err
 		}
 	}
-	return &lifecycle{pl: pl, proj: proj, name: proj.Name, current: map[string]*registry.Manifest{}, langs: map[string]registry.Language{}, renders: map[string]*Rendered{}, baseOnly: map[string]bool{}}, nil
+	return &lifecycle{pl: pl, proj: proj, name: proj.Name, current: map[string]*registry.Manifest{}, langs: map[string]registry.Language{}, variants: map[string]string{}, renders: map[string]*Rendered{}, baseOnly: map[string]bool{}}, nil
 }
 
 // installedIDs returns the installed registries in jig.json order, pinned
@@ -331,18 +366,21 @@ func (lc *lifecycle) fetchInstalled(ctx context.Context, ids []registry.ID) erro
 	for _, id := range ids {
 		g.Go(func() error {
 			pinned := id
-			pinned.Language = ""
+			pinned = pinned.Bare()
 			m, err := lc.fetchBase(gctx, pinned)
 			if err != nil {
 				return err
 			}
 			lang := lc.proj.Installed[id.Key()].Language
-			if lang == "" {
-				lang = chooseLanguage(&node{id: id, raw: m}, lc.proj.Language)
+			// A record of a non-node project written before jig knew
+			// better may claim "ts" for a registry without languages.
+			if n := (&node{id: id, raw: m}); lang == "" || settleLanguage(n, lc.proj.Language, lc.proj.Ecosystem) == "" {
+				lang = settleLanguage(n, lc.proj.Language, lc.proj.Ecosystem)
 			}
 			lc.mu.Lock()
 			lc.current[id.Key()] = m
 			lc.langs[id.Key()] = lang
+			lc.variants[id.Key()] = lc.proj.Installed[id.Key()].Variant
 			lc.mu.Unlock()
 			return nil
 		})
@@ -400,9 +438,19 @@ func (lc *lifecycle) warn(w string) {
 	lc.mu.Unlock()
 }
 
-// render returns the (cached) rendering of key at the version of m.
-func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifest, lang registry.Language) (*Rendered, error) {
-	ck := key + "@" + m.Version + ":" + string(lang)
+// renderKey is the key of a rendering in lifecycle.renders.
+func renderKey(key, version string, lang registry.Language, variant string) string {
+	return key + "@" + version + ":" + string(lang) + ":" + variant
+}
+
+// render returns the (cached) rendering of key at the version of m, in
+// language lang and variant variant. A version that lacks the variant is
+// an [*registry.UnknownVariantError].
+func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifest, lang registry.Language, variant string) (*Rendered, error) {
+	if err := m.CheckVariant(key+"@"+m.Version, variant); err != nil {
+		return nil, fmt.Errorf("%w; the project has variant %s installed (jig.json), which this version dropped; remove the registry and add it again with one of those", err, variant)
+	}
+	ck := renderKey(key, m.Version, lang, variant)
 	lc.mu.Lock()
 	r := lc.renders[ck]
 	lc.mu.Unlock()
@@ -416,6 +464,7 @@ func (lc *lifecycle) render(ctx context.Context, key string, m *registry.Manifes
 	lc.mu.Lock()
 	baseOnly := lc.baseOnly[key+"@"+m.Version]
 	lc.mu.Unlock()
+	id.Variant = variant
 	r, err = lc.pl.e.renderManifest(ctx, id, m, lang, baseOnly)
 	if err != nil {
 		return nil, err
@@ -444,13 +493,13 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 	g.SetLimit(maxFetches)
 	for _, o := range ops {
 		g.Go(func() error {
-			r, err := lc.render(gctx, o.key, base[o.key], o.lang)
+			r, err := lc.render(gctx, o.key, base[o.key], o.lang, o.variant)
 			o.base = r
 			return err
 		})
 		if !o.remove {
 			g.Go(func() error {
-				r, err := lc.render(gctx, o.key, lc.current[o.key], o.lang)
+				r, err := lc.render(gctx, o.key, lc.current[o.key], o.lang, o.variant)
 				o.theirs = r
 				return err
 			})
@@ -458,7 +507,7 @@ func (lc *lifecycle) renderOps(ctx context.Context, ops []*op, base map[string]*
 	}
 	for k := range need {
 		g.Go(func() error {
-			_, err := lc.render(gctx, k, lc.current[k], lc.langs[k])
+			_, err := lc.render(gctx, k, lc.current[k], lc.langs[k], lc.variants[k])
 			return err
 		})
 	}
@@ -510,7 +559,7 @@ func (lc *lifecycle) otherFiles(key, target string) []otherFile {
 			continue
 		}
 		lc.mu.Lock()
-		r := lc.renders[k+"@"+lc.current[k].Version+":"+string(lc.langs[k])]
+		r := lc.renders[renderKey(k, lc.current[k].Version, lc.langs[k], lc.variants[k])]
 		lc.mu.Unlock()
 		if r != nil && r.baseOnly {
 			// Read only as a merge base: its content is never written.
@@ -616,9 +665,10 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 			}
 		}
 		proj.Installed[o.key] = registry.Installed{
-			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
+			Version: o.to, Language: o.lang, Variant: o.variant, Digest: o.digest, Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
-			Migrations: append(slices.Clone(o.inst.Migrations), o.migrated...),
+			Migrations:   append(slices.Clone(o.inst.Migrations), o.migrated...),
+			Requirements: o.recordedRequirements(pl.recordRequirements(o.theirs.Package, o.inst.Requirements)),
 		}
 	}
 	pl.refreshRecords(proj, true)

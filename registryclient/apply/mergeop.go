@@ -43,6 +43,9 @@ func (lc *lifecycle) mergeOpFiles(ctx context.Context, o *op) error {
 		}
 	}
 	lc.keepPackageJSONFile()
+	if !lc.proj.Ecosystem.IsNode() {
+		return lc.mergeRequirements(o)
+	}
 	return lc.mergePackage(o)
 }
 
@@ -417,7 +420,7 @@ func (lc *lifecycle) mergePackage(o *op) error {
 		if k == o.key {
 			continue
 		}
-		f := fragmentOf(m.ForLanguage(lc.langs[k]))
+		f := fragmentOf(lc.manifestFor(k, m))
 		for n, v := range f.Dependencies {
 			retain.Dependencies[n] = v
 		}
@@ -466,6 +469,12 @@ func (lc *lifecycle) mergePackage(o *op) error {
 		st.from = appendOnce(st.from, o.key)
 	}
 	return nil
+}
+
+// manifestFor is installed registry k's manifest m with its language
+// (and variant) applied.
+func (lc *lifecycle) manifestFor(k string, m *registry.Manifest) *registry.Manifest {
+	return m.ForVariant(lc.langs[k], lc.variants[k])
 }
 
 func fragmentsEqual(a, b registry.PackageFragment) bool {

@@ -144,6 +144,8 @@ type PlannedRegistry struct {
 	Version string `json:"version"`
 	// Language is the language variant applied.
 	Language registry.Language `json:"language"`
+	// Variant is the named variant applied, "" for none.
+	Variant string `json:"variant,omitempty"`
 	// Type and Priority are the manifest's.
 	Type     registry.Type `json:"type"`
 	Priority int           `json:"priority"`
@@ -263,6 +265,21 @@ type fileState struct {
 	reason    string
 	conflicts []merge.Conflict
 	sides     *conflictSides // the merge's three sides (update)
+	// reqBase is the content before jig edited the requirements in it
+	// (go.mod, pyproject.toml; see editRequirements), nil when it did
+	// not: an edit of the requirements alone loses nothing of the
+	// project's.
+	reqBase []byte
+	reqEdit bool
+}
+
+// editRequirements makes b, the file with its requirements edited, the
+// content.
+func (st *fileState) editRequirements(b []byte) {
+	if !st.reqEdit {
+		st.reqBase, st.reqEdit = st.cur, true
+	}
+	st.cur, st.touched = b, true
 }
 
 // conflictSides are the three sides of a conflicted file's merge: what
@@ -292,6 +309,9 @@ type planner struct {
 	pkg   *registry.PackageFragment
 	// keep are the targets left as they are ([Request.Keep]).
 	keep []string
+	// reqAdded are the go.mod or pyproject.toml requirements (by
+	// [reqKey]) this plan added: the registries declaring them own them.
+	reqAdded map[string]bool
 }
 
 // KeptReason is the [FileChange.Reason] of a file a plan leaves as it is
@@ -396,7 +416,14 @@ func (e *Engine) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		fresh = append(fresh, id)
 	}
-	res, err := e.resolve(ctx, fresh, short, projectLang, installed)
+	presetVariant := ""
+	if tid.IsPreset() {
+		presetVariant = tid.Variant
+	}
+	res, err := e.resolve(ctx, fresh, short, projectLang, installed, presetVariant)
+	if uv := (*registry.UnknownVariantError)(nil); errors.As(err, &uv) && uv.Registry == "" {
+		uv.Registry = tid.Key()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -509,6 +536,9 @@ func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj
 		perReg[n.key] = targets
 	}
 	pl.plan.eco = projectEcosystem(proj, pl.files[registry.ProjectFile].exists, p.presetEco, res.nodes)
+	for _, n := range res.nodes {
+		n.lang = settleLanguage(n, projectLang, pl.plan.eco)
+	}
 	if err := pl.planDependencies(res.nodes, name); err != nil {
 		return nil, err
 	}
@@ -517,7 +547,7 @@ func (pl *planner) mergeResolved(ctx context.Context, req Request, p *Plan, proj
 	}
 	for _, n := range res.nodes {
 		pr := PlannedRegistry{
-			ID: n.key + "@" + n.raw.Version, Key: n.key, Version: n.raw.Version, Language: n.lang,
+			ID: n.key + "@" + n.raw.Version, Key: n.key, Version: n.raw.Version, Language: n.lang, Variant: n.variant,
 			Type: n.raw.Type, Priority: n.raw.Priority, Level: n.level, Requested: n.requested,
 			Files: perReg[n.key], RegistryDependencies: n.raw.RegistryDependencies,
 		}
@@ -576,6 +606,10 @@ func (pl *planner) overwritten(proj *registry.Project) []string {
 	var out []string
 	for t, st := range pl.files {
 		if !st.exists || !st.touched || st.strategy != registry.StrategyOverwrite || bytes.Equal(st.orig, st.cur) {
+			continue
+		}
+		if st.reqEdit && bytes.Equal(st.reqBase, st.orig) {
+			// Only its requirements changed (go.mod, pyproject.toml).
 			continue
 		}
 		h, written := hashOf(st.orig), false
@@ -685,7 +719,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		proj.Installed = map[string]registry.Installed{}
 	}
 	for _, n := range nodes {
-		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version, Language: n.id.Language}
+		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version, Language: n.id.Language, Variant: n.id.Variant}
 		if _, ok := proj.HasItem(id); !ok {
 			proj.Items = append(proj.Items, id.String())
 		}
@@ -700,7 +734,12 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 			// Re-created (a frozen install): it owns what it owned.
 			w.prev, w.update = prev.Package, true
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w)}
+		var prevReq *registry.PackageFragment
+		if prev, ok := proj.Installed[n.key]; ok {
+			prevReq = prev.Requirements
+		}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
+			Requirements: pl.recordRequirements(fragmentOf(n.m), prevReq)}
 	}
 	pl.refreshRecords(proj, false)
 	b, err := proj.Marshal()

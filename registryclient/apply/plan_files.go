@@ -30,7 +30,7 @@ func (pl *planner) fetchFiles(ctx context.Context, nodes []*node) (map[blobKey][
 	n := 0
 	for _, nd := range nodes {
 		pinned := nd.id.WithVersion(nd.raw.Version)
-		pinned.Language = ""
+		pinned = pinned.Bare()
 		for _, path := range wantedFiles(nd.m, pl.e.opts.allowScripts) {
 			n++
 			g.Go(func() error {

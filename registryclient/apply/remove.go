@@ -73,8 +73,8 @@ func (e *Engine) PlanRemove(ctx context.Context, req RemoveRequest) (*Plan, erro
 	if len(by) > 0 {
 		return nil, &DependedOnError{Key: id.Key(), By: by}
 	}
-	o := &op{id: id, key: id.Key(), inst: lc.proj.Installed[id.Key()], lang: lc.langs[id.Key()], remove: true}
-	p.Updates = append(p.Updates, RegistryUpdate{Key: o.key, From: id.Version, Language: o.lang, Action: "remove"})
+	o := &op{id: id, key: id.Key(), inst: lc.proj.Installed[id.Key()], lang: lc.langs[id.Key()], variant: lc.variants[id.Key()], remove: true}
+	p.Updates = append(p.Updates, RegistryUpdate{Key: o.key, From: id.Version, Language: o.lang, Variant: o.variant, Action: "remove"})
 	base := map[string]*registry.Manifest{}
 	for k, m := range lc.current {
 		base[k] = m

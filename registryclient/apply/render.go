@@ -20,6 +20,8 @@ type Rendered struct {
 	Key      string            `json:"key"`
 	Version  string            `json:"version"`
 	Language registry.Language `json:"language"`
+	// Variant is the named variant rendered, "" for none.
+	Variant string `json:"variant,omitempty"`
 	// Files are the rendered files, one per target, in manifest order.
 	Files []RenderedFile `json:"files"`
 	// Package is what the registry asks of package.json.
@@ -63,18 +65,23 @@ func (r *Rendered) file(target string) (RenderedFile, bool) {
 
 // Render fetches the version-pinned registry id (from its immutable
 // versioned URL) and its files, and renders them for lang: see
-// [Rendered]. Targets are checked as "jig add" checks them; an unsafe
-// target fails with [ErrUnsafeTarget].
+// [Rendered], in the named variant id.Variant ("" for none; one the
+// version lacks is an [*registry.UnknownVariantError]). Targets are
+// checked as "jig add" checks them; an unsafe target fails with
+// [ErrUnsafeTarget].
 func (e *Engine) Render(ctx context.Context, id registry.ID, lang registry.Language) (*Rendered, error) {
 	if id.Version == "" {
 		return nil, errors.New("apply: Render needs a version-pinned identifier")
 	}
-	pinned := id
-	pinned.Language = ""
+	pinned := id.Bare()
 	m, err := e.src.Manifest(ctx, pinned)
 	if err != nil {
 		return nil, fmt.Errorf("fetching registry %s: %w", pinned, err)
 	}
+	if err := m.CheckVariant(pinned.String(), id.Variant); err != nil {
+		return nil, err
+	}
+	pinned.Variant = id.Variant
 	return e.renderManifest(ctx, pinned, m, lang, false)
 }
 
@@ -83,13 +90,13 @@ func (e *Engine) renderManifest(ctx context.Context, pinned registry.ID, raw *re
 	if err := checkManifest(pinned, raw); err != nil {
 		return nil, err
 	}
-	n := &node{id: pinned, key: pinned.Key(), raw: raw, m: raw.ForLanguage(lang), lang: lang, baseOnly: baseOnly}
+	n := &node{id: pinned, key: pinned.Key(), raw: raw, m: raw.ForVariant(lang, pinned.Variant), lang: lang, variant: pinned.Variant, baseOnly: baseOnly}
 	pl := &planner{e: e}
 	blobs, _, err := pl.fetchFiles(ctx, []*node{n})
 	if err != nil {
 		return nil, err
 	}
-	r := &Rendered{Key: n.key, Version: raw.Version, Language: lang, Package: fragmentOf(n.m), RegistryDependencies: raw.RegistryDependencies, manifest: raw, baseOnly: baseOnly}
+	r := &Rendered{Key: n.key, Version: raw.Version, Language: lang, Variant: n.variant, Package: fragmentOf(n.m), RegistryDependencies: raw.RegistryDependencies, manifest: raw, baseOnly: baseOnly}
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
 	index := map[string]int{}

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ type node struct {
 	id        registry.ID        // as requested (maybe unpinned)
 	key       string             // canonical key
 	lang      registry.Language  // resolved language
+	variant   string             // named variant applied, "" for none
 	raw       *registry.Manifest // as fetched
 	m         *registry.Manifest // languages block merged in
 	deps      []string           // keys of new registries it depends on
@@ -45,7 +47,11 @@ type resolution struct {
 // one concurrent round per dependency level, checks conflicts and cycles
 // and orders the registries by level, then priority. short says which
 // roots were named in shorthand (by key; nil for none).
-func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[string]shortRef, projectLang registry.Language, installed []registry.ID) (*resolution, error) {
+//
+// presetVariant is the variant a preset was asked for
+// ("@presets/go-service:distroless"): each root that declares it gets
+// it, and at least one must.
+func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[string]shortRef, projectLang registry.Language, installed []registry.ID, presetVariant string) (*resolution, error) {
 	res := &resolution{installed: map[string]*registry.Manifest{}}
 	installedKeys := map[string]bool{}
 	for _, id := range installed {
@@ -75,7 +81,7 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 				// parent's language, settled in the previous round.
 				m, err := e.manifestAhead(gctx, n, func(raw *registry.Manifest) []string {
 					lang := chooseLanguage(&node{id: n.id, parent: n.parent, raw: raw}, projectLang)
-					return wantedFiles(raw.ForLanguage(lang), e.opts.allowScripts)
+					return wantedFiles(raw.ForVariant(lang, chooseVariant(n, raw, presetVariant)), e.opts.allowScripts)
 				})
 				if err != nil {
 					if n.short.written != "" {
@@ -85,6 +91,13 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 				}
 				if err := checkManifest(n.id, m); err != nil {
 					return err
+				}
+				n.variant = chooseVariant(n, m, presetVariant)
+				if err := m.CheckVariant(n.key+"@"+m.Version, n.variant); err != nil {
+					return err
+				}
+				if n.requested && n.variant == presetVariant {
+					n.id.Variant = presetVariant
 				}
 				n.raw = m
 				if e.offline() {
@@ -122,13 +135,13 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 		var next []*node
 		for _, n := range level {
 			n.lang = chooseLanguage(n, projectLang)
-			n.m = n.raw.ForLanguage(n.lang)
+			n.m = n.raw.ForVariant(n.lang, n.variant)
 			for _, d := range n.raw.RegistryDependencies {
 				did, isShort, err := e.parseID(ctx, n.id.Namespace, d)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s: registryDependencies: %w", ErrInvalidManifest, n.key, err)
 				}
-				if did.Version != "" || did.Language != "" || did.IsPreset() {
+				if did.Version != "" || did.Language != "" || did.Variant != "" || did.IsPreset() {
 					return nil, fmt.Errorf("%w: %s: registryDependencies entry %q must name a registry without @version or :language", ErrInvalidManifest, n.key, d)
 				}
 				if installedKeys[did.Key()] {
@@ -153,6 +166,11 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 	all := make([]*node, 0, len(seen))
 	for _, n := range seen {
 		all = append(all, n)
+	}
+	if presetVariant != "" {
+		if err := checkPresetVariant(all, presetVariant); err != nil {
+			return nil, err
+		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].order < all[j].order })
 	if err := e.checkConflicts(ctx, all, res.installed, installedKeys); err != nil {
@@ -218,6 +236,56 @@ func chooseLanguage(n *node, projectLang registry.Language) registry.Language {
 	return registry.LangTS
 }
 
+// chooseVariant picks the named variant of a registry whose manifest is
+// raw: the identifier's suffix; for a preset's member, the preset's
+// variant when it declares it; else its defaultVariant (none when the
+// identifier asked for a language).
+func chooseVariant(n *node, raw *registry.Manifest, presetVariant string) string {
+	switch {
+	case n.id.Variant != "":
+		return n.id.Variant
+	case n.requested && presetVariant != "" && raw.Variants != nil:
+		if _, ok := raw.Variants[presetVariant]; ok {
+			return presetVariant
+		}
+	}
+	if n.id.Language != "" {
+		return ""
+	}
+	return raw.DefaultVariant
+}
+
+// checkPresetVariant fails with an [*registry.UnknownVariantError] when
+// no member of the preset (the requested nodes) declares variant, listing
+// the variants its members declare.
+func checkPresetVariant(nodes []*node, variant string) error {
+	var all []string
+	for _, n := range nodes {
+		if !n.requested {
+			continue
+		}
+		if n.variant == variant {
+			return nil
+		}
+		all = append(all, n.raw.VariantNames()...)
+	}
+	slices.Sort(all)
+	// The caller names the preset.
+	return &registry.UnknownVariantError{Variant: variant, Available: slices.Compact(all)}
+}
+
+// settleLanguage is the language jig records for n in a project of
+// ecosystem eco: chooseLanguage's, except that a registry with no ts/js
+// variant (no languages block, no defaultLanguage) in a project that is not
+// node claims none unless its identifier asked for one: a Go service is
+// not TypeScript. Node projects keep the reference's "ts".
+func settleLanguage(n *node, projectLang registry.Language, eco registry.Ecosystem) registry.Language {
+	if n.id.Language == "" && !eco.IsNode() && !n.raw.HasLanguages() {
+		return ""
+	}
+	return chooseLanguage(n, projectLang)
+}
+
 func checkManifest(id registry.ID, m *registry.Manifest) error {
 	if m == nil {
 		return fmt.Errorf("%w: %s: empty manifest", ErrInvalidManifest, id)
@@ -246,6 +314,17 @@ func checkManifest(id registry.ID, m *registry.Manifest) error {
 		return err
 	}
 	for _, b := range m.Languages {
+		if err := check(b.Files); err != nil {
+			return err
+		}
+	}
+	if len(m.Variants) > registry.MaxVariants {
+		return fmt.Errorf("%w: %s declares %d variants, more than the %d allowed", ErrInvalidManifest, id, len(m.Variants), registry.MaxVariants)
+	}
+	for name, b := range m.Variants {
+		if !registry.ValidVariant(name) {
+			return fmt.Errorf("%w: %s: variant name %q is not a safe name", ErrInvalidManifest, id, name)
+		}
 		if err := check(b.Files); err != nil {
 			return err
 		}

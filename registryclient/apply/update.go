@@ -224,14 +224,14 @@ func (lc *lifecycle) updateOps(selected []registry.ID, targets map[string]*regis
 	for _, id := range selected {
 		key := id.Key()
 		to := targets[key]
-		u := RegistryUpdate{Key: key, From: id.Version, To: to.Version, Language: lc.langs[key], Action: "update"}
+		u := RegistryUpdate{Key: key, From: id.Version, To: to.Version, Language: lc.langs[key], Variant: lc.variants[key], Action: "update"}
 		if to.Version == id.Version {
 			u.Action = "current"
 			p.Updates = append(p.Updates, u)
 			continue
 		}
 		p.Updates = append(p.Updates, u)
-		ops = append(ops, &op{id: id, key: key, inst: lc.proj.Installed[key], lang: lc.langs[key], to: to.Version, digest: digests[key]})
+		ops = append(ops, &op{id: id, key: key, inst: lc.proj.Installed[key], lang: lc.langs[key], variant: lc.variants[key], to: to.Version, digest: digests[key]})
 	}
 	return ops
 }
@@ -285,7 +285,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		return nil
 	}
 	pl := lc.pl
-	res, err := pl.e.resolve(ctx, fresh, nil, lc.proj.Language, lc.installedIDs())
+	res, err := pl.e.resolve(ctx, fresh, nil, lc.proj.Language, lc.installedIDs(), "")
 	if err != nil {
 		return err
 	}
@@ -312,6 +312,9 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 		perReg[n.key] = targets
 	}
 	pl.plan.eco = lc.proj.Ecosystem.OrNode()
+	for _, n := range res.nodes {
+		n.lang = settleLanguage(n, lc.proj.Language, pl.plan.eco)
+	}
 	if err := pl.planDependencies(res.nodes, lc.name); err != nil {
 		return err
 	}
@@ -321,7 +324,8 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 	for _, n := range res.nodes {
 		lc.current[n.key] = n.raw
 		lc.langs[n.key] = n.lang
-		pl.plan.Updates = append(pl.plan.Updates, RegistryUpdate{Key: n.key, To: n.raw.Version, Language: n.lang, Action: "install"})
+		lc.variants[n.key] = n.variant
+		pl.plan.Updates = append(pl.plan.Updates, RegistryUpdate{Key: n.key, To: n.raw.Version, Language: n.lang, Variant: n.variant, Action: "install"})
 		id := registry.ID{Namespace: n.id.Namespace, Path: n.id.Path, Version: n.raw.Version}
 		lc.proj.Items = append(lc.proj.Items, id.String())
 		files := map[string]string{}
@@ -330,7 +334,8 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned)}
+		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned),
+			Requirements: pl.recordRequirements(fragmentOf(n.m), nil)}
 	}
 	return nil
 }

@@ -271,7 +271,7 @@ type fileRow struct {
 }
 
 type fileVariant struct {
-	Name string // "all" or a language
+	Name string // "all", a language or a named variant
 	URL  string // "" for inline content
 }
 
@@ -300,6 +300,11 @@ func (u *UI) fileRows(reg *Registry) []fileRow {
 	for _, l := range slices.Sorted(maps.Keys(m.Languages)) {
 		for _, f := range m.Languages[l].Files {
 			add(string(l), f)
+		}
+	}
+	for _, v := range m.VariantNames() {
+		for _, f := range m.Variants[v].Files {
+			add(v, f)
 		}
 	}
 	return rows
@@ -432,6 +437,13 @@ func (u *UI) versionFiles(r *http.Request, tok string, reg *Registry) (map[strin
 	for _, l := range slices.Sorted(maps.Keys(m.Languages)) {
 		for _, f := range m.Languages[l].Files {
 			if err := each(string(l), f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, v := range m.VariantNames() {
+		for _, f := range m.Variants[v].Files {
+			if err := each(v, f); err != nil {
 				return nil, err
 			}
 		}

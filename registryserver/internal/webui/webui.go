@@ -778,6 +778,9 @@ func allFiles(m *registry.Manifest) []registry.File {
 	for _, l := range slices.Sorted(maps.Keys(m.Languages)) {
 		files = append(files, m.Languages[l].Files...)
 	}
+	for _, v := range m.VariantNames() {
+		files = append(files, m.Variants[v].Files...)
+	}
 	return files
 }
 
