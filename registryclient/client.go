@@ -43,8 +43,11 @@ type Client struct {
 	policy *policy
 	// logKey verifies the namespace's transparency log (tlog.go); nil
 	// for none.
-	logKey  note.Verifier
-	signers map[string]signing.Signer // trusted signer by version ref
+	logKey note.Verifier
+	// logIndexes are the log indexes of the versions verified, by
+	// "@ns/<path>@<version>" (under idxMu).
+	logIndexes map[string]int64
+	signers    map[string]signing.Signer // trusted signer by version ref
 	// The client that reads installed versions as merge bases only, and
 	// the versions it let through only as such (signed.go).
 	baseOnce   sync.Once

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/jigkit/jig/internal/safefile"
 )
@@ -120,6 +122,16 @@ func (c *Cache) LogProof(key string) (string, bool, error) {
 // than the one remembered (the caller checked it is consistent with it),
 // and proof under proofKey (none when proofKey is "").
 func (c *Cache) RecordLog(ctx context.Context, headKey string, head LogHead, proofKey, proof string) error {
+	var proofs map[string]string
+	if proofKey != "" {
+		proofs = map[string]string{proofKey: proof}
+	}
+	return c.RecordLogProofs(ctx, headKey, head, proofs)
+}
+
+// RecordLogProofs is [Cache.RecordLog] for many proofs (by key), in one
+// write of the memory.
+func (c *Cache) RecordLogProofs(ctx context.Context, headKey string, head LogHead, proofs map[string]string) error {
 	c.signedMu.Lock()
 	defer c.signedMu.Unlock()
 	unlock, err := c.lockFile(ctx, logsLock, "the transparency-log memory")
@@ -134,15 +146,15 @@ func (c *Cache) RecordLog(ctx context.Context, headKey string, head LogHead, pro
 	if cur := d.Heads[headKey]; cur == nil || head.Size > cur.Size {
 		d.Heads[headKey] = &head
 	}
-	if proofKey != "" {
+	for _, proofKey := range slices.Sorted(maps.Keys(proofs)) {
 		if _, had := d.Proofs[proofKey]; !had {
 			d.Order = append(d.Order, proofKey)
 		}
-		d.Proofs[proofKey] = proof
-		for len(d.Order) > MaxLogProofs {
-			delete(d.Proofs, d.Order[0])
-			d.Order = d.Order[1:]
-		}
+		d.Proofs[proofKey] = proofs[proofKey]
+	}
+	for len(d.Order) > MaxLogProofs {
+		delete(d.Proofs, d.Order[0])
+		d.Order = d.Order[1:]
 	}
 	b, err := json.Marshal(d)
 	if err != nil {

@@ -390,6 +390,10 @@ func checkpointText(signed []byte) (translog.Checkpoint, error) {
 type logReader struct {
 	st storage.Storage
 	ns string
+	// memo, when not nil, keeps the hash tiles read, for a reader that
+	// proves many records of one tree (a batch lookup): the tiles near
+	// the root are read once. Not safe for concurrent use.
+	memo map[tlog.Tile][]byte
 }
 
 func (l logReader) Height() int { return translog.TileHeight }
@@ -397,6 +401,10 @@ func (l logReader) Height() int { return translog.TileHeight }
 func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
+		if b, ok := l.memo[t]; ok {
+			out[i] = b
+			continue
+		}
 		b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
 		if err != nil {
 			return nil, err
@@ -409,7 +417,15 @@ func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	return out, nil
 }
 
-func (l logReader) SaveTiles([]tlog.Tile, [][]byte) {}
+// SaveTiles keeps the tiles tlog verified in the memo, when there is one.
+func (l logReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	if l.memo == nil {
+		return
+	}
+	for i, t := range tiles {
+		l.memo[t] = data[i]
+	}
+}
 
 func (l logReader) get(ctx context.Context, key string, limit int64) ([]byte, error) {
 	rc, _, err := l.st.Get(ctx, key)
@@ -605,31 +621,95 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 	}
 	l := logReader{st: st, ns: ns}
 	tree := cp.Tree()
-	i, err := l.indexOf(ctx, tree, path, version)
+	bv, err := l.prove(ctx, tree, signed, path, version)
 	if err != nil {
 		return translog.Lookup{}, err
+	}
+	out := translog.Lookup{Record: bv.Record, Index: bv.Index, Proof: bv.Proof}
+	if out.Consistency, err = l.proveTree(tree, since); err != nil {
+		return translog.Lookup{}, err
+	}
+	if out.Consistency != nil {
+		out.Since = since
+	}
+	return out, nil
+}
+
+// prove returns the record, index and inclusion proof of path@version in
+// tree, whose signed checkpoint is signed, or ErrNotLogged.
+func (l logReader) prove(ctx context.Context, tree tlog.Tree, signed []byte, path, version string) (translog.BatchVersion, error) {
+	i, err := l.indexOf(ctx, tree, path, version)
+	if err != nil {
+		return translog.BatchVersion{}, err
 	}
 	text, err := l.recordText(ctx, tree, i)
 	if err != nil {
-		return translog.Lookup{}, err
+		return translog.BatchVersion{}, err
 	}
-	hr := tlog.TileHashReader(tree, l)
-	proof, err := tlog.ProveRecord(tree.N, i, hr)
+	proof, err := tlog.ProveRecord(tree.N, i, tlog.TileHashReader(tree, l))
 	if err != nil {
-		return translog.Lookup{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, ns, err)
+		return translog.BatchVersion{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, l.ns, err)
 	}
-	out := translog.Lookup{
+	return translog.BatchVersion{
 		Record: string(text), Index: i,
 		Proof: string(translog.Proof{Record: text, Index: i, Hashes: proof, Checkpoint: signed}.Marshal()),
+	}, nil
+}
+
+// proveTree returns the consistency proof from tree size since to tree,
+// or nil when since is 0 or not smaller than the tree.
+func (l logReader) proveTree(tree tlog.Tree, since int64) ([]string, error) {
+	if since <= 0 || since >= tree.N {
+		return nil, nil
 	}
-	if since > 0 && since < tree.N {
-		tp, err := tlog.ProveTree(tree.N, since, hr)
+	tp, err := tlog.ProveTree(tree.N, since, tlog.TileHashReader(tree, l))
+	if err != nil {
+		return nil, fmt.Errorf("publish: proving the log of %s consistent: %w", l.ns, err)
+	}
+	return translog.EncodeTreeProof(tp), nil
+}
+
+// LogLookupBatch proves versions (all of namespace ns) against ns's
+// current checkpoint, one checkpoint read for them all, with a
+// consistency proof from tree size since when 0 < since < the current
+// size. A version not in the log is left out of the map (keyed
+// "@ns/<path>@<version>"); a namespace without a log gives
+// [ErrNotLogged]. Its cost follows len(versions), not the log's size.
+func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since int64, versions []translog.VersionID) (translog.BatchLog, map[string]translog.BatchVersion, error) {
+	type result struct {
+		log  translog.BatchLog
+		vers map[string]translog.BatchVersion
+	}
+	r, err := readLog(func() (result, error) {
+		signed, cp, err := LogCheckpoint(ctx, st, ns)
 		if err != nil {
-			return translog.Lookup{}, fmt.Errorf("publish: proving the log of %s consistent: %w", ns, err)
+			return result{}, err
 		}
-		out.Since, out.Consistency = since, translog.EncodeTreeProof(tp)
-	}
-	return out, nil
+		l := logReader{st: st, ns: ns, memo: map[tlog.Tile][]byte{}}
+		tree := cp.Tree()
+		out := result{log: translog.BatchLog{Checkpoint: string(signed)}, vers: map[string]translog.BatchVersion{}}
+		for _, v := range versions {
+			if v.Namespace != ns {
+				return result{}, fmt.Errorf("publish: batch lookup of %s in the log of %s", v, ns)
+			}
+			bv, err := l.prove(ctx, tree, signed, v.Path, v.Version)
+			if errors.Is(err, ErrNotLogged) {
+				continue
+			}
+			if err != nil {
+				return result{}, err
+			}
+			out.vers[v.String()] = bv
+		}
+		if out.log.Consistency, err = l.proveTree(tree, since); err != nil {
+			return result{}, err
+		}
+		if out.log.Consistency != nil {
+			out.log.Since = since
+		}
+		return out, nil
+	})
+	return r.log, r.vers, err
 }
 
 // NewLogSigner parses a note signer key ("PRIVATE+KEY+<name>+…", the
