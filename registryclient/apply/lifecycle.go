@@ -616,7 +616,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 			}
 		}
 		proj.Installed[o.key] = registry.Installed{
-			Version: o.to, Language: o.lang, Digest: o.digest, Files: o.newFiles,
+			Version: o.to, Language: o.lang, Digest: o.digest, Log: pl.e.logPosition(o.id, o.to), Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
 			Migrations: append(slices.Clone(o.inst.Migrations), o.migrated...),
 		}

@@ -700,7 +700,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 			// Re-created (a frozen install): it owns what it owned.
 			w.prev, w.update = prev.Package, true
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w)}
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Digest: n.digest, Log: pl.e.logPosition(n.id, n.raw.Version), Files: files, Package: pl.recordPackage(fragmentOf(n.m), w)}
 	}
 	pl.refreshRecords(proj, false)
 	b, err := proj.Marshal()

@@ -114,3 +114,16 @@ type LogSource interface {
 	LogIndex(id registry.ID, version string) (int64, bool)
 }
 
+// logPosition returns where id@version is in its namespace's log when the
+// source verified it there; nil otherwise.
+func (e *Engine) logPosition(id registry.ID, version string) *registry.LogPosition {
+	ls, ok := e.src.(LogSource)
+	if !ok {
+		return nil
+	}
+	i, ok := ls.LogIndex(id, version)
+	if !ok || i < 0 {
+		return nil
+	}
+	return &registry.LogPosition{Index: i}
+}

@@ -3,17 +3,22 @@ package apply_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -162,3 +167,109 @@ func TestInitLogOneRequest(t *testing.T) {
 	}
 }
 
+// TestLogIndexInJigJSON: with a trusted log key, jig.json records each
+// registry's log index; --frozen (online, and offline from the proofs
+// in the cache) checks it, and refuses, writing nothing, an index that
+// differs from the proof's or a project whose namespace lost its key.
+// Without a key, jig.json has no "log" field.
+func TestLogIndexInJigJSON(t *testing.T) {
+	t.Parallel()
+	srv, _, vkey := logCatalogServer(t)
+	ch, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(dir, key string, req apply.Request, opts ...registryclient.Option) error {
+		eng, err := apply.New(logSources(t, srv.URL, key, append([]registryclient.Option{registryclient.WithCache(ch)}, opts...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Dir = dir
+		_, err = eng.Run(t.Context(), req, false)
+		return err
+	}
+	initReq := apply.Request{Template: "@presets/node", Mode: apply.ModeInit}
+	plain := filepath.Join(t.TempDir(), "plain")
+	if err := run(plain, "", initReq); err != nil {
+		t.Fatal(err)
+	}
+	if b := readProject(t, plain, registry.ProjectFile); strings.Contains(b, `"log"`) {
+		t.Errorf("jig.json without a log key records a log:\n%s", b)
+	}
+	logged := filepath.Join(t.TempDir(), "logged")
+	if err := run(logged, vkey, initReq); err != nil {
+		t.Fatal(err)
+	}
+	doc := readProject(t, logged, registry.ProjectFile)
+	proj, err := registry.ParseProject([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	var first string
+	for _, key := range slices.Sorted(maps.Keys(proj.Installed)) {
+		inst := proj.Installed[key]
+		if inst.Log == nil || seen[inst.Log.Index] {
+			t.Fatalf("%s: log %+v, want an index of its own", key, inst.Log)
+		}
+		seen[inst.Log.Index] = true
+		if first == "" {
+			first = key
+		}
+	}
+	if err := registry.ValidateProjectJSON([]byte(doc)); err != nil {
+		t.Errorf("jig.json with log indexes fails its schema: %v", err)
+	}
+
+	frozen := apply.Request{Frozen: true}
+	for _, tc := range []struct {
+		name string
+		key  string
+		edit func(*registry.Project)
+		opts []registryclient.Option
+		want string // "" succeeds
+	}{
+		{"same index", vkey, nil, nil, ""},
+		{"offline, from the stored proofs", vkey, nil, []registryclient.Option{registryclient.WithMode(registryclient.Offline)}, ""},
+		{"another index", vkey, func(p *registry.Project) { p.Installed[first].Log.Index += 1000 }, nil, "the log's proof places it at index"},
+		{"key no longer trusted", "", nil, nil, "no log key is trusted for @main"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := registry.ParseProject([]byte(doc))
+			if tc.edit != nil {
+				tc.edit(p)
+			}
+			b, _ := p.Marshal()
+			dir := t.TempDir()
+			// The project as a checkout has it: jig.json and package.json.
+			testenv.WriteFiles(t, dir, map[string]string{registry.ProjectFile: string(b), "package.json": readProject(t, logged, "package.json")})
+			before := testenv.Snapshot(t, dir)
+			err := run(dir, tc.key, frozen, tc.opts...)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("frozen install = %v", err)
+				}
+				if got := readProject(t, dir, registry.ProjectFile); !strings.Contains(got, `"log": {`) {
+					t.Errorf("jig.json after a frozen install:\n%s\nwant\n%s", got, doc)
+				}
+				return
+			}
+			var le *apply.LogIndexError
+			if !errors.As(err, &le) || !errors.Is(err, apply.ErrFrozen) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a LogIndexError with %q", err, tc.want)
+			}
+			if after := testenv.Snapshot(t, dir); !maps.Equal(before, after) {
+				t.Errorf("the project changed")
+			}
+		})
+	}
+}
+
+func readProject(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
