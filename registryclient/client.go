@@ -47,7 +47,10 @@ type Client struct {
 	// logIndexes are the log indexes of the versions verified, by
 	// "@ns/<path>@<version>" (under idxMu).
 	logIndexes map[string]int64
-	signers    map[string]signing.Signer // trusted signer by version ref
+	// bundleProofs are the log proofs of the bundle being imported, by
+	// proof key (under idxMu): verified like the cache's.
+	bundleProofs map[string]string
+	signers      map[string]signing.Signer // trusted signer by version ref
 	// The client that reads installed versions as merge bases only, and
 	// the versions it let through only as such (signed.go).
 	baseOnce   sync.Once

@@ -89,8 +89,16 @@ func (k logCheck) verifyProof(proof []byte) (translog.Checkpoint, int64, error) 
 	return cp, p.Index, nil
 }
 
-// stored verifies the version from the proof the cache remembers, if any.
+// stored verifies the version from the proof a bundle being imported
+// carries ([Client.ImportBundle]) or the cache remembers, if any.
 func (k logCheck) stored() (int64, bool, error) {
+	k.c.idxMu.Lock()
+	proof, ok := k.c.bundleProofs[k.proofKey]
+	k.c.idxMu.Unlock()
+	if ok {
+		_, i, err := k.verifyProof([]byte(proof))
+		return i, true, err
+	}
 	mem := k.c.opts.cache
 	if mem == nil {
 		return 0, false, nil

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/jigkit/jig/internal/safefile"
@@ -95,16 +94,18 @@ func (f *frozenSource) LogIndex(id registry.ID, version string) (int64, bool) {
 // recorded, or cannot place it (no trusted log key for its namespace any
 // more). It matches [ErrFrozen].
 type LogIndexError struct {
-	Version  string // "@ns/<path>@<version>"
-	Recorded int64
-	Got      int64 // -1: not verified against a log
+	Version string // "@ns/<path>@<version>"
+	// Namespace is the version's namespace.
+	Namespace string
+	Recorded  int64
+	Got       int64 // -1: not verified against a log
 }
 
 // Error names the version, both indexes and what to do.
 func (e *LogIndexError) Error() string {
-	ns, _, _ := strings.Cut(e.Version, "/")
+	ns := e.Namespace
 	if e.Got < 0 {
-		return fmt.Sprintf("%v: %s records %s at index %d of its namespace's transparency log, but no log key is trusted for %s now, so it cannot be checked; trust the key again (jig trust log add %s <verifier line>) or run without --frozen", ErrFrozen, registry.ProjectFile, e.Version, e.Recorded, ns, ns)
+		return fmt.Sprintf("%v: %s records %s at index %d of its namespace's transparency log, but no log key is trusted for %s now, so it cannot be checked; nothing was written", ErrFrozen, registry.ProjectFile, e.Version, e.Recorded, ns)
 	}
 	return fmt.Sprintf("%v: %s records %s at index %d of its namespace's transparency log, and the log's proof places it at index %d: the log or %s was changed; nothing was written", ErrFrozen, registry.ProjectFile, e.Version, e.Recorded, e.Got, registry.ProjectFile)
 }
@@ -123,9 +124,9 @@ func (e *Engine) checkFrozenLog(nodes []*node, proj *registry.Project) error {
 		got := e.logPosition(n.id, n.raw.Version)
 		switch {
 		case got == nil:
-			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Recorded: rec.Log.Index, Got: -1}
+			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Namespace: n.id.Namespace, Recorded: rec.Log.Index, Got: -1}
 		case got.Index != rec.Log.Index:
-			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Recorded: rec.Log.Index, Got: got.Index}
+			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Namespace: n.id.Namespace, Recorded: rec.Log.Index, Got: got.Index}
 		}
 	}
 	return nil

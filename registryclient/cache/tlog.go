@@ -130,7 +130,8 @@ func (c *Cache) RecordLog(ctx context.Context, headKey string, head LogHead, pro
 }
 
 // RecordLogProofs is [Cache.RecordLog] for many proofs (by key), in one
-// write of the memory.
+// write of the memory. An empty headKey remembers the proofs only (a
+// bundle's, whose tree head was not checked against the one seen).
 func (c *Cache) RecordLogProofs(ctx context.Context, headKey string, head LogHead, proofs map[string]string) error {
 	c.signedMu.Lock()
 	defer c.signedMu.Unlock()
@@ -143,7 +144,7 @@ func (c *Cache) RecordLogProofs(ctx context.Context, headKey string, head LogHea
 	if err != nil {
 		return err
 	}
-	if cur := d.Heads[headKey]; cur == nil || head.Size > cur.Size {
+	if cur := d.Heads[headKey]; headKey != "" && (cur == nil || head.Size > cur.Size) {
 		d.Heads[headKey] = &head
 	}
 	for _, proofKey := range slices.Sorted(maps.Keys(proofs)) {
