@@ -3,6 +3,7 @@ package registryserver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -333,4 +334,59 @@ func logClientVia(t *testing.T, url string, srv *httptest.Server, vkey, dir stri
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestLogMonitorCatchesForks: a log monitor run reads only what was
+// appended since the last one, and refuses a log that no longer extends
+// the tree it saw (forked or rolled back), remembering nothing then.
+func TestLogMonitorCatchesForks(t *testing.T) {
+	t.Parallel()
+	st := memory.New()
+	orig, vkey := logServer(t, st)
+	skey, _ := logKeys.Load(vkey)
+	mustPublish(t, orig, "@gated", "1.0.0")
+	mustPublish(t, orig, "@gated", "1.1.0")
+	snapshot := copyStorage(t, st) // size 2
+	mustPublish(t, orig, "@gated", "1.2.0")
+	forkStore := copyStorage(t, snapshot)
+	forked := publishHandler(t, forkStore, registryserver.WithLogKey(skey.(string)))
+	mustPublish(t, forked, "@gated", "1.3.0")
+	rolledBack := publishHandler(t, snapshot, registryserver.WithLogKey(skey.(string)))
+
+	srv := httptest.NewServer(orig)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	const fp = "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"
+	rep, err := logClient(t, srv.URL, vkey, dir).MonitorLog(t.Context(), "@gated", fp, func(v string) bool { return v == "@gated/features/ui-kit@1.1.0" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.From != 0 || rep.To != 3 || len(rep.Versions) != 3 || rep.Unknown != 2 {
+		t.Fatalf("first run: %+v, want records 0 to 3, three unsigned versions, two unknown", rep)
+	}
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		want string
+	}{
+		{"forked", forked, "does not extend"},
+		{"rolled back", rolledBack, "rolled back"},
+	} {
+		before, _ := os.ReadFile(filepath.Join(dir, "logs.json"))
+		s2 := httptest.NewServer(tc.h)
+		_, err := logClientVia(t, srv.URL, s2, vkey, dir).MonitorLog(t.Context(), "@gated", fp, nil)
+		s2.Close()
+		var fe *translog.ForkError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want a fork error with %q", tc.name, err, tc.want)
+		}
+		if after, _ := os.ReadFile(filepath.Join(dir, "logs.json")); string(after) != string(before) {
+			t.Errorf("%s: the monitor's mark moved", tc.name)
+		}
+	}
+	mustPublish(t, orig, "@gated", "1.4.0")
+	rep, err = logClient(t, srv.URL, vkey, dir).MonitorLog(t.Context(), "@gated", fp, nil)
+	if err != nil || rep.From != 3 || rep.To != 4 || len(rep.Versions) != 1 || rep.Versions[0].Version != "@gated/features/ui-kit@1.4.0" {
+		t.Fatalf("second run: %+v, %v; want only 1.4.0, records 3 to 4", rep, err)
+	}
 }

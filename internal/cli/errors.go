@@ -262,6 +262,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, "run the command once without --offline")
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
+	case errors.Is(err, registryclient.ErrNoLogKey):
+		return hinted(err, "trust the log key its server's operator publishes first: jig trust log add <@namespace> <verifier line>")
 	case errors.As(err, &li) && li.Got < 0:
 		return hinted(err, fmt.Sprintf("trust the log key the project was installed with again ('jig trust log add %s <verifier line>'), or run without --frozen", li.Namespace))
 	case errors.As(err, &li):
