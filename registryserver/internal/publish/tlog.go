@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -214,7 +215,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		if err != nil {
 			return nil, fmt.Errorf("publish: building log tile %s: %w", t.Path(), err)
 		}
-		if err := s.putTile(pctx, ns, t, data); err != nil {
+		if err := s.putTile(pctx, ns, t, data, lock); err != nil {
 			return nil, err
 		}
 		if t.L != 0 {
@@ -226,7 +227,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		}
 		dt := t
 		dt.L = -1
-		if err := s.putTile(pctx, ns, dt, data); err != nil {
+		if err := s.putTile(pctx, ns, dt, data, lock); err != nil {
 			return nil, err
 		}
 	}
@@ -298,7 +299,18 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 // putTile stores a tile. Tiles are immutable once a checkpoint covers
 // them; one not covered yet may hold what an appender that died wrote
 // before committing, and is replaced.
-func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte) error {
+//
+// The replacement's check (no checkpoint covers the tile) and its write
+// are not one atomic step: an appender that lost its lock meanwhile (its
+// holder paused past the claim TTL) could overwrite a tile the lock's new
+// holder committed, when the new holder found the leftover it read
+// already holding its content. So the replacement is made only while the
+// lock is held, and checked after: when a checkpoint covers the tile by
+// then, the content read (the committed one) is put back and the append
+// fails with ErrClaimLost. Readers never take a wrong tile for a right
+// one (tlog checks every tile against the signed tree); the window left
+// is one where the tile fails that check, until it is put back.
+func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
 	key := layout.LogTile(ns, t.Path())
 	if s.cp == nil {
 		return s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
@@ -320,23 +332,41 @@ func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte
 	// Different content: a leftover of an appender that died before its
 	// checkpoint, unless a checkpoint covers the tile now (then this
 	// appender lost its lock and must not touch it).
-	signed, _, err := s.read(ctx, layout.LogCheckpoint(ns))
-	if err != nil {
+	if committed, err := s.tileCommitted(ctx, ns, t); err != nil || committed {
+		if err == nil {
+			err = fmt.Errorf("publish: log tile %s is committed with other content: %w", t.Path(), ErrClaimLost)
+		}
 		return err
 	}
-	if signed != nil {
-		cp, err := checkpointText(signed)
-		if err != nil {
-			return err
-		}
-		if covered(t, cp.Size) {
-			return fmt.Errorf("publish: log tile %s is committed with other content: %w", t.Path(), ErrClaimLost)
-		}
+	if lock.isLost() {
+		return fmt.Errorf("publish: replacing log tile %s: %w", t.Path(), ErrClaimLost)
 	}
-	if _, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), etag); err != nil {
+	mine, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), etag)
+	if err != nil {
 		return fmt.Errorf("publish: replacing log tile %s: %w", t.Path(), err)
 	}
-	return nil
+	if committed, err := s.tileCommitted(ctx, ns, t); err != nil || !committed {
+		return err
+	}
+	// Committed by another appender between the check and the write: put
+	// back what it committed (what was read), unless it changed since.
+	if _, err := s.cp.PutIf(ctx, key, bytes.NewReader(cur), int64(len(cur)), mine); err != nil {
+		s.log.Error("a log tile committed by another appender was overwritten and could not be put back", zap.String("tile", key), zap.Error(err))
+	}
+	return fmt.Errorf("publish: log tile %s was committed by another appender: %w", t.Path(), ErrClaimLost)
+}
+
+// tileCommitted reports whether ns's current checkpoint covers t.
+func (s *Store) tileCommitted(ctx context.Context, ns string, t tlog.Tile) (bool, error) {
+	signed, _, err := s.read(ctx, layout.LogCheckpoint(ns))
+	if err != nil || signed == nil {
+		return false, err
+	}
+	cp, err := checkpointText(signed)
+	if err != nil {
+		return false, err
+	}
+	return covered(t, cp.Size), nil
 }
 
 // covered reports whether a tree of size n includes every hash of t.
