@@ -1,14 +1,10 @@
 package apply_test
 
 import (
-	"fmt"
 	"net/http"
-	"path/filepath"
 	"testing"
 
-	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registryclient"
-	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
@@ -29,45 +25,11 @@ func BenchmarkInitLog(b *testing.B) {
 				if withLog {
 					key = vkey
 				}
-				shared, err := cache.Open(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				base := b.TempDir()
-				i := 0
-				run := func(ch *cache.Cache) {
-					i++
-					t := newTransport()
-					defer t.CloseIdleConnections()
-					eng, err := apply.New(logSources(b, srv.URL, key, registryclient.WithCache(ch), registryclient.WithHTTPClient(&http.Client{Transport: t})))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := eng.Run(b.Context(), apply.Request{Dir: filepath.Join(base, fmt.Sprint(i)), Template: "@presets/node", Mode: apply.ModeInit}, false); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if warm {
-					run(shared)
-				}
-				rc.take()
-				b.ReportAllocs()
-				cpu0, n := testenv.CPUTime(), 0
-				for b.Loop() {
-					n++
-					ch := shared
-					if !warm {
-						b.StopTimer()
-						if ch, err = cache.Open(b.TempDir()); err != nil {
-							b.Fatal(err)
-						}
-						b.StartTimer()
-					}
-					run(ch)
-				}
+				benchInit(b, warm, func(ch *cache.Cache, hc *http.Client) *registryclient.Sources {
+					return logSources(b, srv.URL, key, registryclient.WithCache(ch), registryclient.WithHTTPClient(hc))
+				}, func() { rc.take() })
 				got := rc.take()
-				b.ReportMetric(float64(got["POST /log/lookup"]+got["GET /log/lookup"])/float64(n), "log-requests/op")
-				b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(got["POST /log/lookup"]+got["GET /log/lookup"])/float64(b.N), "log-requests/op")
 			})
 		}
 	}
