@@ -28,6 +28,12 @@ type Installed struct {
 	// whose content changed. Empty in files written before jig recorded
 	// it.
 	Digest string `json:"digest,omitempty"`
+	// Log is where the version is in its namespace's transparency log,
+	// recorded when the namespace has a trusted log key (and only then,
+	// so projects without logs are written as before); a frozen install
+	// checks the proof it verifies names the same index. Nil when not
+	// recorded.
+	Log *LogPosition `json:"log,omitempty"`
 	// Files maps each target to "sha256:<hex>" of the bytes written, so
 	// later commands can tell which files still match what was installed.
 	Files map[string]string `json:"files,omitempty"`
@@ -61,6 +67,13 @@ type Installed struct {
 	// merges every file anew). Earlier jig versions and the reference
 	// ignore the field.
 	Resolutions []Resolution `json:"resolutions,omitempty"`
+}
+
+// LogPosition is where an installed version is in its namespace's
+// transparency log.
+type LogPosition struct {
+	// Index is the leaf index of the version's record.
+	Index int64 `json:"index"`
 }
 
 // Resolution records one file a conflict resolution left without the

@@ -13,6 +13,7 @@ import (
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/wire"
+	"github.com/jigkit/jig/registryclient/cache"
 )
 
 // BundleResult is what [Client.ImportBundle] or [Client.ExportBundle] did.
@@ -68,6 +69,8 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle, name string
 	var errs []error
 	var todo []*bundle.Version
 	fresh := map[*bundle.Version]bool{} // not cached yet: marked as imported
+	proofs := c.bundleLogProofs(b)
+	defer c.setBundleProofs(nil)
 	for _, v := range b.Versions {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -103,6 +106,13 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle, name string
 	if len(problems) > 0 {
 		return BundleResult{}, &BundleConflictError{Problems: problems, errs: errs}
 	}
+	// The bundle's log proofs verified: the cache keeps them, so the
+	// versions verify later without the network.
+	if len(proofs) > 0 {
+		if err := ch.RecordLogProofs(ctx, "", cache.LogHead{}, proofs); err != nil {
+			return res, err
+		}
+	}
 	for _, v := range todo {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -113,6 +123,33 @@ func (c *Client) ImportBundle(ctx context.Context, b *bundle.Bundle, name string
 		res.Versions = append(res.Versions, v.ID())
 	}
 	return res, nil
+}
+
+// bundleLogProofs makes the log proofs b carries (from the exporting
+// server's log) stand in for lookups while b is judged, when the client
+// trusts a log key: each is verified with it as a stored proof is, so
+// a version whose proof does not verify (or names another digest index)
+// is refused. It returns them by proof key, for the cache.
+func (c *Client) bundleLogProofs(b *bundle.Bundle) map[string]string {
+	if c.logKey == nil {
+		return nil
+	}
+	proofs := map[string]string{}
+	for _, v := range b.Versions {
+		if v.LogProof == nil {
+			continue
+		}
+		k := c.newLogCheck(registry.ID{Namespace: v.Namespace, Path: v.Path}, v.Version, v.IndexBytes)
+		proofs[k.proofKey] = string(v.LogProof)
+	}
+	c.setBundleProofs(proofs)
+	return proofs
+}
+
+func (c *Client) setBundleProofs(p map[string]string) {
+	c.idxMu.Lock()
+	c.bundleProofs = p
+	c.idxMu.Unlock()
 }
 
 // bundleSignatures returns the signatures of v as the trust policy reads

@@ -43,8 +43,14 @@ type Client struct {
 	policy *policy
 	// logKey verifies the namespace's transparency log (tlog.go); nil
 	// for none.
-	logKey  note.Verifier
-	signers map[string]signing.Signer // trusted signer by version ref
+	logKey note.Verifier
+	// logIndexes are the log indexes of the versions verified, by
+	// "@ns/<path>@<version>" (under idxMu).
+	logIndexes map[string]int64
+	// bundleProofs are the log proofs of the bundle being imported, by
+	// proof key (under idxMu): verified like the cache's.
+	bundleProofs map[string]string
+	signers      map[string]signing.Signer // trusted signer by version ref
 	// The client that reads installed versions as merge bases only, and
 	// the versions it let through only as such (signed.go).
 	baseOnce   sync.Once

@@ -364,6 +364,28 @@ func (s *Sources) ManifestDigestAhead(ctx context.Context, id registry.ID, files
 	return r.Manifest, r.Digest, r.Verified, nil
 }
 
+// BatchLog returns ctx carrying a [LogBatch] for the reads of one
+// resolution, and its [LogBatch.Verify]: the transparency-log lookups of
+// the versions read through ctx are made by it, in one request per source.
+// The apply engine calls it (see apply.LogSource).
+//
+// API: POST /log/lookup
+func (s *Sources) BatchLog(ctx context.Context) (context.Context, func(context.Context) error) {
+	ctx, b := WithLogBatch(ctx)
+	return ctx, b.Verify
+}
+
+// LogIndex returns the index of id@version (version, or id.Version when
+// "") in its namespace's transparency log, once a client of s verified
+// it; false when it did not (the namespace has no trusted log key).
+func (s *Sources) LogIndex(id registry.ID, version string) (int64, bool) {
+	c, err := s.Client(id.Namespace)
+	if err != nil {
+		return 0, false
+	}
+	return c.LogIndex(id, version)
+}
+
 // NewSources returns a router over sources given as Go values, keyed by
 // namespace ("@main", "@presets", "@company"), for programs that configure
 // jig without an rc file. Only the namespaces given are configured: there

@@ -47,105 +47,204 @@ func compileLogKey(ns, vkey string) (note.Verifier, error) {
 	return v, nil
 }
 
+// logCheck is the transparency-log check of one version: what it is
+// checked against, and where its proof and the log's tree head are kept.
+type logCheck struct {
+	c                 *Client
+	id                registry.ID
+	version, digest   string
+	origin, vid       string
+	headKey, proofKey string
+}
+
+func (c *Client) newLogCheck(id registry.ID, version string, index []byte) logCheck {
+	origin := translog.Origin(c.logKey.Name(), id.Namespace)
+	headKey := c.baseStr + " " + origin
+	vid := id.Key() + "@" + version
+	return logCheck{c: c, id: id, version: version, digest: registry.Digest(index),
+		origin: origin, vid: vid, headKey: headKey, proofKey: headKey + " " + vid}
+}
+
+func (k logCheck) refuse(problem string) error {
+	return &LogError{Version: k.vid, Server: k.c.baseStr, Problem: problem}
+}
+
+// verifyProof checks an offline proof of the version: signed by the log
+// key, proving the version's record, which names the digest index served.
+func (k logCheck) verifyProof(proof []byte) (translog.Checkpoint, int64, error) {
+	p, err := translog.ParseProof(proof)
+	if err != nil {
+		return translog.Checkpoint{}, 0, k.refuse("its log proof is malformed (" + err.Error() + ")")
+	}
+	rec, cp, err := p.Verify(k.c.logKey, k.origin)
+	if err != nil {
+		return translog.Checkpoint{}, 0, k.refuse("its log proof does not verify (" + err.Error() + ")")
+	}
+	if rec.Namespace != k.id.Namespace || rec.Path != k.id.Path || rec.Version != k.version {
+		return translog.Checkpoint{}, 0, k.refuse("the log's record is of " + rec.ID())
+	}
+	if rec.IndexDigest != k.digest {
+		return translog.Checkpoint{}, 0, k.refuse(fmt.Sprintf("the log recorded digest index %s for it, and the server now serves %s: the version was changed after it was published", rec.IndexDigest, k.digest))
+	}
+	return cp, p.Index, nil
+}
+
+// stored verifies the version from the proof a bundle being imported
+// carries ([Client.ImportBundle]) or the cache remembers, if any.
+func (k logCheck) stored() (int64, bool, error) {
+	k.c.idxMu.Lock()
+	proof, ok := k.c.bundleProofs[k.proofKey]
+	k.c.idxMu.Unlock()
+	if ok {
+		_, i, err := k.verifyProof([]byte(proof))
+		return i, true, err
+	}
+	mem := k.c.opts.cache
+	if mem == nil {
+		return 0, false, nil
+	}
+	proof, ok, err := mem.LogProof(k.proofKey)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	_, i, err := k.verifyProof([]byte(proof))
+	return i, true, err
+}
+
+// remembered returns the largest tree head of the log this machine saw.
+func (k logCheck) remembered() (cache.LogHead, bool, error) {
+	if k.c.opts.cache == nil {
+		return cache.LogHead{}, false, nil
+	}
+	return k.c.opts.cache.LogHead(k.headKey)
+}
+
+// accept verifies a lookup's answer for the version (its proof, and its
+// checkpoint's consistency with remembered when have), then remembers
+// the proof and the tree head.
+func (k logCheck) accept(ctx context.Context, l translog.Lookup, remembered cache.LogHead, have bool) (int64, error) {
+	cp, i, err := k.verifyLookup(l, remembered, have)
+	if err != nil {
+		return 0, err
+	}
+	if mem := k.c.opts.cache; mem != nil {
+		if err := mem.RecordLog(ctx, k.headKey, headOf(cp, l.Proof), k.proofKey, l.Proof); err != nil {
+			return 0, err
+		}
+	}
+	k.c.rememberLogIndex(k.vid, i)
+	return i, nil
+}
+
+// headOf is the tree head to remember of checkpoint cp, which proof
+// (verified) is against.
+func headOf(cp translog.Checkpoint, proof string) cache.LogHead {
+	return cache.LogHead{Size: cp.Size, Hash: cp.Hash.String(), Checkpoint: string(mustProofCheckpoint(proof))}
+}
+
+// verifyLookup is accept without remembering anything.
+func (k logCheck) verifyLookup(l translog.Lookup, remembered cache.LogHead, have bool) (translog.Checkpoint, int64, error) {
+	fail := func(err error) (translog.Checkpoint, int64, error) { return translog.Checkpoint{}, 0, err }
+	cp, i, err := k.verifyProof([]byte(l.Proof))
+	if err != nil {
+		return fail(err)
+	}
+	if have {
+		old, err := rememberedCheckpoint(remembered, k.origin)
+		if err != nil {
+			return fail(err)
+		}
+		tp, err := l.TreeProof()
+		if err != nil {
+			return fail(k.refuse(err.Error()))
+		}
+		if cp.Size > old.Size && l.Since != old.Size {
+			return fail(k.refuse(fmt.Sprintf("the server sent no consistency proof from the tree head of size %d this machine saw", old.Size)))
+		}
+		if err := translog.CheckConsistency(old, cp, tp); err != nil {
+			return fail(err)
+		}
+	}
+	return cp, i, nil
+}
+
 // checkLog checks that id@version, with the digest index bytes index, is
 // in its namespace's log: a proof remembered in the cache is verified
 // offline; otherwise GET /log/lookup/@ns/<path>@<version> proves it
 // against the server's current checkpoint, which must extend the last
 // one this machine saw of that log (a [*translog.ForkError] otherwise).
-// It returns the record's index in the log. Without a log key it
-// checks nothing and returns -1.
+// Within a [LogBatch] the lookup waits for [LogBatch.Verify], which makes
+// the lookups of a batch in one request. It returns the record's index in
+// the log (-1 while it waits). Without a log key it checks nothing and
+// returns -1.
 func (c *Client) checkLog(ctx context.Context, id registry.ID, version string, index []byte) (int64, error) {
-	v := c.logKey
-	if v == nil {
+	if c.logKey == nil {
 		return -1, nil
 	}
-	origin := translog.Origin(v.Name(), id.Namespace)
-	headKey := c.baseStr + " " + origin
-	vid := id.Key() + "@" + version
-	proofKey := headKey + " " + vid
-	digest := registry.Digest(index)
-	refuse := func(problem string) error {
-		return &LogError{Version: vid, Server: c.baseStr, Problem: problem}
-	}
-	check := func(proof []byte) (translog.Checkpoint, int64, error) {
-		p, err := translog.ParseProof(proof)
-		if err != nil {
-			return translog.Checkpoint{}, 0, refuse("its log proof is malformed (" + err.Error() + ")")
+	k := c.newLogCheck(id, version, index)
+	if i, ok, err := k.stored(); ok || err != nil {
+		if err == nil {
+			c.rememberLogIndex(k.vid, i)
 		}
-		rec, cp, err := p.Verify(v, origin)
-		if err != nil {
-			return translog.Checkpoint{}, 0, refuse("its log proof does not verify (" + err.Error() + ")")
-		}
-		if rec.Namespace != id.Namespace || rec.Path != id.Path || rec.Version != version {
-			return translog.Checkpoint{}, 0, refuse("the log's record is of " + rec.ID())
-		}
-		if rec.IndexDigest != digest {
-			return translog.Checkpoint{}, 0, refuse(fmt.Sprintf("the log recorded digest index %s for it, and the server now serves %s: the version was changed after it was published", rec.IndexDigest, digest))
-		}
-		return cp, p.Index, nil
-	}
-	mem := c.opts.cache
-	if mem != nil {
-		if proof, ok, err := mem.LogProof(proofKey); err != nil {
-			return 0, err
-		} else if ok {
-			_, i, err := check([]byte(proof))
-			return i, err
-		}
+		return i, err
 	}
 	if c.opts.mode == Offline {
-		return 0, notCached("transparency log proof of %s from %s", vid, c.baseStr)
+		return 0, notCached("transparency log proof of %s from %s", k.vid, c.baseStr)
 	}
-	var remembered cache.LogHead
-	var have bool
-	if mem != nil {
-		var err error
-		if remembered, have, err = mem.LogHead(headKey); err != nil {
-			return 0, err
-		}
+	if b := logBatchOf(ctx); b != nil && b.defer_(k) {
+		return -1, nil
 	}
-	pid := id.WithVersion(version)
+	return k.lookup(ctx)
+}
+
+// lookup proves the version with GET /log/lookup/@ns/<path>@<version>.
+func (k logCheck) lookup(ctx context.Context) (int64, error) {
+	c := k.c
+	remembered, have, err := k.remembered()
+	if err != nil {
+		return 0, err
+	}
+	pid := k.id.WithVersion(k.version)
 	pid = pid.Bare()
-	path := "/log/lookup/" + id.Namespace + "/" + id.Path + "@" + version
+	path := "/log/lookup/" + k.id.Namespace + "/" + k.id.Path + "@" + k.version
 	if have && remembered.Size > 0 {
 		path += "?since=" + strconv.FormatInt(remembered.Size, 10)
 	}
 	var l translog.Lookup
-	err := c.getJSON(ctx, request{path: path, registry: idLabel(pid), maxBytes: 1 << 20}, &l)
+	err = c.getJSON(ctx, request{path: path, registry: idLabel(pid), maxBytes: 1 << 20}, &l)
 	var se *StatusError
 	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
-		return 0, refuse("it is not in the transparency log of " + id.Namespace + " (" + se.Message + ")")
+		return 0, k.refuse("it is not in the transparency log of " + k.id.Namespace + " (" + se.Message + ")")
 	}
 	if err != nil {
 		return 0, err
 	}
-	cp, i, err := check([]byte(l.Proof))
-	if err != nil {
-		return 0, err
+	return k.accept(ctx, l, remembered, have)
+}
+
+// rememberLogIndex keeps the log index of a version verified by this
+// client, for [Client.LogIndex].
+func (c *Client) rememberLogIndex(vid string, i int64) {
+	c.idxMu.Lock()
+	defer c.idxMu.Unlock()
+	if c.logIndexes == nil {
+		c.logIndexes = map[string]int64{}
 	}
-	if have {
-		old, err := rememberedCheckpoint(remembered, origin)
-		if err != nil {
-			return 0, err
-		}
-		tp, err := l.TreeProof()
-		if err != nil {
-			return 0, refuse(err.Error())
-		}
-		if cp.Size > old.Size && l.Since != old.Size {
-			return 0, refuse(fmt.Sprintf("the server sent no consistency proof from the tree head of size %d this machine saw", old.Size))
-		}
-		if err := translog.CheckConsistency(old, cp, tp); err != nil {
-			return 0, err
-		}
+	c.logIndexes[vid] = i
+}
+
+// LogIndex returns the index in its namespace's transparency log of a
+// version this client verified (id.Version, or version when given), and
+// false when it verified none (no log key is trusted for the namespace,
+// or the version was not read).
+func (c *Client) LogIndex(id registry.ID, version string) (int64, bool) {
+	if version == "" {
+		version = id.Version
 	}
-	if mem != nil {
-		head := cache.LogHead{Size: cp.Size, Hash: cp.Hash.String(), Checkpoint: string(mustProofCheckpoint(l.Proof))}
-		if err := mem.RecordLog(ctx, headKey, head, proofKey, l.Proof); err != nil {
-			return 0, err
-		}
-	}
-	return i, nil
+	c.idxMu.Lock()
+	defer c.idxMu.Unlock()
+	i, ok := c.logIndexes[id.Key()+"@"+version]
+	return i, ok
 }
 
 // rememberedCheckpoint is the checkpoint of a remembered head.

@@ -44,6 +44,7 @@ type CLI struct {
 	Login    LoginCmd    `cmd:"" help:"Save a namespace's token in the rc file after checking it against the server (token from stdin, or asked for without showing it)."`
 	Logout   LogoutCmd   `cmd:"" help:"Remove a namespace's token from the rc file (its URL stays)."`
 	Trust    TrustCmd    `cmd:"" help:"Manage which SSH keys may sign each namespace's versions, and whether a signature is required."`
+	Log      LogCmd      `cmd:"" help:"Watch a namespace's transparency log: jig log monitor lists the versions a signing key (or none) published there."`
 	Verify   VerifyCmd   `cmd:"" help:"Check the installed versions' signatures against the trust policy and every digest jig.json records (exit 3 on failure)."`
 	List     ListCmd     `cmd:"" help:"List the namespaces of a registry server, the registries in one namespace, or the presets (jig list @presets)."`
 	Search   SearchCmd   `cmd:"" help:"Search the registries of every configured source."`

@@ -165,6 +165,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var np *apply.NoProjectError
 	var ov *apply.OtherVersionError
 	var nr *apply.NotRecordedError
+	var li *apply.LogIndexError
 	var ncd *registryclient.NotCachedError
 	var sig *registryclient.SignatureError
 	var rb *registryclient.RollbackError
@@ -261,6 +262,12 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, "run the command once without --offline")
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
+	case errors.Is(err, registryclient.ErrNoLogKey):
+		return hinted(err, "trust the log key its server's operator publishes first: jig trust log add <@namespace> <verifier line>")
+	case errors.As(err, &li) && li.Got < 0:
+		return hinted(err, fmt.Sprintf("trust the log key the project was installed with again ('jig trust log add %s <verifier line>'), or run without --frozen", li.Namespace))
+	case errors.As(err, &li):
+		return hinted(err, "report this to the server's operator; run without --frozen only once the difference is explained")
 	case errors.As(err, &ov):
 		return hinted(err, fmt.Sprintf("run 'jig update %s --to %s' to move it (your edits are merged, not overwritten)", ov.Key, ov.Requested))
 	default:

@@ -132,6 +132,7 @@ type mirrorImportCmd struct {
 	SignersDir      string        `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of the server's allowed_signers files (as jig-server's --signers-dir): versions of a namespace listed there are imported only with a signature by an allowed key."`
 	PublishClaimTTL time.Duration `name:"publish-claim-ttl" env:"PUBLISH_CLAIM_TTL" default:"30s" help:"As jig-server's --publish-claim-ttl: how long an import's claim of a version lives without a heartbeat."`
 	LogKey          string        `name:"log-key" env:"LOG_KEY" placeholder:"FILE" help:"The server's transparency log key file (as jig-server's --log-key): every version imported is logged before it is listed."`
+	LogVerifier     string        `name:"log-verifier" placeholder:"VERIFIER" help:"The exporting server's log verifier line (\"<name>+<hash>+<key>\", what its GET /log/key shows), or @FILE: every version of the bundle must carry a transparency-log proof that verifies with it, or nothing is imported."`
 	SkipRefused     bool          `name:"skip-refused" help:"Import the versions SIGNERS_DIR accepts and skip the others (each listed with the reason on stderr), instead of refusing the whole bundle."`
 	JSON            bool          `name:"json" help:"Print one JSON document: the versions imported, skipped as already stored, and refused."`
 
@@ -152,12 +153,16 @@ the versions the policy accepts and lists the others with the reason (each versi
 imported whole or not at all). A bundle of @presets is checked as POST /presets checks a
 preset. An import into a namespace that holds nothing yet marks it (.upstreams/@ns.json) as
 filled from elsewhere, so it may later be served from an upstream (UPSTREAMS_CONFIG_PATH).
+With --log-verifier, the bundle's transparency-log proofs (mirror export adds one per logged
+version) are verified offline against the exporting server's log key: a version without a
+proof, or with one that does not verify or does not name its digest index, refuses the bundle.
 Each version imported (or refused) is recorded in the server's audit log (DATABASE_URL or
 STATE_DIR, as the server's; with S3 storage and neither, the import says it is unrecorded).
 
 Examples:
   STORAGE_ROOT=/srv/jig jig-server mirror import acme.tar
-  STORAGE_ROOT=/srv/jig SIGNERS_DIR=/etc/jig/signers jig-server mirror import --skip-refused acme.tar`
+  STORAGE_ROOT=/srv/jig SIGNERS_DIR=/etc/jig/signers jig-server mirror import --skip-refused acme.tar
+  STORAGE_ROOT=/srv/jig jig-server mirror import --log-verifier @upstream-log.pub --log-key /etc/jig/log.key acme.tar`
 }
 
 // Validate checks the flags before anything is opened.
@@ -191,7 +196,11 @@ func (c *mirrorImportCmd) Run(ctx context.Context, stdout io.Writer, stderr stde
 	if err != nil {
 		return err
 	}
-	opt := bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused, Logger: toolLogger(stderr, "warn"), LogKey: logKey}
+	verifier, err := readVerifierArg(c.LogVerifier)
+	if err != nil {
+		return err
+	}
+	opt := bundleio.ImportOptions{Signers: signers, ClaimTTL: c.PublishClaimTTL, SkipRefused: c.SkipRefused, Logger: toolLogger(stderr, "warn"), LogKey: logKey, LogVerifier: verifier}
 	if db := toolState(ctx, &c.StateSettings, &c.StorageSettings, st, stderr); db != nil {
 		defer db.Close()
 		opt.Audit = db

@@ -27,6 +27,19 @@ func readLogKey(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
+// readVerifierArg returns the value of --log-verifier: the verifier line
+// itself, or the content of the file FILE for "@FILE".
+func readVerifierArg(v string) (string, error) {
+	if !strings.HasPrefix(v, "@") {
+		return strings.TrimSpace(v), nil
+	}
+	b, err := safefile.ReadFile(v[1:], maxLogKeyFile)
+	if err != nil {
+		return "", fmt.Errorf("--log-verifier %s: %w", v, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
 // logKeygenCmd is "jig-server log keygen <name> -o <file>".
 type logKeygenCmd struct {
 	Name string `arg:"" help:"The log's name, a host name such as registry.example.com: every checkpoint's origin line is <name>/@ns."`

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 )
 
@@ -201,6 +202,13 @@ type Version struct {
 	// version has none; Parsed is it decoded.
 	Signatures       []byte
 	ParsedSignatures *wire.Signatures
+	// LogProof is the exporting server's offline proof that the version
+	// is in its namespace's transparency log (a C2SP tlog-proof, as
+	// [translog.Proof.Marshal] writes it), nil when the bundle carries
+	// none. [Read] checks its shape and that its record names the
+	// version and its digest index; the signature of its checkpoint
+	// needs the log's key, which the importer has.
+	LogProof []byte
 	// Files are the file paths of the index, sorted.
 	Files []string
 }
@@ -274,7 +282,7 @@ func classify(name, ns string) (layout.Key, error) {
 		return k, nil
 	}
 	switch k.Kind {
-	case layout.KindVersions, layout.KindManifest, layout.KindDigestIndex, layout.KindSignatures:
+	case layout.KindVersions, layout.KindManifest, layout.KindDigestIndex, layout.KindSignatures, layout.KindLogProof:
 	case layout.KindFile:
 		if layout.Reserved(k.File) {
 			return k, invalid("entry %q uses a reserved file name", name)
@@ -516,6 +524,11 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 			}
 			v := get(k)
 			v.Signatures, v.ParsedSignatures = e.doc, &s
+		case layout.KindLogProof:
+			if err := checkLogProof(e.name, k, e.doc); err != nil {
+				return nil, err
+			}
+			get(k).LogProof = e.doc
 		case layout.KindFile:
 			get(k)
 			files[vkey{k.Path, k.Version}][k.File] = e.loc.digest
@@ -537,6 +550,13 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		}
 		if err := checkManifest(v); err != nil {
 			return nil, err
+		}
+		if v.LogProof != nil {
+			p, _ := translog.ParseProof(v.LogProof)
+			r, _ := translog.ParseRecord(p.Record)
+			if d := registry.Digest(v.IndexBytes); r.IndexDigest != d {
+				return nil, invalid("%s: its log proof's record names digest index %s, the bundle's has sha-256 %s", v.ID(), r.IndexDigest, d)
+			}
 		}
 		if d := registry.Digest(v.Manifest); d != v.Index.Manifest {
 			return nil, invalid("%s: %s has sha-256 %s, its digest index says %s", v.ID(), layout.ManifestFile, d, v.Index.Manifest)
@@ -568,6 +588,23 @@ func assemble(ra io.ReaderAt, m Manifest, entries []scanned) (*Bundle, error) {
 		b.Presets = append(b.Presets, presets[pk])
 	}
 	return b, nil
+}
+
+// checkLogProof checks that the log proof of entry name (a key k of kind
+// log-proof) is a C2SP tlog-proof whose record names the version.
+func checkLogProof(name string, k layout.Key, doc []byte) error {
+	p, err := translog.ParseProof(doc)
+	if err != nil {
+		return invalid("%s: %v", name, err)
+	}
+	r, err := translog.ParseRecord(p.Record)
+	if err != nil {
+		return invalid("%s: %v", name, err)
+	}
+	if r.Namespace != k.Namespace || r.Path != k.Path || r.Version != k.Version {
+		return invalid("%s is the log proof of %s", name, r.ID())
+	}
+	return nil
 }
 
 // checkPreset checks that the preset document of entry name (a key k of

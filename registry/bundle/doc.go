@@ -13,6 +13,7 @@
 //	@ns/<seg>…/<version>/registry.json          the version's manifest
 //	@ns/<seg>…/<version>/.jig-digests.json      its digest index (required)
 //	@ns/<seg>…/<version>/.jig-signatures.json   its signatures (optional)
+//	@ns/<seg>…/<version>/.jig-log-proof         its transparency-log proof (optional; a C2SP tlog-proof)
 //	@ns/<seg>…/<version>/<file>                 every file of its digest index
 //	jig-bundle.json                             the bundle manifest, last
 //
@@ -50,7 +51,10 @@
 // and digests; every version has a manifest and a digest index naming it,
 // the index's manifest digest matches registry.json, the version's files
 // are exactly the files of its index with the digests it records; the
-// signatures document, when present, names the version; every preset
+// signatures document, when present, names the version; the log proof,
+// when present, is a C2SP tlog-proof whose record names the version and
+// the sha-256 of its digest index (its checkpoint's signature is the
+// importer's to verify, with the log's key); every preset
 // document parses as a preset (members that are registry identifiers)
 // named by its key, with a semantic version (the key's, for a versioned
 // copy), and a latest that is also stored as a versioned copy is byte for

@@ -9,6 +9,7 @@
 //	@ns/<seg>…/<version>/registry.json            [Manifest]: the commit point of a publish
 //	@ns/<seg>…/<version>/.jig-digests.json        [DigestIndex]: the sha-256 of each file
 //	@ns/<seg>…/<version>/.jig-signatures.json     [Signatures]: the SSH signatures of the version
+//	@ns/<seg>…/<version>/.jig-log-proof           [LogProof]: the log proof of the version (bundles only)
 //	@ns/<seg>…/<version>/<files[].path>           [File]: the package files
 //	presets/<name>/preset.json                    [Preset]: the latest preset
 //	presets/<name>/<version>/preset.json          [PresetVersion]: a published preset version

@@ -24,6 +24,11 @@ const (
 	// published a version (trusted publishing), stored next to its
 	// manifest. A registry may not declare a file with this name.
 	PublisherFile = ".jig-publisher.json"
+	// LogProofFile is the name of a version's offline transparency-log
+	// proof (a C2SP tlog-proof, registry/translog.Proof) in a bundle: the
+	// exporting server's proof that the version is in its namespace's
+	// log. A registry may not declare a file with this name.
+	LogProofFile = ".jig-log-proof"
 	// PresetFile is the name of a preset document, in the storage and in a
 	// package directory.
 	PresetFile = "preset.json"
@@ -107,15 +112,22 @@ func Publisher(namespace, path, version string) string {
 	return VersionDir(namespace, path, version) + PublisherFile
 }
 
+// LogProof returns "@ns/<path>/<version>/.jig-log-proof", the bundle
+// entry of a version's log proof.
+func LogProof(namespace, path, version string) string {
+	return VersionDir(namespace, path, version) + LogProofFile
+}
+
 // Reserved reports whether file, a normalised file path of a version, is
-// the name of the digest index, the signatures document or the publisher
-// record ([DigestIndexFile], [SignaturesFile], [PublisherFile]) in any
-// letter case: a registry may not declare it.
+// the name of the digest index, the signatures document, the publisher
+// record or the log proof ([DigestIndexFile], [SignaturesFile],
+// [PublisherFile], [LogProofFile]) in any letter case: a registry may not
+// declare it.
 // Letter case does not matter because storage on a case-insensitive file
 // system (macOS, Windows) would take ".JIG-SIGNATURES.JSON" for the
 // signatures document.
 func Reserved(file string) bool {
-	return strings.EqualFold(file, DigestIndexFile) || strings.EqualFold(file, SignaturesFile) || strings.EqualFold(file, PublisherFile)
+	return strings.EqualFold(file, DigestIndexFile) || strings.EqualFold(file, SignaturesFile) || strings.EqualFold(file, PublisherFile) || strings.EqualFold(file, LogProofFile)
 }
 
 // File returns "@ns/<path>/<version>/<file>", the key of a package file;
@@ -229,13 +241,14 @@ const (
 	KindHealth                    // .healthcheck
 	KindDigestIndex               // @ns/<seg>…/<version>/.jig-digests.json
 	KindSignatures                // @ns/<seg>…/<version>/.jig-signatures.json
+	KindLogProof                  // @ns/<seg>…/<version>/.jig-log-proof (bundles only)
 )
 
-var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index", "signatures"}
+var kindNames = [...]string{"other", "versions", "manifest", "file", "preset", "preset-version", "claim", "health", "digest-index", "signatures", "log-proof"}
 
 // String returns the kind's name: "other", "versions", "manifest", "file",
-// "preset", "preset-version", "claim", "health", "digest-index" or
-// "signatures".
+// "preset", "preset-version", "claim", "health", "digest-index",
+// "signatures" or "log-proof".
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
 		return "other"
@@ -277,6 +290,8 @@ func (k Key) String() string {
 		return DigestIndex(k.Namespace, k.Path, k.Version)
 	case KindSignatures:
 		return Signatures(k.Namespace, k.Path, k.Version)
+	case KindLogProof:
+		return LogProof(k.Namespace, k.Path, k.Version)
 	case KindFile:
 		return File(k.Namespace, k.Path, k.Version, k.File)
 	case KindPreset:
@@ -332,6 +347,8 @@ func Classify(key string) Key {
 			k.Kind, k.Version = KindDigestIndex, p
 		case i < len(parts)-1 && ident.Version(p) && rest == SignaturesFile:
 			k.Kind, k.Version = KindSignatures, p
+		case i < len(parts)-1 && ident.Version(p) && rest == LogProofFile:
+			k.Kind, k.Version = KindLogProof, p
 		case i < len(parts)-1 && ident.Version(p) && ident.FilePath(rest) && !strings.HasPrefix(rest, "./"):
 			k.Kind, k.Version, k.File = KindFile, p, rest
 		default:

@@ -40,45 +40,59 @@ func BenchmarkInitSigned(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				shared, err := cache.Open(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				base := b.TempDir()
-				i := 0
-				run := func(ch *cache.Cache) {
-					i++
-					t := newTransport()
-					defer t.CloseIdleConnections()
-					eng, err := apply.New(cfg.Sources(registryclient.WithCache(ch), registryclient.WithHTTPClient(&http.Client{Transport: t})))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := eng.Run(b.Context(), apply.Request{Dir: filepath.Join(base, fmt.Sprint(i)), Template: "@presets/node", Mode: apply.ModeInit}, false); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if warm {
-					run(shared)
-				}
-				b.ReportAllocs()
-				cpu0, n := testenv.CPUTime(), 0
-				for b.Loop() {
-					n++
-					ch := shared
-					if !warm {
-						b.StopTimer()
-						if ch, err = cache.Open(b.TempDir()); err != nil {
-							b.Fatal(err)
-						}
-						b.StartTimer()
-					}
-					run(ch)
-				}
-				// CPU time of the process (client and server), which the
-				// machine's load does not inflate as it does elapsed time.
-				b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+				benchInit(b, warm, func(ch *cache.Cache, hc *http.Client) *registryclient.Sources {
+					return cfg.Sources(registryclient.WithCache(ch), registryclient.WithHTTPClient(hc))
+				}, nil)
 			})
 		}
 	}
+}
+
+// benchInit times "init -t @presets/node" with the sources sources makes
+// for a cache and an HTTP client: "cold" (warm false) starts each init
+// with an empty cache, warm from one a first init filled. It reports the
+// CPU time of the process (client and server) per init, which the
+// machine's load does not inflate as it does elapsed time.
+// start, when not nil, runs before the timed inits.
+func benchInit(b *testing.B, warm bool, sources func(*cache.Cache, *http.Client) *registryclient.Sources, start func()) {
+	b.Helper()
+	shared, err := cache.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := b.TempDir()
+	i := 0
+	run := func(ch *cache.Cache) {
+		i++
+		t := newTransport()
+		defer t.CloseIdleConnections()
+		eng, err := apply.New(sources(ch, &http.Client{Transport: t}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := eng.Run(b.Context(), apply.Request{Dir: filepath.Join(base, fmt.Sprint(i)), Template: "@presets/node", Mode: apply.ModeInit}, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if warm {
+		run(shared)
+	}
+	if start != nil {
+		start()
+	}
+	b.ReportAllocs()
+	cpu0, n := testenv.CPUTime(), 0
+	for b.Loop() {
+		n++
+		ch := shared
+		if !warm {
+			b.StopTimer()
+			if ch, err = cache.Open(b.TempDir()); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		run(ch)
+	}
+	b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 }

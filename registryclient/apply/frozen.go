@@ -74,6 +74,64 @@ func (f *frozenSource) pin(id registry.ID) (registry.ID, registry.Installed, err
 	return id.WithVersion(rec.Version), rec, nil
 }
 
+// BatchLog and LogIndex pass the source's log checks through.
+func (f *frozenSource) BatchLog(ctx context.Context) (context.Context, func(context.Context) error) {
+	if ls, ok := f.Source.(LogSource); ok {
+		return ls.BatchLog(ctx)
+	}
+	return ctx, func(context.Context) error { return nil }
+}
+
+func (f *frozenSource) LogIndex(id registry.ID, version string) (int64, bool) {
+	if ls, ok := f.Source.(LogSource); ok {
+		return ls.LogIndex(id, version)
+	}
+	return 0, false
+}
+
+// LogIndexError is returned by a frozen install ([Request.Frozen]) when
+// the transparency log places a version at another index than jig.json
+// recorded, or cannot place it (no trusted log key for its namespace any
+// more). It matches [ErrFrozen].
+type LogIndexError struct {
+	Version string // "@ns/<path>@<version>"
+	// Namespace is the version's namespace.
+	Namespace string
+	Recorded  int64
+	Got       int64 // -1: not verified against a log
+}
+
+// Error names the version, both indexes and what to do.
+func (e *LogIndexError) Error() string {
+	ns := e.Namespace
+	if e.Got < 0 {
+		return fmt.Sprintf("%v: %s records %s at index %d of its namespace's transparency log, but no log key is trusted for %s now, so it cannot be checked; nothing was written", ErrFrozen, registry.ProjectFile, e.Version, e.Recorded, ns)
+	}
+	return fmt.Sprintf("%v: %s records %s at index %d of its namespace's transparency log, and the log's proof places it at index %d: the log or %s was changed; nothing was written", ErrFrozen, registry.ProjectFile, e.Version, e.Recorded, e.Got, registry.ProjectFile)
+}
+
+// Unwrap returns [ErrFrozen].
+func (e *LogIndexError) Unwrap() error { return ErrFrozen }
+
+// checkFrozenLog compares the log index each resolved version has with
+// the one jig.json recorded for it.
+func (e *Engine) checkFrozenLog(nodes []*node, proj *registry.Project) error {
+	for _, n := range nodes {
+		rec, ok := proj.Installed[n.key]
+		if !ok || rec.Log == nil || n.raw == nil {
+			continue
+		}
+		got := e.logPosition(n.id, n.raw.Version)
+		switch {
+		case got == nil:
+			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Namespace: n.id.Namespace, Recorded: rec.Log.Index, Got: -1}
+		case got.Index != rec.Log.Index:
+			return &LogIndexError{Version: n.key + "@" + n.raw.Version, Namespace: n.id.Namespace, Recorded: rec.Log.Index, Got: got.Index}
+		}
+	}
+	return nil
+}
+
 func (f *frozenSource) Manifest(ctx context.Context, id registry.ID) (*registry.Manifest, error) {
 	m, _, _, err := f.ManifestDigest(ctx, id)
 	return m, err
@@ -177,6 +235,9 @@ func (e *Engine) planFrozen(ctx context.Context, req Request, pl *planner, p *Pl
 	}}
 	res, err := fe.resolve(ctx, roots, nil, proj.Language, nil, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := fe.checkFrozenLog(res.nodes, proj); err != nil {
 		return nil, err
 	}
 	p.RoundTrips += res.rounds

@@ -665,7 +665,7 @@ func (lc *lifecycle) planProjectFile(ops []*op) error {
 			}
 		}
 		proj.Installed[o.key] = registry.Installed{
-			Version: o.to, Language: o.lang, Variant: o.variant, Digest: o.digest, Files: o.newFiles,
+			Version: o.to, Language: o.lang, Variant: o.variant, Digest: o.digest, Log: pl.e.logPosition(o.id, o.to), Files: o.newFiles,
 			Package: pl.recordPackage(o.theirs.Package, owner{before: before, prev: o.inst.Package, update: true, added: addedIn(o.base.Package, o.theirs.Package)}), Conflicts: conflicted,
 			Migrations:   append(slices.Clone(o.inst.Migrations), o.migrated...),
 			Requirements: o.recordedRequirements(pl.recordRequirements(o.theirs.Package, o.inst.Requirements)),

@@ -738,7 +738,7 @@ func (pl *planner) planProject(proj *registry.Project, req Request, tid registry
 		if prev, ok := proj.Installed[n.key]; ok {
 			prevReq = prev.Requirements
 		}
-		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
+		proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Log: pl.e.logPosition(n.id, n.raw.Version), Files: files, Package: pl.recordPackage(fragmentOf(n.m), w),
 			Requirements: pl.recordRequirements(fragmentOf(n.m), prevReq)}
 	}
 	pl.refreshRecords(proj, false)

@@ -53,6 +53,12 @@ type resolution struct {
 // it, and at least one must.
 func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[string]shortRef, projectLang registry.Language, installed []registry.ID, presetVariant string) (*resolution, error) {
 	res := &resolution{installed: map[string]*registry.Manifest{}}
+	// The log checks of every version read are made at the end, in one
+	// request per source.
+	verifyLog := func(context.Context) error { return nil }
+	if ls, ok := e.src.(LogSource); ok {
+		ctx, verifyLog = ls.BatchLog(ctx)
+	}
 	installedKeys := map[string]bool{}
 	for _, id := range installed {
 		installedKeys[id.Key()] = true
@@ -185,6 +191,9 @@ func (e *Engine) resolve(ctx context.Context, roots []registry.ID, short map[str
 		}
 		return all[i].raw.Priority < all[j].raw.Priority
 	})
+	if err := verifyLog(ctx); err != nil {
+		return nil, err
+	}
 	res.nodes = all
 	return res, nil
 }

@@ -97,3 +97,33 @@ type MergeBaseSource interface {
 	// MergeBaseFile is File for a version MergeBase returned.
 	MergeBaseFile(ctx context.Context, id registry.ID, path string) ([]byte, error)
 }
+
+// LogSource is a [Source] that checks the versions it serves against
+// their namespaces' transparency logs. *registryclient.Sources satisfies
+// it. The engine gathers the log checks of a resolution with BatchLog, so
+// that a preset's registries cost one log request, not one each, and
+// records each registry's log index in jig.json.
+type LogSource interface {
+	Source
+	// BatchLog returns the context for the reads of one resolution and
+	// the function that makes their log checks; the engine calls it, and
+	// stops on its error, before it uses anything read.
+	BatchLog(ctx context.Context) (context.Context, func(context.Context) error)
+	// LogIndex returns the index of id@version in its namespace's log,
+	// once verified; false when the namespace has no trusted log key.
+	LogIndex(id registry.ID, version string) (int64, bool)
+}
+
+// logPosition returns where id@version is in its namespace's log when the
+// source verified it there; nil otherwise.
+func (e *Engine) logPosition(id registry.ID, version string) *registry.LogPosition {
+	ls, ok := e.src.(LogSource)
+	if !ok {
+		return nil
+	}
+	i, ok := ls.LogIndex(id, version)
+	if !ok || i < 0 {
+		return nil
+	}
+	return &registry.LogPosition{Index: i}
+}

@@ -334,7 +334,7 @@ func (lc *lifecycle) installNewDependencies(ctx context.Context, ops []*op) erro
 				files[t] = hashOf(fst.cur)
 			}
 		}
-		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned),
+		lc.proj.Installed[n.key] = registry.Installed{Version: n.raw.Version, Language: n.lang, Variant: n.variant, Digest: n.digest, Log: lc.pl.e.logPosition(n.id, n.raw.Version), Files: files, Package: pl.recordPackage(fragmentOf(n.m), owned),
 			Requirements: pl.recordRequirements(fragmentOf(n.m), nil)}
 	}
 	return nil

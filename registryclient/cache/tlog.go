@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/jigkit/jig/internal/safefile"
 )
@@ -42,6 +44,9 @@ type logsDoc struct {
 	Proofs map[string]string   `json:"proofs"`
 	// Order lists the proof keys oldest first, to drop beyond MaxLogProofs.
 	Order []string `json:"order"`
+	// Monitors are the tree heads log monitors saw last, by monitor
+	// (server, log and signing key).
+	Monitors map[string]*LogHead `json:"monitors,omitempty"`
 }
 
 func (c *Cache) readLogs() (*logsDoc, error) {
@@ -120,6 +125,40 @@ func (c *Cache) LogProof(key string) (string, bool, error) {
 // than the one remembered (the caller checked it is consistent with it),
 // and proof under proofKey (none when proofKey is "").
 func (c *Cache) RecordLog(ctx context.Context, headKey string, head LogHead, proofKey, proof string) error {
+	var proofs map[string]string
+	if proofKey != "" {
+		proofs = map[string]string{proofKey: proof}
+	}
+	return c.RecordLogProofs(ctx, headKey, head, proofs)
+}
+
+// RecordLogProofs is [Cache.RecordLog] for many proofs (by key), in one
+// write of the memory. An empty headKey remembers the proofs only (a
+// bundle's, whose tree head was not checked against the one seen).
+func (c *Cache) RecordLogProofs(ctx context.Context, headKey string, head LogHead, proofs map[string]string) error {
+	return c.updateLogs(ctx, func(d *logsDoc) {
+		recordLogProofs(d, headKey, head, proofs)
+	})
+}
+
+func recordLogProofs(d *logsDoc, headKey string, head LogHead, proofs map[string]string) {
+	if cur := d.Heads[headKey]; headKey != "" && (cur == nil || head.Size > cur.Size) {
+		d.Heads[headKey] = &head
+	}
+	for _, proofKey := range slices.Sorted(maps.Keys(proofs)) {
+		if _, had := d.Proofs[proofKey]; !had {
+			d.Order = append(d.Order, proofKey)
+		}
+		d.Proofs[proofKey] = proofs[proofKey]
+	}
+	for len(d.Order) > MaxLogProofs {
+		delete(d.Proofs, d.Order[0])
+		d.Order = d.Order[1:]
+	}
+}
+
+// updateLogs changes the memory with change under its lock, and writes it.
+func (c *Cache) updateLogs(ctx context.Context, change func(*logsDoc)) error {
 	c.signedMu.Lock()
 	defer c.signedMu.Unlock()
 	unlock, err := c.lockFile(ctx, logsLock, "the transparency-log memory")
@@ -131,22 +170,34 @@ func (c *Cache) RecordLog(ctx context.Context, headKey string, head LogHead, pro
 	if err != nil {
 		return err
 	}
-	if cur := d.Heads[headKey]; cur == nil || head.Size > cur.Size {
-		d.Heads[headKey] = &head
-	}
-	if proofKey != "" {
-		if _, had := d.Proofs[proofKey]; !had {
-			d.Order = append(d.Order, proofKey)
-		}
-		d.Proofs[proofKey] = proof
-		for len(d.Order) > MaxLogProofs {
-			delete(d.Proofs, d.Order[0])
-			d.Order = d.Order[1:]
-		}
-	}
+	change(d)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
 	return c.writeAtomic(filepath.Join(c.dir, logsFile), append(b, '\n'))
+}
+
+// MonitorHead returns the tree head the log monitor key saw last.
+func (c *Cache) MonitorHead(key string) (LogHead, bool, error) {
+	d, err := c.readLogsMemo()
+	if err != nil {
+		return LogHead{}, false, err
+	}
+	h, ok := d.Monitors[key]
+	if !ok || h == nil {
+		return LogHead{}, false, nil
+	}
+	return *h, true, nil
+}
+
+// RecordMonitorHead remembers head as the tree head the log monitor key
+// saw last (the caller checked it extends the one remembered).
+func (c *Cache) RecordMonitorHead(ctx context.Context, key string, head LogHead) error {
+	return c.updateLogs(ctx, func(d *logsDoc) {
+		if d.Monitors == nil {
+			d.Monitors = map[string]*LogHead{}
+		}
+		d.Monitors[key] = &head
+	})
 }

@@ -22,11 +22,13 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/jigkit/jig/internal/redact"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/bundle"
 	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/internal/core"
@@ -209,6 +211,9 @@ func Export(ctx context.Context, st storage.Storage, w io.Writer, sel ExportOpti
 		sum.Versions = append(sum.Versions, id)
 		exported[v.path] = true
 	}
+	if err := addLogProofs(ctx, st, ns, sum.Versions, entries); err != nil {
+		return sum, err
+	}
 	for _, k := range lists {
 		if exported[layout.Classify(k).Path] {
 			entries[k] = bundleSource{key: k}
@@ -224,6 +229,53 @@ func Export(ctx context.Context, st storage.Storage, w io.Writer, sel ExportOpti
 		return sum, fmt.Errorf("%s has no published version to export", ns)
 	}
 	return sum, writeBundle(ctx, st, w, ns, entries, &sum)
+}
+
+// addLogProofs adds to entries the log proof of each version of ids (all
+// of namespace ns) that ns's transparency log holds, against the log's
+// current checkpoint, so that an air-gapped importer verifies them with
+// the log's key. A namespace without a log adds none. A logged version
+// whose stored digest index is not the one logged is an error: the
+// storage was changed after logging.
+func addLogProofs(ctx context.Context, st storage.Storage, ns string, ids []string, entries map[string]bundleSource) error {
+	var vids []translog.VersionID
+	for _, id := range ids {
+		v, err := translog.ParseVersionID(id)
+		if err != nil {
+			return err
+		}
+		vids = append(vids, v)
+	}
+	_, proven, err := publish.LogLookupBatch(ctx, st, ns, 0, vids)
+	if errors.Is(err, publish.ErrNotLogged) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("proving the versions of %s in its transparency log: %w", ns, err)
+	}
+	for _, v := range vids {
+		bv, ok := proven[v.String()]
+		if !ok {
+			continue // stored before the log began
+		}
+		rec, err := translog.ParseRecord([]byte(bv.Record))
+		if err != nil {
+			return err
+		}
+		ik := layout.DigestIndex(ns, v.Path, v.Version)
+		src := entries[ik]
+		data := src.data
+		if src.key != "" {
+			if data, err = readStored(ctx, st, src.key); err != nil {
+				return err
+			}
+		}
+		if d := registry.Digest(data); d != rec.IndexDigest {
+			return fmt.Errorf("%s: its stored digest index (%s) is not the one its transparency log recorded (%s): the storage was changed after the version was published; nothing was exported", v, d, rec.IndexDigest)
+		}
+		entries[layout.LogProof(ns, v.Path, v.Version)] = bundleSource{data: []byte(bv.Proof)}
+	}
+	return nil
 }
 
 // bundleSource is where the bytes of a bundle entry come from: a storage
@@ -375,6 +427,12 @@ type ImportOptions struct {
 	// logged, is appended to its namespace's transparency log before it
 	// is listed, as a publish is. Empty logs nothing.
 	LogKey string
+	// LogVerifier, when not empty, is the verifier line of the exporting
+	// server's log key ("<name>+<hash>+<key>", what its GET /log/key
+	// serves): every version of the bundle must carry a log proof that
+	// verifies with it, naming the version's digest index, or nothing
+	// is imported. Empty does not check the bundle's proofs.
+	LogVerifier string
 }
 
 func (o ImportOptions) now() func() time.Time {
@@ -493,6 +551,13 @@ func importVersions(ctx context.Context, st storage.Storage, b *bundle.Bundle, o
 	refused := 0
 	fresh := storage.Fresh(st)
 	var todo, stored []*bundle.Version
+	var verifier note.Verifier
+	if opt.LogVerifier != "" {
+		var err error
+		if verifier, err = note.NewVerifier(strings.TrimSpace(opt.LogVerifier)); err != nil {
+			return sum, fmt.Errorf("the log verifier %q is not a note verifier key (\"<name>+<hash>+<key>\", what GET /log/key of the exporting server shows)", opt.LogVerifier)
+		}
+	}
 	for _, v := range b.Versions {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -514,6 +579,12 @@ func importVersions(ctx context.Context, st storage.Storage, b *bundle.Bundle, o
 					problems = append(problems, v.ID()+": "+err.Error())
 					refused++
 				}
+				continue
+			}
+		}
+		if verifier != nil {
+			if err := checkLogProof(v, verifier); err != nil {
+				problems = append(problems, v.ID()+": "+err.Error())
 				continue
 			}
 		}
@@ -626,6 +697,27 @@ func importVersion(ctx context.Context, store *publish.Store, fresh storage.Stor
 		case <-t.C:
 		}
 	}
+}
+
+// checkLogProof verifies v's log proof with the exporting server's log
+// verifier: the checkpoint is signed by it, the record is in the tree and
+// names v and its digest index.
+func checkLogProof(v *bundle.Version, verifier note.Verifier) error {
+	if v.LogProof == nil {
+		return errors.New("it carries no transparency-log proof (export it from a server that keeps a log, after the version was logged), and --log-verifier requires one")
+	}
+	p, err := translog.ParseProof(v.LogProof)
+	if err != nil {
+		return err
+	}
+	rec, _, err := p.Verify(verifier, translog.Origin(verifier.Name(), v.Namespace))
+	if err != nil {
+		return fmt.Errorf("its transparency-log proof does not verify: %w", err)
+	}
+	if rec.ID() != v.ID() || rec.IndexDigest != registry.Digest(v.IndexBytes) {
+		return fmt.Errorf("its transparency-log proof is of %s with digest index %s, not of this version (%s)", rec.ID(), rec.IndexDigest, registry.Digest(v.IndexBytes))
+	}
+	return nil
 }
 
 // publishVersion is the publish of v.

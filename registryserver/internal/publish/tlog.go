@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -214,7 +215,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		if err != nil {
 			return nil, fmt.Errorf("publish: building log tile %s: %w", t.Path(), err)
 		}
-		if err := s.putTile(pctx, ns, t, data); err != nil {
+		if err := s.putTile(pctx, ns, t, data, lock); err != nil {
 			return nil, err
 		}
 		if t.L != 0 {
@@ -226,7 +227,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		}
 		dt := t
 		dt.L = -1
-		if err := s.putTile(pctx, ns, dt, data); err != nil {
+		if err := s.putTile(pctx, ns, dt, data, lock); err != nil {
 			return nil, err
 		}
 	}
@@ -298,7 +299,18 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 // putTile stores a tile. Tiles are immutable once a checkpoint covers
 // them; one not covered yet may hold what an appender that died wrote
 // before committing, and is replaced.
-func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte) error {
+//
+// The replacement's check (no checkpoint covers the tile) and its write
+// are not one atomic step: an appender that lost its lock meanwhile (its
+// holder paused past the claim TTL) could overwrite a tile the lock's new
+// holder committed, when the new holder found the leftover it read
+// already holding its content. So the replacement is made only while the
+// lock is held, and checked after: when a checkpoint covers the tile by
+// then, the content read (the committed one) is put back and the append
+// fails with ErrClaimLost. Readers never take a wrong tile for a right
+// one (tlog checks every tile against the signed tree); the window left
+// is one where the tile fails that check, until it is put back.
+func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
 	key := layout.LogTile(ns, t.Path())
 	if s.cp == nil {
 		return s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
@@ -320,23 +332,41 @@ func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte
 	// Different content: a leftover of an appender that died before its
 	// checkpoint, unless a checkpoint covers the tile now (then this
 	// appender lost its lock and must not touch it).
-	signed, _, err := s.read(ctx, layout.LogCheckpoint(ns))
-	if err != nil {
+	if committed, err := s.tileCommitted(ctx, ns, t); err != nil || committed {
+		if err == nil {
+			err = fmt.Errorf("publish: log tile %s is committed with other content: %w", t.Path(), ErrClaimLost)
+		}
 		return err
 	}
-	if signed != nil {
-		cp, err := checkpointText(signed)
-		if err != nil {
-			return err
-		}
-		if covered(t, cp.Size) {
-			return fmt.Errorf("publish: log tile %s is committed with other content: %w", t.Path(), ErrClaimLost)
-		}
+	if lock.isLost() {
+		return fmt.Errorf("publish: replacing log tile %s: %w", t.Path(), ErrClaimLost)
 	}
-	if _, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), etag); err != nil {
+	mine, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), etag)
+	if err != nil {
 		return fmt.Errorf("publish: replacing log tile %s: %w", t.Path(), err)
 	}
-	return nil
+	if committed, err := s.tileCommitted(ctx, ns, t); err != nil || !committed {
+		return err
+	}
+	// Committed by another appender between the check and the write: put
+	// back what it committed (what was read), unless it changed since.
+	if _, err := s.cp.PutIf(ctx, key, bytes.NewReader(cur), int64(len(cur)), mine); err != nil {
+		s.log.Error("a log tile committed by another appender was overwritten and could not be put back", zap.String("tile", key), zap.Error(err))
+	}
+	return fmt.Errorf("publish: log tile %s was committed by another appender: %w", t.Path(), ErrClaimLost)
+}
+
+// tileCommitted reports whether ns's current checkpoint covers t.
+func (s *Store) tileCommitted(ctx context.Context, ns string, t tlog.Tile) (bool, error) {
+	signed, _, err := s.read(ctx, layout.LogCheckpoint(ns))
+	if err != nil || signed == nil {
+		return false, err
+	}
+	cp, err := checkpointText(signed)
+	if err != nil {
+		return false, err
+	}
+	return covered(t, cp.Size), nil
 }
 
 // covered reports whether a tree of size n includes every hash of t.
@@ -390,6 +420,10 @@ func checkpointText(signed []byte) (translog.Checkpoint, error) {
 type logReader struct {
 	st storage.Storage
 	ns string
+	// memo, when not nil, keeps the hash tiles read, for a reader that
+	// proves many records of one tree (a batch lookup): the tiles near
+	// the root are read once. Not safe for concurrent use.
+	memo map[tlog.Tile][]byte
 }
 
 func (l logReader) Height() int { return translog.TileHeight }
@@ -397,6 +431,10 @@ func (l logReader) Height() int { return translog.TileHeight }
 func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
+		if b, ok := l.memo[t]; ok {
+			out[i] = b
+			continue
+		}
 		b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
 		if err != nil {
 			return nil, err
@@ -409,7 +447,15 @@ func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	return out, nil
 }
 
-func (l logReader) SaveTiles([]tlog.Tile, [][]byte) {}
+// SaveTiles keeps the tiles tlog verified in the memo, when there is one.
+func (l logReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	if l.memo == nil {
+		return
+	}
+	for i, t := range tiles {
+		l.memo[t] = data[i]
+	}
+}
 
 func (l logReader) get(ctx context.Context, key string, limit int64) ([]byte, error) {
 	rc, _, err := l.st.Get(ctx, key)
@@ -605,31 +651,95 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 	}
 	l := logReader{st: st, ns: ns}
 	tree := cp.Tree()
-	i, err := l.indexOf(ctx, tree, path, version)
+	bv, err := l.prove(ctx, tree, signed, path, version)
 	if err != nil {
 		return translog.Lookup{}, err
+	}
+	out := translog.Lookup{Record: bv.Record, Index: bv.Index, Proof: bv.Proof}
+	if out.Consistency, err = l.proveTree(tree, since); err != nil {
+		return translog.Lookup{}, err
+	}
+	if out.Consistency != nil {
+		out.Since = since
+	}
+	return out, nil
+}
+
+// prove returns the record, index and inclusion proof of path@version in
+// tree, whose signed checkpoint is signed, or ErrNotLogged.
+func (l logReader) prove(ctx context.Context, tree tlog.Tree, signed []byte, path, version string) (translog.BatchVersion, error) {
+	i, err := l.indexOf(ctx, tree, path, version)
+	if err != nil {
+		return translog.BatchVersion{}, err
 	}
 	text, err := l.recordText(ctx, tree, i)
 	if err != nil {
-		return translog.Lookup{}, err
+		return translog.BatchVersion{}, err
 	}
-	hr := tlog.TileHashReader(tree, l)
-	proof, err := tlog.ProveRecord(tree.N, i, hr)
+	proof, err := tlog.ProveRecord(tree.N, i, tlog.TileHashReader(tree, l))
 	if err != nil {
-		return translog.Lookup{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, ns, err)
+		return translog.BatchVersion{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, l.ns, err)
 	}
-	out := translog.Lookup{
+	return translog.BatchVersion{
 		Record: string(text), Index: i,
 		Proof: string(translog.Proof{Record: text, Index: i, Hashes: proof, Checkpoint: signed}.Marshal()),
+	}, nil
+}
+
+// proveTree returns the consistency proof from tree size since to tree,
+// or nil when since is 0 or not smaller than the tree.
+func (l logReader) proveTree(tree tlog.Tree, since int64) ([]string, error) {
+	if since <= 0 || since >= tree.N {
+		return nil, nil
 	}
-	if since > 0 && since < tree.N {
-		tp, err := tlog.ProveTree(tree.N, since, hr)
+	tp, err := tlog.ProveTree(tree.N, since, tlog.TileHashReader(tree, l))
+	if err != nil {
+		return nil, fmt.Errorf("publish: proving the log of %s consistent: %w", l.ns, err)
+	}
+	return translog.EncodeTreeProof(tp), nil
+}
+
+// LogLookupBatch proves versions (all of namespace ns) against ns's
+// current checkpoint, one checkpoint read for them all, with a
+// consistency proof from tree size since when 0 < since < the current
+// size. A version not in the log is left out of the map (keyed
+// "@ns/<path>@<version>"); a namespace without a log gives
+// [ErrNotLogged]. Its cost follows len(versions), not the log's size.
+func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since int64, versions []translog.VersionID) (translog.BatchLog, map[string]translog.BatchVersion, error) {
+	type result struct {
+		log  translog.BatchLog
+		vers map[string]translog.BatchVersion
+	}
+	r, err := readLog(func() (result, error) {
+		signed, cp, err := LogCheckpoint(ctx, st, ns)
 		if err != nil {
-			return translog.Lookup{}, fmt.Errorf("publish: proving the log of %s consistent: %w", ns, err)
+			return result{}, err
 		}
-		out.Since, out.Consistency = since, translog.EncodeTreeProof(tp)
-	}
-	return out, nil
+		l := logReader{st: st, ns: ns, memo: map[tlog.Tile][]byte{}}
+		tree := cp.Tree()
+		out := result{log: translog.BatchLog{Checkpoint: string(signed)}, vers: map[string]translog.BatchVersion{}}
+		for _, v := range versions {
+			if v.Namespace != ns {
+				return result{}, fmt.Errorf("publish: batch lookup of %s in the log of %s", v, ns)
+			}
+			bv, err := l.prove(ctx, tree, signed, v.Path, v.Version)
+			if errors.Is(err, ErrNotLogged) {
+				continue
+			}
+			if err != nil {
+				return result{}, err
+			}
+			out.vers[v.String()] = bv
+		}
+		if out.log.Consistency, err = l.proveTree(tree, since); err != nil {
+			return result{}, err
+		}
+		if out.log.Consistency != nil {
+			out.log.Since = since
+		}
+		return out, nil
+	})
+	return r.log, r.vers, err
 }
 
 // NewLogSigner parses a note signer key ("PRIVATE+KEY+<name>+…", the

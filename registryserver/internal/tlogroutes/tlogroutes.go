@@ -1,6 +1,6 @@
 // Package tlogroutes serves the namespaces' transparency logs:
-// GET /log/key, /log/@ns/checkpoint, /log/@ns/tile/… and
-// /log/lookup/@ns/<path>@<version>. Every route but /log/key reads a
+// GET /log/key, /log/@ns/checkpoint, /log/@ns/tile/…,
+// /log/lookup/@ns/<path>@<version> and the batch lookup POST /log/lookup. Every route but /log/key reads a
 // namespace's log and answers only callers who may read that namespace,
 // with the same refusal as the namespace's registries (a gated namespace
 // is indistinguishable from an absent one).
@@ -8,13 +8,18 @@ package tlogroutes
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
@@ -34,6 +39,7 @@ func (h *Routes) Register(e *echo.Echo) {
 	getHead := []string{http.MethodGet, http.MethodHead}
 	e.Match(getHead, "/log/key", h.getKey)
 	e.Match(getHead, "/log/lookup/*", h.getLookup)
+	e.POST("/log/lookup", h.postLookup)
 	e.Match(getHead, "/log/:ns/checkpoint", h.getCheckpoint)
 	e.Match(getHead, "/log/:ns/tile/*", h.getTile)
 }
@@ -118,14 +124,11 @@ func (h *Routes) getLookup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	at := strings.LastIndexByte(rest, '@')
-	if at <= slash {
+	v, err := translog.ParseVersionID(rest)
+	if err != nil {
 		return badLookup()
 	}
-	path, version := rest[slash+1:at], rest[at+1:]
-	if !registry.ValidPath(path) || !registry.ValidVersion(version) {
-		return badLookup()
-	}
+	path, version := v.Path, v.Version
 	var since int64
 	if s := c.QueryParam("since"); s != "" {
 		if since, err = strconv.ParseInt(s, 10, 64); err != nil || since < 0 {
@@ -149,4 +152,57 @@ func (h *Routes) getLookup(c echo.Context) error {
 
 func badLookup() error {
 	return core.NewAPIError(wire.CodeInvalidPath, "Invalid log lookup: want /log/lookup/@ns/<path>@<version>, e.g. /log/lookup/@acme/features/ui-kit@1.2.0")
+}
+
+// postLookup answers a batch lookup (translog.BatchRequest): per
+// namespace one checkpoint and consistency proof, per version its record
+// and inclusion proof. A namespace the caller may not read (gated, absent,
+// or a token that does not open it) and a version not in its log are
+// left out alike: the answer is the one an absent namespace gets.
+func (h *Routes) postLookup(c echo.Context) error {
+	if h.Verifier == "" {
+		return core.NewAPIError(wire.CodeNotFound, msgNoLog)
+	}
+	req := c.Request()
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, translog.MaxBatchBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return core.NewAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The batch lookup is larger than %d bytes; send at most %d versions per request", translog.MaxBatchBytes, translog.MaxBatchVersions))
+		}
+		return &core.APIError{Code: wire.CodeUploadFailed, Msg: "Could not read the request body", Cause: err}
+	}
+	breq, ids, err := translog.ParseBatchRequest(body)
+	if err != nil {
+		return &core.APIError{Code: wire.CodeInvalidQuery, Cause: err,
+			Msg: "Invalid " + strings.TrimSuffix(err.Error(), ": "+translog.ErrMalformed.Error()) + `; send {"versions":["@ns/<path>@<version>",…],"since":{"@ns":<tree size>}}`}
+	}
+	byNS := map[string][]translog.VersionID{}
+	for _, v := range ids {
+		byNS[v.Namespace] = append(byNS[v.Namespace], v)
+	}
+	who := h.CallerOf(req)
+	out := translog.BatchResponse{Logs: map[string]translog.BatchLog{}, Versions: map[string]translog.BatchVersion{}}
+	private := false
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
+		p, err := h.ReadAccess(who, ns)
+		if err != nil {
+			continue
+		}
+		lg, vers, err := publish.LogLookupBatch(req.Context(), h.store(), ns, breq.Since[ns], byNS[ns])
+		if errors.Is(err, publish.ErrNotLogged) {
+			continue
+		}
+		if err != nil {
+			return core.InternalError(err)
+		}
+		private = private || p
+		out.Logs[ns] = lg
+		maps.Copy(out.Versions, vers)
+	}
+	doc, err := core.JSONDocument(out)
+	if err != nil {
+		return core.InternalError(err)
+	}
+	core.SetCacheHeaders(c.Response().Header(), 0, false, private)
+	return h.SendDocument(c, doc)
 }
