@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/jigkit/jig/registryserver/internal/ssotoken"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,11 @@ type gate struct {
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
 	now   func() time.Time
-	// oidc checks the OIDC tokens of the issuers auth.json trusts.
+	// oidc checks the OIDC tokens of the issuers auth.json trusts, and
+	// the ID tokens people exchange for session tokens.
 	oidc *oidctrust.Verifier
+	// ssoKey signs and checks session tokens (jig login --sso).
+	ssoKey []byte
 }
 
 // Declared reports whether auth.json declares ns (false without an auth
@@ -48,6 +52,9 @@ func (g *gate) CallerOf(r *http.Request) core.Caller {
 	c := g.CallerFromToken(tok)
 	if c.Admin || c.Sum == nil {
 		return c
+	}
+	if ssotoken.Is(tok) {
+		return g.sessionCaller(c, tok)
 	}
 	iss, ok := g.auth.Load().trustedIssuer(tok)
 	if !ok {

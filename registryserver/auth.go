@@ -93,8 +93,11 @@ type AuthConfig struct {
 	entries []tokenRule
 	// issuers are the trusted OIDC issuers; rules the claim rules of
 	// every accepted namespace.
-	issuers  []issuerRule
-	rules    []claimRule
+	issuers []issuerRule
+	rules   []claimRule
+	// sso is the organisation's issuer for people (jig login --sso);
+	// nil when the file has no "sso" section.
+	sso      *ssoConfig
 	warnings []error
 }
 
@@ -190,13 +193,21 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 			a.warnings = append(a.warnings, &AuthEntryError{Namespace: IssuersKey, Reason: reason + "; no issuer is trusted"})
 		}
 	}
+	if raw, ok := top[SSOKey]; ok {
+		delete(top, SSOKey)
+		var reason string
+		if a.sso, reason = parseSSO(raw); reason != "" {
+			a.warnings = append(a.warnings, &AuthEntryError{Namespace: SSOKey, Reason: reason + "; people cannot log in with the issuer"})
+		}
+	}
+	trust := trustContext{issuers: a.issuers, sso: a.sso}
 	keys := make([]string, 0, len(top))
 	for k := range top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, ns := range keys {
-		rule, reason := parseNamespaceRule(top[ns], a.issuers)
+		rule, reason := parseNamespaceRule(top[ns], trust)
 		if reason == "" && len(a.rules)+len(rule.rules) > maxClaimRules {
 			reason = fmt.Sprintf("auth.json holds more than %d claim rules", maxClaimRules)
 		}
@@ -222,7 +233,7 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 	return a, nil
 }
 
-func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, string) {
+func parseNamespaceRule(raw json.RawMessage, trust trustContext) (nsRule, string) {
 	var entries []json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil || entries == nil {
 		return nsRule{}, "the value must be an array of token entries ([] for a public namespace)"
@@ -230,7 +241,7 @@ func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, stri
 	rule := nsRule{tokens: make([]tokenRule, 0, len(entries))}
 	for i, e := range entries {
 		if isClaimRule(e) {
-			r, reason := parseClaimRule(e, issuers)
+			r, reason := parseClaimRule(e, trust)
 			if reason != "" {
 				return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
 			}
