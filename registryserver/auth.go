@@ -86,6 +86,8 @@ const maxAuthFileSize = 4 << 20
 // nobody but the admin publishes.
 type AuthConfig struct {
 	namespaces map[string]nsRule
+	// names[id] is the namespace of nsRule.id (names[0] is "").
+	names []string
 	// entries holds every token entry of every accepted namespace: a
 	// decision compares the token with all of them, whichever namespace
 	// is asked for, so that its cost does not tell which namespaces
@@ -185,7 +187,7 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		}
 		return nil, fmt.Errorf("auth.json must be a JSON object mapping namespaces to token lists: %w", err)
 	}
-	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top))}
+	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top)), names: []string{""}}
 	if raw, ok := top[IssuersKey]; ok {
 		delete(top, IssuersKey)
 		var reason string
@@ -229,6 +231,7 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		a.entries = append(a.entries, rule.tokens...)
 		a.rules = append(a.rules, rule.rules...)
 		a.namespaces[ns] = rule
+		a.names = append(a.names, ns)
 	}
 	return a, nil
 }

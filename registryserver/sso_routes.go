@@ -1,11 +1,12 @@
 package registryserver
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,7 +75,8 @@ func (h *Handler) postSSOToken(c echo.Context) error {
 		return core.NewAPIError(wire.CodeInvalidToken, "Invalid identity token: it names no subject (sub)")
 	}
 	id := a.sso.sessionIdentity(s)
-	who := core.Caller{Identity: id}
+	sum := sha256.Sum256([]byte(req.IDToken))
+	who := core.Caller{Sum: &sum, Identity: id}
 	rights := a.identityRights(id)
 	ev := state.Event{Action: ActionSSOLogin, Target: id.Person,
 		Detail: fmt.Sprintf("%s, groups %s, rights %s", id.Record(), groupList(s.Groups), rightsSummary(rights))}
@@ -172,22 +174,30 @@ func sessionGroups(id *core.Identity, claim string) []string {
 }
 
 // identityRights maps each namespace whose rules give id scopes to them.
+// Each rule is matched once: the cost follows the rules, not the
+// namespaces of the file.
 func (a *AuthConfig) identityRights(id *core.Identity) map[string][]string {
 	out := map[string][]string{}
-	if a == nil {
+	if a == nil || id == nil {
 		return out
 	}
-	for ns := range a.namespaces {
-		if here, _ := a.identityScopes(ns, id); here != 0 {
-			out[ns] = scopeNames(here)
+	sets := map[int]scopeSet{}
+	for i := range a.rules {
+		r := &a.rules[i]
+		if r.issuer == id.Issuer && r.matches(id.Claims) {
+			sets[r.ns] |= r.scopes
 		}
+	}
+	for ns, set := range sets {
+		out[a.names[ns]] = scopeNames(set)
 	}
 	return out
 }
 
 // tokenRights maps each namespace where the token whose digest is sum
 // has a live entry to the entry's scopes (and "census:read" where its
-// "census" list names a namespace it reads).
+// "census" list names a namespace it may read). Every entry is compared
+// in constant time; the namespaces of the file are not walked.
 func (a *AuthConfig) tokenRights(sum *[32]byte, now time.Time) map[string][]string {
 	out := map[string][]string{}
 	if a == nil || sum == nil {
@@ -197,20 +207,20 @@ func (a *AuthConfig) tokenRights(sum *[32]byte, now time.Time) map[string][]stri
 	var census []string
 	for i := range a.entries {
 		t := &a.entries[i]
-		if t.sum == *sum && (t.expires.IsZero() || now.Before(t.expires)) {
+		eq := subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+		if eq && (t.expires.IsZero() || now.Before(t.expires)) {
 			sets[t.ns] |= t.scopes
 			census = append(census, t.census...)
 		}
 	}
-	for ns, r := range a.namespaces {
-		set, ok := sets[r.id]
-		if slices.Contains(census, ns) && (ok || r.public) {
-			set |= scopeBit(ScopeCensusRead)
-			ok = true
+	for _, ns := range census {
+		r, ok := a.namespaces[ns]
+		if _, reads := sets[r.id]; ok && (reads || r.public) {
+			sets[r.id] |= scopeBit(ScopeCensusRead)
 		}
-		if ok {
-			out[ns] = scopeNames(set)
-		}
+	}
+	for id, set := range sets {
+		out[a.names[id]] = scopeNames(set)
 	}
 	return out
 }

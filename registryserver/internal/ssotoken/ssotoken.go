@@ -69,11 +69,14 @@ func NewKey() []byte {
 	return k
 }
 
-// Sign returns the token of c signed with key; c.ID is filled in.
+// Sign returns the token of c signed with key; an empty c.ID is filled
+// in with random bytes.
 func Sign(key []byte, c Claims) (string, error) {
-	id := make([]byte, 12)
-	_, _ = rand.Read(id)
-	c.ID = base64.RawURLEncoding.EncodeToString(id)
+	if c.ID == "" {
+		id := make([]byte, 12)
+		_, _ = rand.Read(id)
+		c.ID = base64.RawURLEncoding.EncodeToString(id)
+	}
 	payload, err := json.Marshal(c)
 	if err != nil {
 		return "", err
@@ -96,19 +99,32 @@ func mac(key []byte, body string) []byte {
 // nothing else.
 func Is(tok string) bool { return strings.HasPrefix(tok, Prefix) }
 
+// tokenChars reports whether s holds only base64url characters and
+// dots: the decoder would skip line breaks, so that two spellings of one
+// token would both check.
+func tokenChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // Parse checks tok against key and returns its claims: [ErrInvalid] for
 // anything this key did not sign (the signature is compared in constant
 // time before the payload is read), [ErrExpired] once now reaches its
 // expiry.
 func Parse(key []byte, tok string, now time.Time) (Claims, error) {
-	if len(tok) > MaxBytes || !Is(tok) {
+	if len(tok) > MaxBytes || !Is(tok) || !tokenChars(tok[len(Prefix):]) {
 		return Claims{}, ErrInvalid
 	}
 	body, sig, ok := strings.Cut(tok, ".")
 	if !ok {
 		return Claims{}, ErrInvalid
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(key, body)) {
 		return Claims{}, ErrInvalid
 	}
