@@ -90,7 +90,7 @@ func Start() (p *Provider, stop func(), err error) {
 	srv := httptest.NewUnstartedServer(nil)
 	p = &Provider{URL: "http://" + srv.Listener.Addr().String()}
 	clients := map[string]*storage.Client{ClientID: storage.NativeClient(ClientID)}
-	p.st = &keyStorage{Storage: storage.NewStorageWithClients(storage.NewUserStore(p.URL), clients), groups: map[string][]string{}}
+	p.st = &keyStorage{Storage: storage.NewStorageWithClients(storage.NewUserStore(p.URL), clients), groups: map[string][]string{}, codes: make(chan string, 16)}
 	p.st.rotate()
 	prov, err := op.NewProvider(&op.Config{CryptoKey: sha256.Sum256([]byte("oidctest")), CodeMethodS256: true, GrantTypeRefreshToken: true,
 		DeviceAuthorization: op.DeviceAuthorizationConfig{Lifetime: 5 * time.Minute, PollInterval: time.Second,
@@ -145,6 +145,19 @@ func (p *Provider) Approve(userCode, subject string) error {
 		return err
 	}
 	return p.st.CompleteDeviceAuthorization(ctx, userCode, subject)
+}
+
+// NextCode returns the user code of the next device login (the one a
+// client asked for since the last call, else the next one asked for),
+// as the person reads it on their screen; it waits until one is asked
+// for or ctx ends.
+func (p *Provider) NextCode(ctx context.Context) (string, error) {
+	select {
+	case c := <-p.st.codes:
+		return c, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // Deny refuses the device code userCode.
@@ -288,6 +301,21 @@ type keyStorage struct {
 	kid    string
 	n      int
 	groups map[string][]string // by subject
+	// codes receives each user code the device grant hands out.
+	codes chan string
+}
+
+// StoreDeviceAuthorization implements op.DeviceAuthorizationStorage, and
+// hands the user code to [Provider.NextCode].
+func (s *keyStorage) StoreDeviceAuthorization(ctx context.Context, clientID, deviceCode, userCode string, expires time.Time, scopes []string) error {
+	if err := s.Storage.StoreDeviceAuthorization(ctx, clientID, deviceCode, userCode, expires, scopes); err != nil {
+		return err
+	}
+	select {
+	case s.codes <- userCode:
+	default: // nobody waits for that many codes
+	}
+	return nil
 }
 
 // deviceClient is the public client with the device grant added to the
