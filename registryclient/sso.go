@@ -187,11 +187,18 @@ func issuerEndpoints(ctx context.Context, hc *http.Client, issuer string) (oauth
 	return oauth2.Endpoint{DeviceAuthURL: doc.DeviceAuthURL, TokenURL: doc.TokenURL, AuthStyle: oauth2.AuthStyleInParams}, nil
 }
 
-func issuerClient(hc *http.Client) *http.Client {
+// issuerConfig is the OAuth 2.0 client of clientID at issuer (its
+// endpoints read from the discovery document), and the context that
+// makes its requests with hc (nil: a client with a 30 s timeout).
+func issuerConfig(ctx context.Context, hc *http.Client, issuer, clientID string, scopes []string) (*oauth2.Config, context.Context, error) {
 	if hc == nil {
-		return &http.Client{Timeout: issuerTimeout}
+		hc = &http.Client{Timeout: issuerTimeout}
 	}
-	return hc
+	ep, err := issuerEndpoints(ctx, hc, issuer)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &oauth2.Config{ClientID: clientID, Endpoint: ep, Scopes: scopes}, context.WithValue(ctx, oauth2.HTTPClient, hc), nil
 }
 
 // DeviceLogin runs RFC 8628's device authorization grant at the issuer
@@ -202,13 +209,10 @@ func issuerClient(hc *http.Client) *http.Client {
 // expires) or ctx ends. hc makes the requests (nil: a client with a 30 s
 // timeout).
 func DeviceLogin(ctx context.Context, hc *http.Client, info wire.SSOInfo, show func(DeviceCode)) (*IssuerTokens, error) {
-	hc = issuerClient(hc)
-	ep, err := issuerEndpoints(ctx, hc, info.Issuer)
+	cfg, octx, err := issuerConfig(ctx, hc, info.Issuer, info.ClientID, info.Scopes)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &oauth2.Config{ClientID: info.ClientID, Endpoint: ep, Scopes: info.Scopes}
-	octx := context.WithValue(ctx, oauth2.HTTPClient, hc)
 	da, err := cfg.DeviceAuth(octx)
 	if err != nil {
 		return nil, issuerErr(info.Issuer, err)
@@ -235,13 +239,10 @@ func RefreshSSO(ctx context.Context, hc *http.Client, s SSOSession) (*IssuerToke
 	if s.RefreshToken == "" {
 		return nil, &IssuerError{Issuer: s.Issuer, Code: "no_refresh_token", Description: "the issuer gave no refresh token at login"}
 	}
-	hc = issuerClient(hc)
-	ep, err := issuerEndpoints(ctx, hc, s.Issuer)
+	cfg, octx, err := issuerConfig(ctx, hc, s.Issuer, s.ClientID, s.Scopes)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &oauth2.Config{ClientID: s.ClientID, Endpoint: ep, Scopes: s.Scopes}
-	octx := context.WithValue(ctx, oauth2.HTTPClient, hc)
 	tok, err := cfg.TokenSource(octx, &oauth2.Token{RefreshToken: s.RefreshToken}).Token()
 	if err != nil {
 		if ctx.Err() != nil {

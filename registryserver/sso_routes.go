@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -108,7 +107,7 @@ func (h *Handler) getWhoami(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderVary, "Authorization, X-Registry-Token")
 	who := h.core.CallerOf(c.Request())
 	a := h.authConfig()
-	out := wire.Whoami{Kind: wire.WhoAnonymous, Namespaces: map[string][]string{}}
+	out := wire.Whoami{Kind: wire.WhoAnonymous, Namespaces: wire.Rights{}}
 	switch {
 	case who.Admin:
 		out.Kind = wire.WhoAdmin
@@ -176,8 +175,8 @@ func sessionGroups(id *core.Identity, claim string) []string {
 // identityRights maps each namespace whose rules give id scopes to them.
 // Each rule is matched once: the cost follows the rules, not the
 // namespaces of the file.
-func (a *AuthConfig) identityRights(id *core.Identity) map[string][]string {
-	out := map[string][]string{}
+func (a *AuthConfig) identityRights(id *core.Identity) wire.Rights {
+	out := wire.Rights{}
 	if a == nil || id == nil {
 		return out
 	}
@@ -198,8 +197,8 @@ func (a *AuthConfig) identityRights(id *core.Identity) map[string][]string {
 // has a live entry to the entry's scopes (and "census:read" where its
 // "census" list names a namespace it may read). Every entry is compared
 // in constant time; the namespaces of the file are not walked.
-func (a *AuthConfig) tokenRights(sum *[32]byte, now time.Time) map[string][]string {
-	out := map[string][]string{}
+func (a *AuthConfig) tokenRights(sum *[32]byte, now time.Time) wire.Rights {
+	out := wire.Rights{}
 	if a == nil || sum == nil {
 		return out
 	}
@@ -239,15 +238,11 @@ func groupList(groups []string) string {
 }
 
 // rightsSummary is "@team (read, publish); @docs (read)", or "none".
-func rightsSummary(r map[string][]string) string {
+func rightsSummary(r wire.Rights) string {
 	if len(r) == 0 {
 		return "none"
 	}
-	names := make([]string, 0, len(r))
-	for ns := range r {
-		names = append(names, ns)
-	}
-	sort.Strings(names)
+	names := r.Namespaces()
 	parts := make([]string, len(names))
 	for i, ns := range names {
 		parts[i] = ns + " (" + strings.Join(r[ns], ", ") + ")"

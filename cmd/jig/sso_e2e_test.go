@@ -72,20 +72,10 @@ func (e *ssoEnv) cmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// run runs jig and returns stdout, stderr and the exit code.
+// run runs jig in the server's folder ([censusEnv.run]).
 func (e *ssoEnv) run(args ...string) (string, string, int) {
 	e.t.Helper()
-	cmd := e.cmd(args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("jig %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	return censusEnv{t: e.t, home: e.home}.run(e.dir, args...)
 }
 
 func (e *ssoEnv) must(args ...string) (string, string) {

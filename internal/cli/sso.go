@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -102,15 +101,11 @@ func exchangeSSO(ctx context.Context, cl *registryclient.Client, url, ns, idToke
 }
 
 // rightsText is "read, publish in @team; read in @docs".
-func rightsText(r map[string][]string) string {
+func rightsText(r wire.Rights) string {
 	if len(r) == 0 {
 		return "no namespace beyond the public ones"
 	}
-	names := make([]string, 0, len(r))
-	for ns := range r {
-		names = append(names, ns)
-	}
-	sort.Strings(names)
+	names := r.Namespaces()
 	parts := make([]string, len(names))
 	for i, ns := range names {
 		parts[i] = strings.Join(r[ns], ", ") + " in " + ns

@@ -1,6 +1,10 @@
 package wire
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"time"
+)
 
 // The routes of people's logins with the organisation's issuer (jig login
 // --sso, RFC 8628's device grant) and of the caller's identity.
@@ -48,13 +52,22 @@ type SSOToken struct {
 // session of jig login --sso). Namespaces maps each namespace the token
 // opens beyond public reads to its scopes; it names no other namespace.
 type Whoami struct {
-	Kind       string              `json:"kind"`
-	Person     string              `json:"person,omitempty"`
-	Issuer     string              `json:"issuer,omitempty"`
-	Subject    string              `json:"subject,omitempty"`
-	Groups     []string            `json:"groups,omitempty"`
-	Expires    *time.Time          `json:"expires,omitempty"`
-	Namespaces map[string][]string `json:"namespaces"`
+	Kind       string     `json:"kind"`
+	Person     string     `json:"person,omitempty"`
+	Issuer     string     `json:"issuer,omitempty"`
+	Subject    string     `json:"subject,omitempty"`
+	Groups     []string   `json:"groups,omitempty"`
+	Expires    *time.Time `json:"expires,omitempty"`
+	Namespaces Rights     `json:"namespaces"`
+}
+
+// Rights maps namespaces to the names of the scopes a token has there
+// ("read", "publish", "census:read"...).
+type Rights map[string][]string
+
+// Namespaces returns the namespaces of r, sorted.
+func (r Rights) Namespaces() []string {
+	return slices.Sorted(maps.Keys(r))
 }
 
 // The kinds of [Whoami].
