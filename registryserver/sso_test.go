@@ -287,3 +287,19 @@ func TestParseSSO(t *testing.T) {
 		})
 	}
 }
+
+// TestSSOWebCatalogSignIn: the web catalog's sign-in takes a session
+// token; the catalog then shows what the person's groups open.
+func TestSSOWebCatalogSignIn(t *testing.T) {
+	t.Parallel()
+	p := oidctest.New(t)
+	h := ssoHandler(t, p, ssoKey, registryserver.WithWebCatalog("/"))
+	tok := session(t, h, p, "jig-readers")
+	cookie := signIn(t, h, "/", tok)
+	if resp, body := page(t, h, http.MethodGet, "/-/r/@team/x", cookie, nil, nil); resp.StatusCode != 200 {
+		t.Fatalf("@team/x signed in with a session: %d %.300s", resp.StatusCode, body)
+	}
+	if resp, _ := page(t, h, http.MethodGet, "/-/r/@stash/x", cookie, nil, nil); resp.StatusCode == 200 {
+		t.Fatal("@stash opened to a session of jig-readers")
+	}
+}
