@@ -19,10 +19,6 @@ import (
 	"github.com/jigkit/jig/registryserver/state"
 )
 
-// ActionSSOLogin is the audit log's action for a person's login (an ID
-// token exchanged for a session token).
-const ActionSSOLogin = "auth.sso.login"
-
 // msgSSOOff answers the SSO routes of a server without an "sso" section.
 const msgSSOOff = `This server has no SSO issuer for people (auth.json has no "sso" section); use a token of the server instead`
 
@@ -77,7 +73,7 @@ func (h *Handler) postSSOToken(c echo.Context) error {
 	sum := sha256.Sum256([]byte(req.IDToken))
 	who := core.Caller{Sum: &sum, Identity: id}
 	rights := a.identityRights(id)
-	ev := state.Event{Action: ActionSSOLogin, Target: id.Person,
+	ev := state.Event{Action: core.ActionSSOLogin, Target: id.Person,
 		Detail: fmt.Sprintf("%s, groups %s, rights %s", id.Record(), groupList(s.Groups), rightsSummary(rights))}
 	if len(rights) == 0 {
 		err := core.NewAPIError(wire.CodeForbidden, fmt.Sprintf(
