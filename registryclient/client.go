@@ -344,6 +344,16 @@ func (c *Client) once(ctx context.Context, r request, full, shown string) (_ *re
 	if c.opts.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.token)
 	}
+	if c.opts.tokenSource != nil {
+		tok, err := c.opts.tokenSource(ctx)
+		if err != nil {
+			return nil, err, false
+		}
+		if strings.ContainsAny(tok, "\r\n") {
+			return nil, errors.New("the token source gave a token with line breaks"), false
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	if c.opts.userAgent != "" {
 		req.Header.Set("User-Agent", c.opts.userAgent)
 	}

@@ -30,6 +30,13 @@ type Entry struct {
 	// Trust is the namespace's signing policy; nil means none (see
 	// [Trust]).
 	Trust *Trust `json:"trust,omitempty"`
+	// SSO is the session of jig login --sso, nil for none; Token is then
+	// its current session token.
+	SSO *SSOSession `json:"sso,omitempty"`
+	// TokenSource, when set, gives the token of each request in place of
+	// Token ([WithTokenSource]): the rc file sets one that refreshes an
+	// SSO session. It is never saved.
+	TokenSource TokenSource `json:"-"`
 }
 
 // CheckDefaultNamespace checks e.DefaultNamespace as the entry of

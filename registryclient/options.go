@@ -1,6 +1,7 @@
 package registryclient
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ type Option func(*options) error
 
 type options struct {
 	token         string
+	tokenSource   TokenSource
 	headers       map[string]string
 	httpClient    *http.Client
 	timeout       time.Duration
@@ -98,6 +100,21 @@ func WithToken(token string) Option {
 			return errors.New("token must not contain line breaks")
 		}
 		o.token = token
+		return nil
+	}
+}
+
+// TokenSource gives the token of a request when it is sent: a session of
+// jig login --sso refreshes its token here when it has expired. An error
+// fails the request as it is, without retries.
+type TokenSource func(ctx context.Context) (string, error)
+
+// WithTokenSource sends "Authorization: Bearer <token>" with the token
+// ts gives at each request, in place of [WithToken]'s. The default is
+// none.
+func WithTokenSource(ts TokenSource) Option {
+	return func(o *options) error {
+		o.tokenSource = ts
 		return nil
 	}
 }

@@ -77,6 +77,9 @@ func newSourceClient(ns string, e Entry, opts []Option) (*Client, error) {
 	if e.Token != "" {
 		all = append(all, WithToken(e.Token))
 	}
+	if e.TokenSource != nil {
+		all = append(all, WithTokenSource(e.TokenSource))
+	}
 	all = append(all, opts...)
 	cl, err := New(e.URL, all...)
 	if err != nil {

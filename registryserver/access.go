@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/jigkit/jig/registryserver/internal/ssotoken"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,11 @@ type gate struct {
 	// admin is the SHA-256 of the admin token, nil when there is none.
 	admin *[sha256.Size]byte
 	now   func() time.Time
-	// oidc checks the OIDC tokens of the issuers auth.json trusts.
+	// oidc checks the OIDC tokens of the issuers auth.json trusts, and
+	// the ID tokens people exchange for session tokens.
 	oidc *oidctrust.Verifier
+	// ssoKey signs and checks session tokens (jig login --sso).
+	ssoKey []byte
 }
 
 // Declared reports whether auth.json declares ns (false without an auth
@@ -46,7 +50,7 @@ func (g *gate) Declared(ns string) bool {
 func (g *gate) CallerOf(r *http.Request) core.Caller {
 	tok := tokenFromRequest(r)
 	c := g.CallerFromToken(tok)
-	if c.Admin || c.Sum == nil {
+	if c.Admin || c.Sum == nil || c.Identity != nil || c.IdentityErr != nil {
 		return c
 	}
 	iss, ok := g.auth.Load().trustedIssuer(tok)
@@ -102,7 +106,8 @@ func (g *gate) identityAccess(c core.Caller, ns string) (scopeSet, *core.APIErro
 func oidcCaller(c core.Caller) bool { return c.Identity != nil || c.IdentityErr != nil }
 
 // CallerFromToken is [gate.CallerOf] for a token obtained otherwise
-// (the web catalog's cookie); tok is "" for none.
+// (the web catalog's cookie); tok is "" for none. Session tokens are
+// checked here; OIDC tokens of trusted issuers only by CallerOf.
 func (g *gate) CallerFromToken(tok string) core.Caller {
 	if tok == "" {
 		return core.Caller{}
@@ -111,6 +116,11 @@ func (g *gate) CallerFromToken(tok string) core.Caller {
 	c := core.Caller{Sum: &sum}
 	if g.admin != nil && subtle.ConstantTimeCompare(sum[:], g.admin[:]) == 1 {
 		c.Admin = true
+	}
+	if !c.Admin && ssotoken.Is(tok) {
+		// A person's session (jig login --sso) is checked here, so
+		// that the web catalog's sign-in takes one too.
+		return g.sessionCaller(c, tok)
 	}
 	return c
 }

@@ -86,6 +86,8 @@ const maxAuthFileSize = 4 << 20
 // nobody but the admin publishes.
 type AuthConfig struct {
 	namespaces map[string]nsRule
+	// names[id] is the namespace of nsRule.id (names[0] is "").
+	names []string
 	// entries holds every token entry of every accepted namespace: a
 	// decision compares the token with all of them, whichever namespace
 	// is asked for, so that its cost does not tell which namespaces
@@ -93,8 +95,11 @@ type AuthConfig struct {
 	entries []tokenRule
 	// issuers are the trusted OIDC issuers; rules the claim rules of
 	// every accepted namespace.
-	issuers  []issuerRule
-	rules    []claimRule
+	issuers []issuerRule
+	rules   []claimRule
+	// sso is the organisation's issuer for people (jig login --sso);
+	// nil when the file has no "sso" section.
+	sso      *ssoConfig
 	warnings []error
 }
 
@@ -182,7 +187,7 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		}
 		return nil, fmt.Errorf("auth.json must be a JSON object mapping namespaces to token lists: %w", err)
 	}
-	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top))}
+	a := &AuthConfig{namespaces: make(map[string]nsRule, len(top)), names: []string{""}}
 	if raw, ok := top[IssuersKey]; ok {
 		delete(top, IssuersKey)
 		var reason string
@@ -190,13 +195,21 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 			a.warnings = append(a.warnings, &AuthEntryError{Namespace: IssuersKey, Reason: reason + "; no issuer is trusted"})
 		}
 	}
+	if raw, ok := top[SSOKey]; ok {
+		delete(top, SSOKey)
+		var reason string
+		if a.sso, reason = parseSSO(raw); reason != "" {
+			a.warnings = append(a.warnings, &AuthEntryError{Namespace: SSOKey, Reason: reason + "; people cannot log in with the issuer"})
+		}
+	}
+	trust := trustContext{issuers: a.issuers, sso: a.sso}
 	keys := make([]string, 0, len(top))
 	for k := range top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, ns := range keys {
-		rule, reason := parseNamespaceRule(top[ns], a.issuers)
+		rule, reason := parseNamespaceRule(top[ns], trust)
 		if reason == "" && len(a.rules)+len(rule.rules) > maxClaimRules {
 			reason = fmt.Sprintf("auth.json holds more than %d claim rules", maxClaimRules)
 		}
@@ -218,11 +231,12 @@ func ParseAuthConfig(data []byte) (*AuthConfig, error) {
 		a.entries = append(a.entries, rule.tokens...)
 		a.rules = append(a.rules, rule.rules...)
 		a.namespaces[ns] = rule
+		a.names = append(a.names, ns)
 	}
 	return a, nil
 }
 
-func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, string) {
+func parseNamespaceRule(raw json.RawMessage, trust trustContext) (nsRule, string) {
 	var entries []json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil || entries == nil {
 		return nsRule{}, "the value must be an array of token entries ([] for a public namespace)"
@@ -230,7 +244,7 @@ func parseNamespaceRule(raw json.RawMessage, issuers []issuerRule) (nsRule, stri
 	rule := nsRule{tokens: make([]tokenRule, 0, len(entries))}
 	for i, e := range entries {
 		if isClaimRule(e) {
-			r, reason := parseClaimRule(e, issuers)
+			r, reason := parseClaimRule(e, trust)
 			if reason != "" {
 				return nsRule{}, fmt.Sprintf("entry %d: %s", i, reason)
 			}

@@ -41,6 +41,9 @@
 //	GET, HEAD /census/:ns                                     one census line per registry the reports name (census right)
 //	GET, HEAD /census/:ns/<seg>…?limit=&cursor=               a registry's census: versions, projects, one page (census right)
 //	GET, HEAD /audit?since=&until=&actor=&namespace=&action=&cursor=&limit=  the audit log, newest first, one page (admin token)
+//	GET, HEAD /auth/sso                                       the organisation's issuer for people: issuer, client id, scopes (auth.json "sso")
+//	POST      /auth/sso/token                                 a person's ID token exchanged for a short-lived session token
+//	GET, HEAD /auth/whoami                                    who the request's token is, and the namespaces it opens with their scopes
 //	GET, HEAD /log/key                                        the transparency log key's verifier line (with WithLogKey)
 //	GET, HEAD /log/@ns/checkpoint                             the namespace's log checkpoint, a signed note (ns read)
 //	GET, HEAD /log/@ns/tile/<H>/<L>/<N>[.p/<W>]               a tile of the namespace's log, as the Go checksum database's (ns read)

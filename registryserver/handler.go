@@ -2,7 +2,9 @@ package registryserver
 
 import (
 	"context"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/oidctrust"
+	"github.com/jigkit/jig/registryserver/internal/ssotoken"
 
 	"github.com/jigkit/jig/registryserver/state/sqlite"
 
@@ -45,7 +47,11 @@ import (
 type Handler struct {
 	// core is what the features share.
 	core *core.Core
-	e    *echo.Echo
+	// gate makes the access decisions (access.go); ssoKeyRandom is true
+	// when no [WithSSOKey] was given.
+	gate         *gate
+	ssoKeyRandom bool
+	e            *echo.Echo
 	// auth holds nil when no auth file was given: every namespace is
 	// public. [Handler.SetAuth] replaces it; read it once per decision
 	// with [Handler.authConfig].
@@ -144,7 +150,12 @@ func New(opts ...Option) (*Handler, error) {
 	}
 	h.core.RCache = core.NewReadCache(ttl, o.now)
 	h.core.SignersInForce = func() core.SignerSet { return h.signers.Load() }
-	g := &gate{auth: &h.auth, now: o.now, oidc: oidctrust.New(nil, o.now)}
+	g := &gate{auth: &h.auth, now: o.now, oidc: oidctrust.New(nil, o.now), ssoKey: o.ssoKey}
+	if g.ssoKey == nil {
+		g.ssoKey = ssotoken.NewKey()
+		h.ssoKeyRandom = true
+	}
+	h.gate = g
 	if o.adminToken != "" {
 		sum := sha256.Sum256([]byte(o.adminToken))
 		g.admin = &sum
@@ -161,6 +172,9 @@ func New(opts ...Option) (*Handler, error) {
 		h.logSignerWarnings(o.auth, signers)
 	}
 	h.logAuthWarnings(o.auth)
+	if _, ok := o.auth.SSO(); ok && h.ssoKeyRandom {
+		h.core.Log.Warn("auth.json has an sso section but no SSO key was given (SSO_TOKEN_KEY): the session tokens of people who log in with the issuer work on this process only, until it stops; give every replica the same key")
+	}
 	h.core.LogSchemaDir()
 	if o.auth == nil {
 		h.core.Log.Warn("no auth file: every stored namespace is public and publishing needs the admin token")
@@ -253,6 +267,9 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.POST("/registries", h.publishing.PostRegistry)
 	e.POST("/presets", h.publishing.PostPreset)
 	e.Match(getHead, "/audit", auditlog.New(h.core).Get)
+	e.Match(getHead, wire.SSOPath, h.getSSO)
+	e.POST(wire.SSOTokenPath, h.postSSOToken)
+	e.Match(getHead, wire.WhoamiPath, h.getWhoami)
 	(&tlogroutes.Routes{Core: h.core, Verifier: h.logVerifier}).Register(e)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)

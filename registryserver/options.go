@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"github.com/jigkit/jig/registryserver/internal/ssotoken"
 	"github.com/jigkit/jig/registryserver/state"
 
 	"errors"
@@ -31,6 +32,9 @@ type options struct {
 	signersDir string
 	schemaDir  string
 	adminToken string
+	// ssoKey signs the session tokens of jig login --sso (sso_routes.go);
+	// nil: a random key of this handler.
+	ssoKey     []byte
 	tiers      CacheTiers
 	logger     *zap.Logger
 	now        func() time.Time
@@ -177,6 +181,23 @@ func WithSignersDir(dir string) Option {
 func WithAdminToken(token string) Option {
 	return func(o *options) error {
 		o.adminToken = strings.TrimSpace(token)
+		return nil
+	}
+}
+
+// WithSSOKey sets the key (at least 32 bytes) that signs and checks the
+// session tokens the server issues to people who log in with the
+// organisation's issuer (auth.json's "sso" section, jig login --sso).
+// Replicas that share it accept each other's tokens, and tokens survive a
+// restart; changing it ends every session at once (clients log in again
+// through their refresh token). The default is a random key of this
+// handler: tokens work on this process only, until it stops.
+func WithSSOKey(key []byte) Option {
+	return func(o *options) error {
+		if len(key) < ssotoken.MinKeyBytes {
+			return fmt.Errorf("WithSSOKey: the key has %d bytes; give at least %d random bytes", len(key), ssotoken.MinKeyBytes)
+		}
+		o.ssoKey = append([]byte(nil), key...)
 		return nil
 	}
 }

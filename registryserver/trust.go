@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,8 +120,10 @@ func isClaimRule(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &e) == nil && e.Issuer != nil
 }
 
-// parseClaimRule reads a claim rule entry; issuers are the trusted ones.
-func parseClaimRule(raw json.RawMessage, issuers []issuerRule) (claimRule, string) {
+// parseClaimRule reads a claim rule entry of an issuer of trust: one of
+// "issuers", or the SSO issuer (whose rules match people's session
+// tokens, so they may name only sub, email and the groups claim).
+func parseClaimRule(raw json.RawMessage, trust trustContext) (claimRule, string) {
 	var e struct {
 		Issuer string             `json:"issuer"`
 		Claims map[string]*string `json:"claims"`
@@ -131,12 +134,9 @@ func parseClaimRule(raw json.RawMessage, issuers []issuerRule) (claimRule, strin
 		return claimRule{}, `a claim rule is {"issuer": "<url>", "claims": {"repository": "acme/templates"}, "scopes": ["publish"]}; claim patterns are strings`
 	}
 	r := claimRule{issuer: e.Issuer}
-	trusted := false
-	for _, i := range issuers {
-		trusted = trusted || i.url == e.Issuer
-	}
-	if !trusted {
-		return r, fmt.Sprintf("issuer %q is not listed in the top-level \"issuers\" (with its audience)", core.ShortText(e.Issuer))
+	ssoOnly := trust.ssoOnly(e.Issuer)
+	if !ssoOnly && !trust.listed(e.Issuer) {
+		return r, fmt.Sprintf("issuer %q is not listed in the top-level \"issuers\" (with its audience), nor is it the \"sso\" issuer", core.ShortText(e.Issuer))
 	}
 	if len(e.Claims) == 0 || len(e.Claims) > maxRuleClaims {
 		return r, fmt.Sprintf(`claims must name 1 to %d claims, such as {"repository": "acme/templates", "ref": "refs/heads/main"}: a rule without them would let every token of the issuer in`, maxRuleClaims)
@@ -150,6 +150,8 @@ func parseClaimRule(raw json.RawMessage, issuers []issuerRule) (claimRule, strin
 			return r, fmt.Sprintf("claim names are 1 to %d characters", maxClaimNameLen)
 		case checkedClaims[name]:
 			return r, fmt.Sprintf("claim %q is checked by the server itself (issuer, audience, times); match other claims such as repository or sub", name)
+		case ssoOnly && !slices.Contains(trust.sso.ruleClaims(), name):
+			return r, fmt.Sprintf("claim %q: a rule of the sso issuer matches people's sessions, which keep only %s", core.ShortText(name), strings.Join(trust.sso.ruleClaims(), ", "))
 		case len(*glob) > maxClaimGlobLen || *glob == "":
 			return r, fmt.Sprintf("claim %q: the pattern must be 1 to %d characters", core.ShortText(name), maxClaimGlobLen)
 		}

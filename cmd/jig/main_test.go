@@ -131,6 +131,10 @@ func TestScripts(t *testing.T) {
 			"corrupt":                    cmdCorrupt,
 			"start-oidc":                 cmdStartOIDC,
 			"oidc-token":                 cmdOIDCToken,
+			"oidc-groups":                cmdOIDCGroups,
+			"oidc-approve":               cmdOIDCApprove,
+			"oidc-deny":                  cmdOIDCDeny,
+			"oidc-end-sessions":          cmdOIDCEndSessions,
 			"expand-env":                 cmdExpandEnv,
 		},
 	})
@@ -278,7 +282,7 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if d := ts.Getenv("SIGNERS_DIR"); d != "" {
 		env = append(env, "SIGNERS_DIR="+ts.MkAbs(d))
 	}
-	for _, name := range []string{"CENSUS_MAX_PROJECTS", "CENSUS_REPORTER_LIMIT", "DATABASE_URL"} {
+	for _, name := range []string{"CENSUS_MAX_PROJECTS", "CENSUS_REPORTER_LIMIT", "DATABASE_URL", "SSO_TOKEN_KEY"} {
 		if v := ts.Getenv(name); v != "" {
 			env = append(env, name+"="+v)
 		}

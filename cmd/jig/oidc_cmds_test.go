@@ -1,9 +1,11 @@
 package main_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -71,4 +73,61 @@ func cmdExpandEnv(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(string(data), ts.Getenv)), 0o600))
 	}
+}
+
+// oidc-groups user group...: sets the groups the provider puts in the
+// ID tokens of user (oidctest.User is "id1") from now on.
+func cmdOIDCGroups(ts *testscript.TestScript, neg bool, args []string) {
+	p := scriptProvider(ts)
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: oidc-groups user group... (after start-oidc)")
+	}
+	p.SetGroups(args[0], args[1:]...)
+}
+
+// oidc-approve user: plays the person at the provider's device page: waits
+// for the next device login a jig started (in the background) to show its
+// code, then approves it as user. oidc-deny denies it.
+func cmdOIDCApprove(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: oidc-approve user")
+	}
+	p, code := nextCode(ts)
+	ts.Check(p.Approve(code, args[0]))
+}
+
+func cmdOIDCDeny(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: oidc-deny")
+	}
+	p, code := nextCode(ts)
+	ts.Check(p.Deny(code))
+}
+
+func nextCode(ts *testscript.TestScript) (*oidctest.Provider, string) {
+	p := scriptProvider(ts)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // guards against a hang only
+	defer cancel()
+	code, err := p.NextCode(ctx)
+	ts.Check(err)
+	return p, code
+}
+
+// oidc-end-sessions user: the provider revokes user's refresh tokens.
+func cmdOIDCEndSessions(ts *testscript.TestScript, neg bool, args []string) {
+	p := scriptProvider(ts)
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: oidc-end-sessions user")
+	}
+	p.EndSessions(args[0])
+}
+
+func scriptProvider(ts *testscript.TestScript) *oidctest.Provider {
+	oidcMu.Lock()
+	defer oidcMu.Unlock()
+	p := oidcProviders[ts]
+	if p == nil {
+		ts.Fatalf("start-oidc first")
+	}
+	return p
 }

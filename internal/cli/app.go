@@ -239,6 +239,9 @@ func (a *App) Config() (*rcfile.Config, error) {
 			return
 		}
 		a.cfg, a.cfgErr = rcfile.Load(p)
+		if a.cfg != nil {
+			a.cfg.SSORefresh = a.refreshSSO
+		}
 	})
 	return a.cfg, a.cfgErr
 }

@@ -43,6 +43,7 @@ type CLI struct {
 	Config   ConfigCmd   `cmd:"" help:"Manage registry sources in the rc file (~/.jigrc)."`
 	Login    LoginCmd    `cmd:"" help:"Save a namespace's token in the rc file after checking it against the server (token from stdin, or asked for without showing it)."`
 	Logout   LogoutCmd   `cmd:"" help:"Remove a namespace's token from the rc file (its URL stays)."`
+	Whoami   WhoamiCmd   `cmd:"" help:"Show who the saved token or SSO session of a namespace is to its server, and its rights there."`
 	Trust    TrustCmd    `cmd:"" help:"Manage which SSH keys may sign each namespace's versions, and whether a signature is required."`
 	Log      LogCmd      `cmd:"" help:"Watch a namespace's transparency log: jig log monitor lists the versions a signing key (or none) published there."`
 	Verify   VerifyCmd   `cmd:"" help:"Check the installed versions' signatures against the trust policy and every digest jig.json records (exit 3 on failure)."`

@@ -9,15 +9,29 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/internal/redact"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/rcfile"
 )
 
-// LoginCmd is "jig login <ns> [--url URL] [--with-token]".
+// LoginCmd is "jig login <ns> [--url URL] [--with-token | --sso]".
 type LoginCmd struct {
-	Namespace string  `arg:"" help:"Namespace to log in to, e.g. @company."`
+	Namespace string  `arg:"" optional:"" help:"Namespace to log in to, e.g. @company (with --sso, default: @main)."`
 	URL       *string `name:"url" help:"Registry server URL (http:// or https://); needed when the namespace is not configured yet."`
 	WithToken bool    `name:"with-token" help:"Read the token from stdin (also the default when stdin is not a terminal)."`
+	SSO       bool    `name:"sso" help:"Log in as yourself at your organisation's issuer (Keycloak, Okta, Entra, Dex...): jig shows a code and a page to approve it on, then saves a short-lived token of the server, renewed with the issuer while it allows."`
+}
+
+// Validate rejects --sso with --with-token, and a missing namespace
+// without --sso.
+func (c *LoginCmd) Validate() error {
+	switch {
+	case c.SSO && c.WithToken:
+		return errors.New("--sso and --with-token exclude each other: --sso logs you in at your organisation's issuer, --with-token reads a token from stdin")
+	case !c.SSO && c.Namespace == "":
+		return errors.New("give the namespace to log in to: jig login @team (or jig login --sso to log in as yourself)")
+	}
+	return nil
 }
 
 // maxTokenInput bounds what jig login reads from stdin.
@@ -27,10 +41,13 @@ const maxTokenInput = 64 << 10
 // against the server, and saves it in the rc file as 'jig config set
 // --token' does. The token never appears in the output or an error.
 func (c *LoginCmd) Run(ctx context.Context, app *App) error {
-	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
+	ns := c.Namespace
+	if ns == "" {
+		ns = registry.DefaultNamespace
+	}
+	if err := rcfile.ValidateNamespaceArg(ns); err != nil {
 		return err
 	}
-	ns := c.Namespace
 	path, err := app.ConfigPath()
 	if err != nil {
 		return err
@@ -42,7 +59,14 @@ func (c *LoginCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if e, ok := probe.Get(ns); c.URL == nil && (!ok || e.URL == "") {
-		return fmt.Errorf("%s is not configured yet; give its server: jig login %s --url <url>", ns, ns)
+		sso := ""
+		if c.SSO {
+			sso = " --sso"
+		}
+		return fmt.Errorf("%s is not configured yet; give its server: jig login %s%s --url <url>", ns, ns, sso)
+	}
+	if c.SSO {
+		return c.loginSSO(ctx, app, ns, path, probe)
 	}
 	tok, err := c.readToken(ctx, app)
 	if err != nil {
@@ -159,8 +183,8 @@ type LogoutCmd struct {
 	Namespace string `arg:"" help:"Namespace whose token to remove, e.g. @company."`
 }
 
-// Run removes the namespace's token from the rc file; its URL and other
-// headers stay.
+// Run removes the namespace's token (and SSO session) from the rc file;
+// its URL and other headers stay.
 func (c *LogoutCmd) Run(ctx context.Context, app *App) error {
 	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
@@ -171,10 +195,10 @@ func (c *LogoutCmd) Run(ctx context.Context, app *App) error {
 	}
 	empty := ""
 	_, err = rcfile.Edit(ctx, path, func(cfg *rcfile.Config) error {
-		if e, ok := cfg.Get(c.Namespace); !ok || e.Token == "" {
+		if e, ok := cfg.Get(c.Namespace); !ok || (e.Token == "" && e.SSO == nil) {
 			return fmt.Errorf("%s has no token saved in %s; nothing to log out of", c.Namespace, path)
 		}
-		return cfg.Set(c.Namespace, rcfile.Update{Token: &empty})
+		return cfg.Set(c.Namespace, rcfile.Update{Token: &empty, ClearSSO: true})
 	})
 	if err != nil {
 		return err
@@ -188,7 +212,8 @@ func (c *LoginCmd) Help() string {
 	return `Examples:
   jig login @team --url https://registry.example.com   # asks for the token, shows nothing
   jig login @team --with-token < token.txt             # from a file
-  echo "$TEAM_TOKEN" | jig login @team                 # in CI (stdin is not a terminal)`
+  echo "$TEAM_TOKEN" | jig login @team                 # in CI (stdin is not a terminal)
+  jig login @team --sso                                # as yourself, at your organisation's issuer`
 }
 
 // Help shows examples under the flags of jig logout --help.

@@ -52,6 +52,7 @@ type CLI struct {
 
 	AuthConfigPath      string `env:"AUTH_CONFIG_PATH" help:"auth.json declaring public and token-gated namespaces; reloaded on SIGHUP and when it changes (see --config-reload-interval). Without it every stored namespace is public and only ADMIN_TOKEN publishes."`
 	AdminToken          string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
+	SSOTokenKey         string `name:"sso-token-key" env:"SSO_TOKEN_KEY" help:"Secret (at least 32 characters, e.g. from 'openssl rand -base64 48') that signs the session tokens of jig login --sso (auth.json's \"sso\" section). Give every replica the same one; without it sessions work on one process only, until it stops. Prefer the environment variable to the flag."`
 	LogKey              string `name:"log-key" env:"LOG_KEY" placeholder:"FILE" help:"File holding the transparency log's signer key (make one with 'jig-server log keygen <name> -o FILE'): every version stored is then logged, and GET /log/… serves the logs. Every replica uses the same key. See docs/server.md."`
 	SignersDir          string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
 	SchemaDir           string `name:"schema-dir" env:"SCHEMA_DIR" placeholder:"DIR" help:"Folder of the JSON Schemas served at /schemas/<file> (registry-item.json, preset.json, jig.json, rack.json), as the reference's SCHEMA_DIR: uploads must also match its registry-item.json (400 SCHEMA_VALIDATION_FAILED). Default: the storage's schema/ folder; a file neither has is served from the built-in schemas. A folder that does not exist is logged as a warning at start."`
@@ -314,6 +315,12 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 	}
 	if c.AuthConfigPath != "" {
 		opts = append(opts, registryserver.WithAuthFile(c.AuthConfigPath))
+	}
+	if k := strings.TrimSpace(c.SSOTokenKey); k != "" {
+		if len(k) < 32 {
+			return fmt.Errorf("SSO_TOKEN_KEY has %d characters; give a secret of at least 32, such as the output of: openssl rand -base64 48", len(k))
+		}
+		opts = append(opts, registryserver.WithSSOKey([]byte(k)))
 	}
 	var signers *signersReloader
 	if c.SchemaDir != "" {

@@ -2,6 +2,7 @@ package rcfile
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/jigkit/jig/internal/envvar"
 
@@ -59,11 +61,23 @@ type Config struct {
 	// builds each namespace's client once, on its first request. Nil means
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// SSORefresh, when set, renews the SSO session (jig login --sso) of
+	// namespace ns, whose entry is e, once its session token has expired:
+	// it returns the new token and session, saved by then. A client built
+	// for an entry with a session asks it at its first request after the
+	// expiry ([registryclient.WithTokenSource]). Nil: the stored token is
+	// sent as it is.
+	SSORefresh func(ctx context.Context, ns string, e registryclient.Entry) (string, *registryclient.SSOSession, error)
 
 	path       string
 	builtinURL string
 	entries    map[string]entry           // from the file or set
 	other      map[string]json.RawMessage // unknown top-level fields, kept on save
+
+	// ssoState holds the SSO sessions of the clients built so far, by
+	// namespace (sso.go).
+	ssoMu    sync.Mutex
+	ssoState map[string]*ssoState
 }
 
 var _ registryclient.Resolver = (*Config)(nil)
@@ -158,9 +172,15 @@ func (c *Config) parse(data []byte) error {
 				Headers          map[string]string `json:"headers"`
 				DefaultNamespace *string           `json:"defaultNamespace"`
 				Trust            json.RawMessage   `json:"trust"`
+				SSO              json.RawMessage   `json:"sso"`
 			}
 			if err := json.Unmarshal(v, &obj); err != nil {
 				return fmt.Errorf("registry %s must be a URL string or an object {\"url\", \"token\", \"headers\", \"defaultNamespace\", \"trust\"} with string values", ns)
+			}
+			if s, err := parseSSO(ns, obj.SSO); err != nil {
+				return err
+			} else {
+				e.SSO = s
 			}
 			if t, err := parseTrust(ns, obj.Trust); err != nil {
 				return err
@@ -207,6 +227,7 @@ func (c *Config) Get(ns string) (registryclient.Entry, bool) {
 	if e, ok := c.entries[ns]; ok {
 		e.Headers = maps.Clone(e.Headers)
 		e.Trust = e.Trust.Clone()
+		e.SSO = e.SSO.Clone()
 		if e.URL == "" && IsBuiltin(ns) {
 			// An override of the token, headers or default namespace
 			// alone keeps following the built-in URL.
@@ -243,6 +264,10 @@ func (c *Config) List() []string {
 type Update struct {
 	URL   *string
 	Token *string
+	// SSO sets the session of jig login --sso (its token goes in Token);
+	// ClearSSO removes it.
+	SSO      *registryclient.SSOSession
+	ClearSSO bool
 	// DefaultNamespace sets [registryclient.Entry.DefaultNamespace] ("@rack"; "rack" is
 	// accepted too); "" clears it.
 	DefaultNamespace *string
@@ -317,7 +342,7 @@ func (c *Config) Set(ns string, u Update) error {
 	if err := ValidateNamespaceArg(ns); err != nil {
 		return err
 	}
-	if u.URL == nil && u.Token == nil && u.DefaultNamespace == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
+	if u.URL == nil && u.Token == nil && u.SSO == nil && !u.ClearSSO && u.DefaultNamespace == nil && len(u.Headers) == 0 && len(u.RemoveHeaders) == 0 {
 		return errors.New("the update changes nothing: give a URL, a token, a default namespace, headers or headers to remove")
 	}
 	var defNS string
@@ -353,6 +378,14 @@ func (c *Config) Set(ns string, u Update) error {
 	}
 	if u.Token != nil {
 		e.Token = strings.TrimSpace(*u.Token)
+		// A token set by hand ends the SSO session it replaces.
+		e.SSO = nil
+	}
+	if u.ClearSSO {
+		e.SSO = nil
+	}
+	if u.SSO != nil {
+		e.SSO = u.SSO.Clone()
 	}
 	if u.DefaultNamespace != nil {
 		e.DefaultNamespace = defNS
@@ -498,7 +531,7 @@ func (c *Config) Marshal() ([]byte, error) {
 	}
 	regs := map[string]any{}
 	for ns, e := range c.entries {
-		if e.short && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && e.Trust == nil && len(e.other) == 0 {
+		if e.short && e.Token == "" && len(e.Headers) == 0 && e.DefaultNamespace == "" && e.Trust == nil && e.SSO == nil && len(e.other) == 0 {
 			regs[ns] = e.URL
 			continue
 		}
@@ -524,6 +557,9 @@ func (c *Config) Marshal() ([]byte, error) {
 		}
 		if e.Trust != nil {
 			obj = append(obj, field{"trust", e.Trust})
+		}
+		if e.SSO != nil {
+			obj = append(obj, field{"sso", e.SSO})
 		}
 		for _, k := range slices.Sorted(maps.Keys(e.other)) {
 			obj = append(obj, field{k, e.other[k]})
@@ -600,6 +636,9 @@ func (c *Config) Resolve(ns string) (registryclient.Entry, error) {
 			return registryclient.Entry{}, fmt.Errorf("%w: registry %s: %w", registryclient.ErrInvalidConfig, ns, err)
 		}
 	}
+	if e.SSO != nil && c.SSORefresh != nil {
+		e.TokenSource = c.ssoSource(ns, e)
+	}
 	return e, nil
 }
 
@@ -619,7 +658,7 @@ func (c *Config) Client(ns string, opts ...registryclient.Option) (*registryclie
 
 // knownEntryFields are the entry fields jig reads; others are kept as
 // they are on save.
-var knownEntryFields = []string{"url", "token", "headers", "defaultNamespace", "trust"}
+var knownEntryFields = []string{"url", "token", "headers", "defaultNamespace", "trust", "sso"}
 
 // field is one member of an [orderedObject].
 type field struct {

@@ -273,7 +273,9 @@ func (h *Server) Post(c echo.Context) error {
 	// A report sent with an OIDC identity is verified: its project must
 	// be the token's repository. One sent with a static token is not.
 	var verifiedBy string
-	if who.Identity != nil {
+	// A person's session (jig login --sso) names no repository: their
+	// reports are unverified, as a static token's.
+	if who.Identity != nil && who.Identity.Person == "" {
 		if !who.Identity.OwnsProject(rep.Project) {
 			return &core.APIError{Code: wire.CodeCensusNotYourProject, Namespace: ns,
 				Msg: fmt.Sprintf("The report's project %s is not the repository of the identity token (%s); a CI job reports only for its own repository", core.ShortText(rep.Project), core.ShortText(cmp.Or(who.Identity.Repository, "the token names none")))}

@@ -29,9 +29,12 @@ const (
 	ActionImport        = "bundle.import"
 	ActionCensusReport  = "census.report"
 	ActionAuthFailed    = "auth.failed"
-	ActionIndexRebuild  = "admin.index.rebuild"
-	ActionConfigReload  = "config.reload"
-	ActionAuditRead     = "admin.audit.read"
+	// ActionSSOLogin: a person's ID token exchanged for a session token
+	// (POST /auth/sso/token), or refused.
+	ActionSSOLogin     = "auth.sso.login"
+	ActionIndexRebuild = "admin.index.rebuild"
+	ActionConfigReload = "config.reload"
+	ActionAuditRead    = "admin.audit.read"
 )
 
 // The outcome of an event that did what was asked.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/jigkit/jig/registry/wire"
 )
@@ -21,6 +22,9 @@ type Caller struct {
 	// whose issuer could not be reached (503 ISSUER_UNAVAILABLE): every
 	// decision that needs the token refuses with it.
 	IdentityErr *APIError
+	// Expires is when a session token (jig login --sso) ends; nil for
+	// any other token.
+	Expires *time.Time
 }
 
 // Gate makes the access decisions for the features: who sent a request

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
@@ -25,6 +26,10 @@ type Identity struct {
 	Ref string `json:"ref,omitempty"`
 	// Commit is the commit built: "sha".
 	Commit string `json:"commit,omitempty"`
+	// Person is set for a person logged in with jig login --sso (a
+	// session token the server issued): their verified e-mail, else
+	// their name at the issuer, else their subject. "" for a CI job.
+	Person string `json:"person,omitempty"`
 	// Claims are all the token's claims, for the claim rules; not
 	// recorded.
 	Claims map[string]any `json:"-"`
@@ -67,7 +72,7 @@ func (id *Identity) ID() string {
 func (id *Identity) Summary() string {
 	who := id.Repository
 	if who == "" {
-		who = id.Subject
+		who = cmp.Or(id.Person, id.Subject)
 	}
 	var parts []string
 	if ref := shortRef(id.Ref); ref != "" {
