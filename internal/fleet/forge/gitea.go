@@ -30,11 +30,25 @@ type Gitea struct {
 // NewGitea returns a Gitea client that sends token and paces its requests
 // with budget (nil: unpaced).
 func NewGitea(token string, budget *Budget) *Gitea {
-	var rt http.RoundTripper = http.DefaultTransport
+	return &Gitea{token: token, http: httpClient(budget)}
+}
+
+// answerTimeout bounds the wait for a forge's answer to one request (its
+// headers); the time a request waits for the budget is not counted.
+const answerTimeout = time.Minute
+
+// httpClient is the HTTP client of a forge's API: the proxy settings of
+// the environment, a bounded wait for each answer, paced by budget (nil:
+// unpaced). It has no overall timeout, which would count the budget's
+// waits: a request held for an hour by the pacing must not fail for it.
+func httpClient(budget *Budget) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = answerTimeout
+	var rt http.RoundTripper = t
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}
-	return &Gitea{token: token, http: &http.Client{Transport: rt, Timeout: time.Minute}}
+	return &http.Client{Transport: rt}
 }
 
 // Name returns "gitea".
