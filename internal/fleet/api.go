@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,6 +120,29 @@ func jigCommit(msg, key string) (string, bool) {
 func RegistryBranch(key string) string {
 	b := BranchName(key, "x")
 	return strings.TrimSuffix(b, "-x")
+}
+
+// checkHosts refuses a token that would go to more than one forge: the
+// API's address comes from each repository's remote, and one token is
+// one forge's.
+func (a *API) checkHosts(repos []string) error {
+	if a == nil || a.Base != "" {
+		return nil
+	}
+	var hosts []string
+	for _, r := range repos {
+		fr, err := forge.ParseRemote(r)
+		if err != nil {
+			continue
+		}
+		if h := strings.ToLower(fr.Base); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) > 1 {
+		return fmt.Errorf("the repositories are on %d forges (%s), and the forge's token would go to each; roll out to one forge at a time, or give its address with --forge-url", len(hosts), strings.Join(hosts, ", "))
+	}
+	return nil
 }
 
 // forgeRepo is the forge repository of a remote.

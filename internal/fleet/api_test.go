@@ -94,3 +94,20 @@ func TestGateStop(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenForOneForge: a rollout through the API refuses repositories on
+// two forges (the token would go to both) unless --forge-url names one.
+func TestTokenForOneForge(t *testing.T) {
+	t.Parallel()
+	repos := []string{"https://gitea.example.com/a/b.git", "https://u:p@gitea.example.com/a/c.git", "https://evil.example/a/b.git"}
+	err := (&API{}).checkHosts(repos)
+	if err == nil || !strings.Contains(err.Error(), "https://evil.example") || strings.Contains(err.Error(), "u:p") {
+		t.Errorf("got %v, want a refusal naming both forges without credentials", err)
+	}
+	if err := (&API{}).checkHosts(repos[:2]); err != nil {
+		t.Errorf("one forge: %v", err)
+	}
+	if err := (&API{Base: "https://gitea.example.com"}).checkHosts(repos); err != nil {
+		t.Errorf("with a base: %v", err)
+	}
+}

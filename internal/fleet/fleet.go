@@ -299,6 +299,9 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	if err := req.API.check(); err != nil {
 		return nil, err
 	}
+	if err := req.API.checkHosts(req.Repos); err != nil {
+		return nil, err
+	}
 	if req.Forge == ForgeCommand && req.PRCommand == "" {
 		return nil, errors.New("forge command needs a PR command")
 	}
