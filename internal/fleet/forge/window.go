@@ -30,17 +30,19 @@ func ParseWindow(s string, loc *time.Location) (*Window, error) {
 		}
 		loc = l
 	}
+	var end int
 	a, b, ok := strings.Cut(span, "-")
 	if !ok {
 		return nil, fmt.Errorf("--window %q: write the hours as 09:00-17:00, optionally followed by a time zone (09:00-17:00 Europe/Berlin)", s)
 	}
 	start, err := clock(a)
-	if err != nil {
-		return nil, fmt.Errorf("--window %q: %v", s, err)
+	if err == nil {
+		var e int
+		e, err = clock(b)
+		end = e
 	}
-	end, err := clock(b)
 	if err != nil {
-		return nil, fmt.Errorf("--window %q: %v", s, err)
+		return nil, fmt.Errorf("--window %q: %v; write the hours as 09:00-17:00, optionally followed by a time zone", s, err)
 	}
 	if start == end {
 		return nil, fmt.Errorf("--window %q: the start and the end are the same; leave --window out to send requests at any time", s)
