@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,9 +99,30 @@ func (f *fleetEnv) giteaFleet(gt *testenv.Gitea, ci *fakeCI, n int) []string {
 	names := make([]string, n)
 	for i := range n {
 		names[i] = fmt.Sprintf("app-%02d", i)
-		gt.API(t, http.MethodPost, "/orgs/fleet/repos", map[string]any{"name": names[i], "default_branch": "main"}, nil)
-		f.git(seed, "push", "-q", gt.CloneURL("fleet", names[i]), "main")
 		fmt.Fprintln(&list, gt.CloneURL("fleet", names[i]))
+	}
+	// Four at a time: each push runs Gitea's hooks (a process each).
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 4)
+	for _, name := range names {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			err := gt.Call(t.Context(), http.MethodPost, "/orgs/fleet/repos", map[string]any{"name": name, "default_branch": "main"}, nil, false)
+			if err == nil {
+				cmd := exec.Command("git", "push", "-q", gt.CloneURL("fleet", name), "main")
+				cmd.Dir, cmd.Env = seed, append(os.Environ(), f.env...)
+				if out, perr := cmd.CombinedOutput(); perr != nil {
+					err = fmt.Errorf("git push %s: %v: %s", name, perr, out)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 	testenv.WriteFiles(t, f.dir, map[string]string{"repos.txt": list.String()})
 	f.env = append(f.env, "GITEA_TOKEN="+gt.Token)
