@@ -552,11 +552,11 @@ func TestFleetKilledBeforeRequest(t *testing.T) {
 	f.jig(f.dir, -1, append(fleet, "kill -9 $PPID")...)
 	pushed := f.git(repo, "rev-parse", "jig/team-x-1.1.0")
 	opened := filepath.Join(f.dir, "opened.txt")
-	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "echo \"$JIG_FLEET_BRANCH\" > "+opened, "--json")...))
+	doc := decodeFleet(t, f.jig(f.dir, 0, append(fleet, "echo \"$JIG_FLEET_REPO $JIG_FLEET_BRANCH\" > "+opened, "--json")...))
 	if len(doc.Repos) != 1 || doc.Repos[0].Status != "pushed" {
 		t.Errorf("rerun: got %+v, want the repository pushed (its request opened)", doc.Repos)
 	}
-	if data, err := os.ReadFile(opened); err != nil || string(data) != "jig/team-x-1.1.0\n" {
+	if data, err := os.ReadFile(opened); err != nil || string(data) != repo+" jig/team-x-1.1.0\n" {
 		t.Errorf("the rerun did not open the request: %q, %v", data, err)
 	}
 	if got := f.git(repo, "rev-parse", "jig/team-x-1.1.0"); got != pushed {

@@ -76,3 +76,52 @@ func TestFleetFromCensusAsks(t *testing.T) {
 		})
 	}
 }
+
+// TestFleetForgeFlags: the flags of the forge's API say what is wrong and
+// what to do, before anything is cloned; the token never shows.
+func TestFleetForgeFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"gate without the API", []string{"--gate", "ci"}, nil, "use --forge gitea with GITEA_TOKEN set"},
+		{"gitea without a token", []string{"--forge", "gitea"}, nil, "set GITEA_TOKEN"},
+		{"min-green without a gate", []string{"--forge", "gitea", "--min-green", "3"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123"}, "use it with --gate ci"},
+		{"bad window", []string{"--forge", "gitea", "--window", "9-5"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123"}, "write the hours as 09:00-17:00"},
+		{"no budget", []string{"--forge", "gitea", "--max-requests-per-hour", "0"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123"}, "--max-requests-per-hour must be at least 1"},
+		{"two forges", []string{"--forge", "gitea"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123", "REPOS": "https://gitea.example.com/a/b.git\nhttps://other.example/a/b.git\n"}, "roll out to one forge at a time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			repos := "https://gitea.example.com/a/b.git\n"
+			if c.env["REPOS"] != "" {
+				repos = c.env["REPOS"]
+			}
+			if err := os.WriteFile(filepath.Join(home, "repos.txt"), []byte(repos), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"HOME": home, "JIG_CACHE_DIR": filepath.Join(home, "cache"), "JIG_CONFIG": filepath.Join(home, ".jigrc")}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			var out, errb strings.Builder
+			app := newApp(strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+			args := append([]string{"fleet", "update", "@team/x@1.1.0", "--repos", filepath.Join(home, "repos.txt")}, c.args...)
+			code := run(t.Context(), args, app)
+			all := out.String() + errb.String()
+			if code == 0 || !strings.Contains(all, c.want) {
+				t.Errorf("exit %d, want an error with %q:\n%s", code, c.want, all)
+			}
+			if strings.Contains(all, "tok-s3cret-123") {
+				t.Errorf("the token shows:\n%s", all)
+			}
+			if _, err := os.Stat(filepath.Join(home, "cache", "fleet", "team-x-1.1.0", "repos")); err == nil {
+				t.Error("a repository was cloned")
+			}
+		})
+	}
+}

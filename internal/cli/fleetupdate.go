@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/fleet"
+	"github.com/jigkit/jig/internal/fleet/forge"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/cache"
@@ -27,17 +29,27 @@ type FleetUpdateCmd struct {
 	AllowHost  []string `name:"allow-host" placeholder:"HOST" help:"With --from-census: a host whose repositories may be cloned and pushed to (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
 	AllowLocal bool     `name:"allow-local" help:"With --from-census: also clone the local paths the census names."`
 	// IncludeUnverified takes the census's unverified projects too.
-	IncludeUnverified bool   `name:"include-unverified" help:"With --from-census: also take the projects whose report was not verified (sent with a static token rather than the repository's CI identity token: anyone who may report could have named them)."`
-	Concurrency       int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
-	Wave              int    `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
-	MaxFailures       *int   `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
-	OnConflict        string `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
-	PR                string `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge             string `name:"forge" enum:"auto,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host."`
-	PRCommand         string `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
-	DryRun            bool   `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
-	JSON              bool   `name:"json" help:"Print one JSON document with an entry per repository."`
-	WorkDir           string `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
+	IncludeUnverified  bool          `name:"include-unverified" help:"With --from-census: also take the projects whose report was not verified (sent with a static token rather than the repository's CI identity token: anyone who may report could have named them)."`
+	Concurrency        int           `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	Wave               int           `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
+	MaxFailures        *int          `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
+	OnConflict         string        `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
+	PR                 string        `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
+	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host (gitea when GITEA_TOKEN is set)."`
+	PRCommand          string        `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_REPO, JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
+	ForgeURL           string        `name:"forge-url" placeholder:"URL" help:"With the gitea forge: the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea)."`
+	Label              []string      `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
+	Reviewer           []string      `name:"reviewer" placeholder:"USER" help:"With the gitea forge: a user asked to review each request; repeatable."`
+	Draft              bool          `name:"draft" help:"With the gitea forge: open the requests as drafts (WIP:), marked ready once their checks pass (--gate ci)."`
+	Gate               string        `name:"gate" enum:"none,ci" default:"none" help:"With the gitea forge: ci waits for each wave's checks (commit statuses) before the next wave; none does not."`
+	MinGreen           int           `name:"min-green" placeholder:"N" help:"With --gate ci: how many requests of a wave must pass for the next wave to start (default: all whose checks did not fail)."`
+	AutoMerge          bool          `name:"automerge" help:"With the gitea forge: merge each request once its checks pass (with --gate ci jig merges it when green; without, the forge is asked to)."`
+	MaxRequestsPerHour int           `name:"max-requests-per-hour" default:"40" placeholder:"N" help:"With the gitea forge: at most N requests that change the forge (open, edit, close, merge) an hour, spread evenly; the forge's Retry-After and rate-limit headers are obeyed on top."`
+	Window             string        `name:"window" placeholder:"HH:MM-HH:MM [ZONE]" help:"With the gitea forge: send the requests only inside this daily window (09:00-17:00 Europe/Berlin; UTC without a zone); clones and pushes go on outside it."`
+	GatePoll           time.Duration `name:"gate-poll" default:"30s" hidden:"" help:"Time between two reads of a wave's checks."`
+	DryRun             bool          `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
+	JSON               bool          `name:"json" help:"Print one JSON document with an entry per repository."`
+	WorkDir            string        `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
 }
 
 // Validate checks the numbers.
@@ -57,8 +69,60 @@ func (c *FleetUpdateCmd) Validate() error {
 		return errors.New("--pr none opens no request; leave out --forge and --pr-command")
 	case c.PRCommand != "" && c.Forge != "auto":
 		return errors.New("--pr-command opens the requests; leave out --forge")
+	case c.MinGreen < 0:
+		return errors.New("--min-green must be 0 or more")
+	case c.MinGreen > 0 && c.Gate != "ci":
+		return errors.New("--min-green counts the requests that passed their checks; use it with --gate ci")
+	case c.MaxRequestsPerHour < 1:
+		return errors.New("--max-requests-per-hour must be at least 1")
+	case c.GatePoll <= 0:
+		return errors.New("--gate-poll must be more than 0")
+	}
+	if c.Window != "" {
+		if _, err := forge.ParseWindow(c.Window, nil); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// usesAPI reports whether flags only the forge API serves were given.
+func (c *FleetUpdateCmd) usesAPI() bool {
+	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft || c.Gate != "none" || c.AutoMerge || c.Window != ""
+}
+
+// api returns the forge API the rollout uses, nil when none: with --forge
+// gitea, or --forge auto and GITEA_TOKEN set.
+func (c *FleetUpdateCmd) api(app *App) (*fleet.API, error) {
+	token := app.Getenv("GITEA_TOKEN")
+	want := c.Forge == "gitea" || (c.Forge == "auto" && c.PRCommand == "" && c.PR != "none" && token != "")
+	if !want {
+		if c.usesAPI() {
+			return nil, errors.New("--forge-url, --label, --reviewer, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea with GITEA_TOKEN set")
+		}
+		return nil, nil
+	}
+	if token == "" {
+		return nil, errors.New("--forge gitea needs an API token: create one in Gitea (Settings > Applications, scopes write:repository and write:issue) and set GITEA_TOKEN")
+	}
+	var window *forge.Window
+	if c.Window != "" {
+		w, err := forge.ParseWindow(c.Window, nil)
+		if err != nil {
+			return nil, err
+		}
+		window = w
+	}
+	budget := forge.NewBudget(c.MaxRequestsPerHour, window, nil)
+	gate := fleet.GateNone
+	if c.Gate == "ci" {
+		gate = fleet.GateCI
+	}
+	return &fleet.API{
+		Client: forge.NewGitea(token, budget), Base: c.ForgeURL,
+		Labels: c.Label, Reviewers: c.Reviewer, Draft: c.Draft,
+		Gate: gate, MinGreen: c.MinGreen, AutoMerge: c.AutoMerge, Poll: c.GatePoll,
+	}, nil
 }
 
 // fleetResult is the --json document of jig fleet update.
@@ -89,6 +153,10 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
+	api, err := c.api(app)
+	if err != nil {
+		return err
+	}
 	tty := isTerminal(app.Stderr)
 	done := 0
 	req := fleet.Request{
@@ -100,7 +168,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		},
 		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
 		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.maxFailures(), Allow: allow,
-		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun,
+		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun, API: api,
 		Progress: func(r fleet.Result) {
 			done++
 			if tty && !c.JSON {
@@ -140,8 +208,11 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		switch r.Status {
 		case fleet.StatusFailed, fleet.StatusNotRun:
 			return errSilent
-		case fleet.StatusConflict, fleet.StatusSkipped:
+		case fleet.StatusConflict, fleet.StatusSkipped, fleet.StatusEdited:
 			code = ExitNotClean
+		}
+		if r.CI == "failure" {
+			return errSilent
 		}
 	}
 	if code == ExitNotClean {
@@ -294,6 +365,12 @@ func printFleet(o *Output, results []fleet.Result) {
 			detail = "conflicts: " + strings.Join(r.Conflicts, ", ")
 		case r.PR != "":
 			detail += " " + r.PR
+			if r.CI != "" {
+				detail += " checks: " + r.CI
+			}
+			if r.Merged {
+				detail += " merged"
+			}
 		case r.Note != "" && detail == "":
 			detail = r.Note
 		}
@@ -303,7 +380,7 @@ func printFleet(o *Output, results []fleet.Result) {
 		o.Printf("%-*s  %-9s  %-17s  %s\n", w, r.Repo, r.Status, ver, detail)
 	}
 	var parts []string
-	for _, s := range []fleet.Status{fleet.StatusPushed, fleet.StatusDraft, fleet.StatusUnchanged, fleet.StatusCurrent, fleet.StatusPlanned, fleet.StatusConflict, fleet.StatusSkipped, fleet.StatusFailed, fleet.StatusNotRun} {
+	for _, s := range []fleet.Status{fleet.StatusPushed, fleet.StatusDraft, fleet.StatusUnchanged, fleet.StatusCurrent, fleet.StatusClosed, fleet.StatusPlanned, fleet.StatusConflict, fleet.StatusEdited, fleet.StatusSkipped, fleet.StatusFailed, fleet.StatusNotRun} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}

@@ -102,6 +102,7 @@ var envVars = []envVar{
 	{"JIG_TIMEOUT", "what --timeout gives when it is not given, e.g. 30s or 5m; 0 means never (default 2m)", false},
 	{EnvDebug, "1 prints each HTTP request to stderr, as --verbose does", false},
 	{"JIG_SIGNING_KEY", "SSH private key jig publish signs with, as --sign-key", false},
+	{"JIG_FLEET_REPO", "set by jig fleet update for --pr-command: the repository's address, without credentials", false},
 	{"JIG_FLEET_BRANCH", "set by jig fleet update for --pr-command: the branch it pushed", false},
 	{"JIG_FLEET_BASE", "set by jig fleet update for --pr-command: the branch the request targets", false},
 	{"JIG_FLEET_TITLE", "set by jig fleet update for --pr-command: the request's title", false},

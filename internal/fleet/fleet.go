@@ -47,12 +47,19 @@ const (
 	// StatusNotRun: the rollout stopped (too many failures, or
 	// cancelled) before this repository.
 	StatusNotRun Status = "not-run"
+	// StatusEdited: the rollout branch on the forge has commits jig did
+	// not make (the team edited it); it was left alone ([ForgeGitea]).
+	StatusEdited Status = "edited"
+	// StatusClosed: the repository needs no update any more (already on
+	// the version, or the registry removed) and jig's open request was
+	// closed with a comment ([ForgeGitea]).
+	StatusClosed Status = "closed"
 )
 
 // final reports whether a recorded outcome needs no more work.
 func (s Status) final() bool {
 	switch s {
-	case StatusPushed, StatusDraft, StatusUnchanged, StatusCurrent, StatusConflict, StatusSkipped:
+	case StatusPushed, StatusDraft, StatusUnchanged, StatusCurrent, StatusConflict, StatusSkipped, StatusEdited, StatusClosed:
 		return true
 	}
 	return false
@@ -79,6 +86,10 @@ const (
 	ForgeNone Forge = "none"
 	// ForgeCommand runs [Request.PRCommand].
 	ForgeCommand Forge = "command"
+	// ForgeGitea opens, keeps current and closes pull requests through
+	// the API of Gitea or Forgejo ([Request.API]): one request per
+	// registry per repository, on the branch [RegistryBranch].
+	ForgeGitea Forge = "gitea"
 )
 
 // The conflict policies of [Request.OnConflict].
@@ -130,9 +141,14 @@ type Request struct {
 	// PRCommand is set.
 	Forge Forge
 	// PRCommand is a shell command run in the clone to open a request,
-	// with JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE,
+	// with JIG_FLEET_REPO (the repository's address without
+	// credentials), JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE,
 	// JIG_FLEET_BODY and JIG_FLEET_DRAFT ("1" or "") in its environment.
 	PRCommand string
+	// API, when set, is the forge API requests go through: [ForgeGitea]
+	// (named, or picked by ForgeAuto for a Gitea, Forgejo or Codeberg
+	// host) uses it, and the rollout branch is [RegistryBranch].
+	API *API
 	// DryRun clones and plans but commits and pushes nothing, and records
 	// nothing in the state file.
 	DryRun bool
@@ -178,6 +194,20 @@ type Result struct {
 	// Earlier is set for a result read from the state file of an earlier
 	// run: nothing was done this time.
 	Earlier bool `json:"earlier,omitempty"`
+	// Migrations are the registry's migration steps the update ran
+	// ("rename config/app.yaml -> config/service.yaml (migration 1.1.0)").
+	Migrations []string `json:"migrations,omitempty"`
+	// Number is the request's number on the forge, Commit the branch's
+	// head commit ([ForgeGitea]).
+	Number int64  `json:"number,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// CI is the result of the request's checks when the wave was gated
+	// on them: "success", "failure", "pending" (still running when the
+	// wait ended) or "" (not read).
+	CI string `json:"ci,omitempty"`
+	// Merged is set when jig merged the request, or asked the forge to
+	// merge it once green ([API.AutoMerge]).
+	Merged bool `json:"merged,omitempty"`
 }
 
 // Run rolls req out and returns one result per repository, in the order
@@ -259,9 +289,18 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 		return nil, fmt.Errorf("on-conflict %q: use skip or draft", req.OnConflict)
 	}
 	switch req.Forge {
-	case ForgeAuto, ForgeGitLab, ForgeAGit, ForgeGitHub, ForgeNone, ForgeCommand:
+	case ForgeAuto, ForgeGitLab, ForgeAGit, ForgeGitHub, ForgeNone, ForgeCommand, ForgeGitea:
 	default:
-		return nil, fmt.Errorf("forge %q: use gitlab, agit, github or none", req.Forge)
+		return nil, fmt.Errorf("forge %q: use gitea, gitlab, agit, github or none", req.Forge)
+	}
+	if req.Forge == ForgeGitea && req.API == nil {
+		return nil, errors.New("forge gitea needs an API client")
+	}
+	if err := req.API.check(); err != nil {
+		return nil, err
+	}
+	if err := req.API.checkHosts(req.Repos); err != nil {
+		return nil, err
 	}
 	if req.Forge == ForgeCommand && req.PRCommand == "" {
 		return nil, errors.New("forge command needs a PR command")
@@ -284,6 +323,11 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 	}
 	r := &runner{req: *req, key: id.Key(), version: req.Version, branch: BranchName(id.Key(), req.Version)}
 	r.req.WorkDir = filepath.Join(req.WorkDir, strings.TrimPrefix(r.branch, "jig/"))
+	if req.API != nil {
+		// One request per registry, kept current: the branch has no
+		// version, and the state stays per version (above).
+		r.branch = RegistryBranch(id.Key())
+	}
 	if err := os.MkdirAll(r.req.WorkDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -355,17 +399,24 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 		defer failed.Unlock()
 		return failures, r.req.MaxFailures >= 0 && failures > r.req.MaxFailures
 	}
+	gated := r.req.API != nil && r.req.API.Gate == GateCI && !r.req.DryRun
+	red := 0       // requests whose checks failed, over the waves
+	gateNote := "" // why the gate stopped the rollout
 	notRun := func(rest []int) {
 		n, _ := tooMany()
 		for _, i := range rest {
 			results[i] = Result{Repo: Redact(r.req.Repos[i]), Status: StatusNotRun, To: r.version}
-			if ctx.Err() == nil {
+			switch {
+			case ctx.Err() != nil:
+			case gateNote != "":
+				results[i].Note = gateNote
+			default:
 				results[i].Note = fmt.Sprintf("stopped: %s failed (--max-failures %d)", english.Count(n, "repository", "repositories"), r.req.MaxFailures)
 			}
 		}
 	}
 	for start := 0; start < len(pending); start += wave {
-		if _, stop := tooMany(); stop || ctx.Err() != nil {
+		if _, stop := tooMany(); stop || gateNote != "" || ctx.Err() != nil {
 			notRun(pending[start:])
 			break
 		}
@@ -403,6 +454,11 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 			}()
 		}
 		wg.Wait()
+		if gated && ctx.Err() == nil {
+			g, rd, checked := r.gate(ctx, results, batch)
+			red += rd
+			gateNote = r.gateStop(g, red, checked)
+		}
 	}
 	return results, ctx.Err()
 }
@@ -457,17 +513,20 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		return fail("update", err)
 	}
 	if done {
-		return res
+		return r.closeStale(ctx, repo, res, fail)
 	}
 	if err := eng.Apply(ctx, plan); err != nil {
 		return fail("update", err)
 	}
-	title, body, tree, done, err := r.commit(ctx, g, eng, draft, &res)
+	title, body, tree, done, err := r.commit(ctx, g, eng, plan, draft, &res)
 	if err != nil {
 		return fail("commit", err)
 	}
 	if done {
-		return res
+		return r.closeStale(ctx, repo, res, fail)
+	}
+	if forge, _ := r.forge(repo); forge == ForgeGitea {
+		return r.deliverAPI(ctx, g, repo, title, body, tree, draft, res, fail)
 	}
 	return r.deliver(ctx, g, repo, title, body, tree, draft, res, fail)
 }
@@ -541,7 +600,7 @@ func (r *runner) planUpdate(ctx context.Context, dir string, res *Result) (eng *
 // commit commits the applied update on the branch, with the request's
 // title and body, and returns them and the commit's tree. done is true
 // when the update changed nothing in the repository (res says so).
-func (r *runner) commit(ctx context.Context, g *gitRunner, eng *apply.Engine, draft bool, res *Result) (title, body, tree string, done bool, err error) {
+func (r *runner) commit(ctx context.Context, g *gitRunner, eng *apply.Engine, plan *apply.Plan, draft bool, res *Result) (title, body, tree string, done bool, err error) {
 	res.Branch = r.branch
 	if _, err := g.run(ctx, "", "checkout", "-q", "-b", r.branch); err != nil {
 		return "", "", "", false, err
@@ -558,13 +617,20 @@ func (r *runner) commit(ctx context.Context, g *gitRunner, eng *apply.Engine, dr
 	if id, err := registry.ParseID(r.key); err == nil && res.From != "" && res.To != "" {
 		res.Changelog, _ = eng.Changelog(ctx, id, res.From, res.To)
 	}
+	res.Migrations = migrations(plan)
+	res.Files = renamed(res.Files, plan)
 	title, body = message(r.key, *res, draft)
+	msg := title + "\n\n" + body + "\n"
+	if r.req.API != nil {
+		// The trailer tells jig's commits on the branch from the team's.
+		msg += "\n" + trailer(r.key, r.version) + "\n"
+	}
 	if email, _ := g.run(ctx, "", "config", "user.email"); email == "" {
 		// No identity configured: commit as jig rather than fail.
 		g.env = append(g.env, "GIT_AUTHOR_NAME=jig fleet", "GIT_AUTHOR_EMAIL=jig-fleet@localhost",
 			"GIT_COMMITTER_NAME=jig fleet", "GIT_COMMITTER_EMAIL=jig-fleet@localhost")
 	}
-	if _, err := g.run(ctx, title+"\n\n"+body+"\n", "commit", "-q", "--no-verify", "-F", "-"); err != nil {
+	if _, err := g.run(ctx, msg, "commit", "-q", "--no-verify", "-F", "-"); err != nil {
 		return "", "", "", false, err
 	}
 	tree, err = g.run(ctx, "", "rev-parse", "HEAD^{tree}")
@@ -636,6 +702,8 @@ func (r *runner) forge(repo string) (Forge, string) {
 	}
 	h := host(repo)
 	switch {
+	case r.req.API != nil && (strings.Contains(h, "gitea") || strings.Contains(h, "forgejo") || strings.Contains(h, "codeberg")):
+		return ForgeGitea, ""
 	case strings.Contains(h, "gitlab"):
 		return ForgeGitLab, ""
 	case strings.Contains(h, "gitea"), strings.Contains(h, "forgejo"), strings.Contains(h, "codeberg"):
@@ -724,7 +792,7 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 			d = "1"
 		}
 		sub := *g
-		sub.env = append(append([]string{}, g.env...), "JIG_FLEET_BRANCH="+r.branch, "JIG_FLEET_BASE="+base,
+		sub.env = append(append([]string{}, g.env...), "JIG_FLEET_REPO="+res.Repo, "JIG_FLEET_BRANCH="+r.branch, "JIG_FLEET_BASE="+base,
 			"JIG_FLEET_TITLE="+title, "JIG_FLEET_BODY="+body, "JIG_FLEET_DRAFT="+d)
 		out, err := sub.exec(ctx, "", "sh", "-c", r.req.PRCommand)
 		if err != nil {

@@ -51,6 +51,12 @@ func message(key string, res Result, draft bool) (title, body string) {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
+	if len(res.Migrations) > 0 {
+		b.WriteString("\nMigrations:\n")
+		for _, m := range res.Migrations {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
 	writeChangelog(&b, res.Changelog)
 	if draft && len(res.Conflicts) > 0 {
 		b.WriteString("\nConflicts to resolve (look for <<<<<<< markers):\n")
@@ -109,3 +115,52 @@ var (
 	forgeMention   = lazyRegexp(`([@#])([\w])`)
 	closingKeyword = lazyRegexp(`(?i)\b(clos(e|es|ed|ing)|fix(es|ed|ing)?|resolv(e|es|ed|ing)|implement(s|ed|ing)?):?[ \t]+(#|https?://|[\w.-]+/[\w.-]+#|gh-\d)`)
 )
+
+// migrations lists the migration steps the update ran, for people:
+// "rename config/app.yaml -> config/service.yaml (migration 1.1.0)"; a
+// skipped step says why.
+func migrations(p *apply.Plan) []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range p.Migrations {
+		s := fmt.Sprintf("%s (migration %s)", m.Description, m.Version)
+		if m.Status != apply.MigrationApplied {
+			s = fmt.Sprintf("%s (migration %s, skipped: %s)", m.Description, m.Version, m.Reason)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// renamed leaves out of files the "delete" and "create" lines of the
+// files a rename migration moved: the migrations name the move once, as a
+// rename, and the target's own changes stay as "modify".
+func renamed(files []string, p *apply.Plan) []string {
+	if p == nil {
+		return files
+	}
+	drop := map[string]bool{}
+	for _, m := range p.Migrations {
+		if m.Type != registry.StepRename || m.Status != apply.MigrationApplied {
+			continue
+		}
+		from, to, ok := strings.Cut(strings.TrimPrefix(m.Description, "rename "), " -> ")
+		if !ok {
+			continue
+		}
+		drop[string(apply.ActionDelete)+" "+from] = true
+		drop[string(apply.ActionCreate)+" "+to] = true
+	}
+	if len(drop) == 0 {
+		return files
+	}
+	var out []string
+	for _, f := range files {
+		if !drop[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

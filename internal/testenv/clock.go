@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -27,4 +28,16 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
+}
+
+// Sleep advances the clock by d at once (time compressed), for code that
+// waits on a clock; it returns ctx's error when ctx is done.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d > 0 {
+		c.Advance(d)
+	}
+	return nil
 }

@@ -12,6 +12,10 @@
 // (server.go: [StartServer], [RunServer]), the one way the tests that
 // drive the binaries (cmd/jig, test/e2e) start one.
 //
+// It starts a Gitea server for the forge tests (gitea.go: [StartGitea]),
+// from the binary JIG_TEST_GITEA names (scripts/ci/build-gitea.sh builds
+// and caches it), on a fresh PostgreSQL database.
+//
 // It is test support, not API: only _test.go files import it.
 //
 // Every function that needs a service follows one rule. When it is not configured,

@@ -102,3 +102,25 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("Snapshot of a missing directory = %v, want empty", got)
 	}
 }
+
+// TestStartGitea starts Gitea and reads its version and the
+// administrator's own user with the token StartGitea made.
+func TestStartGitea(t *testing.T) {
+	t.Parallel()
+	g := StartGitea(t)
+	var version struct {
+		Version string `json:"version"`
+	}
+	g.API(t, "GET", "/version", nil, &version)
+	if version.Version == "" {
+		t.Error("gitea answered no version")
+	}
+	var me struct {
+		Login   string `json:"login"`
+		IsAdmin bool   `json:"is_admin"`
+	}
+	g.API(t, "GET", "/user", nil, &me)
+	if me.Login != g.User || !me.IsAdmin {
+		t.Errorf("GET /user with the token: got %+v, want the administrator %s", me, g.User)
+	}
+}

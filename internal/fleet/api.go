@@ -1,0 +1,431 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/fleet/forge"
+)
+
+// The gates of [API.Gate].
+const (
+	// GateNone starts each wave as soon as the previous one is pushed.
+	GateNone = ""
+	// GateCI waits for the checks of a wave's requests before the next
+	// wave starts.
+	GateCI = "ci"
+)
+
+// API is how a rollout uses a forge's own API ([ForgeGitea]).
+type API struct {
+	// Client is the forge's API; required.
+	Client forge.Client
+	// Base, when set, is the forge's web address for every repository
+	// (a forge behind another address than its git remotes'); "" takes
+	// it from each remote ([forge.ParseRemote]).
+	Base string
+	// Labels are put on the requests jig opens (created when the
+	// repository lacks them); Reviewers are asked to review them.
+	Labels    []string
+	Reviewers []string
+	// Draft opens the requests as drafts; with GateCI a draft is marked
+	// ready once its checks pass.
+	Draft bool
+	// Gate is [GateNone] (the default) or [GateCI]: with GateCI and
+	// [Request.Wave], a wave's requests wait for their checks; the next
+	// wave starts only when at least MinGreen of them passed, and the
+	// rollout stops when more than [Request.MaxFailures] are red.
+	Gate string
+	// MinGreen is how many requests of a wave must pass their checks
+	// for the next wave to start; 0 means every request of the wave whose
+	// checks did not fail (a request still pending when the wait ends
+	// stops the rollout).
+	MinGreen int
+	// AutoMerge merges each request once its checks pass: with GateCI
+	// jig merges it when it sees it green, without a gate the forge is
+	// asked to (Gitea's "merge when checks succeed").
+	AutoMerge bool
+	// Poll is the time between two reads of a wave's checks; 0 means 30
+	// seconds. GateTimeout bounds the wait for one wave; 0 means 2 hours.
+	Poll        time.Duration
+	GateTimeout time.Duration
+	// Clock tells the time and waits between polls; nil is the wall
+	// clock.
+	Clock forge.Clock
+}
+
+func (a *API) check() error {
+	if a == nil {
+		return nil
+	}
+	switch {
+	case a.Client == nil:
+		return errors.New("fleet: API without a client")
+	case a.Gate != GateNone && a.Gate != GateCI:
+		return fmt.Errorf("gate %q: use ci or leave it out", a.Gate)
+	case a.MinGreen < 0:
+		return errors.New("the minimum of green requests must be 0 or more")
+	}
+	return nil
+}
+
+// mergeWait is how long a green request's merge is tried again while the
+// forge refuses it (it checks a pushed branch's mergeability in the
+// background).
+const mergeWait = 2 * time.Minute
+
+// poll is the time between two reads of the checks.
+func (a *API) poll() time.Duration {
+	if a.Poll <= 0 {
+		return 30 * time.Second
+	}
+	return a.Poll
+}
+
+func (a *API) clock() forge.Clock {
+	if a.Clock == nil {
+		return forge.RealClock{}
+	}
+	return a.Clock
+}
+
+// trailerKey is the git trailer of jig's commits on a rollout branch:
+// "Jig-Fleet: @team/x 1.2.0". A branch whose head commit lacks it was
+// edited by the team.
+const trailerKey = "Jig-Fleet"
+
+func trailer(key, version string) string { return trailerKey + ": " + key + " " + version }
+
+// jigCommit returns the version a commit message's trailer names for key,
+// and whether it has one (the commit is jig's).
+func jigCommit(msg, key string) (string, bool) {
+	for _, line := range strings.Split(msg, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), trailerKey+": "+key+" ")
+		if ok && v != "" && !strings.ContainsAny(v, " \t") {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// RegistryBranch is the rollout branch of a registry through a forge's
+// API: one per registry, whatever the version, so that a newer version
+// updates the same branch and request ("@team/ci/node" →
+// "jig/team-ci-node").
+func RegistryBranch(key string) string {
+	b := BranchName(key, "x")
+	return strings.TrimSuffix(b, "-x")
+}
+
+// checkHosts refuses a token that would go to more than one forge: the
+// API's address comes from each repository's remote, and one token is
+// one forge's.
+func (a *API) checkHosts(repos []string) error {
+	if a == nil || a.Base != "" {
+		return nil
+	}
+	var hosts []string
+	for _, r := range repos {
+		fr, err := forge.ParseRemote(r)
+		if err != nil {
+			continue
+		}
+		if h := strings.ToLower(fr.Base); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) > 1 {
+		return fmt.Errorf("the repositories are on %d forges (%s), and the forge's token would go to each; roll out to one forge at a time, or give its address with --forge-url", len(hosts), strings.Join(hosts, ", "))
+	}
+	return nil
+}
+
+// forgeRepo is the forge repository of a remote.
+func (r *runner) forgeRepo(repo string) (forge.Repo, error) {
+	fr, err := forge.ParseRemote(repo)
+	if err != nil {
+		return forge.Repo{}, err
+	}
+	if r.req.API.Base != "" {
+		fr.Base = strings.TrimRight(r.req.API.Base, "/")
+	}
+	return fr, nil
+}
+
+// deliverAPI pushes the committed branch and opens or updates its request
+// through the forge's API. The branch is the registry's: when the remote
+// has it, a head commit jig made (its trailer) is replaced, with a lease
+// on the commit read (a push by the team meanwhile fails it), and its
+// request's title and body are brought up to date; a head commit jig did
+// not make is left alone ([StatusEdited]). A branch already at the tree
+// gets its request checked: one missing (a run stopped after the push) is
+// opened.
+func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body, tree string, draft bool, res Result, fail func(string, error) Result) Result {
+	api := r.req.API
+	res.Forge = ForgeGitea
+	fr, err := r.forgeRepo(repo)
+	if err != nil {
+		return fail("pr", err)
+	}
+	remote, err := g.run(ctx, "", "ls-remote", "origin", "refs/heads/"+r.branch)
+	if err != nil {
+		return fail("push", err)
+	}
+	push, lease := true, ""
+	if remote != "" {
+		lease, _, _ = strings.Cut(remote, "\t")
+		if _, err := g.run(ctx, "", "fetch", "-q", "--depth", "1", "--no-tags", "origin", "refs/heads/"+r.branch); err != nil {
+			return fail("push", err)
+		}
+		msg, err := g.run(ctx, "", "log", "-1", "--format=%B", "FETCH_HEAD")
+		if err != nil {
+			return fail("push", err)
+		}
+		was, ours := jigCommit(msg, r.key)
+		if !ours {
+			res.Status = StatusEdited
+			res.Note = fmt.Sprintf("the branch %s has commits jig did not make; left alone (merge or close its request, or delete the branch, and run again)", r.branch)
+			return res
+		}
+		theirs, err := g.run(ctx, "", "rev-parse", "FETCH_HEAD^{tree}")
+		if err != nil {
+			return fail("push", err)
+		}
+		push = theirs != tree
+		if push && was != r.version {
+			res.Note = "updated the branch from " + was
+		}
+	}
+	if push {
+		if err := r.pending(res, "push", "stopped while pushing the branch"); err != nil {
+			return fail("state", err)
+		}
+		args := []string{"push", "-q", "origin", "HEAD:refs/heads/" + r.branch}
+		if lease != "" {
+			args = []string{"push", "-q", "--force-with-lease=refs/heads/" + r.branch + ":" + lease, "origin", "HEAD:refs/heads/" + r.branch}
+		}
+		if _, err := g.run(ctx, "", args...); err != nil {
+			return fail("push", err)
+		}
+	}
+	if res.Commit, err = g.run(ctx, "", "rev-parse", "HEAD"); err != nil {
+		return fail("push", err)
+	}
+	if push {
+		// The branch is out and the request not yet opened or updated:
+		// a rerun finds the branch at the tree and sees to the request.
+		if err := r.pending(res, "pr", "stopped before the request was opened"); err != nil {
+			return fail("state", err)
+		}
+	} else {
+		// The branch is jig's at this tree: its own head commit, not
+		// the one just made (same tree, other dates).
+		if res.Commit, err = g.run(ctx, "", "rev-parse", "FETCH_HEAD"); err != nil {
+			return fail("push", err)
+		}
+	}
+	pr, err := api.Client.FindOpen(ctx, fr, res.Base, r.branch)
+	if err != nil {
+		return fail("pr", err)
+	}
+	changed := push
+	switch {
+	case pr == nil:
+		pr, err = api.Client.Open(ctx, fr, forge.Open{Base: res.Base, Head: r.branch, Title: title, Body: body,
+			Labels: api.Labels, Reviewers: api.Reviewers, Draft: api.Draft || draft})
+		if err != nil {
+			return fail("pr", err)
+		}
+		changed = true
+	case strings.TrimPrefix(pr.Title, "WIP: ") != title || strings.TrimSpace(pr.Body) != strings.TrimSpace(body):
+		if err := api.Client.Edit(ctx, fr, pr.Number, title, body); err != nil {
+			return fail("pr", err)
+		}
+		changed = true
+	}
+	res.Number, res.PR = pr.Number, pr.URL
+	if api.AutoMerge && api.Gate != GateCI {
+		pr.HeadSHA = res.Commit
+		if err := api.Client.AutoMerge(ctx, fr, pr); err != nil {
+			return fail("merge", err)
+		}
+		res.Merged = true
+	}
+	switch {
+	case !changed:
+		res.Status = StatusUnchanged
+		res.Note = "the branch and its request are current"
+	default:
+		res.Status = pushed(draft)
+	}
+	return res
+}
+
+// closeStale closes jig's open request in a repository that needs no
+// update any more (already on the version, or the registry removed), with
+// a comment saying why; without an API, or with none open, res is
+// returned as it is.
+func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail func(string, error) Result) Result {
+	if r.req.API == nil || r.req.DryRun || (res.Status != StatusCurrent && res.Status != StatusSkipped) {
+		return res
+	}
+	if f, _ := r.forge(repo); f != ForgeGitea {
+		return res
+	}
+	fr, err := r.forgeRepo(repo)
+	if err != nil {
+		return fail("pr", err)
+	}
+	pr, err := r.req.API.Client.FindOpen(ctx, fr, res.Base, r.branch)
+	if err != nil || pr == nil {
+		if err != nil {
+			return fail("pr", err)
+		}
+		return res
+	}
+	why := fmt.Sprintf("This repository is already on %s %s", r.key, r.version)
+	if res.Status == StatusSkipped {
+		why = fmt.Sprintf("This repository no longer has %s installed", r.key)
+	}
+	if err := r.req.API.Client.Close(ctx, fr, pr.Number, "Closed by jig fleet update: "+why+"; this request is not needed any more."); err != nil {
+		return fail("pr", err)
+	}
+	res.Status, res.Number, res.PR, res.Forge = StatusClosed, pr.Number, pr.URL, ForgeGitea
+	res.Note = "closed the request: " + strings.ToLower(why[:1]) + why[1:]
+	return res
+}
+
+// gate waits for the checks of the requests of a wave (results[i] for i
+// in batch) and records each one's result in CI; a green one is marked
+// ready (a draft) and merged (AutoMerge). It returns how many passed, how
+// many failed and how many it waited for; the wait ends when none is pending, at GateTimeout, or
+// when ctx is done.
+func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green, red, checked int) {
+	api := r.req.API
+	clock := api.clock()
+	poll, limit := api.poll(), api.GateTimeout
+	if limit <= 0 {
+		limit = 2 * time.Hour
+	}
+	var waiting []int
+	for _, i := range batch {
+		res := &results[i]
+		if res.Number > 0 && res.Commit != "" && (res.Status == StatusPushed || res.Status == StatusDraft || res.Status == StatusUnchanged) {
+			waiting = append(waiting, i)
+		}
+	}
+	checked = len(waiting)
+	deadline := clock.Now().Add(limit)
+	for len(waiting) > 0 {
+		var still []int
+		for _, i := range waiting {
+			res := &results[i]
+			fr, err := r.forgeRepo(r.req.Repos[i])
+			if err != nil {
+				continue
+			}
+			ci, err := api.Client.CI(ctx, fr, res.Commit)
+			if err != nil {
+				if ctx.Err() != nil {
+					return green, red, checked
+				}
+				res.Note = strings.TrimSpace(res.Note + "; could not read the checks: " + err.Error())
+				still = append(still, i)
+				continue
+			}
+			switch ci {
+			case forge.CISuccess:
+				res.CI = string(ci)
+				green++
+				r.green(ctx, fr, res)
+			case forge.CIFailure:
+				res.CI = string(ci)
+				red++
+			case forge.CINone:
+				// No check at all (yet): CI may not have started.
+				res.CI = string(forge.CIPending)
+				still = append(still, i)
+			default:
+				res.CI = string(ci)
+				still = append(still, i)
+			}
+			if r.state != nil && res.CI != string(forge.CIPending) {
+				_ = r.state.record(*res)
+			}
+		}
+		waiting = still
+		if len(waiting) == 0 || !clock.Now().Before(deadline) {
+			break
+		}
+		if err := clock.Sleep(ctx, poll); err != nil {
+			return green, red, checked
+		}
+	}
+	for _, i := range waiting {
+		results[i].Note = strings.TrimSpace(results[i].Note + " checks still pending when the wait ended")
+		if r.state != nil {
+			_ = r.state.record(results[i])
+		}
+	}
+	return green, red, checked
+}
+
+// green acts on a request whose checks passed: a draft is marked ready,
+// and with AutoMerge it is merged.
+func (r *runner) green(ctx context.Context, fr forge.Repo, res *Result) {
+	api := r.req.API
+	if !api.Draft && !api.AutoMerge {
+		return
+	}
+	pr, err := api.Client.Get(ctx, fr, res.Number)
+	if err != nil {
+		res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+		return
+	}
+	if api.Draft && pr.Draft && res.Status != StatusDraft {
+		if err := api.Client.Ready(ctx, fr, pr); err != nil {
+			res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+			return
+		}
+	}
+	if api.AutoMerge && res.Status != StatusDraft && pr.State == forge.StateOpen {
+		pr.HeadSHA = res.Commit
+		// A forge checks a request's mergeability in the background and
+		// refuses to merge until it has: try a few times.
+		clock := api.clock()
+		until := clock.Now().Add(mergeWait)
+		for {
+			err := api.Client.Merge(ctx, fr, pr)
+			if err == nil {
+				res.Merged = true
+				return
+			}
+			if ctx.Err() != nil || !clock.Now().Before(until) || clock.Sleep(ctx, min(api.poll(), 5*time.Second)) != nil {
+				res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+				return
+			}
+		}
+	}
+}
+
+// gateStop says why the rollout stops after a gated wave, or "" to go on.
+func (r *runner) gateStop(green, red, checked int) string {
+	if r.req.MaxFailures >= 0 && red > r.req.MaxFailures {
+		return fmt.Sprintf("stopped: the checks of %s failed (--max-failures %d)", english.Count(red, "request", "requests"), r.req.MaxFailures)
+	}
+	need := r.req.API.MinGreen
+	if need == 0 {
+		// Every request whose checks did not fail (those --max-failures
+		// tolerates): one still pending stops the rollout.
+		need = checked - red
+	}
+	if green < need {
+		return fmt.Sprintf("stopped: %d of the wave's %s passed their checks, %d needed (--min-green)", green, english.Count(checked, "request", "requests"), need)
+	}
+	return ""
+}

@@ -1,0 +1,113 @@
+package fleet
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registryclient/apply"
+)
+
+func TestRegistryBranch(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"@team/x":              "jig/team-x",
+		"@team/ci/node":        "jig/team-ci-node",
+		"@main/quality/eslint": "jig/main-quality-eslint",
+	} {
+		if got := RegistryBranch(key); got != want {
+			t.Errorf("RegistryBranch(%q): got %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestJigCommit tells jig's commits (the trailer for the registry) from
+// the team's.
+func TestJigCommit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		msg, version string
+		ours         bool
+	}{
+		{"jig: update @team/x 1.0.0 -> 1.1.0\n\nbody\n\nJig-Fleet: @team/x 1.1.0\n", "1.1.0", true},
+		{"fix: a typo\n", "", false},
+		{"jig: update\n\nJig-Fleet: @team/xy 1.1.0\n", "", false},
+		{"jig: update\n\nJig-Fleet: @team/x \n", "", false},
+		{"jig: update\n\nJig-Fleet: @team/x 1.1.0 extra\n", "", false},
+	} {
+		v, ours := jigCommit(c.msg, "@team/x")
+		if v != c.version || ours != c.ours {
+			t.Errorf("jigCommit(%q): got %q, %v; want %q, %v", c.msg, v, ours, c.version, c.ours)
+		}
+	}
+}
+
+// TestRenamesNamedOnce: a rename migration is listed as a rename, and the
+// delete of the old name and the create of the new one are left out of
+// the files; a skipped step says why.
+func TestRenamesNamedOnce(t *testing.T) {
+	t.Parallel()
+	plan := &apply.Plan{Migrations: []apply.MigrationResult{
+		{Registry: "@team/x", Version: "1.1.0", Type: registry.StepRename, Description: "rename config/app.yaml -> config/service.yaml", Status: apply.MigrationApplied},
+		{Registry: "@team/x", Version: "1.1.0", Type: registry.StepDelete, Description: "delete old.txt", Status: apply.MigrationSkipped, Reason: "the project changed it"},
+	}}
+	files := []string{"delete config/app.yaml", "create config/service.yaml", "modify src/index.ts"}
+	if diff := cmp.Diff([]string{"modify src/index.ts"}, renamed(files, plan)); diff != "" {
+		t.Errorf("renamed (-want +got):\n%s", diff)
+	}
+	want := []string{
+		"rename config/app.yaml -> config/service.yaml (migration 1.1.0)",
+		"delete old.txt (migration 1.1.0, skipped: the project changed it)",
+	}
+	if diff := cmp.Diff(want, migrations(plan)); diff != "" {
+		t.Errorf("migrations (-want +got):\n%s", diff)
+	}
+	_, body := message("@team/x", Result{From: "1.0.0", To: "1.1.0", Files: renamed(files, plan), Migrations: migrations(plan)}, false)
+	if want := "Migrations:\n- rename config/app.yaml -> config/service.yaml (migration 1.1.0)\n"; !strings.Contains(body, want) {
+		t.Errorf("body %q lacks %q", body, want)
+	}
+}
+
+// TestGateStop: the rollout stops on red beyond --max-failures, or when
+// fewer than --min-green passed (default: every request not red).
+func TestGateStop(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name                  string
+		maxFailures, minGreen int
+		green, red, checked   int
+		stops                 bool
+	}{
+		{"all green", 0, 0, 10, 0, 10, false},
+		{"one red", 0, 0, 9, 1, 10, true},
+		{"one red tolerated, min-green 8", 1, 8, 9, 1, 10, false},
+		{"one red tolerated, the rest needed", 1, 0, 9, 1, 10, false},
+		{"two red, one tolerated", 1, 0, 8, 2, 10, true},
+		{"pending left", -1, 0, 8, 0, 10, true},
+		{"no checks at all", 0, 0, 0, 0, 0, false},
+	} {
+		r := &runner{req: Request{MaxFailures: c.maxFailures, API: &API{MinGreen: c.minGreen}}}
+		if got := r.gateStop(c.green, c.red, c.checked); (got != "") != c.stops {
+			t.Errorf("%s: gateStop = %q, want stop %v", c.name, got, c.stops)
+		}
+	}
+}
+
+// TestTokenForOneForge: a rollout through the API refuses repositories on
+// two forges (the token would go to both) unless --forge-url names one.
+func TestTokenForOneForge(t *testing.T) {
+	t.Parallel()
+	repos := []string{"https://gitea.example.com/a/b.git", "https://u:p@gitea.example.com/a/c.git", "https://evil.example/a/b.git"}
+	err := (&API{}).checkHosts(repos)
+	if err == nil || !strings.Contains(err.Error(), "https://evil.example") || strings.Contains(err.Error(), "u:p") {
+		t.Errorf("got %v, want a refusal naming both forges without credentials", err)
+	}
+	if err := (&API{}).checkHosts(repos[:2]); err != nil {
+		t.Errorf("one forge: %v", err)
+	}
+	if err := (&API{Base: "https://gitea.example.com"}).checkHosts(repos); err != nil {
+		t.Errorf("with a base: %v", err)
+	}
+}

@@ -1,0 +1,41 @@
+package forge_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jigkit/jig/internal/fleet/forge"
+)
+
+func ExampleParseRemote() {
+	for _, remote := range []string{
+		"https://gitea.example.com/acme/api.git",
+		"git@codeberg.org:acme/web.git",
+		"https://git.example.com/forge/acme/worker",
+	} {
+		r, err := forge.ParseRemote(remote)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(r.Base, r)
+	}
+	// Output:
+	// https://gitea.example.com acme/api
+	// https://codeberg.org acme/web
+	// https://git.example.com/forge acme/worker
+}
+
+func ExampleWindow_Next() {
+	w, err := forge.ParseWindow("09:00-17:00 Europe/Berlin", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	friday := time.Date(2026, 12, 4, 18, 30, 0, 0, time.UTC) // 19:30 in Berlin
+	fmt.Println(w)
+	fmt.Println(w.Next(friday).UTC())
+	// Output:
+	// 09:00-17:00 Europe/Berlin
+	// 2026-12-05 08:00:00 +0000 UTC
+}
