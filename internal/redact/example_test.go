@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"fmt"
+	"net/url"
 
 	"github.com/jigkit/jig/internal/redact"
 )
@@ -19,4 +20,14 @@ func ExampleText() {
 	// Output:
 	// fatal: 'https://git.example.com/a.git/' said ***
 	// ssh://git@host/x.git ssh://host/x.git
+}
+
+func ExampleWithCredentials() {
+	u, _ := url.Parse("http://127.0.0.1:3000/acme/api.git")
+	remote := redact.WithCredentials(u, "jig", "s3cr3t")
+	fmt.Println(redact.Strip(remote.String()))
+	fmt.Println(remote.User.Username())
+	// Output:
+	// http://127.0.0.1:3000/acme/api.git
+	// jig
 }

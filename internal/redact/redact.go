@@ -142,6 +142,16 @@ func Parsed(u *url.URL) string {
 // is returned as it is. The rest is kept byte for byte.
 func Strip(raw string) string { return strip(raw, false) }
 
+// WithCredentials returns u with user and password as its user
+// information: the one place that puts a secret into a URL (a test's git
+// remote holding a forge token), the inverse of [Strip]. Show the result
+// only through [URL] or [Strip].
+func WithCredentials(u *url.URL, user, password string) *url.URL {
+	c := *u
+	c.User = url.UserPassword(user, password)
+	return &c
+}
+
 // Identity returns a git remote as a census report names its project:
 // [Strip], except that a URL whose scheme is not http or https keeps its
 // user name without the password ("ssh://git:pw@host/x" is

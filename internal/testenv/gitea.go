@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jigkit/jig/internal/redact"
 )
 
 const giteaHow = "build it with `export JIG_TEST_GITEA=\"$(scripts/ci/build-gitea.sh)\"` (about 8 minutes once, cached)"
@@ -299,7 +301,7 @@ func (g *Gitea) Call(ctx context.Context, method, path string, body, out any, ba
 // user information, for git push and clone.
 func (g *Gitea) CloneURL(owner, repo string) string {
 	u, _ := url.Parse(g.URL)
-	u.User = url.UserPassword(g.User, g.Token)
+	u = redact.WithCredentials(u, g.User, g.Token)
 	u.Path = "/" + owner + "/" + repo + ".git"
 	return u.String()
 }
