@@ -311,6 +311,17 @@ func (a *App) WriteClient(ctx context.Context, ns string) (*registryclient.Clien
 	return cfg.Client(ns, append(a.ClientOptions(), registryclient.WithToken(id.Token))...)
 }
 
+// signedInWithSSO says whether ns's source holds a session of jig login
+// --sso (false when the configuration cannot be read).
+func (a *App) signedInWithSSO(ns string) bool {
+	cfg, err := a.Config()
+	if err != nil {
+		return false
+	}
+	e, err := cfg.Resolve(ns)
+	return err == nil && e.SSO != nil
+}
+
 // Sources returns a router that fetches each registry from its own
 // namespace's source.
 func (a *App) Sources() (*registryclient.Sources, error) {

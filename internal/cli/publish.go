@@ -34,7 +34,7 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 		if rf, ok := errors.AsType[*pkgarchive.Refusal](err); ok {
 			// Refused as the server would refuse it, before any upload.
 			r := errorReport{Code: string(rf.Code), Message: err.Error(), headline: err.Error() + " [" + string(rf.Code) + "]"}
-			if hint := publishHint(rf.Code, nil, ""); hint != "" {
+			if hint := publishHint(rf.Code, nil, "", false); hint != "" {
 				r.Hint = hint
 			}
 			return &reportedError{err: err, r: r}
@@ -67,7 +67,7 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		var se *registryclient.StatusError
 		if errors.As(err, &se) {
-			return &reportedError{err: err, r: publishReport(pkg, ns, se)}
+			return &reportedError{err: err, r: publishReport(pkg, ns, se, app.signedInWithSSO(ns))}
 		}
 		return err
 	}
@@ -80,8 +80,9 @@ func (c *PublishCmd) Run(ctx context.Context, app *App) error {
 }
 
 // publishReport explains a refused upload: the status, the server's
-// message and code, and what to do about it.
-func publishReport(pkg *registryclient.Package, ns string, se *registryclient.StatusError) errorReport {
+// message and code, and what to do about it; sso says the source's
+// credential is a session of jig login --sso.
+func publishReport(pkg *registryclient.Package, ns string, se *registryclient.StatusError, sso bool) errorReport {
 	r := reportOf(se, 0, false)
 	msg := se.Message
 	if msg == "" {
@@ -92,7 +93,7 @@ func publishReport(pkg *registryclient.Package, ns string, se *registryclient.St
 	if se.Code != "" {
 		r.detail += " [" + string(se.Code) + "]"
 	}
-	hint := publishHint(se.Code, pkg, ns)
+	hint := publishHint(se.Code, pkg, ns, sso)
 	if hint != "" {
 		r.Hint, r.hintShown = hint, false
 	}
@@ -102,8 +103,18 @@ func publishReport(pkg *registryclient.Package, ns string, se *registryclient.St
 // publishHint says what to do about a refusal of pkg uploaded through the
 // source ns; "" when there is nothing to add to the message. pkg is nil
 // for a package refused before it was read, whose codes (those of
-// pkgarchive's refusals) never need it.
-func publishHint(code wire.Code, pkg *registryclient.Package, ns string) string {
+// pkgarchive's refusals) never need it. sso says the source's credential
+// is a session of jig login --sso: a person's rights come from their
+// groups, not from a token to set.
+func publishHint(code wire.Code, pkg *registryclient.Package, ns string, sso bool) string {
+	if sso && pkg != nil && pkg.Preset == nil {
+		switch code {
+		case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired:
+			return fmt.Sprintf("Your session has ended: log in again with jig login %s --sso", ns)
+		case wire.CodeInsufficientPerms, wire.CodeNamespaceNotAllowed:
+			return fmt.Sprintf("Your groups give no right to publish to %s (jig whoami %s lists yours): ask the server's operator to map one of them to publish in auth.json, or set a token with publish permission: jig config set %s --token <token>", pkg.Namespace(), ns, ns)
+		}
+	}
 	switch code {
 	case wire.CodeUnauthorized, wire.CodeInvalidToken, wire.CodeTokenExpired, wire.CodeInsufficientPerms:
 		if pkg != nil && pkg.Preset != nil {
