@@ -70,15 +70,10 @@ type Cache struct {
 	// pending are the records waiting for signedMu (RecordSigned).
 	pendMu  sync.Mutex
 	pending []*signedRecord
-	// memoFile and memoDoc are the last signed-versions memory read
-	// (readSignedMemo), under memoMu.
-	memoMu   sync.Mutex
-	memoFile os.FileInfo
-	memoDoc  *signedDoc
-	// logsFile and logsDoc are the last transparency-log memory read
-	// (readLogsMemo), under memoMu.
-	logsFile os.FileInfo
-	logsDoc  *logsDoc
+	// signedMemo and logsMemo are the last signed-versions and
+	// transparency-log memories read (readSignedMemo, readLogsMemo).
+	signedMemo fileMemo[*signedDoc]
+	logsMemo   fileMemo[*logsDoc]
 }
 
 // Option configures [Open].

@@ -111,27 +111,7 @@ func (c *Cache) SeenSigned(registryKey string) (Seen, bool, error) {
 // place, so a change by any process is a new file). The result must not
 // be changed.
 func (c *Cache) readSignedMemo() (*signedDoc, error) {
-	fi, err := os.Lstat(filepath.Join(c.dir, signedFile))
-	if err != nil {
-		return c.readSigned()
-	}
-	c.memoMu.Lock()
-	if c.memoFile != nil && os.SameFile(fi, c.memoFile) && fi.ModTime().Equal(c.memoFile.ModTime()) && fi.Size() == c.memoFile.Size() {
-		d := c.memoDoc
-		c.memoMu.Unlock()
-		return d, nil
-	}
-	c.memoMu.Unlock()
-	d, err := c.readSigned()
-	if err != nil {
-		return nil, err
-	}
-	if after, err := os.Lstat(filepath.Join(c.dir, signedFile)); err == nil && os.SameFile(fi, after) {
-		c.memoMu.Lock()
-		c.memoFile, c.memoDoc = fi, d
-		c.memoMu.Unlock()
-	}
-	return d, nil
+	return c.signedMemo.read(filepath.Join(c.dir, signedFile), c.readSigned)
 }
 
 // RecordSigned remembers that version of registry ("@ns/path") was seen

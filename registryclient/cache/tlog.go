@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -74,28 +73,7 @@ func (c *Cache) readLogs() (*logsDoc, error) {
 // while the file is the same one (every write renames a new file into
 // place). The result must not be changed.
 func (c *Cache) readLogsMemo() (*logsDoc, error) {
-	name := filepath.Join(c.dir, logsFile)
-	fi, err := os.Lstat(name)
-	if err != nil {
-		return c.readLogs()
-	}
-	c.memoMu.Lock()
-	if c.logsFile != nil && os.SameFile(fi, c.logsFile) && fi.ModTime().Equal(c.logsFile.ModTime()) && fi.Size() == c.logsFile.Size() {
-		d := c.logsDoc
-		c.memoMu.Unlock()
-		return d, nil
-	}
-	c.memoMu.Unlock()
-	d, err := c.readLogs()
-	if err != nil {
-		return nil, err
-	}
-	if after, err := os.Lstat(name); err == nil && os.SameFile(fi, after) {
-		c.memoMu.Lock()
-		c.logsFile, c.logsDoc = fi, d
-		c.memoMu.Unlock()
-	}
-	return d, nil
+	return c.logsMemo.read(filepath.Join(c.dir, logsFile), c.readLogs)
 }
 
 // LogHead returns the largest tree head remembered for log key.
