@@ -43,16 +43,7 @@ var ssoKey = []byte("0123456789abcdef0123456789abcdef")
 // @team/x and @stash/x, signing sessions with key.
 func ssoHandler(t *testing.T, p *oidctest.Provider, key []byte, opts ...registryserver.Option) http.Handler {
 	t.Helper()
-	a, err := registryserver.ParseAuthConfig([]byte(ssoAuth(p.URL)))
-	if err != nil || len(a.Warnings()) > 0 {
-		t.Fatalf("ParseAuthConfig: %v %v", err, a.Warnings())
-	}
-	st := memory.New()
-	for _, ns := range []string{"@team", "@stash"} {
-		put(t, st, ns+"/x/versions.json", `{"versions":["1.0.0"]}`)
-		put(t, st, ns+"/x/1.0.0/registry.json", manifest(ns, "x", "1.0.0", false))
-		put(t, st, ns+"/x/1.0.0/templates/.gitignore", "dist\n")
-	}
+	a, st := authWithTeamAndStash(t, ssoAuth(p.URL))
 	h, err := registryserver.New(append([]registryserver.Option{registryserver.WithStorage(st), registryserver.WithAuth(a),
 		registryserver.WithRateLimit(1_000_000, time.Minute), registryserver.WithSSOKey(key)}, opts...)...)
 	if err != nil {

@@ -45,16 +45,7 @@ func trustAuth(up, down string) string {
 // @team/x@1.0.0.
 func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core, opts ...registryserver.Option) (*registryserver.Handler, *memory.Storage) {
 	t.Helper()
-	a, err := registryserver.ParseAuthConfig([]byte(trustAuth(up.URL, down.URL)))
-	if err != nil || len(a.Warnings()) > 0 {
-		t.Fatalf("ParseAuthConfig: %v %v", err, a.Warnings())
-	}
-	st := memory.New()
-	for _, ns := range []string{"@team", "@stash"} {
-		put(t, st, ns+"/x/versions.json", `{"versions":["1.0.0"]}`)
-		put(t, st, ns+"/x/1.0.0/registry.json", manifest(ns, "x", "1.0.0", false))
-		put(t, st, ns+"/x/1.0.0/templates/.gitignore", "dist\n")
-	}
+	a, st := authWithTeamAndStash(t, trustAuth(up.URL, down.URL))
 	db, err := sqlite.OpenMemory(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +58,24 @@ func trustHandler(t *testing.T, up, down *oidctest.Provider, logs zapcore.Core, 
 	}
 	t.Cleanup(func() { _ = h.Close(); _ = db.Close() })
 	return h, st
+}
+
+// authWithTeamAndStash parses the auth.json text authJSON, which must
+// give no warning, and returns it with a memory storage holding x@1.0.0
+// in @team and in @stash.
+func authWithTeamAndStash(t *testing.T, authJSON string) (*registryserver.AuthConfig, *memory.Storage) {
+	t.Helper()
+	a, err := registryserver.ParseAuthConfig([]byte(authJSON))
+	if err != nil || len(a.Warnings()) > 0 {
+		t.Fatalf("ParseAuthConfig: %v %v", err, a.Warnings())
+	}
+	st := memory.New()
+	for _, ns := range []string{"@team", "@stash"} {
+		put(t, st, ns+"/x/versions.json", `{"versions":["1.0.0"]}`)
+		put(t, st, ns+"/x/1.0.0/registry.json", manifest(ns, "x", "1.0.0", false))
+		put(t, st, ns+"/x/1.0.0/templates/.gitignore", "dist\n")
+	}
+	return a, st
 }
 
 // githubClaims are the claims of a GitHub Actions job of acme/templates
