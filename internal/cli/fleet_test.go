@@ -87,7 +87,8 @@ func TestFleetForgeFlags(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"gate without the API", []string{"--gate", "ci"}, nil, "use --forge gitea with GITEA_TOKEN set"},
+		{"gate without the API", []string{"--gate", "ci"}, nil, "--forge gitea needs an API token"},
+		{"gate on an unknown forge", []string{"--gate", "ci"}, map[string]string{"REPOS": "https://git.example.com/a/b.git\n"}, "use --forge gitea, github or gitlab with its token set"},
 		{"gitea without a token", []string{"--forge", "gitea"}, nil, "set GITEA_TOKEN"},
 		{"min-green without a gate", []string{"--forge", "gitea", "--min-green", "3"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123"}, "use it with --gate ci"},
 		{"bad window", []string{"--forge", "gitea", "--window", "9-5"}, map[string]string{"GITEA_TOKEN": "tok-s3cret-123"}, "write the hours as 09:00-17:00"},

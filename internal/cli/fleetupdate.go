@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,7 @@ type FleetUpdateCmd struct {
 	MaxFailures        *int          `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
 	OnConflict         string        `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
 	PR                 string        `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), gitlab (push options), agit (Gitea, Forgejo), github (gh pr create), none; auto picks from the remote's host (gitea when GITEA_TOKEN is set)."`
+	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), github (GitHub's API with GITHUB_TOKEN, else gh pr create), gitlab (GitLab's API with GITLAB_TOKEN, else push options), agit (Gitea, Forgejo), none; auto picks from the forge's host, through its API when its token is set."`
 	PRCommand          string        `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_REPO, JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
 	ForgeURL           string        `name:"forge-url" placeholder:"URL" help:"With the gitea forge: the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea)."`
 	Label              []string      `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
@@ -91,19 +92,92 @@ func (c *FleetUpdateCmd) usesAPI() bool {
 	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft || c.Gate != "none" || c.AutoMerge || c.Window != ""
 }
 
-// api returns the forge API the rollout uses, nil when none: with --forge
-// gitea, or --forge auto and GITEA_TOKEN set.
-func (c *FleetUpdateCmd) api(app *App) (*fleet.API, error) {
-	token := app.Getenv("GITEA_TOKEN")
-	want := c.Forge == "gitea" || (c.Forge == "auto" && c.PRCommand == "" && c.PR != "none" && token != "")
-	if !want {
-		if c.usesAPI() {
-			return nil, errors.New("--forge-url, --label, --reviewer, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea with GITEA_TOKEN set")
+// forgeTokenEnv are the environment variables holding each forge's API
+// token, in the order they are read.
+var forgeTokenEnv = map[string][]string{
+	forge.KindGitea:  {"GITEA_TOKEN"},
+	forge.KindGitHub: {"GITHUB_TOKEN", "GH_TOKEN"},
+	forge.KindGitLab: {"GITLAB_TOKEN"},
+}
+
+// forgeTokenHelp says where each forge's token is made, for the error of
+// a flag that needs the API without one.
+var forgeTokenHelp = map[string]string{
+	forge.KindGitea:  "create one in Gitea (Settings > Applications, scopes write:repository and write:issue) and set GITEA_TOKEN",
+	forge.KindGitHub: "set GITHUB_TOKEN (a token with the repo scope, or contents, pull requests and statuses read/write)",
+	forge.KindGitLab: "set GITLAB_TOKEN (a personal or group access token with the api scope)",
+}
+
+// forgeKind returns the forge whose API the rollout would use: --forge
+// gitea, github or gitlab, or with auto the one the forge's host
+// suggests (--forge-url's, else the repositories' when they share one);
+// "" when none.
+func (c *FleetUpdateCmd) forgeKind(repos []string) string {
+	switch c.Forge {
+	case forge.KindGitea, forge.KindGitHub, forge.KindGitLab:
+		return c.Forge
+	case "auto":
+	default:
+		return ""
+	}
+	if c.PRCommand != "" || c.PR == "none" {
+		return ""
+	}
+	if c.ForgeURL != "" {
+		if u, err := url.Parse(c.ForgeURL); err == nil {
+			return forge.KindOf(u.Hostname())
 		}
-		return nil, nil
+		return ""
+	}
+	kind := ""
+	for i, r := range repos {
+		fr, err := forge.ParseRemote(r)
+		if err != nil {
+			return ""
+		}
+		u, err := url.Parse(fr.Base)
+		if err != nil {
+			return ""
+		}
+		k := forge.KindOf(u.Hostname())
+		if i > 0 && k != kind {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
+// forgeToken returns the API token of the forge kind from the
+// environment, "" when none is set.
+func (c *FleetUpdateCmd) forgeToken(app *App, kind string) string {
+	for _, k := range forgeTokenEnv[kind] {
+		if v := app.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// api returns the forge API the rollout uses, nil when none: the forge
+// --forge names or auto picks, with its token set. Without a token the
+// requests go as before the API (GitLab's push options, AGit, gh), except
+// that --forge gitea and the API's own flags need one.
+func (c *FleetUpdateCmd) api(app *App, repos []string) (*fleet.API, error) {
+	kind := c.forgeKind(repos)
+	token := ""
+	if kind != "" {
+		token = c.forgeToken(app, kind)
 	}
 	if token == "" {
-		return nil, errors.New("--forge gitea needs an API token: create one in Gitea (Settings > Applications, scopes write:repository and write:issue) and set GITEA_TOKEN")
+		switch {
+		case kind == forge.KindGitea && c.Forge == forge.KindGitea,
+			kind != "" && c.usesAPI():
+			return nil, fmt.Errorf("--forge %s needs an API token: %s", kind, forgeTokenHelp[kind])
+		case c.usesAPI():
+			return nil, errors.New("--forge-url, --label, --reviewer, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea, github or gitlab with its token set (GITEA_TOKEN, GITHUB_TOKEN, GITLAB_TOKEN)")
+		}
+		return nil, nil
 	}
 	var window *forge.Window
 	if c.Window != "" {
@@ -114,12 +188,16 @@ func (c *FleetUpdateCmd) api(app *App) (*fleet.API, error) {
 		window = w
 	}
 	budget := forge.NewBudget(c.MaxRequestsPerHour, window, nil)
+	client, err := forge.New(kind, token, budget)
+	if err != nil {
+		return nil, err
+	}
 	gate := fleet.GateNone
 	if c.Gate == "ci" {
 		gate = fleet.GateCI
 	}
 	return &fleet.API{
-		Client: forge.NewGitea(token, budget), Base: c.ForgeURL,
+		Client: client, Base: c.ForgeURL,
 		Labels: c.Label, Reviewers: c.Reviewer, Draft: c.Draft,
 		Gate: gate, MinGreen: c.MinGreen, AutoMerge: c.AutoMerge, Poll: c.GatePoll,
 	}, nil
@@ -153,7 +231,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	api, err := c.api(app)
+	api, err := c.api(app, repos)
 	if err != nil {
 		return err
 	}

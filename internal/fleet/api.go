@@ -21,7 +21,8 @@ const (
 	GateCI = "ci"
 )
 
-// API is how a rollout uses a forge's own API ([ForgeGitea]).
+// API is how a rollout uses a forge's own API (Gitea and Forgejo, GitHub,
+// GitLab: [forge.New]).
 type API struct {
 	// Client is the forge's API; required.
 	Client forge.Client
@@ -167,7 +168,7 @@ func (r *runner) forgeRepo(repo string) (forge.Repo, error) {
 // opened.
 func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body, tree string, draft bool, res Result, fail func(string, error) Result) Result {
 	api := r.req.API
-	res.Forge = ForgeGitea
+	res.Forge = Forge(api.Client.Name())
 	fr, err := r.forgeRepo(repo)
 	if err != nil {
 		return fail("pr", err)
@@ -274,7 +275,7 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 	if r.req.API == nil || r.req.DryRun || (res.Status != StatusCurrent && res.Status != StatusSkipped) {
 		return res
 	}
-	if f, _ := r.forge(repo); f != ForgeGitea {
+	if !r.viaAPI() {
 		return res
 	}
 	fr, err := r.forgeRepo(repo)
@@ -295,7 +296,7 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 	if err := r.req.API.Client.Close(ctx, fr, pr.Number, "Closed by jig fleet update: "+why+"; this request is not needed any more."); err != nil {
 		return fail("pr", err)
 	}
-	res.Status, res.Number, res.PR, res.Forge = StatusClosed, pr.Number, pr.URL, ForgeGitea
+	res.Status, res.Number, res.PR, res.Forge = StatusClosed, pr.Number, pr.URL, Forge(r.req.API.Client.Name())
 	res.Note = "closed the request: " + strings.ToLower(why[:1]) + why[1:]
 	return res
 }

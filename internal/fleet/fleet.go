@@ -48,11 +48,11 @@ const (
 	// cancelled) before this repository.
 	StatusNotRun Status = "not-run"
 	// StatusEdited: the rollout branch on the forge has commits jig did
-	// not make (the team edited it); it was left alone ([ForgeGitea]).
+	// not make (the team edited it); it was left alone ([Request.API]).
 	StatusEdited Status = "edited"
 	// StatusClosed: the repository needs no update any more (already on
 	// the version, or the registry removed) and jig's open request was
-	// closed with a comment ([ForgeGitea]).
+	// closed with a comment ([Request.API]).
 	StatusClosed Status = "closed"
 )
 
@@ -145,9 +145,9 @@ type Request struct {
 	// credentials), JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE,
 	// JIG_FLEET_BODY and JIG_FLEET_DRAFT ("1" or "") in its environment.
 	PRCommand string
-	// API, when set, is the forge API requests go through: [ForgeGitea]
-	// (named, or picked by ForgeAuto for a Gitea, Forgejo or Codeberg
-	// host) uses it, and the rollout branch is [RegistryBranch].
+	// API, when set, is the forge API every request goes through (Forge
+	// is then ignored, and [ForgeGitea] needs it), and the rollout branch
+	// is [RegistryBranch].
 	API *API
 	// DryRun clones and plans but commits and pushes nothing, and records
 	// nothing in the state file.
@@ -198,7 +198,7 @@ type Result struct {
 	// ("rename config/app.yaml -> config/service.yaml (migration 1.1.0)").
 	Migrations []string `json:"migrations,omitempty"`
 	// Number is the request's number on the forge, Commit the branch's
-	// head commit ([ForgeGitea]).
+	// head commit ([Request.API]).
 	Number int64  `json:"number,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	// CI is the result of the request's checks when the wave was gated
@@ -525,7 +525,7 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	if done {
 		return r.closeStale(ctx, repo, res, fail)
 	}
-	if forge, _ := r.forge(repo); forge == ForgeGitea {
+	if r.viaAPI() {
 		return r.deliverAPI(ctx, g, repo, title, body, tree, draft, res, fail)
 	}
 	return r.deliver(ctx, g, repo, title, body, tree, draft, res, fail)
@@ -689,12 +689,17 @@ func pushed(draft bool) Status {
 	return StatusPushed
 }
 
+// viaAPI reports whether the requests go through the forge's API.
+func (r *runner) viaAPI() bool { return r.req.API != nil && !r.req.NoPR }
+
 // forge picks how a repository's request is opened, with a note when no
 // request will be.
 func (r *runner) forge(repo string) (Forge, string) {
 	switch {
 	case r.req.NoPR:
 		return ForgeNone, ""
+	case r.req.API != nil:
+		return Forge(r.req.API.Client.Name()), ""
 	case r.req.Forge != ForgeAuto:
 		return r.req.Forge, ""
 	case r.req.PRCommand != "":
@@ -702,8 +707,6 @@ func (r *runner) forge(repo string) (Forge, string) {
 	}
 	h := host(repo)
 	switch {
-	case r.req.API != nil && (strings.Contains(h, "gitea") || strings.Contains(h, "forgejo") || strings.Contains(h, "codeberg")):
-		return ForgeGitea, ""
 	case strings.Contains(h, "gitlab"):
 		return ForgeGitLab, ""
 	case strings.Contains(h, "gitea"), strings.Contains(h, "forgejo"), strings.Contains(h, "codeberg"):

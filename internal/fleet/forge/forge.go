@@ -135,3 +135,35 @@ type Client interface {
 	// Ready marks the draft request pr ready for review.
 	Ready(ctx context.Context, r Repo, pr *PR) error
 }
+
+// The forges whose API jig speaks ([New]).
+const (
+	KindGitea  = "gitea" // Gitea and Forgejo
+	KindGitHub = "github"
+	KindGitLab = "gitlab"
+)
+
+// New returns the API client of the forge kind (a Kind constant), which
+// sends token and paces its requests with budget (nil: unpaced).
+func New(kind, token string, budget *Budget) (Client, error) {
+	switch kind {
+	case KindGitea:
+		return NewGitea(token, budget), nil
+	}
+	return nil, fmt.Errorf("jig does not speak the API of the forge %q", kind)
+}
+
+// KindOf returns the forge kind a host name suggests ("github.com",
+// "gitlab.example.com", "codeberg.org"), "" when it suggests none.
+func KindOf(host string) string {
+	h := strings.ToLower(host)
+	switch {
+	case h == "github.com" || strings.HasSuffix(h, ".github.com") || strings.HasPrefix(h, "github."):
+		return KindGitHub
+	case strings.Contains(h, "gitlab"):
+		return KindGitLab
+	case strings.Contains(h, "gitea"), strings.Contains(h, "forgejo"), strings.Contains(h, "codeberg"):
+		return KindGitea
+	}
+	return ""
+}
