@@ -531,6 +531,14 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 	}
 	for _, bare := range repos {
 		f.git(bare, "rev-parse", "--verify", "jig/team-x-1.1.0")
+		// The commit (and the request) say what the move promises and
+		// what the repository last reported.
+		msg := f.git(bare, "log", "-1", "--format=%B", "jig/team-x-1.1.0")
+		for _, w := range []string{"SemVer impact: minor (new features, nothing removed).", "(not verified) on 1.0.0, clean"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: the commit message lacks %q:\n%s", bare, w, msg)
+			}
+		}
 	}
 	// --repos and --from-census exclude each other: a usage error (2).
 	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})

@@ -15,6 +15,7 @@ import (
 	"github.com/jigkit/jig/internal/fleet"
 	"github.com/jigkit/jig/internal/fleet/forge"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 	"github.com/jigkit/jig/registryclient/cache"
 )
@@ -215,7 +216,7 @@ type fleetResult struct {
 // Run rolls the registry out; exit 0 when every repository is done, 3
 // when some conflicted or were skipped, 1 when some failed.
 func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
-	repos, allow, err := c.repos(ctx, app, app.Yes)
+	repos, allow, census, err := c.repos(ctx, app, app.Yes)
 	if err != nil {
 		return err
 	}
@@ -247,6 +248,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
 		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.maxFailures(), Allow: allow,
 		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun, API: api,
+		Census: census,
 		Progress: func(r fleet.Result) {
 			done++
 			if tty && !c.JSON {
@@ -313,49 +315,49 @@ func (c *FleetUpdateCmd) maxFailures() int {
 
 // repos reads the repositories from --repos or the census; from the
 // census it also returns what may be cloned, after asking (yes: --yes or
-// --ci answered).
-func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]string, *fleet.Allow, error) {
+// --ci answered), and each repository's census row.
+func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]string, *fleet.Allow, map[string]wire.CensusProjectRow, error) {
 	if !c.FromCensus {
 		f, err := os.Open(c.Repos)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		repos, err := fleet.ParseRepos(f)
 		f.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
+			return nil, nil, nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
 		}
 		if len(repos) == 0 {
-			return nil, nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
+			return nil, nil, nil, fmt.Errorf("--repos %s lists no repository; write one git URL or path per line", c.Repos)
 		}
-		return repos, nil, nil
+		return repos, nil, nil, nil
 	}
 	allow, err := c.allow(app)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	id, err := registry.ParseID(c.Registry)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cl, err := app.Client(id.Namespace)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if id.Version == "" {
 		vs, err := cl.Versions(ctx, registry.ID{Namespace: id.Namespace, Path: id.Path})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(vs) == 0 {
-			return nil, nil, fmt.Errorf("%s has no versions", id.Key())
+			return nil, nil, nil, fmt.Errorf("%s has no versions", id.Key())
 		}
 		id.Version = vs[0]
 		c.Registry = id.Key() + "@" + id.Version
 	}
 	census, err := cl.Census(ctx, id.Namespace, id.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	repos, unknown, unverified := fleet.CensusRepos(census.Projects, id.Version, c.IncludeUnverified)
 	if len(unverified) > 0 {
@@ -369,7 +371,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 		app.Out.Warnf("left out %s: %v", r.Repo, r.Reason)
 	}
 	if len(repos) == 0 {
-		return nil, nil, fmt.Errorf("the census of %s lists no project to move to %s on a host you allow; allow a host with --allow-host HOST", id.Key(), id.Version)
+		return nil, nil, nil, fmt.Errorf("the census of %s lists no project to move to %s on a host you allow; allow a host with --allow-host HOST", id.Key(), id.Version)
 	}
 	// Anyone who may report to the namespace names these: the operator
 	// reads the list before jig clones and pushes.
@@ -384,16 +386,22 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 	if !yes {
 		ok, err := app.Prompt.Confirm(ctx, fmt.Sprintf("Roll %s %s out to %s?", id.Key(), id.Version, english.Plural(len(repos), "this repository", "these repositories")), false)
 		if errors.Is(err, ErrNoPrompt) {
-			return nil, nil, fmt.Errorf("%w: jig fleet update --from-census asks before it clones and pushes to what the census names (the CI variable turns the question off, it does not answer it); read the list and pass --yes to go ahead", ErrNoPrompt)
+			return nil, nil, nil, fmt.Errorf("%w: jig fleet update --from-census asks before it clones and pushes to what the census names (the CI variable turns the question off, it does not answer it); read the list and pass --yes to go ahead", ErrNoPrompt)
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !ok {
-			return nil, nil, ErrAborted
+			return nil, nil, nil, ErrAborted
 		}
 	}
-	return repos, &allow, nil
+	rows := make(map[string]wire.CensusProjectRow, len(repos))
+	for _, p := range census.Projects {
+		if _, ok := rows[p.Project]; !ok && p.Version != id.Version {
+			rows[p.Project] = p
+		}
+	}
+	return repos, &allow, rows, nil
 }
 
 // allow is what --from-census may clone: the hosts of --allow-host and of
