@@ -55,7 +55,9 @@ func (c *FleetStatusCmd) Help() string {
   jig fleet status @acme/runtimes/node      # its versions and projects
   jig fleet status @acme/runtimes/node --behind --json
   jig fleet status @acme --history          # how each registry's latest version spread, last 90 days
-  jig fleet status @acme/runtimes/node --history=30d`
+  jig fleet status @acme/runtimes/node --history=30d
+  jig fleet status --rollout @acme/runtimes/node                     # its requests on the forge, from the last run
+  jig fleet status --rollout @acme/runtimes/node --plan plan.json --json`
 }
 
 func (c *DiffCmd) Help() string {
@@ -199,6 +201,20 @@ func (c *FleetUpdateCmd) Help() string {
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt --pr-command 'tea pr create --head "$JIG_FLEET_BRANCH" --title "$JIG_FLEET_TITLE"'
   jig fleet update @team/ci/node@1.4.0 --repos repos.txt    # again: finishes what is not done
   jig fleet update @team/ci/node --from-census --allow-host git.example.com --dry-run`
+}
+
+func (c *FleetPlanCmd) Help() string {
+	return `Examples:
+  jig fleet plan @team/ci/node@1.4.0 --repos repos.txt -o plan.json
+  jig fleet plan @team/ci/node --repos repos.txt --forge gitea --label jig --reviewer alice -o plan.json
+  jig fleet plan @team/ci/node --from-census --allow-host git.example.com -o plan.json --force`
+}
+
+func (c *FleetApplyCmd) Help() string {
+	return `Examples:
+  jig fleet apply plan.json --repos repos.txt
+  jig fleet apply plan.json --repos repos.txt --wave 10 --gate ci --automerge
+  jig fleet apply plan.json --allow-host git.example.com --replan    # roll changed repositories out as they are now`
 }
 
 func (c *TrustAddCmd) Help() string {

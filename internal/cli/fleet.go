@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -85,6 +86,8 @@ func sendCensus(ctx context.Context, app *App, rep *apply.CheckReport, to report
 type FleetCmd struct {
 	Status FleetStatusCmd `cmd:"" help:"Show which projects run which version of a registry, from the server's census (jig check --report)."`
 	Update FleetUpdateCmd `cmd:"" help:"Move many repositories to a registry version: a branch, a commit and a pull request each."`
+	Plan   FleetPlanCmd   `cmd:"" help:"Write what jig fleet update would do, per repository (diff, conflicts, request to open, update or close), to a plan file to review."`
+	Apply  FleetApplyCmd  `cmd:"" help:"Roll a plan file out as planned; a repository that changed since the plan is left alone (--replan rolls it out as it is now)."`
 }
 
 // FleetStatusCmd is "jig fleet status [<registry>|<namespace>] [--json] [--behind] [--history[=90d]]".
@@ -93,12 +96,19 @@ type FleetStatusCmd struct {
 	JSON    bool        `name:"json" help:"Print the server's census as one JSON document."`
 	Behind  bool        `name:"behind" help:"List only the projects not on the latest version (needs a registry)."`
 	History historyFlag `name:"history" help:"Also show how the latest version spread over the last 90 days, or --history=30d (1d to 732d): the share of projects on it, as a line of marks per registry, and per week for a registry. --json adds every day's counts per version (\"history\")."`
+	rolloutFlags
 }
 
 // Validate checks the flag combinations.
 func (c *FleetStatusCmd) Validate() error {
 	if c.Behind && (c.Target == "" || !strings.Contains(c.Target, "/")) {
 		return fmt.Errorf("--behind needs a registry: jig fleet status <registry> --behind")
+	}
+	if c.Rollout {
+		return c.rolloutFlags.validate(c.Target, c.Behind, c.History.days > 0)
+	}
+	if c.RolloutRepos != "" || c.RolloutPlan != "" || c.RolloutForgeURL != "" || c.RolloutForge != "auto" {
+		return errors.New("--repos, --plan, --forge and --forge-url say where a rollout's requests are: use them with --rollout")
 	}
 	if _, err := wire.ParseCensusHistory(c.Target); err == nil {
 		return fmt.Errorf("%q is not a registry or a namespace; a window goes after --history=: jig fleet status --history=%s", c.Target, c.Target)
@@ -109,6 +119,9 @@ func (c *FleetStatusCmd) Validate() error {
 // Run prints the census of a namespace or of one registry.
 func (c *FleetStatusCmd) Run(ctx context.Context, app *App) error {
 	target := c.Target
+	if c.Rollout {
+		return c.rollout(ctx, app, target, c.JSON)
+	}
 	if target == "" {
 		return c.every(ctx, app)
 	}

@@ -25,52 +25,103 @@ import (
 // skip|draft] [--pr auto|none] [--forge ...] [--pr-command CMD]
 // [--dry-run] [--json]".
 type FleetUpdateCmd struct {
-	Registry   string   `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
-	Repos      string   `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
-	FromCensus bool     `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is an https, ssh or git address on a host --allow-host allows. Lists them and asks first (--yes to go ahead without asking)."`
-	AllowHost  []string `name:"allow-host" placeholder:"HOST" help:"With --from-census: a host whose repositories may be cloned and pushed to (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
-	AllowLocal bool     `name:"allow-local" help:"With --from-census: also clone the local paths the census names."`
+	Registry string `arg:"" name:"registry" help:"Registry to roll out, with the version: @team/x@1.2.0 (the latest without a version)."`
+	fleetSourceFlags
+	fleetRequestFlags
+	fleetSendFlags
+	DryRun bool `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
+	fleetWorkFlags
+}
+
+// fleetWorkFlags are the flags of every command that clones: jig fleet
+// update, plan and apply.
+type fleetWorkFlags struct {
+	Concurrency int    `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	JSON        bool   `name:"json" help:"Print one JSON document with an entry per repository."`
+	WorkDir     string `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
+}
+
+// fleetAllowFlags say which repositories named by others (the census, a
+// plan file) may be cloned: jig fleet update, plan and apply.
+type fleetAllowFlags struct {
+	AllowHost  []string `name:"allow-host" placeholder:"HOST" help:"A host whose repositories may be cloned and pushed to when the census or a plan file names them (github.com, git.example.com:2222); repeatable, added to the rc file's \"fleet\": {\"allowHosts\": [...]}. None by default."`
+	AllowLocal bool     `name:"allow-local" help:"Also clone the local paths the census or a plan file names."`
+}
+
+// fleetSourceFlags say which repositories a rollout moves: jig fleet
+// update and plan.
+type fleetSourceFlags struct {
+	Repos      string `name:"repos" type:"existingfile" placeholder:"FILE" help:"File with one git URL or local path per line (blank lines and # comments ignored)."`
+	FromCensus bool   `name:"from-census" help:"Take the repositories from the server's census (jig check --report): every project not on the version whose origin is an https, ssh or git address on a host --allow-host allows. Lists them and asks first (--yes to go ahead without asking)."`
+	fleetAllowFlags
 	// IncludeUnverified takes the census's unverified projects too.
-	IncludeUnverified  bool          `name:"include-unverified" help:"With --from-census: also take the projects whose report was not verified (sent with a static token rather than the repository's CI identity token: anyone who may report could have named them)."`
-	Concurrency        int           `name:"concurrency" default:"4" help:"Repositories moved at once."`
+	IncludeUnverified bool `name:"include-unverified" help:"With --from-census: also take the projects whose report was not verified (sent with a static token rather than the repository's CI identity token: anyone who may report could have named them)."`
+}
+
+// fleetRequestFlags say what requests a rollout opens and how: jig fleet
+// update and plan (a plan file records them for jig fleet apply).
+type fleetRequestFlags struct {
+	OnConflict string   `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
+	PR         string   `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
+	Forge      string   `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), github (GitHub's API with GITHUB_TOKEN, else gh pr create), gitlab (GitLab's API with GITLAB_TOKEN, else push options), agit (Gitea, Forgejo), none; auto picks from the forge's host, through its API when its token is set."`
+	PRCommand  string   `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_REPO, JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
+	ForgeURL   string   `name:"forge-url" placeholder:"URL" help:"With the gitea forge: the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea)."`
+	Label      []string `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
+	Reviewer   []string `name:"reviewer" placeholder:"USER" help:"With the gitea forge: a user asked to review each request; repeatable."`
+	Draft      bool     `name:"draft" help:"With the gitea forge: open the requests as drafts (WIP:), marked ready once their checks pass (--gate ci)."`
+}
+
+// fleetSendFlags say how a rollout sends its changes: waves, failures,
+// the gate on CI, merging and pacing. jig fleet update and apply.
+type fleetSendFlags struct {
 	Wave               int           `name:"wave" placeholder:"N" help:"Move N repositories at a time and count failures between waves; 0 moves all in one wave."`
 	MaxFailures        *int          `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
-	OnConflict         string        `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
-	PR                 string        `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), github (GitHub's API with GITHUB_TOKEN, else gh pr create), gitlab (GitLab's API with GITLAB_TOKEN, else push options), agit (Gitea, Forgejo), none; auto picks from the forge's host, through its API when its token is set."`
-	PRCommand          string        `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_REPO, JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
-	ForgeURL           string        `name:"forge-url" placeholder:"URL" help:"With the gitea forge: the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea)."`
-	Label              []string      `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
-	Reviewer           []string      `name:"reviewer" placeholder:"USER" help:"With the gitea forge: a user asked to review each request; repeatable."`
-	Draft              bool          `name:"draft" help:"With the gitea forge: open the requests as drafts (WIP:), marked ready once their checks pass (--gate ci)."`
 	Gate               string        `name:"gate" enum:"none,ci" default:"none" help:"With the gitea forge: ci waits for each wave's checks (commit statuses) before the next wave; none does not."`
 	MinGreen           int           `name:"min-green" placeholder:"N" help:"With --gate ci: how many requests of a wave must pass for the next wave to start (default: all whose checks did not fail)."`
 	AutoMerge          bool          `name:"automerge" help:"With the gitea forge: merge each request once its checks pass (with --gate ci jig merges it when green; without, the forge is asked to)."`
 	MaxRequestsPerHour int           `name:"max-requests-per-hour" default:"40" placeholder:"N" help:"With the gitea forge: at most N requests that change the forge (open, edit, close, merge) an hour, spread evenly; the forge's Retry-After and rate-limit headers are obeyed on top."`
 	Window             string        `name:"window" placeholder:"HH:MM-HH:MM [ZONE]" help:"With the gitea forge: send the requests only inside this daily window (09:00-17:00 Europe/Berlin; UTC without a zone); clones and pushes go on outside it."`
 	GatePoll           time.Duration `name:"gate-poll" default:"30s" hidden:"" help:"Time between two reads of a wave's checks."`
-	DryRun             bool          `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
-	JSON               bool          `name:"json" help:"Print one JSON document with an entry per repository."`
-	WorkDir            string        `name:"work-dir" hidden:"" help:"Directory for the clones and the state file instead of the cache's fleet directory."`
 }
 
 // Validate checks the numbers.
 func (c *FleetUpdateCmd) Validate() error {
+	return errors.Join(c.fleetWorkFlags.validate(), c.fleetSourceFlags.validate(), c.fleetRequestFlags.validate(), c.fleetSendFlags.validate())
+}
+
+func (c *fleetWorkFlags) validate() error {
+	if c.Concurrency < 1 {
+		return errors.New("--concurrency must be at least 1")
+	}
+	return nil
+}
+
+func (c *fleetSourceFlags) validate() error {
 	switch {
 	case (c.Repos == "") == !c.FromCensus:
 		return errors.New("give the repositories with --repos FILE or --from-census (one of them)")
-	case c.Concurrency < 1:
-		return errors.New("--concurrency must be at least 1")
-	case c.Wave < 0:
-		return errors.New("--wave must be 0 (one wave) or more")
-	case c.MaxFailures != nil && *c.MaxFailures < 0:
-		return errors.New("--max-failures must be 0 or more")
 	case !c.FromCensus && (len(c.AllowHost) > 0 || c.AllowLocal || c.IncludeUnverified):
 		return errors.New("--allow-host, --allow-local and --include-unverified say which repositories of the census may be cloned; use them with --from-census")
+	}
+	return nil
+}
+
+func (c *fleetRequestFlags) validate() error {
+	switch {
 	case c.PR == "none" && (c.PRCommand != "" || c.Forge != "auto"):
 		return errors.New("--pr none opens no request; leave out --forge and --pr-command")
 	case c.PRCommand != "" && c.Forge != "auto":
 		return errors.New("--pr-command opens the requests; leave out --forge")
+	}
+	return nil
+}
+
+func (c *fleetSendFlags) validate() error {
+	switch {
+	case c.Wave < 0:
+		return errors.New("--wave must be 0 (one wave) or more")
+	case c.MaxFailures != nil && *c.MaxFailures < 0:
+		return errors.New("--max-failures must be 0 or more")
 	case c.MinGreen < 0:
 		return errors.New("--min-green must be 0 or more")
 	case c.MinGreen > 0 && c.Gate != "ci":
@@ -89,8 +140,9 @@ func (c *FleetUpdateCmd) Validate() error {
 }
 
 // usesAPI reports whether flags only the forge API serves were given.
-func (c *FleetUpdateCmd) usesAPI() bool {
-	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft || c.Gate != "none" || c.AutoMerge || c.Window != ""
+func (c *fleetRequestFlags) usesAPI(send *fleetSendFlags) bool {
+	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft ||
+		send != nil && (send.Gate != "none" || send.AutoMerge || send.Window != "")
 }
 
 // forgeTokenEnv are the environment variables holding each forge's API
@@ -113,7 +165,7 @@ var forgeTokenHelp = map[string]string{
 // gitea, github or gitlab, or with auto the one the forge's host
 // suggests (--forge-url's, else the repositories' when they share one);
 // "" when none.
-func (c *FleetUpdateCmd) forgeKind(repos []string) string {
+func (c *fleetRequestFlags) forgeKind(repos []string) string {
 	switch c.Forge {
 	case forge.KindGitea, forge.KindGitHub, forge.KindGitLab:
 		return c.Forge
@@ -151,7 +203,7 @@ func (c *FleetUpdateCmd) forgeKind(repos []string) string {
 
 // forgeToken returns the API token of the forge kind from the
 // environment, "" when none is set.
-func (c *FleetUpdateCmd) forgeToken(app *App, kind string) string {
+func (c *fleetRequestFlags) forgeToken(app *App, kind string) string {
 	for _, k := range forgeTokenEnv[kind] {
 		if v := app.Getenv(k); v != "" {
 			return v
@@ -164,7 +216,9 @@ func (c *FleetUpdateCmd) forgeToken(app *App, kind string) string {
 // --forge names or auto picks, with its token set. Without a token the
 // requests go as before the API (GitLab's push options, AGit, gh), except
 // that --forge gitea and the API's own flags need one.
-func (c *FleetUpdateCmd) api(app *App, repos []string) (*fleet.API, error) {
+// send, nil for jig fleet plan (which reads only), gives the gate, the
+// merging and the pacing.
+func (c *fleetRequestFlags) api(app *App, send *fleetSendFlags, repos []string) (*fleet.API, error) {
 	kind := c.forgeKind(repos)
 	token := ""
 	if kind != "" {
@@ -173,34 +227,38 @@ func (c *FleetUpdateCmd) api(app *App, repos []string) (*fleet.API, error) {
 	if token == "" {
 		switch {
 		case kind == forge.KindGitea && c.Forge == forge.KindGitea,
-			kind != "" && c.usesAPI():
+			kind != "" && c.usesAPI(send):
 			return nil, fmt.Errorf("--forge %s needs an API token: %s", kind, forgeTokenHelp[kind])
-		case c.usesAPI():
+		case c.usesAPI(send):
 			return nil, errors.New("--forge-url, --label, --reviewer, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea, github or gitlab with its token set (GITEA_TOKEN, GITHUB_TOKEN, GITLAB_TOKEN)")
 		}
 		return nil, nil
 	}
+	if send == nil {
+		// Reads only: the budget paces the writes, and there are none.
+		send = &fleetSendFlags{MaxRequestsPerHour: 1}
+	}
 	var window *forge.Window
-	if c.Window != "" {
-		w, err := forge.ParseWindow(c.Window, nil)
+	if send.Window != "" {
+		w, err := forge.ParseWindow(send.Window, nil)
 		if err != nil {
 			return nil, err
 		}
 		window = w
 	}
-	budget := forge.NewBudget(c.MaxRequestsPerHour, window, nil)
+	budget := forge.NewBudget(send.MaxRequestsPerHour, window, nil)
 	client, err := forge.New(kind, token, budget)
 	if err != nil {
 		return nil, err
 	}
 	gate := fleet.GateNone
-	if c.Gate == "ci" {
+	if send.Gate == "ci" {
 		gate = fleet.GateCI
 	}
 	return &fleet.API{
 		Client: client, Base: c.ForgeURL,
 		Labels: c.Label, Reviewers: c.Reviewer, Draft: c.Draft,
-		Gate: gate, MinGreen: c.MinGreen, AutoMerge: c.AutoMerge, Poll: c.GatePoll,
+		Gate: gate, MinGreen: send.MinGreen, AutoMerge: send.AutoMerge, Poll: send.GatePoll,
 	}, nil
 }
 
@@ -216,68 +274,94 @@ type fleetResult struct {
 // Run rolls the registry out; exit 0 when every repository is done, 3
 // when some conflicted or were skipped, 1 when some failed.
 func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
-	repos, allow, census, err := c.repos(ctx, app, app.Yes)
+	repos, allow, census, err := c.repos(ctx, app, &c.Registry, c.DryRun, app.Yes)
 	if err != nil {
 		return err
 	}
-	work := c.WorkDir
-	if work == "" {
-		d := cache.DefaultDir(app.Getenv)
-		if d == "" {
-			return errors.New("no cache directory for the clones: set JIG_CACHE_DIR")
-		}
-		work = filepath.Join(d, "fleet")
+	work, err := c.workDir(app)
+	if err != nil {
+		return err
 	}
+	api, err := c.fleetRequestFlags.api(app, &c.fleetSendFlags, repos)
+	if err != nil {
+		return err
+	}
+	req, err := c.request(app, c.Registry, repos, work)
+	if err != nil {
+		return err
+	}
+	req.Wave, req.MaxFailures, req.Allow, req.API = c.Wave, c.maxFailures(), allow, api
+	req.OnConflict, req.NoPR, req.PRCommand, req.DryRun = c.OnConflict, c.PR == "none", c.PRCommand, c.DryRun
+	req.Census = census
+	if c.Forge != "auto" {
+		req.Forge = fleet.Forge(c.Forge)
+	}
+	results, err := fleet.Run(ctx, req)
+	return c.finish(ctx, app, fleetResult{Registry: c.Registry, DryRun: c.DryRun, WorkDir: work}, results, err)
+}
+
+// workDir is the directory of the clones and state files: --work-dir, or
+// the cache's fleet directory.
+func (c *fleetWorkFlags) workDir(app *App) (string, error) {
+	if c.WorkDir != "" {
+		return c.WorkDir, nil
+	}
+	d := cache.DefaultDir(app.Getenv)
+	if d == "" {
+		return "", errors.New("no cache directory for the clones: set JIG_CACHE_DIR")
+	}
+	return filepath.Join(d, "fleet"), nil
+}
+
+// request is the rollout of registryArg to repos with the engine, the
+// versions and the progress lines every fleet command uses.
+func (c *fleetWorkFlags) request(app *App, registryArg string, repos []string, work string) (fleet.Request, error) {
 	src, err := app.Sources()
 	if err != nil {
-		return err
-	}
-	api, err := c.api(app, repos)
-	if err != nil {
-		return err
+		return fleet.Request{}, err
 	}
 	tty := isTerminal(app.Stderr)
 	done := 0
-	req := fleet.Request{
-		Registry: c.Registry, Repos: repos, WorkDir: work,
+	return fleet.Request{
+		Registry: registryArg, Repos: repos, WorkDir: work,
 		NewEngine: func() (*apply.Engine, error) {
 			// A draft pull request commits the conflict markers: the
 			// clone's index must not hold the conflicts as unmerged.
 			return apply.New(src, apply.WithAllowScripts(false), apply.WithInstall(false), apply.WithConflictStages(false))
 		},
 		Versions:    func(ctx context.Context, id registry.ID) ([]string, error) { return src.Versions(ctx, id) },
-		Concurrency: c.Concurrency, Wave: c.Wave, MaxFailures: c.maxFailures(), Allow: allow,
-		OnConflict: c.OnConflict, NoPR: c.PR == "none", PRCommand: c.PRCommand, DryRun: c.DryRun, API: api,
-		Census: census,
+		Concurrency: c.Concurrency,
 		Progress: func(r fleet.Result) {
 			done++
 			if tty && !c.JSON {
 				app.Out.Infof("[%d/%d] %-9s %s", done, len(repos), r.Status, r.Repo)
 			}
 		},
-	}
-	if c.Forge != "auto" {
-		req.Forge = fleet.Forge(c.Forge)
-	}
-	results, err := fleet.Run(ctx, req)
+	}, nil
+}
+
+// finish prints the results of a rollout (jig fleet update, apply) and
+// returns its exit: 0 when every repository is done, 3 when some
+// conflicted, were skipped or changed since the plan, 1 when some failed
+// or went red.
+func (c *fleetWorkFlags) finish(ctx context.Context, app *App, doc fleetResult, results []fleet.Result, err error) error {
 	if results == nil && err != nil {
 		return err
 	}
-	to := ""
 	for _, r := range results {
 		if r.To != "" {
-			to = r.To
+			doc.To = r.To
 			break
 		}
 	}
-	doc := fleetResult{Registry: c.Registry, To: to, DryRun: c.DryRun, WorkDir: work, Repos: results}
+	doc.Repos = results
 	if perr := app.Out.Result(c.JSON, doc, func() { printFleet(app.Out, results) }); perr != nil {
 		return perr
 	}
 	if ctx.Err() != nil {
 		// The results are printed (one document with --json): say what
 		// to do, and exit as interrupted without a second document.
-		app.Out.Errorln("Interrupted: run the same command again to finish the repositories not done (the state file under " + work + " records each one's steps).")
+		app.Out.Errorln("Interrupted: run the same command again to finish the repositories not done (the state file under " + doc.WorkDir + " records each one's steps).")
 		return errSilent
 	}
 	if err != nil {
@@ -288,7 +372,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 		switch r.Status {
 		case fleet.StatusFailed, fleet.StatusNotRun:
 			return errSilent
-		case fleet.StatusConflict, fleet.StatusSkipped, fleet.StatusEdited:
+		case fleet.StatusConflict, fleet.StatusSkipped, fleet.StatusEdited, fleet.StatusStale:
 			code = ExitNotClean
 		}
 		if r.CI == "failure" {
@@ -303,7 +387,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 
 // maxFailures is --max-failures as [fleet.Request] takes it: when not
 // given, 0 with waves and no limit (-1) without.
-func (c *FleetUpdateCmd) maxFailures() int {
+func (c *fleetSendFlags) maxFailures() int {
 	switch {
 	case c.MaxFailures != nil:
 		return *c.MaxFailures
@@ -316,7 +400,10 @@ func (c *FleetUpdateCmd) maxFailures() int {
 // repos reads the repositories from --repos or the census; from the
 // census it also returns what may be cloned, after asking (yes: --yes or
 // --ci answered), and each repository's census row.
-func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]string, *fleet.Allow, map[string]wire.CensusProjectRow, error) {
+//
+// The version is set on *registryArg when it has none (the latest);
+// planOnly says the command clones and plans but pushes nothing.
+func (c *fleetSourceFlags) repos(ctx context.Context, app *App, registryArg *string, planOnly, yes bool) ([]string, *fleet.Allow, map[string]wire.CensusProjectRow, error) {
 	if !c.FromCensus {
 		f, err := os.Open(c.Repos)
 		if err != nil {
@@ -336,7 +423,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	id, err := registry.ParseID(c.Registry)
+	id, err := registry.ParseID(*registryArg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -353,7 +440,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 			return nil, nil, nil, fmt.Errorf("%s has no versions", id.Key())
 		}
 		id.Version = vs[0]
-		c.Registry = id.Key() + "@" + id.Version
+		*registryArg = id.Key() + "@" + id.Version
 	}
 	census, err := cl.Census(ctx, id.Namespace, id.Path)
 	if err != nil {
@@ -376,10 +463,10 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 	// Anyone who may report to the namespace names these: the operator
 	// reads the list before jig clones and pushes.
 	what := "clone each, push the branch " + fleet.BranchName(id.Key(), id.Version) + " to it and open a request"
-	if c.DryRun {
+	if planOnly {
 		what = "clone each and plan the update"
 	}
-	app.Out.Errorln(fmt.Sprintf("The census of %s names %s not on %s; jig fleet update will %s:", id.Key(), english.Count(len(repos), "repository", "repositories"), id.Version, what))
+	app.Out.Errorln(fmt.Sprintf("The census of %s names %s not on %s; jig fleet will %s:", id.Key(), english.Count(len(repos), "repository", "repositories"), id.Version, what))
 	for _, r := range repos {
 		app.Out.Errorln("  " + fleet.Redact(r))
 	}
@@ -406,7 +493,7 @@ func (c *FleetUpdateCmd) repos(ctx context.Context, app *App, yes bool) ([]strin
 
 // allow is what --from-census may clone: the hosts of --allow-host and of
 // the rc file, and local paths with --allow-local.
-func (c *FleetUpdateCmd) allow(app *App) (fleet.Allow, error) {
+func (c *fleetAllowFlags) allow(app *App) (fleet.Allow, error) {
 	cfg, err := app.Config()
 	if err != nil {
 		return fleet.Allow{}, err
@@ -466,12 +553,16 @@ func printFleet(o *Output, results []fleet.Result) {
 		o.Printf("%-*s  %-9s  %-17s  %s\n", w, r.Repo, r.Status, ver, detail)
 	}
 	var parts []string
-	for _, s := range []fleet.Status{fleet.StatusPushed, fleet.StatusDraft, fleet.StatusUnchanged, fleet.StatusCurrent, fleet.StatusClosed, fleet.StatusPlanned, fleet.StatusConflict, fleet.StatusEdited, fleet.StatusSkipped, fleet.StatusFailed, fleet.StatusNotRun} {
+	for _, s := range []fleet.Status{fleet.StatusPushed, fleet.StatusDraft, fleet.StatusUnchanged, fleet.StatusCurrent, fleet.StatusClosed, fleet.StatusPlanned, fleet.StatusConflict, fleet.StatusEdited, fleet.StatusStale, fleet.StatusSkipped, fleet.StatusFailed, fleet.StatusNotRun} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
 	o.Printf("%s: %s.\n", english.Count(len(results), "repository", "repositories"), strings.Join(parts, ", "))
+	if n := counts[fleet.StatusStale]; n > 0 {
+		o.Errorln(fmt.Sprintf("%s changed since the plan and %s left alone; make the plan again (jig fleet plan), or run jig fleet apply again with --replan to roll %s out as %s now.",
+			english.Count(n, "repository", "repositories"), english.Plural(n, "was", "were"), english.Plural(n, "it", "them"), english.Plural(n, "it is", "they are")))
+	}
 	if counts[fleet.StatusConflict] > 0 {
 		n := counts[fleet.StatusConflict]
 		o.Errorln(fmt.Sprintf("%s conflicted and %s skipped; update %s by hand, or rerun with --on-conflict draft to push draft requests with the conflict markers.",

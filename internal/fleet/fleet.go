@@ -56,6 +56,10 @@ const (
 	// the version, or the registry removed) and jig's open request was
 	// closed with a comment ([Request.API]).
 	StatusClosed Status = "closed"
+	// StatusStale: the repository changed since the plan the rollout
+	// follows ([Request.Expect]): its default branch moved, or the update
+	// gives other files; it was left alone.
+	StatusStale Status = "stale"
 )
 
 // final reports whether a recorded outcome needs no more work.
@@ -154,6 +158,19 @@ type Request struct {
 	// DryRun clones and plans but commits and pushes nothing, and records
 	// nothing in the state file.
 	DryRun bool
+	// Plan, like DryRun, pushes and records nothing, but goes further:
+	// it applies and commits the update in the throwaway clone and reads
+	// the remote and the forge, to fill each result's Plan with what a
+	// rollout would do ([Planned]).
+	Plan bool
+	// Expect, when set, is the plan a rollout follows, by repository
+	// address without credentials: a repository whose default branch is
+	// no longer at the planned commit, or whose update gives another tree
+	// than planned, is left alone as [StatusStale] unless Replan.
+	Expect map[string]Expected
+	// Replan rolls a repository that changed since the plan out as it
+	// is now, as if it had been planned again.
+	Replan bool
 	// Allow, when set, is checked before each repository is cloned: an
 	// address it refuses fails the clone step, and git is kept to the
 	// transports it allows. For addresses that come from others (the
@@ -220,6 +237,13 @@ type Result struct {
 	// Merged is set when jig merged the request, or asked the forge to
 	// merge it once green ([API.AutoMerge]).
 	Merged bool `json:"merged,omitempty"`
+	// Plan is what [Request.Plan] found: the action, the diff and the
+	// request.
+	Plan *Planned `json:"plan,omitempty"`
+	// Drifted are the files the census reported drifted from the
+	// registry in this repository, which the update may conflict on
+	// (filled by the caller).
+	Drifted []string `json:"drifted,omitempty"`
 }
 
 // Run rolls req out and returns one result per repository, in the order
@@ -332,6 +356,9 @@ func prepare(ctx context.Context, req *Request) (*runner, error) {
 			return nil, fmt.Errorf("%s has no versions", id.Key())
 		}
 		req.Version = vs[0]
+	}
+	if req.Plan {
+		req.DryRun = true
 	}
 	r := &runner{req: *req, key: id.Key(), version: req.Version, branch: BranchName(id.Key(), req.Version)}
 	r.req.WorkDir = filepath.Join(req.WorkDir, strings.TrimPrefix(r.branch, "jig/"))
@@ -523,11 +550,29 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		return fail("clone", err)
 	}
 	res.Base = base
+	head, err := g.run(ctx, "", "rev-parse", "HEAD")
+	if err != nil {
+		return fail("clone", err)
+	}
+	exp, planned := r.req.Expect[res.Repo]
+	planned = planned && !r.req.Replan
+	if planned && head != exp.BaseCommit {
+		return stale(res, fmt.Sprintf("%s moved since the plan (%s, planned at %s)", base, shortHash(head), shortHash(exp.BaseCommit)))
+	}
+	if r.req.Plan {
+		res.Plan = &Planned{BaseCommit: head}
+	}
 	eng, plan, draft, done, err := r.planUpdate(ctx, dir, &res)
 	if err != nil {
 		return fail("update", err)
 	}
 	if done {
+		if r.req.Plan {
+			return r.planDone(ctx, repo, res, fail)
+		}
+		if planned && exp.Tree != "" {
+			return stale(res, "the update changes nothing any more, where the plan had changes")
+		}
 		return r.closeStale(ctx, repo, res, fail)
 	}
 	if err := eng.Apply(ctx, plan); err != nil {
@@ -538,7 +583,16 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		return fail("commit", err)
 	}
 	if done {
+		if r.req.Plan {
+			return r.planDone(ctx, repo, res, fail)
+		}
 		return r.closeStale(ctx, repo, res, fail)
+	}
+	if r.req.Plan {
+		return r.planOutcome(ctx, g, repo, title, body, tree, draft, res, fail)
+	}
+	if planned && tree != exp.Tree {
+		return stale(res, "the update gives other files than planned (the registry's version or the repository changed)")
 	}
 	if r.viaAPI() {
 		return r.deliverAPI(ctx, g, repo, title, body, tree, draft, res, fail)
@@ -608,7 +662,7 @@ func (r *runner) planUpdate(ctx context.Context, dir string, res *Result) (eng *
 		}
 		draft = true
 	}
-	if r.req.DryRun {
+	if r.req.DryRun && !r.req.Plan {
 		res.Status = StatusPlanned
 		return nil, nil, false, true, nil
 	}
@@ -826,3 +880,13 @@ func (r *runner) push(ctx context.Context, g *gitRunner, forge Forge, base, titl
 	res.Forge = forge
 	return nil
 }
+
+// stale is the result of a repository that changed since the plan a
+// rollout follows.
+func stale(res Result, why string) Result {
+	res.Status, res.Note = StatusStale, "stale plan: "+why
+	return res
+}
+
+// shortHash shortens a commit hash for people.
+func shortHash(h string) string { return h[:min(len(h), 12)] }

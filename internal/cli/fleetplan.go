@@ -1,0 +1,542 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/fleet"
+	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry"
+)
+
+// FleetPlanCmd is "jig fleet plan <registry>[@version] (--repos FILE |
+// --from-census ...) [request flags] -o FILE [--force] [--json]".
+type FleetPlanCmd struct {
+	Registry string `arg:"" name:"registry" help:"Registry to plan the rollout of, with the version: @team/x@1.2.0 (the latest without a version)."`
+	fleetSourceFlags
+	fleetRequestFlags
+	Output string `name:"output" short:"o" required:"" placeholder:"FILE" help:"Write the plan (JSON) to FILE, for review and for jig fleet apply FILE."`
+	Force  bool   `name:"force" help:"Overwrite FILE when it exists."`
+	fleetWorkFlags
+}
+
+// Validate checks the flags.
+func (c *FleetPlanCmd) Validate() error {
+	if c.PRCommand != "" {
+		return errors.New("a plan does not run --pr-command (a plan file is read by others, and must not carry a command to run); plan with --forge, or roll out with jig fleet update --pr-command")
+	}
+	return errors.Join(c.fleetWorkFlags.validate(), c.fleetSourceFlags.validate(), c.fleetRequestFlags.validate())
+}
+
+// Run clones each repository, plans its update, and writes the plan.
+func (c *FleetPlanCmd) Run(ctx context.Context, app *App) error {
+	if !c.Force {
+		if _, err := os.Lstat(c.Output); err == nil {
+			return fmt.Errorf("%s exists; pass --force to overwrite it, or write the plan elsewhere with -o FILE", c.Output)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	repos, allow, census, err := c.repos(ctx, app, &c.Registry, true, app.Yes)
+	if err != nil {
+		return err
+	}
+	work, err := c.workDir(app)
+	if err != nil {
+		return err
+	}
+	api, err := c.fleetRequestFlags.api(app, nil, repos)
+	if err != nil {
+		return err
+	}
+	req, err := c.request(app, c.Registry, repos, work)
+	if err != nil {
+		return err
+	}
+	req.Plan, req.Allow, req.API, req.Census = true, allow, api, census
+	req.OnConflict, req.NoPR = c.OnConflict, c.PR == "none"
+	if c.Forge != "auto" {
+		req.Forge = fleet.Forge(c.Forge)
+	}
+	results, err := fleet.Run(ctx, req)
+	if err != nil {
+		return err
+	}
+	id, err := registry.ParseID(c.Registry)
+	if err != nil {
+		return err
+	}
+	doc := fleet.PlanDoc{Kind: fleet.PlanKind, Version: fleet.PlanVersion, Registry: id.Key(), OnConflict: c.OnConflict, Repos: results}
+	for _, r := range results {
+		if r.To != "" {
+			doc.To = r.To
+			break
+		}
+	}
+	switch {
+	case api != nil:
+		doc.Forge, doc.API, doc.ForgeURL = fleet.Forge(api.Client.Name()), true, c.ForgeURL
+		doc.Labels, doc.Reviewers, doc.Draft = c.Label, c.Reviewer, c.Draft
+	case c.PR == "none":
+		doc.Forge = fleet.ForgeNone
+	case c.Forge != "auto":
+		doc.Forge = fleet.Forge(c.Forge)
+	}
+	c.drift(ctx, app, id, results)
+	data, err := doc.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := safefile.WriteFileAtomic(c.Output, data, 0o644); err != nil {
+		return err
+	}
+	if err := app.Out.Result(c.JSON, doc, func() { printFleetPlan(app.Out, &doc, c.Output) }); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Status == fleet.StatusFailed {
+			return errSilent
+		}
+	}
+	return nil
+}
+
+// drift adds to each result the files the census says drifted in that
+// repository; a census that cannot be read adds nothing (the plan stands
+// without it).
+func (c *FleetPlanCmd) drift(ctx context.Context, app *App, id registry.ID, results []fleet.Result) {
+	cl, err := app.Client(id.Namespace)
+	if err != nil {
+		return
+	}
+	census, err := cl.Census(ctx, id.Namespace, id.Path)
+	if err != nil {
+		return
+	}
+	byRepo := map[string][]string{}
+	for _, p := range census.Projects {
+		if len(p.Drifted) > 0 {
+			byRepo[fleet.Redact(p.Project)] = p.Drifted
+		}
+	}
+	for i := range results {
+		results[i].Drifted = byRepo[results[i].Repo]
+	}
+}
+
+// printFleetPlan prints the plan as a table, and what to do next.
+func printFleetPlan(o *Output, doc *fleet.PlanDoc, path string) {
+	rows := [][]string{{"Repository", "Action", "Version", "Changes", "Request"}}
+	counts := map[fleet.Action]int{}
+	failed := 0
+	for _, r := range doc.Repos {
+		ver := r.To
+		if r.From != "" && r.From != r.To {
+			ver = r.From + " -> " + r.To
+		}
+		if r.Plan == nil {
+			failed++
+			rows = append(rows, []string{r.Repo, "failed", ver, "", r.Step + ": " + r.Error})
+			continue
+		}
+		p := r.Plan
+		counts[p.Action]++
+		added, removed := 0, 0
+		for _, f := range p.Diff {
+			added += f.Added
+			removed += f.Removed
+		}
+		changes := ""
+		if len(p.Diff) > 0 {
+			changes = fmt.Sprintf("%s +%d -%d", english.Count(len(p.Diff), "file", "files"), added, removed)
+		}
+		if len(r.Conflicts) > 0 {
+			changes = strings.TrimSpace(changes + " conflicts: " + strings.Join(r.Conflicts, ", "))
+		}
+		if len(r.Drifted) > 0 {
+			changes = strings.TrimSpace(changes + " drifted: " + strings.Join(r.Drifted, ", "))
+		}
+		request := r.Note
+		if q := p.Request; q != nil {
+			switch {
+			case q.Number > 0 && q.URL != "":
+				request = fmt.Sprintf("#%d %s", q.Number, q.URL)
+			case p.Action == fleet.ActionOpen:
+				request = "new: " + q.Title
+			}
+			if q.Draft {
+				request += " (draft)"
+			}
+		}
+		rows = append(rows, []string{r.Repo, string(p.Action), ver, changes, request})
+	}
+	o.Columns("", rows)
+	var parts []string
+	for _, a := range []fleet.Action{fleet.ActionOpen, fleet.ActionUpdate, fleet.ActionClose, fleet.ActionNothing, fleet.ActionSkip} {
+		if counts[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[a], a))
+		}
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", failed))
+	}
+	o.Printf("%s: %s.\n", english.Count(len(doc.Repos), "repository", "repositories"), strings.Join(parts, ", "))
+	o.Errorln(fmt.Sprintf("Wrote the plan of %s %s to %s; review it, then run: jig fleet apply %s", doc.Registry, doc.To, path, path))
+}
+
+// FleetApplyCmd is "jig fleet apply PLAN [--repos FILE] [--allow-host
+// HOST]... [--allow-local] [--forge-url URL] [--replan] [send flags]".
+type FleetApplyCmd struct {
+	Plan  string `arg:"" name:"plan" type:"existingfile" help:"The plan file jig fleet plan wrote."`
+	Repos string `name:"repos" type:"existingfile" placeholder:"FILE" help:"The repository list the plan was made from: its addresses, with the credentials they hold, are cloned and pushed to as given. A repository of the plan not in it must be on a host --allow-host allows (the plan file may come from anyone)."`
+	fleetAllowFlags
+	ForgeURL string `name:"forge-url" placeholder:"URL" help:"The forge's web address, when the plan has one: given again, as a plan file does not choose where the forge's token goes."`
+	Replan   bool   `name:"replan" help:"Roll a repository that changed since the plan (its default branch moved, or the update gives other files) out as it is now, instead of leaving it alone."`
+	fleetSendFlags
+	fleetWorkFlags
+}
+
+// Validate checks the flags.
+func (c *FleetApplyCmd) Validate() error {
+	return errors.Join(c.fleetWorkFlags.validate(), c.fleetSendFlags.validate())
+}
+
+// readPlanFile reads and checks a plan file ([fleet.ReadPlan]).
+func readPlanFile(path string) (*fleet.PlanDoc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	doc, err := fleet.ReadPlan(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// Run rolls the plan out: the repositories it opens, updates or closes a
+// request in; the others are reported as planned.
+func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
+	doc, err := readPlanFile(c.Plan)
+	if err != nil {
+		return err
+	}
+	if doc.ForgeURL != c.ForgeURL {
+		if doc.ForgeURL == "" {
+			return fmt.Errorf("the plan %s has no forge address; leave out --forge-url", c.Plan)
+		}
+		return fmt.Errorf("the plan %s sends the requests to %s; if you trust it with the forge's token, say so: jig fleet apply %s --forge-url %s", c.Plan, doc.ForgeURL, c.Plan, doc.ForgeURL)
+	}
+	repos, err := c.addresses(app, doc)
+	if err != nil {
+		return err
+	}
+	results := make([]fleet.Result, len(doc.Repos))
+	var todo []string
+	var at []int
+	for i, r := range doc.Repos {
+		switch {
+		case r.Plan == nil:
+			results[i] = fleet.Result{Repo: r.Repo, Status: fleet.StatusNotRun, To: doc.To, Note: "the plan failed here (" + r.Step + "); make the plan again"}
+		case r.Plan.Action == fleet.ActionNothing || r.Plan.Action == fleet.ActionSkip:
+			res := r
+			res.Plan, res.Earlier = nil, false
+			res.Note = strings.TrimSpace("as planned: " + string(r.Plan.Action) + "; " + r.Note)
+			res.Note = strings.TrimSuffix(res.Note, ";")
+			results[i] = res
+		default:
+			todo = append(todo, repos[i])
+			at = append(at, i)
+		}
+	}
+	work, err := c.workDir(app)
+	if err != nil {
+		return err
+	}
+	req, err := c.request(app, doc.Registry+"@"+doc.To, todo, work)
+	if err != nil {
+		return err
+	}
+	if len(todo) > 0 {
+		flags := fleetRequestFlags{Forge: "auto", PR: "auto", ForgeURL: doc.ForgeURL, Label: doc.Labels, Reviewer: doc.Reviewers, Draft: doc.Draft}
+		switch doc.Forge {
+		case fleet.ForgeNone:
+			flags.PR = "none"
+		case fleet.ForgeAuto:
+		default:
+			flags.Forge = string(doc.Forge)
+		}
+		api, err := flags.api(app, &c.fleetSendFlags, todo)
+		if err != nil {
+			return err
+		}
+		if doc.API && api == nil {
+			return fmt.Errorf("the plan %s opens the requests through %s's API: set its token (%s)", c.Plan, doc.Forge, strings.Join(forgeTokenEnv[string(doc.Forge)], " or "))
+		}
+		req.Wave, req.MaxFailures, req.API = c.Wave, c.maxFailures(), api
+		req.OnConflict, req.NoPR = doc.OnConflict, flags.PR == "none"
+		req.Expect, req.Replan = doc.Expectations(), c.Replan
+		if flags.Forge != "auto" && api == nil {
+			req.Forge = fleet.Forge(flags.Forge)
+		}
+	}
+	var ran []fleet.Result
+	if len(todo) > 0 {
+		ran, err = fleet.Run(ctx, req)
+		if ran == nil && err != nil {
+			return err
+		}
+	}
+	for k, i := range at {
+		if k < len(ran) {
+			results[i] = ran[k]
+		}
+	}
+	return c.finish(ctx, app, fleetResult{Registry: doc.Registry + "@" + doc.To, WorkDir: work}, results, err)
+}
+
+// addresses returns the address to clone of each repository of the plan:
+// its line in --repos (credentials and all) when it has one, else the
+// plan's own address, which the allowed hosts must allow.
+func (c *FleetApplyCmd) addresses(app *App, doc *fleet.PlanDoc) ([]string, error) {
+	given := map[string]string{}
+	if c.Repos != "" {
+		f, err := os.Open(c.Repos)
+		if err != nil {
+			return nil, err
+		}
+		list, err := fleet.ParseRepos(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
+		}
+		for _, r := range list {
+			given[fleet.Redact(r)] = r
+		}
+	}
+	allow, err := c.allow(app)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(doc.Repos))
+	var refused []string
+	for i, r := range doc.Repos {
+		if a, ok := given[r.Repo]; ok {
+			out[i] = a
+			continue
+		}
+		if r.Plan == nil || r.Plan.Action == fleet.ActionNothing || r.Plan.Action == fleet.ActionSkip {
+			// Not cloned: nothing to check.
+			out[i] = r.Repo
+			continue
+		}
+		if err := allow.Check(r.Repo); err != nil {
+			refused = append(refused, fmt.Sprintf("%s (%v)", r.Repo, err))
+			continue
+		}
+		out[i] = r.Repo
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("the plan %s names %s that --repos does not list and no allowed host holds: %s; give the repository list the plan was made from (jig fleet apply %s --repos FILE), or allow the host with --allow-host HOST",
+			c.Plan, english.Count(len(refused), "repository", "repositories"), strings.Join(refused, "; "), c.Plan)
+	}
+	return out, nil
+}
+
+// rolloutFlags are jig fleet status --rollout's: the requests a rollout
+// opened, read back from the forge.
+type rolloutFlags struct {
+	Rollout         bool   `name:"rollout" help:"Show the requests jig fleet update or apply opened for the registry, read back from the forge: open, green, red, pending, conflicted, merged, closed. The repositories come from --plan, --repos, or the state file of the last run."`
+	RolloutPlan     string `name:"plan" type:"existingfile" placeholder:"FILE" help:"With --rollout: the repositories of this plan file."`
+	RolloutRepos    string `name:"repos" type:"existingfile" placeholder:"FILE" help:"With --rollout: the repositories of this list (the addresses, with credentials, that git and the forge's address are taken from)."`
+	RolloutForge    string `name:"forge" enum:"auto,gitea,github,gitlab" default:"auto" help:"With --rollout: the forge whose API to read (auto: the plan's or the last run's, else from the repositories' host)."`
+	RolloutForgeURL string `name:"forge-url" placeholder:"URL" help:"With --rollout: the forge's web address, when its API is not at the remotes' host."`
+	RolloutWorkDir  string `name:"work-dir" hidden:"" help:"Directory of the fleet's state files instead of the cache's fleet directory."`
+}
+
+func (c *rolloutFlags) validate(target string, behind, history bool) error {
+	id, err := registry.ParseID(target)
+	switch {
+	case target == "" || !strings.Contains(target, "/") || err != nil:
+		return errors.New("--rollout needs a registry: jig fleet status --rollout @team/x")
+	case id.Version != "":
+		return fmt.Errorf("--rollout takes a registry without a version (one request per registry): jig fleet status --rollout %s", id.Key())
+	case behind || history:
+		return errors.New("--behind and --history read the census; --rollout reads the forge: use one or the other")
+	}
+	return nil
+}
+
+// rolloutDoc is the --json document of jig fleet status --rollout.
+type rolloutDoc struct {
+	Registry string              `json:"registry"`
+	Counts   fleet.RolloutCounts `json:"counts"`
+	Repos    []fleet.RolloutRow  `json:"repos"`
+}
+
+// rollout prints the burndown of the rollout of target.
+func (c *rolloutFlags) rollout(ctx context.Context, app *App, target string, asJSON bool) error {
+	id, err := registry.ParseID(target)
+	if err != nil {
+		return err
+	}
+	key := id.Key()
+	repos, kind, err := c.rolloutRepos(app, key)
+	if err != nil {
+		return err
+	}
+	addrs := make([]string, len(repos))
+	for i, r := range repos {
+		addrs[i] = r.Repo
+	}
+	flags := fleetRequestFlags{Forge: c.RolloutForge, PR: "auto", ForgeURL: c.RolloutForgeURL}
+	if flags.Forge == "auto" && kind != "" {
+		flags.Forge = kind
+	}
+	k := flags.forgeKind(addrs)
+	if k == "" {
+		return fmt.Errorf("jig cannot tell the repositories' forge: their hosts name none, or they are on several; name it: jig fleet status --rollout %s --forge gitea|github|gitlab (and --forge-url URL when its API is elsewhere)", key)
+	}
+	token := flags.forgeToken(app, k)
+	if token == "" {
+		return fmt.Errorf("reading the requests from %s needs its API token: %s", k, forgeTokenHelp[k])
+	}
+	api, err := flags.api(app, nil, addrs)
+	if err != nil {
+		return err
+	}
+	if api == nil {
+		return fmt.Errorf("jig does not speak the API of %s", k)
+	}
+	rows := fleet.Burndown(ctx, api.Client, c.RolloutForgeURL, key, repos)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	doc := rolloutDoc{Registry: key, Counts: fleet.Count(rows), Repos: rows}
+	if err := app.Out.Result(asJSON, doc, func() { printRollout(app.Out, &doc) }); err != nil {
+		return err
+	}
+	if doc.Counts.Unknown > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// rolloutRepos returns the repositories of the rollout of key, from
+// --plan, --repos or the last run's state file, and the forge the plan
+// names ("" when unknown).
+func (c *rolloutFlags) rolloutRepos(app *App, key string) ([]fleet.RolloutRepo, string, error) {
+	var out []fleet.RolloutRepo
+	kind := ""
+	given := map[string]string{}
+	if c.RolloutRepos != "" {
+		f, err := os.Open(c.RolloutRepos)
+		if err != nil {
+			return nil, "", err
+		}
+		list, err := fleet.ParseRepos(f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("--repos %s: %w", c.RolloutRepos, err)
+		}
+		for _, r := range list {
+			given[fleet.Redact(r)] = r
+		}
+		if c.RolloutPlan == "" {
+			for _, r := range list {
+				out = append(out, fleet.RolloutRepo{Repo: r})
+			}
+			return out, "", nil
+		}
+	}
+	known := map[string]fleet.Result{}
+	switch {
+	case c.RolloutPlan != "":
+		doc, err := readPlanFile(c.RolloutPlan)
+		if err != nil {
+			return nil, "", err
+		}
+		if doc.Registry != key {
+			return nil, "", fmt.Errorf("the plan %s is of %s, not %s", c.RolloutPlan, doc.Registry, key)
+		}
+		if doc.API {
+			kind = string(doc.Forge)
+		}
+		for _, r := range doc.Repos {
+			known[r.Repo] = r
+		}
+	default:
+		work, err := (&fleetWorkFlags{WorkDir: c.RolloutWorkDir}).workDir(app)
+		if err != nil {
+			return nil, "", err
+		}
+		results, _, err := fleet.LastRun(work, key)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(results) == 0 {
+			return nil, "", fmt.Errorf("no rollout of %s ran here; name its repositories: jig fleet status --rollout %s --repos FILE (or --plan FILE)", key, key)
+		}
+		for _, r := range results {
+			known[r.Repo] = r
+			if r.Forge == fleet.ForgeGitea || r.Forge == fleet.ForgeGitHub || r.Forge == fleet.ForgeGitLab {
+				// The forge the run's requests went to.
+				kind = string(r.Forge)
+			}
+		}
+	}
+	for _, r := range sortedKeys(known) {
+		res := known[r]
+		addr := r
+		if a, ok := given[r]; ok {
+			addr = a
+		}
+		rr := fleet.RolloutRepo{Repo: addr, Base: res.Base, Number: res.Number}
+		if res.Plan != nil && res.Plan.Request != nil && rr.Number == 0 {
+			rr.Number = res.Plan.Request.Number
+		}
+		out = append(out, rr)
+	}
+	return out, kind, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// printRollout prints the burndown: the counts, then a row per
+// repository.
+func printRollout(o *Output, doc *rolloutDoc) {
+	n := doc.Counts
+	o.Printf("%s: %d open (%d green, %d red, %d pending, %d conflicted), %d merged, %d closed, %d without a request",
+		doc.Registry, n.Open, n.Green, n.Red, n.Pending, n.Conflicted, n.Merged, n.Closed, n.None)
+	if n.Unknown > 0 {
+		o.Printf(", %d not read", n.Unknown)
+	}
+	o.Printf(".\n\n")
+	rows := [][]string{{"Repository", "State", "Checks", "Request"}}
+	for _, r := range doc.Repos {
+		state := r.State
+		if r.Conflicted {
+			state += " (conflicted)"
+		}
+		req := r.URL
+		if r.Error != "" {
+			req = r.Error
+		}
+		rows = append(rows, []string{r.Repo, state, r.CI, req})
+	}
+	o.Columns("", rows)
+}
