@@ -161,9 +161,6 @@ func ReadPlan(r io.Reader) (*PlanDoc, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a plan of version %d: %v", PlanVersion, jsonError(err))
 	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON document")
-	}
 	if err := doc.check(); err != nil {
 		return nil, err
 	}
