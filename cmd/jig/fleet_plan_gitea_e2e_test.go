@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +28,7 @@ type planDoc struct {
 		Repo   string `json:"repo"`
 		Status string `json:"status"`
 		From   string `json:"from"`
+		Note   string `json:"note"`
 		Plan   struct {
 			Action     string `json:"action"`
 			BaseCommit string `json:"baseCommit"`
@@ -38,11 +40,13 @@ type planDoc struct {
 				Removed int    `json:"removed"`
 			} `json:"diff"`
 			Request struct {
-				Branch string   `json:"branch"`
-				Base   string   `json:"base"`
-				Title  string   `json:"title"`
-				Labels []string `json:"labels"`
-				Number int64    `json:"number"`
+				Branch        string   `json:"branch"`
+				Base          string   `json:"base"`
+				Title         string   `json:"title"`
+				Labels        []string `json:"labels"`
+				Reviewers     []string `json:"reviewers"`
+				TeamReviewers []string `json:"teamReviewers"`
+				Number        int64    `json:"number"`
 			} `json:"request"`
 		} `json:"plan"`
 	} `json:"repos"`
@@ -75,7 +79,12 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 	f := newFleetEnv(t)
 	gt := testenv.StartGitea(t)
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	// The repositories have code owners: alice for everything, the
+	// team writers (and an address no forge can ask) for docs/.
+	testenv.WriteFiles(t, f.seed, map[string]string{"CODEOWNERS": "* @alice\n/docs/ @fleet/writers writers@example.com\n"})
 	names := f.giteaFleet(gt, &fakeCI{t: t, gt: gt, red: map[string]bool{}, set: map[string]int{}}, 5)
+	gt.API(t, http.MethodPost, "/admin/users", map[string]any{"username": "alice", "email": "alice@example.com", "password": "alice-password-1", "must_change_password": false}, nil)
+	gt.API(t, http.MethodPost, "/orgs/fleet/teams", map[string]any{"name": "writers", "permission": "read", "includes_all_repositories": true, "units": []string{"repo.code", "repo.pulls"}}, nil)
 	noToken := func(what, s string) {
 		t.Helper()
 		if strings.Contains(s, gt.Token) {
@@ -84,7 +93,7 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 	}
 
 	// The plan: nothing on the forge changes.
-	code, stdout, stderr := f.runAll(f.dir, nil, "fleet", "plan", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "gitea", "--label", "jig", "-o", "plan.json")
+	code, stdout, stderr := f.runAll(f.dir, nil, "fleet", "plan", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "gitea", "--label", "jig", "--reviewers-from-codeowners", "-o", "plan.json")
 	if code != 0 {
 		t.Fatalf("jig fleet plan: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -110,7 +119,9 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 		want := fmt.Sprintf("%s/fleet/%s.git", gt.URL, names[i])
 		if r.Repo != want || r.From != "1.0.0" || p.Action != "open" || len(p.BaseCommit) != 40 || p.Tree == "" ||
 			p.Request.Branch != "jig/team-x" || p.Request.Base != "main" || !strings.Contains(p.Request.Title, "1.0.0 -> 1.1.0") ||
-			len(p.Request.Labels) != 1 || p.Request.Number != 0 {
+			len(p.Request.Labels) != 1 || p.Request.Number != 0 ||
+			!slices.Equal(p.Request.Reviewers, []string{"alice"}) || !slices.Equal(p.Request.TeamReviewers, []string{"fleet/writers"}) ||
+			!strings.Contains(r.Note, "writers@example.com") {
 			t.Errorf("%s: planned %+v", names[i], r)
 		}
 		diff := map[string]string{}
@@ -169,6 +180,19 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 		case r.Status != "pushed" || r.Number == 0:
 			t.Errorf("%s: got %s #%d (%s%s), want pushed", names[i], r.Status, r.Number, r.Error, r.Note)
 		}
+	}
+	// The code owners were asked to review.
+	var opened struct {
+		Reviewers []struct {
+			Login string `json:"login"`
+		} `json:"requested_reviewers"`
+		Teams []struct {
+			Name string `json:"name"`
+		} `json:"requested_reviewers_teams"`
+	}
+	gt.API(t, http.MethodGet, fmt.Sprintf("/repos/fleet/app-00/pulls/%d", a.Repos[0].Number), nil, &opened)
+	if len(opened.Reviewers) != 1 || opened.Reviewers[0].Login != "alice" || len(opened.Teams) != 1 || opened.Teams[0].Name != "writers" {
+		t.Errorf("app-00's request asks %+v to review, want alice and the team writers", opened)
 	}
 	var prs []giteaPR
 	gt.API(t, http.MethodGet, "/repos/fleet/app-02/pulls?state=all", nil, &prs)

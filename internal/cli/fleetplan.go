@@ -82,7 +82,7 @@ func (c *FleetPlanCmd) Run(ctx context.Context, app *App) error {
 	switch {
 	case api != nil:
 		doc.Forge, doc.API, doc.ForgeURL = fleet.Forge(api.Client.Name()), true, c.ForgeURL
-		doc.Labels, doc.Reviewers, doc.Draft = c.Label, c.Reviewer, c.Draft
+		doc.Labels, doc.Reviewers, doc.Draft, doc.ReviewersFromCodeowners = c.Label, c.Reviewer, c.Draft, c.FromCodeowners
 	case c.PR == "none":
 		doc.Forge = fleet.ForgeNone
 	case c.Forge != "auto":
@@ -172,6 +172,9 @@ func printFleetPlan(o *Output, doc *fleet.PlanDoc, path string) {
 			}
 			if q.Draft {
 				request += " (draft)"
+			}
+			if asked := slices.Concat(q.Reviewers, q.TeamReviewers); len(asked) > 0 && p.Action == fleet.ActionOpen {
+				request += " review: " + strings.Join(asked, ", ")
 			}
 		}
 		rows = append(rows, []string{r.Repo, string(p.Action), ver, changes, request})
@@ -265,7 +268,7 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	if len(todo) > 0 {
-		flags := fleetRequestFlags{Forge: "auto", PR: "auto", ForgeURL: doc.ForgeURL, Label: doc.Labels, Reviewer: doc.Reviewers, Draft: doc.Draft}
+		flags := fleetRequestFlags{Forge: "auto", PR: "auto", ForgeURL: doc.ForgeURL, Label: doc.Labels, Reviewer: doc.Reviewers, Draft: doc.Draft, FromCodeowners: doc.ReviewersFromCodeowners}
 		switch doc.Forge {
 		case fleet.ForgeNone:
 			flags.PR = "none"

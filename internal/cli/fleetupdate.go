@@ -69,6 +69,8 @@ type fleetRequestFlags struct {
 	Label      []string `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
 	Reviewer   []string `name:"reviewer" placeholder:"USER" help:"With the gitea forge: a user asked to review each request; repeatable."`
 	Draft      bool     `name:"draft" help:"With the gitea forge: open the requests as drafts (WIP:), marked ready once their checks pass (--gate ci)."`
+	// FromCodeowners adds the code owners of the changed files.
+	FromCodeowners bool `name:"reviewers-from-codeowners" help:"With the forge's API: also ask the owners of the files the update changes to review (the CODEOWNERS of the default branch, where the forge looks for it: .github/, the root, docs/, .gitlab/ or .gitea/); teams where the forge can ask one, email addresses left out with a note."`
 }
 
 // fleetSendFlags say how a rollout sends its changes: waves, failures,
@@ -141,7 +143,7 @@ func (c *fleetSendFlags) validate() error {
 
 // usesAPI reports whether flags only the forge API serves were given.
 func (c *fleetRequestFlags) usesAPI(send *fleetSendFlags) bool {
-	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft ||
+	return c.ForgeURL != "" || len(c.Label) > 0 || len(c.Reviewer) > 0 || c.Draft || c.FromCodeowners ||
 		send != nil && (send.Gate != "none" || send.AutoMerge || send.Window != "")
 }
 
@@ -230,7 +232,7 @@ func (c *fleetRequestFlags) api(app *App, send *fleetSendFlags, repos []string) 
 			kind != "" && c.usesAPI(send):
 			return nil, fmt.Errorf("--forge %s needs an API token: %s", kind, forgeTokenHelp[kind])
 		case c.usesAPI(send):
-			return nil, errors.New("--forge-url, --label, --reviewer, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea, github or gitlab with its token set (GITEA_TOKEN, GITHUB_TOKEN, GITLAB_TOKEN)")
+			return nil, errors.New("--forge-url, --label, --reviewer, --reviewers-from-codeowners, --draft, --gate, --automerge and --window work through the forge's API: use --forge gitea, github or gitlab with its token set (GITEA_TOKEN, GITHUB_TOKEN, GITLAB_TOKEN)")
 		}
 		return nil, nil
 	}
@@ -257,7 +259,7 @@ func (c *fleetRequestFlags) api(app *App, send *fleetSendFlags, repos []string) 
 	}
 	return &fleet.API{
 		Client: client, Base: c.ForgeURL,
-		Labels: c.Label, Reviewers: c.Reviewer, Draft: c.Draft,
+		Labels: c.Label, Reviewers: c.Reviewer, Draft: c.Draft, ReviewersFromCodeowners: c.FromCodeowners,
 		Gate: gate, MinGreen: send.MinGreen, AutoMerge: send.AutoMerge, Poll: send.GatePoll,
 	}, nil
 }

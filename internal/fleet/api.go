@@ -34,6 +34,11 @@ type API struct {
 	// repository lacks them); Reviewers are asked to review them.
 	Labels    []string
 	Reviewers []string
+	// ReviewersFromCodeowners also asks the owners of the files an
+	// update changes to review its request, as the repository's
+	// CODEOWNERS names them ([CodeownersPaths]): users, and teams where
+	// the forge can ask one; email addresses are left out with a note.
+	ReviewersFromCodeowners bool
 	// Draft opens the requests as drafts; with GateCI a draft is marked
 	// ready once its checks pass.
 	Draft bool
@@ -237,8 +242,12 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 	changed := push
 	switch {
 	case pr == nil:
+		users, teams, err := r.reviewers(ctx, g, nil, &res)
+		if err != nil {
+			return fail("pr", err)
+		}
 		pr, err = api.Client.Open(ctx, fr, forge.Open{Base: res.Base, Head: r.branch, Title: title, Body: body,
-			Labels: api.Labels, Reviewers: api.Reviewers, Draft: api.Draft || draft})
+			Labels: api.Labels, Reviewers: users, TeamReviewers: teams, Draft: api.Draft || draft})
 		if err != nil {
 			return fail("pr", err)
 		}

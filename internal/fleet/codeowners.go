@@ -3,9 +3,11 @@ package fleet
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -308,4 +310,78 @@ func OwnerKinds(owners []string) (users, teams, other []string) {
 		}
 	}
 	return users, teams, other
+}
+
+// reviewers returns who is asked to review a repository's request: the
+// API's reviewers and, with ReviewersFromCodeowners, the owners of the
+// files the update changes (diff; nil reads it from the clone) as the
+// CODEOWNERS of the default branch names them. Owners the forge cannot
+// be asked for (email addresses, roles) are named in res.Note.
+func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, res *Result) (users, teams []string, err error) {
+	api := r.req.API
+	users = slices.Clone(api.Reviewers)
+	if !api.ReviewersFromCodeowners {
+		return users, nil, nil
+	}
+	owners, err := readCodeowners(ctx, g, api.Client.Name())
+	if err != nil || owners == nil {
+		if err != nil {
+			res.Note = strings.TrimSpace(res.Note + " CODEOWNERS not read: " + err.Error())
+		}
+		return users, nil, nil
+	}
+	if diff == nil {
+		if diff, err = diffStat(ctx, g); err != nil {
+			return nil, nil, err
+		}
+	}
+	var all []string
+	for _, f := range diff {
+		for _, p := range []string{f.Path, f.From} {
+			if p == "" {
+				continue
+			}
+			for _, o := range owners.Owners(p) {
+				if !slices.Contains(all, o) {
+					all = append(all, o)
+				}
+			}
+		}
+	}
+	u, t, other := OwnerKinds(all)
+	for _, name := range u {
+		if !slices.Contains(users, name) {
+			users = append(users, name)
+		}
+	}
+	if len(other) > 0 {
+		res.Note = strings.TrimSpace(res.Note + " code owners not asked to review (no forge account to ask): " + strings.Join(other, ", "))
+	}
+	return users, t, nil
+}
+
+// readCodeowners reads the CODEOWNERS file of the default branch (the
+// parent of the update's commit) where the forge kind looks for it; nil
+// when there is none.
+func readCodeowners(ctx context.Context, g *gitRunner, kind string) (*Codeowners, error) {
+	paths, ok := CodeownersPaths[kind]
+	if !ok {
+		paths = CodeownersPaths["github"]
+	}
+	for _, p := range paths {
+		obj := "HEAD~1:" + p
+		size, err := g.run(ctx, "", "cat-file", "-s", obj)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(size); err != nil || n > MaxCodeownersSize {
+			return nil, fmt.Errorf("%s is larger than %d MiB", p, MaxCodeownersSize>>20)
+		}
+		data, err := g.run(ctx, "", "cat-file", "blob", obj)
+		if err != nil {
+			return nil, err
+		}
+		return ParseCodeowners([]byte(data))
+	}
+	return nil, nil
 }

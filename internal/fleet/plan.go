@@ -74,7 +74,10 @@ type PlannedRequest struct {
 	Body      string   `json:"body,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
 	Reviewers []string `json:"reviewers,omitempty"`
-	Draft     bool     `json:"draft,omitempty"`
+	// TeamReviewers are the teams of the CODEOWNERS asked to review
+	// ("org/team").
+	TeamReviewers []string `json:"teamReviewers,omitempty"`
+	Draft         bool     `json:"draft,omitempty"`
 	// Number and URL are the forge's request that is open already.
 	Number int64  `json:"number,omitempty"`
 	URL    string `json:"url,omitempty"`
@@ -117,6 +120,9 @@ type PlanDoc struct {
 	Labels    []string `json:"labels,omitempty"`
 	Reviewers []string `json:"reviewers,omitempty"`
 	Draft     bool     `json:"draft,omitempty"`
+	// ReviewersFromCodeowners asks the code owners of the changed files
+	// too ([API.ReviewersFromCodeowners]).
+	ReviewersFromCodeowners bool `json:"reviewersFromCodeowners,omitempty"`
 	// OnConflict is the conflict policy the plan was made with.
 	OnConflict string `json:"onConflict,omitempty"`
 	// Repos is the plan of each repository, its address without
@@ -357,7 +363,10 @@ func (r *runner) planOutcome(ctx context.Context, g *gitRunner, repo, title, bod
 	p.Tree = tree
 	req := &PlannedRequest{Branch: r.branch, Base: res.Base, Title: title, Body: body, Draft: draft}
 	if api := r.req.API; api != nil {
-		req.Labels, req.Reviewers, req.Draft = api.Labels, api.Reviewers, api.Draft || draft
+		req.Labels, req.Draft = api.Labels, api.Draft || draft
+		if req.Reviewers, req.TeamReviewers, err = r.reviewers(ctx, g, p.Diff, &res); err != nil {
+			return fail("plan", err)
+		}
 	}
 	res.Branch = r.branch
 	res.Status = StatusPlanned

@@ -107,7 +107,11 @@ type Open struct {
 	Title, Body string
 	Labels      []string
 	Reviewers   []string
-	Draft       bool
+	// TeamReviewers are teams asked to review, "org/team" (a
+	// CODEOWNERS "@org/team" without the "@"); a forge that cannot ask a
+	// team leaves them out.
+	TeamReviewers []string
+	Draft         bool
 }
 
 // Client is a forge's API, as a rollout uses it. Every method is safe for

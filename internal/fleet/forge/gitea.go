@@ -127,8 +127,15 @@ func (g *Gitea) Open(ctx context.Context, r Repo, o Open) (*PR, error) {
 	if o.Draft {
 		title = draftPrefix + title
 	}
+	// Gitea asks the teams of the repository's organisation, by name.
+	var teams []string
+	for _, t := range o.TeamReviewers {
+		if org, name, ok := strings.Cut(t, "/"); ok && strings.EqualFold(org, r.Owner) && !strings.Contains(name, "/") {
+			teams = append(teams, name)
+		}
+	}
 	p, _, err := c.CreatePullRequest(r.Owner, r.Name, gitea.CreatePullRequestOption{
-		Head: o.Head, Base: o.Base, Title: title, Body: o.Body, Labels: ids, Reviewers: o.Reviewers,
+		Head: o.Head, Base: o.Base, Title: title, Body: o.Body, Labels: ids, Reviewers: o.Reviewers, TeamReviewers: teams,
 	})
 	if err != nil {
 		return nil, g.wrap(r, "open a pull request", err)
