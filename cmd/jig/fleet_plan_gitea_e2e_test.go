@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 )
@@ -48,6 +49,10 @@ type planDoc struct {
 				TeamReviewers []string `json:"teamReviewers"`
 				Number        int64    `json:"number"`
 			} `json:"request"`
+			Supersedes []struct {
+				Branch string `json:"branch"`
+				Number int64  `json:"number"`
+			} `json:"supersedes"`
 		} `json:"plan"`
 	} `json:"repos"`
 }
@@ -85,6 +90,15 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 	names := f.giteaFleet(gt, &fakeCI{t: t, gt: gt, red: map[string]bool{}, set: map[string]int{}}, 5)
 	gt.API(t, http.MethodPost, "/admin/users", map[string]any{"username": "alice", "email": "alice@example.com", "password": "alice-password-1", "must_change_password": false}, nil)
 	gt.API(t, http.MethodPost, "/orgs/fleet/teams", map[string]any{"name": "writers", "permission": "read", "includes_all_repositories": true, "units": []string{"repo.code", "repo.pulls"}}, nil)
+	// app-03 has a request from an earlier jig, on a versioned branch.
+	older := filepath.Join(f.dir, "work", "older")
+	f.git(f.dir, "clone", "-q", gt.CloneURL("fleet", "app-03"), older)
+	testenv.WriteFiles(t, older, map[string]string{"docs/x.md": "# x (1.0.1)\n"})
+	f.git(older, "add", "-A")
+	f.git(older, "commit", "-q", "-m", "jig: update @team/x 1.0.0 -> 1.0.1")
+	f.git(older, "push", "-q", "origin", "HEAD:refs/heads/jig/team-x-1.0.1")
+	var oldPR giteaPR
+	gt.API(t, http.MethodPost, "/repos/fleet/app-03/pulls", map[string]any{"head": "jig/team-x-1.0.1", "base": "main", "title": "jig: update @team/x 1.0.0 -> 1.0.1"}, &oldPR)
 	noToken := func(what, s string) {
 		t.Helper()
 		if strings.Contains(s, gt.Token) {
@@ -131,6 +145,9 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 		if diff["docs/x.md"] != "added +1 -0" || diff["tsconfig.json"] != "changed +1 -1" || diff["src/index.ts"] == "" {
 			t.Errorf("%s: diff %v", names[i], diff)
 		}
+		if wantOld := names[i] == "app-03"; wantOld != (len(p.Supersedes) == 1 && p.Supersedes[0].Number == oldPR.Number && p.Supersedes[0].Branch == "jig/team-x-1.0.1") {
+			t.Errorf("%s: supersedes %+v, want app-03's #%d only", names[i], p.Supersedes, oldPR.Number)
+		}
 		if got := f.git(f.dir, "ls-remote", gt.CloneURL("fleet", names[i]), "HEAD"); !strings.HasPrefix(got, p.BaseCommit) {
 			t.Errorf("%s: planned against %s, main is at %s", names[i], p.BaseCommit, got)
 		}
@@ -138,6 +155,9 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 	for _, name := range names {
 		var prs []giteaPR
 		gt.API(t, http.MethodGet, "/repos/fleet/"+name+"/pulls?state=all", nil, &prs)
+		if name == "app-03" && len(prs) == 1 && prs[0].State == "open" {
+			continue // the earlier jig's
+		}
 		if len(prs) != 0 {
 			t.Errorf("%s: the plan opened %d requests", name, len(prs))
 		}
@@ -180,6 +200,19 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 		case r.Status != "pushed" || r.Number == 0:
 			t.Errorf("%s: got %s #%d (%s%s), want pushed", names[i], r.Status, r.Number, r.Error, r.Note)
 		}
+	}
+	// app-03's earlier request is closed, pointing at the new one.
+	var closedPR giteaPR
+	gt.API(t, http.MethodGet, fmt.Sprintf("/repos/fleet/app-03/pulls/%d", oldPR.Number), nil, &closedPR)
+	var comments []struct {
+		Body string `json:"body"`
+	}
+	gt.API(t, http.MethodGet, fmt.Sprintf("/repos/fleet/app-03/issues/%d/comments", oldPR.Number), nil, &comments)
+	if closedPR.State != "closed" || len(comments) != 1 || !strings.Contains(comments[0].Body, fmt.Sprintf("#%d", a.Repos[3].Number)) {
+		t.Errorf("app-03's earlier request: %s, comments %+v; want it closed pointing at #%d", closedPR.State, comments, a.Repos[3].Number)
+	}
+	if !strings.Contains(a.Repos[3].Note, fmt.Sprintf("closed the requests of earlier rollout branches: #%d", oldPR.Number)) {
+		t.Errorf("app-03: note %q", a.Repos[3].Note)
 	}
 	// The code owners were asked to review.
 	var opened struct {
@@ -262,4 +295,44 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 	if st = status("--repos", "repos.txt", "--forge", "gitea"); st.Counts.Open != 5 {
 		t.Errorf("after --replan: counts %+v, want 5 open", st.Counts)
 	}
+}
+
+// BenchmarkFleetGiteaPlanApply plans @team/x 1.1.0 for 200 repositories
+// on a real Gitea (jig fleet plan: clone, update and commit in the
+// clone, read the branch and the forge), then applies the plan (jig
+// fleet apply: clone again, check against the plan, push, open the
+// request; concurrency 4, pacing off): the time per repository of each,
+// and repositories per minute applied.
+func BenchmarkFleetGiteaPlanApply(b *testing.B) {
+	f := newFleetEnv(b)
+	gt := testenv.StartGitea(b)
+	f.jig(f.dir, 0, "publish", "x-1.1.0")
+	const n = 200
+	f.giteaFleet(gt, &fakeCI{t: b, gt: gt, red: map[string]bool{}, set: map[string]int{}}, n)
+	var plan, apply time.Duration
+	for b.Loop() {
+		start := time.Now()
+		f.jig(f.dir, 0, "fleet", "plan", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "gitea", "-o", "plan.json", "--force", "--json")
+		plan = time.Since(start)
+		start = time.Now()
+		f.jig(f.dir, 0, "fleet", "apply", "plan.json", "--repos", "repos.txt", "--max-requests-per-hour", "1000000", "--json")
+		apply = time.Since(start)
+		b.StopTimer()
+		if err := os.RemoveAll(filepath.Join(f.dir, "cache", "fleet")); err != nil {
+			b.Fatal(err)
+		}
+		for i := range n {
+			name := fmt.Sprintf("app-%02d", i)
+			var prs []giteaPR
+			gt.API(b, http.MethodGet, "/repos/fleet/"+name+"/pulls?state=open", nil, &prs)
+			for _, p := range prs {
+				gt.API(b, http.MethodPatch, fmt.Sprintf("/repos/fleet/%s/pulls/%d", name, p.Number), map[string]string{"state": "closed"}, nil)
+			}
+			gt.API(b, http.MethodDelete, "/repos/fleet/"+name+"/branches/jig/team-x", nil, nil)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(plan.Milliseconds())/n, "ms-plan/repo")
+	b.ReportMetric(float64(apply.Milliseconds())/n, "ms-apply/repo")
+	b.ReportMetric(n/apply.Minutes(), "repos/min")
 }

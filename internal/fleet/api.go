@@ -259,6 +259,9 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 		changed = true
 	}
 	res.Number, res.PR = pr.Number, pr.URL
+	if err := r.closeOld(ctx, g, fr, &res, pr); err != nil {
+		return fail("pr", err)
+	}
 	if api.AutoMerge && api.Gate != GateCI {
 		pr.HeadSHA = res.Commit
 		if err := api.Client.AutoMerge(ctx, fr, pr); err != nil {
@@ -280,7 +283,7 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 // update any more (already on the version, or the registry removed), with
 // a comment saying why; without an API, or with none open, res is
 // returned as it is.
-func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail func(string, error) Result) Result {
+func (r *runner) closeStale(ctx context.Context, g *gitRunner, repo string, res Result, fail func(string, error) Result) Result {
 	if r.req.API == nil || r.req.DryRun || (res.Status != StatusCurrent && res.Status != StatusSkipped) {
 		return res
 	}
@@ -289,6 +292,9 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 	}
 	fr, err := r.forgeRepo(repo)
 	if err != nil {
+		return fail("pr", err)
+	}
+	if err := r.closeOld(ctx, g, fr, &res, nil); err != nil {
 		return fail("pr", err)
 	}
 	pr, err := r.req.API.Client.FindOpen(ctx, fr, res.Base, r.branch)
@@ -308,6 +314,65 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 	res.Status, res.Number, res.PR, res.Forge = StatusClosed, pr.Number, pr.URL, Forge(r.req.API.Client.Name())
 	res.Note = "closed the request: " + strings.ToLower(why[:1]) + why[1:]
 	return res
+}
+
+// versionSuffix matches what follows "jig/<registry>-" in the rollout
+// branch of a version ([BranchName]): the version, with what a ref name
+// may not hold replaced by "-".
+var versionSuffix = lazyRegexp(`^[0-9]+\.[0-9]+\.[0-9]+([.-][A-Za-z0-9.-]*)?$`)
+
+// oldRequests returns jig's open requests in a repository from the
+// branches of rollouts made before one branch per registry: one per
+// version, "jig/<registry>-<version>" ([BranchName]), as the remote
+// lists them.
+func (r *runner) oldRequests(ctx context.Context, g *gitRunner, fr forge.Repo, base string) ([]*forge.PR, error) {
+	out, err := g.run(ctx, "", "ls-remote", "--heads", "origin")
+	if err != nil {
+		return nil, err
+	}
+	prefix := "refs/heads/" + RegistryBranch(r.key) + "-"
+	var prs []*forge.PR
+	for _, line := range strings.Split(out, "\n") {
+		_, ref, _ := strings.Cut(line, "\t")
+		v, ok := strings.CutPrefix(ref, prefix)
+		if !ok || !versionSuffix().MatchString(v) {
+			continue
+		}
+		pr, err := r.req.API.Client.FindOpen(ctx, fr, base, strings.TrimPrefix(ref, "refs/heads/"))
+		if err != nil {
+			return nil, err
+		}
+		if pr != nil {
+			prs = append(prs, pr)
+		}
+	}
+	return prs, nil
+}
+
+// closeOld closes jig's open requests from earlier rollouts' versioned
+// branches ([runner.oldRequests]) with a comment pointing at the current
+// request (nil: the repository needs none), and says so in res.Note.
+func (r *runner) closeOld(ctx context.Context, g *gitRunner, fr forge.Repo, res *Result, current *forge.PR) error {
+	old, err := r.oldRequests(ctx, g, fr, res.Base)
+	if err != nil || len(old) == 0 {
+		return err
+	}
+	comment := fmt.Sprintf("Closed by jig fleet update: jig now keeps one request per registry, on the branch %s; ", r.branch)
+	if current != nil {
+		comment += fmt.Sprintf("#%d (%s) carries %s to %s and replaces this one.", current.Number, current.URL, r.key, r.version)
+	} else {
+		comment += fmt.Sprintf("this repository needs no update to %s %s, so this request is not needed any more.", r.key, r.version)
+	}
+	var closed []string
+	for _, pr := range old {
+		if err := r.req.API.Client.Close(ctx, fr, pr.Number, comment); err != nil {
+			return err
+		}
+		closed = append(closed, fmt.Sprintf("#%d", pr.Number))
+	}
+	res.Note = strings.TrimSpace(res.Note + "; closed the requests of earlier rollout branches: " + strings.Join(closed, ", "))
+	res.Note = strings.TrimPrefix(res.Note, "; ")
+	return nil
 }
 
 // gate waits for the checks of the requests of a wave (results[i] for i

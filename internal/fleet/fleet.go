@@ -568,12 +568,12 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	}
 	if done {
 		if r.req.Plan {
-			return r.planDone(ctx, repo, res, fail)
+			return r.planDone(ctx, g, repo, res, fail)
 		}
 		if planned && exp.Tree != "" {
 			return stale(res, "the update changes nothing any more, where the plan had changes")
 		}
-		return r.closeStale(ctx, repo, res, fail)
+		return r.closeStale(ctx, g, repo, res, fail)
 	}
 	if err := eng.Apply(ctx, plan); err != nil {
 		return fail("update", err)
@@ -584,9 +584,9 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	}
 	if done {
 		if r.req.Plan {
-			return r.planDone(ctx, repo, res, fail)
+			return r.planDone(ctx, g, repo, res, fail)
 		}
-		return r.closeStale(ctx, repo, res, fail)
+		return r.closeStale(ctx, g, repo, res, fail)
 	}
 	if r.req.Plan {
 		return r.planOutcome(ctx, g, repo, title, body, tree, draft, res, fail)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jigkit/jig/internal/english"
+	"github.com/jigkit/jig/internal/fleet/forge"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -51,6 +53,10 @@ type Planned struct {
 	// ActionUpdate), the one to close (ActionClose), or the current one
 	// (ActionNothing, ActionSkip); nil when there is none.
 	Request *PlannedRequest `json:"request,omitempty"`
+	// Supersedes are jig's open requests from the versioned branches of
+	// earlier rollouts (jig/<registry>-<version>), closed with a comment
+	// pointing at Request.
+	Supersedes []PlannedRequest `json:"supersedes,omitempty"`
 }
 
 // FileDiff is one file an update changes, with its line counts (zero for
@@ -409,6 +415,9 @@ func (r *runner) planOutcome(ctx context.Context, g *gitRunner, repo, title, bod
 		if err != nil {
 			return fail("plan", err)
 		}
+		if p.Supersedes, err = r.superseded(ctx, g, fr, res.Base); err != nil {
+			return fail("plan", err)
+		}
 		if pr != nil {
 			req.Number, req.URL = pr.Number, pr.URL
 			res.Number, res.PR = pr.Number, pr.URL
@@ -428,10 +437,24 @@ func (r *runner) planOutcome(ctx context.Context, g *gitRunner, repo, title, bod
 	return res
 }
 
+// superseded lists jig's open requests from earlier rollouts' versioned
+// branches ([runner.oldRequests]) as a plan shows them.
+func (r *runner) superseded(ctx context.Context, g *gitRunner, fr forge.Repo, base string) ([]PlannedRequest, error) {
+	old, err := r.oldRequests(ctx, g, fr, base)
+	if err != nil {
+		return nil, err
+	}
+	var out []PlannedRequest
+	for _, pr := range old {
+		out = append(out, PlannedRequest{Branch: pr.Head, Base: base, Title: pr.Title, Number: pr.Number, URL: pr.URL})
+	}
+	return out, nil
+}
+
 // planDone fills res.Plan for a repository with nothing to push (on the
 // version, not installed, conflicted): with the forge's API, jig's open
 // request there is to be closed when the repository needs no update.
-func (r *runner) planDone(ctx context.Context, repo string, res Result, fail func(string, error) Result) Result {
+func (r *runner) planDone(ctx context.Context, g *gitRunner, repo string, res Result, fail func(string, error) Result) Result {
 	p := res.Plan
 	p.Action = ActionNothing
 	if res.Status == StatusConflict || res.Status == StatusSkipped {
@@ -443,6 +466,13 @@ func (r *runner) planDone(ctx context.Context, repo string, res Result, fail fun
 	fr, err := r.forgeRepo(repo)
 	if err != nil {
 		return fail("plan", err)
+	}
+	if p.Supersedes, err = r.superseded(ctx, g, fr, res.Base); err != nil {
+		return fail("plan", err)
+	}
+	if len(p.Supersedes) > 0 {
+		p.Action = ActionClose
+		res.Note = fmt.Sprintf("close %s of earlier rollout branches", english.Count(len(p.Supersedes), "request", "requests"))
 	}
 	pr, err := r.req.API.Client.FindOpen(ctx, fr, res.Base, r.branch)
 	if err != nil {
