@@ -276,17 +276,22 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		default:
 			flags.Forge = string(doc.Forge)
 		}
-		api, err := flags.api(app, &c.fleetSendFlags, todo)
-		if err != nil {
-			return err
-		}
-		if doc.API && api == nil {
-			return fmt.Errorf("the plan %s opens the requests through %s's API: set its token (%s)", c.Plan, doc.Forge, strings.Join(forgeTokenEnv[string(doc.Forge)], " or "))
+		var api *fleet.API
+		switch {
+		case doc.API:
+			if api, err = flags.api(app, &c.fleetSendFlags, todo); err != nil {
+				return err
+			}
+			if api == nil {
+				return fmt.Errorf("the plan %s opens the requests through %s's API: set its token (%s)", c.Plan, doc.Forge, strings.Join(forgeTokenEnv[string(doc.Forge)], " or "))
+			}
+		case flags.usesAPI(&c.fleetSendFlags):
+			return fmt.Errorf("the plan %s opens the requests without the forge's API, which --gate, --automerge and --window need: plan again with --forge gitea, github or gitlab and its token set", c.Plan)
 		}
 		req.Wave, req.MaxFailures, req.API = c.Wave, c.maxFailures(), api
 		req.OnConflict, req.NoPR = doc.OnConflict, flags.PR == "none"
 		req.Expect, req.Replan = doc.Expectations(), c.Replan
-		if flags.Forge != "auto" && api == nil {
+		if flags.Forge != "auto" && flags.PR != "none" && api == nil {
 			req.Forge = fleet.Forge(flags.Forge)
 		}
 	}

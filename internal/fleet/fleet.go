@@ -240,6 +240,10 @@ type Result struct {
 	// Plan is what [Request.Plan] found: the action, the diff and the
 	// request.
 	Plan *Planned `json:"plan,omitempty"`
+	// PlanBase is the base commit of the plan the result followed
+	// ([Request.Expect]): a rerun with another plan does the repository
+	// again.
+	PlanBase string `json:"planBase,omitempty"`
 	// Drifted are the files the census reported drifted from the
 	// registry in this repository, which the update may conflict on
 	// (filled by the caller).
@@ -415,7 +419,7 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 		if r.state != nil {
 			// A conflict skipped earlier is work again once drafts are
 			// asked for (what the summary advises).
-			if prev, ok := r.state.done(shown); ok && !(prev.Status == StatusConflict && r.req.OnConflict == ConflictDraft) {
+			if prev, ok := r.state.done(shown); ok && !(prev.Status == StatusConflict && r.req.OnConflict == ConflictDraft) && r.samePlan(prev) {
 				prev.Earlier = true
 				results[i] = prev
 				r.progress(prev)
@@ -502,6 +506,13 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 	return results, ctx.Err()
 }
 
+// samePlan reports whether a recorded result followed the plan this run
+// follows, if it follows one: a new plan of the repository is done anew.
+func (r *runner) samePlan(prev Result) bool {
+	exp, ok := r.req.Expect[prev.Repo]
+	return !ok || prev.PlanBase == exp.BaseCommit
+}
+
 func (r *runner) progress(res Result) {
 	if r.req.Progress == nil {
 		return
@@ -555,6 +566,9 @@ func (r *runner) one(ctx context.Context, repo string) (res Result) {
 		return fail("clone", err)
 	}
 	exp, planned := r.req.Expect[res.Repo]
+	if planned {
+		res.PlanBase = exp.BaseCommit
+	}
 	planned = planned && !r.req.Replan
 	if planned && head != exp.BaseCommit {
 		return stale(res, fmt.Sprintf("%s moved since the plan (%s, planned at %s)", base, shortHash(head), shortHash(exp.BaseCommit)))
