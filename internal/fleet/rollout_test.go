@@ -22,7 +22,10 @@ type readOnlyForge struct {
 }
 
 func (f *readOnlyForge) Name() string { return "gitea" }
-func (f *readOnlyForge) FindOpen(_ context.Context, r forge.Repo, base, head string) (*forge.PR, error) {
+func (f *readOnlyForge) FindOpen(ctx context.Context, r forge.Repo, base, head string) (*forge.PR, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if r.Name == "broken" {
 		return nil, errors.New("gitea find the pull request: 500 Internal Server Error")
 	}
@@ -119,8 +122,8 @@ func TestBurndownCancelled(t *testing.T) {
 		repos[i] = RolloutRepo{Repo: "https://git.example.com/team/app.git", Base: "main"}
 	}
 	for _, r := range Burndown(ctx, &readOnlyForge{}, "", "@team/x", repos) {
-		if r.State != RolloutUnknown && r.State != RolloutNone {
-			t.Errorf("got %+v after the cancel", r)
+		if r.State != RolloutUnknown || r.Error != context.Canceled.Error() {
+			t.Errorf("got %+v after the cancel, want not read", r)
 		}
 	}
 }
