@@ -13,6 +13,7 @@ import (
 	"github.com/jigkit/jig/internal/fleet"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 )
 
 // FleetPlanCmd is "jig fleet plan <registry>[@version] (--repos FILE |
@@ -88,7 +89,7 @@ func (c *FleetPlanCmd) Run(ctx context.Context, app *App) error {
 	case c.Forge != "auto":
 		doc.Forge = fleet.Forge(c.Forge)
 	}
-	c.drift(ctx, app, id, results)
+	c.census(ctx, app, id, results)
 	data, err := doc.Marshal()
 	if err != nil {
 		return err
@@ -107,10 +108,11 @@ func (c *FleetPlanCmd) Run(ctx context.Context, app *App) error {
 	return nil
 }
 
-// drift adds to each result the files the census says drifted in that
-// repository; a census that cannot be read adds nothing (the plan stands
-// without it).
-func (c *FleetPlanCmd) drift(ctx context.Context, app *App, id registry.ID, results []fleet.Result) {
+// census gives each result without a census row (the repositories came
+// from --repos) the one the census has for that repository, by its
+// address without credentials, for the drift the update may conflict
+// on; a census that cannot be read gives none (the plan stands without).
+func (c *FleetPlanCmd) census(ctx context.Context, app *App, id registry.ID, results []fleet.Result) {
 	cl, err := app.Client(id.Namespace)
 	if err != nil {
 		return
@@ -119,14 +121,16 @@ func (c *FleetPlanCmd) drift(ctx context.Context, app *App, id registry.ID, resu
 	if err != nil {
 		return
 	}
-	byRepo := map[string][]string{}
+	rows := map[string]wire.CensusProjectRow{}
 	for _, p := range census.Projects {
-		if len(p.Drifted) > 0 {
-			byRepo[fleet.Redact(p.Project)] = p.Drifted
+		if _, ok := rows[fleet.Redact(p.Project)]; !ok {
+			rows[fleet.Redact(p.Project)] = p
 		}
 	}
 	for i := range results {
-		results[i].Drifted = byRepo[results[i].Repo]
+		if row, ok := rows[results[i].Repo]; ok && results[i].Census == nil {
+			results[i].Census = &row
+		}
 	}
 }
 
@@ -159,8 +163,8 @@ func printFleetPlan(o *Output, doc *fleet.PlanDoc, path string) {
 		if len(r.Conflicts) > 0 {
 			changes = strings.TrimSpace(changes + " conflicts: " + strings.Join(r.Conflicts, ", "))
 		}
-		if len(r.Drifted) > 0 {
-			changes = strings.TrimSpace(changes + " drifted: " + strings.Join(r.Drifted, ", "))
+		if r.Census != nil && len(r.Census.Drifted) > 0 {
+			changes = strings.TrimSpace(changes + " edited by the team: " + strings.Join(r.Census.Drifted, ", "))
 		}
 		request := r.Note
 		if q := p.Request; q != nil {
@@ -244,6 +248,8 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 	results := make([]fleet.Result, len(doc.Repos))
 	var todo []string
 	var at []int
+	// The requests say what the plan's census said of each repository.
+	census := map[string]wire.CensusProjectRow{}
 	for i, r := range doc.Repos {
 		switch {
 		case r.Plan == nil:
@@ -257,6 +263,9 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		default:
 			todo = append(todo, repos[i])
 			at = append(at, i)
+			if r.Census != nil {
+				census[repos[i]] = *r.Census
+			}
 		}
 	}
 	work, err := c.workDir(app)
@@ -290,7 +299,7 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		}
 		req.Wave, req.MaxFailures, req.API = c.Wave, c.maxFailures(), api
 		req.OnConflict, req.NoPR = doc.OnConflict, flags.PR == "none"
-		req.Expect, req.Replan = doc.Expectations(), c.Replan
+		req.Expect, req.Replan, req.Census = doc.Expectations(), c.Replan, census
 		if flags.Forge != "auto" && flags.PR != "none" && api == nil {
 			req.Forge = fleet.Forge(flags.Forge)
 		}

@@ -244,10 +244,6 @@ type Result struct {
 	// ([Request.Expect]): a rerun with another plan does the repository
 	// again.
 	PlanBase string `json:"planBase,omitempty"`
-	// Drifted are the files the census reported drifted from the
-	// registry in this repository, which the update may conflict on
-	// (filled by the caller).
-	Drifted []string `json:"drifted,omitempty"`
 }
 
 // Run rolls req out and returns one result per repository, in the order
