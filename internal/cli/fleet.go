@@ -107,8 +107,8 @@ func (c *FleetStatusCmd) Validate() error {
 	if c.Rollout {
 		return c.rolloutFlags.validate(c.Target, c.Behind, c.History.days > 0)
 	}
-	if c.RolloutRepos != "" || c.RolloutPlan != "" || c.RolloutForgeURL != "" || c.RolloutForge != "auto" {
-		return errors.New("--repos, --plan, --forge and --forge-url say where a rollout's requests are: use them with --rollout")
+	if c.RolloutRepos != "" || c.RolloutPlan != "" || c.RolloutForgeURL != "" || c.RolloutForge != "auto" || len(c.AllowHost) > 0 || c.AllowLocal {
+		return errors.New("--repos, --plan, --allow-host, --allow-local, --forge and --forge-url say where a rollout's requests are: use them with --rollout")
 	}
 	if _, err := wire.ParseCensusHistory(c.Target); err == nil {
 		return fmt.Errorf("%q is not a registry or a namespace; a window goes after --history=: jig fleet status --history=%s", c.Target, c.Target)

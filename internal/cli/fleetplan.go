@@ -241,7 +241,7 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		}
 		return fmt.Errorf("the plan %s sends the requests to %s; if you trust it with the forge's token, say so: jig fleet apply %s --forge-url %s", c.Plan, doc.ForgeURL, c.Plan, doc.ForgeURL)
 	}
-	repos, err := c.addresses(app, doc)
+	repos, err := c.planAddresses(app, doc, c.Plan, c.Repos, "jig fleet apply "+c.Plan, acted)
 	if err != nil {
 		return err
 	}
@@ -319,23 +319,37 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 	return c.finish(ctx, app, fleetResult{Registry: doc.Registry + "@" + doc.To, WorkDir: work}, results, err)
 }
 
-// addresses returns the address to clone of each repository of the plan:
-// its line in --repos (credentials and all) when it has one, else the
-// plan's own address, which the allowed hosts must allow.
-func (c *FleetApplyCmd) addresses(app *App, doc *fleet.PlanDoc) ([]string, error) {
+// readRepoList reads a repository list (--repos): its addresses, and
+// each by its form without credentials.
+func readRepoList(path string) ([]string, map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	list, err := fleet.ParseRepos(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--repos %s: %w", path, err)
+	}
+	byShown := make(map[string]string, len(list))
+	for _, r := range list {
+		byShown[fleet.Redact(r)] = r
+	}
+	return list, byShown, nil
+}
+
+// planAddresses returns the address of each repository of a plan file,
+// which anyone may have written: its line in the list reposFile
+// (credentials and all) when it has one, else the plan's own address,
+// which the allowed hosts must allow before jig clones it or sends the
+// forge's token to its host. Only the repositories used(r) says are used
+// are checked. fix is the command that gives the list.
+func (c *fleetAllowFlags) planAddresses(app *App, doc *fleet.PlanDoc, planPath, reposFile, fix string, used func(fleet.Result) bool) ([]string, error) {
 	given := map[string]string{}
-	if c.Repos != "" {
-		f, err := os.Open(c.Repos)
-		if err != nil {
+	if reposFile != "" {
+		var err error
+		if _, given, err = readRepoList(reposFile); err != nil {
 			return nil, err
-		}
-		list, err := fleet.ParseRepos(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("--repos %s: %w", c.Repos, err)
-		}
-		for _, r := range list {
-			given[fleet.Redact(r)] = r
 		}
 	}
 	allow, err := c.allow(app)
@@ -345,26 +359,28 @@ func (c *FleetApplyCmd) addresses(app *App, doc *fleet.PlanDoc) ([]string, error
 	out := make([]string, len(doc.Repos))
 	var refused []string
 	for i, r := range doc.Repos {
+		out[i] = r.Repo
 		if a, ok := given[r.Repo]; ok {
 			out[i] = a
 			continue
 		}
-		if r.Plan == nil || r.Plan.Action == fleet.ActionNothing || r.Plan.Action == fleet.ActionSkip {
-			// Not cloned: nothing to check.
-			out[i] = r.Repo
+		if !used(r) {
 			continue
 		}
 		if err := allow.Check(r.Repo); err != nil {
 			refused = append(refused, fmt.Sprintf("%s (%v)", r.Repo, err))
-			continue
 		}
-		out[i] = r.Repo
 	}
 	if len(refused) > 0 {
-		return nil, fmt.Errorf("the plan %s names %s that --repos does not list and no allowed host holds: %s; give the repository list the plan was made from (jig fleet apply %s --repos FILE), or allow the host with --allow-host HOST",
-			c.Plan, english.Count(len(refused), "repository", "repositories"), strings.Join(refused, "; "), c.Plan)
+		return nil, fmt.Errorf("the plan %s names %s that --repos does not list and no allowed host holds: %s; give the repository list the plan was made from (%s --repos FILE), or allow the host with --allow-host HOST",
+			planPath, english.Count(len(refused), "repository", "repositories"), strings.Join(refused, "; "), fix)
 	}
 	return out, nil
+}
+
+// acted reports whether jig fleet apply clones a repository of a plan.
+func acted(r fleet.Result) bool {
+	return r.Plan != nil && r.Plan.Action != fleet.ActionNothing && r.Plan.Action != fleet.ActionSkip
 }
 
 // rolloutFlags are jig fleet status --rollout's: the requests a rollout
@@ -376,6 +392,7 @@ type rolloutFlags struct {
 	RolloutForge    string `name:"forge" enum:"auto,gitea,github,gitlab" default:"auto" help:"With --rollout: the forge whose API to read (auto: the plan's or the last run's, else from the repositories' host)."`
 	RolloutForgeURL string `name:"forge-url" placeholder:"URL" help:"With --rollout: the forge's web address, when its API is not at the remotes' host."`
 	RolloutWorkDir  string `name:"work-dir" hidden:"" help:"Directory of the fleet's state files instead of the cache's fleet directory."`
+	fleetAllowFlags
 }
 
 func (c *rolloutFlags) validate(target string, behind, history bool) error {
@@ -454,17 +471,9 @@ func (c *rolloutFlags) rolloutRepos(app *App, key string) ([]fleet.RolloutRepo, 
 	kind := ""
 	given := map[string]string{}
 	if c.RolloutRepos != "" {
-		f, err := os.Open(c.RolloutRepos)
+		list, byShown, err := readRepoList(c.RolloutRepos)
 		if err != nil {
 			return nil, "", err
-		}
-		list, err := fleet.ParseRepos(f)
-		f.Close()
-		if err != nil {
-			return nil, "", fmt.Errorf("--repos %s: %w", c.RolloutRepos, err)
-		}
-		for _, r := range list {
-			given[fleet.Redact(r)] = r
 		}
 		if c.RolloutPlan == "" {
 			for _, r := range list {
@@ -472,6 +481,7 @@ func (c *rolloutFlags) rolloutRepos(app *App, key string) ([]fleet.RolloutRepo, 
 			}
 			return out, "", nil
 		}
+		given = byShown
 	}
 	known := map[string]fleet.Result{}
 	switch {
@@ -486,8 +496,13 @@ func (c *rolloutFlags) rolloutRepos(app *App, key string) ([]fleet.RolloutRepo, 
 		if doc.API {
 			kind = string(doc.Forge)
 		}
-		for _, r := range doc.Repos {
+		addrs, err := c.planAddresses(app, doc, c.RolloutPlan, c.RolloutRepos, "jig fleet status --rollout "+key+" --plan "+c.RolloutPlan, func(fleet.Result) bool { return true })
+		if err != nil {
+			return nil, "", err
+		}
+		for i, r := range doc.Repos {
 			known[r.Repo] = r
+			given[r.Repo] = addrs[i]
 		}
 	default:
 		work, err := (&fleetWorkFlags{WorkDir: c.RolloutWorkDir}).workDir(app)
