@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/fleet/forge"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -109,5 +110,10 @@ func TestTokenForOneForge(t *testing.T) {
 	}
 	if err := (&API{Base: "https://gitea.example.com"}).checkHosts(repos); err != nil {
 		t.Errorf("with a base: %v", err)
+	}
+	// GitLab's projects in two groups are on one forge.
+	gitlab := &API{Client: forge.NewGitLab("t", nil)}
+	if err := gitlab.checkHosts([]string{"https://gitlab.example.com/acme/web/app.git", "git@gitlab.example.com:acme/platform/api/core.git"}); err != nil {
+		t.Errorf("GitLab's nested groups: %v", err)
 	}
 }
