@@ -3,6 +3,7 @@ package forge
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -41,11 +42,30 @@ const answerTimeout = time.Minute
 func httpClient(budget *Budget) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = answerTimeout
-	var rt http.RoundTripper = t
+	var rt http.RoundTripper = boundedBodies{t}
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}
 	return &http.Client{Transport: rt}
+}
+
+// maxAnswer bounds the body of a forge's answer jig reads: a forge (or
+// what answers in its place) sending more gets a truncated, unreadable
+// answer rather than jig's memory.
+const maxAnswer = 16 << 20
+
+// boundedBodies reads at most maxAnswer bytes of each answer's body.
+type boundedBodies struct{ base http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxAnswer), resp.Body}
+	}
+	return resp, err
 }
 
 // Name returns "gitea".

@@ -186,3 +186,24 @@ func TestGitLabErrorsHideTheToken(t *testing.T) {
 	}
 	rp.unsent()
 }
+
+// TestAnswersBounded: an answer larger than maxAnswer is cut, so the
+// client fails on it rather than reading it all.
+func TestAnswersBounded(t *testing.T) {
+	t.Parallel()
+	huge := `[{"title": "` + strings.Repeat("x", maxAnswer) + `"}]`
+	c := &contract{name: "huge", exchanges: []exchange{{
+		method: "GET", path: "/api/v4/projects/acme%2Fapi/merge_requests", status: 200,
+		query:    map[string][]string{"state": {"opened"}, "source_branch": {"jig/team-x"}, "target_branch": {"main"}},
+		respBody: huge,
+	}}}
+	rp := newReplay(t, c)
+	r, err := RepoOf(KindGitLab, "https://gitlab.example.com/acme/api.git", rp.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := NewGitLab(contractToken, nil).FindOpen(t.Context(), r, "main", "jig/team-x"); err == nil {
+		t.Errorf("read an answer of %d bytes: %+v", len(huge), pr)
+	}
+	rp.unsent()
+}
