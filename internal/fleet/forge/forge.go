@@ -114,9 +114,10 @@ func splitRemote(remote string) (site string, parts []string, err error) {
 	return scheme + "://" + host, parts, nil
 }
 
-// wrap names the forge's call and the repository in err, and keeps token
-// out of its text; a [*RateLimitError] stays one.
-func wrap(forge, token string, r Repo, what string, err error) error {
+// wrapError names the forge, the call and the repository, and keeps the
+// token out of the error's text (on one line); a [*RateLimitError] stays
+// one ([errors.As]) and needs no forge name. nil stays nil.
+func wrapError(forgeName, token string, r Repo, what string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -125,7 +126,7 @@ func wrap(forge, token string, r Repo, what string, err error) error {
 		return fmt.Errorf("%s %s: %w", what, r, rl)
 	}
 	msg := redact.Text(strings.ReplaceAll(err.Error(), "\n", " "), []string{token})
-	return fmt.Errorf("%s %s %s: %s", forge, what, r, msg)
+	return fmt.Errorf("%s %s %s: %s", forgeName, what, r, msg)
 }
 
 // ErrNoAutoMerge is returned (wrapped) by [Client.AutoMerge] when the

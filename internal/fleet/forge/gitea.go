@@ -86,7 +86,7 @@ func (g *Gitea) client(ctx context.Context, r Repo) (*gitea.Client, error) {
 // wrap names the call and the repository and keeps the token out of the
 // error's text.
 func (g *Gitea) wrap(r Repo, what string, err error) error {
-	return wrap("gitea", g.token, r, what, err)
+	return wrapError("gitea", g.token, r, what, err)
 }
 
 func pr(p *gitea.PullRequest) *PR {

@@ -70,7 +70,7 @@ func (g *GitLab) wrap(r Repo, what string, err error) error {
 	if errors.Is(err, gitlab.ErrNotFound) {
 		err = fmt.Errorf("%s/%s not found: check the project's path (GitLab's projects live at group/subgroup/project; --forge-url for a GitLab under a sub-path) and that the token's user can see it", r.Base, r)
 	}
-	return wrap("gitlab", g.token, r, what, err)
+	return wrapError("gitlab", g.token, r, what, err)
 }
 
 // project is the project's id in the API: its full path, which the SDK
