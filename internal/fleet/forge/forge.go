@@ -63,6 +63,8 @@ func RepoOf(kind, remote, base string) (Repo, error) {
 	if err != nil {
 		return Repo{}, err
 	}
+	// The web address, not the API's: the client adds /api/v4.
+	base = strings.TrimRight(strings.TrimSuffix(base, "/api/v4"), "/")
 	if base != "" {
 		if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Scheme+"://"+u.Host, site) {
 			prefix := strings.Split(strings.Trim(u.Path, "/"), "/")

@@ -84,6 +84,8 @@ func TestRepoOf(t *testing.T) {
 		// path loses it.
 		{kind: KindGitLab, remote: "https://example.com/gitlab/acme/platform/api.git", base: "https://example.com/gitlab/", want: Repo{Base: "https://example.com/gitlab", Owner: "acme/platform", Name: "api"}, project: "acme/platform/api"},
 		{kind: KindGitLab, remote: "git@example.com:acme/platform/api.git", base: "https://example.com/gitlab", want: Repo{Base: "https://example.com/gitlab", Owner: "acme/platform", Name: "api"}, project: "acme/platform/api"},
+		// the API's address given for the web's.
+		{kind: KindGitLab, remote: "https://gitlab.example.com/acme/api.git", base: "https://gitlab.example.com/api/v4/", want: Repo{Base: "https://gitlab.example.com", Owner: "acme", Name: "api"}, project: "acme/api"},
 		// a group named like the sub-path keeps its name.
 		{kind: KindGitLab, remote: "https://example.com/gitlab/api.git", base: "https://example.com/gitlab", want: Repo{Base: "https://example.com/gitlab", Owner: "gitlab", Name: "api"}, project: "gitlab/api"},
 		// the API behind another address than the remotes'.
