@@ -313,6 +313,19 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 // many failed and how many it waited for; the wait ends when none is pending, at GateTimeout, or
 // when ctx is done.
 func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green, red, checked int) {
+	return r.checks(ctx, results, batch, 0)
+}
+
+// firstCheckWait is how long jig waits for the first check of a request
+// it merges when green because the forge would not ([forge.ErrNoAutoMerge]):
+// GitLab creates a pipeline a moment after the push; a project without CI
+// never gets one.
+const firstCheckWait = 10 * time.Minute
+
+// checks is [runner.gate]; with noneWait > 0, a request that still has
+// no check at all after noneWait stops being waited for (not merged, its
+// Note says why).
+func (r *runner) checks(ctx context.Context, results []Result, batch []int, noneWait time.Duration) (green, red, checked int) {
 	api := r.req.API
 	clock := api.clock()
 	poll, limit := api.poll(), api.GateTimeout
@@ -327,7 +340,8 @@ func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green
 		}
 	}
 	checked = len(waiting)
-	deadline := clock.Now().Add(limit)
+	started := clock.Now()
+	deadline := started.Add(limit)
 	for len(waiting) > 0 {
 		var still []int
 		for _, i := range waiting {
@@ -354,6 +368,10 @@ func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green
 				res.CI = string(ci)
 				red++
 			case forge.CINone:
+				if noneWait > 0 && !clock.Now().Before(started.Add(noneWait)) {
+					res.Note = strings.TrimSpace(res.Note + fmt.Sprintf(" not merged: no checks for its head commit after %s (merge it by hand, or run with --gate ci)", noneWait))
+					continue
+				}
 				// No check at all (yet): CI may not have started.
 				res.CI = string(forge.CIPending)
 				still = append(still, i)
@@ -422,7 +440,8 @@ func (r *runner) green(ctx context.Context, fr forge.Repo, res *Result) {
 
 // mergeWhenGreen waits for the checks of the requests of a wave the
 // forge could not merge by itself once green ([forge.ErrNoAutoMerge])
-// and merges those that pass; unlike the gate, it stops nothing.
+// and merges those that pass; unlike the gate, it stops nothing, and a
+// request with no check at all after [firstCheckWait] is left unmerged.
 func (r *runner) mergeWhenGreen(ctx context.Context, results []Result, batch []int) {
 	var later []int
 	for _, i := range batch {
@@ -431,7 +450,7 @@ func (r *runner) mergeWhenGreen(ctx context.Context, results []Result, batch []i
 		}
 	}
 	if len(later) > 0 {
-		r.gate(ctx, results, later)
+		r.checks(ctx, results, later, firstCheckWait)
 	}
 }
 
