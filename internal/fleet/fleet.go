@@ -220,6 +220,9 @@ type Result struct {
 	// Merged is set when jig merged the request, or asked the forge to
 	// merge it once green ([API.AutoMerge]).
 	Merged bool `json:"merged,omitempty"`
+	// mergeWhenGreen: the forge could not merge the request once green,
+	// jig does after the wave ([API.AutoMerge]).
+	mergeWhenGreen bool
 }
 
 // Run rolls req out and returns one result per repository, in the order
@@ -470,6 +473,8 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 			g, rd, checked := r.gate(ctx, results, batch)
 			red += rd
 			gateNote = r.gateStop(g, red, checked)
+		} else if r.req.API != nil && ctx.Err() == nil {
+			r.mergeWhenGreen(ctx, results, batch)
 		}
 	}
 	return results, ctx.Err()

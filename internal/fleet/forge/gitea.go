@@ -2,15 +2,13 @@ package forge
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"code.gitea.io/sdk/gitea"
-
-	"github.com/jigkit/jig/internal/redact"
 )
 
 // draftPrefix marks a Gitea or Forgejo pull request as a draft ("work in
@@ -44,11 +42,30 @@ const answerTimeout = time.Minute
 func httpClient(budget *Budget) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = answerTimeout
-	var rt http.RoundTripper = t
+	var rt http.RoundTripper = boundedBodies{t}
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}
 	return &http.Client{Transport: rt}
+}
+
+// maxAnswer bounds the body of a forge's answer jig reads: a forge (or
+// what answers in its place) sending more gets a truncated, unreadable
+// answer rather than jig's memory.
+const maxAnswer = 16 << 20
+
+// boundedBodies reads at most maxAnswer bytes of each answer's body.
+type boundedBodies struct{ base http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxAnswer), resp.Body}
+	}
+	return resp, err
 }
 
 // Name returns "gitea".
@@ -69,15 +86,7 @@ func (g *Gitea) client(ctx context.Context, r Repo) (*gitea.Client, error) {
 // wrap names the call and the repository and keeps the token out of the
 // error's text.
 func (g *Gitea) wrap(r Repo, what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *RateLimitError
-	if errors.As(err, &rl) {
-		return fmt.Errorf("%s %s: %w", what, r, rl)
-	}
-	msg := redact.Text(strings.ReplaceAll(err.Error(), "\n", " "), []string{g.token})
-	return fmt.Errorf("gitea %s %s: %s", what, r, msg)
+	return wrapError("gitea", g.token, r, what, err)
 }
 
 func pr(p *gitea.PullRequest) *PR {
