@@ -100,6 +100,9 @@ func NewCosignatureVerifier(vkey string) (*CosignatureVerifier, error) {
 	if uint32(h) != v.hash {
 		return bad("the key ID does not match the name and key")
 	}
+	if v.String() != vkey {
+		return bad("not in canonical form (line breaks or padding inside the key)")
+	}
 	return v, nil
 }
 
@@ -192,7 +195,7 @@ func NewCosigner(skey string) (*Cosigner, error) {
 		return bad("not <name>+<key ID>+<key> after PRIVATE+KEY+")
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(parts[2])
-	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != algCosignatureV1 {
+	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != algCosignatureV1 || base64.StdEncoding.EncodeToString(raw) != parts[2] {
 		return bad("not a cosignature/v1 Ed25519 key (type 4)")
 	}
 	s := NewCosignerFromKey(parts[0], ed25519.NewKeyFromSeed(raw[1:]))

@@ -1,0 +1,221 @@
+package registryserver_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/jigkit/jig/registry/layout"
+	"github.com/jigkit/jig/registry/translog"
+	"github.com/jigkit/jig/registryserver"
+	"github.com/jigkit/jig/registryserver/storage"
+	"github.com/jigkit/jig/registryserver/storage/memory"
+)
+
+// witness is a test witness: its cosigner and verifier key.
+type witness struct {
+	c    *translog.Cosigner
+	vkey string
+}
+
+func newWitness(t testing.TB, name string) witness {
+	t.Helper()
+	skey, vkey, err := translog.GenerateCosignerKey(rand.Reader, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := translog.NewCosigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return witness{c, vkey}
+}
+
+// cosign returns the body a witness POSTs: the checkpoint note signed,
+// with its cosignature line added.
+func (w witness) cosign(t testing.TB, signed []byte, at time.Time) []byte {
+	t.Helper()
+	text, _, _ := bytes.Cut(signed, []byte("\n\n"))
+	out, err := note.Sign(&note.Note{Text: string(text) + "\n"}, w.c.At(at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func postCosignature(t testing.TB, h http.Handler, ns string, body []byte, token string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/log/"+ns+"/cosignature", bytes.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// witnessedServer is a log server that accepts the cosignatures of ws.
+func witnessedServer(t *testing.T, st storage.Storage, ws ...witness) (*registryserver.Handler, note.Verifier) {
+	t.Helper()
+	skey, vkey, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vkeys := make([]string, len(ws))
+	for i, w := range ws {
+		vkeys[i] = w.vkey
+	}
+	h := publishHandler(t, st, registryserver.WithLogKey(skey), registryserver.WithWitnesses(vkeys...))
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, v
+}
+
+// TestLogCosignatures: witnesses POST their cosignatures of a checkpoint
+// the server signed; GET /log/@ns/checkpoint (and the lookups' proofs)
+// then carry those of exactly the current tree, which note.Open verifies
+// with the witnesses' verifiers; a grown tree drops them until the
+// witnesses cosign again.
+func TestLogCosignatures(t *testing.T) {
+	t.Parallel()
+	w1, w2, w3 := newWitness(t, "w1.example"), newWitness(t, "w2.example"), newWitness(t, "w3.example")
+	st := memory.New()
+	h, logV := witnessedServer(t, st, w1, w2, w3)
+	mustPublish(t, h, "@gated", "1.0.0")
+	mustPublish(t, h, "@gated", "1.1.0")
+	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
+	at := time.Unix(1_800_000_000, 0)
+	for _, w := range []witness{w1, w2} {
+		if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, at), pubRead); code != 200 || !strings.Contains(body, `"current":true`) {
+			t.Fatalf("POST cosignature of %s = %d %s", w.c.Name(), code, body)
+		}
+	}
+	_, cosigned := get(t, h, "/log/@gated/checkpoint", pubRead)
+	n, err := note.Open(cosigned, note.VerifierList(logV, w1.c.Verifier(), w2.c.Verifier(), w3.c.Verifier()))
+	if err != nil || len(n.Sigs) != 3 {
+		t.Fatalf("note.Open(cosigned checkpoint) = %+v, %v; want the log's and two witnesses' signatures", n, err)
+	}
+	cp, _ := translog.ParseCheckpoint([]byte(n.Text))
+	for _, c := range []struct {
+		min  int
+		want bool
+	}{{1, true}, {2, true}, {3, false}} {
+		p, _ := translog.NewWitnessPolicy([]string{w1.vkey, w2.vkey, w3.vkey}, c.min)
+		if valid, err := p.Check(cosigned, cp); (err == nil) != c.want || valid != 2 {
+			t.Errorf("%d of 3 required: Check = %d, %v", c.min, valid, err)
+		}
+	}
+	// The lookup's proof carries the same cosigned checkpoint.
+	_, body := get(t, h, "/log/lookup/@gated/features/ui-kit@1.0.0", pubRead)
+	var l translog.Lookup
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := translog.ParseProof([]byte(l.Proof)); string(p.Checkpoint) != string(cosigned) {
+		t.Fatalf("lookup proof checkpoint %q, want the cosigned %q", p.Checkpoint, cosigned)
+	}
+	// Posting again (a later time) replaces, never adds a line.
+	if code, body := postCosignature(t, h, "@gated", w1.cosign(t, signed, at.Add(time.Minute)), pubRead); code != 200 {
+		t.Fatalf("second POST: %d %s", code, body)
+	}
+	if _, again := get(t, h, "/log/@gated/checkpoint", pubRead); strings.Count(string(again), "— w1.example ") != 1 {
+		t.Fatalf("checkpoint after a second cosignature:\n%s\nwant one line of w1", again)
+	}
+
+	// The tree grows: the old cosignatures are not attached; w3 cosigns
+	// the old size (kept, not attached), w1 the new one.
+	mustPublish(t, h, "@gated", "1.2.0")
+	_, signed3 := get(t, h, "/log/@gated/checkpoint", pubRead)
+	if bytes.Contains(signed3, []byte("w1.example")) || bytes.Contains(signed3, []byte("w2.example")) {
+		t.Fatalf("checkpoint of size 3 carries cosignatures of size 2:\n%s", signed3)
+	}
+	if code, body := postCosignature(t, h, "@gated", w3.cosign(t, signed, at), pubRead); code != 200 || !strings.Contains(body, `"current":false`) {
+		t.Fatalf("POST of an older tree = %d %s, want 200 not current", code, body)
+	}
+	if code, body := postCosignature(t, h, "@gated", w1.cosign(t, signed3, at), pubRead); code != 200 {
+		t.Fatalf("POST of size 3 = %d %s", code, body)
+	}
+	_, cosigned3 := get(t, h, "/log/@gated/checkpoint", pubRead)
+	n, err = note.Open(cosigned3, note.VerifierList(logV, w1.c.Verifier(), w2.c.Verifier(), w3.c.Verifier()))
+	if err != nil || len(n.Sigs) != 2 || n.Sigs[1].Name != "w1.example" {
+		t.Fatalf("note.Open(size 3) = %+v, %v; want the log's and w1's", n, err)
+	}
+	// Only the namespace's own key is written.
+	keys, _ := st.List(t.Context(), layout.LogNamespaceDir("@public"))
+	for _, k := range keys {
+		if strings.HasSuffix(k, "cosignatures") {
+			t.Fatalf("a cosignature of @gated wrote %s", k)
+		}
+	}
+}
+
+// TestLogCosignatureRefused: what the cosignature route refuses, and that
+// a caller who may not read the namespace gets the registry routes'
+// answer whatever it sends.
+func TestLogCosignatureRefused(t *testing.T) {
+	t.Parallel()
+	w1, stranger := newWitness(t, "w1.example"), newWitness(t, "stranger.example")
+	h, _ := witnessedServer(t, memory.New(), w1)
+	mustPublish(t, h, "@gated", "1.0.0")
+	mustPublish(t, h, "@gated", "1.1.0")
+	mustPublish(t, h, "@public", "1.0.0")
+	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
+	_, public := get(t, h, "/log/@public/checkpoint", "")
+	at := time.Unix(1_800_000_000, 0)
+	good := w1.cosign(t, signed, at)
+	tampered := bytes.Replace(good, []byte("log.test/@gated\n2\n"), []byte("log.test/@gated\n1\n"), 1)
+	otherTree := strings.Replace(string(signed), "\n2\n", "\n1\n", 1) // size 1 with size 2's hash
+	for _, c := range []struct {
+		name, ns string
+		body     []byte
+		token    string
+		status   int
+		code     string
+	}{
+		{"unknown witness", "@gated", stranger.cosign(t, signed, at), pubRead, 403, "FORBIDDEN"},
+		{"no cosignature", "@gated", signed, pubRead, 403, "FORBIDDEN"},
+		{"signature over another body", "@gated", tampered, pubRead, 403, "SIGNATURE_INVALID"},
+		{"a tree the log never had", "@gated", w1.cosign(t, []byte(otherTree), at), pubRead, 400, "BAD_REQUEST"},
+		{"another namespace's checkpoint", "@gated", w1.cosign(t, public, at), pubRead, 400, "BAD_REQUEST"},
+		{"not a note", "@gated", []byte("hello"), pubRead, 400, "BAD_REQUEST"},
+		{"too large", "@gated", bytes.Repeat([]byte("a"), 5000), pubRead, 413, "PAYLOAD_TOO_LARGE"},
+		{"bad namespace", "@Gated", good, pubRead, 400, "INVALID_PATH"},
+	} {
+		code, body := postCosignature(t, h, c.ns, c.body, c.token)
+		if code != c.status || !strings.Contains(body, `"code":"`+c.code+`"`) {
+			t.Errorf("%s: POST = %d %s, want %d %s", c.name, code, body, c.status, c.code)
+		}
+	}
+	// A caller who may not read the namespace: the registry routes'
+	// answer, for a good cosignature and for garbage alike.
+	for _, c := range []struct{ ns, token string }{{"@gated", ""}, {"@gated", "wrong-token"}, {"@nope", ""}, {"@nope", pubRead}} {
+		want, _ := get(t, h, "/registries/"+c.ns+"/features/ui-kit/versions", c.token)
+		for _, body := range [][]byte{good, []byte("garbage")} {
+			if got, b := postCosignature(t, h, c.ns, body, c.token); got != want {
+				t.Errorf("POST /log/%s/cosignature with token %q = %d %s, want %d as the registry routes", c.ns, c.token, got, b, want)
+			}
+		}
+	}
+	// A server without witnesses: 404.
+	plain, _ := logServer(t, memory.New())
+	mustPublish(t, plain, "@gated", "1.0.0")
+	if code, body := postCosignature(t, plain, "@gated", good, pubRead); code != 404 || !strings.Contains(body, "LOG_WITNESSES") {
+		t.Errorf("POST to a server without witnesses = %d %s, want 404 naming LOG_WITNESSES", code, body)
+	}
+	// Options: witnesses need a log key, and parse.
+	if _, err := registryserver.New(registryserver.WithWitnesses(w1.vkey)); err == nil || !strings.Contains(err.Error(), "LOG_KEY") {
+		t.Errorf("New(witnesses without a log key) = %v, want an error naming LOG_KEY", err)
+	}
+	if _, err := registryserver.New(registryserver.WithWitnesses("nope")); err == nil {
+		t.Error("New(WithWitnesses(\"nope\")) succeeded")
+	}
+}
