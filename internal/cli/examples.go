@@ -245,8 +245,14 @@ Examples:
 }
 
 func (c *TrustLogAddCmd) Help() string {
-	return `Examples:
+	return `With --witness, every checkpoint of the log this machine accepts (lookups, proofs kept in the
+cache or carried by a bundle, jig log monitor) must also carry valid cosignatures of at least
+--min-witnesses of those witnesses: a tree head the witnesses never saw (a split view) is
+refused, with nothing written.
+
+Examples:
   jig trust log add @company registry.example.com+1a2b3c4d+AbCdEf...
+  jig trust log add @company @log.pub --witness @w1.pub --witness @w2.pub --witness @w3.pub --min-witnesses 2
   jig trust log remove @company   # stop checking`
 }
 

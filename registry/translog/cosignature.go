@@ -277,6 +277,23 @@ func CosignatureTime(sig note.Signature) (time.Time, error) {
 	return time.Unix(int64(t), 0).UTC(), nil
 }
 
+// MaxCosignatureBody bounds the body of POST /log/@ns/cosignature: a
+// checkpoint and a few signature lines.
+const MaxCosignatureBody = 4 << 10
+
+// CosignatureResult is the answer of POST /log/@ns/cosignature, by which
+// a witness gives the server its cosignature of a checkpoint.
+type CosignatureResult struct {
+	// Log is the log's origin, Size the size of the tree cosigned.
+	Log  string `json:"log"`
+	Size int64  `json:"size"`
+	// Witnesses name the witnesses whose cosignatures were taken.
+	Witnesses []string `json:"witnesses"`
+	// Current is whether the tree cosigned is the log's current one:
+	// its cosignatures are then served with the checkpoint.
+	Current bool `json:"current"`
+}
+
 // WitnessPolicy is a client's witness requirement for a log: at least
 // Min of Witnesses (distinct witnesses) must have cosigned a checkpoint
 // for the client to accept it. The zero policy requires nothing.
@@ -327,8 +344,9 @@ type WitnessError struct {
 }
 
 func (e *WitnessError) Error() string {
-	return fmt.Sprintf("the tree head of %s (size %d) carries valid cosignatures of %d of the %d trusted witnesses, and %d are required; the witnesses have not (yet) checked it, or the server shows you a tree they never saw",
-		e.Checkpoint.Origin, e.Checkpoint.Size, e.Valid, e.Of, e.Min)
+	ns := e.Checkpoint.Origin[strings.LastIndexByte(e.Checkpoint.Origin, '/')+1:]
+	return fmt.Sprintf("the tree head of %s (size %d) carries valid cosignatures of %d of the %d trusted witnesses, and %d are required; the witnesses have not (yet) checked it, or the server shows you a tree they never saw. Try again once they have cosigned it (each witness runs jig log witness cosign %s); to change which witnesses, or how many, are required: jig trust log add %s <log verifier> --witness <verifier key> … --min-witnesses <k>",
+		e.Checkpoint.Origin, e.Checkpoint.Size, e.Valid, e.Of, e.Min, ns, ns)
 }
 
 // Check counts the distinct witnesses of p that cosigned the signed

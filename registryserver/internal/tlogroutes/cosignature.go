@@ -16,22 +16,6 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/publish"
 )
 
-// MaxCosignatureBody bounds the body of POST /log/@ns/cosignature: a
-// checkpoint and a few signature lines.
-const MaxCosignatureBody = 4 << 10
-
-// CosignatureResult is the answer of POST /log/@ns/cosignature.
-type CosignatureResult struct {
-	// Log is the log's origin, Size the size of the tree cosigned.
-	Log  string `json:"log"`
-	Size int64  `json:"size"`
-	// Witnesses name the witnesses whose cosignatures were taken.
-	Witnesses []string `json:"witnesses"`
-	// Current is whether the tree cosigned is the log's current one (its
-	// cosignatures are then served with the checkpoint).
-	Current bool `json:"current"`
-}
-
 // postCosignature takes a witness's cosignature of one of the log's
 // tree heads: the body is the checkpoint note with the witness's
 // cosignature/v1 signature line (other lines, the log's included, are
@@ -46,10 +30,10 @@ func (h *Routes) postCosignature(c echo.Context) error {
 		return core.NewAPIError(wire.CodeNotFound, "This server accepts no witness cosignatures (its operator has not set LOG_WITNESSES)")
 	}
 	req := c.Request()
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, MaxCosignatureBody))
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, translog.MaxCosignatureBody))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return core.NewAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The cosignature is larger than %d bytes; send the checkpoint with your signature line only", MaxCosignatureBody))
+			return core.NewAPIError(wire.CodePayloadTooLarge, fmt.Sprintf("The cosignature is larger than %d bytes; send the checkpoint with your signature line only", translog.MaxCosignatureBody))
 		}
 		return &core.APIError{Code: wire.CodeUploadFailed, Msg: "Could not read the request body", Cause: err}
 	}
@@ -88,7 +72,7 @@ func (h *Routes) postCosignature(c echo.Context) error {
 	if err := h.Pub.AddCosignatures(req.Context(), ns, cp, n.Sigs, configured); err != nil {
 		return core.InternalError(err)
 	}
-	res := CosignatureResult{Log: cp.Origin, Size: cp.Size, Current: cp.Size == cur.Size, Witnesses: []string{}}
+	res := translog.CosignatureResult{Log: cp.Origin, Size: cp.Size, Current: cp.Size == cur.Size, Witnesses: []string{}}
 	for _, s := range n.Sigs {
 		res.Witnesses = append(res.Witnesses, s.Name)
 	}
