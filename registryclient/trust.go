@@ -96,9 +96,9 @@ func (e *TrustConfigError) Unwrap() []error {
 }
 
 // Empty reports whether t configures nothing (no keys, no file, no
-// require).
+// require, no log key, no witnesses).
 func (t *Trust) Empty() bool {
-	return t == nil || (t.signingEmpty() && t.Log == "")
+	return t == nil || (t.signingEmpty() && t.Log == "" && len(t.Witnesses) == 0 && t.MinWitnesses == 0)
 }
 
 // signingEmpty reports whether t sets no signing policy (it may still

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,10 +17,15 @@ import (
 
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/translog"
+	"github.com/jigkit/jig/registryclient"
+	"github.com/jigkit/jig/registryclient/cache"
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/memory"
 )
+
+// logVKeys maps a log verifier's name and key ID to its verifier line.
+var logVKeys sync.Map
 
 // witness is a test witness: its cosigner and verifier key.
 type witness struct {
@@ -77,6 +85,7 @@ func witnessedServer(t *testing.T, st storage.Storage, ws ...witness) (*registry
 	if err != nil {
 		t.Fatal(err)
 	}
+	logVKeys.Store(v.Name()+fmt.Sprint(v.KeyHash()), vkey)
 	return h, v
 }
 
@@ -217,5 +226,106 @@ func TestLogCosignatureRefused(t *testing.T) {
 	}
 	if _, err := registryserver.New(registryserver.WithWitnesses("nope")); err == nil {
 		t.Error("New(WithWitnesses(\"nope\")) succeeded")
+	}
+}
+
+// witnessClient is a client of @gated that requires min of the
+// witnesses ws to have cosigned every checkpoint, remembering what it saw
+// in the cache folder dir.
+func witnessClient(t *testing.T, url string, logV note.Verifier, dir string, min int, mode registryclient.Mode, ws ...witness) *registryclient.Client {
+	t.Helper()
+	cc, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vkeys := make([]string, len(ws))
+	for i, w := range ws {
+		vkeys[i] = w.vkey
+	}
+	logKey, _ := logVKeys.Load(logV.Name() + fmt.Sprint(logV.KeyHash()))
+	c, err := registryclient.New(url, registryclient.WithNamespace("@gated"), registryclient.WithToken(pubRead),
+		registryclient.WithTrust(&registryclient.Trust{Log: logKey.(string), Witnesses: vkeys, MinWitnesses: min}),
+		registryclient.WithCache(cc), registryclient.WithMode(mode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestLogWitnessClient: a client that requires 2 of 3 witnesses refuses
+// every checkpoint fewer cosigned (a lookup, a batch lookup, a stored
+// proof read offline, a log monitor), with a *translog.WitnessError
+// saying how many were valid, and accepts it once two cosigned.
+func TestLogWitnessClient(t *testing.T) {
+	t.Parallel()
+	w1, w2, w3 := newWitness(t, "w1.example"), newWitness(t, "w2.example"), newWitness(t, "w3.example")
+	h, logV := witnessedServer(t, memory.New(), w1, w2, w3)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	mustPublish(t, h, "@gated", "1.0.0")
+	mustPublish(t, h, "@gated", "1.1.0")
+	dir := t.TempDir()
+	client := func(min int, mode registryclient.Mode) *registryclient.Client {
+		return witnessClient(t, srv.URL, logV, dir, min, mode, w1, w2, w3)
+	}
+	wantValid := func(what string, err error, valid int) {
+		t.Helper()
+		we, ok := errors.AsType[*translog.WitnessError](err)
+		if !ok || we.Valid != valid || we.Min != 2 || we.Of != 3 || !errors.Is(err, registryclient.ErrLog) && what != "monitor" {
+			t.Fatalf("%s: err = %v; want a WitnessError of %d valid, 2 of 3 required", what, err, valid)
+		}
+	}
+	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
+	at := time.Unix(1_800_000_000, 0)
+	cosign := func(w witness) {
+		t.Helper()
+		if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, at), pubRead); code != 200 {
+			t.Fatalf("POST cosignature: %d %s", code, body)
+		}
+	}
+	ctx := t.Context()
+	wantValid("lookup, none cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 0)
+	cosign(w1)
+	wantValid("lookup, w1 cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 1)
+	wantValid("batch, w1 cosigned", fetchBatch(ctx, client(2, registryclient.Online), "1.0.0", "1.1.0"), 1)
+	_, err := client(2, registryclient.Online).MonitorLog(ctx, "@gated", "SHA256:x", nil)
+	wantValid("monitor", err, 1)
+	// A witness that cosigned twice counts once.
+	cosign(w1)
+	wantValid("lookup, w1 cosigned twice", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 1)
+
+	cosign(w2)
+	if err := fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"); err != nil {
+		t.Fatalf("lookup, w1 and w2 cosigned: %v", err)
+	}
+	if err := fetchBatch(ctx, client(2, registryclient.Online), "1.1.0"); err != nil {
+		t.Fatalf("batch, w1 and w2 cosigned: %v", err)
+	}
+	if _, err := client(2, registryclient.Online).MonitorLog(ctx, "@gated", "SHA256:x", nil); err != nil {
+		t.Fatalf("monitor, w1 and w2 cosigned: %v", err)
+	}
+	// The stored proofs keep the cosignatures: offline, 2 of 3 verify
+	// and 3 of 3 do not.
+	if err := fetchVersion(ctx, client(2, registryclient.Offline), "1.0.0"); err != nil {
+		t.Fatalf("offline with 2 required: %v", err)
+	}
+	err = fetchVersion(ctx, client(3, registryclient.Offline), "1.0.0")
+	if we, ok := errors.AsType[*translog.WitnessError](err); !ok || we.Valid != 2 || we.Min != 3 {
+		t.Fatalf("offline with 3 required: %v; want a WitnessError of 2 valid", err)
+	}
+	// Online, a stored proof short of witnesses is proven again (and is
+	// still short: w3 did not cosign).
+	err = fetchVersion(ctx, client(3, registryclient.Online), "1.0.0")
+	if we, ok := errors.AsType[*translog.WitnessError](err); !ok || we.Valid != 2 {
+		t.Fatalf("online with 3 required: %v; want a WitnessError of 2 valid", err)
+	}
+	cosign(w3)
+	if err := fetchVersion(ctx, client(3, registryclient.Online), "1.0.0"); err != nil {
+		t.Fatalf("online with 3 required after w3 cosigned: %v", err)
+	}
+	// A policy that does not parse is a configuration error.
+	if _, err := registryclient.New(srv.URL, registryclient.WithNamespace("@gated"),
+		registryclient.WithTrust(&registryclient.Trust{Witnesses: []string{w1.vkey}, MinWitnesses: 1})); !errors.Is(err, registryclient.ErrInvalidConfig) {
+		t.Fatalf("witnesses without a log key: %v, want ErrInvalidConfig", err)
 	}
 }
