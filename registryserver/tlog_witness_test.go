@@ -158,6 +158,20 @@ func TestLogCosignatures(t *testing.T) {
 	if err != nil || len(n.Sigs) != 2 || n.Sigs[1].Name != "w1.example" {
 		t.Fatalf("note.Open(size 3) = %+v, %v; want the log's and w1's", n, err)
 	}
+	// A corrupt cosignatures document: the checkpoint is served without
+	// cosignatures, and the next cosignature replaces the document.
+	if err := st.Put(t.Context(), layout.LogCosignatures("@gated"), strings.NewReader("{nope"), 5); err != nil {
+		t.Fatal(err)
+	}
+	if code, got := get(t, h, "/log/@gated/checkpoint", pubRead); code != 200 || strings.Contains(string(got), "w1.example") {
+		t.Fatalf("checkpoint with a corrupt cosignatures document = %d\n%s\nwant 200 without cosignatures", code, got)
+	}
+	if code, body := postCosignature(t, h, "@gated", w2.cosign(t, signed3, at), pubRead); code != 200 {
+		t.Fatalf("POST over a corrupt document = %d %s", code, body)
+	}
+	if _, got := get(t, h, "/log/@gated/checkpoint", pubRead); !strings.Contains(string(got), "— w2.example ") {
+		t.Fatalf("checkpoint after the repair:\n%s\nwant w2's cosignature", got)
+	}
 	// Only the namespace's own key is written.
 	keys, _ := st.List(t.Context(), layout.LogNamespaceDir("@public"))
 	for _, k := range keys {

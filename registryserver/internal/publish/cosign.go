@@ -149,6 +149,8 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 // with the stored witness cosignatures of exactly that tree head (size
 // and hash) added as signature lines, at most [translog.MaxCosignatures].
 // Cosignatures of an older tree are left out: the witnesses cosign again.
+// A corrupt cosignatures document is ignored (the next cosignature taken
+// replaces it).
 func CosignedCheckpoint(ctx context.Context, st storage.Storage, ns string) ([]byte, translog.Checkpoint, error) {
 	signed, cp, err := LogCheckpoint(ctx, st, ns)
 	if err != nil {
@@ -163,7 +165,10 @@ func CosignedCheckpoint(ctx context.Context, st storage.Storage, ns string) ([]b
 	}
 	d, err := parseCosignatures(b)
 	if err != nil {
-		return nil, cp, err
+		// The checkpoint is served without them (clients that require
+		// witnesses refuse it, saying so); the next cosignature the
+		// server takes replaces the document.
+		return signed, cp, nil
 	}
 	out := bytes.Clone(signed)
 	n := 0
