@@ -229,6 +229,10 @@ type trustJSON struct {
 	AllowedSigners string         `json:"allowedSigners,omitempty"`
 	Keys           []trustKeyJSON `json:"keys"`
 	Require        bool           `json:"require"`
+	// Log, Witnesses and MinWitnesses are the transparency log policy.
+	Log          string   `json:"log,omitempty"`
+	Witnesses    []string `json:"witnesses,omitempty"`
+	MinWitnesses int      `json:"minWitnesses,omitempty"`
 }
 
 type trustKeyJSON struct {
@@ -238,7 +242,8 @@ type trustKeyJSON struct {
 }
 
 func trustView(ns string, t *registryclient.Trust) trustJSON {
-	v := trustJSON{Namespace: ns, AllowedSigners: t.AllowedSigners, Require: t.Require, Keys: []trustKeyJSON{}}
+	v := trustJSON{Namespace: ns, AllowedSigners: t.AllowedSigners, Require: t.Require, Keys: []trustKeyJSON{},
+		Log: t.Log, Witnesses: t.Witnesses, MinWitnesses: t.MinWitnesses}
 	for _, k := range t.Keys {
 		fp := ""
 		if pk, err := registryclient.ParsePublicKey(k.Key); err == nil {
@@ -269,12 +274,21 @@ func printTrust(o *Output, t *registryclient.Trust) {
 	for _, k := range v.Keys {
 		o.Printf("  Key: %s  %s\n", k.Fingerprint, k.Principal)
 	}
+	if t.Log != "" {
+		o.Printf("  Transparency log key: %s\n", t.Log)
+	}
+	if t.MinWitnesses > 0 {
+		o.Printf("  Log witnesses: at least %d of %d must cosign each checkpoint\n", t.MinWitnesses, len(t.Witnesses))
+		for _, w := range t.Witnesses {
+			o.Printf("  Witness: %s\n", w)
+		}
+	}
 }
 
 // TrustListCmd is "jig trust list [@ns] [--json]".
 type TrustListCmd struct {
 	Namespace string `arg:"" optional:"" help:"Only this namespace, e.g. @company."`
-	JSON      bool   `name:"json" help:"Print JSON: an array of {namespace, allowedSigners, keys: [{principal, key, fingerprint}], require}."`
+	JSON      bool   `name:"json" help:"Print JSON: an array of {namespace, allowedSigners, keys: [{principal, key, fingerprint}], require, log, witnesses, minWitnesses}."`
 }
 
 // Run prints the policies.
