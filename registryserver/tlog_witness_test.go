@@ -343,3 +343,67 @@ func TestLogWitnessClient(t *testing.T) {
 		t.Fatalf("witnesses without a log key: %v, want ErrInvalidConfig", err)
 	}
 }
+
+// TestLogCosignaturesReplicas: two replicas sharing one storage take
+// the cosignatures of several witnesses at once (each several times);
+// none is lost, and both serve the same cosigned checkpoint.
+func TestLogCosignaturesReplicas(t *testing.T) {
+	t.Parallel()
+	ws := []witness{newWitness(t, "w1.example"), newWitness(t, "w2.example"), newWitness(t, "w3.example"), newWitness(t, "w4.example")}
+	st := memory.New()
+	skey, _, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vkeys := make([]string, len(ws))
+	for i, w := range ws {
+		vkeys[i] = w.vkey
+	}
+	a := publishHandler(t, st, registryserver.WithLogKey(skey), registryserver.WithWitnesses(vkeys...))
+	b := publishHandler(t, st, registryserver.WithLogKey(skey), registryserver.WithWitnesses(vkeys...))
+	mustPublish(t, a, "@gated", "1.0.0")
+	_, signed := get(t, a, "/log/@gated/checkpoint", pubRead)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(ws))
+	for i, w := range ws {
+		for j := range 4 {
+			h := []http.Handler{a, b}[(i+j)%2]
+			wg.Go(func() {
+				if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, time.Unix(1_800_000_000+int64(j), 0)), pubRead); code != 200 {
+					errs <- fmt.Sprintf("%s: %d %s", w.c.Name(), code, body)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	_, fromA := get(t, a, "/log/@gated/checkpoint", pubRead)
+	_, fromB := get(t, b, "/log/@gated/checkpoint", pubRead)
+	if string(fromA) != string(fromB) {
+		t.Fatalf("the replicas serve different checkpoints:\n%s\n%s", fromA, fromB)
+	}
+	cp, _ := translog.ParseCheckpoint(fromA[:bytes.Index(fromA, []byte("\n\n"))+1])
+	p, _ := translog.NewWitnessPolicy(vkeys, len(vkeys))
+	if valid, err := p.Check(fromA, cp); err != nil || valid != len(ws) {
+		t.Fatalf("cosignatures served: %d valid, %v; want all %d witnesses'\n%s", valid, err, len(ws), fromA)
+	}
+	vs := []note.Verifier{}
+	for _, w := range ws {
+		if n := strings.Count(string(fromA), "— "+w.c.Name()+" "); n != 1 {
+			t.Errorf("%s has %d lines, want 1 (its newest)", w.c.Name(), n)
+		}
+		vs = append(vs, w.c.Verifier())
+	}
+	n, err := note.Open(fromA, note.VerifierList(vs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range n.Sigs {
+		if at, _ := translog.CosignatureTime(sig); at.Unix() != 1_800_000_003 {
+			t.Errorf("%s's cosignature kept is of %v, want its newest (1800000003)", sig.Name, at.Unix())
+		}
+	}
+}
