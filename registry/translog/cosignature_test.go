@@ -283,3 +283,64 @@ func logKey(t testing.TB) (note.Signer, note.Verifier) {
 
 func decodeB64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
 func encodeB64(b []byte) string          { return base64.StdEncoding.EncodeToString(b) }
+
+// FuzzWitnessCheck: on any note, WitnessPolicy.Check counts a witness
+// exactly when one of its signature lines verifies with note.Open, agrees
+// with note.Open on the notes it accepts, and no input panics.
+func FuzzWitnessCheck(f *testing.F) {
+	f.Add([]byte(torchwoodSigned))
+	f.Add([]byte(torchwoodSigned + strings.Split(torchwoodSigned, "\n\n")[1]))
+	f.Add([]byte(torchwoodBody + "\n— witness.example.com/w1 oAWfEQAAAA==\n"))
+	f.Add([]byte("x\n\n— a AAAAAAA=\n"))
+	v, err := translog.NewCosignatureVerifier(torchwoodVKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := translog.NewWitnessPolicy([]string{torchwoodVKey}, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, signed []byte) {
+		// The note's text and signature block, split as note.Open does.
+		i := bytes.LastIndex(signed, []byte("\n\n"))
+		if i < 0 {
+			return
+		}
+		text, sigs := signed[:i+1], signed[i+2:]
+		cp, err := translog.ParseCheckpoint(text)
+		if err != nil {
+			return
+		}
+		valid, err := p.Check(signed, cp)
+		_, perr := note.Open(signed, note.VerifierList())
+		if _, ok := errors.AsType[*note.UnverifiedNoteError](perr); !ok || string(cp.Marshal()) != string(text) {
+			// A note note.Open cannot parse, or a checkpoint with
+			// extension lines (not one of jig's logs): never counted.
+			if valid != 0 || !errors.Is(err, translog.ErrMalformed) {
+				t.Fatalf("Check(a note of another form) = %d, %v; want ErrMalformed", valid, err)
+			}
+			return
+		}
+		if valid < 0 || valid > 1 {
+			t.Fatalf("Check = %d valid of 1 witness", valid)
+		}
+		if (err == nil) != (valid == 1) {
+			t.Fatalf("Check = %d, %v", valid, err)
+		}
+		if n, err := note.Open(signed, note.VerifierList(v)); err == nil && len(n.Sigs) != valid {
+			t.Fatalf("note.Open verified %d lines of the witness, Check counted %d", len(n.Sigs), valid)
+		}
+		// Check counts the witness exactly when one of its lines alone
+		// verifies with note.Open (a bad line before a good one does
+		// not hide it).
+		alone := false
+		for _, line := range bytes.SplitAfter(sigs, []byte("\n")) {
+			if n, err := note.Open(append(append(bytes.Clone(text), '\n'), line...), note.VerifierList(v)); err == nil && len(n.Sigs) == 1 {
+				alone = true
+			}
+		}
+		if alone != (valid == 1) {
+			t.Fatalf("Check counted %d; a line of the witness alone verifies: %v", valid, alone)
+		}
+	})
+}
