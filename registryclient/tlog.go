@@ -57,7 +57,7 @@ func compileWitnesses(ns string, t *Trust) (translog.WitnessPolicy, error) {
 		return translog.WitnessPolicy{}, nil
 	}
 	if t.Log == "" {
-		return translog.WitnessPolicy{}, fmt.Errorf("%w: registry %s: trust.witnesses cosign a transparency log, and trust.log names none; add it with jig trust log add %s <log verifier> --witness …", ErrInvalidConfig, ns, ns)
+		return translog.WitnessPolicy{}, fmt.Errorf("%w: registry %s: trust.witnesses cosign a transparency log, and trust.log names no log key to check it with", ErrInvalidConfig, ns)
 	}
 	p, err := translog.NewWitnessPolicy(t.Witnesses, t.MinWitnesses)
 	if err != nil {

@@ -343,10 +343,15 @@ type WitnessError struct {
 	Valid, Min, Of int
 }
 
+// Namespace returns the namespace of the log refused (the origin's last
+// part, "@acme").
+func (e *WitnessError) Namespace() string {
+	return e.Checkpoint.Origin[strings.LastIndexByte(e.Checkpoint.Origin, '/')+1:]
+}
+
 func (e *WitnessError) Error() string {
-	ns := e.Checkpoint.Origin[strings.LastIndexByte(e.Checkpoint.Origin, '/')+1:]
-	return fmt.Sprintf("the tree head of %s (size %d) carries valid cosignatures of %d of the %d trusted witnesses, and %d are required; the witnesses have not (yet) checked it, or the server shows you a tree they never saw. Try again once they have cosigned it (each witness runs jig log witness cosign %s); to change which witnesses, or how many, are required: jig trust log add %s <log verifier> --witness <verifier key> … --min-witnesses <k>",
-		e.Checkpoint.Origin, e.Checkpoint.Size, e.Valid, e.Of, e.Min, ns, ns)
+	return fmt.Sprintf("the tree head of %s (size %d) carries valid cosignatures of %d of the %d trusted witnesses, and %d are required; the witnesses have not (yet) checked it, or the server shows you a tree they never saw",
+		e.Checkpoint.Origin, e.Checkpoint.Size, e.Valid, e.Of, e.Min)
 }
 
 // Check counts the distinct witnesses of p that cosigned the signed
