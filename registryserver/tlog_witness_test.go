@@ -407,3 +407,55 @@ func TestLogCosignaturesReplicas(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLogCheckpointCosigned: GET /log/@ns/checkpoint with no
+// witnesses configured, and with three whose cosignatures are attached
+// (one more storage read).
+func BenchmarkLogCheckpointCosigned(b *testing.B) {
+	ws := []witness{newWitness(b, "w1.example"), newWitness(b, "w2.example"), newWitness(b, "w3.example")}
+	skey, _, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	vkeys := []string{ws[0].vkey, ws[1].vkey, ws[2].vkey}
+	for _, c := range []struct {
+		name string
+		opts []registryserver.Option
+		n    int
+	}{
+		{"no witnesses", []registryserver.Option{registryserver.WithLogKey(skey)}, 0},
+		{"3 cosignatures", []registryserver.Option{registryserver.WithLogKey(skey), registryserver.WithWitnesses(vkeys...)}, 3},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h := publishHandler(b, memory.New(), c.opts...)
+			if r := postB(b, h, pubAdmin, form{archive: pkg(regJSON("@gated", "1.0.0", ""))}); r != http.StatusCreated {
+				b.Fatalf("publish: %d", r)
+			}
+			_, signed := getTB(b, h, "/log/@gated/checkpoint", pubRead)
+			for _, w := range ws[:c.n] {
+				if code, body := postCosignature(b, h, "@gated", w.cosign(b, signed, time.Unix(1_800_000_000, 0)), pubRead); code != 200 {
+					b.Fatalf("cosign: %d %s", code, body)
+				}
+			}
+			_, got := getTB(b, h, "/log/@gated/checkpoint", pubRead)
+			for b.Loop() {
+				if code, _ := getTB(b, h, "/log/@gated/checkpoint", pubRead); code != 200 {
+					b.Fatal(code)
+				}
+			}
+			b.ReportMetric(float64(len(got)), "bytes/checkpoint")
+		})
+	}
+}
+
+// getTB is get for tests and benchmarks.
+func getTB(tb testing.TB, h http.Handler, path, token string) (int, []byte) {
+	tb.Helper()
+	req := httptest.NewRequestWithContext(tb.Context(), http.MethodGet, path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
