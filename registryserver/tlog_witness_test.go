@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -458,4 +459,89 @@ func getTB(tb testing.TB, h http.Handler, path, token string) (int, []byte) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec.Code, rec.Body.Bytes()
+}
+
+// TestLogWitnessRefusesForks: a witness (Client.CosignLog) cosigns a log
+// that grows, and refuses, naming both tree heads and keeping its state
+// file byte-identical, a server that shows it a rolled-back or a forked
+// tree of the same log.
+func TestLogWitnessRefusesForks(t *testing.T) {
+	t.Parallel()
+	w := newWitness(t, "w1.example")
+	st := memory.New()
+	skey, vkey, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := func(st storage.Storage) *registryserver.Handler {
+		return publishHandler(t, st, registryserver.WithLogKey(skey), registryserver.WithWitnesses(w.vkey))
+	}
+	orig := server(st)
+	mustPublish(t, orig, "@gated", "1.0.0")
+	mustPublish(t, orig, "@gated", "1.1.0")
+	snapshot := copyStorage(t, st) // the log at size 2
+	rolledBack := server(snapshot)
+	forked := server(copyStorage(t, snapshot))
+	mustPublish(t, forked, "@gated", "1.3.0") // size 3, another leaf 2
+
+	var sw swappedServer
+	sw.h.Store(orig)
+	srv := httptest.NewServer(&sw)
+	t.Cleanup(srv.Close)
+	c, err := registryclient.New(srv.URL, registryclient.WithNamespace("@gated"), registryclient.WithToken(pubRead),
+		registryclient.WithTrust(&registryclient.Trust{Log: vkey}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir() + "/witness.state"
+	for _, c2 := range []struct {
+		publish  string
+		from, to int64
+	}{{"", 0, 2}, {"", 2, 2}, {"1.2.0", 2, 3}} {
+		if c2.publish != "" {
+			mustPublish(t, orig, "@gated", c2.publish)
+		}
+		rep, err := c.CosignLog(t.Context(), "@gated", w.c, state)
+		if err != nil || rep.From != c2.from || rep.Size != c2.to || !rep.Current {
+			t.Fatalf("CosignLog = %+v, %v; want from %d to %d, current", rep, err, c2.from, c2.to)
+		}
+	}
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c2 := range []struct {
+		name string
+		h    *registryserver.Handler
+		want string
+	}{
+		{"rolled back", rolledBack, "is older than (rolled back from)"},
+		{"forked", forked, "does not extend"},
+	} {
+		sw.h.Store(c2.h)
+		_, err := c.CosignLog(t.Context(), "@gated", w.c, state)
+		fe, ok := errors.AsType[*translog.ForkError](err)
+		if !ok || !strings.Contains(err.Error(), c2.want) || fe.Remembered.Size != 3 {
+			t.Fatalf("%s: CosignLog = %v; want a fork error from the cosigned size 3", c2.name, err)
+		}
+		for _, head := range []translog.Checkpoint{fe.Remembered, fe.Got} {
+			if !strings.Contains(err.Error(), head.Hash.String()) {
+				t.Errorf("%s: error %q does not name tree head %v", c2.name, err, head)
+			}
+		}
+		if after, _ := os.ReadFile(state); string(after) != string(before) {
+			t.Errorf("%s: the state file changed:\n%s\nwant\n%s", c2.name, after, before)
+		}
+		if _, got := get(t, c2.h, "/log/@gated/checkpoint", pubRead); bytes.Contains(got, []byte("w1.example")) {
+			t.Errorf("%s: the server got a cosignature of the fork:\n%s", c2.name, got)
+		}
+	}
+	// A damaged state file is an error, never a fresh start.
+	if err := os.WriteFile(state, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sw.h.Store(orig)
+	if _, err := c.CosignLog(t.Context(), "@gated", w.c, state); err == nil || !strings.Contains(err.Error(), "is damaged") {
+		t.Fatalf("CosignLog with a damaged state = %v, want an error saying so", err)
+	}
 }
