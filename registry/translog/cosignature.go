@@ -115,8 +115,15 @@ func (v *CosignatureVerifier) KeyHash() uint32 { return v.hash }
 // String returns the verifier key line, as [NewCosignatureVerifier]
 // parses it.
 func (v *CosignatureVerifier) String() string {
-	return fmt.Sprintf("%s+%08x+%s", v.name, v.hash, base64.StdEncoding.EncodeToString(append([]byte{algCosignatureV1}, v.key...)))
+	return v.ID() + "+" + base64.StdEncoding.EncodeToString(append([]byte{algCosignatureV1}, v.key...))
 }
+
+// ID returns "<name>+<key ID hex>", the witness's [WitnessID].
+func (v *CosignatureVerifier) ID() string { return WitnessID(v.name, v.hash) }
+
+// WitnessID names a witness by its key name and key ID, as a signature
+// line does: "<name>+<key ID as 8 hex digits>".
+func WitnessID(name string, keyHash uint32) string { return fmt.Sprintf("%s+%08x", name, keyHash) }
 
 // Verify reports whether sig (a time and an Ed25519 signature, the
 // signature line's bytes after the key ID) is the witness's cosignature
@@ -224,7 +231,7 @@ func GenerateCosignerKey(rand io.Reader, name string) (skey, vkey string, err er
 		return "", "", err
 	}
 	s := NewCosignerFromKey(name, priv)
-	skey = fmt.Sprintf("%s%s+%08x+%s", cosignerKeyPrefix, name, s.v.hash, base64.StdEncoding.EncodeToString(append([]byte{algCosignatureV1}, priv.Seed()...)))
+	skey = cosignerKeyPrefix + s.v.ID() + "+" + base64.StdEncoding.EncodeToString(append([]byte{algCosignatureV1}, priv.Seed()...))
 	return skey, s.v.String(), nil
 }
 
@@ -323,7 +330,7 @@ func NewWitnessPolicy(vkeys []string, min int) (WitnessPolicy, error) {
 		if err != nil {
 			return WitnessPolicy{}, err
 		}
-		id := fmt.Sprintf("%s+%08x", v.name, v.hash)
+		id := v.ID()
 		if seen[id] {
 			return WitnessPolicy{}, fmt.Errorf("%w: witness %s listed twice", ErrWitness, id)
 		}

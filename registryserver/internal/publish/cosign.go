@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -27,7 +28,7 @@ const maxCosignaturesDoc = 64 << 10
 // storedCosignature is one witness's newest cosignature, as kept under
 // [layout.LogCosignatures].
 type storedCosignature struct {
-	// Witness is "<name>+<key ID hex>".
+	// Witness is the witness's [translog.WitnessID].
 	Witness string `json:"witness"`
 	// Size and Hash name the tree head it cosigned.
 	Size int64  `json:"size"`
@@ -41,9 +42,6 @@ type storedCosignature struct {
 type cosignaturesDoc struct {
 	Cosignatures []storedCosignature `json:"cosignatures"`
 }
-
-// witnessID names a witness in the stored document.
-func witnessID(name string, hash uint32) string { return fmt.Sprintf("%s+%08x", name, hash) }
 
 func parseCosignatures(b []byte) (cosignaturesDoc, error) {
 	var d cosignaturesDoc
@@ -94,7 +92,7 @@ func CheckLogTree(ctx context.Context, st storage.Storage, ns string, cp translo
 // (checked by [CheckLogTree]), replacing each witness's older one: one
 // cosignature per witness is kept, the one of the largest tree, the
 // newest for the same tree. configured reports whether a witness
-// ("<name>+<key ID hex>") is still configured; the others' are dropped.
+// ([translog.WitnessID]) is still configured; the others' are dropped.
 // The document is updated with a compare-and-swap, so replicas sharing
 // the storage do not lose each other's writes.
 func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Checkpoint, sigs []note.Signature, configured func(witness string) bool) error {
@@ -104,7 +102,7 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 		if err != nil {
 			return err
 		}
-		add = append(add, storedCosignature{Witness: witnessID(sig.Name, sig.Hash), Size: cp.Size, Hash: cp.Hash.String(),
+		add = append(add, storedCosignature{Witness: translog.WitnessID(sig.Name, sig.Hash), Size: cp.Size, Hash: cp.Hash.String(),
 			Time: t.Unix(), Line: "— " + sig.Name + " " + sig.Base64})
 	}
 	return s.update(ctx, layout.LogCosignatures(ns), func(cur []byte) ([]byte, error) {
@@ -132,15 +130,7 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 		if len(d.Cosignatures) > translog.MaxCosignatures {
 			d.Cosignatures = d.Cosignatures[:translog.MaxCosignatures]
 		}
-		slices.SortFunc(d.Cosignatures, func(a, b storedCosignature) int {
-			if a.Witness < b.Witness {
-				return -1
-			}
-			if a.Witness > b.Witness {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(d.Cosignatures, func(a, b storedCosignature) int { return strings.Compare(a.Witness, b.Witness) })
 		return json.Marshal(d)
 	})
 }

@@ -66,7 +66,7 @@ func (h *Routes) postCosignature(c echo.Context) error {
 	}
 	configured := func(id string) bool {
 		return slices.ContainsFunc(h.Witnesses, func(w *translog.CosignatureVerifier) bool {
-			return fmt.Sprintf("%s+%08x", w.Name(), w.KeyHash()) == id
+			return w.ID() == id
 		})
 	}
 	if err := h.Pub.AddCosignatures(req.Context(), ns, cp, n.Sigs, configured); err != nil {
