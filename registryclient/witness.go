@@ -11,6 +11,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/safefile"
 	"github.com/jigkit/jig/registry/translog"
 )
@@ -74,6 +75,17 @@ func (c *Client) CosignLog(ctx context.Context, ns string, cosigner *translog.Co
 	if err != nil {
 		return nil, err
 	}
+	// One witness run at a time per state file: two could each check
+	// against the same remembered head, and the slower one put back a
+	// smaller one.
+	unlock, err := flock.Acquire(ctx, statePath+".lock", 0)
+	if errors.Is(err, flock.ErrBusy) {
+		return nil, fmt.Errorf("another witness run is using the state %s; let it finish, then run again", statePath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking the witness state: %w", err)
+	}
+	defer unlock()
 	st, err := readWitnessState(statePath)
 	if err != nil {
 		return nil, err

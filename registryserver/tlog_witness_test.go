@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registryclient"
@@ -103,7 +104,7 @@ func TestLogCosignatures(t *testing.T) {
 	mustPublish(t, h, "@gated", "1.0.0")
 	mustPublish(t, h, "@gated", "1.1.0")
 	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
-	at := time.Unix(1_800_000_000, 0)
+	at := time.Unix(1_700_000_000, 0)
 	for _, w := range []witness{w1, w2} {
 		if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, at), pubRead); code != 200 || !strings.Contains(body, `"current":true`) {
 			t.Fatalf("POST cosignature of %s = %d %s", w.c.Name(), code, body)
@@ -194,7 +195,7 @@ func TestLogCosignatureRefused(t *testing.T) {
 	mustPublish(t, h, "@public", "1.0.0")
 	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
 	_, public := get(t, h, "/log/@public/checkpoint", "")
-	at := time.Unix(1_800_000_000, 0)
+	at := time.Unix(1_700_000_000, 0)
 	good := w1.cosign(t, signed, at)
 	tampered := bytes.Replace(good, []byte("log.test/@gated\n2\n"), []byte("log.test/@gated\n1\n"), 1)
 	otherTree := strings.Replace(string(signed), "\n2\n", "\n1\n", 1) // size 1 with size 2's hash
@@ -213,6 +214,7 @@ func TestLogCosignatureRefused(t *testing.T) {
 		{"not a note", "@gated", []byte("hello"), pubRead, 400, "BAD_REQUEST"},
 		{"too large", "@gated", bytes.Repeat([]byte("a"), 5000), pubRead, 413, "PAYLOAD_TOO_LARGE"},
 		{"bad namespace", "@Gated", good, pubRead, 400, "INVALID_PATH"},
+		{"dated in the future", "@gated", w1.cosign(t, signed, time.Now().Add(time.Hour)), pubRead, 400, "BAD_REQUEST"},
 	} {
 		code, body := postCosignature(t, h, c.ns, c.body, c.token)
 		if code != c.status || !strings.Contains(body, `"code":"`+c.code+`"`) {
@@ -291,7 +293,7 @@ func TestLogWitnessClient(t *testing.T) {
 		}
 	}
 	_, signed := get(t, h, "/log/@gated/checkpoint", pubRead)
-	at := time.Unix(1_800_000_000, 0)
+	at := time.Unix(1_700_000_000, 0)
 	cosign := func(w witness) {
 		t.Helper()
 		if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, at), pubRead); code != 200 {
@@ -370,7 +372,7 @@ func TestLogCosignaturesReplicas(t *testing.T) {
 		for j := range 4 {
 			h := []http.Handler{a, b}[(i+j)%2]
 			wg.Go(func() {
-				if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, time.Unix(1_800_000_000+int64(j), 0)), pubRead); code != 200 {
+				if code, body := postCosignature(t, h, "@gated", w.cosign(t, signed, time.Unix(1_700_000_000+int64(j), 0)), pubRead); code != 200 {
 					errs <- fmt.Sprintf("%s: %d %s", w.c.Name(), code, body)
 				}
 			})
@@ -403,8 +405,8 @@ func TestLogCosignaturesReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sig := range n.Sigs {
-		if at, _ := translog.CosignatureTime(sig); at.Unix() != 1_800_000_003 {
-			t.Errorf("%s's cosignature kept is of %v, want its newest (1800000003)", sig.Name, at.Unix())
+		if at, _ := translog.CosignatureTime(sig); at.Unix() != 1_700_000_003 {
+			t.Errorf("%s's cosignature kept is of %v, want its newest (1700000003)", sig.Name, at.Unix())
 		}
 	}
 }
@@ -434,7 +436,7 @@ func BenchmarkLogCheckpointCosigned(b *testing.B) {
 			}
 			_, signed := getTB(b, h, "/log/@gated/checkpoint", pubRead)
 			for _, w := range ws[:c.n] {
-				if code, body := postCosignature(b, h, "@gated", w.cosign(b, signed, time.Unix(1_800_000_000, 0)), pubRead); code != 200 {
+				if code, body := postCosignature(b, h, "@gated", w.cosign(b, signed, time.Unix(1_700_000_000, 0)), pubRead); code != 200 {
 					b.Fatalf("cosign: %d %s", code, body)
 				}
 			}
@@ -535,6 +537,20 @@ func TestLogWitnessRefusesForks(t *testing.T) {
 		if _, got := get(t, c2.h, "/log/@gated/checkpoint", pubRead); bytes.Contains(got, []byte("w1.example")) {
 			t.Errorf("%s: the server got a cosignature of the fork:\n%s", c2.name, got)
 		}
+	}
+	// One run at a time per state file: while another holds it, a run
+	// refuses, changing nothing.
+	sw.h.Store(orig)
+	unlock, err := flock.Acquire(t.Context(), state+".lock", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CosignLog(t.Context(), "@gated", w.c, state); err == nil || !strings.Contains(err.Error(), "another witness run is using the state") {
+		t.Errorf("CosignLog with the state locked = %v, want an error saying another run uses it", err)
+	}
+	unlock()
+	if after, _ := os.ReadFile(state); string(after) != string(before) {
+		t.Errorf("a refused run changed the state file:\n%s", after)
 	}
 	// A damaged state file is an error, never a fresh start.
 	if err := os.WriteFile(state, []byte("{"), 0o600); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/mod/sumdb/note"
@@ -15,6 +16,10 @@ import (
 	"github.com/jigkit/jig/registryserver/internal/core"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 )
+
+// maxCosignatureSkew is how far ahead of the server's clock a
+// cosignature's time may be.
+const maxCosignatureSkew = 10 * time.Minute
 
 // postCosignature takes a witness's cosignature of one of the log's
 // tree heads: the body is the checkpoint note with the witness's
@@ -50,6 +55,14 @@ func (h *Routes) postCosignature(c echo.Context) error {
 			return core.NewAPIError(wire.CodeSignatureInvalid, fmt.Sprintf("The cosignature of witness %s does not verify over the checkpoint sent with it (a cosignature/v1 signature of that exact checkpoint body is needed)", e.Name))
 		}
 		return core.NewAPIError(wire.CodeBadRequest, "The body is not a signed checkpoint note: send the checkpoint text, an empty line, then your cosignature line (\"— <name> <base64>\")")
+	}
+	for _, sig := range n.Sigs {
+		// A clock far ahead would pin its cosignature: the server keeps
+		// a witness's newest for a tree, and one from the future stays
+		// newest.
+		if at, err := translog.CosignatureTime(sig); err != nil || at.After(time.Now().Add(maxCosignatureSkew)) {
+			return core.NewAPIError(wire.CodeBadRequest, fmt.Sprintf("The cosignature of witness %s is dated %s, ahead of this server's clock by more than %s: set the witness machine's clock right and cosign again", sig.Name, at.UTC().Format(time.RFC3339), maxCosignatureSkew))
+		}
 	}
 	cp, err := translog.ParseCheckpoint([]byte(n.Text))
 	if err != nil || string(cp.Marshal()) != n.Text {
