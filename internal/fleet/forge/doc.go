@@ -1,7 +1,8 @@
 // Package forge talks to a forge's API for a rollout (jig fleet update):
 // find, open, update and close the pull request of a branch, read the
 // result of its checks, merge it or mark it ready. [Client] is what a
-// rollout needs; [Gitea] implements it for Gitea and Forgejo.
+// rollout needs; [Gitea] implements it for Gitea and Forgejo, [GitHub]
+// for GitHub and GitHub Enterprise Server.
 //
 // Every request goes through a [Budget]: requests that change the forge
 // are spread evenly under a budget per hour and kept inside a daily

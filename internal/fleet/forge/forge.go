@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/jigkit/jig/internal/redact"
 )
 
 // Repo is a repository on a forge: the forge's API base URL and the
@@ -88,7 +90,10 @@ const (
 
 // PR is a pull or merge request.
 type PR struct {
-	Number  int64
+	Number int64
+	// NodeID is the request's global id in the forge's GraphQL API
+	// (GitHub's node_id); "" where the forge has none.
+	NodeID  string
 	URL     string
 	State   State
 	Title   string
@@ -149,6 +154,8 @@ func New(kind, token string, budget *Budget) (Client, error) {
 	switch kind {
 	case KindGitea:
 		return NewGitea(token, budget), nil
+	case KindGitHub:
+		return NewGitHub(token, budget), nil
 	}
 	return nil, fmt.Errorf("jig does not speak the API of the forge %q", kind)
 }
@@ -166,4 +173,19 @@ func KindOf(host string) string {
 		return KindGitea
 	}
 	return ""
+}
+
+// wrapError names the forge, the call and the repository, and keeps the
+// token out of the error's text (on one line); a [*RateLimitError] stays
+// one ([errors.As]) and needs no forge name. nil stays nil.
+func wrapError(forgeName, token string, r Repo, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rl *RateLimitError
+	if errors.As(err, &rl) {
+		return fmt.Errorf("%s %s: %w", what, r, rl)
+	}
+	msg := redact.Text(strings.ReplaceAll(err.Error(), "\n", " "), []string{token})
+	return fmt.Errorf("%s %s %s: %s", forgeName, what, r, msg)
 }

@@ -2,15 +2,12 @@ package forge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"code.gitea.io/sdk/gitea"
-
-	"github.com/jigkit/jig/internal/redact"
 )
 
 // draftPrefix marks a Gitea or Forgejo pull request as a draft ("work in
@@ -67,17 +64,9 @@ func (g *Gitea) client(ctx context.Context, r Repo) (*gitea.Client, error) {
 }
 
 // wrap names the call and the repository and keeps the token out of the
-// error's text.
+// error's text ([wrapError]).
 func (g *Gitea) wrap(r Repo, what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *RateLimitError
-	if errors.As(err, &rl) {
-		return fmt.Errorf("%s %s: %w", what, r, rl)
-	}
-	msg := redact.Text(strings.ReplaceAll(err.Error(), "\n", " "), []string{g.token})
-	return fmt.Errorf("gitea %s %s: %s", what, r, msg)
+	return wrapError("gitea", g.token, r, what, err)
 }
 
 func pr(p *gitea.PullRequest) *PR {
