@@ -49,7 +49,9 @@ type API struct {
 	MinGreen int
 	// AutoMerge merges each request once its checks pass: with GateCI
 	// jig merges it when it sees it green, without a gate the forge is
-	// asked to (Gitea's "merge when checks succeed").
+	// asked to (Gitea's "merge when checks succeed", GitHub's
+	// auto-merge); where it will not ([forge.ErrNoAutoMerge]) the
+	// request stays open and its Note says so.
 	AutoMerge bool
 	// Poll is the time between two reads of a wave's checks; 0 means 30
 	// seconds. GateTimeout bounds the wait for one wave; 0 means 2 hours.
@@ -252,10 +254,16 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 	res.Number, res.PR = pr.Number, pr.URL
 	if api.AutoMerge && api.Gate != GateCI {
 		pr.HeadSHA = res.Commit
-		if err := api.Client.AutoMerge(ctx, fr, pr); err != nil {
+		switch err := api.Client.AutoMerge(ctx, fr, pr); {
+		case errors.Is(err, forge.ErrNoAutoMerge):
+			// The request stands; only its merge is left to do.
+			res.Note = strings.TrimSpace(res.Note + "; auto-merge not turned on: " + err.Error() + "; --gate ci --automerge merges it when its checks pass")
+			res.Note = strings.TrimPrefix(res.Note, "; ")
+		case err != nil:
 			return fail("merge", err)
+		default:
+			res.Merged = true
 		}
-		res.Merged = true
 	}
 	switch {
 	case !changed:
