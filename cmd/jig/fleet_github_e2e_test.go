@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,11 +25,15 @@ import (
 // the recorded contracts in internal/fleet/forge/testdata/github. Every
 // request must carry the token; auto-merge is refused on the
 // repositories in noAutoMerge as GitHub does when the repository does not
-// allow it.
+// allow it; the check runs of the repositories in red fail. head reads a
+// branch's commit from the repository's git remote: a request's head, and
+// what a merge at a given commit is checked against.
 type fakeGitHub struct {
 	t           testing.TB
 	token       string
 	noAutoMerge map[string]bool
+	red         map[string]bool
+	head        func(repo, branch string) string
 
 	mu     sync.Mutex
 	prs    map[string][]*fakePR // by repository "owner/name"
@@ -42,6 +47,7 @@ type fakePR struct {
 	NodeID    string   `json:"node_id"`
 	HTMLURL   string   `json:"html_url"`
 	State     string   `json:"state"`
+	Merged    bool     `json:"merged"`
 	Title     string   `json:"title"`
 	Body      string   `json:"body"`
 	Draft     bool     `json:"draft"`
@@ -58,7 +64,7 @@ type fakePR struct {
 }
 
 func newFakeGitHub(t testing.TB, token string) *fakeGitHub {
-	return &fakeGitHub{t: t, token: token, noAutoMerge: map[string]bool{},
+	return &fakeGitHub{t: t, token: token, noAutoMerge: map[string]bool{}, red: map[string]bool{},
 		prs: map[string][]*fakePR{}, byNode: map[string]*fakePR{}, writes: map[string][]string{}}
 }
 
@@ -100,6 +106,11 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return nil
 	}
 	str := func(k string) string { s, _ := body[k].(string); return s }
+	for _, p := range g.prs[repo] {
+		if p.State == "open" {
+			p.Head.SHA = g.head(repo, p.Head.Ref)
+		}
+	}
 	switch {
 	case r.Method == http.MethodGet && len(route) == 1 && route[0] == "pulls":
 		q := r.URL.Query()
@@ -123,7 +134,7 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.NodeID = fmt.Sprintf("PR_%s_%d", strings.ReplaceAll(repo, "/", "_"), p.Number)
 		p.HTMLURL = fmt.Sprintf("https://github.test/%s/pull/%d", repo, p.Number)
-		p.Head.SHA = "0000000000000000000000000000000000000001"
+		p.Head.SHA = g.head(repo, p.Head.Ref)
 		g.prs[repo] = append(g.prs[repo], p)
 		g.byNode[p.NodeID] = p
 		w.WriteHeader(http.StatusCreated)
@@ -152,6 +163,27 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		json.NewEncoder(w).Encode(p)
+	case r.Method == http.MethodGet && len(route) == 3 && route[0] == "commits" && (route[2] == "check-runs" || route[2] == "status"):
+		if open := g.open(repo); open == nil || open.Head.SHA != route[1] {
+			g.t.Errorf("fake GitHub: %s: the checks of %s were read, which is no open request's head", repo, route[1])
+		}
+		switch {
+		case route[2] == "status":
+			io.WriteString(w, `{"state": "pending", "total_count": 0, "statuses": []}`)
+		case g.red[repo]:
+			io.WriteString(w, `{"total_count": 1, "check_runs": [{"id": 1, "name": "test", "status": "completed", "conclusion": "failure"}]}`)
+		default:
+			io.WriteString(w, `{"total_count": 2, "check_runs": [{"id": 1, "name": "test", "status": "completed", "conclusion": "success"}, {"id": 2, "name": "lint", "status": "completed", "conclusion": "skipped"}]}`)
+		}
+	case r.Method == http.MethodPut && len(route) == 3 && route[0] == "pulls" && route[2] == "merge" && find(route[1]) != nil:
+		p := find(route[1])
+		if p.State != "open" || str("sha") != p.Head.SHA || str("merge_method") != "merge" {
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"message": "Head branch was modified. Review and try the merge again."}`)
+			return
+		}
+		p.State, p.Merged = "closed", true
+		fmt.Fprintf(w, `{"sha": %q, "merged": true, "message": "Pull Request successfully merged"}`, p.Head.SHA)
 	case r.Method == http.MethodPost && len(route) == 3 && route[0] == "issues" && route[2] == "comments" && find(route[1]) != nil:
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, `{"id": 1}`)
@@ -159,6 +191,16 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.t.Errorf("fake GitHub: no route for %s %s", r.Method, r.URL)
 		http.NotFound(w, r)
 	}
+}
+
+// open returns the open request of repo, nil when none.
+func (g *fakeGitHub) open(repo string) *fakePR {
+	for _, p := range g.prs[repo] {
+		if p.State == "open" {
+			return p
+		}
+	}
+	return nil
 }
 
 // graphql answers enablePullRequestAutoMerge.
@@ -208,6 +250,13 @@ func TestFleetGitHubAPI(t *testing.T) {
 	const token = "gho_stubTokenFromGh0123"
 	gh := newFakeGitHub(t, token)
 	gh.noAutoMerge["acme/app-3"] = true
+	gh.head = func(repo, branch string) string {
+		out, err := exec.Command("git", "-C", filepath.Join(f.dir, "repos", strings.TrimPrefix(repo, "acme/")+".git"), "rev-parse", "-q", "--verify", "refs/heads/"+branch).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
 	srv := httptest.NewServer(gh)
 	t.Cleanup(srv.Close)
 
@@ -230,11 +279,11 @@ func TestFleetGitHubAPI(t *testing.T) {
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=url."+filepath.Join(f.dir, "repos")+"/.insteadOf", "GIT_CONFIG_VALUE_0=https://github.test/acme/")
 	f.jig(f.dir, 0, "publish", "x-1.1.0")
 	testenv.WriteFiles(t, f.dir, map[string]string{"repos.txt": list.String()})
-	update := func(work string) giteaDoc {
+	update := func(version, work string, exit int, extra ...string) giteaDoc {
 		t.Helper()
-		out := f.jig(f.dir, 0, "fleet", "update", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "github", "--forge-url", srv.URL,
+		out := f.jig(f.dir, exit, append([]string{"fleet", "update", "@team/x@" + version, "--repos", "repos.txt", "--forge", "github", "--forge-url", srv.URL,
 			"--label", "jig", "--reviewer", "octocat", "--automerge", "--json", "--work-dir", work,
-			"--max-requests-per-hour", "1000000") // pacing is internal/fleet/forge's to test
+			"--max-requests-per-hour", "1000000"}, extra...)...) // pacing is internal/fleet/forge's to test
 		var doc giteaDoc
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -245,7 +294,7 @@ func TestFleetGitHubAPI(t *testing.T) {
 		return doc
 	}
 
-	doc := update(filepath.Join(f.dir, "work-1"))
+	doc := update("1.1.0", filepath.Join(f.dir, "work-1"), 0)
 	gh.mu.Lock()
 	for i, r := range doc.Repos {
 		repo := "acme/" + names[i]
@@ -281,9 +330,8 @@ func TestFleetGitHubAPI(t *testing.T) {
 
 	// A rerun with no memory of the first (another work directory) finds
 	// each open request and opens none.
-	doc = update(filepath.Join(f.dir, "work-2"))
+	doc = update("1.1.0", filepath.Join(f.dir, "work-2"), 0)
 	gh.mu.Lock()
-	defer gh.mu.Unlock()
 	for i, r := range doc.Repos {
 		repo := "acme/" + names[i]
 		if r.Status != "unchanged" || r.Number != 1 || len(gh.prs[repo]) != 1 {
@@ -293,6 +341,47 @@ func TestFleetGitHubAPI(t *testing.T) {
 			if w != "POST graphql" {
 				t.Errorf("%s: the rerun sent %s", repo, w)
 			}
+		}
+		gh.writes[repo] = nil
+	}
+	gh.mu.Unlock()
+
+	// 1.2.0 comes out, gated on CI with auto-merge: the open requests are
+	// updated in place (the branch pushed again, the title edited), their
+	// checks read at the new head, the green ones merged at that commit
+	// through REST; app-2's checks fail, which exits 1.
+	src, err := os.ReadFile(filepath.Join(f.dir, "x-1.1.0", "registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := strings.Replace(strings.Replace(string(src), `"version":"1.1.0"`, `"version":"1.2.0"`, 1), `"content":"# x\n"`, `"content":"# x\n\nVersion 1.2.0.\n"`, 1)
+	if err := os.CopyFS(filepath.Join(f.dir, "x-1.2.0"), os.DirFS(filepath.Join(f.dir, "x-1.1.0"))); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, f.dir, map[string]string{"x-1.2.0/registry.json": next})
+	f.jig(f.dir, 0, "publish", "x-1.2.0")
+	gh.mu.Lock()
+	gh.red["acme/app-2"] = true
+	gh.mu.Unlock()
+	doc = update("1.2.0", filepath.Join(f.dir, "work-3"), 1, "--gate", "ci", "--wave", "3", "--gate-poll", "10ms")
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	for i, r := range doc.Repos {
+		repo := "acme/" + names[i]
+		prs := gh.prs[repo]
+		if len(prs) != 1 || !strings.Contains(prs[0].Title, "-> 1.2.0") || r.Number != 1 {
+			t.Errorf("%s: #%d, requests %+v; want the one request, its title at 1.2.0", repo, r.Number, prs)
+			continue
+		}
+		want, wantWrites := "success", "PATCH pulls/1, PUT pulls/1/merge"
+		if names[i] == "app-2" {
+			want, wantWrites = "failure", "PATCH pulls/1"
+		}
+		if r.Status != "pushed" || r.CI != want || r.Merged != (want == "success") || prs[0].Merged != r.Merged {
+			t.Errorf("%s: got %s, checks %q, merged %v (forge: %v) (%s%s); want pushed, %s, merged %v", repo, r.Status, r.CI, r.Merged, prs[0].Merged, r.Error, r.Note, want, want == "success")
+		}
+		if w := strings.Join(gh.writes[repo], ", "); w != wantWrites {
+			t.Errorf("%s: the forge got %s, want %s", repo, w, wantWrites)
 		}
 	}
 	if data, err := os.ReadFile(ghLog); err == nil {
