@@ -39,3 +39,18 @@ func ExampleWindow_Next() {
 	// 09:00-17:00 Europe/Berlin
 	// 2026-12-05 08:00:00 +0000 UTC
 }
+
+func ExampleGitHubAPI() {
+	for _, base := range []string{"https://github.com", "https://ghe.example.com", "https://ghe.example.com/api/v3"} {
+		rest, graphql, err := forge.GitHubAPI(base)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(rest, graphql)
+	}
+	// Output:
+	// https://api.github.com/ https://api.github.com/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
+}

@@ -158,6 +158,7 @@ func TestGitHubCI(t *testing.T) {
 		{"a queued run, an errored status", CIFailure},
 		{"a cancelled run", CIFailure},
 		{"a timed out run", CIFailure},
+		{"two pages of check runs, the failure on the second", CIFailure},
 	} {
 		got, err := g.CI(t.Context(), r, contractSHA)
 		if err != nil {
@@ -313,4 +314,36 @@ func TestNewGitHub(t *testing.T) {
 	if err != nil || c.Name() != "github" {
 		t.Errorf("New(github): %v, %v", c, err)
 	}
+}
+
+// FuzzGitHubAPI: the API of a forge address is on that address's host
+// (api.github.com for github.com), with its scheme, without user
+// information, and ends in "/" (REST, as go-github needs) or "graphql".
+func FuzzGitHubAPI(f *testing.F) {
+	for _, s := range []string{"https://github.com", "https://ghe.example.com/", "http://127.0.0.1:9/x/api/v3", "https://api.github.com", "https://u:p@h/", "https://h/a?b#c", "https://[::1]:8/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, base string) {
+		rest, graphql, err := GitHubAPI(base)
+		if err != nil {
+			return
+		}
+		in, _ := url.Parse(strings.TrimRight(base, "/"))
+		for _, s := range []string{rest, graphql} {
+			u, err := url.Parse(s)
+			if err != nil {
+				t.Fatalf("GitHubAPI(%q) = %q: %v", base, s, err)
+			}
+			wantHost := in.Host
+			if h := strings.ToLower(in.Hostname()); h == "github.com" || h == "www.github.com" {
+				wantHost = "api.github.com"
+			}
+			if u.Host != wantHost || u.User != nil || (u.Scheme != in.Scheme && wantHost != "api.github.com") {
+				t.Fatalf("GitHubAPI(%q) = %q: not on %s", base, s, wantHost)
+			}
+		}
+		if !strings.HasSuffix(rest, "/") || !strings.HasSuffix(graphql, "/graphql") {
+			t.Fatalf("GitHubAPI(%q) = %q, %q", base, rest, graphql)
+		}
+	})
 }
