@@ -38,10 +38,15 @@ const answerTimeout = time.Minute
 // the environment, a bounded wait for each answer, paced by budget (nil:
 // unpaced). It has no overall timeout, which would count the budget's
 // waits: a request held for an hour by the pacing must not fail for it.
-func httpClient(budget *Budget) *http.Client {
+// inner, when given, wraps the transport under the pacing (it sees each
+// attempt and its answer first).
+func httpClient(budget *Budget, inner ...func(http.RoundTripper) http.RoundTripper) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = answerTimeout
 	var rt http.RoundTripper = t
+	for _, wrap := range inner {
+		rt = wrap(rt)
+	}
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}

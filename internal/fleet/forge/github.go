@@ -1,9 +1,11 @@
 package forge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,8 +38,38 @@ type GitHub struct {
 // NewGitHub returns a GitHub client that sends token and paces its
 // requests with budget (nil: unpaced).
 func NewGitHub(token string, budget *Budget) *GitHub {
-	return &GitHub{token: token, http: httpClient(budget)}
+	return &GitHub{token: token, http: httpClient(budget, secondaryLimit)}
 }
+
+// secondaryLimitRetry is the wait GitHub asks for after a secondary-limit
+// refusal that names no time ("wait for at least one minute").
+const secondaryLimitRetry = "60"
+
+// secondaryLimit returns a transport that marks GitHub's secondary-limit
+// refusals that come without Retry-After or X-RateLimit-Remaining: 0 (a
+// 403 or 429 whose message says "secondary rate limit") with
+// Retry-After: 60, so that the [Budget] waits and sends the request again
+// instead of taking it for a permission error.
+func secondaryLimit(base http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(req)
+		if err != nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) ||
+			resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0" {
+			return resp, err
+		}
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if rerr == nil && bytes.Contains(bytes.ToLower(body), []byte("secondary rate limit")) {
+			resp.Header.Set("Retry-After", secondaryLimitRetry)
+		}
+		return resp, nil
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // Name returns "github".
 func (g *GitHub) Name() string { return KindGitHub }

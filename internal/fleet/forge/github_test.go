@@ -2,7 +2,9 @@ package forge
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -255,6 +257,41 @@ func TestGitHubSecondaryLimit(t *testing.T) {
 	if waited := clock.Now().Sub(monday9); waited < time.Minute {
 		t.Errorf("waited %s, want at least the minute GitHub asked for", waited)
 	}
+	before := clock.Now()
+	p, err = g.Open(t.Context(), r, Open{Base: "main", Head: "jig/team-y", Title: "jig: update @team/x 1.0.0 -> 1.1.0", Body: "Made by jig fleet update."})
+	if err != nil || p.Number != 8 {
+		t.Fatalf("got %+v, %v; want request 8 after a refusal without headers", p, err)
+	}
+	if waited := clock.Now().Sub(before); waited < time.Minute {
+		t.Errorf("waited %s after a refusal without headers, want at least a minute", waited)
+	}
+}
+
+// TestSecondaryLimitOnlyByMessage: a 403 is a secondary limit only when
+// GitHub's message says so; a permission 403 stays one, body intact.
+func TestSecondaryLimitOnlyByMessage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		status      int
+		body, retry string
+	}{
+		{403, `{"message": "You have exceeded a secondary rate limit."}`, "60"},
+		{429, `{"message": "You have exceeded a Secondary Rate Limit"}`, "60"},
+		{403, `{"message": "Resource not accessible by integration"}`, ""},
+		{404, `{"message": "secondary rate limit"}`, ""},
+	} {
+		rt := secondaryLimit(roundTripper(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: c.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(c.body))}, nil
+		}))
+		resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodPost, "https://ghe.example.com/api/v3/x", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if got := resp.Header.Get("Retry-After"); got != c.retry || string(body) != c.body {
+			t.Errorf("%d %s: Retry-After %q, body %q; want %q and the body as sent", c.status, c.body, got, body, c.retry)
+		}
+	}
 }
 
 // TestGitHubPrimaryLimit: a read refused with X-RateLimit-Remaining: 0
@@ -285,7 +322,7 @@ func TestGitHubDotCom(t *testing.T) {
 	rp := newReplay(t, "github/dotcom")
 	srv, _ := url.Parse(rp.srv.URL)
 	g := NewGitHub(contractToken, nil)
-	g.http = &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	g.http = &http.Client{Transport: roundTripper(func(req *http.Request) (*http.Response, error) {
 		if req.URL.Host != "api.github.com" || req.URL.Scheme != "https" {
 			t.Errorf("a request went to %s, want https://api.github.com", req.URL)
 		}
@@ -302,10 +339,6 @@ func TestGitHubDotCom(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestNewGitHub: forge.New speaks GitHub.
 func TestNewGitHub(t *testing.T) {
