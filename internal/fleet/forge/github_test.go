@@ -2,11 +2,13 @@ package forge
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -379,4 +381,43 @@ func FuzzGitHubAPI(f *testing.F) {
 			t.Fatalf("GitHubAPI(%q) = %q, %q", base, rest, graphql)
 		}
 	})
+}
+
+// BenchmarkGitHubOpen60PerHour opens 200 pull requests through the GitHub
+// client under a budget of 60 writes an hour on a compressed clock, on a
+// GitHub that refuses every 25th with its secondary limit (403, only the
+// message): all 200 are opened, and the achieved rate is reported in
+// pull requests per simulated minute (the budget allows 1).
+func BenchmarkGitHubOpen60PerHour(b *testing.B) {
+	var calls, created atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1)%25 == 0 {
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `{"message": "You have exceeded a secondary rate limit."}`)
+			return
+		}
+		n := created.Add(1)
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"number": %d, "node_id": "PR_%d", "state": "open", "head": {"ref": "jig/team-x", "sha": %q}}`, n, n, contractSHA)
+	}))
+	defer srv.Close()
+	const n = 200
+	r := Repo{Base: srv.URL, Owner: "acme", Name: "app"}
+	var simulated time.Duration
+	for b.Loop() {
+		created.Store(0)
+		clock := testenv.NewClock(monday9)
+		g := NewGitHub(contractToken, NewBudget(60, nil, clock))
+		for range n {
+			if _, err := g.Open(b.Context(), r, Open{Base: "main", Head: "jig/team-x", Title: "t", Body: "b"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if created.Load() != n {
+			b.Fatalf("opened %d of %d", created.Load(), n)
+		}
+		simulated = clock.Now().Sub(monday9)
+	}
+	b.ReportMetric(float64(n)/simulated.Minutes(), "PR/sim-min")
+	b.ReportMetric(simulated.Minutes(), "sim-min/200PR")
 }
