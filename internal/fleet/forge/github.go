@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -78,11 +79,15 @@ func (g *GitHub) Name() string { return KindGitHub }
 // address is base ([Repo.Base]): https://api.github.com/ for github.com;
 // base itself for an API address (a host "api.…", or a path ending in
 // /api/v3); else GitHub Enterprise Server's <base>/api/v3/ and
-// <base>/api/graphql.
+// <base>/api/graphql. An http address is refused unless it is this
+// machine's (the token would travel in clear).
 func GitHubAPI(base string) (rest, graphql string, err error) {
 	u, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", "", fmt.Errorf("%q is not a GitHub address: give https://host[/path]", redactURL(base))
+		return "", "", fmt.Errorf("%q is not a GitHub address: give https://host[/path]", redact.URL(base))
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return "", "", fmt.Errorf("%s: the token would cross the network in clear over http; give the https address (--forge-url https://%s)", redact.URL(base), u.Host)
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
@@ -97,13 +102,14 @@ func GitHubAPI(base string) (rest, graphql string, err error) {
 	return u.String() + "/api/v3/", u.String() + "/api/graphql", nil
 }
 
-// redactURL is an address fit for an error: without user information.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
+// loopback reports whether host is this machine ("localhost", 127.0.0.0/8,
+// ::1): the only hosts the token is sent to over http.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
 	}
-	return s
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // client returns a go-github client for r's forge. go-github's own

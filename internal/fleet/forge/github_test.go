@@ -43,7 +43,10 @@ func TestGitHubAPI(t *testing.T) {
 		{base: "https://ghe.example.com", rest: "https://ghe.example.com/api/v3/", graphql: "https://ghe.example.com/api/graphql"},
 		{base: "https://ghe.example.com/api/v3/", rest: "https://ghe.example.com/api/v3/", graphql: "https://ghe.example.com/api/graphql"},
 		{base: "http://127.0.0.1:8080/github", rest: "http://127.0.0.1:8080/github/api/v3/", graphql: "http://127.0.0.1:8080/github/api/graphql"},
-		{base: "https://u:secret@ghe.example.com", err: "https://ghe.example.com"},
+		{base: "https://u:secret@ghe.example.com", err: "not a GitHub address"},
+		{base: "http://ghe.example.com", err: "in clear over http"},
+		{base: "http://localhost:3000", rest: "http://localhost:3000/api/v3/", graphql: "http://localhost:3000/api/graphql"},
+		{base: "http://[::1]:3000", rest: "http://[::1]:3000/api/v3/", graphql: "http://[::1]:3000/api/graphql"},
 		{base: "ghe.example.com", err: "not a GitHub address"},
 		{base: "ftp://ghe.example.com", err: "not a GitHub address"},
 	} {
