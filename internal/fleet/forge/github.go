@@ -86,13 +86,14 @@ func GitHubAPI(base string) (rest, graphql string, err error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", "", fmt.Errorf("%q is not a GitHub address: give https://host[/path]", redact.URL(base))
 	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
+	host := strings.ToLower(u.Hostname())
+	if host == "github.com" || host == "www.github.com" {
+		return "https://api.github.com/", "https://api.github.com/graphql", nil
+	}
+	if u.Scheme == "http" && !loopback(host) {
 		return "", "", fmt.Errorf("%s: the token would cross the network in clear over http; give the https address (--forge-url https://%s)", redact.URL(base), u.Host)
 	}
-	host := strings.ToLower(u.Hostname())
 	switch {
-	case host == "github.com" || host == "www.github.com":
-		return "https://api.github.com/", "https://api.github.com/graphql", nil
 	case strings.HasPrefix(host, "api."):
 		return u.String() + "/", u.String() + "/graphql", nil
 	case strings.HasSuffix(u.Path, "/api/v3"):

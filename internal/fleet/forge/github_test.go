@@ -39,6 +39,7 @@ func TestGitHubAPI(t *testing.T) {
 	}{
 		{base: "https://github.com", rest: "https://api.github.com/", graphql: "https://api.github.com/graphql"},
 		{base: "https://GitHub.com/", rest: "https://api.github.com/", graphql: "https://api.github.com/graphql"},
+		{base: "http://github.com", rest: "https://api.github.com/", graphql: "https://api.github.com/graphql"},
 		{base: "https://api.github.com", rest: "https://api.github.com/", graphql: "https://api.github.com/graphql"},
 		{base: "https://ghe.example.com", rest: "https://ghe.example.com/api/v3/", graphql: "https://ghe.example.com/api/graphql"},
 		{base: "https://ghe.example.com/api/v3/", rest: "https://ghe.example.com/api/v3/", graphql: "https://ghe.example.com/api/graphql"},
