@@ -177,6 +177,11 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodPut && len(route) == 3 && route[0] == "pulls" && route[2] == "merge" && find(route[1]) != nil:
 		p := find(route[1])
+		if p.Draft {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			io.WriteString(w, `{"message": "Pull request is in draft state"}`)
+			return
+		}
 		if p.State != "open" || str("sha") != p.Head.SHA || str("merge_method") != "merge" {
 			w.WriteHeader(http.StatusConflict)
 			io.WriteString(w, `{"message": "Head branch was modified. Review and try the merge again."}`)
@@ -203,13 +208,18 @@ func (g *fakeGitHub) open(repo string) *fakePR {
 	return nil
 }
 
-// graphql answers enablePullRequestAutoMerge.
+// graphql answers enablePullRequestAutoMerge and
+// markPullRequestReadyForReview.
 func (g *fakeGitHub) graphql(w http.ResponseWriter, body map[string]any) {
 	q, _ := body["query"].(string)
 	vars, _ := body["variables"].(map[string]any)
 	id, _ := vars["id"].(string)
 	p := g.byNode[id]
 	switch {
+	case p != nil && strings.Contains(q, "markPullRequestReadyForReview"):
+		g.writes[p.repo] = append(g.writes[p.repo], "POST graphql ready")
+		p.Draft = false
+		io.WriteString(w, `{"data": {"markPullRequestReadyForReview": {"pullRequest": {"isDraft": false}}}}`)
 	case p == nil || !strings.Contains(q, "enablePullRequestAutoMerge"):
 		g.t.Errorf("fake GitHub: unexpected GraphQL %q for %q", q, id)
 		io.WriteString(w, `{"errors": [{"message": "unexpected"}]}`)
@@ -243,7 +253,10 @@ exit 1
 // the token coming from gh auth token: one pull request per repository
 // with its label and reviewer, auto-merge turned on where the repository
 // allows it and noted where not; a rerun from a fresh work directory
-// finds the open requests and opens none.
+// finds the open requests and opens none. Then 1.2.0, gated on the
+// checks, updates the same requests, merges the green ones at the commit
+// checked and stops on the red one; a repository new to the list gets a
+// draft, marked ready once green and merged.
 func TestFleetGitHubAPI(t *testing.T) {
 	t.Parallel()
 	f := newFleetEnv(t)
@@ -349,7 +362,8 @@ func TestFleetGitHubAPI(t *testing.T) {
 	// 1.2.0 comes out, gated on CI with auto-merge: the open requests are
 	// updated in place (the branch pushed again, the title edited), their
 	// checks read at the new head, the green ones merged at that commit
-	// through REST; app-2's checks fail, which exits 1.
+	// through REST; app-2's checks fail, which exits 1. app-4, new to the
+	// list, gets a draft (--draft), marked ready once green, then merged.
 	src, err := os.ReadFile(filepath.Join(f.dir, "x-1.1.0", "registry.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -360,22 +374,32 @@ func TestFleetGitHubAPI(t *testing.T) {
 	}
 	testenv.WriteFiles(t, f.dir, map[string]string{"x-1.2.0/registry.json": next})
 	f.jig(f.dir, 0, "publish", "x-1.2.0")
+	f.makeRepo("app-4", nil)
+	names = append(names, "app-4")
+	list.WriteString("https://github.test/acme/app-4.git\n")
+	testenv.WriteFiles(t, f.dir, map[string]string{"repos.txt": list.String()})
 	gh.mu.Lock()
 	gh.red["acme/app-2"] = true
 	gh.mu.Unlock()
-	doc = update("1.2.0", filepath.Join(f.dir, "work-3"), 1, "--gate", "ci", "--wave", "3", "--gate-poll", "10ms")
+	doc = update("1.2.0", filepath.Join(f.dir, "work-3"), 1, "--gate", "ci", "--wave", "4", "--gate-poll", "10ms", "--draft")
 	gh.mu.Lock()
 	defer gh.mu.Unlock()
 	for i, r := range doc.Repos {
 		repo := "acme/" + names[i]
 		prs := gh.prs[repo]
-		if len(prs) != 1 || !strings.Contains(prs[0].Title, "-> 1.2.0") || r.Number != 1 {
+		if len(prs) != 1 || !strings.Contains(prs[0].Title, "-> 1.2.0") || r.Number != 1 || len(doc.Repos) != 4 {
 			t.Errorf("%s: #%d, requests %+v; want the one request, its title at 1.2.0", repo, r.Number, prs)
 			continue
 		}
 		want, wantWrites := "success", "PATCH pulls/1, PUT pulls/1/merge"
-		if names[i] == "app-2" {
+		switch names[i] {
+		case "app-2":
 			want, wantWrites = "failure", "PATCH pulls/1"
+		case "app-4":
+			wantWrites = "POST pulls, POST issues/1/labels, POST pulls/1/requested_reviewers, POST graphql ready, PUT pulls/1/merge"
+			if prs[0].Draft {
+				t.Errorf("%s: the request is still a draft, want it marked ready once green", repo)
+			}
 		}
 		if r.Status != "pushed" || r.CI != want || r.Merged != (want == "success") || prs[0].Merged != r.Merged {
 			t.Errorf("%s: got %s, checks %q, merged %v (forge: %v) (%s%s); want pushed, %s, merged %v", repo, r.Status, r.CI, r.Merged, prs[0].Merged, r.Error, r.Note, want, want == "success")
