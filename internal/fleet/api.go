@@ -257,8 +257,11 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 		switch err := api.Client.AutoMerge(ctx, fr, pr); {
 		case errors.Is(err, forge.ErrNoAutoMerge):
 			// The request stands; only its merge is left to do.
-			res.Note = strings.TrimSpace(res.Note + "; auto-merge not turned on: " + err.Error() + "; --gate ci --automerge merges it when its checks pass")
-			res.Note = strings.TrimPrefix(res.Note, "; ")
+			note := "auto-merge not turned on: " + err.Error() + "; --gate ci --automerge merges it when its checks pass"
+			if res.Note != "" {
+				note = res.Note + "; " + note
+			}
+			res.Note = note
 		case err != nil:
 			return fail("merge", err)
 		default:
