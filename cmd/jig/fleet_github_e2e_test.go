@@ -411,4 +411,19 @@ func TestFleetGitHubAPI(t *testing.T) {
 	if data, err := os.ReadFile(ghLog); err == nil {
 		t.Errorf("gh was run for more than its token:\n%s", data)
 	}
+	// The token is in no file of the rollouts (state files, clones).
+	for _, work := range []string{"work-1", "work-2", "work-3"} {
+		err := filepath.WalkDir(filepath.Join(f.dir, work), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), token) {
+				t.Errorf("%s holds the token", path)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }
