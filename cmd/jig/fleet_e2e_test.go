@@ -315,6 +315,8 @@ done
 // and --pr-command's environment.
 func TestFleetPushOptions(t *testing.T) {
 	f := newFleetEnv(t)
+	// Without GitLab's token, --forge gitlab pushes with push options.
+	f.env = append(f.env, "GITLAB_TOKEN=")
 	conflict := map[string]string{"src/index.ts": strings.Replace(fleetIndex, "start(port);", "start(port, { verbose: true });", 1)}
 	gl, glLog := f.hookRepo("gitlab", nil)
 	gld, gldLog := f.hookRepo("gitlab-draft", conflict)

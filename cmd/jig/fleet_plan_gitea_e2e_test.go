@@ -41,13 +41,12 @@ type planDoc struct {
 				Removed int    `json:"removed"`
 			} `json:"diff"`
 			Request struct {
-				Branch        string   `json:"branch"`
-				Base          string   `json:"base"`
-				Title         string   `json:"title"`
-				Labels        []string `json:"labels"`
-				Reviewers     []string `json:"reviewers"`
-				TeamReviewers []string `json:"teamReviewers"`
-				Number        int64    `json:"number"`
+				Branch    string   `json:"branch"`
+				Base      string   `json:"base"`
+				Title     string   `json:"title"`
+				Labels    []string `json:"labels"`
+				Reviewers []string `json:"reviewers"`
+				Number    int64    `json:"number"`
 			} `json:"request"`
 			Supersedes []struct {
 				Branch string `json:"branch"`
@@ -134,7 +133,7 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 		if r.Repo != want || r.From != "1.0.0" || p.Action != "open" || len(p.BaseCommit) != 40 || p.Tree == "" ||
 			p.Request.Branch != "jig/team-x" || p.Request.Base != "main" || !strings.Contains(p.Request.Title, "1.0.0 -> 1.1.0") ||
 			len(p.Request.Labels) != 1 || p.Request.Number != 0 ||
-			!slices.Equal(p.Request.Reviewers, []string{"alice"}) || !slices.Equal(p.Request.TeamReviewers, []string{"fleet/writers"}) ||
+			!slices.Equal(p.Request.Reviewers, []string{"alice", "fleet/writers"}) ||
 			!strings.Contains(r.Note, "writers@example.com") {
 			t.Errorf("%s: planned %+v", names[i], r)
 		}

@@ -52,7 +52,7 @@ func (c *FleetPlanCmd) Run(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	api, err := c.fleetRequestFlags.api(app, nil, repos)
+	api, err := c.fleetRequestFlags.api(ctx, app, nil, repos)
 	if err != nil {
 		return err
 	}
@@ -177,8 +177,8 @@ func printFleetPlan(o *Output, doc *fleet.PlanDoc, path string) {
 			if q.Draft {
 				request += " (draft)"
 			}
-			if asked := slices.Concat(q.Reviewers, q.TeamReviewers); len(asked) > 0 && p.Action == fleet.ActionOpen {
-				request += " review: " + strings.Join(asked, ", ")
+			if len(q.Reviewers) > 0 && p.Action == fleet.ActionOpen {
+				request += " review: " + strings.Join(q.Reviewers, ", ")
 			}
 		}
 		rows = append(rows, []string{r.Repo, string(p.Action), ver, changes, request})
@@ -288,7 +288,7 @@ func (c *FleetApplyCmd) Run(ctx context.Context, app *App) error {
 		var api *fleet.API
 		switch {
 		case doc.API:
-			if api, err = flags.api(app, &c.fleetSendFlags, todo); err != nil {
+			if api, err = flags.api(ctx, app, &c.fleetSendFlags, todo); err != nil {
 				return err
 			}
 			if api == nil {
@@ -438,11 +438,11 @@ func (c *rolloutFlags) rollout(ctx context.Context, app *App, target string, asJ
 	if k == "" {
 		return fmt.Errorf("jig cannot tell the repositories' forge: their hosts name none, or they are on several; name it: jig fleet status --rollout %s --forge gitea|github|gitlab (and --forge-url URL when its API is elsewhere)", key)
 	}
-	token := flags.forgeToken(app, k)
+	token := flags.forgeToken(ctx, app, k, addrs)
 	if token == "" {
 		return fmt.Errorf("reading the requests from %s needs its API token: %s", k, forgeTokenHelp[k])
 	}
-	api, err := flags.api(app, nil, addrs)
+	api, err := flags.api(ctx, app, nil, addrs)
 	if err != nil {
 		return err
 	}

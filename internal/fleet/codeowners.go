@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jigkit/jig/internal/fleet/forge"
 )
 
 // The bounds of a CODEOWNERS file [ParseCodeowners] reads: GitHub
@@ -315,24 +317,26 @@ func OwnerKinds(owners []string) (users, teams, other []string) {
 // reviewers returns who is asked to review a repository's request: the
 // API's reviewers and, with ReviewersFromCodeowners, the owners of the
 // files the update changes (diff; nil reads it from the clone) as the
-// CODEOWNERS of the default branch names them. Owners the forge cannot
-// be asked for (email addresses, roles) are named in res.Note.
-func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, res *Result) (users, teams []string, err error) {
+// CODEOWNERS of the default branch names them: users, and teams
+// ("org/team", [forge.Open]) where the forge can ask one. Owners that
+// cannot be asked (email addresses, roles, GitLab's groups) are named in
+// res.Note.
+func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, res *Result) ([]string, error) {
 	api := r.req.API
-	users = slices.Clone(api.Reviewers)
+	out := slices.Clone(api.Reviewers)
 	if !api.ReviewersFromCodeowners {
-		return users, nil, nil
+		return out, nil
 	}
 	owners, err := readCodeowners(ctx, g, api.Client.Name())
 	if err != nil || owners == nil {
 		if err != nil {
 			res.Note = strings.TrimSpace(res.Note + " CODEOWNERS not read: " + err.Error())
 		}
-		return users, nil, nil
+		return out, nil
 	}
 	if diff == nil {
 		if diff, err = diffStat(ctx, g); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	var all []string
@@ -348,16 +352,20 @@ func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, r
 			}
 		}
 	}
-	u, t, other := OwnerKinds(all)
-	for _, name := range u {
-		if !slices.Contains(users, name) {
-			users = append(users, name)
+	users, teams, other := OwnerKinds(all)
+	if api.Client.Name() == forge.KindGitLab {
+		// A GitLab group cannot be asked to review.
+		other, teams = append(other, teams...), nil
+	}
+	for _, name := range slices.Concat(users, teams) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	if len(other) > 0 {
-		res.Note = strings.TrimSpace(res.Note + " code owners not asked to review (no forge account to ask): " + strings.Join(other, ", "))
+		res.Note = strings.TrimSpace(res.Note + " code owners not asked to review (the forge cannot ask them): " + strings.Join(other, ", "))
 	}
-	return users, t, nil
+	return out, nil
 }
 
 // readCodeowners reads the CODEOWNERS file of the default branch (the

@@ -244,6 +244,9 @@ type Result struct {
 	// ([Request.Expect]): a rerun with another plan does the repository
 	// again.
 	PlanBase string `json:"planBase,omitempty"`
+	// mergeWhenGreen: the forge could not merge the request once green,
+	// jig does after the wave ([API.AutoMerge]).
+	mergeWhenGreen bool
 }
 
 // Run rolls req out and returns one result per repository, in the order
@@ -497,6 +500,8 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 			g, rd, checked := r.gate(ctx, results, batch)
 			red += rd
 			gateNote = r.gateStop(g, red, checked)
+		} else if r.req.API != nil && ctx.Err() == nil {
+			r.mergeWhenGreen(ctx, results, batch)
 		}
 	}
 	return results, ctx.Err()

@@ -80,10 +80,7 @@ type PlannedRequest struct {
 	Body      string   `json:"body,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
 	Reviewers []string `json:"reviewers,omitempty"`
-	// TeamReviewers are the teams of the CODEOWNERS asked to review
-	// ("org/team").
-	TeamReviewers []string `json:"teamReviewers,omitempty"`
-	Draft         bool     `json:"draft,omitempty"`
+	Draft     bool     `json:"draft,omitempty"`
 	// Number and URL are the forge's request that is open already.
 	Number int64  `json:"number,omitempty"`
 	URL    string `json:"url,omitempty"`
@@ -370,7 +367,7 @@ func (r *runner) planOutcome(ctx context.Context, g *gitRunner, repo, title, bod
 	req := &PlannedRequest{Branch: r.branch, Base: res.Base, Title: title, Body: body, Draft: draft}
 	if api := r.req.API; api != nil {
 		req.Labels, req.Draft = api.Labels, api.Draft || draft
-		if req.Reviewers, req.TeamReviewers, err = r.reviewers(ctx, g, p.Diff, &res); err != nil {
+		if req.Reviewers, err = r.reviewers(ctx, g, p.Diff, &res); err != nil {
 			return fail("plan", err)
 		}
 	}
