@@ -266,4 +266,3 @@ func KindOf(host string) string {
 	}
 	return ""
 }
-
