@@ -324,22 +324,33 @@ func TestFleetGitHubAPI(t *testing.T) {
 		if got := f.git(filepath.Join(f.dir, "repos", names[i]+".git"), "rev-parse", "--verify", "-q", "jig/team-x"); got == "" {
 			t.Errorf("%s: no branch jig/team-x pushed", repo)
 		}
+		wantWrites := "POST pulls, POST issues/1/labels, POST pulls/1/requested_reviewers, POST graphql"
 		switch names[i] {
 		case "app-3":
-			if r.Merged || p.AutoMerge || !strings.Contains(r.Note, "Auto merge is not allowed") || !strings.Contains(r.Note, "--gate ci --automerge") {
-				t.Errorf("%s: merged %v, auto-merge %v, note %q; want auto-merge refused and noted", repo, r.Merged, p.AutoMerge, r.Note)
+			// GitHub refuses auto-merge: jig waits for the checks after
+			// the wave and merges the request itself once green.
+			if !r.Merged || p.AutoMerge || !p.Merged || r.CI != "success" {
+				t.Errorf("%s: merged %v (forge: %v), auto-merge %v, checks %q; want merged by jig once green", repo, r.Merged, p.Merged, p.AutoMerge, r.CI)
 			}
+			wantWrites += ", PUT pulls/1/merge"
 		default:
 			if !r.Merged || !p.AutoMerge {
 				t.Errorf("%s: merged %v, auto-merge %v; want auto-merge on", repo, r.Merged, p.AutoMerge)
 			}
 		}
-		if w := strings.Join(gh.writes[repo], ", "); w != "POST pulls, POST issues/1/labels, POST pulls/1/requested_reviewers, POST graphql" {
-			t.Errorf("%s: the forge got %s", repo, w)
+		if w := strings.Join(gh.writes[repo], ", "); w != wantWrites {
+			t.Errorf("%s: the forge got %s, want %s", repo, w, wantWrites)
 		}
 		gh.writes[repo] = nil
 	}
 	gh.mu.Unlock()
+	// app-3's request is merged: it leaves the list.
+	names = names[:2]
+	list.Reset()
+	for _, n := range names {
+		fmt.Fprintf(&list, "https://github.test/acme/%s.git\n", n)
+	}
+	testenv.WriteFiles(t, f.dir, map[string]string{"repos.txt": list.String()})
 
 	// A rerun with no memory of the first (another work directory) finds
 	// each open request and opens none.
@@ -387,7 +398,7 @@ func TestFleetGitHubAPI(t *testing.T) {
 	for i, r := range doc.Repos {
 		repo := "acme/" + names[i]
 		prs := gh.prs[repo]
-		if len(prs) != 1 || !strings.Contains(prs[0].Title, "-> 1.2.0") || r.Number != 1 || len(doc.Repos) != 4 {
+		if len(prs) != 1 || !strings.Contains(prs[0].Title, "-> 1.2.0") || r.Number != 1 || len(doc.Repos) != 3 {
 			t.Errorf("%s: #%d, requests %+v; want the one request, its title at 1.2.0", repo, r.Number, prs)
 			continue
 		}
