@@ -38,7 +38,7 @@ var exitCodes = []exitCode{
 	{ExitOK, "success"},
 	{ExitError, "an error: the command could not do what was asked (a server, network, file or project problem)"},
 	{ExitUsage, "a usage error: an unknown command or flag, a missing argument or contradictory flags (see the rule below)"},
-	{ExitNotClean, "the answer is \"not clean\": jig check found drift, jig outdated --exit-code found outdated registries, jig update left conflicts, jig verify found a failure, jig fleet update skipped repositories for conflicts, jig publish --dry-run found that the version does not cover its semver impact, jig registry test found a failing check"},
+	{ExitNotClean, "the answer is \"not clean\": jig check found drift, jig outdated --exit-code found outdated registries, jig update left conflicts, jig verify found a failure, jig fleet update and jig fleet apply skipped repositories for conflicts or a stale plan, jig publish --dry-run found that the version does not cover its semver impact, jig registry test found a failing check"},
 	{ExitAborted, "aborted: Ctrl-C (SIGINT), or a prompt cancelled"},
 	{ExitTerminated, "stopped by SIGTERM"},
 }
