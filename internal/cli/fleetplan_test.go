@@ -42,3 +42,29 @@ https://git.example.com/team/d.git  failed  1.1.0                               
 		t.Errorf("stderr: %s", stderr.String())
 	}
 }
+
+// TestPrintRollout: the burndown line, then a row per repository with
+// its state, checks and request (or why it could not be read).
+func TestPrintRollout(t *testing.T) {
+	t.Parallel()
+	rows := []fleet.RolloutRow{
+		{Repo: "https://git.example.com/team/a.git", State: fleet.RolloutOpen, CI: "success", URL: "https://git.example.com/team/a/pulls/3"},
+		{Repo: "https://git.example.com/team/b.git", State: fleet.RolloutOpen, CI: "failure", Conflicted: true, URL: "https://git.example.com/team/b/pulls/4"},
+		{Repo: "https://git.example.com/team/c.git", State: fleet.RolloutMerged, URL: "https://git.example.com/team/c/pulls/1"},
+		{Repo: "https://git.example.com/team/d.git", State: fleet.RolloutUnknown, Error: "gitea read the pull request team/d: 502 Bad Gateway"},
+	}
+	var stdout strings.Builder
+	app := newApp(strings.NewReader(""), &stdout, &strings.Builder{}, func(string) string { return "" })
+	printRollout(app.Out, &rolloutDoc{Registry: "@team/x", Counts: fleet.Count(rows), Repos: rows})
+	want := `@team/x: 2 open (1 green, 0 red, 0 pending, 1 conflicted), 1 merged, 0 closed, 0 without a request, 1 not read.
+
+Repository                          State              Checks   Request
+https://git.example.com/team/a.git  open               success  https://git.example.com/team/a/pulls/3
+https://git.example.com/team/b.git  open (conflicted)  failure  https://git.example.com/team/b/pulls/4
+https://git.example.com/team/c.git  merged                      https://git.example.com/team/c/pulls/1
+https://git.example.com/team/d.git  unknown                     gitea read the pull request team/d: 502 Bad Gateway
+`
+	if stdout.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", stdout.String(), want)
+	}
+}
