@@ -114,7 +114,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		return nil, err
 	}
 	defer s.bestEffort(ctx, "release the log lock", lock.release)
-	l := logReader{st: s.st, ns: ns}
+	l := newLogReader(s.st, ns)
 	signed, etag, err := s.read(pctx, layout.LogCheckpoint(ns))
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		}
 		tree = cp.Tree()
 	}
-	old := tlog.TileHashReader(tree, l)
+	old := l.hashes(tree)
 	newHashes := map[int64]tlog.Hash{}
 	base := tlog.StoredHashCount(tree.N)
 	hr := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
@@ -163,17 +163,13 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 	var texts [][]byte
 	n := tree.N
 	for i, rec := range recs {
-		at, err := l.indexOf(pctx, tree, rec.Path, rec.Version)
+		logged, err := l.indexOf(pctx, tree, rec.Path, rec.Version)
 		switch {
 		case err == nil:
-			logged, err := l.record(pctx, tree, at)
-			if err != nil {
-				return nil, err
-			}
-			if logged.IndexDigest != rec.IndexDigest {
+			if logged.rec.IndexDigest != rec.IndexDigest {
 				return nil, fmt.Errorf("publish: %s: %w", rec.ID(), ErrLoggedOther)
 			}
-			indexes[i] = at
+			indexes[i] = logged.index
 			continue
 		case !errors.Is(err, ErrNotLogged):
 			return nil, err
@@ -420,10 +416,121 @@ func checkpointText(signed []byte) (translog.Checkpoint, error) {
 type logReader struct {
 	st storage.Storage
 	ns string
-	// memo, when not nil, keeps the hash tiles read, for a reader that
-	// proves many records of one tree (a batch lookup): the tiles near
-	// the root are read once. Not safe for concurrent use.
-	memo map[tlog.Tile][]byte
+	// memo, when not nil, keeps the hash tiles authenticated against one
+	// tree, so that a reader that reads many hashes of it (an append, a
+	// lookup, a batch lookup) reads and hashes each tile once. Not safe
+	// for concurrent use.
+	memo *tileMemo
+}
+
+// tileMemo holds hash tiles authenticated against tree.
+type tileMemo struct {
+	tree  tlog.Tree
+	set   bool // tree is set: the first [logReader.hashes] chose it
+	tiles map[tlog.Tile][]byte
+}
+
+// newLogReader returns a reader of ns's log that authenticates each hash
+// tile once, for the first tree it reads hashes of.
+func newLogReader(st storage.Storage, ns string) logReader {
+	return logReader{st: st, ns: ns, memo: &tileMemo{tiles: map[tlog.Tile][]byte{}}}
+}
+
+// hashes returns a reader of tree's hashes that checks every tile it
+// reads against tree's hash, as [tlog.TileHashReader] does. With a memo
+// (for the first tree asked for), each tile is read and authenticated
+// once: against the tree's hash when it is on the tree's right edge (a
+// partial tile, by tlog), else against its parent tile's hash. Without
+// one, tlog authenticates again, for each call, the tiles from the
+// index's to the root and the tree's right edge, which costs hundreds of
+// hashes per tile level: more, the larger the tree.
+func (l logReader) hashes(tree tlog.Tree) tlog.HashReader {
+	m := l.memo
+	if m == nil || (m.set && m.tree != tree) {
+		l.memo = nil
+		return tlog.TileHashReader(tree, l)
+	}
+	m.tree, m.set = tree, true
+	return memoHashes{l}
+}
+
+// memoHashes reads the hashes of l.memo.tree through the memo.
+type memoHashes struct{ l logReader }
+
+func (r memoHashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	n := r.l.memo.tree.N
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		if x < 0 || x >= tlog.StoredHashCount(n) {
+			return nil, fmt.Errorf("publish: log hash %d is not in the tree of size %d", x, n)
+		}
+		t := tileOf(n, x)
+		data, err := r.tile(t)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = tlog.HashFromTile(t, data, x); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tile returns the data of hash tile t of the tree, authenticated.
+func (r memoHashes) tile(t tlog.Tile) ([]byte, error) {
+	m := r.l.memo
+	if data, ok := m.tiles[t]; ok {
+		return data, nil
+	}
+	if t.W < 1<<t.H {
+		// A partial tile has no parent: tlog authenticates it (and the
+		// tree's right edge) against the tree's hash, and saves them.
+		if _, err := tlog.TileHashReader(m.tree, r.l).ReadHashes([]int64{tlog.StoredHashIndex(t.L*t.H, t.N<<t.H)}); err != nil {
+			return nil, err
+		}
+		if data, ok := m.tiles[t]; ok {
+			return data, nil
+		}
+		return nil, fmt.Errorf("publish: log tile %s of %s was not authenticated", t.Path(), r.l.ns)
+	}
+	// A full tile's root is a hash of its parent tile.
+	up := tlog.StoredHashIndex((t.L+1)*t.H, t.N)
+	p := tileOf(m.tree.N, up)
+	pdata, err := r.tile(p)
+	if err != nil {
+		return nil, err
+	}
+	want, err := tlog.HashFromTile(p, pdata, up)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.l.ReadTiles([]tlog.Tile{t})
+	if err != nil {
+		return nil, err
+	}
+	if tileRoot(data[0]) != want {
+		return nil, fmt.Errorf("publish: log tile %s of %s does not match the tree", t.Path(), r.l.ns)
+	}
+	m.tiles[t] = data[0]
+	return data[0], nil
+}
+
+// tileOf returns the hash tile holding stored hash x in a tree of size
+// n, as wide as it is in that tree.
+func tileOf(n, x int64) tlog.Tile {
+	t := tlog.TileForIndex(translog.TileHeight, x)
+	t.W = int(min(1<<t.H, n>>(t.L*t.H)-t.N<<t.H))
+	return t
+}
+
+// tileRoot returns the hash of the subtree whose leaves are the hashes
+// of a full tile's data: the hash its parent tile holds for it.
+func tileRoot(data []byte) tlog.Hash {
+	if len(data) == tlog.HashSize {
+		return tlog.Hash(data)
+	}
+	half := len(data) / 2
+	return tlog.NodeHash(tileRoot(data[:half]), tileRoot(data[half:]))
 }
 
 func (l logReader) Height() int { return translog.TileHeight }
@@ -431,9 +538,11 @@ func (l logReader) Height() int { return translog.TileHeight }
 func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
-		if b, ok := l.memo[t]; ok {
-			out[i] = b
-			continue
+		if l.memo != nil {
+			if b, ok := l.memo.tiles[t]; ok {
+				out[i] = b
+				continue
+			}
 		}
 		b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
 		if err != nil {
@@ -447,50 +556,78 @@ func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	return out, nil
 }
 
-// SaveTiles keeps the tiles tlog verified in the memo, when there is one.
+// SaveTiles keeps the tiles tlog authenticated in the memo, when there
+// is one ([logReader.hashes] gives tlog a reader without a memo for
+// another tree than the memo's).
 func (l logReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	if l.memo == nil {
 		return
 	}
 	for i, t := range tiles {
-		l.memo[t] = data[i]
+		l.memo.tiles[t] = data[i]
 	}
 }
 
 func (l logReader) get(ctx context.Context, key string, limit int64) ([]byte, error) {
-	rc, _, err := l.st.Get(ctx, key)
+	rc, info, err := l.st.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("publish: reading %s: %w", key, err)
 	}
 	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, limit+1))
+	// Read into a buffer of the object's size (a data tile is tens of
+	// kilobytes: io.ReadAll's growing would allocate it three times).
+	buf := make([]byte, 0, min(max(info.Size, 0), limit)+1)
+	r := io.LimitReader(rc, limit+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish: reading %s: %w", key, err)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
-// indexOf returns the index of a version's record in tree, or
-// ErrNotLogged.
-func (l logReader) indexOf(ctx context.Context, tree tlog.Tree, path, version string) (int64, error) {
+// loggedRecord is a record read from the log, checked against its tree.
+type loggedRecord struct {
+	index int64
+	text  []byte
+	rec   translog.Record
+}
+
+// indexOf returns a version's record in tree, or ErrNotLogged.
+func (l logReader) indexOf(ctx context.Context, tree tlog.Tree, path, version string) (loggedRecord, error) {
 	b, err := l.get(ctx, layout.LogEntry(l.ns, path, version), 32)
 	if errors.Is(err, storage.ErrNotFound) {
-		return 0, ErrNotLogged
+		return loggedRecord{}, ErrNotLogged
 	}
 	if err != nil {
-		return 0, err
+		return loggedRecord{}, err
 	}
 	i, err := strconv.ParseInt(strings.TrimSuffix(string(b), "\n"), 10, 64)
 	if err != nil || i < 0 {
-		return 0, fmt.Errorf("publish: log entry of %s/%s@%s is corrupt", l.ns, path, version)
+		return loggedRecord{}, fmt.Errorf("publish: log entry of %s/%s@%s is corrupt", l.ns, path, version)
 	}
 	if i >= tree.N {
-		return 0, ErrNotLogged // written by an append that never committed
+		return loggedRecord{}, ErrNotLogged // written by an append that never committed
 	}
-	rec, err := l.record(ctx, tree, i)
+	text, err := l.recordText(ctx, tree, i)
 	if err != nil {
-		return 0, err
+		return loggedRecord{}, err
+	}
+	rec, err := translog.ParseRecord(text)
+	if err != nil {
+		return loggedRecord{}, err
 	}
 	if rec.Path != path || rec.Version != version {
-		return 0, ErrNotLogged // an uncommitted append's entry, since reused
+		return loggedRecord{}, ErrNotLogged // an uncommitted append's entry, since reused
 	}
-	return i, nil
+	return loggedRecord{index: i, text: text, rec: rec}, nil
 }
 
 // recordText returns the text of record i of tree, checked against the
@@ -509,7 +646,7 @@ func (l logReader) recordText(ctx context.Context, tree tlog.Tree, i int64) ([]b
 		return nil, fmt.Errorf("publish: log data tile %s of %s is corrupt", t.Path(), l.ns)
 	}
 	text := texts[i-start]
-	hs, err := tlog.TileHashReader(tree, l).ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
+	hs, err := l.hashes(tree).ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
 	if err != nil {
 		return nil, err
 	}
@@ -517,14 +654,6 @@ func (l logReader) recordText(ctx context.Context, tree tlog.Tree, i int64) ([]b
 		return nil, fmt.Errorf("publish: record %d of the log of %s does not match the tree", i, l.ns)
 	}
 	return text, nil
-}
-
-func (l logReader) record(ctx context.Context, tree tlog.Tree, i int64) (translog.Record, error) {
-	text, err := l.recordText(ctx, tree, i)
-	if err != nil {
-		return translog.Record{}, err
-	}
-	return translog.ParseRecord(text)
 }
 
 // dataTile returns the data tile t (level -1 coordinates taken from the
@@ -649,7 +778,7 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 	if err != nil {
 		return translog.Lookup{}, err
 	}
-	l := logReader{st: st, ns: ns}
+	l := newLogReader(st, ns)
 	tree := cp.Tree()
 	bv, err := l.prove(ctx, tree, signed, path, version)
 	if err != nil {
@@ -668,15 +797,12 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 // prove returns the record, index and inclusion proof of path@version in
 // tree, whose signed checkpoint is signed, or ErrNotLogged.
 func (l logReader) prove(ctx context.Context, tree tlog.Tree, signed []byte, path, version string) (translog.BatchVersion, error) {
-	i, err := l.indexOf(ctx, tree, path, version)
+	logged, err := l.indexOf(ctx, tree, path, version)
 	if err != nil {
 		return translog.BatchVersion{}, err
 	}
-	text, err := l.recordText(ctx, tree, i)
-	if err != nil {
-		return translog.BatchVersion{}, err
-	}
-	proof, err := tlog.ProveRecord(tree.N, i, tlog.TileHashReader(tree, l))
+	i, text := logged.index, logged.text
+	proof, err := tlog.ProveRecord(tree.N, i, l.hashes(tree))
 	if err != nil {
 		return translog.BatchVersion{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, l.ns, err)
 	}
@@ -692,7 +818,7 @@ func (l logReader) proveTree(tree tlog.Tree, since int64) ([]string, error) {
 	if since <= 0 || since >= tree.N {
 		return nil, nil
 	}
-	tp, err := tlog.ProveTree(tree.N, since, tlog.TileHashReader(tree, l))
+	tp, err := tlog.ProveTree(tree.N, since, l.hashes(tree))
 	if err != nil {
 		return nil, fmt.Errorf("publish: proving the log of %s consistent: %w", l.ns, err)
 	}
@@ -715,7 +841,7 @@ func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since in
 		if err != nil {
 			return result{}, err
 		}
-		l := logReader{st: st, ns: ns, memo: map[tlog.Tile][]byte{}}
+		l := newLogReader(st, ns)
 		tree := cp.Tree()
 		out := result{log: translog.BatchLog{Checkpoint: string(signed)}, vers: map[string]translog.BatchVersion{}}
 		for _, v := range versions {
