@@ -1,7 +1,9 @@
 package registryserver_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -16,11 +18,30 @@ import (
 	"github.com/jigkit/jig/registryserver"
 	"github.com/jigkit/jig/registryserver/storage"
 	"github.com/jigkit/jig/registryserver/storage/disk"
+	"github.com/jigkit/jig/registryserver/storage/memory"
 )
 
+// slowWrites is memory storage whose every write takes a millisecond, as
+// a durable write (a flush of the file and its folder) on a fast disk:
+// on it a publish's time counts the writes it waits for one after the
+// other, whatever the machine's load.
+type slowWrites struct{ *memory.Storage }
+
+func (s slowWrites) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	time.Sleep(time.Millisecond)
+	return s.Storage.Put(ctx, key, r, size)
+}
+
+func (s slowWrites) PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error) {
+	time.Sleep(time.Millisecond)
+	return s.Storage.PutIf(ctx, key, r, size, ifMatch)
+}
+
 // BenchmarkPublishLogOverhead measures what the transparency log adds to
-// POST /registries through the real handler, on disk and on S3
-// (versitygw: CI=true needs it): two handlers, one keeping a log and one
+// POST /registries through the real handler, on disk, on S3 (versitygw:
+// CI=true needs it) and on memory whose writes take 1 ms each
+// ([slowWrites]: what the log adds there is how many writes it waits for
+// in a row, in ms): two handlers, one keeping a log and one
 // not, each on a storage of its own, publish the same registry (10 files
 // of 4 KiB, a new version each iteration), in turn, in the same
 // iteration, so that the machine's load weighs on both alike. It reports
@@ -40,6 +61,7 @@ func BenchmarkPublishLogOverhead(b *testing.B) {
 			return st
 		}},
 		{"s3", func(b *testing.B) storage.Storage { return s3test.New(b) }},
+		{"memory-1ms-writes", func(b *testing.B) storage.Storage { return slowWrites{memory.New()} }},
 	} {
 		b.Run(be.name, func(b *testing.B) {
 			skey, _, err := registryserver.GenerateLogKey("log.test")

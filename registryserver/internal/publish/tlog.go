@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
@@ -114,6 +116,12 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		return nil, err
 	}
 	defer s.bestEffort(ctx, "release the log lock", lock.release)
+	return s.appendLocked(pctx, ns, lock, recs...)
+}
+
+// appendLocked is [Store.AppendLog] for the holder of ns's log lock; ctx
+// ends when the lock is lost.
+func (s *Store) appendLocked(pctx context.Context, ns string, lock *heldClaim, recs ...translog.Record) ([]int64, error) {
 	l := newLogReader(s.st, ns)
 	signed, etag, err := s.read(pctx, layout.LogCheckpoint(ns))
 	if err != nil {
@@ -161,6 +169,17 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 
 	indexes := make([]int64, len(recs))
 	var texts [][]byte
+	// The entries and new tiles are independent writes, made at once
+	// below (a durable write each, on disk a flush of the file and its
+	// folder): one after another they were most of what a log adds to a
+	// publish. A tile found there already (the leftover of an appender
+	// that died) is replaced afterwards, one at a time, in tree order.
+	var writes []func(context.Context) error
+	type tileWrite struct {
+		t    tlog.Tile
+		data []byte
+	}
+	var tiles []tileWrite
 	n := tree.N
 	for i, rec := range recs {
 		logged, err := l.indexOf(pctx, tree, rec.Path, rec.Version)
@@ -192,9 +211,13 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		// An entry names the index; it counts only once the checkpoint
 		// covers it and the record there is this version's.
 		entry := []byte(strconv.FormatInt(n, 10) + "\n")
-		if err := s.st.Put(pctx, layout.LogEntry(ns, rec.Path, rec.Version), bytes.NewReader(entry), int64(len(entry))); err != nil {
-			return nil, fmt.Errorf("publish: storing the log entry of %s: %w", rec.ID(), err)
-		}
+		key, id := layout.LogEntry(ns, rec.Path, rec.Version), rec.ID()
+		writes = append(writes, func(ctx context.Context) error {
+			if err := s.st.Put(ctx, key, bytes.NewReader(entry), int64(len(entry))); err != nil {
+				return fmt.Errorf("publish: storing the log entry of %s: %w", id, err)
+			}
+			return nil
+		})
 		indexes[i] = n
 		texts = append(texts, text)
 		n++
@@ -211,19 +234,34 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		if err != nil {
 			return nil, fmt.Errorf("publish: building log tile %s: %w", t.Path(), err)
 		}
-		if err := s.putTile(pctx, ns, t, data, lock); err != nil {
-			return nil, err
-		}
+		tiles = append(tiles, tileWrite{t, data})
 		if t.L != 0 {
 			continue
 		}
-		data, err = l.dataTile(pctx, tree.N, t, texts)
+		records, err := l.dataTile(pctx, tree.N, t, texts)
 		if err != nil {
 			return nil, err
 		}
 		dt := t
 		dt.L = -1
-		if err := s.putTile(pctx, ns, dt, data, lock); err != nil {
+		tiles = append(tiles, tileWrite{dt, records})
+	}
+	left := make([]bool, len(tiles))
+	for i, tw := range tiles {
+		writes = append(writes, func(ctx context.Context) error {
+			stored, err := s.putNewTile(ctx, ns, tw.t, tw.data)
+			left[i] = !stored
+			return err
+		})
+	}
+	if err := s.atOnce(pctx, writes); err != nil {
+		return nil, err
+	}
+	for i, tw := range tiles {
+		if !left[i] {
+			continue
+		}
+		if err := s.replaceTile(pctx, ns, tw.t, tw.data, lock); err != nil {
 			return nil, err
 		}
 	}
@@ -242,12 +280,27 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 	// grown one record at a time would keep 255 partial copies of each
 	// full tile. A reader still on the old checkpoint reads it again
 	// ([readLog]).
+	var wg sync.WaitGroup
 	for _, t := range supersededTiles(tree.N, n) {
-		s.bestEffort(ctx, "remove a superseded log tile", func(ctx context.Context) error {
-			return s.st.Delete(ctx, layout.LogTile(ns, t.Path()))
+		wg.Go(func() {
+			s.bestEffort(pctx, "remove a superseded log tile", func(ctx context.Context) error {
+				return s.st.Delete(ctx, layout.LogTile(ns, t.Path()))
+			})
 		})
 	}
+	wg.Wait()
 	return indexes, nil
+}
+
+// atOnce runs writes, up to the Store's write concurrency at a time, and
+// returns the first error (the others are then cancelled).
+func (s *Store) atOnce(ctx context.Context, writes []func(context.Context) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.writeConcurrency)
+	for _, w := range writes {
+		g.Go(func() error { return w(gctx) })
+	}
+	return g.Wait()
 }
 
 // partialTiles returns the partial tiles of a tree of size n, the data
@@ -292,9 +345,27 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 	return err
 }
 
-// putTile stores a tile. Tiles are immutable once a checkpoint covers
+// putNewTile stores a tile unless its key holds one already, and reports
+// whether it stored it. Tiles are immutable once a checkpoint covers
 // them; one not covered yet may hold what an appender that died wrote
-// before committing, and is replaced.
+// before committing, and is replaced by [Store.replaceTile].
+func (s *Store) putNewTile(ctx context.Context, ns string, t tlog.Tile, data []byte) (bool, error) {
+	key := layout.LogTile(ns, t.Path())
+	if s.cp == nil {
+		return true, s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
+	}
+	_, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), "")
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrPrecondition):
+		return false, nil
+	}
+	return false, fmt.Errorf("publish: storing log tile %s: %w", t.Path(), err)
+}
+
+// replaceTile replaces a tile that [Store.putNewTile] found stored, unless
+// it holds data already.
 //
 // The replacement's check (no checkpoint covers the tile) and its write
 // are not one atomic step: an appender that lost its lock meanwhile (its
@@ -306,18 +377,8 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 // fails with ErrClaimLost. Readers never take a wrong tile for a right
 // one (tlog checks every tile against the signed tree); the window left
 // is one where the tile fails that check, until it is put back.
-func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
+func (s *Store) replaceTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
 	key := layout.LogTile(ns, t.Path())
-	if s.cp == nil {
-		return s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
-	}
-	_, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), "")
-	if err == nil || !errors.Is(err, storage.ErrPrecondition) {
-		if err != nil {
-			return fmt.Errorf("publish: storing log tile %s: %w", t.Path(), err)
-		}
-		return nil
-	}
 	cur, etag, err := s.read(ctx, key)
 	if err != nil {
 		return err
@@ -374,6 +435,32 @@ func covered(t tlog.Tile, n int64) bool {
 	}
 	end := (t.N<<uint(t.H) + w) << uint(t.H*level)
 	return n >= end
+}
+
+// pendingLock is a log lock being taken ([Store.lockLogAhead]).
+type pendingLock struct {
+	done chan struct{}
+	lock *heldClaim
+	err  error
+}
+
+// lockLogAhead starts taking ns's log lock, for a publish to take it
+// while it commits the version (two durable writes at once rather than
+// one after the other). Cancelling ctx stops the wait; whoever calls it
+// must release the lock [pendingLock.wait] returns.
+func (s *Store) lockLogAhead(ctx context.Context, ns string, onLost context.CancelCauseFunc) *pendingLock {
+	p := &pendingLock{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.lock, p.err = s.lockLog(ctx, ns, onLost)
+	}()
+	return p
+}
+
+// wait returns the lock once taken, or why it was not.
+func (p *pendingLock) wait() (*heldClaim, error) {
+	<-p.done
+	return p.lock, p.err
 }
 
 // lockLog takes ns's log lock, waiting while another appender holds it.
