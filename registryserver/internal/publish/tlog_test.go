@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -294,5 +295,34 @@ func TestPublishLogFailure(t *testing.T) {
 			}
 			checkLookup(t, mem, v, "features/ui-kit", "1.1.0", 1)
 		})
+	}
+}
+
+// TestLogStorageWhateverTheBatches: a log appended one record at a time
+// (as publishes append) and one appended in batches (a mirror import)
+// hold the same objects, byte for byte: the superseded partial tiles are
+// removed either way. BenchmarkLogSize appends in batches.
+func TestLogStorageWhateverTheBatches(t *testing.T) {
+	t.Parallel()
+	signer, _ := logKey(t)
+	const n = 600
+	logs := map[int]*memory.Storage{}
+	for _, batch := range []int{1, 7, 256, 1000} {
+		st := memory.New()
+		appendSized(t, publish.New(st, publish.WithLog(signer)), 0, n, batch)
+		logs[batch] = st
+	}
+	want := map[string]string{}
+	for _, k := range keys(t, logs[1]) {
+		want[k] = get(t, logs[1], k)
+	}
+	for batch, st := range logs {
+		got := map[string]string{}
+		for _, k := range keys(t, st) {
+			got[k] = get(t, st, k)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("batches of %d: the log differs from one appended a record at a time (-one +batches):\n%s", batch, diff)
+		}
 	}
 }
