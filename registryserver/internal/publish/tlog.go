@@ -515,12 +515,15 @@ type tileMemo struct {
 	tree  tlog.Tree
 	set   bool // tree is set: the first [logReader.hashes] chose it
 	tiles map[tlog.Tile][]byte
+	// levels holds the hashes inside tiles: levels[t][k] are the hashes
+	// k levels above the tile's bottom ([tileLevels]).
+	levels map[tlog.Tile][][]tlog.Hash
 }
 
 // newLogReader returns a reader of ns's log that authenticates each hash
 // tile once, for the first tree it reads hashes of.
 func newLogReader(st storage.Storage, ns string) logReader {
-	return logReader{st: st, ns: ns, memo: &tileMemo{tiles: map[tlog.Tile][]byte{}}}
+	return logReader{st: st, ns: ns, memo: &tileMemo{tiles: map[tlog.Tile][]byte{}, levels: map[tlog.Tile][][]tlog.Hash{}}}
 }
 
 // hashes returns a reader of tree's hashes that checks every tile it
@@ -556,11 +559,42 @@ func (r memoHashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = tlog.HashFromTile(t, data, x); err != nil {
-			return nil, err
+		// A hash inside the tile is computed once per tile
+		// (tlog.HashFromTile hashes the leaves below it at each call).
+		lv := r.l.memo.levels[t]
+		if lv == nil {
+			lv = tileLevels(data, t.H)
+			r.l.memo.levels[t] = lv
 		}
+		level, at := tlog.SplitStoredHashIndex(x)
+		k := level - t.L*t.H
+		at -= t.N << (t.H - k)
+		if k < 0 || k >= len(lv) || at < 0 || at >= int64(len(lv[k])) {
+			return nil, fmt.Errorf("publish: log hash %d is not in tile %s", x, t.Path())
+		}
+		out[i] = lv[k][at]
 	}
 	return out, nil
+}
+
+// tileLevels returns the hashes inside a tile of height h whose bottom
+// hashes are data: [k][i] is the i-th hash k levels above the bottom,
+// for k < h (the tile's root, at level h, is its parent tile's).
+func tileLevels(data []byte, h int) [][]tlog.Hash {
+	bottom := make([]tlog.Hash, len(data)/tlog.HashSize)
+	for i := range bottom {
+		bottom[i] = tlog.Hash(data[i*tlog.HashSize : (i+1)*tlog.HashSize])
+	}
+	lv := [][]tlog.Hash{bottom}
+	for k := 1; k < h && len(lv[k-1]) >= 2; k++ {
+		below := lv[k-1]
+		up := make([]tlog.Hash, len(below)/2)
+		for i := range up {
+			up[i] = tlog.NodeHash(below[2*i], below[2*i+1])
+		}
+		lv = append(lv, up)
+	}
+	return lv
 }
 
 // tile returns the data of hash tile t of the tree, authenticated.
@@ -595,10 +629,11 @@ func (r memoHashes) tile(t tlog.Tile) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tileRoot(data[0]) != want {
+	lv := tileLevels(data[0], t.H)
+	if top := lv[t.H-1]; tlog.NodeHash(top[0], top[1]) != want {
 		return nil, fmt.Errorf("publish: log tile %s of %s does not match the tree", t.Path(), r.l.ns)
 	}
-	m.tiles[t] = data[0]
+	m.tiles[t], m.levels[t] = data[0], lv
 	return data[0], nil
 }
 
@@ -608,16 +643,6 @@ func tileOf(n, x int64) tlog.Tile {
 	t := tlog.TileForIndex(translog.TileHeight, x)
 	t.W = int(min(1<<t.H, n>>(t.L*t.H)-t.N<<t.H))
 	return t
-}
-
-// tileRoot returns the hash of the subtree whose leaves are the hashes
-// of a full tile's data: the hash its parent tile holds for it.
-func tileRoot(data []byte) tlog.Hash {
-	if len(data) == tlog.HashSize {
-		return tlog.Hash(data)
-	}
-	half := len(data) / 2
-	return tlog.NodeHash(tileRoot(data[:half]), tileRoot(data[half:]))
 }
 
 func (l logReader) Height() int { return translog.TileHeight }
