@@ -361,7 +361,8 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if s.logSigner != nil {
 		logLock = s.lockLogAhead(lctx, v.Namespace, lcancel)
 	}
-	defer func() {
+	// Released once the version is logged, or on the way out.
+	releaseLog := func() {
 		lcancel(nil)
 		if logLock == nil {
 			return
@@ -369,7 +370,9 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		if lock, err := logLock.wait(); err == nil {
 			s.bestEffort(ctx, "release the log lock", lock.release)
 		}
-	}()
+		logLock = nil
+	}
+	defer releaseLog()
 	if err := s.create(pctx, manifestKey, v.Manifest); err != nil {
 		if errors.Is(err, storage.ErrPrecondition) {
 			// Only possible when a claim was taken over from a
@@ -397,6 +400,7 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		if _, err := s.appendLocked(lctx, v.Namespace, lock, rec); err != nil {
 			return err
 		}
+		releaseLog()
 	}
 	if _, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
