@@ -647,8 +647,12 @@ func tileOf(n, x int64) tlog.Tile {
 
 func (l logReader) Height() int { return translog.TileHeight }
 
+// ReadTiles reads the tiles the memo does not hold, at once (on an object
+// store each is a round trip).
 func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
+	var g errgroup.Group
+	g.SetLimit(maxTileReads)
 	for i, t := range tiles {
 		if l.memo != nil {
 			if b, ok := l.memo.tiles[t]; ok {
@@ -656,17 +660,26 @@ func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 				continue
 			}
 		}
-		b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) != t.W*tlog.HashSize {
-			return nil, fmt.Errorf("publish: log tile %s of %s has %d bytes, want %d", t.Path(), l.ns, len(b), t.W*tlog.HashSize)
-		}
-		out[i] = b
+		g.Go(func() error {
+			b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
+			if err != nil {
+				return err
+			}
+			if len(b) != t.W*tlog.HashSize {
+				return fmt.Errorf("publish: log tile %s of %s has %d bytes, want %d", t.Path(), l.ns, len(b), t.W*tlog.HashSize)
+			}
+			out[i] = b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+// maxTileReads bounds the tile reads of one ReadTiles in flight.
+const maxTileReads = 8
 
 // SaveTiles keeps the tiles tlog authenticated in the memo, when there
 // is one ([logReader.hashes] gives tlog a reader without a memo for
