@@ -400,7 +400,14 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		if _, err := s.appendLocked(lctx, v.Namespace, lock, rec); err != nil {
 			return err
 		}
-		releaseLog()
+		// Given back while versions.json is written (on an object store
+		// its release is two round trips).
+		released := make(chan struct{})
+		go func() {
+			defer close(released)
+			releaseLog()
+		}()
+		defer func() { <-released }()
 	}
 	if _, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err
