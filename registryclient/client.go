@@ -23,6 +23,7 @@ import (
 	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 )
 
@@ -44,6 +45,9 @@ type Client struct {
 	// logKey verifies the namespace's transparency log (tlog.go); nil
 	// for none.
 	logKey note.Verifier
+	// witnesses is the k-of-n witness policy of the log (tlog.go); the
+	// zero policy requires none.
+	witnesses translog.WitnessPolicy
 	// logIndexes are the log indexes of the versions verified, by
 	// "@ns/<path>@<version>" (under idxMu).
 	logIndexes map[string]int64
@@ -83,6 +87,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c := &Client{base: u, opts: o}
 	if o.trust != nil {
 		if c.logKey, err = compileLogKey(o.namespace, o.trust.Log); err != nil {
+			return nil, err
+		}
+		if c.witnesses, err = compileWitnesses(o.namespace, o.trust); err != nil {
 			return nil, err
 		}
 	}

@@ -92,6 +92,9 @@ func (c *Client) MonitorLog(ctx context.Context, ns, key string, known func(vers
 	if err != nil {
 		return nil, err
 	}
+	if _, err := c.witnesses.Check(signed, cp); err != nil {
+		return nil, err
+	}
 	rep := &MonitorReport{Log: origin, Server: c.baseStr, Key: key, To: cp.Size, Versions: []MonitoredVersion{}}
 	tiles := &httpTiles{c: c, ctx: ctx, ns: ns}
 	hr := tlog.TileHashReader(cp.Tree(), tiles)
@@ -104,17 +107,8 @@ func (c *Client) MonitorLog(ctx context.Context, ns, key string, known func(vers
 		if err != nil {
 			return nil, err
 		}
-		if cp.Size < old.Size {
-			return nil, &translog.ForkError{Remembered: old, Got: cp}
-		}
-		if old.Size > 0 {
-			h, err := tlog.TreeHash(old.Size, hr)
-			if err != nil {
-				return nil, fmt.Errorf("reading the log %s: %w", origin, err)
-			}
-			if h != old.Hash {
-				return nil, &translog.ForkError{Remembered: old, Got: cp}
-			}
+		if err := extendsByTiles(hr, old, cp); err != nil {
+			return nil, err
 		}
 		rep.From = old.Size
 	}
@@ -167,6 +161,26 @@ func (c *Client) MonitorLog(ctx context.Context, ns, key string, known func(vers
 		return nil, err
 	}
 	return rep, nil
+}
+
+// extendsByTiles checks that cp (whose tree hr reads, checking each
+// tile against cp's hash) extends old: the tree hash of old's size in
+// cp's tree is old's. It returns a [*translog.ForkError] when it is not.
+func extendsByTiles(hr tlog.HashReader, old, cp translog.Checkpoint) error {
+	if cp.Size < old.Size {
+		return &translog.ForkError{Remembered: old, Got: cp}
+	}
+	if old.Size == 0 {
+		return nil
+	}
+	h, err := tlog.TreeHash(old.Size, hr)
+	if err != nil {
+		return fmt.Errorf("reading the log %s: %w", cp.Origin, err)
+	}
+	if h != old.Hash {
+		return &translog.ForkError{Remembered: old, Got: cp}
+	}
+	return nil
 }
 
 func nonNilStrings(s []string) []string {

@@ -26,14 +26,18 @@ type LogError struct {
 	// Version is "@ns/<path>@<version>", Server the base URL.
 	Version, Server string
 	Problem         string
+	// Err is the cause when it has data of its own: a
+	// [*translog.WitnessError] for a checkpoint too few witnesses
+	// cosigned.
+	Err error
 }
 
 func (e *LogError) Error() string {
 	return fmt.Sprintf("refusing %s from %s: %s. Nothing was written", e.Version, e.Server, e.Problem)
 }
 
-// Unwrap returns [ErrLog].
-func (e *LogError) Unwrap() error { return ErrLog }
+// Unwrap returns [ErrLog] and Err.
+func (e *LogError) Unwrap() []error { return []error{ErrLog, e.Err} }
 
 // compileLogKey parses the verifier line of a namespace's log key.
 func compileLogKey(ns, vkey string) (note.Verifier, error) {
@@ -45,6 +49,21 @@ func compileLogKey(ns, vkey string) (note.Verifier, error) {
 		return nil, fmt.Errorf("%w: registry %s: trust.log %q is not a log verifier key; copy the line GET /log/key of the server shows (\"<name>+<hash>+<key>\")", ErrInvalidConfig, ns, vkey)
 	}
 	return v, nil
+}
+
+// compileWitnesses parses the witness policy of a namespace's trust.
+func compileWitnesses(ns string, t *Trust) (translog.WitnessPolicy, error) {
+	if t == nil || (len(t.Witnesses) == 0 && t.MinWitnesses == 0) {
+		return translog.WitnessPolicy{}, nil
+	}
+	if t.Log == "" {
+		return translog.WitnessPolicy{}, fmt.Errorf("%w: registry %s: trust.witnesses cosign a transparency log, and trust.log names no log key to check it with", ErrInvalidConfig, ns)
+	}
+	p, err := translog.NewWitnessPolicy(t.Witnesses, t.MinWitnesses)
+	if err != nil {
+		return translog.WitnessPolicy{}, fmt.Errorf("%w: registry %s: trust.witnesses: %w", ErrInvalidConfig, ns, err)
+	}
+	return p, nil
 }
 
 // logCheck is the transparency-log check of one version: what it is
@@ -80,6 +99,9 @@ func (k logCheck) verifyProof(proof []byte) (translog.Checkpoint, int64, error) 
 	if err != nil {
 		return translog.Checkpoint{}, 0, k.refuse("its log proof does not verify (" + err.Error() + ")")
 	}
+	if _, err := k.c.witnesses.Check(p.Checkpoint, cp); err != nil {
+		return translog.Checkpoint{}, 0, &LogError{Version: k.vid, Server: k.c.baseStr, Problem: err.Error(), Err: err}
+	}
 	if rec.Namespace != k.id.Namespace || rec.Path != k.id.Path || rec.Version != k.version {
 		return translog.Checkpoint{}, 0, k.refuse("the log's record is of " + rec.ID())
 	}
@@ -108,6 +130,11 @@ func (k logCheck) stored() (int64, bool, error) {
 		return 0, false, err
 	}
 	_, i, err := k.verifyProof([]byte(proof))
+	if _, short := errors.AsType[*translog.WitnessError](err); short && k.c.opts.mode != Offline {
+		// Stored before the witnesses cosigned it (or before more were
+		// required): prove it again against the current checkpoint.
+		return 0, false, nil
+	}
 	return i, true, err
 }
 

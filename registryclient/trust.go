@@ -33,6 +33,14 @@ type Trust struct {
 	// proven against a checkpoint that key signed and that extends the
 	// last one this machine saw. Empty checks no log.
 	Log string `json:"log,omitempty"`
+	// Witnesses are the verifier keys of the witnesses of the log
+	// (C2SP tlog-cosignature, cosignature/v1: "<name>+<key ID>+<key>",
+	// as `jig log witness keygen` prints them), and MinWitnesses how
+	// many of them must have cosigned every checkpoint this machine
+	// accepts of the namespace's log (lookups, stored proofs, monitor).
+	// None and 0 require no witness. They need Log.
+	Witnesses    []string `json:"witnesses,omitempty"`
+	MinWitnesses int      `json:"minWitnesses,omitempty"`
 }
 
 // TrustedKey is one inline trusted key.
@@ -88,9 +96,9 @@ func (e *TrustConfigError) Unwrap() []error {
 }
 
 // Empty reports whether t configures nothing (no keys, no file, no
-// require).
+// require, no log key, no witnesses).
 func (t *Trust) Empty() bool {
-	return t == nil || (t.signingEmpty() && t.Log == "")
+	return t == nil || (t.signingEmpty() && t.Log == "" && len(t.Witnesses) == 0 && t.MinWitnesses == 0)
 }
 
 // signingEmpty reports whether t sets no signing policy (it may still
@@ -122,6 +130,9 @@ func (t *Trust) Check(ns string) error {
 		seen[fp] = true
 	}
 	if _, err := compileLogKey(ns, t.Log); err != nil {
+		return err
+	}
+	if _, err := compileWitnesses(ns, t); err != nil {
 		return err
 	}
 	if strings.ContainsAny(t.AllowedSigners, "\x00\n") {
@@ -167,5 +178,6 @@ func (t *Trust) Clone() *Trust {
 	}
 	c := *t
 	c.Keys = append([]TrustedKey(nil), t.Keys...)
+	c.Witnesses = append([]string(nil), t.Witnesses...)
 	return &c
 }

@@ -49,6 +49,7 @@
 //	GET, HEAD /log/@ns/tile/<H>/<L>/<N>[.p/<W>]               a tile of the namespace's log, as the Go checksum database's (ns read)
 //	GET, HEAD /log/lookup/@ns/<seg>…@<semver>?since=          a version's log record, index and tlog-proof, and a consistency proof (ns read)
 //	POST      /log/lookup                                    the batch lookup: many versions, one checkpoint per namespace (what the caller cannot read left out)
+//	POST      /log/@ns/cosignature                           a witness's cosignature of a tree head of the log (with WithWitnesses; ns read)
 //	GET, HEAD /schemas/:file                                  registry-item.json, preset.json, jig.json, rack.json
 //	GET, HEAD /health                                         see Operations
 //	GET, HEAD /metrics                                        see Operations (with WithMetrics)

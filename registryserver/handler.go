@@ -2,6 +2,7 @@ package registryserver
 
 import (
 	"context"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryserver/internal/oidctrust"
 	"github.com/jigkit/jig/registryserver/internal/ssotoken"
@@ -68,6 +69,8 @@ type Handler struct {
 	// logVerifier is the log key's verifier line, "" without a log
 	// (tlog_options.go).
 	logVerifier string
+	// witnesses are the witnesses whose cosignatures the logs accept.
+	witnesses []*translog.CosignatureVerifier
 	// reads serves the read protocol.
 	reads *reads.Reads
 	// publishing serves the uploads.
@@ -189,6 +192,7 @@ func New(opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("registryserver: %w", err)
 	}
 	h.startAuditor(o)
+	h.witnesses = o.witnesses
 	if err := h.setupPublish(o.publish, o.logKey); err != nil {
 		_ = h.Close()
 		return nil, fmt.Errorf("registryserver: %w", err)
@@ -270,7 +274,7 @@ func (h *Handler) routes(e *echo.Echo) {
 	e.Match(getHead, wire.SSOPath, h.getSSO)
 	e.POST(wire.SSOTokenPath, h.postSSOToken)
 	e.Match(getHead, wire.WhoamiPath, h.getWhoami)
-	(&tlogroutes.Routes{Core: h.core, Verifier: h.logVerifier}).Register(e)
+	(&tlogroutes.Routes{Core: h.core, Verifier: h.logVerifier, Witnesses: h.witnesses, Pub: h.pub.Store}).Register(e)
 	if h.census != nil {
 		e.POST("/census/:ns", h.census.Post)
 		e.Match(getHead, "/census/:ns", h.census.Get)

@@ -1,6 +1,7 @@
 package registryserver
 
 import (
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registryserver/internal/ssotoken"
 	"github.com/jigkit/jig/registryserver/state"
 
@@ -68,6 +69,9 @@ type options struct {
 	// logKey is the transparency log's signer key, "" for no log
 	// (tlog_options.go).
 	logKey string
+	// witnesses are the witnesses whose cosignatures the logs accept
+	// (tlog_options.go).
+	witnesses []*translog.CosignatureVerifier
 }
 
 // CacheTiers are the max-age values of the Cache-Control header per kind of
@@ -307,6 +311,9 @@ func defaultOptions() options {
 func (o *options) validate() error {
 	if o.authSet && o.authFile != "" {
 		return errors.New("use either WithAuth or WithAuthFile, not both")
+	}
+	if len(o.witnesses) > 0 && o.logKey == "" {
+		return errors.New("witnesses (WithWitnesses, LOG_WITNESSES) cosign a transparency log: set the log key too (WithLogKey, LOG_KEY)")
 	}
 	return validateOps(&o.ops)
 }

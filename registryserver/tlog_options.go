@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registryserver/internal/publish"
 )
 
@@ -23,6 +24,27 @@ func WithLogKey(skey string) Option {
 			return err
 		}
 		o.logKey = skey
+		return nil
+	}
+}
+
+// WithWitnesses accepts the cosignatures of these witnesses on the
+// transparency logs' checkpoints: vkeys are their C2SP tlog-cosignature
+// (cosignature/v1, Ed25519) verifier keys, "<name>+<key ID>+<key>", as
+// `jig log witness keygen` prints them (jig-server reads them from the
+// LOG_WITNESSES file, one a line). A witness submits its cosignature of a
+// checkpoint the server signed with POST /log/@ns/cosignature; the newest
+// of each witness is kept in the storage, and GET /log/@ns/checkpoint
+// (and every lookup's proof) carries those of exactly the current tree.
+// At most [translog.MaxWitnesses], none twice; it needs [WithLogKey].
+// The default is no witnesses: the cosignature route answers 404.
+func WithWitnesses(vkeys ...string) Option {
+	return func(o *options) error {
+		p, err := translog.NewWitnessPolicy(vkeys, len(vkeys))
+		if err != nil {
+			return err
+		}
+		o.witnesses = p.Witnesses
 		return nil
 	}
 }

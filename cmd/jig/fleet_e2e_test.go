@@ -315,6 +315,8 @@ done
 // and --pr-command's environment.
 func TestFleetPushOptions(t *testing.T) {
 	f := newFleetEnv(t)
+	// Without GitLab's token, --forge gitlab pushes with push options.
+	f.env = append(f.env, "GITLAB_TOKEN=")
 	conflict := map[string]string{"src/index.ts": strings.Replace(fleetIndex, "start(port);", "start(port, { verbose: true });", 1)}
 	gl, glLog := f.hookRepo("gitlab", nil)
 	gld, gldLog := f.hookRepo("gitlab-draft", conflict)
@@ -346,7 +348,7 @@ func TestFleetPushOptions(t *testing.T) {
 			"option merge_request.create\n",
 			"option merge_request.target=main\n",
 			"option merge_request.title=" + title + "\n",
-			"option merge_request.description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+			"option merge_request.description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. SemVer impact: minor (new features, nothing removed). Changes: - modify src/index.ts",
 		}, []string{"merge_request.draft"}},
 		{"gitlab-draft", gld, gldLog, "gitlab", []string{
 			"option merge_request.create\n",
@@ -359,7 +361,7 @@ func TestFleetPushOptions(t *testing.T) {
 			" refs/for/main/jig-team-x-1.1.0\n",
 			"option topic=jig-team-x-1.1.0\n",
 			"option title=" + title + "\n",
-			"option description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+			"option description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. SemVer impact: minor (new features, nothing removed). Changes: - modify src/index.ts",
 		}, []string{"merge_request"}},
 		{"agit-draft", agd, agdLog, "agit", []string{
 			" refs/for/main/jig-team-x-1.1.0\n",
@@ -531,6 +533,14 @@ func TestFleetUpdateFromCensus(t *testing.T) {
 	}
 	for _, bare := range repos {
 		f.git(bare, "rev-parse", "--verify", "jig/team-x-1.1.0")
+		// The commit (and the request) say what the move promises and
+		// what the repository last reported.
+		msg := f.git(bare, "log", "-1", "--format=%B", "jig/team-x-1.1.0")
+		for _, w := range []string{"SemVer impact: minor (new features, nothing removed).", "(not verified) on 1.0.0, clean"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: the commit message lacks %q:\n%s", bare, w, msg)
+			}
+		}
 	}
 	// --repos and --from-census exclude each other: a usage error (2).
 	testenv.WriteFiles(t, f.dir, map[string]string{"one.txt": repos[0] + "\n"})

@@ -252,7 +252,7 @@ func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
 
 // start-server [storage-dir] [auth.json]: starts the built jig-server on a
 // free loopback port and sets $SERVER_URL. It is stopped when the script
-// ends. ADMIN_TOKEN, DEFAULT_NAMESPACE, CENSUS_MAX_PROJECTS,
+// ends. ADMIN_TOKEN, DEFAULT_NAMESPACE, LOG_KEY, LOG_WITNESSES, CENSUS_MAX_PROJECTS,
 // CENSUS_REPORTER_LIMIT and DATABASE_URL from the script's environment
 // are passed on, and SIGNERS_DIR (relative to the script's folder).
 func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -278,6 +278,9 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if k := ts.Getenv("LOG_KEY"); k != "" {
 		env = append(env, "LOG_KEY="+ts.MkAbs(k))
+	}
+	if w := ts.Getenv("LOG_WITNESSES"); w != "" {
+		env = append(env, "LOG_WITNESSES="+ts.MkAbs(w))
 	}
 	if d := ts.Getenv("SIGNERS_DIR"); d != "" {
 		env = append(env, "SIGNERS_DIR="+ts.MkAbs(d))

@@ -14,6 +14,7 @@ import (
 	"github.com/jigkit/jig/internal/suggest"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/signing"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient"
 	"github.com/jigkit/jig/registryclient/apply"
@@ -166,6 +167,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var ov *apply.OtherVersionError
 	var nr *apply.NotRecordedError
 	var li *apply.LogIndexError
+	var we *translog.WitnessError
 	var ncd *registryclient.NotCachedError
 	var sig *registryclient.SignatureError
 	var rb *registryclient.RollbackError
@@ -262,6 +264,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, "run the command once without --offline")
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
+	case errors.As(err, &we):
+		return hinted(err, fmt.Sprintf("try again once the witnesses have cosigned it (each runs 'jig log witness cosign %s'); to change which witnesses, or how many, are required: 'jig trust log add %s <log verifier> --witness <verifier key> … --min-witnesses <k>'", we.Namespace(), we.Namespace()))
 	case errors.Is(err, registryclient.ErrNoLogKey):
 		return hinted(err, "trust the log key its server's operator publishes first: jig trust log add <@namespace> <verifier line>")
 	case errors.As(err, &li) && li.Got < 0:

@@ -245,9 +245,35 @@ Examples:
 }
 
 func (c *TrustLogAddCmd) Help() string {
-	return `Examples:
+	return `With --witness, every checkpoint of the log this machine accepts (lookups, proofs kept in the
+cache or carried by a bundle, jig log monitor) must also carry valid cosignatures of at least
+--min-witnesses of those witnesses: a tree head the witnesses never saw (a split view) is
+refused, with nothing written.
+
+Examples:
   jig trust log add @company registry.example.com+1a2b3c4d+AbCdEf...
+  jig trust log add @company @log.pub --witness @w1.pub --witness @w2.pub --witness @w3.pub --min-witnesses 2
   jig trust log remove @company   # stop checking`
+}
+
+func (c *LogWitnessKeygenCmd) Help() string {
+	return `Give the printed verifier key to the server's operator (LOG_WITNESSES) and to the clients
+(jig trust log add @ns <log verifier> --witness <verifier key>); keep the key file secret.
+
+Examples:
+  jig log witness keygen witness.example.com -o /etc/jig/witness.key`
+}
+
+func (c *LogWitnessCosignCmd) Help() string {
+	return `Reads the namespace's checkpoint (signed by the trusted log key), checks from the log's tiles
+that it extends the tree head this witness cosigned before (the state file), records it, then
+cosigns it and POSTs the cosignature. A fork or rollback is refused naming both tree heads (exit 1,
+nothing cosigned). Run it often, from a scheduled job: a checkpoint grown by a publish carries no
+cosignature until the witnesses run again.
+
+Examples:
+  jig log witness cosign @acme --key /etc/jig/witness.key
+  jig log witness cosign @acme --key witness.key --state /var/lib/jig/witness.state --json`
 }
 
 func (c *TrustLogRemoveCmd) Help() string {

@@ -20,9 +20,10 @@ const codeUnknownVersions = "UNKNOWN_VERSIONS"
 // maxKnownFile bounds the --known file.
 const maxKnownFile = 16 << 20
 
-// LogCmd groups "jig log monitor".
+// LogCmd groups "jig log monitor" and "jig log witness".
 type LogCmd struct {
 	Monitor LogMonitorCmd `cmd:"" help:"List the versions of a namespace's transparency log signed by a key (or by none) since the last run; exit 3 when one is unknown."`
+	Witness LogWitnessCmd `cmd:"" help:"Witness a namespace's transparency log: check it only ever grows, and cosign its checkpoints (C2SP tlog-cosignature)."`
 }
 
 // LogMonitorCmd is "jig log monitor @ns --key <public key> [--known FILE] [--json]".
@@ -123,5 +124,22 @@ func printMonitor(app *App, rep *registryclient.MonitorReport) {
 func (c *LogCmd) Help() string {
 	return `Examples:
   jig log monitor @acme --key @~/.ssh/release.pub                     # exit 3: a version you did not publish
-  jig log monitor @acme --key @release.pub --known released.txt --json`
+  jig log monitor @acme --key @release.pub --known released.txt --json
+  jig log witness keygen witness.example.com -o witness.key           # prints the witness's verifier key
+  jig log witness cosign @acme --key witness.key                      # from a scheduled job`
+}
+
+// Help is shown by "jig log witness --help".
+func (c *LogWitnessCmd) Help() string {
+	return `A witness is run by someone other than the server's operator. Each run reads the namespace's
+checkpoint (signed by the trusted log key), checks from the log's tiles that it extends the largest
+tree head the witness cosigned before (its state file), and only then cosigns it (C2SP
+tlog-cosignature, cosignature/v1) and POSTs the cosignature to the server, which must list the
+witness's verifier key in LOG_WITNESSES. A checkpoint that does not extend it (a fork, a rollback)
+is refused, naming both tree heads, exit 1, nothing cosigned. Clients that require k of n witnesses
+(jig trust log add --witness … --min-witnesses k) then accept only checkpoints the witnesses saw.
+
+Examples:
+  jig log witness keygen witness.example.com -o /etc/jig/witness.key
+  jig log witness cosign @acme --key /etc/jig/witness.key --state /var/lib/jig/witness.state`
 }

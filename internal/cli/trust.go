@@ -33,13 +33,27 @@ type TrustLogCmd struct {
 	Remove TrustLogRemoveCmd `cmd:"" aliases:"rm" help:"Stop checking a namespace's versions against a transparency log."`
 }
 
-// TrustLogAddCmd is "jig trust log add @ns <verifier>".
+// TrustLogAddCmd is "jig trust log add @ns <verifier> [--witness <vkey>…
+// --min-witnesses k]".
 type TrustLogAddCmd struct {
-	Namespace string `arg:"" help:"Namespace, e.g. @company."`
-	Verifier  string `arg:"" help:"The log key's verifier line, \"<name>+<hash>+<key>\", as GET /log/key of the server and its operator publish it, or @FILE to read it from a file."`
+	Namespace    string   `arg:"" help:"Namespace, e.g. @company."`
+	Verifier     string   `arg:"" help:"The log key's verifier line, \"<name>+<hash>+<key>\", as GET /log/key of the server and its operator publish it, or @FILE to read it from a file."`
+	Witness      []string `name:"witness" placeholder:"VKEY" help:"A witness's verifier key (cosignature/v1, as 'jig log witness keygen' prints it), or @FILE; repeat for each witness. Replaces the witnesses trusted before; without it they are kept."`
+	MinWitnesses int      `name:"min-witnesses" placeholder:"K" help:"How many of the --witness witnesses must have cosigned every checkpoint accepted (default: all of them)."`
 }
 
-// Run sets the namespace's log key in the rc file.
+// Validate checks the witness flags together.
+func (c *TrustLogAddCmd) Validate() error {
+	switch {
+	case c.MinWitnesses != 0 && len(c.Witness) == 0:
+		return errors.New("--min-witnesses needs the witnesses it counts: give each with --witness <verifier key>")
+	case c.MinWitnesses < 0 || c.MinWitnesses > len(c.Witness):
+		return fmt.Errorf("--min-witnesses %d: give a number from 1 to the %d witnesses listed with --witness", c.MinWitnesses, len(c.Witness))
+	}
+	return nil
+}
+
+// Run sets the namespace's log key, and its witnesses, in the rc file.
 func (c *TrustLogAddCmd) Run(ctx context.Context, app *App) error {
 	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
@@ -49,11 +63,35 @@ func (c *TrustLogAddCmd) Run(ctx context.Context, app *App) error {
 		return err
 	}
 	v = strings.TrimSpace(v)
-	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &v}); err != nil {
+	u := rcfile.TrustUpdate{Log: &v}
+	if len(c.Witness) > 0 {
+		ws := make([]string, len(c.Witness))
+		for i, w := range c.Witness {
+			if ws[i], err = keyArg(w); err != nil {
+				return fmt.Errorf("--witness: %w", err)
+			}
+			ws[i] = strings.TrimSpace(ws[i])
+		}
+		k := c.MinWitnesses
+		if k == 0 {
+			k = len(ws)
+		}
+		u.Witnesses, u.MinWitnesses = &ws, &k
+	}
+	cfg, err := editTrust(ctx, app, c.Namespace, u)
+	if err != nil {
 		return err
 	}
 	name, _, _ := strings.Cut(v, "+")
-	app.Out.Success("%s now requires every version to be in the transparency log signed by %s", c.Namespace, name)
+	msg := fmt.Sprintf("%s now requires every version to be in the transparency log signed by %s", c.Namespace, name)
+	if t := cfg.Trust(c.Namespace); t != nil && t.MinWitnesses > 0 {
+		names := make([]string, len(t.Witnesses))
+		for i, w := range t.Witnesses {
+			names[i], _, _ = strings.Cut(w, "+")
+		}
+		msg += fmt.Sprintf(", cosigned by at least %d of the witnesses %s", t.MinWitnesses, strings.Join(names, ", "))
+	}
+	app.Out.Success("%s", msg)
 	return nil
 }
 
@@ -67,8 +105,8 @@ func (c *TrustLogRemoveCmd) Run(ctx context.Context, app *App) error {
 	if err := rcfile.ValidateNamespaceArg(c.Namespace); err != nil {
 		return err
 	}
-	empty := ""
-	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &empty}); err != nil {
+	empty, none, zero := "", []string{}, 0
+	if _, err := editTrust(ctx, app, c.Namespace, rcfile.TrustUpdate{Log: &empty, Witnesses: &none, MinWitnesses: &zero}); err != nil {
 		return err
 	}
 	app.Out.Success("%s no longer checks versions against a transparency log", c.Namespace)
@@ -191,6 +229,10 @@ type trustJSON struct {
 	AllowedSigners string         `json:"allowedSigners,omitempty"`
 	Keys           []trustKeyJSON `json:"keys"`
 	Require        bool           `json:"require"`
+	// Log, Witnesses and MinWitnesses are the transparency log policy.
+	Log          string   `json:"log,omitempty"`
+	Witnesses    []string `json:"witnesses,omitempty"`
+	MinWitnesses int      `json:"minWitnesses,omitempty"`
 }
 
 type trustKeyJSON struct {
@@ -200,7 +242,8 @@ type trustKeyJSON struct {
 }
 
 func trustView(ns string, t *registryclient.Trust) trustJSON {
-	v := trustJSON{Namespace: ns, AllowedSigners: t.AllowedSigners, Require: t.Require, Keys: []trustKeyJSON{}}
+	v := trustJSON{Namespace: ns, AllowedSigners: t.AllowedSigners, Require: t.Require, Keys: []trustKeyJSON{},
+		Log: t.Log, Witnesses: t.Witnesses, MinWitnesses: t.MinWitnesses}
 	for _, k := range t.Keys {
 		fp := ""
 		if pk, err := registryclient.ParsePublicKey(k.Key); err == nil {
@@ -231,12 +274,21 @@ func printTrust(o *Output, t *registryclient.Trust) {
 	for _, k := range v.Keys {
 		o.Printf("  Key: %s  %s\n", k.Fingerprint, k.Principal)
 	}
+	if t.Log != "" {
+		o.Printf("  Transparency log key: %s\n", t.Log)
+	}
+	if t.MinWitnesses > 0 {
+		o.Printf("  Log witnesses: at least %d of %d must cosign each checkpoint\n", t.MinWitnesses, len(t.Witnesses))
+		for _, w := range t.Witnesses {
+			o.Printf("  Witness: %s\n", w)
+		}
+	}
 }
 
 // TrustListCmd is "jig trust list [@ns] [--json]".
 type TrustListCmd struct {
 	Namespace string `arg:"" optional:"" help:"Only this namespace, e.g. @company."`
-	JSON      bool   `name:"json" help:"Print JSON: an array of {namespace, allowedSigners, keys: [{principal, key, fingerprint}], require}."`
+	JSON      bool   `name:"json" help:"Print JSON: an array of {namespace, allowedSigners, keys: [{principal, key, fingerprint}], require, log, witnesses, minWitnesses}."`
 }
 
 // Run prints the policies.

@@ -28,7 +28,7 @@ type API struct {
 	Client forge.Client
 	// Base, when set, is the forge's web address for every repository
 	// (a forge behind another address than its git remotes'); "" takes
-	// it from each remote ([forge.ParseRemote]).
+	// it from each remote ([forge.RepoOf]).
 	Base string
 	// Labels are put on the requests jig opens (created when the
 	// repository lacks them); Reviewers are asked to review them.
@@ -49,7 +49,10 @@ type API struct {
 	MinGreen int
 	// AutoMerge merges each request once its checks pass: with GateCI
 	// jig merges it when it sees it green, without a gate the forge is
-	// asked to (Gitea's "merge when checks succeed").
+	// asked to (Gitea's "merge when checks succeed", GitHub's auto-merge,
+	// GitLab's "merge when pipeline succeeds"); where it cannot
+	// ([forge.ErrNoAutoMerge]), jig waits for the request's checks after
+	// its wave and merges it when green.
 	AutoMerge bool
 	// Poll is the time between two reads of a wave's checks; 0 means 30
 	// seconds. GateTimeout bounds the wait for one wave; 0 means 2 hours.
@@ -130,9 +133,13 @@ func (a *API) checkHosts(repos []string) error {
 	if a == nil || a.Base != "" {
 		return nil
 	}
+	kind := ""
+	if a.Client != nil {
+		kind = a.Client.Name()
+	}
 	var hosts []string
 	for _, r := range repos {
-		fr, err := forge.ParseRemote(r)
+		fr, err := forge.RepoOf(kind, r, "")
 		if err != nil {
 			continue
 		}
@@ -148,14 +155,7 @@ func (a *API) checkHosts(repos []string) error {
 
 // forgeRepo is the forge repository of a remote.
 func (r *runner) forgeRepo(repo string) (forge.Repo, error) {
-	fr, err := forge.ParseRemote(repo)
-	if err != nil {
-		return forge.Repo{}, err
-	}
-	if r.req.API.Base != "" {
-		fr.Base = strings.TrimRight(r.req.API.Base, "/")
-	}
-	return fr, nil
+	return forge.RepoOf(r.req.API.Client.Name(), repo, r.req.API.Base)
 }
 
 // deliverAPI pushes the committed branch and opens or updates its request
@@ -243,7 +243,7 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 			return fail("pr", err)
 		}
 		changed = true
-	case strings.TrimPrefix(pr.Title, "WIP: ") != title || strings.TrimSpace(pr.Body) != strings.TrimSpace(body):
+	case forge.Undraft(pr.Title) != title || strings.TrimSpace(pr.Body) != strings.TrimSpace(body):
 		if err := api.Client.Edit(ctx, fr, pr.Number, title, body); err != nil {
 			return fail("pr", err)
 		}
@@ -252,10 +252,16 @@ func (r *runner) deliverAPI(ctx context.Context, g *gitRunner, repo, title, body
 	res.Number, res.PR = pr.Number, pr.URL
 	if api.AutoMerge && api.Gate != GateCI {
 		pr.HeadSHA = res.Commit
-		if err := api.Client.AutoMerge(ctx, fr, pr); err != nil {
+		switch err := api.Client.AutoMerge(ctx, fr, pr); {
+		case errors.Is(err, forge.ErrNoAutoMerge):
+			// The forge would not wait for the checks: jig waits for
+			// them after the wave and merges the request when green.
+			res.mergeWhenGreen = true
+		case err != nil:
 			return fail("merge", err)
+		default:
+			res.Merged = true
 		}
-		res.Merged = true
 	}
 	switch {
 	case !changed:
@@ -307,6 +313,19 @@ func (r *runner) closeStale(ctx context.Context, repo string, res Result, fail f
 // many failed and how many it waited for; the wait ends when none is pending, at GateTimeout, or
 // when ctx is done.
 func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green, red, checked int) {
+	return r.checks(ctx, results, batch, 0)
+}
+
+// firstCheckWait is how long jig waits for the first check of a request
+// it merges when green because the forge would not ([forge.ErrNoAutoMerge]):
+// GitLab creates a pipeline a moment after the push; a project without CI
+// never gets one.
+const firstCheckWait = 10 * time.Minute
+
+// checks is [runner.gate]; with noneWait > 0, a request that still has
+// no check at all after noneWait stops being waited for (not merged, its
+// Note says why).
+func (r *runner) checks(ctx context.Context, results []Result, batch []int, noneWait time.Duration) (green, red, checked int) {
 	api := r.req.API
 	clock := api.clock()
 	poll, limit := api.poll(), api.GateTimeout
@@ -321,7 +340,8 @@ func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green
 		}
 	}
 	checked = len(waiting)
-	deadline := clock.Now().Add(limit)
+	started := clock.Now()
+	deadline := started.Add(limit)
 	for len(waiting) > 0 {
 		var still []int
 		for _, i := range waiting {
@@ -348,6 +368,10 @@ func (r *runner) gate(ctx context.Context, results []Result, batch []int) (green
 				res.CI = string(ci)
 				red++
 			case forge.CINone:
+				if noneWait > 0 && !clock.Now().Before(started.Add(noneWait)) {
+					res.Note = strings.TrimSpace(res.Note + fmt.Sprintf(" not merged: no checks for its head commit after %s (merge it by hand, or run with --gate ci)", noneWait))
+					continue
+				}
 				// No check at all (yet): CI may not have started.
 				res.CI = string(forge.CIPending)
 				still = append(still, i)
@@ -411,6 +435,22 @@ func (r *runner) green(ctx context.Context, fr forge.Repo, res *Result) {
 				return
 			}
 		}
+	}
+}
+
+// mergeWhenGreen waits for the checks of the requests of a wave the
+// forge could not merge by itself once green ([forge.ErrNoAutoMerge])
+// and merges those that pass; unlike the gate, it stops nothing, and a
+// request with no check at all after [firstCheckWait] is left unmerged.
+func (r *runner) mergeWhenGreen(ctx context.Context, results []Result, batch []int) {
+	var later []int
+	for _, i := range batch {
+		if results[i].mergeWhenGreen {
+			later = append(later, i)
+		}
+	}
+	if len(later) > 0 {
+		r.checks(ctx, results, later, firstCheckWait)
 	}
 }
 

@@ -1,11 +1,18 @@
 package fleet
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/jigkit/jig/internal/fleet/forge"
+	"github.com/jigkit/jig/internal/testenv"
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registryclient/apply"
 )
@@ -109,5 +116,93 @@ func TestTokenForOneForge(t *testing.T) {
 	}
 	if err := (&API{Base: "https://gitea.example.com"}).checkHosts(repos); err != nil {
 		t.Errorf("with a base: %v", err)
+	}
+	// GitLab's projects in two groups are on one forge.
+	gitlab := &API{Client: forge.NewGitLab("t", nil)}
+	if err := gitlab.checkHosts([]string{"https://gitlab.example.com/acme/web/app.git", "git@gitlab.example.com:acme/platform/api/core.git"}); err != nil {
+		t.Errorf("GitLab's nested groups: %v", err)
+	}
+}
+
+// scriptedForge is a forge whose checks a test scripts: ci[sha] are the
+// results of successive reads (the last one repeats). It records merges.
+type scriptedForge struct {
+	mu     sync.Mutex
+	ci     map[string][]forge.CI
+	reads  map[string]int
+	merged []int64
+}
+
+func (f *scriptedForge) Name() string { return forge.KindGitLab }
+func (f *scriptedForge) FindOpen(context.Context, forge.Repo, string, string) (*forge.PR, error) {
+	return nil, errors.New("not scripted")
+}
+func (f *scriptedForge) Open(context.Context, forge.Repo, forge.Open) (*forge.PR, error) {
+	return nil, errors.New("not scripted")
+}
+func (f *scriptedForge) Edit(context.Context, forge.Repo, int64, string, string) error {
+	return errors.New("not scripted")
+}
+func (f *scriptedForge) Close(context.Context, forge.Repo, int64, string) error {
+	return errors.New("not scripted")
+}
+func (f *scriptedForge) Get(_ context.Context, _ forge.Repo, n int64) (*forge.PR, error) {
+	return &forge.PR{Number: n, State: forge.StateOpen, Mergeable: true}, nil
+}
+func (f *scriptedForge) CI(_ context.Context, _ forge.Repo, sha string) (forge.CI, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	script := f.ci[sha]
+	n := f.reads[sha]
+	f.reads[sha]++
+	return script[min(n, len(script)-1)], nil
+}
+func (f *scriptedForge) Merge(_ context.Context, _ forge.Repo, pr *forge.PR) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.merged = append(f.merged, pr.Number)
+	return nil
+}
+func (f *scriptedForge) AutoMerge(context.Context, forge.Repo, *forge.PR) error { return nil }
+func (f *scriptedForge) Ready(context.Context, forge.Repo, *forge.PR) error     { return nil }
+
+// TestMergeWhenGreen: after a wave, the requests the forge would not
+// merge by itself once green are waited for and merged when they pass; a
+// red one is not merged; one that never gets a check is given up after
+// firstCheckWait (not the gate's two hours); one the forge merges itself
+// is not read.
+func TestMergeWhenGreen(t *testing.T) {
+	t.Parallel()
+	f := &scriptedForge{reads: map[string]int{}, ci: map[string][]forge.CI{
+		"a1": {forge.CINone, forge.CINone, forge.CIPending, forge.CISuccess},
+		"b1": {forge.CINone},
+		"c1": {forge.CISuccess},
+		"d1": {forge.CIPending, forge.CIFailure},
+	}}
+	clock := testenv.NewClock(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+	start := clock.Now()
+	repos := []string{"https://gitlab.example.com/acme/a.git", "https://gitlab.example.com/acme/b.git", "https://gitlab.example.com/acme/c.git", "https://gitlab.example.com/acme/d.git"}
+	results := []Result{
+		{Repo: repos[0], Status: StatusPushed, Number: 1, Commit: "a1", mergeWhenGreen: true},
+		{Repo: repos[1], Status: StatusPushed, Number: 2, Commit: "b1", mergeWhenGreen: true},
+		{Repo: repos[2], Status: StatusPushed, Number: 3, Commit: "c1", Merged: true},
+		{Repo: repos[3], Status: StatusPushed, Number: 4, Commit: "d1", mergeWhenGreen: true},
+	}
+	r := &runner{req: Request{Repos: repos, API: &API{Client: f, AutoMerge: true, Clock: clock, Poll: 30 * time.Second}}}
+	r.mergeWhenGreen(t.Context(), results, []int{0, 1, 2, 3})
+	if fmt.Sprint(f.merged) != "[1]" || !results[0].Merged || results[0].CI != "success" {
+		t.Errorf("merged %v, a: %+v; want request 1 merged once green", f.merged, results[0])
+	}
+	if results[1].Merged || !strings.Contains(results[1].Note, "not merged: no checks for its head commit after 10m0s") {
+		t.Errorf("b: %+v, want it given up after 10m with a note", results[1])
+	}
+	if f.reads["c1"] != 0 {
+		t.Errorf("the request the forge merges itself was read %d times", f.reads["c1"])
+	}
+	if results[3].Merged || results[3].CI != "failure" {
+		t.Errorf("d: %+v, want red and not merged", results[3])
+	}
+	if waited := clock.Now().Sub(start); waited < firstCheckWait || waited > firstCheckWait+time.Minute {
+		t.Errorf("waited %s, want about firstCheckWait (%s)", waited, firstCheckWait)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/impact"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -157,6 +159,10 @@ type Request struct {
 	// transports it allows. For addresses that come from others (the
 	// census); nil clones any address but ext:: and fd::.
 	Allow *Allow
+	// Census, when set, holds the census's row of each repository, keyed
+	// by the address as the census names it: each request's body says
+	// what its repository last reported (version, edits, when).
+	Census map[string]wire.CensusProjectRow
 	// Progress, when set, is called after each repository (one call at a
 	// time).
 	Progress func(Result)
@@ -194,6 +200,12 @@ type Result struct {
 	// Earlier is set for a result read from the state file of an earlier
 	// run: nothing was done this time.
 	Earlier bool `json:"earlier,omitempty"`
+	// Impact is the SemVer level of the move From -> To ("major",
+	// "minor", "patch"), as [impact.VersionLevel] reads it.
+	Impact string `json:"impact,omitempty"`
+	// Census is the repository's row of the registry's census, when the
+	// repositories came from it ([Request.Census]).
+	Census *wire.CensusProjectRow `json:"census,omitempty"`
 	// Migrations are the registry's migration steps the update ran
 	// ("rename config/app.yaml -> config/service.yaml (migration 1.1.0)").
 	Migrations []string `json:"migrations,omitempty"`
@@ -208,6 +220,9 @@ type Result struct {
 	// Merged is set when jig merged the request, or asked the forge to
 	// merge it once green ([API.AutoMerge]).
 	Merged bool `json:"merged,omitempty"`
+	// mergeWhenGreen: the forge could not merge the request once green,
+	// jig does after the wave ([API.AutoMerge]).
+	mergeWhenGreen bool
 }
 
 // Run rolls req out and returns one result per repository, in the order
@@ -458,6 +473,8 @@ func (r *runner) run(ctx context.Context) ([]Result, error) {
 			g, rd, checked := r.gate(ctx, results, batch)
 			red += rd
 			gateNote = r.gateStop(g, red, checked)
+		} else if r.req.API != nil && ctx.Err() == nil {
+			r.mergeWhenGreen(ctx, results, batch)
 		}
 	}
 	return results, ctx.Err()
@@ -482,6 +499,9 @@ func (r *runner) cloneDir(repo string) string {
 // one moves one repository.
 func (r *runner) one(ctx context.Context, repo string) (res Result) {
 	res = Result{Repo: Redact(repo), To: r.version}
+	if row, ok := r.req.Census[repo]; ok {
+		res.Census = &row
+	}
 	fail := func(step string, err error) Result {
 		res.Status, res.Step, res.Error = StatusFailed, step, redactText(err.Error(), secrets(repo))
 		return res
@@ -579,6 +599,9 @@ func (r *runner) planUpdate(ctx context.Context, dir string, res *Result) (eng *
 		}
 	}
 	res.Files, res.Conflicts = describe(plan)
+	if l, err := impact.VersionLevel(res.From, res.To); err == nil && l != impact.None {
+		res.Impact = l.String()
+	}
 	if !moved {
 		res.Status = StatusCurrent
 		return nil, nil, false, true, nil

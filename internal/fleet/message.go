@@ -6,6 +6,7 @@ import (
 
 	"github.com/jigkit/jig/internal/english"
 	"github.com/jigkit/jig/registry"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/apply"
 )
 
@@ -45,6 +46,10 @@ func message(key string, res Result, draft bool) (title, body string) {
 	title = fmt.Sprintf("jig: update %s %s -> %s", key, res.From, res.To)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Made by jig fleet update: %s %s -> %s.\n", key, res.From, res.To)
+	if hint, ok := impactHints[res.Impact]; ok {
+		fmt.Fprintf(&b, "\nSemVer impact: %s (%s).\n", res.Impact, hint)
+	}
+	writeCensus(&b, res.Census)
 	if len(res.Files) > 0 {
 		b.WriteString("\nChanges:\n")
 		for _, f := range res.Files {
@@ -65,6 +70,91 @@ func message(key string, res Result, draft bool) (title, body string) {
 		}
 	}
 	return title, strings.TrimRight(b.String(), "\n")
+}
+
+// impactHints say what a move of each SemVer level promises.
+var impactHints = map[string]string{
+	"major": "may break the project: read the changes and migrations below",
+	"minor": "new features, nothing removed",
+	"patch": "fixes only",
+}
+
+// maxCensusTargets bounds the targets a request's body lists from the
+// census: a project may have edited hundreds.
+const maxCensusTargets = 20
+
+// writeCensus writes what the repository last reported to the census: the
+// version it was on, when, and the files the team edited (which the
+// update carried along, and a reviewer should look at). Whoever may read
+// the namespace may report, so every value is shown as plain text
+// ([plain]).
+func writeCensus(b *strings.Builder, row *wire.CensusProjectRow) {
+	if row == nil {
+		return
+	}
+	how := "not verified"
+	if row.Verified {
+		how = "verified"
+	}
+	fmt.Fprintf(b, "\nCensus: reported %s (%s) on %s, %s", plain(row.ReportedAt), how, plain(row.Version), plain(row.State))
+	if row.Branch != "" {
+		fmt.Fprintf(b, ", branch %s", plain(row.Branch))
+	}
+	if row.Commit != "" {
+		fmt.Fprintf(b, " at %s", plain(shortCommit(row.Commit)))
+	}
+	b.WriteString(".\n")
+	if len(row.Drifted) > 0 {
+		fmt.Fprintf(b, "Edited by the team (the update carried the edits along; review them): %s.\n", capList(row.Drifted, maxCensusTargets))
+	}
+	if len(row.NotTaken) > 0 {
+		names := make([]string, len(row.NotTaken))
+		for i, n := range row.NotTaken {
+			names[i] = n.Target
+		}
+		fmt.Fprintf(b, "Resolved earlier with the project's side (the installed version's changes not taken): %s.\n", capList(names, maxCensusTargets))
+	}
+}
+
+// capList joins at most n of names as plain text, saying how many it left
+// out.
+func capList(names []string, n int) string {
+	shown := make([]string, 0, min(n, len(names)))
+	for _, s := range names[:min(n, len(names))] {
+		shown = append(shown, plain(s))
+	}
+	list := strings.Join(shown, ", ")
+	if len(names) > n {
+		list += " and " + english.Count(len(names)-n, "more", "more")
+	}
+	return list
+}
+
+// maxPlain bounds one value [plain] shows.
+const maxPlain = 200
+
+// plain is a value someone else wrote, for one line of a request's body:
+// without control, line-breaking or bidirectional characters, at most
+// maxPlain bytes, and unable to mention, link or close ([quiet]).
+func plain(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if registry.DeceptiveRune(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) > maxPlain {
+		s = strings.ToValidUTF8(s[:maxPlain], "") + "…"
+	}
+	return quiet(s)
+}
+
+// shortCommit is the first 12 characters of a commit ID.
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // maxChangelogBody bounds the changelog part of a request's body: forges

@@ -54,6 +54,7 @@ type CLI struct {
 	AdminToken          string `env:"ADMIN_TOKEN" help:"Admin token: reads every namespace and publishes anywhere. Prefer the environment variable to the flag."`
 	SSOTokenKey         string `name:"sso-token-key" env:"SSO_TOKEN_KEY" help:"Secret (at least 32 characters, e.g. from 'openssl rand -base64 48') that signs the session tokens of jig login --sso (auth.json's \"sso\" section). Give every replica the same one; without it sessions work on one process only, until it stops. Prefer the environment variable to the flag."`
 	LogKey              string `name:"log-key" env:"LOG_KEY" placeholder:"FILE" help:"File holding the transparency log's signer key (make one with 'jig-server log keygen <name> -o FILE'): every version stored is then logged, and GET /log/… serves the logs. Every replica uses the same key. See docs/server.md."`
+	LogWitnesses        string `name:"log-witnesses" env:"LOG_WITNESSES" placeholder:"FILE" help:"File of the witnesses whose cosignatures the transparency logs accept, one verifier key a line as 'jig log witness keygen' prints it (# comments): they POST /log/@ns/cosignature, and the checkpoints then carry their cosignatures. Needs --log-key. See docs/transparency-log.md."`
 	SignersDir          string `name:"signers-dir" env:"SIGNERS_DIR" placeholder:"DIR" help:"Folder of OpenSSH allowed_signers files, one per namespace that requires signed versions: <namespace without @>.allowed_signers (main.allowed_signers for @main). Uploads there need a signature by a listed key (400 SIGNATURE_REQUIRED, 403 SIGNATURE_INVALID). Reloaded with auth.json."`
 	SchemaDir           string `name:"schema-dir" env:"SCHEMA_DIR" placeholder:"DIR" help:"Folder of the JSON Schemas served at /schemas/<file> (registry-item.json, preset.json, jig.json, rack.json), as the reference's SCHEMA_DIR: uploads must also match its registry-item.json (400 SCHEMA_VALIDATION_FAILED). Default: the storage's schema/ folder; a file neither has is served from the built-in schemas. A folder that does not exist is logged as a warning at start."`
 	UpstreamsConfigPath string `name:"upstreams-config-path" env:"UPSTREAMS_CONFIG_PATH" placeholder:"FILE" help:"upstreams.json: the namespaces this server mirrors from other registry servers (pull-through); reloaded with auth.json. A namespace that holds registries published here is never served from upstream. See docs/mirrors.md."`
@@ -330,6 +331,13 @@ func serve(ctx context.Context, c *CLI, log *zap.Logger) error {
 		return err
 	} else if logKey != "" {
 		opts = append(opts, registryserver.WithLogKey(logKey))
+	}
+	if c.LogWitnesses != "" {
+		vkeys, err := readWitnesses(c.LogWitnesses)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, registryserver.WithWitnesses(vkeys...))
 	}
 	if c.SignersDir != "" {
 		signers = newSignersReloader(c.SignersDir, log)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/internal/safefile"
+	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registryserver"
 )
 
@@ -25,6 +26,31 @@ func readLogKey(path string) (string, error) {
 		return "", fmt.Errorf("--log-key/LOG_KEY: %w", err)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// readWitnesses reads the LOG_WITNESSES file: one witness verifier key a
+// line, blank lines and # comments ignored.
+func readWitnesses(path string) ([]string, error) {
+	b, err := safefile.ReadFile(path, maxLogKeyFile*4)
+	if err != nil {
+		return nil, fmt.Errorf("--log-witnesses/LOG_WITNESSES: %w", err)
+	}
+	var out []string
+	line := 0
+	for l := range strings.Lines(string(b)) {
+		line++
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if _, err := translog.NewCosignatureVerifier(l); err != nil {
+			return nil, fmt.Errorf("--log-witnesses/LOG_WITNESSES %s:%d: %w", path, line, err)
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--log-witnesses/LOG_WITNESSES %s lists no witness; give one verifier key a line, as `jig log witness keygen` prints it", path)
+	}
+	return out, nil
 }
 
 // readVerifierArg returns the value of --log-verifier: the verifier line

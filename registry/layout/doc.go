@@ -15,6 +15,7 @@
 //	presets/<name>/<version>/preset.json          [PresetVersion]: a published preset version
 //	.publish/@ns/<seg>…/<version>.lock            [Claim]: a publish in progress
 //	.tlog/@ns/checkpoint, tile/…, entry/<seg>…/<v> [LogCheckpoint], [LogTile], [LogEntry]: the namespace's transparency log
+//	.tlog/@ns/cosignatures                        [LogCosignatures]: the witnesses' newest cosignatures of it
 //	.healthcheck                                  [HealthKey]: the /health probe
 //
 // Namespaces, segments, versions and file paths follow the identifier grammar

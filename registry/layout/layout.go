@@ -207,6 +207,10 @@ func LogNamespaceDir(namespace string) string { return LogDir + namespace + "/" 
 // latest signed checkpoint: the log's commit point.
 func LogCheckpoint(namespace string) string { return LogNamespaceDir(namespace) + "checkpoint" }
 
+// LogCosignatures returns ".tlog/@ns/cosignatures", the key of the
+// witness cosignatures the log keeps: the newest of each witness.
+func LogCosignatures(namespace string) string { return LogNamespaceDir(namespace) + "cosignatures" }
+
 // LogLock returns ".tlog/@ns/lock", the key of the log's append lock.
 func LogLock(namespace string) string { return LogNamespaceDir(namespace) + "lock" }
 

@@ -1,8 +1,11 @@
 package translog_test
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"time"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/translog"
@@ -28,4 +31,27 @@ func ExampleRecord_Marshal() {
 func ExampleOrigin() {
 	fmt.Println(translog.Origin("registry.example.com", "@acme"))
 	// Output: registry.example.com/@acme
+}
+
+// A witness cosigns a checkpoint it checked: a cosignature/v1 line is
+// added to the note; a client counts the valid cosignatures of the
+// witnesses it trusts.
+func ExampleCosigner() {
+	seed := make([]byte, ed25519.SeedSize) // a real witness: translog.GenerateCosignerKey
+	w := translog.NewCosignerFromKey("witness.example.com", ed25519.NewKeyFromSeed(seed)).At(time.Unix(1_800_000_000, 0))
+	cp := translog.Checkpoint{Origin: "registry.example.com/@acme", Size: 42}
+	cp.Hash[0] = 1
+	cosigned, _ := note.Sign(&note.Note{Text: string(cp.Marshal())}, w)
+	fmt.Print(string(cosigned))
+
+	policy, _ := translog.NewWitnessPolicy([]string{w.VerifierKey()}, 1)
+	valid, err := policy.Check(cosigned, cp)
+	fmt.Println(valid, err)
+	// Output:
+	// registry.example.com/@acme
+	// 42
+	// AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+	//
+	// — witness.example.com XOACRQAAAABrSdIAbPI+W+zkHoJzKS/mVc/mS8+9wMsE3szSEmHxpA3Z/o4zFKNqAE1SuoaHgmNDXFtozVnaqlDCOB8wmtYNiojMDA==
+	// 1 <nil>
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/jigkit/jig/internal/flock"
 	"github.com/jigkit/jig/internal/safefile"
-	"github.com/jigkit/jig/internal/wait"
 	"github.com/jigkit/jig/registry"
 )
 
@@ -294,32 +292,12 @@ func (c *Cache) lockSigned(ctx context.Context) (func(), error) {
 // ctx is done).
 func (c *Cache) lockFile(ctx context.Context, lock, what string) (func(), error) {
 	name := filepath.Join(c.dir, lock)
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	unlock, err := flock.Acquire(ctx, name, signedLockWait)
+	switch {
+	case errors.Is(err, flock.ErrBusy):
+		return nil, fmt.Errorf("another jig process has held the lock %s for over %s; try again, or delete the lock file if no jig is running", name, signedLockWait)
+	case err != nil && ctx.Err() == nil:
 		return nil, fmt.Errorf("locking %s (%s): %w", what, name, err)
 	}
-	if !flock.Supported {
-		return func() { f.Close() }, nil
-	}
-	deadline := time.Now().Add(signedLockWait)
-	delay := 2 * time.Millisecond
-	for {
-		ok, err := flock.TryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("locking %s (%s): %w", what, name, err)
-		}
-		if ok {
-			return func() { _ = flock.Unlock(f); f.Close() }, nil
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("another jig process has held the lock %s for over %s; try again, or delete the lock file if no jig is running", name, signedLockWait)
-		}
-		if err := wait.Sleep(ctx, delay); err != nil {
-			f.Close()
-			return nil, err
-		}
-		delay = min(delay*2, 50*time.Millisecond)
-	}
+	return unlock, err
 }

@@ -93,6 +93,11 @@ type TrustUpdate struct {
 	// Log sets the verifier line of the namespace's transparency log
 	// key; "" removes it.
 	Log *string
+	// Witnesses sets the log's witnesses (verifier keys) and
+	// MinWitnesses how many must cosign each checkpoint; an empty list
+	// and 0 remove the requirement.
+	Witnesses    *[]string
+	MinWitnesses *int
 }
 
 // SetTrust changes the signing policy of namespace ns, which must be
@@ -172,6 +177,15 @@ func (c *Config) SetTrust(ns string, u TrustUpdate) error {
 	}
 	if u.Log != nil {
 		t.Log = strings.TrimSpace(*u.Log)
+	}
+	if u.Witnesses != nil {
+		t.Witnesses = nil
+		for _, w := range *u.Witnesses {
+			t.Witnesses = append(t.Witnesses, strings.TrimSpace(w))
+		}
+	}
+	if u.MinWitnesses != nil {
+		t.MinWitnesses = *u.MinWitnesses
 	}
 	if err := t.Check(ns); err != nil {
 		return err

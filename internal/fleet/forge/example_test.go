@@ -2,6 +2,7 @@ package forge_test
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jigkit/jig/internal/fleet/forge"
@@ -38,4 +39,44 @@ func ExampleWindow_Next() {
 	// Output:
 	// 09:00-17:00 Europe/Berlin
 	// 2026-12-05 08:00:00 +0000 UTC
+}
+
+// GitLab's projects live in nested groups: the project is its full path,
+// the API at the host, or at --forge-url for a GitLab under a sub-path.
+func ExampleRepoOf() {
+	for _, c := range []struct{ remote, forgeURL string }{
+		{"git@gitlab.com:acme/platform/api.git", ""},
+		{"https://example.com/gitlab/acme/web.git", "https://example.com/gitlab"},
+		{"https://git.example.com/gitea/acme/worker.git", ""},
+	} {
+		kind := forge.KindOf("gitlab.com")
+		if strings.Contains(c.remote, "gitea") {
+			kind = forge.KindGitea
+		}
+		r, err := forge.RepoOf(kind, c.remote, c.forgeURL)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(kind, r.Base, r)
+	}
+	// Output:
+	// gitlab https://gitlab.com acme/platform/api
+	// gitlab https://example.com/gitlab acme/web
+	// gitea https://git.example.com/gitea acme/worker
+}
+
+func ExampleGitHubAPI() {
+	for _, base := range []string{"https://github.com", "https://ghe.example.com", "https://ghe.example.com/api/v3"} {
+		rest, graphql, err := forge.GitHubAPI(base)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(rest, graphql)
+	}
+	// Output:
+	// https://api.github.com/ https://api.github.com/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
 }

@@ -2,15 +2,13 @@ package forge
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"code.gitea.io/sdk/gitea"
-
-	"github.com/jigkit/jig/internal/redact"
 )
 
 // draftPrefix marks a Gitea or Forgejo pull request as a draft ("work in
@@ -41,14 +39,38 @@ const answerTimeout = time.Minute
 // the environment, a bounded wait for each answer, paced by budget (nil:
 // unpaced). It has no overall timeout, which would count the budget's
 // waits: a request held for an hour by the pacing must not fail for it.
-func httpClient(budget *Budget) *http.Client {
+// inner, when given, wraps the transport under the pacing (it sees each
+// attempt and its answer first).
+func httpClient(budget *Budget, inner ...func(http.RoundTripper) http.RoundTripper) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = answerTimeout
-	var rt http.RoundTripper = t
+	var rt http.RoundTripper = boundedBodies{t}
+	for _, wrap := range inner {
+		rt = wrap(rt)
+	}
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}
 	return &http.Client{Transport: rt}
+}
+
+// maxAnswer bounds the body of a forge's answer jig reads: a forge (or
+// what answers in its place) sending more gets a truncated, unreadable
+// answer rather than jig's memory.
+const maxAnswer = 16 << 20
+
+// boundedBodies reads at most maxAnswer bytes of each answer's body.
+type boundedBodies struct{ base http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxAnswer), resp.Body}
+	}
+	return resp, err
 }
 
 // Name returns "gitea".
@@ -67,17 +89,9 @@ func (g *Gitea) client(ctx context.Context, r Repo) (*gitea.Client, error) {
 }
 
 // wrap names the call and the repository and keeps the token out of the
-// error's text.
+// error's text ([wrapError]).
 func (g *Gitea) wrap(r Repo, what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *RateLimitError
-	if errors.As(err, &rl) {
-		return fmt.Errorf("%s %s: %w", what, r, rl)
-	}
-	msg := redact.Text(strings.ReplaceAll(err.Error(), "\n", " "), []string{g.token})
-	return fmt.Errorf("gitea %s %s: %s", what, r, msg)
+	return wrapError("gitea", g.token, r, what, err)
 }
 
 func pr(p *gitea.PullRequest) *PR {

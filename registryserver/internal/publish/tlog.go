@@ -879,7 +879,8 @@ func partialWidth(t tlog.Tile, n int64) int {
 }
 
 // LogLookup returns the lookup of version path@version in ns's log
-// against its current checkpoint, with a consistency proof from tree
+// against its current checkpoint (with its witnesses' cosignatures,
+// [CosignedCheckpoint]), with a consistency proof from tree
 // size since when 0 < since <= the current size.
 func LogLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
 	return readLog(func() (translog.Lookup, error) { return logLookup(ctx, st, ns, path, version, since) })
@@ -899,7 +900,7 @@ func readLog[T any](read func() (T, error)) (T, error) {
 }
 
 func logLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
-	signed, cp, err := LogCheckpoint(ctx, st, ns)
+	signed, cp, err := CosignedCheckpoint(ctx, st, ns)
 	if err != nil {
 		return translog.Lookup{}, err
 	}
@@ -962,7 +963,7 @@ func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since in
 		vers map[string]translog.BatchVersion
 	}
 	r, err := readLog(func() (result, error) {
-		signed, cp, err := LogCheckpoint(ctx, st, ns)
+		signed, cp, err := CosignedCheckpoint(ctx, st, ns)
 		if err != nil {
 			return result{}, err
 		}

@@ -1,6 +1,7 @@
 // Package tlogroutes serves the namespaces' transparency logs:
 // GET /log/key, /log/@ns/checkpoint, /log/@ns/tile/…,
-// /log/lookup/@ns/<path>@<version> and the batch lookup POST /log/lookup. Every route but /log/key reads a
+// /log/lookup/@ns/<path>@<version>, the batch lookup POST /log/lookup
+// and the witnesses' POST /log/@ns/cosignature. Every route but /log/key reads a
 // namespace's log and answers only callers who may read that namespace,
 // with the same refusal as the namespace's registries (a gated namespace
 // is indistinguishable from an absent one).
@@ -32,6 +33,11 @@ type Routes struct {
 	// Verifier is the log key's verifier line; "" when the server keeps
 	// no log.
 	Verifier string
+	// Witnesses are the witnesses whose cosignatures the logs accept;
+	// none: POST /log/@ns/cosignature answers 404.
+	Witnesses []*translog.CosignatureVerifier
+	// Pub keeps the cosignatures.
+	Pub *publish.Store
 }
 
 // Register adds the routes to e.
@@ -42,6 +48,7 @@ func (h *Routes) Register(e *echo.Echo) {
 	e.POST("/log/lookup", h.postLookup)
 	e.Match(getHead, "/log/:ns/checkpoint", h.getCheckpoint)
 	e.Match(getHead, "/log/:ns/tile/*", h.getTile)
+	e.POST("/log/:ns/cosignature", h.postCosignature)
 }
 
 // msgNoLog answers every log route of a server without a log key.
@@ -84,15 +91,19 @@ func (h *Routes) getCheckpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	signed, _, err := publish.LogCheckpoint(c.Request().Context(), h.store(), ns)
+	signed, _, err := publish.CosignedCheckpoint(c.Request().Context(), h.store(), ns)
 	if errors.Is(err, publish.ErrNotLogged) {
-		return core.NewAPIError(wire.CodeNotFound, "The log of "+ns+" is empty: nothing was published there since the server keeps a log")
+		return emptyLog(ns)
 	}
 	if err != nil {
 		return core.InternalError(err)
 	}
 	core.SetCacheHeaders(c.Response().Header(), 0, false, private)
 	return h.SendDocument(c, core.Document{Data: signed, CType: echo.MIMETextPlainCharsetUTF8, ETag: core.ContentETag(signed)})
+}
+
+func emptyLog(ns string) error {
+	return core.NewAPIError(wire.CodeNotFound, "The log of "+ns+" is empty: nothing was published there since the server keeps a log")
 }
 
 func (h *Routes) getTile(c echo.Context) error {
