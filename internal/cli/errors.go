@@ -266,7 +266,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
 	case errors.As(err, &nw):
-		return hinted(err, fmt.Sprintf("run the witnesses (each runs 'jig log witness cosign %s') or wait for their next run; versions published before the tree head they cosigned install meanwhile", nw.Namespace))
+		return hinted(err, fmt.Sprintf("each witness runs 'jig log witness cosign %s' (from a scheduled job); the versions of the tree head they cosigned last install meanwhile", nw.Namespace))
 	case errors.As(err, &we):
 		return hinted(err, fmt.Sprintf("try again once the witnesses have cosigned it (each runs 'jig log witness cosign %s'); to change which witnesses, or how many, are required: 'jig trust log add %s <log verifier> --witness <verifier key> … --min-witnesses <k>'", we.Namespace(), we.Namespace()))
 	case errors.Is(err, registryclient.ErrNoLogKey):
