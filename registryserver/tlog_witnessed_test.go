@@ -435,3 +435,47 @@ func TestLogCosignaturesKept(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLogLookupWitnessed: GET /log/lookup of one version of a log
+// of 300 versions, without ?witnesses (the current tree), with
+// ?witnesses=2 when the current tree is cosigned, and with ?witnesses=2
+// after a publish (the older witnessed tree head is signed again and its
+// hash computed from the tiles).
+func BenchmarkLogLookupWitnessed(b *testing.B) {
+	ws := []witness{newWitness(b, "w1.example"), newWitness(b, "w2.example")}
+	skey, _, err := registryserver.GenerateLogKey("log.test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := publishHandler(b, memory.New(), registryserver.WithLogKey(skey), registryserver.WithWitnesses(ws[0].vkey, ws[1].vkey))
+	publish := func(v string) {
+		if r := postB(b, h, pubAdmin, form{archive: pkg(regJSON("@gated", v, ""))}); r != http.StatusCreated {
+			b.Fatalf("publish %s: %d", v, r)
+		}
+	}
+	for i := range 300 {
+		publish(fmt.Sprintf("1.%d.0", i))
+	}
+	cosign := func() {
+		_, signed := getTB(b, h, "/log/@gated/checkpoint", pubRead)
+		for _, w := range ws {
+			if code, body := postCosignature(b, h, "@gated", w.cosign(b, signed, time.Unix(1_700_000_000, 0)), pubRead); code != 200 {
+				b.Fatalf("cosign: %d %s", code, body)
+			}
+		}
+	}
+	cosign()
+	run := func(name, query string) {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if code, body := getTB(b, h, "/log/lookup/@gated/features/ui-kit@1.17.0"+query, pubRead); code != 200 {
+					b.Fatalf("%d %s", code, body)
+				}
+			}
+		})
+	}
+	run("current", "")
+	run("witnessed current", "?witnesses=2")
+	publish("2.0.0")
+	run("witnessed older", "?witnesses=2")
+}

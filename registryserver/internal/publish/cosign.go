@@ -158,7 +158,21 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 			}
 		}
 		d.Cosignatures = kept
-		return json.Marshal(d)
+		// Names that JSON escapes could make it larger than readers
+		// read: the smallest trees go first.
+		for {
+			b, err := json.Marshal(d)
+			if err != nil || len(b) <= maxCosignaturesDoc || len(d.Cosignatures) == 0 {
+				return b, err
+			}
+			smallest := 0
+			for i, c := range d.Cosignatures {
+				if c.Size < d.Cosignatures[smallest].Size {
+					smallest = i
+				}
+			}
+			d.Cosignatures = slices.Delete(d.Cosignatures, smallest, smallest+1)
+		}
 	})
 }
 
