@@ -434,6 +434,42 @@ func TestLogCosignaturesKept(t *testing.T) {
 			t.Errorf("?witnesses=%s = %d %s, want the proof against size %d", c.k, code, body, c.size)
 		}
 	}
+
+	// A kept cosignature whose hash is not the log's tree of that size
+	// (the storage was changed) does not count.
+	rc, _, err = l.st.Get(t.Context(), layout.LogCosignatures("@gated"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Cosignatures []map[string]any `json:"cosignatures"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var hash6 any
+	for _, c := range raw.Cosignatures {
+		if c["size"] == float64(6) {
+			hash6 = c["hash"]
+		}
+	}
+	for _, c := range raw.Cosignatures {
+		if c["size"] == float64(7) {
+			c["hash"] = hash6
+		}
+	}
+	b, _ = json.Marshal(raw)
+	if err := l.st.Put(t.Context(), layout.LogCosignatures("@gated"), strings.NewReader(string(b)), int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	if code, lk, body := lookupWitnessed(t, l.h, "1.0.0", "?witnesses=1"); code != 200 || !strings.Contains(lk.Proof, "\n6\n") {
+		t.Errorf("?witnesses=1 with size 7's kept hash changed = %d %s, want the proof against size 6", code, body)
+	}
 }
 
 // BenchmarkLogLookupWitnessed: GET /log/lookup of one version of a log
