@@ -348,7 +348,7 @@ func TestFleetPushOptions(t *testing.T) {
 			"option merge_request.create\n",
 			"option merge_request.target=main\n",
 			"option merge_request.title=" + title + "\n",
-			"option merge_request.description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+			"option merge_request.description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. SemVer impact: minor (new features, nothing removed). Changes: - modify src/index.ts",
 		}, []string{"merge_request.draft"}},
 		{"gitlab-draft", gld, gldLog, "gitlab", []string{
 			"option merge_request.create\n",
@@ -361,7 +361,7 @@ func TestFleetPushOptions(t *testing.T) {
 			" refs/for/main/jig-team-x-1.1.0\n",
 			"option topic=jig-team-x-1.1.0\n",
 			"option title=" + title + "\n",
-			"option description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. Changes: - modify src/index.ts",
+			"option description=Made by jig fleet update: @team/x 1.0.0 -> 1.1.0. SemVer impact: minor (new features, nothing removed). Changes: - modify src/index.ts",
 		}, []string{"merge_request"}},
 		{"agit-draft", agd, agdLog, "agit", []string{
 			" refs/for/main/jig-team-x-1.1.0\n",

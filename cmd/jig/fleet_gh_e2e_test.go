@@ -11,11 +11,16 @@ import (
 	"github.com/jigkit/jig/internal/testenv"
 )
 
-// ghStub is a stand-in for GitHub's CLI: it logs its arguments, one a
-// line, to $GH_LOG, and answers like gh pr create (the request's URL), or
-// fails like GitHub's secondary limit when $GH_FAIL names an existing
-// file.
+// ghStub is a stand-in for GitHub's CLI: it is logged in nowhere (gh auth
+// token fails, so jig has no token and opens the request with gh); it
+// logs its other arguments, one a line, to $GH_LOG, and answers like gh
+// pr create (the request's URL), or fails like GitHub's secondary limit
+// when $GH_FAIL names an existing file.
 var ghStub = []byte(`#!/bin/sh
+if [ "$1" = auth ]; then
+  echo "You are not logged into any GitHub hosts. To log in, run: gh auth login" >&2
+  exit 1
+fi
 for a in "$@"; do printf '%s\n' "$a" >> "$GH_LOG"; done
 echo --- >> "$GH_LOG"
 if [ -e "$GH_FAIL" ]; then

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,17 +40,17 @@ type FleetUpdateCmd struct {
 	MaxFailures        *int          `name:"max-failures" placeholder:"K" help:"Stop when more than K repositories failed: before the next wave with --wave (default 0), else as soon as they have (no new repository starts; default: no limit)."`
 	OnConflict         string        `name:"on-conflict" enum:"skip,draft" default:"skip" help:"skip: leave a repository whose update conflicts alone and list it; draft: push the branch with conflict markers and open a draft request."`
 	PR                 string        `name:"pr" enum:"auto,none" default:"auto" help:"auto: open a pull/merge request per repository; none: push branches only."`
-	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), github (GitHub's API with GITHUB_TOKEN, else gh pr create), gitlab (GitLab's API with GITLAB_TOKEN, else push options), agit (Gitea, Forgejo), none; auto picks from the forge's host, through its API when its token is set."`
+	Forge              string        `name:"forge" enum:"auto,gitea,gitlab,agit,github,none" default:"auto" help:"How requests are opened: gitea (Gitea's or Forgejo's API, with GITEA_TOKEN), github (GitHub's API with GITHUB_TOKEN, GH_TOKEN or gh auth token, else gh pr create), gitlab (GitLab's API with GITLAB_TOKEN, else push options), agit (Gitea, Forgejo), none; auto picks from the forge's host, through its API when its token is set."`
 	PRCommand          string        `name:"pr-command" placeholder:"CMD" help:"Shell command run in each clone to open a request, with JIG_FLEET_REPO, JIG_FLEET_BRANCH, JIG_FLEET_BASE, JIG_FLEET_TITLE, JIG_FLEET_BODY and JIG_FLEET_DRAFT set."`
-	ForgeURL           string        `name:"forge-url" placeholder:"URL" help:"With the gitea forge: the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea)."`
-	Label              []string      `name:"label" placeholder:"NAME" help:"With the gitea forge: a label for each request (created where missing); repeatable."`
-	Reviewer           []string      `name:"reviewer" placeholder:"USER" help:"With the gitea forge: a user asked to review each request; repeatable."`
-	Draft              bool          `name:"draft" help:"With the gitea forge: open the requests as drafts (WIP:), marked ready once their checks pass (--gate ci)."`
-	Gate               string        `name:"gate" enum:"none,ci" default:"none" help:"With the gitea forge: ci waits for each wave's checks (commit statuses) before the next wave; none does not."`
+	ForgeURL           string        `name:"forge-url" placeholder:"URL" help:"With a forge's API (gitea, github, gitlab): the forge's web address, when its API is not at the remotes' host (https://git.example.com/gitea, https://ghe.example.com)."`
+	Label              []string      `name:"label" placeholder:"NAME" help:"With a forge's API (gitea, github, gitlab): a label for each request (created where missing); repeatable."`
+	Reviewer           []string      `name:"reviewer" placeholder:"USER" help:"With a forge's API (gitea, github, gitlab): a user (or on GitHub a team, org/team) asked to review each request; repeatable."`
+	Draft              bool          `name:"draft" help:"With a forge's API (gitea, github, gitlab): open the requests as drafts (Gitea: WIP:), marked ready once their checks pass (--gate ci)."`
+	Gate               string        `name:"gate" enum:"none,ci" default:"none" help:"With a forge's API (gitea, github, gitlab): ci waits for each wave's checks (commit statuses, GitHub check runs) before the next wave; none does not."`
 	MinGreen           int           `name:"min-green" placeholder:"N" help:"With --gate ci: how many requests of a wave must pass for the next wave to start (default: all whose checks did not fail)."`
-	AutoMerge          bool          `name:"automerge" help:"With the gitea forge: merge each request once its checks pass (with --gate ci jig merges it when green; without, the forge is asked to)."`
-	MaxRequestsPerHour int           `name:"max-requests-per-hour" default:"40" placeholder:"N" help:"With the gitea forge: at most N requests that change the forge (open, edit, close, merge) an hour, spread evenly; the forge's Retry-After and rate-limit headers are obeyed on top."`
-	Window             string        `name:"window" placeholder:"HH:MM-HH:MM [ZONE]" help:"With the gitea forge: send the requests only inside this daily window (09:00-17:00 Europe/Berlin; UTC without a zone); clones and pushes go on outside it."`
+	AutoMerge          bool          `name:"automerge" help:"With a forge's API (gitea, github, gitlab): merge each request once its checks pass (with --gate ci jig merges it when green; without, the forge is asked to)."`
+	MaxRequestsPerHour int           `name:"max-requests-per-hour" default:"40" placeholder:"N" help:"With a forge's API (gitea, github, gitlab): at most N requests that change the forge (open, edit, close, merge) an hour, spread evenly; the forge's Retry-After and rate-limit headers are obeyed on top."`
+	Window             string        `name:"window" placeholder:"HH:MM-HH:MM [ZONE]" help:"With a forge's API (gitea, github, gitlab): send the requests only inside this daily window (09:00-17:00 Europe/Berlin; UTC without a zone); clones and pushes go on outside it."`
 	GatePoll           time.Duration `name:"gate-poll" default:"30s" hidden:"" help:"Time between two reads of a wave's checks."`
 	DryRun             bool          `name:"dry-run" help:"Clone and plan only: commit, push and record nothing."`
 	JSON               bool          `name:"json" help:"Print one JSON document with an entry per repository."`
@@ -105,7 +108,7 @@ var forgeTokenEnv = map[string][]string{
 // a flag that needs the API without one.
 var forgeTokenHelp = map[string]string{
 	forge.KindGitea:  "create one in Gitea (Settings > Applications, scopes write:repository and write:issue) and set GITEA_TOKEN",
-	forge.KindGitHub: "set GITHUB_TOKEN (a token with the repo scope, or contents, pull requests and statuses read/write)",
+	forge.KindGitHub: "set GITHUB_TOKEN (a token with the repo scope, or contents, pull requests and statuses read/write), or log in with gh auth login",
 	forge.KindGitLab: "set GITLAB_TOKEN (a personal or group access token with the api scope)",
 }
 
@@ -150,25 +153,126 @@ func (c *FleetUpdateCmd) forgeKind(repos []string) string {
 }
 
 // forgeToken returns the API token of the forge kind from the
-// environment, "" when none is set.
-func (c *FleetUpdateCmd) forgeToken(app *App, kind string) string {
+// environment, else for GitHub the one GitHub's CLI is logged in with on
+// the forge's host (gh auth token); "" when there is none.
+func (c *FleetUpdateCmd) forgeToken(ctx context.Context, app *App, kind string, repos []string) string {
 	for _, k := range forgeTokenEnv[kind] {
 		if v := app.Getenv(k); v != "" {
 			return v
 		}
 	}
+	if kind == forge.KindGitHub {
+		if host := c.forgeHost(repos); host != "" {
+			return ghAuthToken(ctx, app, host)
+		}
+	}
 	return ""
 }
+
+// forgeHost returns the host name of the forge the repositories share
+// (github.com), else --forge-url's; "" when neither names one.
+func (c *FleetUpdateCmd) forgeHost(repos []string) string {
+	host := ""
+	for _, r := range repos {
+		fr, err := forge.ParseRemote(r)
+		if err != nil {
+			host = ""
+			break
+		}
+		u, err := url.Parse(fr.Base)
+		if err != nil || (host != "" && !strings.EqualFold(u.Hostname(), host)) {
+			host = ""
+			break
+		}
+		host = strings.ToLower(u.Hostname())
+	}
+	if host == "" && c.ForgeURL != "" {
+		if u, err := url.Parse(c.ForgeURL); err == nil {
+			host = strings.ToLower(u.Hostname())
+		}
+	}
+	if host == "api.github.com" {
+		host = "github.com"
+	}
+	return host
+}
+
+// ghTokenTimeout bounds gh auth token, which reads a file or the system's
+// keyring.
+const ghTokenTimeout = 10 * time.Second
+
+// ghAuthToken returns the token GitHub's CLI is logged in with on host
+// (gh auth token --hostname host), "" when gh is not on PATH, is not
+// logged in there, or prints no token: then the rollout goes as without a
+// token. What gh prints is never shown or logged.
+func ghAuthToken(ctx context.Context, app *App, host string) string {
+	gh := lookPath(app, "gh")
+	if gh == "" || strings.HasPrefix(host, "-") {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, ghTokenTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gh, "auth", "token", "--hostname", host)
+	cmd.Env = append(os.Environ(), "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1")
+	cmd.Stdin, cmd.Stderr = nil, io.Discard
+	cmd.WaitDelay = time.Second
+	out := &limitedBuffer{max: 4 << 10}
+	cmd.Stdout = out
+	if err := cmd.Run(); err != nil || out.over {
+		return ""
+	}
+	token := strings.TrimSpace(out.String())
+	if token == "" || strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return ""
+	}
+	return token
+}
+
+// lookPath finds the program name in the directories of app's PATH, ""
+// when none has it.
+func lookPath(app *App, name string) string {
+	for _, dir := range filepath.SplitList(app.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // never the working directory
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// limitedBuffer keeps the first max bytes written and notes whether
+// there were more. (It embeds no bytes.Buffer: io.Copy would use the
+// buffer's ReadFrom and read without a bound.)
+type limitedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	keep := p
+	if room := b.max - b.buf.Len(); len(p) > room {
+		b.over = true
+		keep = p[:max(room, 0)]
+	}
+	b.buf.Write(keep)
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // api returns the forge API the rollout uses, nil when none: the forge
 // --forge names or auto picks, with its token set. Without a token the
 // requests go as before the API (GitLab's push options, AGit, gh), except
 // that --forge gitea and the API's own flags need one.
-func (c *FleetUpdateCmd) api(app *App, repos []string) (*fleet.API, error) {
+func (c *FleetUpdateCmd) api(ctx context.Context, app *App, repos []string) (*fleet.API, error) {
 	kind := c.forgeKind(repos)
 	token := ""
 	if kind != "" {
-		token = c.forgeToken(app, kind)
+		token = c.forgeToken(ctx, app, kind, repos)
 	}
 	if token == "" {
 		switch {
@@ -232,7 +336,7 @@ func (c *FleetUpdateCmd) Run(ctx context.Context, app *App, root *CLI) error {
 	if err != nil {
 		return err
 	}
-	api, err := c.api(app, repos)
+	api, err := c.api(ctx, app, repos)
 	if err != nil {
 		return err
 	}

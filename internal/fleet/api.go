@@ -49,10 +49,10 @@ type API struct {
 	MinGreen int
 	// AutoMerge merges each request once its checks pass: with GateCI
 	// jig merges it when it sees it green, without a gate the forge is
-	// asked to (Gitea's "merge when checks succeed", GitLab's "merge when
-	// pipeline succeeds"); where it cannot ([forge.ErrNoAutoMerge]), jig
-	// waits for the request's checks after its wave and merges it when
-	// green.
+	// asked to (Gitea's "merge when checks succeed", GitHub's auto-merge,
+	// GitLab's "merge when pipeline succeeds"); where it cannot
+	// ([forge.ErrNoAutoMerge]), jig waits for the request's checks after
+	// its wave and merges it when green.
 	AutoMerge bool
 	// Poll is the time between two reads of a wave's checks; 0 means 30
 	// seconds. GateTimeout bounds the wait for one wave; 0 means 2 hours.

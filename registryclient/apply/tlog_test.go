@@ -128,42 +128,81 @@ func logSources(tb testing.TB, url, vkey string, opts ...registryclient.Option) 
 	return cfg.Sources(opts...)
 }
 
+// countingTransport counts the requests a client sends, by "METHOD
+// /first/two" path prefix (as [requestCounter] does on the server).
+type countingTransport struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	parts := strings.SplitN(r.URL.Path, "/", 4)
+	key := r.Method + " /" + parts[1]
+	if len(parts) > 2 {
+		key += "/" + parts[2]
+	}
+	c.mu.Lock()
+	c.n[key]++
+	c.mu.Unlock()
+	return c.base.RoundTrip(r)
+}
+
 // TestInitLogOneRequest: an init of an 8-registry preset whose namespace
-// has a trusted log key proves the eight versions with one request (POST
-// /log/lookup), and a second init on the same machine with none.
+// has a trusted log key sends, counted by the client's transport, exactly
+// the requests of the same init without the key plus one, POST
+// /log/lookup, that proves the eight versions; a second init on the same
+// machine (warm: the proofs are in the cache) sends exactly the requests
+// of a warm init without the key.
 func TestInitLogOneRequest(t *testing.T) {
 	t.Parallel()
-	srv, rc, vkey := logCatalogServer(t)
-	ch, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, vkey := logCatalogServer(t)
 	base := t.TempDir()
-	for i, want := range []map[string]int{
-		{"POST /log/lookup": 1}, // cold
-		{},                      // warm: the proofs are in the cache
-	} {
-		eng, err := apply.New(logSources(t, srv.URL, vkey, registryclient.WithCache(ch)))
+	// requests[key != ""][warm] counts the requests of one init.
+	var requests [2][2]map[string]int
+	for k, key := range []string{"", vkey} {
+		ch, err := cache.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc.take()
-		plan, err := eng.Run(t.Context(), apply.Request{Dir: filepath.Join(base, fmt.Sprint(i)), Template: "@presets/node", Mode: apply.ModeInit}, false)
-		if err != nil {
-			t.Fatal(err)
+		for warm := range 2 {
+			tr := &countingTransport{base: newTransport(), n: map[string]int{}}
+			eng, err := apply.New(logSources(t, srv.URL, key, registryclient.WithCache(ch), registryclient.WithHTTPClient(&http.Client{Transport: tr})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(base, fmt.Sprint(k, warm))
+			plan, err := eng.Run(t.Context(), apply.Request{Dir: dir, Template: "@presets/node", Mode: apply.ModeInit}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Registries) != 8 {
+				t.Fatalf("applied %d registries, want 8", len(plan.Registries))
+			}
+			if _, err := os.Stat(filepath.Join(dir, "jig.json")); err != nil {
+				t.Fatal(err)
+			}
+			requests[k][warm] = tr.n
 		}
-		if len(plan.Registries) != 8 {
-			t.Fatalf("applied %d registries, want 8", len(plan.Registries))
-		}
-		got := rc.take()
-		for _, k := range []string{"POST /log/lookup", "GET /log/lookup"} {
-			if got[k] != want[k] {
-				t.Errorf("init %d: %d requests %s, want %d (all: %v)", i, got[k], k, want[k], got)
+	}
+	for warm, want := range []map[string]int{{"POST /log/lookup": 1}, {}} {
+		extra := map[string]int{}
+		for path, n := range requests[1][warm] {
+			if d := n - requests[0][warm][path]; d != 0 {
+				extra[path] = d
 			}
 		}
-		if _, err := os.Stat(filepath.Join(base, fmt.Sprint(i), "jig.json")); err != nil {
-			t.Fatal(err)
+		for path, n := range requests[0][warm] {
+			if _, ok := requests[1][warm][path]; !ok {
+				extra[path] = -n
+			}
 		}
+		if !maps.Equal(extra, want) {
+			t.Errorf("warm %v: the log key added requests %v, want %v (with the key %v, without %v)", warm == 1, extra, want, requests[1][warm], requests[0][warm])
+		}
+	}
+	if cold := requests[0][0]; len(cold) == 0 {
+		t.Errorf("a cold init sent no requests")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -56,7 +57,9 @@ type exchange struct {
 	respBody     string
 }
 
-const contractToken = "glpat-contract-T0KEN-do-not-leak"
+// contractToken is the token the tests send; TOKEN in a recorded
+// request's header stands for it.
+const contractToken = "contract-T0KEN-do-not-leak"
 
 func loadContract(t *testing.T, path string) *contract {
 	t.Helper()
@@ -140,8 +143,18 @@ type replay struct {
 func newReplay(t *testing.T, c *contract) *replay {
 	r := &replay{t: t, c: c}
 	r.srv = httptest.NewServer(r)
-	t.Cleanup(r.srv.Close)
+	t.Cleanup(func() {
+		r.srv.Close()
+		r.unsent()
+	})
 	return r
+}
+
+// done reports how many recorded requests were sent.
+func (r *replay) done() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next
 }
 
 func (r *replay) expand(s string) string { return strings.ReplaceAll(s, "SERVER", r.srv.URL) }
@@ -167,7 +180,11 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	for k, vs := range e.headers {
 		want := strings.ReplaceAll(vs[0], "TOKEN", contractToken)
-		if got := req.Header.Get(k); got != want {
+		got := req.Header.Get(k)
+		if strings.EqualFold(k, "Host") {
+			got = req.Host
+		}
+		if got != want {
 			problems = append(problems, fmt.Sprintf("header %s: %q, want %q", k, got, want))
 		}
 	}
@@ -210,5 +227,26 @@ func (r *replay) unsent() {
 	if r.next < len(r.c.exchanges) {
 		e := r.c.exchanges[r.next]
 		r.t.Errorf("%s: %d of %d recorded requests sent; next: %s %s", r.c.name, r.next, len(r.c.exchanges), e.method, e.path)
+	}
+}
+
+// TestContractsParse: every contract parses, and each recorded request
+// checks that the token is sent.
+func TestContractsParse(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no contracts: %v", err)
+	}
+	for _, f := range files {
+		for i, e := range loadContract(t, f).exchanges {
+			sends := false
+			for _, vs := range e.headers {
+				sends = sends || strings.Contains(vs[0], "TOKEN")
+			}
+			if !sends {
+				t.Errorf("%s: request %d does not check the token", f, i+1)
+			}
+		}
 	}
 }

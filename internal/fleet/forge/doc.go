@@ -1,10 +1,11 @@
 // Package forge talks to a forge's API for a rollout (jig fleet update):
 // find, open, update and close the pull request of a branch, read the
 // result of its checks, merge it or mark it ready. [Client] is what a
-// rollout needs; [Gitea] implements it for Gitea and Forgejo, [GitLab]
-// for GitLab.com and self-hosted GitLab ([New] picks by kind). [RepoOf]
-// names a remote's repository the way its forge does (GitLab: the full
-// path of a project in nested groups).
+// rollout needs; [Gitea] implements it for Gitea and Forgejo, [GitHub]
+// for GitHub and GitHub Enterprise Server, [GitLab] for GitLab.com and
+// self-hosted GitLab ([New] picks by kind). [RepoOf] names a remote's
+// repository the way its forge does (GitLab: the full path of a project
+// in nested groups).
 //
 // Every request goes through a [Budget]: requests that change the forge
 // are spread evenly under a budget per hour and kept inside a daily

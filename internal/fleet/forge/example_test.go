@@ -65,3 +65,18 @@ func ExampleRepoOf() {
 	// gitlab https://example.com/gitlab acme/web
 	// gitea https://git.example.com/gitea acme/worker
 }
+
+func ExampleGitHubAPI() {
+	for _, base := range []string{"https://github.com", "https://ghe.example.com", "https://ghe.example.com/api/v3"} {
+		rest, graphql, err := forge.GitHubAPI(base)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(rest, graphql)
+	}
+	// Output:
+	// https://api.github.com/ https://api.github.com/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
+	// https://ghe.example.com/api/v3/ https://ghe.example.com/api/graphql
+}

@@ -133,8 +133,11 @@ func wrapError(forgeName, token string, r Repo, what string, err error) error {
 
 // ErrNoAutoMerge is returned (wrapped) by [Client.AutoMerge] when the
 // forge cannot merge the request by itself once its checks pass (GitLab:
-// no pipeline for its head commit yet, so GitLab would merge it at once);
-// the rollout then merges it itself when it sees it green.
+// no pipeline for its head commit yet, so GitLab would merge it at once;
+// GitHub: the repository has auto-merge turned off, its base branch has
+// no protection rule to wait for, or the request is already mergeable);
+// the request is left open and the rollout merges it itself when it sees
+// it green.
 var ErrNoAutoMerge = errors.New("the forge cannot merge this request when its checks pass")
 
 // draftMarkers are the title prefixes that mark a request as a draft:
@@ -177,7 +180,10 @@ const (
 
 // PR is a pull or merge request.
 type PR struct {
-	Number  int64
+	Number int64
+	// NodeID is the request's global id in the forge's GraphQL API
+	// (GitHub's node_id); "" where the forge has none.
+	NodeID  string
 	URL     string
 	State   State
 	Title   string
@@ -238,6 +244,8 @@ func New(kind, token string, budget *Budget) (Client, error) {
 	switch kind {
 	case KindGitea:
 		return NewGitea(token, budget), nil
+	case KindGitHub:
+		return NewGitHub(token, budget), nil
 	case KindGitLab:
 		return NewGitLab(token, budget), nil
 	}

@@ -39,10 +39,15 @@ const answerTimeout = time.Minute
 // the environment, a bounded wait for each answer, paced by budget (nil:
 // unpaced). It has no overall timeout, which would count the budget's
 // waits: a request held for an hour by the pacing must not fail for it.
-func httpClient(budget *Budget) *http.Client {
+// inner, when given, wraps the transport under the pacing (it sees each
+// attempt and its answer first).
+func httpClient(budget *Budget, inner ...func(http.RoundTripper) http.RoundTripper) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = answerTimeout
 	var rt http.RoundTripper = boundedBodies{t}
+	for _, wrap := range inner {
+		rt = wrap(rt)
+	}
 	if budget != nil {
 		rt = budget.Transport(rt)
 	}
@@ -84,7 +89,7 @@ func (g *Gitea) client(ctx context.Context, r Repo) (*gitea.Client, error) {
 }
 
 // wrap names the call and the repository and keeps the token out of the
-// error's text.
+// error's text ([wrapError]).
 func (g *Gitea) wrap(r Repo, what string, err error) error {
 	return wrapError("gitea", g.token, r, what, err)
 }

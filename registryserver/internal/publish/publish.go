@@ -354,6 +354,25 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 	if c.isLost() {
 		return ErrClaimLost
 	}
+	// The log's lock is taken while registry.json is written: a durable
+	// write each, at once rather than one after the other.
+	var logLock *pendingLock
+	lctx, lcancel := context.WithCancelCause(pctx)
+	if s.logSigner != nil {
+		logLock = s.lockLogAhead(lctx, v.Namespace, lcancel)
+	}
+	// Released once the version is logged, or on the way out.
+	releaseLog := func() {
+		lcancel(nil)
+		if logLock == nil {
+			return
+		}
+		if lock, err := logLock.wait(); err == nil {
+			s.bestEffort(ctx, "release the log lock", lock.release)
+		}
+		logLock = nil
+	}
+	defer releaseLog()
 	if err := s.create(pctx, manifestKey, v.Manifest); err != nil {
 		if errors.Is(err, storage.ErrPrecondition) {
 			// Only possible when a claim was taken over from a
@@ -374,9 +393,21 @@ func (s *Store) Publish(ctx context.Context, v Version, writeFiles func(put PutF
 		if err != nil {
 			return err
 		}
-		if _, err := s.AppendLog(pctx, v.Namespace, rec); err != nil {
+		lock, err := logLock.wait()
+		if err != nil {
 			return err
 		}
+		if _, err := s.appendLocked(lctx, v.Namespace, lock, rec); err != nil {
+			return err
+		}
+		// Given back while versions.json is written (on an object store
+		// its release is two round trips).
+		released := make(chan struct{})
+		go func() {
+			defer close(released)
+			releaseLog()
+		}()
+		defer func() { <-released }()
 	}
 	if _, err := s.addVersion(ctx, layout.Versions(v.Namespace, v.registryPath()), v.Version); err != nil {
 		return err

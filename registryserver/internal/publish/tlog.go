@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
@@ -114,7 +116,13 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		return nil, err
 	}
 	defer s.bestEffort(ctx, "release the log lock", lock.release)
-	l := logReader{st: s.st, ns: ns}
+	return s.appendLocked(pctx, ns, lock, recs...)
+}
+
+// appendLocked is [Store.AppendLog] for the holder of ns's log lock; ctx
+// ends when the lock is lost.
+func (s *Store) appendLocked(pctx context.Context, ns string, lock *heldClaim, recs ...translog.Record) ([]int64, error) {
+	l := newLogReader(s.st, ns)
 	signed, etag, err := s.read(pctx, layout.LogCheckpoint(ns))
 	if err != nil {
 		return nil, err
@@ -127,7 +135,7 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		}
 		tree = cp.Tree()
 	}
-	old := tlog.TileHashReader(tree, l)
+	old := l.hashes(tree)
 	newHashes := map[int64]tlog.Hash{}
 	base := tlog.StoredHashCount(tree.N)
 	hr := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
@@ -161,19 +169,26 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 
 	indexes := make([]int64, len(recs))
 	var texts [][]byte
+	// The entries and new tiles are independent writes, made at once
+	// below (a durable write each, on disk a flush of the file and its
+	// folder): one after another they were most of what a log adds to a
+	// publish. A tile found there already (the leftover of an appender
+	// that died) is replaced afterwards, one at a time, in tree order.
+	var writes []func(context.Context) error
+	type tileWrite struct {
+		t    tlog.Tile
+		data []byte
+	}
+	var tiles []tileWrite
 	n := tree.N
 	for i, rec := range recs {
-		at, err := l.indexOf(pctx, tree, rec.Path, rec.Version)
+		logged, err := l.indexOf(pctx, tree, rec.Path, rec.Version)
 		switch {
 		case err == nil:
-			logged, err := l.record(pctx, tree, at)
-			if err != nil {
-				return nil, err
-			}
-			if logged.IndexDigest != rec.IndexDigest {
+			if logged.rec.IndexDigest != rec.IndexDigest {
 				return nil, fmt.Errorf("publish: %s: %w", rec.ID(), ErrLoggedOther)
 			}
-			indexes[i] = at
+			indexes[i] = logged.index
 			continue
 		case !errors.Is(err, ErrNotLogged):
 			return nil, err
@@ -196,9 +211,13 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		// An entry names the index; it counts only once the checkpoint
 		// covers it and the record there is this version's.
 		entry := []byte(strconv.FormatInt(n, 10) + "\n")
-		if err := s.st.Put(pctx, layout.LogEntry(ns, rec.Path, rec.Version), bytes.NewReader(entry), int64(len(entry))); err != nil {
-			return nil, fmt.Errorf("publish: storing the log entry of %s: %w", rec.ID(), err)
-		}
+		key, id := layout.LogEntry(ns, rec.Path, rec.Version), rec.ID()
+		writes = append(writes, func(ctx context.Context) error {
+			if err := s.st.Put(ctx, key, bytes.NewReader(entry), int64(len(entry))); err != nil {
+				return fmt.Errorf("publish: storing the log entry of %s: %w", id, err)
+			}
+			return nil
+		})
 		indexes[i] = n
 		texts = append(texts, text)
 		n++
@@ -215,19 +234,34 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 		if err != nil {
 			return nil, fmt.Errorf("publish: building log tile %s: %w", t.Path(), err)
 		}
-		if err := s.putTile(pctx, ns, t, data, lock); err != nil {
-			return nil, err
-		}
+		tiles = append(tiles, tileWrite{t, data})
 		if t.L != 0 {
 			continue
 		}
-		data, err = l.dataTile(pctx, tree.N, t, texts)
+		records, err := l.dataTile(pctx, tree.N, t, texts)
 		if err != nil {
 			return nil, err
 		}
 		dt := t
 		dt.L = -1
-		if err := s.putTile(pctx, ns, dt, data, lock); err != nil {
+		tiles = append(tiles, tileWrite{dt, records})
+	}
+	left := make([]bool, len(tiles))
+	for i, tw := range tiles {
+		writes = append(writes, func(ctx context.Context) error {
+			stored, err := s.putNewTile(ctx, ns, tw.t, tw.data)
+			left[i] = !stored
+			return err
+		})
+	}
+	if err := s.atOnce(pctx, writes); err != nil {
+		return nil, err
+	}
+	for i, tw := range tiles {
+		if !left[i] {
+			continue
+		}
+		if err := s.replaceTile(pctx, ns, tw.t, tw.data, lock); err != nil {
 			return nil, err
 		}
 	}
@@ -246,12 +280,27 @@ func (s *Store) AppendLog(ctx context.Context, ns string, recs ...translog.Recor
 	// grown one record at a time would keep 255 partial copies of each
 	// full tile. A reader still on the old checkpoint reads it again
 	// ([readLog]).
+	var wg sync.WaitGroup
 	for _, t := range supersededTiles(tree.N, n) {
-		s.bestEffort(ctx, "remove a superseded log tile", func(ctx context.Context) error {
-			return s.st.Delete(ctx, layout.LogTile(ns, t.Path()))
+		wg.Go(func() {
+			s.bestEffort(pctx, "remove a superseded log tile", func(ctx context.Context) error {
+				return s.st.Delete(ctx, layout.LogTile(ns, t.Path()))
+			})
 		})
 	}
+	wg.Wait()
 	return indexes, nil
+}
+
+// atOnce runs writes, up to the Store's write concurrency at a time, and
+// returns the first error (the others are then cancelled).
+func (s *Store) atOnce(ctx context.Context, writes []func(context.Context) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.writeConcurrency)
+	for _, w := range writes {
+		g.Go(func() error { return w(gctx) })
+	}
+	return g.Wait()
 }
 
 // partialTiles returns the partial tiles of a tree of size n, the data
@@ -296,9 +345,27 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 	return err
 }
 
-// putTile stores a tile. Tiles are immutable once a checkpoint covers
+// putNewTile stores a tile unless its key holds one already, and reports
+// whether it stored it. Tiles are immutable once a checkpoint covers
 // them; one not covered yet may hold what an appender that died wrote
-// before committing, and is replaced.
+// before committing, and is replaced by [Store.replaceTile].
+func (s *Store) putNewTile(ctx context.Context, ns string, t tlog.Tile, data []byte) (bool, error) {
+	key := layout.LogTile(ns, t.Path())
+	if s.cp == nil {
+		return true, s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
+	}
+	_, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), "")
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrPrecondition):
+		return false, nil
+	}
+	return false, fmt.Errorf("publish: storing log tile %s: %w", t.Path(), err)
+}
+
+// replaceTile replaces a tile that [Store.putNewTile] found stored, unless
+// it holds data already.
 //
 // The replacement's check (no checkpoint covers the tile) and its write
 // are not one atomic step: an appender that lost its lock meanwhile (its
@@ -310,18 +377,8 @@ func (s *Store) swap(ctx context.Context, key string, data []byte, etag string) 
 // fails with ErrClaimLost. Readers never take a wrong tile for a right
 // one (tlog checks every tile against the signed tree); the window left
 // is one where the tile fails that check, until it is put back.
-func (s *Store) putTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
+func (s *Store) replaceTile(ctx context.Context, ns string, t tlog.Tile, data []byte, lock *heldClaim) error {
 	key := layout.LogTile(ns, t.Path())
-	if s.cp == nil {
-		return s.st.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
-	}
-	_, err := s.cp.PutIf(ctx, key, bytes.NewReader(data), int64(len(data)), "")
-	if err == nil || !errors.Is(err, storage.ErrPrecondition) {
-		if err != nil {
-			return fmt.Errorf("publish: storing log tile %s: %w", t.Path(), err)
-		}
-		return nil
-	}
 	cur, etag, err := s.read(ctx, key)
 	if err != nil {
 		return err
@@ -380,6 +437,32 @@ func covered(t tlog.Tile, n int64) bool {
 	return n >= end
 }
 
+// pendingLock is a log lock being taken ([Store.lockLogAhead]).
+type pendingLock struct {
+	done chan struct{}
+	lock *heldClaim
+	err  error
+}
+
+// lockLogAhead starts taking ns's log lock, for a publish to take it
+// while it commits the version (two durable writes at once rather than
+// one after the other). Cancelling ctx stops the wait; whoever calls it
+// must release the lock [pendingLock.wait] returns.
+func (s *Store) lockLogAhead(ctx context.Context, ns string, onLost context.CancelCauseFunc) *pendingLock {
+	p := &pendingLock{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.lock, p.err = s.lockLog(ctx, ns, onLost)
+	}()
+	return p
+}
+
+// wait returns the lock once taken, or why it was not.
+func (p *pendingLock) wait() (*heldClaim, error) {
+	<-p.done
+	return p.lock, p.err
+}
+
 // lockLog takes ns's log lock, waiting while another appender holds it.
 func (s *Store) lockLog(ctx context.Context, ns string, onLost context.CancelCauseFunc) (*heldClaim, error) {
 	ctx, cancel := context.WithTimeout(ctx, maxLockWait)
@@ -420,77 +503,256 @@ func checkpointText(signed []byte) (translog.Checkpoint, error) {
 type logReader struct {
 	st storage.Storage
 	ns string
-	// memo, when not nil, keeps the hash tiles read, for a reader that
-	// proves many records of one tree (a batch lookup): the tiles near
-	// the root are read once. Not safe for concurrent use.
-	memo map[tlog.Tile][]byte
+	// memo, when not nil, keeps the hash tiles authenticated against one
+	// tree, so that a reader that reads many hashes of it (an append, a
+	// lookup, a batch lookup) reads and hashes each tile once. Not safe
+	// for concurrent use.
+	memo *tileMemo
 }
 
-func (l logReader) Height() int { return translog.TileHeight }
+// tileMemo holds hash tiles authenticated against tree.
+type tileMemo struct {
+	tree  tlog.Tree
+	set   bool // tree is set: the first [logReader.hashes] chose it
+	tiles map[tlog.Tile][]byte
+	// levels holds the hashes inside tiles: levels[t][k] are the hashes
+	// k levels above the tile's bottom ([tileLevels]).
+	levels map[tlog.Tile][][]tlog.Hash
+}
 
-func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
-	out := make([][]byte, len(tiles))
-	for i, t := range tiles {
-		if b, ok := l.memo[t]; ok {
-			out[i] = b
-			continue
+// newLogReader returns a reader of ns's log that authenticates each hash
+// tile once, for the first tree it reads hashes of.
+func newLogReader(st storage.Storage, ns string) logReader {
+	return logReader{st: st, ns: ns, memo: &tileMemo{tiles: map[tlog.Tile][]byte{}, levels: map[tlog.Tile][][]tlog.Hash{}}}
+}
+
+// hashes returns a reader of tree's hashes that checks every tile it
+// reads against tree's hash, as [tlog.TileHashReader] does. With a memo
+// (for the first tree asked for), each tile is read and authenticated
+// once: against the tree's hash when it is on the tree's right edge (a
+// partial tile, by tlog), else against its parent tile's hash. Without
+// one, tlog authenticates again, for each call, the tiles from the
+// index's to the root and the tree's right edge, which costs hundreds of
+// hashes per tile level: more, the larger the tree.
+func (l logReader) hashes(tree tlog.Tree) tlog.HashReader {
+	m := l.memo
+	if m == nil || (m.set && m.tree != tree) {
+		l.memo = nil
+		return tlog.TileHashReader(tree, l)
+	}
+	m.tree, m.set = tree, true
+	return memoHashes{l}
+}
+
+// memoHashes reads the hashes of l.memo.tree through the memo.
+type memoHashes struct{ l logReader }
+
+func (r memoHashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	n := r.l.memo.tree.N
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		if x < 0 || x >= tlog.StoredHashCount(n) {
+			return nil, fmt.Errorf("publish: log hash %d is not in the tree of size %d", x, n)
 		}
-		b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
+		t := tileOf(n, x)
+		data, err := r.tile(t)
 		if err != nil {
 			return nil, err
 		}
-		if len(b) != t.W*tlog.HashSize {
-			return nil, fmt.Errorf("publish: log tile %s of %s has %d bytes, want %d", t.Path(), l.ns, len(b), t.W*tlog.HashSize)
+		// A hash inside the tile is computed once per tile
+		// (tlog.HashFromTile hashes the leaves below it at each call).
+		lv := r.l.memo.levels[t]
+		if lv == nil {
+			lv = tileLevels(data, t.H)
+			r.l.memo.levels[t] = lv
 		}
-		out[i] = b
+		level, at := tlog.SplitStoredHashIndex(x)
+		k := level - t.L*t.H
+		at -= t.N << (t.H - k)
+		if k < 0 || k >= len(lv) || at < 0 || at >= int64(len(lv[k])) {
+			return nil, fmt.Errorf("publish: log hash %d is not in tile %s", x, t.Path())
+		}
+		out[i] = lv[k][at]
 	}
 	return out, nil
 }
 
-// SaveTiles keeps the tiles tlog verified in the memo, when there is one.
+// tileLevels returns the hashes inside a tile of height h whose bottom
+// hashes are data: [k][i] is the i-th hash k levels above the bottom,
+// for k < h (the tile's root, at level h, is its parent tile's).
+func tileLevels(data []byte, h int) [][]tlog.Hash {
+	bottom := make([]tlog.Hash, len(data)/tlog.HashSize)
+	for i := range bottom {
+		bottom[i] = tlog.Hash(data[i*tlog.HashSize : (i+1)*tlog.HashSize])
+	}
+	lv := [][]tlog.Hash{bottom}
+	for k := 1; k < h && len(lv[k-1]) >= 2; k++ {
+		below := lv[k-1]
+		up := make([]tlog.Hash, len(below)/2)
+		for i := range up {
+			up[i] = tlog.NodeHash(below[2*i], below[2*i+1])
+		}
+		lv = append(lv, up)
+	}
+	return lv
+}
+
+// tile returns the data of hash tile t of the tree, authenticated.
+func (r memoHashes) tile(t tlog.Tile) ([]byte, error) {
+	m := r.l.memo
+	if data, ok := m.tiles[t]; ok {
+		return data, nil
+	}
+	if t.W < 1<<t.H {
+		// A partial tile has no parent: tlog authenticates it (and the
+		// tree's right edge) against the tree's hash, and saves them.
+		if _, err := tlog.TileHashReader(m.tree, r.l).ReadHashes([]int64{tlog.StoredHashIndex(t.L*t.H, t.N<<t.H)}); err != nil {
+			return nil, err
+		}
+		if data, ok := m.tiles[t]; ok {
+			return data, nil
+		}
+		return nil, fmt.Errorf("publish: log tile %s of %s was not authenticated", t.Path(), r.l.ns)
+	}
+	// A full tile's root is a hash of its parent tile.
+	up := tlog.StoredHashIndex((t.L+1)*t.H, t.N)
+	p := tileOf(m.tree.N, up)
+	pdata, err := r.tile(p)
+	if err != nil {
+		return nil, err
+	}
+	want, err := tlog.HashFromTile(p, pdata, up)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.l.ReadTiles([]tlog.Tile{t})
+	if err != nil {
+		return nil, err
+	}
+	lv := tileLevels(data[0], t.H)
+	if top := lv[t.H-1]; tlog.NodeHash(top[0], top[1]) != want {
+		return nil, fmt.Errorf("publish: log tile %s of %s does not match the tree", t.Path(), r.l.ns)
+	}
+	m.tiles[t], m.levels[t] = data[0], lv
+	return data[0], nil
+}
+
+// tileOf returns the hash tile holding stored hash x in a tree of size
+// n, as wide as it is in that tree.
+func tileOf(n, x int64) tlog.Tile {
+	t := tlog.TileForIndex(translog.TileHeight, x)
+	t.W = int(min(1<<t.H, n>>(t.L*t.H)-t.N<<t.H))
+	return t
+}
+
+func (l logReader) Height() int { return translog.TileHeight }
+
+// ReadTiles reads the tiles the memo does not hold, at once (on an object
+// store each is a round trip).
+func (l logReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	var g errgroup.Group
+	g.SetLimit(maxTileReads)
+	for i, t := range tiles {
+		if l.memo != nil {
+			if b, ok := l.memo.tiles[t]; ok {
+				out[i] = b
+				continue
+			}
+		}
+		g.Go(func() error {
+			b, err := l.get(context.TODO(), layout.LogTile(l.ns, t.Path()), int64(t.W)*tlog.HashSize)
+			if err != nil {
+				return err
+			}
+			if len(b) != t.W*tlog.HashSize {
+				return fmt.Errorf("publish: log tile %s of %s has %d bytes, want %d", t.Path(), l.ns, len(b), t.W*tlog.HashSize)
+			}
+			out[i] = b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxTileReads bounds the tile reads of one ReadTiles in flight.
+const maxTileReads = 8
+
+// SaveTiles keeps the tiles tlog authenticated in the memo, when there
+// is one ([logReader.hashes] gives tlog a reader without a memo for
+// another tree than the memo's).
 func (l logReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	if l.memo == nil {
 		return
 	}
 	for i, t := range tiles {
-		l.memo[t] = data[i]
+		l.memo.tiles[t] = data[i]
 	}
 }
 
 func (l logReader) get(ctx context.Context, key string, limit int64) ([]byte, error) {
-	rc, _, err := l.st.Get(ctx, key)
+	rc, info, err := l.st.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("publish: reading %s: %w", key, err)
 	}
 	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, limit+1))
+	// Read into a buffer of the object's size (a data tile is tens of
+	// kilobytes: io.ReadAll's growing would allocate it three times).
+	buf := make([]byte, 0, min(max(info.Size, 0), limit)+1)
+	r := io.LimitReader(rc, limit+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish: reading %s: %w", key, err)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
-// indexOf returns the index of a version's record in tree, or
-// ErrNotLogged.
-func (l logReader) indexOf(ctx context.Context, tree tlog.Tree, path, version string) (int64, error) {
+// loggedRecord is a record read from the log, checked against its tree.
+type loggedRecord struct {
+	index int64
+	text  []byte
+	rec   translog.Record
+}
+
+// indexOf returns a version's record in tree, or ErrNotLogged.
+func (l logReader) indexOf(ctx context.Context, tree tlog.Tree, path, version string) (loggedRecord, error) {
 	b, err := l.get(ctx, layout.LogEntry(l.ns, path, version), 32)
 	if errors.Is(err, storage.ErrNotFound) {
-		return 0, ErrNotLogged
+		return loggedRecord{}, ErrNotLogged
 	}
 	if err != nil {
-		return 0, err
+		return loggedRecord{}, err
 	}
 	i, err := strconv.ParseInt(strings.TrimSuffix(string(b), "\n"), 10, 64)
 	if err != nil || i < 0 {
-		return 0, fmt.Errorf("publish: log entry of %s/%s@%s is corrupt", l.ns, path, version)
+		return loggedRecord{}, fmt.Errorf("publish: log entry of %s/%s@%s is corrupt", l.ns, path, version)
 	}
 	if i >= tree.N {
-		return 0, ErrNotLogged // written by an append that never committed
+		return loggedRecord{}, ErrNotLogged // written by an append that never committed
 	}
-	rec, err := l.record(ctx, tree, i)
+	text, err := l.recordText(ctx, tree, i)
 	if err != nil {
-		return 0, err
+		return loggedRecord{}, err
+	}
+	rec, err := translog.ParseRecord(text)
+	if err != nil {
+		return loggedRecord{}, err
 	}
 	if rec.Path != path || rec.Version != version {
-		return 0, ErrNotLogged // an uncommitted append's entry, since reused
+		return loggedRecord{}, ErrNotLogged // an uncommitted append's entry, since reused
 	}
-	return i, nil
+	return loggedRecord{index: i, text: text, rec: rec}, nil
 }
 
 // recordText returns the text of record i of tree, checked against the
@@ -509,7 +771,7 @@ func (l logReader) recordText(ctx context.Context, tree tlog.Tree, i int64) ([]b
 		return nil, fmt.Errorf("publish: log data tile %s of %s is corrupt", t.Path(), l.ns)
 	}
 	text := texts[i-start]
-	hs, err := tlog.TileHashReader(tree, l).ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
+	hs, err := l.hashes(tree).ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
 	if err != nil {
 		return nil, err
 	}
@@ -517,14 +779,6 @@ func (l logReader) recordText(ctx context.Context, tree tlog.Tree, i int64) ([]b
 		return nil, fmt.Errorf("publish: record %d of the log of %s does not match the tree", i, l.ns)
 	}
 	return text, nil
-}
-
-func (l logReader) record(ctx context.Context, tree tlog.Tree, i int64) (translog.Record, error) {
-	text, err := l.recordText(ctx, tree, i)
-	if err != nil {
-		return translog.Record{}, err
-	}
-	return translog.ParseRecord(text)
 }
 
 // dataTile returns the data tile t (level -1 coordinates taken from the
@@ -662,7 +916,7 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 	if err != nil {
 		return translog.Lookup{}, err
 	}
-	l := logReader{st: st, ns: ns}
+	l := newLogReader(st, ns)
 	tree := cp.Tree()
 	bv, err := l.prove(ctx, tree, n, signed, path, version)
 	if err != nil {
@@ -683,18 +937,15 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 // against), whose signed checkpoint is signed, or ErrNotLogged, or a
 // [*NotWitnessedError] when its index is n or more.
 func (l logReader) prove(ctx context.Context, tree tlog.Tree, n int64, signed []byte, path, version string) (translog.BatchVersion, error) {
-	i, err := l.indexOf(ctx, tree, path, version)
+	logged, err := l.indexOf(ctx, tree, path, version)
 	if err != nil {
 		return translog.BatchVersion{}, err
 	}
+	i, text := logged.index, logged.text
 	if i >= n {
 		return translog.BatchVersion{}, &NotWitnessedError{Index: i, Witnessed: n}
 	}
-	text, err := l.recordText(ctx, tree, i)
-	if err != nil {
-		return translog.BatchVersion{}, err
-	}
-	proof, err := tlog.ProveRecord(n, i, tlog.TileHashReader(tree, l))
+	proof, err := tlog.ProveRecord(n, i, l.hashes(tree))
 	if err != nil {
 		return translog.BatchVersion{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, l.ns, err)
 	}
@@ -711,7 +962,7 @@ func (l logReader) proveTree(tree tlog.Tree, n, since int64) ([]string, error) {
 	if since <= 0 || since >= n {
 		return nil, nil
 	}
-	tp, err := tlog.ProveTree(n, since, tlog.TileHashReader(tree, l))
+	tp, err := tlog.ProveTree(n, since, l.hashes(tree))
 	if err != nil {
 		return nil, fmt.Errorf("publish: proving the log of %s consistent: %w", l.ns, err)
 	}
@@ -744,7 +995,7 @@ func logLookupBatch(ctx context.Context, st storage.Storage, ns string, since in
 		if signed == nil {
 			return out, nil
 		}
-		l := logReader{st: st, ns: ns, memo: map[tlog.Tile][]byte{}}
+		l := newLogReader(st, ns)
 		tree := cp.Tree()
 		out.log.Checkpoint = string(signed)
 		for _, v := range versions {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jigkit/jig/internal/testenv"
+	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/layout"
 	"github.com/jigkit/jig/registry/translog"
 	"github.com/jigkit/jig/registryserver/internal/publish"
@@ -66,6 +69,13 @@ func BenchmarkPublishLog(b *testing.B) {
 	}
 }
 
+// reportCPU reports the process's CPU time per op since cpu, which a busy
+// machine inflates less than the elapsed time (that includes waiting for
+// a CPU).
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64(testenv.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
 // BenchmarkLogLookup measures GET /log/lookup's storage work at 10,000
 // and 100,000 logged versions.
 func BenchmarkLogLookup(b *testing.B) {
@@ -75,11 +85,13 @@ func BenchmarkLogLookup(b *testing.B) {
 			signer, _ := logKey(b)
 			s := publish.New(st, publish.WithLog(signer))
 			fillLog(b, s, size)
+			cpu := testenv.CPUTime()
 			for b.Loop() {
 				if _, err := publish.LogLookup(b.Context(), st, "@acme", "r5", "1.0.7", int64(size/2)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -99,40 +111,84 @@ func BenchmarkLogLookupBatch(b *testing.B) {
 			for i := range 8 {
 				ids = append(ids, translog.VersionID{Namespace: "@acme", Path: fmt.Sprintf("r%d", i*size/8000), Version: fmt.Sprintf("1.0.%d", i*113%1000)})
 			}
+			cpu := testenv.CPUTime()
 			for b.Loop() {
 				_, vers, err := publish.LogLookupBatch(b.Context(), st, "@acme", int64(size/2), ids)
 				if err != nil || len(vers) != 8 {
 					b.Fatal(len(vers), err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
 
-// BenchmarkLogSize appends 10,000 records one publish at a time (as a
-// server does) and reports the bytes the log then holds in storage, per
-// kind of object (data tiles: records; hash tiles; entries), scaled to
-// 100,000 versions (every kind grows linearly with the records).
-func BenchmarkLogSize(b *testing.B) {
-	for b.Loop() {
-		st := memory.New()
-		signer, _ := logKey(b)
-		s := publish.New(st, publish.WithLog(signer))
-		const n = 10_000
-		for i := range n {
-			r := rec(fmt.Sprintf("group-%d/registry-%d", i%50, i%997), fmt.Sprintf("1.%d.%d", i/1000, i%1000))
-			r.Signers = []string{"SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"}
-			if _, err := s.AppendLog(context.Background(), "@acme", r); err != nil {
-				b.Fatal(err)
-			}
+// sizedRecord is the i-th of a realistic log's records: 2,000 registries
+// under 40 folders, 50 versions each, one signer.
+func sizedRecord(i int) translog.Record {
+	r := rec(fmt.Sprintf("team-%02d/registry-%04d", i%40, i%2000), fmt.Sprintf("1.%d.%d", i/2000/10, i/2000%10))
+	r.IndexDigest = registry.Digest([]byte(r.ID()))
+	r.Signers = []string{"SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"}
+	return r
+}
+
+// appendSized appends records [from, to) of the realistic log, batch at
+// a time.
+func appendSized(tb testing.TB, s *publish.Store, from, to, batch int) {
+	tb.Helper()
+	for i := from; i < to; i += batch {
+		var recs []translog.Record
+		for j := i; j < min(i+batch, to); j++ {
+			recs = append(recs, sizedRecord(j))
 		}
-		sizes := logBytes(b, st)
-		for kind, bytes := range sizes {
-			b.ReportMetric(float64(bytes)*100_000/n, kind+"-bytes/100k")
+		if _, err := s.AppendLog(context.Background(), "@acme", recs...); err != nil {
+			tb.Fatal(err)
 		}
 	}
 }
 
+// BenchmarkLogSize appends 100,000 realistic records (sizedRecord: a
+// signer each) to @acme's log on disk storage in a temp dir, 1,000 per
+// append (the log stored is the same as one publish at a time makes:
+// TestLogStorageWhateverTheBatches), and reports what the log then holds
+// in storage per version, by kind of object (data tiles: the records;
+// hash tiles; entries, one object each; the checkpoint), in bytes and
+// in 4 KiB blocks (as a file system stores them). TMPDIR=/dev/shm keeps
+// its 200,000 durable writes off a shared disk.
+func BenchmarkLogSize(b *testing.B) {
+	const n = 100_000
+	for b.Loop() {
+		dir := b.TempDir()
+		st, err := disk.New(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		signer, _ := logKey(b)
+		appendSized(b, publish.New(st, publish.WithLog(signer)), 0, n, 1000)
+		sizes := logBytes(b, st)
+		st.Close()
+		var total, blocks int64
+		for kind, bytes := range sizes {
+			if strings.HasSuffix(kind, "-objects") {
+				b.ReportMetric(float64(bytes), kind)
+				continue
+			}
+			if strings.HasSuffix(kind, "-blocks") {
+				blocks += bytes
+				continue
+			}
+			total += bytes
+			b.ReportMetric(float64(bytes)/n, kind+"-bytes/version")
+		}
+		b.ReportMetric(float64(total)/n, "total-bytes/version")
+		b.ReportMetric(float64(total), "total-bytes")
+		b.ReportMetric(float64(blocks)*4096/n, "on-disk-bytes/version")
+	}
+}
+
+// logBytes sums the sizes of @acme's log objects by kind ("data", "hash",
+// "entry", "checkpoint"), and counts entry and tile objects ("entry-objects",
+// "tile-objects") and each kind's 4 KiB blocks ("<kind>-blocks").
 func logBytes(b *testing.B, st storage.Storage) map[string]int64 {
 	keys, err := st.List(context.Background(), layout.LogNamespaceDir("@acme"))
 	if err != nil {
@@ -148,13 +204,18 @@ func logBytes(b *testing.B, st storage.Storage) map[string]int64 {
 		switch {
 		case strings.Contains(k, "/tile/8/data/"):
 			kind = "data"
+			out["tile-objects"]++
 		case strings.Contains(k, "/tile/"):
 			kind = "hash"
+			out["tile-objects"]++
 		case strings.Contains(k, "/entry/"):
 			kind = "entry"
 			out["entry-objects"]++
+		case strings.HasSuffix(k, "/checkpoint"):
+			kind = "checkpoint"
 		}
 		out[kind] += info.Size
+		out[kind+"-blocks"] += (info.Size + 4095) / 4096
 	}
 	return out
 }

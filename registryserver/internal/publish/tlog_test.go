@@ -1,14 +1,17 @@
 package publish_test
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -232,4 +235,94 @@ func TestPublishLogs(t *testing.T) {
 		t.Fatalf("Recover = %+v, %v; want the version listed", rec, err)
 	}
 	checkLookup(t, st, v, "features/ui-kit", "1.1.0", 1)
+}
+
+// failKey fails every write (Put or PutIf) of a key containing part.
+type failKey struct {
+	*memory.Storage
+	part string
+}
+
+func (f failKey) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	if strings.Contains(key, f.part) {
+		return errInjected
+	}
+	return f.Storage.Put(ctx, key, r, size)
+}
+
+func (f failKey) PutIf(ctx context.Context, key string, r io.Reader, size int64, ifMatch string) (string, error) {
+	if strings.Contains(key, f.part) {
+		return "", errInjected
+	}
+	return f.Storage.PutIf(ctx, key, r, size, ifMatch)
+}
+
+// TestPublishLogFailure: a publish whose version commit or log append
+// fails (registry.json, the log's lock, taken while registry.json is
+// written, an entry or a tile, written at once, or the checkpoint) fails
+// with the write's error, leaves the log as it was and its lock free, and
+// the version can be published again at once.
+func TestPublishLogFailure(t *testing.T) {
+	t.Parallel()
+	for _, part := range []string{
+		layout.Manifest("@acme", "features/ui-kit", "1.1.0"),
+		layout.LogLock("@acme"),
+		layout.LogEntry("@acme", "features/ui-kit", "1.1.0"),
+		layout.LogTile("@acme", "tile/8/0/"),
+		layout.LogTile("@acme", "tile/8/data/"),
+		layout.LogCheckpoint("@acme"),
+	} {
+		t.Run(part, func(t *testing.T) {
+			t.Parallel()
+			mem := memory.New()
+			signer, v := logKey(t)
+			if err := publish.New(mem, publish.WithLog(signer)).Publish(t.Context(), version("1.0.0", "a"), files("a")); err != nil {
+				t.Fatal(err)
+			}
+			checkpoint := get(t, mem, layout.LogCheckpoint("@acme"))
+			err := publish.New(failKey{mem, part}, publish.WithLog(signer)).Publish(t.Context(), version("1.1.0", "b"), files("b"))
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("publish failing at %s = %v, want the injected error", part, err)
+			}
+			if got := get(t, mem, layout.LogCheckpoint("@acme")); got != checkpoint {
+				t.Errorf("the checkpoint changed:\n%s\nwant\n%s", got, checkpoint)
+			}
+			if _, err := mem.Stat(t.Context(), layout.LogLock("@acme")); !errors.Is(err, storage.ErrNotFound) {
+				t.Fatalf("the log lock: Stat = %v, want it released (not found)", err)
+			}
+			if err := publish.New(mem, publish.WithLog(signer)).Publish(t.Context(), version("1.1.0", "c"), files("c")); err != nil {
+				t.Fatalf("publish again = %v", err)
+			}
+			checkLookup(t, mem, v, "features/ui-kit", "1.1.0", 1)
+		})
+	}
+}
+
+// TestLogStorageWhateverTheBatches: a log appended one record at a time
+// (as publishes append) and one appended in batches (a mirror import)
+// hold the same objects, byte for byte: the superseded partial tiles are
+// removed either way. BenchmarkLogSize appends in batches.
+func TestLogStorageWhateverTheBatches(t *testing.T) {
+	t.Parallel()
+	signer, _ := logKey(t)
+	const n = 600
+	logs := map[int]*memory.Storage{}
+	for _, batch := range []int{1, 7, 256, 1000} {
+		st := memory.New()
+		appendSized(t, publish.New(st, publish.WithLog(signer)), 0, n, batch)
+		logs[batch] = st
+	}
+	want := map[string]string{}
+	for _, k := range keys(t, logs[1]) {
+		want[k] = get(t, logs[1], k)
+	}
+	for batch, st := range logs {
+		got := map[string]string{}
+		for _, k := range keys(t, st) {
+			got[k] = get(t, st, k)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("batches of %d: the log differs from one appended a record at a time (-one +batches):\n%s", batch, diff)
+		}
+	}
 }
