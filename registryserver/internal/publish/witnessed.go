@@ -115,7 +115,7 @@ func (s *Store) witnessedHead(k int, configured func(witness string) bool) headF
 			}
 			out := signed
 			if h.size != cur.Size {
-				got, err := tlog.TreeHash(h.size, tlog.TileHashReader(cur.Tree(), logReader{st: st, ns: ns}))
+				got, err := tlog.TreeHash(h.size, newLogReader(st, ns).hashes(cur.Tree()))
 				if err != nil {
 					return nil, 0, cur, err
 				}
