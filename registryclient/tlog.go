@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/jigkit/jig/registry"
 	"github.com/jigkit/jig/registry/translog"
+	"github.com/jigkit/jig/registry/wire"
 	"github.com/jigkit/jig/registryclient/cache"
 )
 
@@ -38,6 +40,21 @@ func (e *LogError) Error() string {
 
 // Unwrap returns [ErrLog] and Err.
 func (e *LogError) Unwrap() []error { return []error{ErrLog, e.Err} }
+
+// NotWitnessedError is the cause ([LogError].Err) of refusing a version
+// of a namespace whose trust requires Min witnesses, when the version is
+// in the log but not (yet) in a tree head Min witnesses cosigned: they
+// have not run since it was published. It passes once they have.
+type NotWitnessedError struct {
+	// Namespace is the log's namespace ("@acme").
+	Namespace string
+	// Min is how many witnesses are required.
+	Min int
+}
+
+func (e *NotWitnessedError) Error() string {
+	return fmt.Sprintf("the log of %s holds the version beyond the newest tree head %d witnesses cosigned", e.Namespace, e.Min)
+}
 
 // compileLogKey parses the verifier line of a namespace's log key.
 func compileLogKey(ns, vkey string) (note.Verifier, error) {
@@ -181,6 +198,17 @@ func (k logCheck) verifyLookup(l translog.Lookup, remembered cache.LogHead, have
 		if err != nil {
 			return fail(err)
 		}
+		if cp.Size < old.Size && k.c.witnesses.Min > 0 {
+			// The server proves against the newest tree head the
+			// witnesses cosigned; one remembered before they were
+			// required may be newer, and is no rollback. One they
+			// cosigned is: the server or k witnesses went back.
+			_, err := k.c.witnesses.Check([]byte(remembered.Checkpoint), old)
+			if _, short := errors.AsType[*translog.WitnessError](err); short {
+				return fail(&LogError{Version: k.vid, Server: k.c.baseStr, Err: &NotWitnessedError{Namespace: k.id.Namespace, Min: k.c.witnesses.Min},
+					Problem: fmt.Sprintf("the newest tree head of %s that %d witnesses cosigned (size %d) is older than the one this machine saw before it required witnesses (size %d)", k.origin, k.c.witnesses.Min, cp.Size, old.Size)})
+			}
+		}
 		tp, err := l.TreeProof()
 		if err != nil {
 			return fail(k.refuse(err.Error()))
@@ -233,15 +261,27 @@ func (k logCheck) lookup(ctx context.Context) (int64, error) {
 	}
 	pid := k.id.WithVersion(k.version)
 	pid = pid.Bare()
-	path := "/log/lookup/" + k.id.Namespace + "/" + k.id.Path + "@" + k.version
+	q := url.Values{}
 	if have && remembered.Size > 0 {
-		path += "?since=" + strconv.FormatInt(remembered.Size, 10)
+		q.Set("since", strconv.FormatInt(remembered.Size, 10))
+	}
+	if c.witnesses.Min > 0 {
+		// Proven against the newest tree head that many witnesses
+		// cosigned, which may be older than the current one.
+		q.Set("witnesses", strconv.Itoa(c.witnesses.Min))
+	}
+	path := "/log/lookup/" + k.id.Namespace + "/" + k.id.Path + "@" + k.version
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
 	var l translog.Lookup
 	err = c.getJSON(ctx, request{path: path, registry: idLabel(pid), maxBytes: 1 << 20}, &l)
 	var se *StatusError
 	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
 		return 0, k.refuse("it is not in the transparency log of " + k.id.Namespace + " (" + se.Message + ")")
+	}
+	if errors.As(err, &se) && se.Code == wire.CodeNotWitnessed && c.witnesses.Min > 0 {
+		return 0, &LogError{Version: k.vid, Server: c.baseStr, Problem: se.Message, Err: &NotWitnessedError{Namespace: k.id.Namespace, Min: c.witnesses.Min}}
 	}
 	if err != nil {
 		return 0, err

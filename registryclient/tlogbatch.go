@@ -89,6 +89,9 @@ func (b *LogBatch) Verify(ctx context.Context) error {
 // POST /log/lookup.
 func (c *Client) verifyBatch(ctx context.Context, ks []logCheck) error {
 	req := translog.BatchRequest{Since: map[string]int64{}}
+	if c.witnesses.Min > 0 {
+		req.Witnesses = map[string]int{}
+	}
 	seen := map[string]bool{}
 	type head struct {
 		h    cache.LogHead
@@ -113,6 +116,9 @@ func (c *Client) verifyBatch(ctx context.Context, ks []logCheck) error {
 		heads[k.headKey] = head{h, have}
 		if have && h.Size > 0 {
 			req.Since[k.id.Namespace] = h.Size
+		}
+		if req.Witnesses != nil {
+			req.Witnesses[k.id.Namespace] = c.witnesses.Min
 		}
 	}
 	body, err := json.Marshal(req)

@@ -269,10 +269,13 @@ func witnessClient(t *testing.T, url string, logV note.Verifier, dir string, min
 	return c
 }
 
-// TestLogWitnessClient: a client that requires 2 of 3 witnesses refuses
-// every checkpoint fewer cosigned (a lookup, a batch lookup, a stored
-// proof read offline, a log monitor), with a *translog.WitnessError
-// saying how many were valid, and accepts it once two cosigned.
+// TestLogWitnessClient: a client that requires 2 of 3 witnesses asks the
+// server for a tree head two cosigned; while there is none, a lookup and
+// a batch lookup are refused with a *registryclient.NotWitnessedError.
+// Every checkpoint fewer of its trusted witnesses cosigned (a stored
+// proof read offline, a log monitor, a server that counts witnesses the
+// client does not trust) is refused with a *translog.WitnessError saying
+// how many were valid; it accepts them once two cosigned.
 func TestLogWitnessClient(t *testing.T) {
 	t.Parallel()
 	w1, w2, w3 := newWitness(t, "w1.example"), newWitness(t, "w2.example"), newWitness(t, "w3.example")
@@ -300,18 +303,32 @@ func TestLogWitnessClient(t *testing.T) {
 			t.Fatalf("POST cosignature: %d %s", code, body)
 		}
 	}
+	wantNotWitnessed := func(what string, err error, min int) {
+		t.Helper()
+		nw, ok := errors.AsType[*registryclient.NotWitnessedError](err)
+		if !ok || nw.Namespace != "@gated" || nw.Min != min || !errors.Is(err, registryclient.ErrLog) {
+			t.Fatalf("%s: err = %v; want a NotWitnessedError of @gated, %d required", what, err, min)
+		}
+	}
 	ctx := t.Context()
-	wantValid("lookup, none cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 0)
+	wantNotWitnessed("lookup, none cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 2)
 	cosign(w1)
-	wantValid("lookup, w1 cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 1)
-	wantValid("batch, w1 cosigned", fetchBatch(ctx, client(2, registryclient.Online), "1.0.0", "1.1.0"), 1)
+	wantNotWitnessed("lookup, w1 cosigned", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 2)
+	wantNotWitnessed("batch, w1 cosigned", fetchBatch(ctx, client(2, registryclient.Online), "1.0.0", "1.1.0"), 2)
 	_, err := client(2, registryclient.Online).MonitorLog(ctx, "@gated", "SHA256:x", nil)
 	wantValid("monitor", err, 1)
 	// A witness that cosigned twice counts once.
 	cosign(w1)
-	wantValid("lookup, w1 cosigned twice", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 1)
+	wantNotWitnessed("lookup, w1 cosigned twice", fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"), 2)
 
 	cosign(w2)
+	// The server counts the witnesses it lists; the client those it
+	// trusts: w2 is not one of them here.
+	w4 := newWitness(t, "w4.example")
+	err = fetchVersion(ctx, witnessClient(t, srv.URL, logV, t.TempDir(), 2, registryclient.Online, w1, w3, w4), "1.0.0")
+	if we, ok := errors.AsType[*translog.WitnessError](err); !ok || we.Valid != 1 || we.Min != 2 || we.Of != 3 {
+		t.Fatalf("a client trusting w1, w3 and w4: %v; want a WitnessError of 1 valid", err)
+	}
 	if err := fetchVersion(ctx, client(2, registryclient.Online), "1.0.0"); err != nil {
 		t.Fatalf("lookup, w1 and w2 cosigned: %v", err)
 	}
@@ -332,10 +349,7 @@ func TestLogWitnessClient(t *testing.T) {
 	}
 	// Online, a stored proof short of witnesses is proven again (and is
 	// still short: w3 did not cosign).
-	err = fetchVersion(ctx, client(3, registryclient.Online), "1.0.0")
-	if we, ok := errors.AsType[*translog.WitnessError](err); !ok || we.Valid != 2 {
-		t.Fatalf("online with 3 required: %v; want a WitnessError of 2 valid", err)
-	}
+	wantNotWitnessed("online with 3 required", fetchVersion(ctx, client(3, registryclient.Online), "1.0.0"), 3)
 	cosign(w3)
 	if err := fetchVersion(ctx, client(3, registryclient.Online), "1.0.0"); err != nil {
 		t.Fatalf("online with 3 required after w3 cosigned: %v", err)

@@ -168,6 +168,7 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 	var nr *apply.NotRecordedError
 	var li *apply.LogIndexError
 	var we *translog.WitnessError
+	var nw *registryclient.NotWitnessedError
 	var ncd *registryclient.NotCachedError
 	var sig *registryclient.SignatureError
 	var rb *registryclient.RollbackError
@@ -264,6 +265,8 @@ func reportOf(err error, timeout time.Duration, aborted bool) errorReport {
 		return hinted(err, "run the command once without --offline")
 	case errors.As(err, &nr):
 		return hinted(err, "run without --frozen to update the project")
+	case errors.As(err, &nw):
+		return hinted(err, fmt.Sprintf("each witness runs 'jig log witness cosign %s' (from a scheduled job); the versions of the tree head they cosigned last install meanwhile", nw.Namespace))
 	case errors.As(err, &we):
 		return hinted(err, fmt.Sprintf("try again once the witnesses have cosigned it (each runs 'jig log witness cosign %s'); to change which witnesses, or how many, are required: 'jig trust log add %s <log verifier> --witness <verifier key> … --min-witnesses <k>'", we.Namespace(), we.Namespace()))
 	case errors.Is(err, registryclient.ErrNoLogKey):

@@ -62,6 +62,10 @@ func TestPrintError(t *testing.T) {
 			want: "Error: not in the cache: @main/x@1.0.0 file a.txt from http://r.example (not in the version's digest index)\n"},
 		{name: "not recorded", err: fmt.Errorf("resolving @main/a: %w", &apply.NotRecordedError{Registry: "@main/b"}),
 			want: "Error: resolving @main/a: frozen install failed: @main/b is not recorded in jig.json (a registry dependency added since?); run without --frozen to update the project\n"},
+		{name: "not witnessed", err: fmt.Errorf("fetching registry @team/x@1.3.0: %w", &registryclient.LogError{Version: "@team/x@1.3.0", Server: "http://r.example",
+			Problem: "@team/x@1.3.0 is in the log at index 41, but the newest tree head 2 witnesses cosigned has 41 records",
+			Err:     &registryclient.NotWitnessedError{Namespace: "@team", Min: 2}}),
+			want: "Error: fetching registry @team/x@1.3.0: refusing @team/x@1.3.0 from http://r.example: @team/x@1.3.0 is in the log at index 41, but the newest tree head 2 witnesses cosigned has 41 records. Nothing was written; each witness runs 'jig log witness cosign @team' (from a scheduled job); the versions of the tree head they cosigned last install meanwhile\n"},
 		{name: "other version", err: &apply.OtherVersionError{Key: "@team/x", Installed: "1.0.0", Requested: "1.1.0"},
 			want: "Error: registry @team/x is installed at version 1.0.0, not 1.1.0; run 'jig update @team/x --to 1.1.0' to move it (your edits are merged, not overwritten)\n"},
 	}

@@ -56,6 +56,19 @@ func ParseVersionID(s string) (VersionID, error) {
 type BatchRequest struct {
 	Versions []string         `json:"versions"`
 	Since    map[string]int64 `json:"since,omitempty"`
+	// Witnesses is, per namespace, how many witnesses must have cosigned
+	// the tree head its versions are proven against (as the single
+	// lookup's ?witnesses=k): the largest tree head that many cosigned.
+	Witnesses map[string]int `json:"witnesses,omitempty"`
+}
+
+// CheckWitnessMin checks how many witnesses a lookup requires: 1 to
+// [MaxCosignatures].
+func CheckWitnessMin(k int) error {
+	if k < 1 || k > MaxCosignatures {
+		return fmt.Errorf("%d witnesses required, want 1 to %d: %w", k, MaxCosignatures, ErrMalformed)
+	}
+	return nil
 }
 
 // ParseBatchRequest reads a batch lookup body of at most
@@ -106,6 +119,14 @@ func ParseBatchRequest(body []byte) (BatchRequest, []VersionID, error) {
 		}
 		if n < 0 {
 			return bad("since of " + ns + " is negative")
+		}
+	}
+	for ns, k := range req.Witnesses {
+		if !nss[ns] {
+			return bad("witnesses names " + strconv.Quote(ns) + ", which no version is of")
+		}
+		if err := CheckWitnessMin(k); err != nil {
+			return bad("witnesses of " + ns + ": " + strings.TrimSuffix(err.Error(), ": "+ErrMalformed.Error()))
 		}
 	}
 	return req, ids, nil

@@ -42,13 +42,17 @@ func TestParseVersionID(t *testing.T) {
 // FuzzParseBatchRequest: an accepted batch lists 1 to MaxBatchVersions
 // distinct versions, each valid by the registry grammar and naming itself
 // exactly (no path escapes, no case folding), and since sizes only of
-// namespaces it names, none negative.
+// namespaces it names, none negative, and witnesses counts only of
+// namespaces it names, each from 1 to MaxCosignatures.
 func FuzzParseBatchRequest(f *testing.F) {
 	f.Add([]byte(`{"versions":["@acme/features/ui-kit@1.2.0","@main/build/rollup@2.0.0"],"since":{"@acme":41}}`))
 	f.Add([]byte(`{"versions":["@acme/ui@1.0.0"]}`))
 	f.Add([]byte(`{"versions":["@acme/../ui@1.0.0"]}`))
 	f.Add([]byte(`{"versions":["@acme/ui@1.0.0","@acme/ui@1.0.0"]}`))
 	f.Add([]byte(`{"versions":["@acme/ui@1.0.0"],"since":{"@other":1}}`))
+	f.Add([]byte(`{"versions":["@acme/ui@1.0.0"],"since":{"@acme":3},"witnesses":{"@acme":2}}`))
+	f.Add([]byte(`{"versions":["@acme/ui@1.0.0"],"witnesses":{"@acme":33}}`))
+	f.Add([]byte(`{"versions":["@acme/ui@1.0.0"],"witnesses":{"@other":1}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, ids, err := translog.ParseBatchRequest(body)
 		if err != nil {
@@ -81,7 +85,41 @@ func FuzzParseBatchRequest(f *testing.F) {
 				t.Fatalf("accepted since %q: %d", ns, n)
 			}
 		}
+		for ns, k := range req.Witnesses {
+			if !names[ns] || k < 1 || k > translog.MaxCosignatures {
+				t.Fatalf("accepted witnesses %q: %d", ns, k)
+			}
+		}
 	})
+}
+
+// TestParseBatchRequestWitnesses: how many witnesses a batch requires,
+// per namespace it names, from 1 to MaxCosignatures.
+func TestParseBatchRequestWitnesses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		witnesses string
+		want      string // "" when accepted
+	}{
+		{`{"@acme":1}`, ""},
+		{`{"@acme":32}`, ""},
+		{`{"@acme":0}`, "batch lookup: witnesses of @acme: 0 witnesses required, want 1 to 32"},
+		{`{"@acme":33}`, "witnesses of @acme: 33 witnesses required, want 1 to 32"},
+		{`{"@acme":-1}`, "witnesses of @acme: -1 witnesses required"},
+		{`{"@other":2}`, `witnesses names "@other", which no version is of`},
+		{`{"@acme":"2"}`, "not a JSON object"},
+		{`{"@acme":2.5}`, "not a JSON object"},
+	} {
+		req, _, err := translog.ParseBatchRequest([]byte(`{"versions":["@acme/ui@1.0.0"],"witnesses":` + tc.witnesses + `}`))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("witnesses %s: %v", tc.witnesses, err)
+		case tc.want == "" && len(req.Witnesses) != 1:
+			t.Errorf("witnesses %s parsed as %v", tc.witnesses, req.Witnesses)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, translog.ErrMalformed)):
+			t.Errorf("witnesses %s: %v, want an ErrMalformed saying %q", tc.witnesses, err, tc.want)
+		}
+	}
 }
 
 // A batch lookup names versions of any namespaces; since gives, per

@@ -20,6 +20,10 @@ const (
 	CodeInvalidQuery      Code = "INVALID_QUERY"
 	CodeQueryTooLong      Code = "QUERY_TOO_LONG"
 	CodeNamespaceNotFound Code = "NAMESPACE_NOT_FOUND"
+	// CodeNotWitnessed: a transparency-log lookup that requires k
+	// witnesses (?witnesses=k) names a version that is in the log, beyond
+	// the newest tree head k witnesses cosigned.
+	CodeNotWitnessed Code = "NOT_WITNESSED"
 
 	// Authentication and access.
 	CodeUnauthorized       Code = "UNAUTHORIZED"
@@ -97,6 +101,7 @@ var codes = []struct {
 	{CodeNotFound, http.StatusNotFound, "no such route, registry, version, file, preset or schema"},
 	{CodeNamespaceNotFound, http.StatusNotFound, "a namespace that is neither stored nor declared"},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "the route does not take this method"},
+	{CodeNotWitnessed, http.StatusConflict, "a log lookup requiring k witnesses names a version logged after the newest tree head k witnesses cosigned"},
 
 	{CodeUnauthorized, http.StatusUnauthorized, "a token is required"},
 	{CodeInvalidToken, http.StatusUnauthorized, "the token is not known"},

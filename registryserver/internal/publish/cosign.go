@@ -2,6 +2,7 @@ package publish
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +23,19 @@ import (
 // or with another root hash than the log's tree of that size.
 var ErrTreeMismatch = errors.New("not a tree head of this log")
 
-// maxCosignaturesDoc bounds the stored cosignatures document.
-const maxCosignaturesDoc = 64 << 10
+// keptHeadsPerWitness is how many tree heads (of distinct sizes) the
+// server keeps each witness's cosignature of: its newest few, so that a
+// lookup that requires k witnesses finds a tree head k of them cosigned
+// although they ran at different times, between publishes.
+const keptHeadsPerWitness = 4
 
-// storedCosignature is one witness's newest cosignature, as kept under
-// [layout.LogCosignatures].
+// maxCosignaturesDoc bounds the stored cosignatures document: per kept
+// cosignature, the witness ID and the signature line (each holding a key
+// name shorter than a verifier key), a hash and JSON's field names.
+const maxCosignaturesDoc = translog.MaxCosignatures * keptHeadsPerWitness * (2*translog.MaxVerifierKeySize + 256)
+
+// storedCosignature is one witness's cosignature of one tree head, as
+// kept under [layout.LogCosignatures].
 type storedCosignature struct {
 	// Witness is the witness's [translog.WitnessID].
 	Witness string `json:"witness"`
@@ -89,12 +98,12 @@ func CheckLogTree(ctx context.Context, st storage.Storage, ns string, cp translo
 
 // AddCosignatures keeps the cosignatures sigs (verified by the caller,
 // each of a distinct configured witness) of the checkpoint cp of ns's log
-// (checked by [CheckLogTree]), replacing each witness's older one: one
-// cosignature per witness is kept, the one of the largest tree, the
-// newest for the same tree. configured reports whether a witness
-// ([translog.WitnessID]) is still configured; the others' are dropped.
-// The document is updated with a compare-and-swap, so replicas sharing
-// the storage do not lose each other's writes.
+// (checked by [CheckLogTree]). Per witness, the cosignatures of its
+// [keptHeadsPerWitness] largest trees are kept, for each tree the newest.
+// configured reports whether a witness ([translog.WitnessID]) is still
+// configured; the others' are dropped. The document is updated with a
+// compare-and-swap, so replicas sharing the storage do not lose each
+// other's writes.
 func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Checkpoint, sigs []note.Signature, configured func(witness string) bool) error {
 	add := make([]storedCosignature, 0, len(sigs))
 	for _, sig := range sigs {
@@ -113,11 +122,11 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 		d.Cosignatures = slices.DeleteFunc(d.Cosignatures, func(c storedCosignature) bool { return !configured(c.Witness) })
 		changed := false
 		for _, a := range add {
-			i := slices.IndexFunc(d.Cosignatures, func(c storedCosignature) bool { return c.Witness == a.Witness })
+			i := slices.IndexFunc(d.Cosignatures, func(c storedCosignature) bool { return c.Witness == a.Witness && c.Size == a.Size })
 			switch {
 			case i < 0:
 				d.Cosignatures = append(d.Cosignatures, a)
-			case d.Cosignatures[i].Size < a.Size || d.Cosignatures[i].Size == a.Size && d.Cosignatures[i].Time <= a.Time:
+			case d.Cosignatures[i].Time <= a.Time:
 				d.Cosignatures[i] = a
 			default:
 				continue // it keeps a newer one
@@ -127,11 +136,43 @@ func (s *Store) AddCosignatures(ctx context.Context, ns string, cp translog.Chec
 		if !changed {
 			return nil, nil
 		}
-		if len(d.Cosignatures) > translog.MaxCosignatures {
-			d.Cosignatures = d.Cosignatures[:translog.MaxCosignatures]
+		// Per witness its largest trees first; then the oldest beyond
+		// the few kept are dropped.
+		slices.SortFunc(d.Cosignatures, func(a, b storedCosignature) int {
+			if c := strings.Compare(a.Witness, b.Witness); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.Size, a.Size)
+		})
+		var kept []storedCosignature
+		witnesses, ofThis := 0, 0
+		for i, c := range d.Cosignatures {
+			if i == 0 || d.Cosignatures[i-1].Witness != c.Witness {
+				witnesses, ofThis = witnesses+1, 0
+			}
+			if witnesses > translog.MaxCosignatures {
+				break
+			}
+			if ofThis++; ofThis <= keptHeadsPerWitness {
+				kept = append(kept, c)
+			}
 		}
-		slices.SortFunc(d.Cosignatures, func(a, b storedCosignature) int { return strings.Compare(a.Witness, b.Witness) })
-		return json.Marshal(d)
+		d.Cosignatures = kept
+		// Names that JSON escapes could make it larger than readers
+		// read: the smallest trees go first.
+		for {
+			b, err := json.Marshal(d)
+			if err != nil || len(b) <= maxCosignaturesDoc || len(d.Cosignatures) == 0 {
+				return b, err
+			}
+			smallest := 0
+			for i, c := range d.Cosignatures {
+				if c.Size < d.Cosignatures[smallest].Size {
+					smallest = i
+				}
+			}
+			d.Cosignatures = slices.Delete(d.Cosignatures, smallest, smallest+1)
+		}
 	})
 }
 

@@ -883,7 +883,19 @@ func partialWidth(t tlog.Tile, n int64) int {
 // [CosignedCheckpoint]), with a consistency proof from tree
 // size since when 0 < since <= the current size.
 func LogLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
-	return readLog(func() (translog.Lookup, error) { return logLookup(ctx, st, ns, path, version, since) })
+	return readLog(func() (translog.Lookup, error) { return logLookup(ctx, st, ns, path, version, since, currentHead) })
+}
+
+// headFunc chooses the tree head of ns's log lookups prove against: it
+// returns its signed checkpoint (nil when there is none) and size, and
+// the log's current checkpoint, whose tree the tiles are read from.
+type headFunc func(ctx context.Context, st storage.Storage, ns string) (signed []byte, n int64, cur translog.Checkpoint, err error)
+
+// currentHead is the current checkpoint, with its witnesses'
+// cosignatures ([CosignedCheckpoint]).
+func currentHead(ctx context.Context, st storage.Storage, ns string) ([]byte, int64, translog.Checkpoint, error) {
+	signed, cp, err := CosignedCheckpoint(ctx, st, ns)
+	return signed, cp.Size, cp, err
 }
 
 // readLog runs read again when a tile it read was missing: an append
@@ -899,19 +911,19 @@ func readLog[T any](read func() (T, error)) (T, error) {
 	return v, err
 }
 
-func logLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64) (translog.Lookup, error) {
-	signed, cp, err := CosignedCheckpoint(ctx, st, ns)
+func logLookup(ctx context.Context, st storage.Storage, ns, path, version string, since int64, head headFunc) (translog.Lookup, error) {
+	signed, n, cp, err := head(ctx, st, ns)
 	if err != nil {
 		return translog.Lookup{}, err
 	}
 	l := newLogReader(st, ns)
 	tree := cp.Tree()
-	bv, err := l.prove(ctx, tree, signed, path, version)
+	bv, err := l.prove(ctx, tree, n, signed, path, version)
 	if err != nil {
 		return translog.Lookup{}, err
 	}
 	out := translog.Lookup{Record: bv.Record, Index: bv.Index, Proof: bv.Proof}
-	if out.Consistency, err = l.proveTree(tree, since); err != nil {
+	if out.Consistency, err = l.proveTree(tree, n, since); err != nil {
 		return translog.Lookup{}, err
 	}
 	if out.Consistency != nil {
@@ -921,14 +933,19 @@ func logLookup(ctx context.Context, st storage.Storage, ns, path, version string
 }
 
 // prove returns the record, index and inclusion proof of path@version in
-// tree, whose signed checkpoint is signed, or ErrNotLogged.
-func (l logReader) prove(ctx context.Context, tree tlog.Tree, signed []byte, path, version string) (translog.BatchVersion, error) {
+// the tree of size n (at most tree's, which the tiles are checked
+// against), whose signed checkpoint is signed, or ErrNotLogged, or a
+// [*NotWitnessedError] when its index is n or more.
+func (l logReader) prove(ctx context.Context, tree tlog.Tree, n int64, signed []byte, path, version string) (translog.BatchVersion, error) {
 	logged, err := l.indexOf(ctx, tree, path, version)
 	if err != nil {
 		return translog.BatchVersion{}, err
 	}
 	i, text := logged.index, logged.text
-	proof, err := tlog.ProveRecord(tree.N, i, l.hashes(tree))
+	if i >= n {
+		return translog.BatchVersion{}, &NotWitnessedError{Index: i, Witnessed: n}
+	}
+	proof, err := tlog.ProveRecord(n, i, l.hashes(tree))
 	if err != nil {
 		return translog.BatchVersion{}, fmt.Errorf("publish: proving record %d of the log of %s: %w", i, l.ns, err)
 	}
@@ -938,13 +955,14 @@ func (l logReader) prove(ctx context.Context, tree tlog.Tree, signed []byte, pat
 	}, nil
 }
 
-// proveTree returns the consistency proof from tree size since to tree,
-// or nil when since is 0 or not smaller than the tree.
-func (l logReader) proveTree(tree tlog.Tree, since int64) ([]string, error) {
-	if since <= 0 || since >= tree.N {
+// proveTree returns the consistency proof from tree size since to size n
+// (at most tree's, which the tiles are checked against), or nil when
+// since is 0 or not smaller than n.
+func (l logReader) proveTree(tree tlog.Tree, n, since int64) ([]string, error) {
+	if since <= 0 || since >= n {
 		return nil, nil
 	}
-	tp, err := tlog.ProveTree(tree.N, since, l.hashes(tree))
+	tp, err := tlog.ProveTree(n, since, l.hashes(tree))
 	if err != nil {
 		return nil, fmt.Errorf("publish: proving the log of %s consistent: %w", l.ns, err)
 	}
@@ -958,24 +976,34 @@ func (l logReader) proveTree(tree tlog.Tree, since int64) ([]string, error) {
 // "@ns/<path>@<version>"); a namespace without a log gives
 // [ErrNotLogged]. Its cost follows len(versions), not the log's size.
 func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since int64, versions []translog.VersionID) (translog.BatchLog, map[string]translog.BatchVersion, error) {
+	return logLookupBatch(ctx, st, ns, since, versions, currentHead)
+}
+
+// logLookupBatch is [LogLookupBatch] against the tree head head chooses;
+// with none, the log is left out (an empty BatchLog) with every version.
+func logLookupBatch(ctx context.Context, st storage.Storage, ns string, since int64, versions []translog.VersionID, head headFunc) (translog.BatchLog, map[string]translog.BatchVersion, error) {
 	type result struct {
 		log  translog.BatchLog
 		vers map[string]translog.BatchVersion
 	}
 	r, err := readLog(func() (result, error) {
-		signed, cp, err := CosignedCheckpoint(ctx, st, ns)
+		signed, n, cp, err := head(ctx, st, ns)
 		if err != nil {
 			return result{}, err
 		}
+		out := result{vers: map[string]translog.BatchVersion{}}
+		if signed == nil {
+			return out, nil
+		}
 		l := newLogReader(st, ns)
 		tree := cp.Tree()
-		out := result{log: translog.BatchLog{Checkpoint: string(signed)}, vers: map[string]translog.BatchVersion{}}
+		out.log.Checkpoint = string(signed)
 		for _, v := range versions {
 			if v.Namespace != ns {
 				return result{}, fmt.Errorf("publish: batch lookup of %s in the log of %s", v, ns)
 			}
-			bv, err := l.prove(ctx, tree, signed, v.Path, v.Version)
-			if errors.Is(err, ErrNotLogged) {
+			bv, err := l.prove(ctx, tree, n, signed, v.Path, v.Version)
+			if _, beyond := errors.AsType[*NotWitnessedError](err); beyond || errors.Is(err, ErrNotLogged) {
 				continue
 			}
 			if err != nil {
@@ -983,7 +1011,7 @@ func LogLookupBatch(ctx context.Context, st storage.Storage, ns string, since in
 			}
 			out.vers[v.String()] = bv
 		}
-		if out.log.Consistency, err = l.proveTree(tree, since); err != nil {
+		if out.log.Consistency, err = l.proveTree(tree, n, since); err != nil {
 			return result{}, err
 		}
 		if out.log.Consistency != nil {

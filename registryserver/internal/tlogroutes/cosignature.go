@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -77,12 +76,7 @@ func (h *Routes) postCosignature(c echo.Context) error {
 	case err != nil:
 		return core.InternalError(err)
 	}
-	configured := func(id string) bool {
-		return slices.ContainsFunc(h.Witnesses, func(w *translog.CosignatureVerifier) bool {
-			return w.ID() == id
-		})
-	}
-	if err := h.Pub.AddCosignatures(req.Context(), ns, cp, n.Sigs, configured); err != nil {
+	if err := h.Pub.AddCosignatures(req.Context(), ns, cp, n.Sigs, h.configured); err != nil {
 		return core.InternalError(err)
 	}
 	res := translog.CosignatureResult{Log: cp.Origin, Size: cp.Size, Current: cp.Size == cur.Size, Witnesses: []string{}}

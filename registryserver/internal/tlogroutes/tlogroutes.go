@@ -146,9 +146,21 @@ func (h *Routes) getLookup(c echo.Context) error {
 			return core.NewAPIError(wire.CodeInvalidQuery, "Invalid since: want the size of a tree head seen before, a whole number (e.g. ?since=42)")
 		}
 	}
-	l, err := publish.LogLookup(c.Request().Context(), h.store(), ns, path, version, since)
+	k, err := witnessesParam(c.QueryParam("witnesses"))
+	if err != nil {
+		return err
+	}
+	var l translog.Lookup
+	if k > 0 {
+		l, err = h.Pub.LogLookupWitnessed(c.Request().Context(), h.store(), ns, path, version, since, k, h.configured)
+	} else {
+		l, err = publish.LogLookup(c.Request().Context(), h.store(), ns, path, version, since)
+	}
 	if errors.Is(err, publish.ErrNotLogged) {
 		return notLogged(ns + "/" + path + "@" + version)
+	}
+	if e, ok := errors.AsType[*publish.NotWitnessedError](err); ok {
+		return h.notWitnessed(ns+"/"+path+"@"+version, e)
 	}
 	if err != nil {
 		return core.InternalError(err)
@@ -159,6 +171,40 @@ func (h *Routes) getLookup(c echo.Context) error {
 	}
 	core.SetCacheHeaders(c.Response().Header(), 0, false, private)
 	return h.SendDocument(c, doc)
+}
+
+// witnessesParam parses a lookup's ?witnesses=k: 0 when absent.
+func witnessesParam(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || translog.CheckWitnessMin(k) != nil {
+		return 0, core.NewAPIError(wire.CodeInvalidQuery, fmt.Sprintf("Invalid witnesses: want how many witnesses must have cosigned the tree head, a whole number from 1 to %d (e.g. ?witnesses=2)", translog.MaxCosignatures))
+	}
+	return k, nil
+}
+
+// configured reports whether the witness of [translog.WitnessID] id is
+// one whose cosignatures the server accepts.
+func (h *Routes) configured(id string) bool {
+	return slices.ContainsFunc(h.Witnesses, func(w *translog.CosignatureVerifier) bool { return w.ID() == id })
+}
+
+// notWitnessed refuses version (in the log) for a lookup that requires
+// more witnesses than cosigned a tree head holding it.
+func (h *Routes) notWitnessed(version string, e *publish.NotWitnessedError) error {
+	const run = "run the witnesses (jig log witness cosign) or wait for their next run"
+	var msg string
+	switch {
+	case len(h.Witnesses) < e.Min:
+		msg = fmt.Sprintf("%s is in the log at index %d, but this server accepts the cosignatures of %d witnesses (LOG_WITNESSES), fewer than the %d required", version, e.Index, len(h.Witnesses), e.Min)
+	case e.Witnessed == 0:
+		msg = fmt.Sprintf("%s is in the log at index %d, but no tree head of the log carries the cosignatures of %d witnesses yet: %s", version, e.Index, e.Min, run)
+	default:
+		msg = fmt.Sprintf("%s is in the log at index %d, but the newest tree head %d witnesses cosigned has %d records: %s", version, e.Index, e.Min, e.Witnessed, run)
+	}
+	return core.NewAPIError(wire.CodeNotWitnessed, msg)
 }
 
 func badLookup() error {
@@ -199,8 +245,14 @@ func (h *Routes) postLookup(c echo.Context) error {
 		if err != nil {
 			continue
 		}
-		lg, vers, err := publish.LogLookupBatch(req.Context(), h.store(), ns, breq.Since[ns], byNS[ns])
-		if errors.Is(err, publish.ErrNotLogged) {
+		var lg translog.BatchLog
+		var vers map[string]translog.BatchVersion
+		if k := breq.Witnesses[ns]; k > 0 {
+			lg, vers, err = h.Pub.LogLookupBatchWitnessed(req.Context(), h.store(), ns, breq.Since[ns], byNS[ns], k, h.configured)
+		} else {
+			lg, vers, err = publish.LogLookupBatch(req.Context(), h.store(), ns, breq.Since[ns], byNS[ns])
+		}
+		if errors.Is(err, publish.ErrNotLogged) || err == nil && lg.Checkpoint == "" {
 			continue
 		}
 		if err != nil {
