@@ -84,11 +84,7 @@ func (c *Client) MonitorLog(ctx context.Context, ns, key string, known func(vers
 	}
 	origin := translog.Origin(c.logKey.Name(), ns)
 	stateKey := c.baseStr + " " + origin + " " + key
-	signed, err := c.getBytes(ctx, "/log/"+ns+"/checkpoint", ns, translog.MaxCheckpointSize)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := translog.OpenCheckpoint(signed, c.logKey, origin)
+	signed, cp, err := c.logCheckpoint(ctx, ns, origin)
 	if err != nil {
 		return nil, err
 	}
@@ -249,4 +245,16 @@ func ParseKnownVersions(text []byte) (map[string]bool, error) {
 		out[v.String()] = true
 	}
 	return out, nil
+}
+
+// logCheckpoint reads ns's current checkpoint (GET /log/@ns/checkpoint)
+// and opens it with the trusted log key: the signed note as served, and
+// the checkpoint it holds, of the log origin.
+func (c *Client) logCheckpoint(ctx context.Context, ns, origin string) ([]byte, translog.Checkpoint, error) {
+	signed, err := c.getBytes(ctx, "/log/"+ns+"/checkpoint", ns, translog.MaxCheckpointSize)
+	if err != nil {
+		return nil, translog.Checkpoint{}, err
+	}
+	cp, err := translog.OpenCheckpoint(signed, c.logKey, origin)
+	return signed, cp, err
 }

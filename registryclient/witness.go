@@ -67,11 +67,7 @@ func (c *Client) CosignLog(ctx context.Context, ns string, cosigner *translog.Co
 		return nil, fmt.Errorf("%w: a witness reads the server's log", ErrOffline)
 	}
 	origin := translog.Origin(c.logKey.Name(), ns)
-	signed, err := c.getBytes(ctx, "/log/"+ns+"/checkpoint", ns, translog.MaxCheckpointSize)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := translog.OpenCheckpoint(signed, c.logKey, origin)
+	_, cp, err := c.logCheckpoint(ctx, ns, origin)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jigkit/jig/internal/testenv"
 )
@@ -303,35 +302,7 @@ func TestFleetGiteaPlanApply(t *testing.T) {
 // request; concurrency 4, pacing off): the time per repository of each,
 // and repositories per minute applied.
 func BenchmarkFleetGiteaPlanApply(b *testing.B) {
-	f := newFleetEnv(b)
-	gt := testenv.StartGitea(b)
-	f.jig(f.dir, 0, "publish", "x-1.1.0")
-	const n = 200
-	f.giteaFleet(gt, &fakeCI{t: b, gt: gt, red: map[string]bool{}, set: map[string]int{}}, n)
-	var plan, apply time.Duration
-	for b.Loop() {
-		start := time.Now()
-		f.jig(f.dir, 0, "fleet", "plan", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "gitea", "-o", "plan.json", "--force", "--json")
-		plan = time.Since(start)
-		start = time.Now()
-		f.jig(f.dir, 0, "fleet", "apply", "plan.json", "--repos", "repos.txt", "--max-requests-per-hour", "1000000", "--json")
-		apply = time.Since(start)
-		b.StopTimer()
-		if err := os.RemoveAll(filepath.Join(f.dir, "cache", "fleet")); err != nil {
-			b.Fatal(err)
-		}
-		for i := range n {
-			name := fmt.Sprintf("app-%02d", i)
-			var prs []giteaPR
-			gt.API(b, http.MethodGet, "/repos/fleet/"+name+"/pulls?state=open", nil, &prs)
-			for _, p := range prs {
-				gt.API(b, http.MethodPatch, fmt.Sprintf("/repos/fleet/%s/pulls/%d", name, p.Number), map[string]string{"state": "closed"}, nil)
-			}
-			gt.API(b, http.MethodDelete, "/repos/fleet/"+name+"/branches/jig/team-x", nil, nil)
-		}
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(plan.Milliseconds())/n, "ms-plan/repo")
-	b.ReportMetric(float64(apply.Milliseconds())/n, "ms-apply/repo")
-	b.ReportMetric(n/apply.Minutes(), "repos/min")
+	benchGiteaRollout(b,
+		[]string{"fleet", "plan", "@team/x@1.1.0", "--repos", "repos.txt", "--forge", "gitea", "-o", "plan.json", "--force", "--json"},
+		[]string{"fleet", "apply", "plan.json", "--repos", "repos.txt", "--max-requests-per-hour", "1000000", "--json"})
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/jigkit/jig/internal/fleet/forge"
+
+	"github.com/jigkit/jig/internal/wildcard"
 )
 
 // The bounds of a CODEOWNERS file [ParseCodeowners] reads: GitHub
@@ -245,7 +247,7 @@ func (r ownerRule) matches(parts []string) bool {
 
 // matchSegments matches pattern parts against path parts; "**" matches
 // any number of parts (none included), the others one part each
-// ([matchPart]). It takes O(len(pat)·len(parts)) steps.
+// ([wildcard.Match]). It takes O(len(pat)·len(parts)) steps.
 func matchSegments(pat, parts []string) bool {
 	// can[j]: pat[:i] matches parts[:j], row by row.
 	can := make([]bool, len(parts)+1)
@@ -260,40 +262,12 @@ func matchSegments(pat, parts []string) bool {
 			}
 		} else {
 			for j := 1; j <= len(parts); j++ {
-				next[j] = can[j-1] && matchPart(p, parts[j-1])
+				next[j] = can[j-1] && wildcard.Match(p, parts[j-1])
 			}
 		}
 		can = next
 	}
 	return can[len(parts)]
-}
-
-// matchPart matches one part of a path against a pattern part: "*" any
-// run of characters, "?" one, anything else itself. Greedy with one
-// backtrack point: linear in practice, quadratic at worst.
-func matchPart(p, s string) bool {
-	pi, si := 0, 0
-	star, mark := -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
 }
 
 // OwnerKinds sorts owners into users ("@alice" → "alice"), teams

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/jigkit/jig/internal/wildcard"
 )
 
 // MaxAllowedSignersSize bounds the allowed_signers data
@@ -399,7 +401,7 @@ func matchList(s, list string) bool {
 		if neg {
 			p = p[1:]
 		}
-		if matchPattern(s, p) {
+		if wildcard.Match(p, s) {
 			if neg {
 				return false
 			}
@@ -407,33 +409,6 @@ func matchList(s, list string) bool {
 		}
 	}
 	return matched
-}
-
-// matchPattern matches s against a pattern of "*" (any run) and "?" (one
-// byte), in O(len(s)*len(p)) at worst.
-func matchPattern(s, p string) bool {
-	si, pi := 0, 0
-	star, mark := -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			si++
-			pi++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
 }
 
 // looksLikeKeyType reports whether s is named like an SSH key type

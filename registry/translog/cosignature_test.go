@@ -67,7 +67,7 @@ func TestCosignatureInterop(t *testing.T) {
 
 func TestCosignatureAcceptedAndRefused(t *testing.T) {
 	t.Parallel()
-	logSigner, logVerifier := logKey(t)
+	logSigner, logVerifier := newKey(t)
 	cp := translog.Checkpoint{Origin: "log.example/@acme", Size: 3, Hash: tlog.Hash{1, 2, 3}}
 	signed, err := translog.SignCheckpoint(cp, logSigner)
 	if err != nil {
@@ -261,24 +261,6 @@ func FuzzCosignatureVerifier(f *testing.F) {
 			t.Fatalf("accepted name %q", v.Name())
 		}
 	})
-}
-
-// logKey returns a fresh log signer and its verifier.
-func logKey(t testing.TB) (note.Signer, note.Verifier) {
-	t.Helper()
-	skey, vkey, err := note.GenerateKey(rand.Reader, "log.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := note.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := note.NewVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v
 }
 
 func decodeB64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }

@@ -39,16 +39,21 @@ type requestCounter struct {
 
 func (c *requestCounter) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		parts := strings.SplitN(r.URL.Path, "/", 4)
-		key := r.Method + " /" + parts[1]
-		if len(parts) > 2 {
-			key += "/" + parts[2]
-		}
-		c.mu.Lock()
-		c.n[key]++
-		c.mu.Unlock()
+		c.count(r)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// count counts r.
+func (c *requestCounter) count(r *http.Request) {
+	parts := strings.SplitN(r.URL.Path, "/", 4)
+	key := r.Method + " /" + parts[1]
+	if len(parts) > 2 {
+		key += "/" + parts[2]
+	}
+	c.mu.Lock()
+	c.n[key]++
+	c.mu.Unlock()
 }
 
 func (c *requestCounter) take() map[string]int {
@@ -132,19 +137,11 @@ func logSources(tb testing.TB, url, vkey string, opts ...registryclient.Option) 
 // /first/two" path prefix (as [requestCounter] does on the server).
 type countingTransport struct {
 	base http.RoundTripper
-	mu   sync.Mutex
-	n    map[string]int
+	requestCounter
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	parts := strings.SplitN(r.URL.Path, "/", 4)
-	key := r.Method + " /" + parts[1]
-	if len(parts) > 2 {
-		key += "/" + parts[2]
-	}
-	c.mu.Lock()
-	c.n[key]++
-	c.mu.Unlock()
+	c.count(r)
 	return c.base.RoundTrip(r)
 }
 
@@ -166,7 +163,7 @@ func TestInitLogOneRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		for warm := range 2 {
-			tr := &countingTransport{base: newTransport(), n: map[string]int{}}
+			tr := &countingTransport{base: newTransport(), requestCounter: requestCounter{n: map[string]int{}}}
 			eng, err := apply.New(logSources(t, srv.URL, key, registryclient.WithCache(ch), registryclient.WithHTTPClient(&http.Client{Transport: tr})))
 			if err != nil {
 				t.Fatal(err)
