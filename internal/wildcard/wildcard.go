@@ -13,12 +13,14 @@ func Match(pattern, s string) bool {
 	star, mark := -1, 0
 	for si < len(s) {
 		switch {
+		case pi < len(pattern) && pattern[pi] == '*':
+			// First: a "*" in the pattern is a wildcard even where s
+			// has a "*" too.
+			star, mark = pi, si
+			pi++
 		case pi < len(pattern) && (pattern[pi] == '?' || pattern[pi] == s[si]):
 			pi++
 			si++
-		case pi < len(pattern) && pattern[pi] == '*':
-			star, mark = pi, si
-			pi++
 		case star >= 0:
 			pi = star + 1
 			mark++

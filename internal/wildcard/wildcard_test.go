@@ -30,6 +30,8 @@ func TestMatch(t *testing.T) {
 		{"**", "x", true},
 		{"abc", "abc", true},
 		{"abc", "abd", false},
+		{"*", "*0", true}, // a "*" in s is no wildcard
+		{"a*", "a*b", true},
 	} {
 		if got := wildcard.Match(c.pattern, c.s); got != c.want {
 			t.Errorf("Match(%q, %q) = %v, want %v", c.pattern, c.s, got, c.want)
