@@ -376,7 +376,7 @@ func (r *runner) closeOld(ctx context.Context, g *gitRunner, fr forge.Repo, res 
 		}
 		closed = append(closed, fmt.Sprintf("#%d", pr.Number))
 	}
-	res.Note = strings.TrimSpace(res.Note + "; closed the requests of earlier rollout branches: " + strings.Join(closed, ", "))
+	res.addNote("closed the requests of earlier rollout branches: " + strings.Join(closed, ", "))
 	res.Note = strings.TrimPrefix(res.Note, "; ")
 	return nil
 }
@@ -414,6 +414,7 @@ func (r *runner) checks(ctx context.Context, results []Result, batch []int, none
 		}
 	}
 	checked = len(waiting)
+	readErr := map[int]string{} // the last error reading a request's checks
 	started := clock.Now()
 	deadline := started.Add(limit)
 	for len(waiting) > 0 {
@@ -429,10 +430,12 @@ func (r *runner) checks(ctx context.Context, results []Result, batch []int, none
 				if ctx.Err() != nil {
 					return green, red, checked
 				}
-				res.Note = strings.TrimSpace(res.Note + "; could not read the checks: " + err.Error())
+				// Said once, after the wait, if no later read succeeds.
+				readErr[i] = err.Error()
 				still = append(still, i)
 				continue
 			}
+			delete(readErr, i)
 			switch ci {
 			case forge.CISuccess:
 				res.CI = string(ci)
@@ -443,7 +446,7 @@ func (r *runner) checks(ctx context.Context, results []Result, batch []int, none
 				red++
 			case forge.CINone:
 				if noneWait > 0 && !clock.Now().Before(started.Add(noneWait)) {
-					res.Note = strings.TrimSpace(res.Note + fmt.Sprintf(" not merged: no checks for its head commit after %s (merge it by hand, or run with --gate ci)", noneWait))
+					res.addNote(fmt.Sprintf("not merged: no checks for its head commit after %s (merge it by hand, or run with --gate ci)", noneWait))
 					continue
 				}
 				// No check at all (yet): CI may not have started.
@@ -466,7 +469,10 @@ func (r *runner) checks(ctx context.Context, results []Result, batch []int, none
 		}
 	}
 	for _, i := range waiting {
-		results[i].Note = strings.TrimSpace(results[i].Note + " checks still pending when the wait ended")
+		if e, ok := readErr[i]; ok {
+			results[i].addNote("could not read the checks: " + e)
+		}
+		results[i].addNote("checks still pending when the wait ended")
 		if r.state != nil {
 			_ = r.state.record(results[i])
 		}
@@ -483,12 +489,12 @@ func (r *runner) green(ctx context.Context, fr forge.Repo, res *Result) {
 	}
 	pr, err := api.Client.Get(ctx, fr, res.Number)
 	if err != nil {
-		res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+		res.addNote(err.Error())
 		return
 	}
 	if api.Draft && pr.Draft && res.Status != StatusDraft {
 		if err := api.Client.Ready(ctx, fr, pr); err != nil {
-			res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+			res.addNote(err.Error())
 			return
 		}
 	}
@@ -505,7 +511,7 @@ func (r *runner) green(ctx context.Context, fr forge.Repo, res *Result) {
 				return
 			}
 			if ctx.Err() != nil || !clock.Now().Before(until) || clock.Sleep(ctx, min(api.poll(), 5*time.Second)) != nil {
-				res.Note = strings.TrimSpace(res.Note + " " + err.Error())
+				res.addNote(err.Error())
 				return
 			}
 		}

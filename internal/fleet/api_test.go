@@ -155,8 +155,15 @@ func (f *scriptedForge) CI(_ context.Context, _ forge.Repo, sha string) (forge.C
 	script := f.ci[sha]
 	n := f.reads[sha]
 	f.reads[sha]++
-	return script[min(n, len(script)-1)], nil
+	if ci := script[min(n, len(script)-1)]; ci != ciReadError {
+		return ci, nil
+	}
+	return "", errors.New("gitea read the checks acme/x: 502 Bad Gateway")
 }
+
+// ciReadError in a scriptedForge's script makes that read fail.
+const ciReadError forge.CI = "read error"
+
 func (f *scriptedForge) Merge(_ context.Context, _ forge.Repo, pr *forge.PR) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -204,5 +211,34 @@ func TestMergeWhenGreen(t *testing.T) {
 	}
 	if waited := clock.Now().Sub(start); waited < firstCheckWait || waited > firstCheckWait+time.Minute {
 		t.Errorf("waited %s, want about firstCheckWait (%s)", waited, firstCheckWait)
+	}
+}
+
+// A request whose checks could not be read is read again at the next
+// poll; its note names the last error once, and only when no later read
+// succeeded.
+func TestGateReadErrors(t *testing.T) {
+	t.Parallel()
+	f := &scriptedForge{reads: map[string]int{}, ci: map[string][]forge.CI{
+		"e1": {ciReadError, ciReadError, forge.CISuccess},
+		"f1": {ciReadError},
+	}}
+	clock := testenv.NewClock(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+	repos := []string{"https://gitea.example.com/acme/e.git", "https://gitea.example.com/acme/f.git"}
+	results := []Result{
+		{Repo: repos[0], Status: StatusPushed, Number: 1, Commit: "e1"},
+		{Repo: repos[1], Status: StatusPushed, Number: 2, Commit: "f1", Note: "updated the branch from 1.0.0"},
+	}
+	r := &runner{req: Request{Repos: repos, API: &API{Client: f, Gate: GateCI, Clock: clock, Poll: 30 * time.Second, GateTimeout: 5 * time.Minute}}}
+	green, red, checked := r.checks(t.Context(), results, []int{0, 1}, 0)
+	if green != 1 || red != 0 || checked != 2 {
+		t.Errorf("green %d, red %d, checked %d; want 1, 0, 2", green, red, checked)
+	}
+	if results[0].CI != "success" || results[0].Note != "" {
+		t.Errorf("e: %+v, want green with no note", results[0])
+	}
+	want := "updated the branch from 1.0.0; could not read the checks: gitea read the checks acme/x: 502 Bad Gateway; checks still pending when the wait ended"
+	if results[1].Note != want || f.reads["f1"] < 3 {
+		t.Errorf("f: note %q after %d reads, want %q after several reads", results[1].Note, f.reads["f1"], want)
 	}
 }

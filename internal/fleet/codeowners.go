@@ -304,7 +304,7 @@ func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, r
 	owners, err := readCodeowners(ctx, g, api.Client.Name())
 	if err != nil || owners == nil {
 		if err != nil {
-			res.Note = strings.TrimSpace(res.Note + " CODEOWNERS not read: " + err.Error())
+			res.addNote("CODEOWNERS not read: " + err.Error())
 		}
 		return out, nil
 	}
@@ -337,7 +337,7 @@ func (r *runner) reviewers(ctx context.Context, g *gitRunner, diff []FileDiff, r
 		}
 	}
 	if len(other) > 0 {
-		res.Note = strings.TrimSpace(res.Note + " code owners not asked to review (the forge cannot ask them): " + strings.Join(other, ", "))
+		res.addNote("code owners not asked to review (the forge cannot ask them): " + strings.Join(other, ", "))
 	}
 	return out, nil
 }

@@ -249,6 +249,15 @@ type Result struct {
 	mergeWhenGreen bool
 }
 
+// addNote adds note to the result's Note, after a "; " when it has one.
+func (r *Result) addNote(note string) {
+	if r.Note == "" {
+		r.Note = note
+		return
+	}
+	r.Note += "; " + note
+}
+
 // Run rolls req out and returns one result per repository, in the order
 // of req.Repos. The error is for the rollout as a whole (bad request,
 // unreadable state file, cancelled context); a repository's failure is in
